@@ -1,0 +1,72 @@
+"""Back-office admin for tenancy. Secrets are never shown; the audit log is read-only."""
+
+from django.contrib import admin
+
+from gin_platform.models import (
+    AuditEvent,
+    IdempotencyRecord,
+    Operator,
+    OperatorApiKey,
+    OperatorSigningSecret,
+    Player,
+    PlayerSession,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Operator)
+class OperatorAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "status", "base_currency", "require_signed_requests")
+    list_filter = ("status", "base_currency")
+    search_fields = ("name", "slug")
+    exclude = ("webhook_secret",)
+
+
+@admin.register(OperatorApiKey)
+class OperatorApiKeyAdmin(ReadOnlyAdmin):
+    list_display = ("operator", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("operator",)
+    exclude = ("key_hash",)
+
+
+@admin.register(OperatorSigningSecret)
+class OperatorSigningSecretAdmin(ReadOnlyAdmin):
+    list_display = ("operator", "created_at", "revoked_at")
+    exclude = ("secret",)
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ("external_ref", "operator", "wallet_currency", "status", "kyc_status")
+    list_filter = ("operator", "status", "kyc_status")
+    search_fields = ("external_ref", "display_name")
+    readonly_fields = ("operator", "external_ref", "wallet_currency", "created_at")
+
+
+@admin.register(PlayerSession)
+class PlayerSessionAdmin(ReadOnlyAdmin):
+    list_display = ("player", "created_at", "expires_at", "revoked_at", "last_used_at")
+    exclude = ("token_hash",)
+
+
+@admin.register(IdempotencyRecord)
+class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    list_display = ("operator", "key", "method", "path", "state", "response_status", "created_at")
+    list_filter = ("state",)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "operator", "actor_type", "actor_id", "action", "object_type")
+    list_filter = ("action", "actor_type")
+    search_fields = ("object_id", "actor_id")

@@ -1,0 +1,105 @@
+"""Input and output serializers of the platform endpoints (thin: shape only, no rules)."""
+
+from rest_framework import serializers
+
+from gin_platform.models import Operator, Player, PlayerSession
+
+
+class OperatorOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Operator
+        fields = (
+            "id",
+            "name",
+            "slug",
+            "status",
+            "base_currency",
+            "webhook_url",
+            "require_signed_requests",
+            "created_at",
+        )
+
+
+class PlayerCreateInput(serializers.Serializer):
+    external_ref = serializers.CharField(max_length=128)
+    wallet_currency = serializers.CharField(max_length=3, required=False)
+    display_currency = serializers.CharField(max_length=3, required=False)
+    locale = serializers.CharField(max_length=16, required=False, default="en")
+    display_name = serializers.CharField(
+        max_length=64, required=False, default="", allow_blank=True
+    )
+    kyc_status = serializers.ChoiceField(
+        choices=Player.KycStatus.choices, required=False, default=Player.KycStatus.NONE
+    )
+
+
+class PlayerUpdateInput(serializers.Serializer):
+    display_currency = serializers.CharField(max_length=3, required=False)
+    locale = serializers.CharField(max_length=16, required=False)
+    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    status = serializers.ChoiceField(choices=Player.Status.choices, required=False)
+    kyc_status = serializers.ChoiceField(choices=Player.KycStatus.choices, required=False)
+
+
+class PlayerOutput(serializers.ModelSerializer):
+    class Meta:
+        model = Player
+        fields = (
+            "id",
+            "external_ref",
+            "display_name",
+            "wallet_currency",
+            "display_currency",
+            "locale",
+            "status",
+            "kyc_status",
+            "created_at",
+        )
+
+
+class PlayerSessionCreateInput(serializers.Serializer):
+    ttl_seconds = serializers.IntegerField(required=False, min_value=1)
+
+
+class PlayerSessionOutput(serializers.ModelSerializer):
+    player_id = serializers.UUIDField(source="player.pk", read_only=True)
+
+    class Meta:
+        model = PlayerSession
+        fields = ("id", "player_id", "created_at", "expires_at", "revoked_at")
+
+
+class PlayerSessionIssuedOutput(PlayerSessionOutput):
+    token = serializers.CharField(read_only=True, help_text="Shown once; never stored.")
+
+    class Meta(PlayerSessionOutput.Meta):
+        fields = (*PlayerSessionOutput.Meta.fields, "token")
+
+
+class HealthComponentOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    detail = serializers.CharField()
+
+
+class HealthOutput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=("ok", "degraded"))
+    database = HealthComponentOutput()
+    broker = HealthComponentOutput()
+
+
+class ProblemOutput(serializers.Serializer):
+    """RFC 9457 problem details (application/problem+json)."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    instance = serializers.CharField(required=False)
+
+
+class ProblemTypeOutput(serializers.Serializer):
+    type = serializers.CharField()
+    slug = serializers.CharField()
+    status = serializers.IntegerField()
+    title = serializers.CharField()
+    description = serializers.CharField()

@@ -1,0 +1,174 @@
+"""Platform endpoints: operator identity, players, player sessions, health, problem docs."""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gin_platform import selectors, services
+from gin_platform.api.serializers import (
+    HealthOutput,
+    OperatorOutput,
+    PlayerCreateInput,
+    PlayerOutput,
+    PlayerSessionCreateInput,
+    PlayerSessionIssuedOutput,
+    PlayerSessionOutput,
+    PlayerUpdateInput,
+    ProblemTypeOutput,
+)
+from gin_platform.health import broker_status, database_status
+from gin_platform.idempotency import idempotent
+from gin_platform.permissions import IsOperator
+from gin_platform.problems import REGISTRY, NotFoundProblem, Problem
+
+
+class OperatorMeView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=OperatorOutput, tags=["operators"], operation_id="operators_me")
+    def get(self, request: Request) -> Response:
+        return Response(OperatorOutput(request.user.operator).data)
+
+
+class PlayerListCreateView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = PlayerOutput
+
+    @extend_schema(
+        parameters=[OpenApiParameter("external_ref", str, description="Exact match")],
+        responses=PlayerOutput(many=True),
+        tags=["players"],
+    )
+    def get(self, request: Request) -> Response:
+        players = selectors.player_list(
+            operator=request.user.operator, external_ref=request.query_params.get("external_ref")
+        )
+        page = self.paginate_queryset(players)
+        return self.get_paginated_response(PlayerOutput(page, many=True).data)
+
+    @extend_schema(request=PlayerCreateInput, responses={201: PlayerOutput}, tags=["players"])
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = PlayerCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = services.player_create(
+            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+        )
+        return Response(PlayerOutput(player).data, status=status.HTTP_201_CREATED)
+
+
+class PlayerDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=PlayerOutput, tags=["players"])
+    def get(self, request: Request, player_id: str) -> Response:
+        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        return Response(PlayerOutput(player).data)
+
+    @extend_schema(request=PlayerUpdateInput, responses=PlayerOutput, tags=["players"])
+    @idempotent
+    def patch(self, request: Request, player_id: str) -> Response:
+        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        data = PlayerUpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = services.player_update(
+            player=player, actor=request.user.actor, **data.validated_data
+        )
+        return Response(PlayerOutput(player).data)
+
+
+class PlayerSessionCreateView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=PlayerSessionCreateInput,
+        responses={201: PlayerSessionIssuedOutput},
+        tags=["players"],
+        description="Mint a short-lived bearer token for the player. The token is shown once.",
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        data = PlayerSessionCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = services.player_session_create(
+            player=player,
+            ttl_seconds=data.validated_data.get("ttl_seconds"),
+            actor=request.user.actor,
+        )
+        body = PlayerSessionIssuedOutput(issued.session).data | {"token": issued.token}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class PlayerSessionRevokeView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(request=None, responses=PlayerSessionOutput, tags=["players"])
+    @idempotent
+    def post(self, request: Request, player_id: str, session_id: str) -> Response:
+        operator = request.user.operator
+        player = selectors.player_get(operator=operator, player_id=player_id)
+        session = selectors.player_session_get(
+            operator=operator, player=player, session_id=session_id
+        )
+        session = services.player_session_revoke(session=session, actor=request.user.actor)
+        return Response(PlayerSessionOutput(session).data)
+
+
+class HealthView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(responses={200: HealthOutput, 503: HealthOutput}, tags=["health"], auth=[])
+    def get(self, request: Request) -> Response:
+        db_ok, db_detail = database_status()
+        broker_ok, broker_detail = broker_status()
+        healthy = db_ok and broker_ok
+        body = {
+            "status": "ok" if healthy else "degraded",
+            "database": {"ok": db_ok, "detail": db_detail},
+            "broker": {"ok": broker_ok, "detail": broker_detail},
+        }
+        return Response(body, status=200 if healthy else 503)
+
+
+def _problem_type(problem: type[Problem]) -> dict:
+    return {
+        "type": problem.type_uri(),
+        "slug": problem.slug,
+        "status": problem.status,
+        "title": problem.title,
+        "description": problem.description or problem.title,
+    }
+
+
+class ProblemTypeListView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(responses=ProblemTypeOutput(many=True), tags=["problems"], auth=[])
+    def get(self, request: Request) -> Response:
+        types = [_problem_type(p) for slug, p in sorted(REGISTRY.items()) if slug != "about-blank"]
+        return Response(types)
+
+
+class ProblemTypeDetailView(APIView):
+    """What a problem ``type`` means: its URI ``/problems/<slug>`` resolves here."""
+
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(
+        responses={200: ProblemTypeOutput, 404: OpenApiResponse(description="Unknown type")},
+        tags=["problems"],
+        auth=[],
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        problem = REGISTRY.get(slug)
+        if problem is None or slug == "about-blank":
+            raise NotFoundProblem(f"No problem type {slug!r}")
+        return Response(_problem_type(problem))

@@ -1,0 +1,1 @@
+"""The demo: a real server and a scripted client talking HTTP (``make demo``)."""

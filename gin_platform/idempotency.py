@@ -1,0 +1,195 @@
+"""Idempotency-Key handling for operator writes (issue 2 item 7, ARCHITECTURE §3).
+
+- The key is unique per operator. The first request claims it (a committed in-flight row).
+- The view's effects and the stored response commit in ONE transaction, so either both
+  exist or neither does: a crash can never leave an effect without its stored response.
+- A replay with the same method, path and body gets the first response (with the header
+  ``Idempotent-Replayed: true``); the same key with anything else is 422; while the first is
+  in flight, 409.
+- Domain errors (4xx) are answers too: they are stored and replayed. A 5xx or a crash
+  releases the key so the client may retry.
+- An in-flight row older than ``IDEMPOTENCY_STALE_AFTER_SECONDS`` belongs to a request that
+  died; a new request takes it over with a new claim, and the old request, should it still
+  be running, fails to complete and rolls back.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.exceptions import APIException
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from gin_platform.models import IdempotencyRecord
+from gin_platform.principals import OperatorPrincipal
+from gin_platform.problem_handler import problem_exception_handler
+from gin_platform.problems import (
+    PROBLEM_CONTENT_TYPE,
+    IdempotencyKeyMissingProblem,
+    IdempotencyKeyReusedProblem,
+    IdempotencyRequestInFlightProblem,
+    PermissionDeniedProblem,
+    Problem,
+)
+
+HEADER = "Idempotency-Key"
+REPLAY_HEADER = "Idempotent-Replayed"
+MAX_KEY_LENGTH = 255
+
+
+class _LostClaim(Exception):
+    """Another request took this key over; our effects must roll back."""
+
+
+def request_fingerprint(request: Request) -> str:
+    canonical = json.dumps(
+        {"method": request.method, "path": request.path, "body": request.data},
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def idempotent(view_method: Callable[..., Response]) -> Callable[..., Response]:
+    """Decorate an APIView write method (post/put/patch/delete) of an operator endpoint."""
+
+    @functools.wraps(view_method)
+    def wrapper(view, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return run_idempotently(
+            request=request, handler=lambda: view_method(view, request, *args, **kwargs)
+        )
+
+    wrapper.idempotent = True  # type: ignore[attr-defined]  # read by the schema hook
+    return wrapper
+
+
+def run_idempotently(*, request: Request, handler: Callable[[], Response]) -> Response:
+    principal = request.user
+    if not isinstance(principal, OperatorPrincipal):
+        raise PermissionDeniedProblem("Idempotent writes are made with an operator API key")
+    key = request.headers.get(HEADER, "").strip()
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise IdempotencyKeyMissingProblem(
+            f"Send a unique {HEADER} header (1-{MAX_KEY_LENGTH} characters) with every write"
+        )
+    fingerprint = request_fingerprint(request)
+    claimed = _claim(
+        operator_id=principal.operator.pk,
+        key=key,
+        fingerprint=fingerprint,
+        method=request.method,
+        path=request.path,
+    )
+    if isinstance(claimed, Response):
+        return claimed
+    record = claimed
+    try:
+        with transaction.atomic():
+            response = handler()
+            if response.status_code >= 500:
+                raise _ServerError(response)
+            _complete(record, response)
+        return response
+    except _ServerError as failed:
+        _release(record)
+        return failed.response
+    except (Problem, APIException) as exc:
+        # The effects rolled back with the transaction; the error is the answer to this key.
+        response = problem_exception_handler(exc, {"request": request})
+        if response.status_code >= 500:
+            _release(record)
+            return response
+        with transaction.atomic():
+            _complete(record, response)
+        return response
+    except _LostClaim as exc:
+        raise IdempotencyRequestInFlightProblem(
+            "This Idempotency-Key was taken over by a newer request"
+        ) from exc
+    except BaseException:
+        _release(record)
+        raise
+
+
+class _ServerError(Exception):
+    def __init__(self, response: Response) -> None:
+        super().__init__("server error")
+        self.response = response
+
+
+def _claim(
+    *, operator_id: Any, key: str, fingerprint: str, method: str, path: str
+) -> IdempotencyRecord | Response:
+    try:
+        with transaction.atomic():
+            return IdempotencyRecord.objects.create(
+                operator_id=operator_id,
+                key=key,
+                fingerprint=fingerprint,
+                method=method,
+                path=path,
+            )
+    except IntegrityError:
+        pass
+    existing = IdempotencyRecord.objects.filter(operator_id=operator_id, key=key).first()
+    if existing is None:  # released between our insert and our read: claim again
+        return _claim(
+            operator_id=operator_id, key=key, fingerprint=fingerprint, method=method, path=path
+        )
+    if existing.fingerprint != fingerprint:
+        raise IdempotencyKeyReusedProblem(
+            f"{HEADER} {key!r} was first used for {existing.method} {existing.path} "
+            "with a different body"
+        )
+    if existing.state == IdempotencyRecord.State.COMPLETED:
+        return _replay(existing)
+    stale_before = timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_STALE_AFTER_SECONDS)
+    new_claim = uuid.uuid4()
+    taken = IdempotencyRecord.objects.filter(
+        pk=existing.pk,
+        state=IdempotencyRecord.State.IN_FLIGHT,
+        claim=existing.claim,
+        created_at__lt=stale_before,
+    ).update(claim=new_claim, created_at=timezone.now())
+    if taken:
+        existing.claim = new_claim
+        return existing
+    raise IdempotencyRequestInFlightProblem(
+        f"The first request with {HEADER} {key!r} is still being processed"
+    )
+
+
+def _complete(record: IdempotencyRecord, response: Response) -> None:
+    locked = IdempotencyRecord.objects.select_for_update().filter(pk=record.pk).first()
+    if locked is None or locked.claim != record.claim:
+        raise _LostClaim
+    locked.state = IdempotencyRecord.State.COMPLETED
+    locked.response_status = response.status_code
+    locked.response_body = response.data
+    locked.completed_at = timezone.now()
+    locked.save(update_fields=["state", "response_status", "response_body", "completed_at"])
+
+
+def _release(record: IdempotencyRecord) -> None:
+    IdempotencyRecord.objects.filter(
+        pk=record.pk, claim=record.claim, state=IdempotencyRecord.State.IN_FLIGHT
+    ).delete()
+
+
+def _replay(record: IdempotencyRecord) -> Response:
+    response = Response(record.response_body, status=record.response_status)
+    if record.response_status and record.response_status >= 400:
+        response.content_type = PROBLEM_CONTENT_TYPE
+    response[REPLAY_HEADER] = "true"
+    return response

@@ -1,0 +1,193 @@
+"""Tenancy (operators, their API keys and signing secrets, players, player sessions),
+idempotency records and the audit log (issue 2 items 5-7)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Operator(models.Model):
+    """A gaming operator that integrates over REST. Everything else is scoped to one."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        SUSPENDED = "suspended"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=64, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    base_currency = models.CharField(max_length=3)
+    webhook_url = models.URLField(blank=True, default="")
+    # Signs outgoing webhooks (HMAC-SHA256). Shown to the operator once, like an API key.
+    webhook_secret = models.CharField(max_length=128, blank=True, default="")
+    # When set, every request authenticated with this operator's API key must be signed.
+    require_signed_requests = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("name",)
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+
+class OperatorApiKey(models.Model):
+    """An operator API credential: ``gop_<prefix>_<secret>``, only its hash is stored."""
+
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="api_keys")
+    name = models.CharField(max_length=100, default="default")
+    prefix = models.CharField(max_length=16, unique=True)
+    key_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "operator API key"
+
+    def __str__(self) -> str:
+        return f"{self.operator.slug}:{self.prefix}"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+class OperatorSigningSecret(models.Model):
+    """A secret for HMAC request signing. Several may be active during a rotation."""
+
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="signing_secrets")
+    secret = models.CharField(max_length=128)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.operator.slug} signing secret #{self.pk}"
+
+
+class Player(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        SUSPENDED = "suspended"
+        CLOSED = "closed"
+
+    class KycStatus(models.TextChoices):
+        NONE = "none"
+        PENDING = "pending"
+        VERIFIED = "verified"
+        REJECTED = "rejected"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="players")
+    external_ref = models.CharField(max_length=128)
+    display_name = models.CharField(max_length=64, blank=True, default="")
+    wallet_currency = models.CharField(max_length=3)
+    display_currency = models.CharField(max_length=3)
+    locale = models.CharField(max_length=16, default="en")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    kyc_status = models.CharField(max_length=16, choices=KycStatus.choices, default=KycStatus.NONE)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=("operator", "external_ref"), name="player_external_ref_unique"
+            )
+        ]
+        indexes = [models.Index(fields=("operator", "created_at"))]
+
+    def __str__(self) -> str:
+        return f"{self.operator.slug}/{self.external_ref}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+
+class PlayerSession(models.Model):
+    """A short-lived bearer token an operator mints for one of its players."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="sessions")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"session #{self.pk} of {self.player}"
+
+    def is_valid_at(self, moment) -> bool:
+        return self.revoked_at is None and moment < self.expires_at
+
+
+class IdempotencyRecord(models.Model):
+    """One operator write, keyed by (operator, Idempotency-Key) (issue 2 item 7)."""
+
+    class State(models.TextChoices):
+        IN_FLIGHT = "in_flight"
+        COMPLETED = "completed"
+
+    operator = models.ForeignKey(Operator, on_delete=models.CASCADE)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=512)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.IN_FLIGHT)
+    # Who holds the record while in flight; a takeover of a stale record changes it, so the
+    # slow original can no longer complete (its effects roll back with its transaction).
+    claim = models.UUIDField(default=uuid.uuid4)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("operator", "key"), name="idempotency_key_unique"),
+            models.CheckConstraint(
+                condition=Q(state="in_flight") | Q(response_status__isnull=False),
+                name="idempotency_completed_has_response",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.operator_id}:{self.key}"
+
+
+class AuditEvent(models.Model):
+    """An append-only record of every state change, written in the change's transaction."""
+
+    class ActorType(models.TextChoices):
+        OPERATOR = "operator"
+        PLAYER = "player"
+        STAFF = "staff"
+        SYSTEM = "system"
+
+    operator = models.ForeignKey(
+        Operator, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    actor_type = models.CharField(max_length=16, choices=ActorType.choices)
+    actor_id = models.CharField(max_length=64, blank=True, default="")
+    action = models.CharField(max_length=64)
+    object_type = models.CharField(max_length=64)
+    object_id = models.CharField(max_length=64)
+    data = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=("object_type", "object_id"))]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.object_type}:{self.object_id}"

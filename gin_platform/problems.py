@@ -1,0 +1,156 @@
+"""RFC 9457 problem details for every API error (issue 2 item 7).
+
+Each domain error is a ``Problem`` subclass with a stable ``slug``; its ``type`` is the
+relative URI ``/problems/<slug>``, which this service also serves as documentation. Apps
+declare their own problems next to their services and raise them from there; views never
+build error responses by hand (``gin_platform.problem_handler`` renders them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_PREFIX = "/problems/"
+
+REGISTRY: dict[str, type[Problem]] = {}
+
+
+class Problem(Exception):
+    """A domain error with a stable type. Subclasses set slug, status and title."""
+
+    slug: ClassVar[str] = "about-blank"
+    status: ClassVar[int] = 400
+    title: ClassVar[str] = "Bad request"
+    description: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.slug in REGISTRY and REGISTRY[cls.slug] is not cls:
+            raise TypeError(f"problem slug {cls.slug!r} is declared twice")
+        REGISTRY[cls.slug] = cls
+
+    def __init__(self, detail: str | None = None, **extensions: Any) -> None:
+        self.detail = detail or self.title
+        self.extensions = extensions
+        super().__init__(self.detail)
+
+    @classmethod
+    def type_uri(cls) -> str:
+        return PROBLEM_TYPE_PREFIX + cls.slug
+
+    def body(self, instance: str | None = None) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "type": self.type_uri(),
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+        }
+        if instance:
+            payload["instance"] = instance
+        payload.update(self.extensions)
+        return payload
+
+
+# --- Generic problems, one per DRF/Django failure ----------------------------------------
+class ValidationProblem(Problem):
+    slug = "validation-error"
+    status = 400
+    title = "The request is not valid"
+    description = "A field is missing or malformed; `errors` maps each field to its messages."
+
+
+class MalformedRequestProblem(Problem):
+    slug = "malformed-request"
+    status = 400
+    title = "The request body could not be parsed"
+
+
+class NotAuthenticatedProblem(Problem):
+    slug = "not-authenticated"
+    status = 401
+    title = "Authentication is required"
+    description = "Send an operator API key or a player session token as a Bearer token."
+
+
+class AuthenticationFailedProblem(Problem):
+    slug = "authentication-failed"
+    status = 401
+    title = "The credentials were not accepted"
+    description = "The key or token is unknown, revoked or expired."
+
+
+class SignatureInvalidProblem(Problem):
+    slug = "signature-invalid"
+    status = 401
+    title = "The request signature was not accepted"
+    description = (
+        "The X-Signature header is missing, stale (outside the tolerance) or does not match "
+        "any active signing secret of the operator."
+    )
+
+
+class PermissionDeniedProblem(Problem):
+    slug = "permission-denied"
+    status = 403
+    title = "You may not do this"
+
+
+class NotFoundProblem(Problem):
+    slug = "not-found"
+    status = 404
+    title = "Not found"
+    description = "The resource does not exist, or belongs to another operator."
+
+
+class MethodNotAllowedProblem(Problem):
+    slug = "method-not-allowed"
+    status = 405
+    title = "Method not allowed"
+
+
+class NotAcceptableProblem(Problem):
+    slug = "not-acceptable"
+    status = 406
+    title = "Not acceptable"
+
+
+class UnsupportedMediaTypeProblem(Problem):
+    slug = "unsupported-media-type"
+    status = 415
+    title = "Unsupported media type"
+    description = "Send JSON with Content-Type: application/json."
+
+
+class ThrottledProblem(Problem):
+    slug = "throttled"
+    status = 429
+    title = "Too many requests"
+    description = "Slow down; `retry_after` says how many seconds to wait."
+
+
+class IdempotencyKeyMissingProblem(Problem):
+    slug = "idempotency-key-missing"
+    status = 400
+    title = "An Idempotency-Key header is required"
+    description = "Every operator write carries a unique Idempotency-Key (1-255 characters)."
+
+
+class IdempotencyKeyReusedProblem(Problem):
+    slug = "idempotency-key-reused"
+    status = 422
+    title = "The Idempotency-Key was already used for a different request"
+    description = "A key may be replayed only with the same method, path and body."
+
+
+class IdempotencyRequestInFlightProblem(Problem):
+    slug = "idempotency-request-in-flight"
+    status = 409
+    title = "A request with this Idempotency-Key is still being processed"
+    description = "Retry after a moment to receive the first request's response."
+
+
+class ServerErrorProblem(Problem):
+    slug = "server-error"
+    status = 500
+    title = "Internal server error"

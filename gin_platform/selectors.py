@@ -1,0 +1,58 @@
+"""Reads of the platform app, always scoped to the caller's operator.
+
+A row of another operator is reported exactly like a missing row (404, not 403), so a
+caller cannot even learn that it exists.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db.models import QuerySet
+
+from gin_platform.models import Operator, Player, PlayerSession
+from gin_platform.problems import NotFoundProblem
+
+
+def _as_uuid(value: object) -> uuid.UUID | None:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def player_list(*, operator: Operator, external_ref: str | None = None) -> QuerySet[Player]:
+    players = Player.objects.filter(operator=operator)
+    if external_ref:
+        players = players.filter(external_ref=external_ref)
+    return players
+
+
+def player_get(*, operator: Operator, player_id: object) -> Player:
+    player_uuid = _as_uuid(player_id)
+    player = (
+        Player.objects.select_related("operator").filter(operator=operator, pk=player_uuid).first()
+        if player_uuid
+        else None
+    )
+    if player is None:
+        raise NotFoundProblem(f"No player {player_id} for this operator")
+    return player
+
+
+def player_session_get(*, operator: Operator, player: Player, session_id: object) -> PlayerSession:
+    session = (
+        PlayerSession.objects.select_related("player__operator")
+        .filter(player=player, player__operator=operator, pk=_as_int(session_id))
+        .first()
+    )
+    if session is None:
+        raise NotFoundProblem(f"No session {session_id} for this player")
+    return session
+
+
+def _as_int(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None

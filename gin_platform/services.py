@@ -1,0 +1,267 @@
+"""State changes of the platform app: operators, credentials, players, player sessions.
+
+One function per change, keyword-only and typed, atomic, each writing its audit row in the
+same transaction (ARCHITECTURE §8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from gin_platform.audit import audit_record
+from gin_platform.models import (
+    Operator,
+    OperatorApiKey,
+    OperatorSigningSecret,
+    Player,
+    PlayerSession,
+)
+from gin_platform.money import CurrencyError, is_real_currency, normalize_currency
+from gin_platform.principals import Actor
+from gin_platform.problems import Problem
+from gin_platform.tokens import new_api_key, new_player_token, new_signing_secret
+
+
+class UnknownCurrencyProblem(Problem):
+    slug = "unknown-currency"
+    status = 422
+    title = "Unknown currency"
+    description = "The currency is not an ISO 4217 code in circulation."
+
+
+class PlayerExistsProblem(Problem):
+    slug = "player-exists"
+    status = 409
+    title = "A player with this external_ref already exists"
+
+
+class PlayerInactiveProblem(Problem):
+    slug = "player-inactive"
+    status = 409
+    title = "The player is not active"
+
+
+class SessionTtlProblem(Problem):
+    slug = "session-ttl-out-of-range"
+    status = 422
+    title = "Session lifetime out of range"
+
+
+def _real_currency(code: str, *, field: str) -> str:
+    try:
+        normalized = normalize_currency(code)
+    except CurrencyError as exc:
+        raise UnknownCurrencyProblem(str(exc), field=field) from exc
+    if not is_real_currency(normalized):
+        raise UnknownCurrencyProblem(
+            f"{normalized} is practice play money, not a wallet currency", field=field
+        )
+    return normalized
+
+
+@dataclass(frozen=True)
+class IssuedApiKey:
+    api_key: OperatorApiKey
+    key: str  # the full key: returned once, never stored
+
+
+@dataclass(frozen=True)
+class IssuedPlayerSession:
+    session: PlayerSession
+    token: str  # returned once, never stored
+
+
+@transaction.atomic
+def operator_create(
+    *,
+    name: str,
+    slug: str,
+    base_currency: str,
+    webhook_url: str = "",
+    actor: Actor,
+) -> Operator:
+    operator = Operator.objects.create(
+        name=name,
+        slug=slug,
+        base_currency=_real_currency(base_currency, field="base_currency"),
+        webhook_url=webhook_url,
+        webhook_secret=new_signing_secret(),
+    )
+    audit_record(
+        actor=actor,
+        action="operator.created",
+        obj=operator,
+        operator=operator,
+        data={"slug": slug, "base_currency": operator.base_currency},
+    )
+    return operator
+
+
+@transaction.atomic
+def api_key_create(*, operator: Operator, name: str = "default", actor: Actor) -> IssuedApiKey:
+    full, prefix, key_hash = new_api_key()
+    api_key = OperatorApiKey.objects.create(
+        operator=operator, name=name, prefix=prefix, key_hash=key_hash
+    )
+    audit_record(
+        actor=actor, action="api_key.created", obj=api_key, operator=operator, data={"name": name}
+    )
+    return IssuedApiKey(api_key=api_key, key=full)
+
+
+@transaction.atomic
+def api_key_revoke(*, api_key: OperatorApiKey, actor: Actor) -> OperatorApiKey:
+    locked = OperatorApiKey.objects.select_for_update().get(pk=api_key.pk)
+    if locked.revoked_at is None:
+        locked.revoked_at = timezone.now()
+        locked.save(update_fields=["revoked_at"])
+        audit_record(actor=actor, action="api_key.revoked", obj=locked, operator=locked.operator)
+    return locked
+
+
+@transaction.atomic
+def signing_secret_create(*, operator: Operator, actor: Actor) -> OperatorSigningSecret:
+    secret = OperatorSigningSecret.objects.create(operator=operator, secret=new_signing_secret())
+    audit_record(actor=actor, action="signing_secret.created", obj=secret, operator=operator)
+    return secret
+
+
+@transaction.atomic
+def signing_secret_revoke(*, secret: OperatorSigningSecret, actor: Actor) -> OperatorSigningSecret:
+    locked = OperatorSigningSecret.objects.select_for_update().get(pk=secret.pk)
+    if locked.revoked_at is None:
+        locked.revoked_at = timezone.now()
+        locked.save(update_fields=["revoked_at"])
+        audit_record(
+            actor=actor, action="signing_secret.revoked", obj=locked, operator=locked.operator
+        )
+    return locked
+
+
+def player_create(
+    *,
+    operator: Operator,
+    external_ref: str,
+    wallet_currency: str | None = None,
+    display_currency: str | None = None,
+    locale: str = "en",
+    display_name: str = "",
+    kyc_status: str = Player.KycStatus.NONE,
+    actor: Actor,
+) -> Player:
+    wallet = _real_currency(wallet_currency or operator.base_currency, field="wallet_currency")
+    display = _real_currency(display_currency or wallet, field="display_currency")
+    try:
+        with transaction.atomic():
+            player = Player.objects.create(
+                operator=operator,
+                external_ref=external_ref,
+                wallet_currency=wallet,
+                display_currency=display,
+                locale=locale,
+                display_name=display_name,
+                kyc_status=kyc_status,
+            )
+            audit_record(
+                actor=actor,
+                action="player.created",
+                obj=player,
+                operator=operator,
+                data={"external_ref": external_ref, "wallet_currency": wallet},
+            )
+    except IntegrityError as exc:
+        raise PlayerExistsProblem(
+            f"external_ref {external_ref!r} is already used by a player of this operator"
+        ) from exc
+    return player
+
+
+@transaction.atomic
+def player_update(
+    *,
+    player: Player,
+    actor: Actor,
+    display_currency: str | None = None,
+    locale: str | None = None,
+    display_name: str | None = None,
+    status: str | None = None,
+    kyc_status: str | None = None,
+) -> Player:
+    locked = Player.objects.select_for_update().get(pk=player.pk)
+    changes: dict[str, list[str]] = {}
+    new_values = {
+        "display_currency": (
+            _real_currency(display_currency, field="display_currency")
+            if display_currency is not None
+            else None
+        ),
+        "locale": locale,
+        "display_name": display_name,
+        "status": status,
+        "kyc_status": kyc_status,
+    }
+    for field, value in new_values.items():
+        if value is not None and getattr(locked, field) != value:
+            changes[field] = [getattr(locked, field), value]
+            setattr(locked, field, value)
+    if changes:
+        locked.save(update_fields=list(changes))
+        audit_record(
+            actor=actor,
+            action="player.updated",
+            obj=locked,
+            operator=locked.operator,
+            data=changes,
+        )
+    return locked
+
+
+@transaction.atomic
+def player_session_create(
+    *, player: Player, ttl_seconds: int | None = None, actor: Actor
+) -> IssuedPlayerSession:
+    ttl = ttl_seconds if ttl_seconds is not None else settings.PLAYER_SESSION_DEFAULT_TTL_SECONDS
+    if not 60 <= ttl <= settings.PLAYER_SESSION_MAX_TTL_SECONDS:
+        raise SessionTtlProblem(
+            f"ttl_seconds must be between 60 and {settings.PLAYER_SESSION_MAX_TTL_SECONDS}"
+        )
+    if not player.is_active:
+        raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
+    token, token_hash = new_player_token()
+    session = PlayerSession.objects.create(
+        player=player,
+        token_hash=token_hash,
+        expires_at=timezone.now() + timedelta(seconds=ttl),
+    )
+    audit_record(
+        actor=actor,
+        action="player_session.created",
+        obj=session,
+        operator=player.operator,
+        data={"player": str(player.pk), "ttl_seconds": ttl},
+    )
+    return IssuedPlayerSession(session=session, token=token)
+
+
+@transaction.atomic
+def player_session_revoke(*, session: PlayerSession, actor: Actor) -> PlayerSession:
+    locked = PlayerSession.objects.select_for_update().get(pk=session.pk)
+    if locked.revoked_at is None:
+        locked.revoked_at = timezone.now()
+        locked.save(update_fields=["revoked_at"])
+        audit_record(
+            actor=actor,
+            action="player_session.revoked",
+            obj=locked,
+            operator=player_operator(locked),
+        )
+    return locked
+
+
+def player_operator(session: PlayerSession) -> Operator:
+    return session.player.operator

@@ -1,0 +1,42 @@
+"""Minting and hashing the platform's secrets (API keys, player session tokens).
+
+Keys are 256-bit random values; storing their SHA-256 is enough (no password stretching is
+needed for high-entropy secrets) and lets a lookup go straight to the row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+API_KEY_PREFIX = "gop"
+PLAYER_TOKEN_PREFIX = "gps"
+
+
+def hash_secret(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def new_api_key() -> tuple[str, str, str]:
+    """Return (full key shown once, public prefix, hash of the full key)."""
+    public = secrets.token_hex(6)
+    full = f"{API_KEY_PREFIX}_{public}_{secrets.token_urlsafe(32)}"
+    return full, public, hash_secret(full)
+
+
+def split_api_key(value: str) -> str | None:
+    """The public prefix of something shaped like an API key, else None."""
+    parts = value.split("_", 2)
+    if len(parts) != 3 or parts[0] != API_KEY_PREFIX or not parts[1] or not parts[2]:
+        return None
+    return parts[1]
+
+
+def new_player_token() -> tuple[str, str]:
+    """Return (token shown once, its hash)."""
+    token = f"{PLAYER_TOKEN_PREFIX}_{secrets.token_urlsafe(32)}"
+    return token, hash_secret(token)
+
+
+def new_signing_secret() -> str:
+    return "whsec_" + secrets.token_urlsafe(32)

@@ -1,0 +1,24 @@
+"""Every URL of the service. The one place (with settings) that knows every app."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from gin_platform.api.views import ProblemTypeDetailView
+from gin_platform.views import problem_404, problem_500
+
+api_v1 = [
+    path("", include("gin_platform.api.urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    # Problem ``type`` URIs are relative (/problems/<slug>) and resolve to their description.
+    path("problems/<slug:slug>", ProblemTypeDetailView.as_view(), name="problem-type"),
+    path("admin/", admin.site.urls),
+]
+
+handler404 = problem_404
+handler500 = problem_500

@@ -1,0 +1,106 @@
+"""Suite-wide fixtures: API clients for operators, players and staff; database markers."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from gin_platform.celery import app as celery_app
+from gin_platform.principals import Actor
+from gin_platform.services import api_key_create, player_session_create
+from tests.factories import OperatorFactory, PlayerFactory
+
+
+def on_postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_pg = pytest.mark.skip(
+        reason="needs PostgreSQL: set DATABASE_URL=postgres://... (.ci/run does)"
+    )
+    if connection.settings_dict["ENGINE"].endswith("postgresql"):
+        return
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip_pg)
+
+
+@pytest.fixture(autouse=True)
+def _celery_eager():
+    """Tasks run in-process unless a test starts a real worker (it overrides this)."""
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle buckets and cached values never leak from one test into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+SYSTEM = Actor.system("tests")
+
+
+@pytest.fixture
+def operator(db):
+    return OperatorFactory()
+
+
+@pytest.fixture
+def operator_key(operator):
+    return api_key_create(operator=operator, actor=SYSTEM).key
+
+
+@pytest.fixture
+def operator_client(operator_key) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+    return client
+
+
+@pytest.fixture
+def player(operator):
+    return PlayerFactory(operator=operator)
+
+
+@pytest.fixture
+def player_token(player):
+    return player_session_create(player=player, actor=SYSTEM).token
+
+
+@pytest.fixture
+def player_client(player_token) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {player_token}")
+    return client
+
+
+@pytest.fixture
+def staff_client(db, django_user_model) -> APIClient:
+    user = django_user_model.objects.create_user("staff", password="pw-staff-1", is_staff=True)
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+class IdempotencyKeys:
+    """Fresh Idempotency-Key headers for operator writes."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self) -> dict[str, str]:
+        self.count += 1
+        return {"HTTP_IDEMPOTENCY_KEY": f"test-key-{self.count}"}
+
+
+@pytest.fixture
+def idem() -> IdempotencyKeys:
+    return IdempotencyKeys()

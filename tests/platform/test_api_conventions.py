@@ -1,0 +1,37 @@
+"""Issue 2 item 7: schema, docs and health."""
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+
+def test_schema_generates_valid_with_no_warnings(tmp_path):
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
+    text = target.read_text()
+    assert "/api/v1/players" in text and "operatorApiKey" in text
+
+
+def test_schema_and_interactive_docs_are_served(operator_client):
+    assert operator_client.get("/api/v1/schema/").status_code == 200
+    docs = operator_client.get("/api/v1/docs/")
+    assert docs.status_code == 200 and b"swagger" in docs.content.lower()
+
+
+def test_health_reports_database_and_broker():
+    response = APIClient().get("/api/v1/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["database"]["ok"] is True
+    assert body["broker"]["ok"] is True
+
+
+def test_health_is_degraded_when_the_broker_does_not_answer(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    response = APIClient().get("/api/v1/health")
+    assert response.status_code == 503
+    assert response.json()["broker"]["ok"] is False

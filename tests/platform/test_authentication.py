@@ -1,0 +1,115 @@
+"""Issue 2 item 6: operator API keys and player tokens (missing, wrong, revoked, expired)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from gin_platform.models import Operator, OperatorApiKey, PlayerSession
+from gin_platform.principals import Actor
+from gin_platform.services import api_key_create, api_key_revoke, player_session_revoke
+from gin_platform.tokens import hash_secret
+
+pytestmark = pytest.mark.django_db
+ME = "/api/v1/operators/me"
+SYSTEM = Actor.system("tests")
+
+
+def problem_type(response) -> str:
+    assert response["Content-Type"] == "application/problem+json"
+    return response.json()["type"]
+
+
+def test_missing_credentials_are_401_not_authenticated():
+    response = APIClient().get(ME)
+    assert response.status_code == 401
+    assert problem_type(response) == "/problems/not-authenticated"
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_a_valid_key_authenticates_the_operator(operator_client, operator):
+    response = operator_client.get(ME)
+    assert response.status_code == 200
+    assert response.json()["slug"] == operator.slug
+
+
+def test_the_key_is_stored_hashed_and_looked_up_by_its_prefix(operator, operator_key):
+    stored = OperatorApiKey.objects.get(operator=operator)
+    assert operator_key.startswith(f"gop_{stored.prefix}_")
+    assert stored.key_hash == hash_secret(operator_key)
+    assert operator_key not in str(OperatorApiKey.objects.values().get(pk=stored.pk))
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda key: key[:-2] + ("AA" if not key.endswith("AA") else "BB"),  # wrong secret
+        lambda key: "gop_000000000000_" + key.split("_", 2)[2],  # unknown prefix
+        lambda key: "gop_garbage",  # malformed
+    ],
+)
+def test_a_wrong_key_is_401(operator_key, mangle):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {mangle(operator_key)}")
+    response = client.get(ME)
+    assert response.status_code == 401
+    assert problem_type(response) == "/problems/authentication-failed"
+
+
+def test_a_revoked_key_is_401(operator, operator_key, operator_client):
+    api_key_revoke(api_key=OperatorApiKey.objects.get(operator=operator), actor=SYSTEM)
+    response = operator_client.get(ME)
+    assert response.status_code == 401
+    assert problem_type(response) == "/problems/authentication-failed"
+
+
+def test_a_suspended_operator_cannot_authenticate(operator, operator_client):
+    Operator.objects.filter(pk=operator.pk).update(status=Operator.Status.SUSPENDED)
+    assert operator_client.get(ME).status_code == 401
+
+
+def test_several_keys_work_and_revoking_one_keeps_the_other(operator, operator_key):
+    second = api_key_create(operator=operator, name="second", actor=SYSTEM)
+    api_key_revoke(
+        api_key=OperatorApiKey.objects.get(prefix=operator_key.split("_")[1]), actor=SYSTEM
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {second.key}")
+    assert client.get(ME).status_code == 200
+
+
+def test_last_used_is_recorded(operator, operator_client):
+    operator_client.get(ME)
+    assert OperatorApiKey.objects.get(operator=operator).last_used_at is not None
+
+
+def test_player_token_authenticates_the_player_only_for_player_endpoints(player_client):
+    # /operators/me needs an operator key: a player is authenticated but not permitted.
+    response = player_client.get(ME)
+    assert response.status_code == 403
+    assert problem_type(response) == "/problems/permission-denied"
+
+
+def test_an_expired_player_token_is_401(player, player_token, player_client):
+    PlayerSession.objects.filter(player=player).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    response = player_client.get(ME)
+    assert response.status_code == 401
+    assert problem_type(response) == "/problems/authentication-failed"
+
+
+def test_a_revoked_player_token_is_401(player, player_token, player_client):
+    player_session_revoke(session=PlayerSession.objects.get(player=player), actor=SYSTEM)
+    assert player_client.get(ME).status_code == 401
+
+
+def test_an_unknown_player_token_is_401():
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Bearer gps_not-a-real-token")
+    assert client.get(ME).status_code == 401
+
+
+def test_staff_are_not_operators(staff_client):
+    assert staff_client.get(ME).status_code == 403
