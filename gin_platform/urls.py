@@ -9,6 +9,9 @@ from gin_platform.views import problem_404, problem_500
 
 api_v1 = [
     path("", include("gin_platform.api.urls")),
+    path("", include("wallet.urls")),
+    path("", include("games.urls")),
+    path("", include("settlement.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]

@@ -1,0 +1,3 @@
+"""API routes of the games app, mounted under /api/v1/ by gin_platform.urls."""
+
+urlpatterns: list = []
