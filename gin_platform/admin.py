@@ -10,6 +10,8 @@ from gin_platform.models import (
     OperatorSigningSecret,
     Player,
     PlayerSession,
+    WebhookAttempt,
+    WebhookDelivery,
 )
 
 
@@ -70,3 +72,27 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "operator", "actor_type", "actor_id", "action", "object_type")
     list_filter = ("action", "actor_type")
     search_fields = ("object_id", "actor_id")
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    readonly_fields = (
+        "number",
+        "started_at",
+        "duration_ms",
+        "response_status",
+        "response_excerpt",
+        "error",
+    )
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "operator", "event_type", "status", "attempt_count")
+    list_filter = ("status", "event_type", "operator")
+    inlines = (WebhookAttemptInline,)

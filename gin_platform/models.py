@@ -191,3 +191,55 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.object_type}:{self.object_id}"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one operator's webhook URL, delivered at least once (ARCHITECTURE §5).
+
+    The id is the event id receivers use to drop duplicates.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="webhooks")
+    event_type = models.CharField(max_length=64)
+    payload = models.JSONField(encoder=DjangoJSONEncoder)
+    url = models.URLField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempt_count = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+        indexes = [models.Index(fields=("status", "next_attempt_at"))]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} -> {self.operator.slug} ({self.status})"
+
+
+class WebhookAttempt(models.Model):
+    """Every attempt at a delivery is logged, successful or not."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveIntegerField()
+    started_at = models.DateTimeField(default=timezone.now)
+    duration_ms = models.PositiveIntegerField(default=0)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_excerpt = models.CharField(max_length=500, blank=True, default="")
+    error = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        ordering = ("number",)
+        constraints = [
+            models.UniqueConstraint(fields=("delivery", "number"), name="webhook_attempt_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.delivery_id}"

@@ -10,7 +10,13 @@ import uuid
 
 from django.db.models import QuerySet
 
-from gin_platform.models import Operator, Player, PlayerSession
+from gin_platform.models import (
+    Operator,
+    OperatorSigningSecret,
+    Player,
+    PlayerSession,
+    WebhookDelivery,
+)
 from gin_platform.problems import NotFoundProblem
 
 
@@ -56,3 +62,33 @@ def _as_int(value: object) -> int | None:
         return int(str(value))
     except ValueError:
         return None
+
+
+def signing_secret_get(*, operator: Operator, secret_id: object) -> OperatorSigningSecret:
+    secret = OperatorSigningSecret.objects.filter(operator=operator, pk=_as_int(secret_id)).first()
+    if secret is None:
+        raise NotFoundProblem(f"No signing secret {secret_id} for this operator")
+    return secret
+
+
+def webhook_delivery_list(
+    *, operator: Operator, status: str | None = None, event_type: str | None = None
+) -> QuerySet[WebhookDelivery]:
+    deliveries = WebhookDelivery.objects.filter(operator=operator).prefetch_related("attempts")
+    if status:
+        deliveries = deliveries.filter(status=status)
+    if event_type:
+        deliveries = deliveries.filter(event_type=event_type)
+    return deliveries
+
+
+def webhook_delivery_get(*, operator: Operator, delivery_id: object) -> WebhookDelivery:
+    delivery_uuid = _as_uuid(delivery_id)
+    delivery = (
+        WebhookDelivery.objects.filter(operator=operator, pk=delivery_uuid).first()
+        if delivery_uuid
+        else None
+    )
+    if delivery is None:
+        raise NotFoundProblem(f"No webhook delivery {delivery_id} for this operator")
+    return delivery

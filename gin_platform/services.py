@@ -46,6 +46,12 @@ class PlayerInactiveProblem(Problem):
     title = "The player is not active"
 
 
+class SigningSecretRequiredProblem(Problem):
+    slug = "signing-secret-required"
+    status = 409
+    title = "No active signing secret"
+
+
 class SessionTtlProblem(Problem):
     slug = "session-ttl-out-of-range"
     status = 422
@@ -121,6 +127,47 @@ def api_key_revoke(*, api_key: OperatorApiKey, actor: Actor) -> OperatorApiKey:
         locked.revoked_at = timezone.now()
         locked.save(update_fields=["revoked_at"])
         audit_record(actor=actor, action="api_key.revoked", obj=locked, operator=locked.operator)
+    return locked
+
+
+@transaction.atomic
+def operator_update(
+    *,
+    operator: Operator,
+    actor: Actor,
+    webhook_url: str | None = None,
+    require_signed_requests: bool | None = None,
+) -> Operator:
+    locked = Operator.objects.select_for_update().get(pk=operator.pk)
+    changes: dict[str, list] = {}
+    for field, value in (
+        ("webhook_url", webhook_url),
+        ("require_signed_requests", require_signed_requests),
+    ):
+        if value is not None and getattr(locked, field) != value:
+            changes[field] = [getattr(locked, field), value]
+            setattr(locked, field, value)
+    if (
+        require_signed_requests
+        and not locked.signing_secrets.filter(revoked_at__isnull=True).exists()
+    ):
+        raise SigningSecretRequiredProblem(
+            "Create a signing secret before requiring signed requests"
+        )
+    if changes:
+        locked.save(update_fields=list(changes))
+        audit_record(
+            actor=actor, action="operator.updated", obj=locked, operator=locked, data=changes
+        )
+    return locked
+
+
+@transaction.atomic
+def webhook_secret_rotate(*, operator: Operator, actor: Actor) -> Operator:
+    locked = Operator.objects.select_for_update().get(pk=operator.pk)
+    locked.webhook_secret = new_signing_secret()
+    locked.save(update_fields=["webhook_secret"])
+    audit_record(actor=actor, action="operator.webhook_secret_rotated", obj=locked, operator=locked)
     return locked
 
 

@@ -116,7 +116,12 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    "redeliver-due-webhooks": {
+        "task": "gin_platform.tasks.redeliver_due_webhooks",
+        "schedule": 60.0,
+    },
+}
 
 # --- Security ----------------------------------------------------------------------------
 if GIN_ENV == "production":

@@ -103,3 +103,42 @@ class ProblemTypeOutput(serializers.Serializer):
     status = serializers.IntegerField()
     title = serializers.CharField()
     description = serializers.CharField()
+
+
+class OperatorUpdateInput(serializers.Serializer):
+    webhook_url = serializers.URLField(required=False, allow_blank=True)
+    require_signed_requests = serializers.BooleanField(required=False)
+
+
+class SecretIssuedOutput(serializers.Serializer):
+    id = serializers.IntegerField(required=False)
+    secret = serializers.CharField(help_text="Shown once; store it now.")
+    created_at = serializers.DateTimeField()
+
+
+class SigningSecretOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    revoked_at = serializers.DateTimeField(allow_null=True)
+
+
+class WebhookAttemptOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    duration_ms = serializers.IntegerField()
+    response_status = serializers.IntegerField(allow_null=True)
+    error = serializers.CharField()
+
+
+class WebhookDeliveryOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    event_type = serializers.CharField()
+    url = serializers.URLField()
+    status = serializers.CharField()
+    attempt_count = serializers.IntegerField()
+    next_attempt_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField()
+    delivered_at = serializers.DateTimeField(allow_null=True)
+    last_error = serializers.CharField()
+    payload = serializers.JSONField()
+    attempts = WebhookAttemptOutput(many=True, source="attempts.all")

@@ -5,6 +5,32 @@ from gin_platform.api import views
 urlpatterns = [
     path("health", views.HealthView.as_view(), name="health"),
     path("operators/me", views.OperatorMeView.as_view(), name="operator-me"),
+    path(
+        "operators/me/webhook-secret",
+        views.WebhookSecretRotateView.as_view(),
+        name="operator-webhook-secret",
+    ),
+    path(
+        "operators/me/signing-secrets",
+        views.SigningSecretCreateView.as_view(),
+        name="operator-signing-secret-create",
+    ),
+    path(
+        "operators/me/signing-secrets/<str:secret_id>/revoke",
+        views.SigningSecretRevokeView.as_view(),
+        name="operator-signing-secret-revoke",
+    ),
+    path("webhooks/deliveries", views.WebhookDeliveryListView.as_view(), name="webhook-list"),
+    path(
+        "webhooks/deliveries/<str:delivery_id>",
+        views.WebhookDeliveryDetailView.as_view(),
+        name="webhook-detail",
+    ),
+    path(
+        "webhooks/deliveries/<str:delivery_id>/redeliver",
+        views.WebhookRedeliverView.as_view(),
+        name="webhook-redeliver",
+    ),
     path("players", views.PlayerListCreateView.as_view(), name="player-list"),
     path("players/<str:player_id>", views.PlayerDetailView.as_view(), name="player-detail"),
     path(

@@ -1,5 +1,6 @@
 """Platform endpoints: operator identity, players, player sessions, health, problem docs."""
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -12,6 +13,7 @@ from gin_platform import selectors, services
 from gin_platform.api.serializers import (
     HealthOutput,
     OperatorOutput,
+    OperatorUpdateInput,
     PlayerCreateInput,
     PlayerOutput,
     PlayerSessionCreateInput,
@@ -19,11 +21,15 @@ from gin_platform.api.serializers import (
     PlayerSessionOutput,
     PlayerUpdateInput,
     ProblemTypeOutput,
+    SecretIssuedOutput,
+    SigningSecretOutput,
+    WebhookDeliveryOutput,
 )
 from gin_platform.health import broker_status, database_status
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator
 from gin_platform.problems import REGISTRY, NotFoundProblem, Problem
+from gin_platform.webhooks import webhook_redeliver
 
 
 class OperatorMeView(APIView):
@@ -32,6 +38,114 @@ class OperatorMeView(APIView):
     @extend_schema(responses=OperatorOutput, tags=["operators"], operation_id="operators_me")
     def get(self, request: Request) -> Response:
         return Response(OperatorOutput(request.user.operator).data)
+
+    @extend_schema(
+        request=OperatorUpdateInput,
+        responses=OperatorOutput,
+        tags=["operators"],
+        operation_id="operators_me_update",
+    )
+    @idempotent
+    def patch(self, request: Request) -> Response:
+        data = OperatorUpdateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        operator = services.operator_update(
+            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+        )
+        return Response(OperatorOutput(operator).data)
+
+
+class WebhookSecretRotateView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=None,
+        responses={201: SecretIssuedOutput},
+        tags=["operators"],
+        description="Replace the secret that signs outgoing webhooks; shown once.",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        operator = services.webhook_secret_rotate(
+            operator=request.user.operator, actor=request.user.actor
+        )
+        body = {"secret": operator.webhook_secret, "created_at": timezone.now()}
+        return Response(SecretIssuedOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class SigningSecretCreateView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=None,
+        responses={201: SecretIssuedOutput},
+        tags=["operators"],
+        description="Add a request-signing secret (several may be active during rotation).",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        secret = services.signing_secret_create(
+            operator=request.user.operator, actor=request.user.actor
+        )
+        body = {"id": secret.pk, "secret": secret.secret, "created_at": secret.created_at}
+        return Response(SecretIssuedOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class SigningSecretRevokeView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(request=None, responses=SigningSecretOutput, tags=["operators"])
+    @idempotent
+    def post(self, request: Request, secret_id: str) -> Response:
+        secret = selectors.signing_secret_get(operator=request.user.operator, secret_id=secret_id)
+        secret = services.signing_secret_revoke(secret=secret, actor=request.user.actor)
+        return Response(SigningSecretOutput(secret).data)
+
+
+class WebhookDeliveryListView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = WebhookDeliveryOutput
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=["pending", "delivered", "failed"]),
+            OpenApiParameter("event_type", str),
+        ],
+        responses=WebhookDeliveryOutput(many=True),
+        tags=["webhooks"],
+    )
+    def get(self, request: Request) -> Response:
+        deliveries = selectors.webhook_delivery_list(
+            operator=request.user.operator,
+            status=request.query_params.get("status"),
+            event_type=request.query_params.get("event_type"),
+        )
+        page = self.paginate_queryset(deliveries)
+        return self.get_paginated_response(WebhookDeliveryOutput(page, many=True).data)
+
+
+class WebhookDeliveryDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=WebhookDeliveryOutput, tags=["webhooks"])
+    def get(self, request: Request, delivery_id: str) -> Response:
+        delivery = selectors.webhook_delivery_get(
+            operator=request.user.operator, delivery_id=delivery_id
+        )
+        return Response(WebhookDeliveryOutput(delivery).data)
+
+
+class WebhookRedeliverView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(request=None, responses={202: WebhookDeliveryOutput}, tags=["webhooks"])
+    @idempotent
+    def post(self, request: Request, delivery_id: str) -> Response:
+        delivery = selectors.webhook_delivery_get(
+            operator=request.user.operator, delivery_id=delivery_id
+        )
+        delivery = webhook_redeliver(delivery=delivery)
+        return Response(WebhookDeliveryOutput(delivery).data, status=status.HTTP_202_ACCEPTED)
 
 
 class PlayerListCreateView(GenericAPIView):

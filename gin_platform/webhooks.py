@@ -1,0 +1,181 @@
+"""Outgoing webhooks: signed, retried with exponential backoff, every attempt logged.
+
+Delivery is at least once; receivers drop duplicates by the event ``id``. The body is
+``{"id", "type", "created_at", "data"}`` and the header ``X-Gin-Signature`` carries
+``t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`` made with the operator's webhook secret
+(the same format operators use to sign their requests to us; docs/webhooks.md has a
+verification snippet).
+
+A delivery is claimed with a lease (a conditional update of ``next_attempt_at``), so two
+workers never post the same attempt, and a worker that dies mid-attempt only delays the
+retry by the lease. A beat job re-enqueues deliveries whose retry is due, so a lost
+message costs time, never an event.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+from gin_platform.models import Operator, WebhookAttempt, WebhookDelivery
+from gin_platform.signing import signature_header
+
+SIGNATURE_HEADER = "X-Gin-Signature"
+MAX_ATTEMPTS = 10
+BASE_DELAY_SECONDS = 30
+MAX_DELAY_SECONDS = 6 * 3600
+LEASE_SECONDS = 60
+TIMEOUT_SECONDS = 10
+
+
+def retry_delay(attempt: int, *, rng: random.Random | None = None) -> float:
+    """Seconds before attempt ``attempt + 1``: 30 s doubling per attempt, capped at 6 h,
+    with up to 10% jitter so a recovering receiver is not hit by every retry at once."""
+    delay = min(BASE_DELAY_SECONDS * 2 ** max(attempt - 1, 0), MAX_DELAY_SECONDS)
+    jitter = (rng or random).uniform(0, delay * 0.1)
+    return delay + jitter
+
+
+def webhook_enqueue(
+    *, operator: Operator, event_type: str, data: dict[str, Any]
+) -> WebhookDelivery | None:
+    """Record an event for the operator's webhook and send it once the caller commits.
+
+    Call inside the transaction that makes the event true; no URL configured: no delivery.
+    """
+    if not operator.webhook_url:
+        return None
+    delivery = WebhookDelivery.objects.create(
+        operator=operator, event_type=event_type, payload=data, url=operator.webhook_url
+    )
+    from gin_platform.tasks import deliver_webhook
+
+    transaction.on_commit(lambda: deliver_webhook.delay(str(delivery.pk)))
+    return delivery
+
+
+def webhook_body(delivery: WebhookDelivery) -> bytes:
+    envelope = {
+        "id": str(delivery.pk),
+        "type": delivery.event_type,
+        "created_at": delivery.created_at,
+        "data": delivery.payload,
+    }
+    return json.dumps(envelope, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    delivered: bool
+    status: int | None
+    excerpt: str
+    error: str
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> AttemptResult:
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310
+            excerpt = response.read(500).decode(errors="replace")
+            return AttemptResult(True, response.status, excerpt, "")
+    except urllib.error.HTTPError as exc:
+        excerpt = exc.read(500).decode(errors="replace")
+        return AttemptResult(False, exc.code, excerpt, f"HTTP {exc.code}")
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        return AttemptResult(False, None, "", f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _claim(delivery_id: str) -> bool:
+    now = timezone.now()
+    return bool(
+        WebhookDelivery.objects.filter(
+            pk=delivery_id, status=WebhookDelivery.Status.PENDING, next_attempt_at__lte=now
+        ).update(next_attempt_at=now + timedelta(seconds=LEASE_SECONDS))
+    )
+
+
+def webhook_attempt(*, delivery_id: str) -> float | None:
+    """Make one attempt if the delivery is due; return seconds until a retry, else None."""
+    if not _claim(delivery_id):
+        return None
+    delivery = WebhookDelivery.objects.select_related("operator").get(pk=delivery_id)
+    body = webhook_body(delivery)
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "gin-platform-webhooks/1",
+        "X-Gin-Event": delivery.event_type,
+        "X-Gin-Delivery": str(delivery.pk),
+        SIGNATURE_HEADER: signature_header(secret=delivery.operator.webhook_secret, body=body),
+    }
+    started = timezone.now()
+    clock = time.monotonic()
+    result = _post(delivery.url, body, headers)
+    number = delivery.attempt_count + 1
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            number=number,
+            started_at=started,
+            duration_ms=int((time.monotonic() - clock) * 1000),
+            response_status=result.status,
+            response_excerpt=result.excerpt,
+            error=result.error,
+        )
+        delivery.attempt_count = number
+        if result.delivered:
+            delivery.status = WebhookDelivery.Status.DELIVERED
+            delivery.delivered_at = timezone.now()
+            delivery.last_error = ""
+            retry_in = None
+        elif number >= MAX_ATTEMPTS:
+            delivery.status = WebhookDelivery.Status.FAILED
+            delivery.last_error = result.error
+            retry_in = None
+        else:
+            retry_in = retry_delay(number)
+            delivery.next_attempt_at = timezone.now() + timedelta(seconds=retry_in)
+            delivery.last_error = result.error
+        delivery.save(
+            update_fields=[
+                "attempt_count",
+                "status",
+                "delivered_at",
+                "last_error",
+                "next_attempt_at",
+            ]
+        )
+    return retry_in
+
+
+def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """Send an event again on the operator's request (e.g. after fixing their endpoint)."""
+    from gin_platform.tasks import deliver_webhook
+
+    with transaction.atomic():
+        locked = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
+        locked.status = WebhookDelivery.Status.PENDING
+        locked.next_attempt_at = timezone.now()
+        locked.save(update_fields=["status", "next_attempt_at"])
+        transaction.on_commit(lambda: deliver_webhook.delay(str(locked.pk)))
+    return locked
+
+
+def due_deliveries(*, limit: int = 500) -> list[str]:
+    return [
+        str(pk)
+        for pk in WebhookDelivery.objects.filter(
+            status=WebhookDelivery.Status.PENDING, next_attempt_at__lte=timezone.now()
+        )
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:limit]
+    ]
