@@ -1,0 +1,168 @@
+"""How a finished game's escrow is split (R10), as pure functions of the game's result.
+
+No Django here: the settlement service reads the match, calls one of these, and posts the
+lines through ``wallet.services.escrow_settle``. Every line is tagged with the component it
+stands for, so the ledger itself shows why money moved; per seat the lines add up to that
+seat's payout, and the payouts plus the fee add up to the escrow exactly.
+
+Rounding (documented in docs/settlement.md): the fee is ``floor(base * fee_bps / 10_000)``
+in the escrow currency's minor units, i.e. any fraction of a minor unit stays with the
+player. There is no other division, so no other rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+BPS = 10_000
+
+# Ledger components (wallet entries carry one of these tags).
+STAKE = "stake"  # a player's own stake coming back
+POT = "pot"  # the opponent's stake won
+CASHIER_RETURN = "cashier_return"
+POINTS = "points"
+LINE_BONUS = "line_bonus"
+TARGET_BONUS = "target_bonus"
+ZERO_POINT_BONUS = "zero_point_bonus"
+CAP_ADJUSTMENT = "cap_adjustment"
+FEE = "fee"
+MONEY_PLAY_SCORE_COMPONENTS = (
+    ("hand_points", POINTS),
+    ("line_bonus", LINE_BONUS),
+    ("target_bonus", TARGET_BONUS),
+    ("zero_point_bonus", ZERO_POINT_BONUS),
+)
+
+
+@dataclass(frozen=True)
+class PayoutLine:
+    seat: int
+    component: str
+    amount: int  # minor units of the escrow currency; negative lines explain a net amount
+
+
+@dataclass(frozen=True)
+class Payout:
+    lines: tuple[PayoutLine, ...]
+    fee: int
+    statement: dict[str, Any] = field(default_factory=dict)
+
+    def total_for(self, seat: int) -> int:
+        return sum(line.amount for line in self.lines if line.seat == seat)
+
+    @property
+    def total(self) -> int:
+        return sum(line.amount for line in self.lines) + self.fee
+
+
+def fee_for(base: int, fee_bps: int) -> int:
+    """The house fee on ``base`` minor units: rounded down, never more than the base."""
+    if base < 0 or not 0 <= fee_bps <= BPS:
+        raise ValueError(f"fee on {base} at {fee_bps} bps is not defined")
+    return base * fee_bps // BPS
+
+
+def pot_payout(*, stakes: Sequence[int], winner: int, fee_bps: int) -> Payout:
+    """First To Knock and Match Play (R10): the winner receives the pot minus the fee.
+
+    The winner's lines: own stake back, the opponent's stake (pot), minus the fee; the
+    loser gets nothing back. A forfeit is settled the same way: the opponent is the winner.
+    """
+    if winner not in (0, 1) or len(stakes) != 2 or min(stakes) < 0:
+        raise ValueError("a pot payout needs two stakes and a winner seat 0 or 1")
+    loser = 1 - winner
+    pot = stakes[0] + stakes[1]
+    fee = fee_for(pot, fee_bps)
+    lines = (
+        PayoutLine(winner, STAKE, stakes[winner]),
+        PayoutLine(winner, POT, stakes[loser]),
+        PayoutLine(winner, FEE, -fee),
+    )
+    statement = {
+        "pot": pot,
+        "stakes": list(stakes),
+        "fee_bps": fee_bps,
+        "fee": fee,
+        "winner": winner,
+        "payouts": [pot - fee if seat == winner else 0 for seat in (0, 1)],
+    }
+    return Payout(lines=_nonzero(lines), fee=fee, statement=statement)
+
+
+def money_play_payout(
+    *,
+    cashier: Sequence[int],
+    scores: Mapping[str, Any],
+    stake_per_point: int,
+    fee_bps: int,
+) -> Payout:
+    """Money Play (R10): winnings = point difference x stake per point, capped by the
+    loser's and by the winner's cashier amount; the fee is taken from the winnings; each
+    player's unused cashier amount goes back to them. Equal totals: no money moves.
+
+    ``scores`` is the engine's MoneyPlayResult as a dict (hand_points, line_bonus,
+    target_bonus, zero_point_bonus, totals, winner, point_difference).
+    """
+    if len(cashier) != 2 or min(cashier) < 0 or stake_per_point <= 0:
+        raise ValueError("money play needs two cashier amounts and a positive stake per point")
+    winner = scores["winner"]
+    returns = tuple(PayoutLine(seat, CASHIER_RETURN, cashier[seat]) for seat in (0, 1))
+    if winner is None:
+        statement = _money_statement(
+            cashier, scores, stake_per_point, fee_bps, raw=0, capped=0, fee=0, winner=None
+        )
+        return Payout(lines=_nonzero(returns), fee=0, statement=statement)
+    loser = 1 - winner
+    lines = list(returns)
+    raw = 0
+    for key, component in MONEY_PLAY_SCORE_COMPONENTS:
+        difference = (scores[key][winner] - scores[key][loser]) * stake_per_point
+        raw += difference
+        lines.append(PayoutLine(winner, component, difference))
+        lines.append(PayoutLine(loser, component, -difference))
+    if raw != scores["point_difference"] * stake_per_point:
+        raise ValueError("the score components do not add up to the point difference")
+    capped = min(raw, cashier[loser], cashier[winner])
+    cap_cut = raw - capped
+    lines.append(PayoutLine(winner, CAP_ADJUSTMENT, -cap_cut))
+    lines.append(PayoutLine(loser, CAP_ADJUSTMENT, cap_cut))
+    fee = fee_for(capped, fee_bps)
+    lines.append(PayoutLine(winner, FEE, -fee))
+    statement = _money_statement(
+        cashier, scores, stake_per_point, fee_bps, raw=raw, capped=capped, fee=fee, winner=winner
+    )
+    return Payout(lines=_nonzero(lines), fee=fee, statement=statement)
+
+
+def _money_statement(
+    cashier, scores, stake_per_point, fee_bps, *, raw, capped, fee, winner
+) -> dict[str, Any]:
+    payouts = [cashier[0], cashier[1]]
+    if winner is not None:
+        payouts[winner] += capped - fee
+        payouts[1 - winner] -= capped
+    caps = []
+    if capped < raw:
+        loser = 1 - winner
+        if capped == cashier[loser]:
+            caps.append({"seat": loser, "cap": "loser_cashier", "amount": cashier[loser]})
+        if capped == cashier[winner]:
+            caps.append({"seat": winner, "cap": "winner_cashier", "amount": cashier[winner]})
+    return {
+        "cashier": list(cashier),
+        "scores": dict(scores),
+        "stake_per_point": stake_per_point,
+        "winnings_before_caps": raw,
+        "winnings": capped,
+        "caps_applied": caps,
+        "fee_bps": fee_bps,
+        "fee": fee,
+        "winner": winner,
+        "payouts": payouts,
+    }
+
+
+def _nonzero(lines: Sequence[PayoutLine]) -> tuple[PayoutLine, ...]:
+    return tuple(line for line in lines if line.amount != 0)
