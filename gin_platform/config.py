@@ -53,8 +53,11 @@ def production_problems(*, env: Mapping[str, str], debug: bool, database_engine:
         problems.append("Redis is not configured: set REDIS_URL=redis://... in production")
     if not broker_url(env) or not broker_url(env).startswith(("redis://", "rediss://")):
         problems.append("the Celery broker is not Redis: set REDIS_URL or CELERY_BROKER_URL")
-    if not env.get("SECRET_KEY"):
+    secret = env.get("SECRET_KEY", "")
+    if not secret:
         problems.append("SECRET_KEY is not set")
+    elif len(secret) < 50 or secret.startswith("django-insecure-"):
+        problems.append("SECRET_KEY is weak: use at least 50 random characters")
     if not env_list(env, "ALLOWED_HOSTS", default=[]):
         problems.append("ALLOWED_HOSTS is not set")
     return problems

@@ -79,7 +79,11 @@ TEMPLATES = [
 # --- Database -----------------------------------------------------------------------------
 VAR_DIR = Path(ENV.get("GIN_VAR_DIR", BASE_DIR / "var"))
 if ENV.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(ENV["DATABASE_URL"], conn_max_age=60)}
+    DATABASES = {
+        "default": dj_database_url.parse(
+            ENV["DATABASE_URL"], conn_max_age=60, conn_health_checks=True
+        )
+    }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -171,6 +175,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "gin_platform.problem_handler.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
+    # Proxies in front of the web processes; X-Forwarded-For is trusted only that deep
+    # (anonymous throttling keys on the client address).
+    "NUM_PROXIES": int(ENV["NUM_PROXIES"]) if ENV.get("NUM_PROXIES") else None,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -189,6 +196,8 @@ SPECTACULAR_SETTINGS = {
         "OperatorStatusEnum": "gin_platform.models.Operator.Status",
         "PlayerStatusEnum": "gin_platform.models.Player.Status",
         "HealthStatusEnum": [("ok", "ok"), ("degraded", "degraded")],
+        "LedgerTransactionKindEnum": "wallet.models.LedgerTransaction.Kind",
+        "WalletLimitKindEnum": "wallet.models.LimitKind",
     },
 }
 

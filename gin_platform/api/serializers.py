@@ -81,6 +81,10 @@ class HealthComponentOutput(serializers.Serializer):
     detail = serializers.CharField()
 
 
+class LivenessOutput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=("ok",))
+
+
 class HealthOutput(serializers.Serializer):
     status = serializers.ChoiceField(choices=("ok", "degraded"))
     database = HealthComponentOutput()

@@ -4,6 +4,7 @@ from gin_platform.api import views
 
 urlpatterns = [
     path("health", views.HealthView.as_view(), name="health"),
+    path("health/live", views.LivenessView.as_view(), name="health-live"),
     path("operators/me", views.OperatorMeView.as_view(), name="operator-me"),
     path(
         "operators/me/webhook-secret",

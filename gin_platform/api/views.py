@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from gin_platform import selectors, services
 from gin_platform.api.serializers import (
     HealthOutput,
+    LivenessOutput,
     OperatorOutput,
     OperatorUpdateInput,
     PlayerCreateInput,
@@ -234,8 +235,11 @@ class PlayerSessionRevokeView(APIView):
 
 
 class HealthView(APIView):
+    """Readiness: the database and the broker answer. Never throttled (probes poll it)."""
+
     permission_classes = (AllowAny,)
     authentication_classes = ()
+    throttle_classes = ()
 
     @extend_schema(responses={200: HealthOutput, 503: HealthOutput}, tags=["health"], auth=[])
     def get(self, request: Request) -> Response:
@@ -248,6 +252,19 @@ class HealthView(APIView):
             "broker": {"ok": broker_ok, "detail": broker_detail},
         }
         return Response(body, status=200 if healthy else 503)
+
+
+class LivenessView(APIView):
+    """Liveness: the process serves requests. Checks no dependency, so an outage of the
+    database does not make an orchestrator restart healthy web processes."""
+
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+    throttle_classes = ()
+
+    @extend_schema(responses={200: LivenessOutput}, tags=["health"], auth=[])
+    def get(self, request: Request) -> Response:
+        return Response({"status": "ok"})
 
 
 def _problem_type(problem: type[Problem]) -> dict:

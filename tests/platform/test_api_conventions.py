@@ -35,3 +35,23 @@ def test_health_is_degraded_when_the_broker_does_not_answer(settings):
     response = APIClient().get("/api/v1/health")
     assert response.status_code == 503
     assert response.json()["broker"]["ok"] is False
+
+
+def test_liveness_checks_no_dependency(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    response = APIClient().get("/api/v1/health/live")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+
+
+def test_health_is_never_throttled():
+    from rest_framework.settings import api_settings
+
+    rates = dict(api_settings.DEFAULT_THROTTLE_RATES)
+    api_settings.DEFAULT_THROTTLE_RATES["anon"] = "2/min"
+    try:
+        statuses = {APIClient().get("/api/v1/health").status_code for _ in range(5)}
+    finally:
+        api_settings.DEFAULT_THROTTLE_RATES.clear()
+        api_settings.DEFAULT_THROTTLE_RATES.update(rates)
+    assert statuses == {200}

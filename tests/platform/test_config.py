@@ -52,7 +52,14 @@ def test_a_complete_production_configuration_has_no_problems():
         ({}, True, "django.db.backends.postgresql", "DEBUG is on"),
         ({}, False, "django.db.backends.sqlite3", "not PostgreSQL"),
         ({"REDIS_URL": ""}, False, "django.db.backends.postgresql", "Redis is not configured"),
-        ({"SECRET_KEY": ""}, False, "django.db.backends.postgresql", "SECRET_KEY"),
+        ({"SECRET_KEY": ""}, False, "django.db.backends.postgresql", "SECRET_KEY is not set"),
+        ({"SECRET_KEY": "short"}, False, "django.db.backends.postgresql", "SECRET_KEY is weak"),
+        (
+            {"SECRET_KEY": "django-insecure-" + "x" * 50},
+            False,
+            "django.db.backends.postgresql",
+            "SECRET_KEY is weak",
+        ),
     ],
 )
 def test_each_production_problem_is_named(change, debug, engine, expected):
