@@ -27,7 +27,9 @@ LINE_BONUS = "line_bonus"
 TARGET_BONUS = "target_bonus"
 ZERO_POINT_BONUS = "zero_point_bonus"
 CAP_ADJUSTMENT = "cap_adjustment"
-FEE = "fee"
+# The winner's line that hands the fee over. The house side of it is the wallet's own
+# ``fee`` entry (escrow -> house fee account), so the player's line has its own name.
+FEE_DEDUCTION = "fee_deduction"
 MONEY_PLAY_SCORE_COMPONENTS = (
     ("hand_points", POINTS),
     ("line_bonus", LINE_BONUS),
@@ -78,7 +80,7 @@ def pot_payout(*, stakes: Sequence[int], winner: int, fee_bps: int) -> Payout:
     lines = (
         PayoutLine(winner, STAKE, stakes[winner]),
         PayoutLine(winner, POT, stakes[loser]),
-        PayoutLine(winner, FEE, -fee),
+        PayoutLine(winner, FEE_DEDUCTION, -fee),
     )
     statement = {
         "pot": pot,
@@ -129,7 +131,7 @@ def money_play_payout(
     lines.append(PayoutLine(winner, CAP_ADJUSTMENT, -cap_cut))
     lines.append(PayoutLine(loser, CAP_ADJUSTMENT, cap_cut))
     fee = fee_for(capped, fee_bps)
-    lines.append(PayoutLine(winner, FEE, -fee))
+    lines.append(PayoutLine(winner, FEE_DEDUCTION, -fee))
     statement = _money_statement(
         cashier, scores, stake_per_point, fee_bps, raw=raw, capped=capped, fee=fee, winner=winner
     )

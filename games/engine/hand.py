@@ -1,0 +1,507 @@
+"""The hand state machine (R3-R7): deal, upcard offer, draw, discard, going out, exhaustion.
+
+A :class:`HandState` is immutable; :func:`apply` returns the next state and the events the
+action produced, or raises without changing anything. Seats are the ints 0 and 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import Literal
+
+from games.engine.cards import FULL_DECK, Card, cards_to_mask, coerce_cards, sort_by_suit
+from games.engine.errors import (
+    EngineError,
+    IllegalActionError,
+    KnockOverLimitError,
+    NotYourTurnError,
+)
+from games.engine.fairness import shuffle, shuffled_deck
+from games.engine.going_out import KnockResult, settle_knock
+from games.engine.rules import RuleSet
+from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
+
+SEATS = (0, 1)
+HAND_SIZE = 10  # R3
+STOCK_FLOOR = 2  # R7: the stock is "exhausted" when 2 cards are left
+
+UPCARD_OFFER, DRAW, DISCARD, ENDED = "upcard_offer", "draw", "discard", "ended"
+PHASES = (UPCARD_OFFER, DRAW, DISCARD, ENDED)
+
+TAKE_UPCARD, PASS = "take_upcard", "pass"  # R4
+DRAW_STOCK, DRAW_DISCARD, DISCARD_CARD = "draw_stock", "draw_discard", "discard"  # R5
+KNOCK, BIG_GIN = "knock", "big_gin"  # R6
+ACTION_KINDS = (TAKE_UPCARD, PASS, DRAW_STOCK, DRAW_DISCARD, DISCARD_CARD, KNOCK, BIG_GIN)
+CARD_ACTIONS = (DISCARD_CARD, KNOCK)
+
+STOCK_RESHUFFLED, HAND_ENDED = "stock_reshuffled", "hand_ended"
+EVENT_KINDS = (*ACTION_KINDS, STOCK_RESHUFFLED, HAND_ENDED)
+
+OutcomeKind = Literal["knock", "gin", "big_gin", "undercut", "void"]
+
+
+def other_seat(seat: int) -> int:
+    return 1 - seat
+
+
+def check_seat(seat: object) -> int:
+    """``seat`` if it is 0 or 1 (R12: two players only), else :class:`EngineError`."""
+    if type(seat) is not int or seat not in SEATS:
+        raise EngineError(f"a seat is 0 or 1, got {seat!r}")
+    return seat
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's move. ``card`` is the card put down for ``discard`` and ``knock`` only."""
+
+    kind: str
+    seat: int
+    card: Card | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "seat": self.seat, "card": _card_text(self.card)}
+
+    @classmethod
+    def from_dict(cls, data: dict, seat: int | None = None) -> Action:
+        """Parse ``{"kind", "card"}`` (card text or None); ``seat`` fills a missing "seat"."""
+        card = data.get("card")
+        return cls(
+            kind=data["kind"],
+            seat=data.get("seat", seat),
+            card=None if card is None else coerce_cards([card])[0],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """How a hand ended. ``winner`` is the seat that scores ``points`` (None: void or tie)."""
+
+    kind: OutcomeKind
+    knocker: int | None
+    winner: int | None
+    points: int
+    result: KnockResult | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "knocker": self.knocker,
+            "winner": self.winner,
+            "points": self.points,
+            "result": None if self.result is None else self.result.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> HandOutcome:
+        result = data.get("result")
+        return cls(
+            kind=data["kind"],
+            knocker=data["knocker"],
+            winner=data["winner"],
+            points=data["points"],
+            result=None if result is None else KnockResult.from_dict(result),
+        )
+
+
+VOID_OUTCOME = HandOutcome(kind="void", knocker=None, winner=None, points=0)  # R7
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the hand's event log and for the players' screens.
+
+    ``card`` is public except for ``draw_stock``, which only the drawer may see (see
+    :func:`games.engine.views.event_view`). ``hand_ended`` carries the outcome, both final
+    hands and the revealed seed; ``stock_reshuffled`` the new stock size (R7).
+    """
+
+    kind: str
+    seat: int | None
+    seq: int
+    card: Card | None = None
+    outcome: HandOutcome | None = None
+    hands: tuple[tuple[Card, ...], ...] | None = None
+    seed: str | None = None
+    stock_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    """Everything about one hand. ``stock[0]`` is the next card drawn; ``discard_pile[-1]``
+    is the top of the discard pile. Hands are kept in suit order (S, H, D, C, then rank).
+
+    ``upcard_passes`` counts passes on the R4 upcard offer; ``stock_only`` is set after both
+    passed (R4.3: the non-dealer must draw from the stock); ``taken_from_discard`` is the card
+    taken from the pile this turn, which may not be put down again (R5); ``knock_card`` is the
+    card the knocker put down (R6); ``reshuffles`` counts R7 reshuffles.
+    """
+
+    rules: RuleSet
+    seed: str
+    dealer: int
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    stock: tuple[Card, ...]
+    discard_pile: tuple[Card, ...]
+    phase: str
+    to_act: int | None
+    seq: int = 0
+    upcard_passes: int = 0
+    stock_only: bool = False
+    taken_from_discard: Card | None = None
+    knock_card: Card | None = None
+    reshuffles: int = 0
+    outcome: HandOutcome | None = None
+
+    @property
+    def non_dealer(self) -> int:
+        return other_seat(self.dealer)
+
+    @property
+    def upcard(self) -> Card | None:
+        """The top of the discard pile (the R3 upcard during the R4 offer)."""
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == ENDED
+
+
+_STATE_FIELDS = tuple(field.name for field in fields(HandState))
+_STATE_VALUES = attrgetter(*_STATE_FIELDS)
+
+
+def _evolve(state: HandState, **changes) -> HandState:
+    """``dataclasses.replace`` for :class:`HandState`, without its per-call introspection."""
+    values = dict(zip(_STATE_FIELDS, _STATE_VALUES(state), strict=True))
+    values.update(changes)
+    return HandState(**values)
+
+
+def _card_text(card: Card | None) -> str | None:
+    return None if card is None else str(card)
+
+
+def deal(*, seed: str, dealer: int, rules: RuleSet | None = None) -> HandState:
+    """R3: shuffle from ``seed``, deal 10 cards each one at a time starting with the
+    non-dealer, turn the next card up as the upcard; the rest is the stock. R4 then opens the
+    upcard offer to the non-dealer."""
+    dealer = check_seat(dealer)
+    deck = shuffled_deck(seed)
+    non_dealer = other_seat(dealer)
+    hands: list[tuple[Card, ...]] = [(), ()]
+    hands[non_dealer] = sort_by_suit(deck[0 : 2 * HAND_SIZE : 2])
+    hands[dealer] = sort_by_suit(deck[1 : 2 * HAND_SIZE : 2])
+    return HandState(
+        rules=RuleSet() if rules is None else rules,
+        seed=seed,
+        dealer=dealer,
+        hands=(hands[0], hands[1]),
+        stock=deck[2 * HAND_SIZE + 1 :],
+        discard_pile=(deck[2 * HAND_SIZE],),
+        phase=UPCARD_OFFER,
+        to_act=non_dealer,
+    )
+
+
+# Every possible Action, built once: legal_actions hands out these shared immutable objects.
+_ACTIONS = {
+    (kind, seat, card.index if kind in CARD_ACTIONS else -1): Action(
+        kind, seat, card if kind in CARD_ACTIONS else None
+    )
+    for kind in ACTION_KINDS
+    for seat in SEATS
+    for card in FULL_DECK
+}
+
+
+def _action(kind: str, seat: int, card: Card | None = None) -> Action:
+    return _ACTIONS[kind, seat, -1 if card is None else card.index]
+
+
+def legal_actions(state: HandState, seat: int) -> tuple[Action, ...]:
+    """Every action ``seat`` may take now; empty when it is not that seat's turn.
+
+    For ``discard`` and ``knock`` there is one action per card; a knock is listed only when
+    the 10 cards left have deadwood within the knock limit (R6).
+    """
+    if state.phase == ENDED or seat != state.to_act:
+        return ()
+    if state.phase == UPCARD_OFFER:  # R4.1, R4.2
+        return (_action(TAKE_UPCARD, seat), _action(PASS, seat))
+    if state.phase == DRAW:  # R5, R4.3
+        actions = [_action(DRAW_STOCK, seat)] if state.stock else []
+        if state.discard_pile and not state.stock_only:
+            actions.append(_action(DRAW_DISCARD, seat))
+        return tuple(actions)
+    return _discard_phase_actions(state, seat)
+
+
+def _putdown_cards(state: HandState, seat: int) -> tuple[Card, ...]:
+    """R5: the cards that may be put down now (not the one just taken from the pile)."""
+    taken = state.taken_from_discard
+    if taken is None:
+        return state.hands[seat]
+    return tuple(card for card in state.hands[seat] if card.index != taken.index)
+
+
+def _discard_phase_actions(state: HandState, seat: int) -> tuple[Action, ...]:
+    cards = _putdown_cards(state, seat)
+    actions = [_action(DISCARD_CARD, seat, card) for card in cards]
+    mask = cards_to_mask(state.hands[seat])
+    # R6: any knock at all needs the best discard to reach the limit; check cards only then.
+    if min_deadwood_after_discard_mask(mask) <= state.rules.knock_limit:
+        actions.extend(
+            _action(KNOCK, seat, card)
+            for card in cards
+            if min_deadwood_mask(mask ^ 1 << card.index) <= state.rules.knock_limit
+        )
+        if min_deadwood_mask(mask) == 0:  # R6 Big Gin: all 11 melded
+            actions.append(_action(BIG_GIN, seat))
+    return tuple(actions)
+
+
+Hands = tuple[tuple[Card, ...], tuple[Card, ...]]
+Step = tuple[HandState, tuple[Event, ...]]
+
+
+def apply(state: HandState, action: Action) -> Step:
+    """Apply ``action``; return the new state and the events. Raises (changing nothing)
+    :class:`NotYourTurnError`, :class:`KnockOverLimitError` or :class:`IllegalActionError`."""
+    if not isinstance(action, Action):
+        raise IllegalActionError(f"not an Action: {action!r}")
+    if state.phase == ENDED:
+        raise IllegalActionError("the hand has ended", legal=())
+    if action.seat != state.to_act:
+        raise NotYourTurnError(action.seat, state.to_act)
+    _check_legal(state, action)
+    return _TRANSITIONS[action.kind](state, action)
+
+
+def _check_legal(state: HandState, action: Action) -> None:
+    seat, card = action.seat, action.card
+    if action.kind in CARD_ACTIONS:
+        allowed = state.phase == DISCARD and card in _putdown_cards(state, seat)
+        if allowed and action.kind == KNOCK:
+            mask = cards_to_mask(state.hands[seat]) ^ 1 << card.index
+            shown_deadwood = min_deadwood_mask(mask)
+            if shown_deadwood > state.rules.knock_limit:  # R6: refused, nothing changes
+                raise KnockOverLimitError(deadwood=shown_deadwood, limit=state.rules.knock_limit)
+    else:
+        allowed = action.card is None and _allowed_without_card(state, action)
+    if not allowed:
+        legal = legal_actions(state, seat)
+        raise IllegalActionError(_illegal_reason(state, action), legal=legal)
+
+
+def _allowed_without_card(state: HandState, action: Action) -> bool:
+    """The legality rules of the actions that put no card down (same as legal_actions)."""
+    kind, phase = action.kind, state.phase
+    if kind in (TAKE_UPCARD, PASS):
+        return phase == UPCARD_OFFER  # R4
+    if kind == DRAW_STOCK:
+        return phase == DRAW and bool(state.stock)  # R5
+    if kind == DRAW_DISCARD:
+        return phase == DRAW and bool(state.discard_pile) and not state.stock_only  # R5, R4.3
+    if kind == BIG_GIN:  # R6: all 11 cards melded right after drawing
+        return phase == DISCARD and min_deadwood_mask(cards_to_mask(state.hands[action.seat])) == 0
+    return False
+
+
+def _illegal_reason(state: HandState, action: Action) -> str:
+    if action.kind not in ACTION_KINDS:
+        return f"unknown action {action.kind!r}"
+    taken = state.taken_from_discard
+    if action.kind in CARD_ACTIONS and taken is not None and action.card == taken:
+        return f"{action.card} was just taken from the discard pile and may not be put down (R5)"
+    if action.kind in CARD_ACTIONS and action.card not in state.hands[action.seat]:
+        return f"{_card_text(action.card)} is not in your hand"
+    if action.kind == DRAW_DISCARD and state.stock_only:
+        return "both players passed the upcard: draw from the stock (R4.3)"
+    return f"{action.kind} is not allowed in phase {state.phase}"
+
+
+def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    return sort_by_suit((*hand, card))
+
+
+def _without_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    return tuple(held for held in hand if held.index != card.index)
+
+
+def _hands_with(state: HandState, seat: int, hand: tuple[Card, ...]) -> Hands:
+    return (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+
+
+def _take_upcard(state: HandState, action: Action) -> Step:
+    """R4.1/R4.2: take the upcard, then discard (R4.4)."""
+    card = state.discard_pile[-1]
+    new = _evolve(
+        state,
+        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
+        discard_pile=state.discard_pile[:-1],
+        phase=DISCARD,
+        taken_from_discard=card,
+        seq=state.seq + 1,
+    )
+    return new, (Event(TAKE_UPCARD, action.seat, new.seq, card=card),)
+
+
+def _pass(state: HandState, action: Action) -> Step:
+    """R4: the non-dealer, then the dealer, may pass; after both, the non-dealer draws from
+    the stock (R4.3)."""
+    passes = state.upcard_passes + 1
+    if passes == 1:
+        new = _evolve(state, upcard_passes=passes, to_act=state.dealer, seq=state.seq + 1)
+    else:
+        new = _evolve(
+            state,
+            upcard_passes=passes,
+            phase=DRAW,
+            to_act=state.non_dealer,
+            stock_only=True,
+            seq=state.seq + 1,
+        )
+    return new, (Event(PASS, action.seat, new.seq),)
+
+
+def _draw_stock(state: HandState, action: Action) -> Step:
+    """R5: draw the top card of the stock (only the drawer sees it)."""
+    card = state.stock[0]
+    new = _evolve(
+        state,
+        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
+        stock=state.stock[1:],
+        phase=DISCARD,
+        stock_only=False,
+        taken_from_discard=None,
+        seq=state.seq + 1,
+    )
+    return new, (Event(DRAW_STOCK, action.seat, new.seq, card=card),)
+
+
+def _draw_discard(state: HandState, action: Action) -> Step:
+    """R5: take the top of the discard pile; it may not be discarded this turn."""
+    card = state.discard_pile[-1]
+    new = _evolve(
+        state,
+        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
+        discard_pile=state.discard_pile[:-1],
+        phase=DISCARD,
+        taken_from_discard=card,
+        seq=state.seq + 1,
+    )
+    return new, (Event(DRAW_DISCARD, action.seat, new.seq, card=card),)
+
+
+def _discard(state: HandState, action: Action) -> Step:
+    """R5: discard face up; then R7 when the stock is down to 2 cards."""
+    seat, card = action.seat, action.card
+    new = _evolve(
+        state,
+        hands=_hands_with(state, seat, _without_card(state.hands[seat], card)),
+        discard_pile=(*state.discard_pile, card),
+        phase=DRAW,
+        to_act=other_seat(seat),
+        taken_from_discard=None,
+        seq=state.seq + 1,
+    )
+    events = (Event(DISCARD_CARD, seat, new.seq, card=card),)
+    if len(new.stock) > STOCK_FLOOR:
+        return new, events
+    if new.rules.stock_exhaustion == "void":
+        return _end(new, VOID_OUTCOME, events)
+    return _reshuffle(new, events)
+
+
+def _reshuffle(state: HandState, events: tuple[Event, ...]) -> Step:
+    """R7 option ``reshuffle``: the discard pile except its top card is shuffled (stream
+    ``reshuffle-N`` of the seed) and put under the 2 cards left in the stock."""
+    count = state.reshuffles + 1
+    reshuffled = shuffle(state.discard_pile[:-1], state.seed, f"reshuffle-{count}")
+    new = _evolve(
+        state,
+        stock=(*state.stock, *reshuffled),
+        discard_pile=state.discard_pile[-1:],
+        reshuffles=count,
+    )
+    event = Event(STOCK_RESHUFFLED, None, new.seq, stock_count=len(new.stock))
+    return new, (*events, event)
+
+
+def _knock(state: HandState, action: Action) -> Step:
+    """R6: put one card down and show the other 10; R8/R9 settle the hand."""
+    seat, card = action.seat, action.card
+    shown = _without_card(state.hands[seat], card)
+    result = settle_knock(shown, state.hands[other_seat(seat)], state.rules)
+    new = _evolve(
+        state,
+        hands=_hands_with(state, seat, shown),
+        knock_card=card,
+        taken_from_discard=None,
+        seq=state.seq + 1,
+    )
+    events = (Event(KNOCK, seat, new.seq, card=card),)
+    return _end(new, _outcome(seat, result), events)
+
+
+def _big_gin(state: HandState, action: Action) -> Step:
+    """R6 Big Gin: all 11 cards melded right after drawing, declared without discarding."""
+    seat = action.seat
+    result = settle_knock(state.hands[seat], state.hands[other_seat(seat)], state.rules)
+    new = _evolve(state, taken_from_discard=None, seq=state.seq + 1)
+    return _end(new, _outcome(seat, result), (Event(BIG_GIN, seat, new.seq),))
+
+
+def _outcome(knocker: int, result: KnockResult) -> HandOutcome:
+    winner = {"knocker": knocker, "defender": other_seat(knocker), None: None}[result.winner]
+    return HandOutcome(
+        kind=result.kind, knocker=knocker, winner=winner, points=result.points, result=result
+    )
+
+
+def _end(state: HandState, outcome: HandOutcome, events: tuple[Event, ...]) -> Step:
+    new = _evolve(state, phase=ENDED, to_act=None, outcome=outcome)
+    ended = Event(
+        HAND_ENDED,
+        outcome.knocker,
+        new.seq,
+        outcome=outcome,
+        hands=new.hands,
+        seed=new.seed,
+    )
+    return new, (*events, ended)
+
+
+_TRANSITIONS = {
+    TAKE_UPCARD: _take_upcard,
+    PASS: _pass,
+    DRAW_STOCK: _draw_stock,
+    DRAW_DISCARD: _draw_discard,
+    DISCARD_CARD: _discard,
+    KNOCK: _knock,
+    BIG_GIN: _big_gin,
+}
+
+
+def replay(
+    *,
+    seed: str,
+    dealer: int,
+    rules: RuleSet | None = None,
+    actions: Iterable[Action | dict],
+) -> HandState:
+    """Deal from ``seed`` and apply ``actions`` in order (ARCHITECTURE §4: exact replay)."""
+    state = deal(seed=seed, dealer=dealer, rules=rules)
+    for action in actions:
+        move = action if isinstance(action, Action) else Action.from_dict(action)
+        state, _ = apply(state, move)
+    return state
+
+
+def all_cards(state: HandState) -> tuple[Card, ...]:
+    """Every card of the hand, wherever it is (hands, stock, discard pile, knock card)."""
+    knock = () if state.knock_card is None else (state.knock_card,)
+    return (*state.hands[0], *state.hands[1], *state.stock, *state.discard_pile, *knock)

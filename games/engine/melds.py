@@ -1,0 +1,299 @@
+"""R2 Melds: sets and runs, deadwood and the best arrangement of a hand.
+
+``deadwood`` uses the table-driven solver in :mod:`games.engine.solver`; ``best_arrangement``
+uses an exact search over the 329 possible melds (precomputed as 52-bit masks) that also
+returns the melds. Both are exact; the tests check them against each other and against a
+brute-force solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from games.engine.cards import (
+    FULL_DECK,
+    SUITS,
+    Card,
+    card_bit,
+    card_value,
+    cards_to_mask,
+    coerce_cards,
+    mask_to_cards,
+)
+from games.engine.errors import InvalidHandError
+from games.engine.solver import (
+    ABOVE_ANY_DEADWOOD,
+    min_deadwood_after_discard_mask,
+    min_deadwood_mask,
+)
+
+MeldKind = Literal["set", "run"]
+CARD_VALUES: tuple[int, ...] = tuple(card_value(card) for card in FULL_DECK)
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """R2: a set (3-4 cards of one rank) or a run (3+ consecutive cards of one suit).
+
+    ``cards`` are sorted: a run by rank, a set by suit (S, H, D, C).
+    """
+
+    kind: MeldKind
+    cards: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        if not is_valid_meld(self.kind, self.cards):
+            raise InvalidHandError(f"not a valid {self.kind}: {' '.join(map(str, self.cards))}")
+
+    def __str__(self) -> str:
+        return " ".join(str(card) for card in self.cards)
+
+    @property
+    def mask(self) -> int:
+        return cards_to_mask(self.cards)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "cards": [str(card) for card in self.cards]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Meld:
+        return cls(kind=data["kind"], cards=coerce_cards(data["cards"]))
+
+
+def is_valid_meld(kind: str, cards: tuple[Card, ...]) -> bool:
+    """R2 validity of a meld, including the canonical (sorted) card order."""
+    if len(cards) < 3 or len(set(cards)) != len(cards):
+        return False
+    if kind == "set":
+        return (
+            len(cards) <= 4
+            and len({card.rank for card in cards}) == 1
+            and list(cards) == sorted(cards, key=lambda card: card.index)
+        )
+    if kind == "run":
+        # R1: the ace is low only and runs never wrap, so ranks must be n, n+1, ... within 1..13.
+        first = cards[0]
+        return all(
+            card.suit == first.suit and card.rank == first.rank + offset
+            for offset, card in enumerate(cards)
+        )
+    return False
+
+
+def meld_from_mask(mask: int) -> Meld:
+    """The :class:`Meld` made of exactly the cards in ``mask`` (which must form one)."""
+    cards = mask_to_cards(mask)
+    kind: MeldKind = "set" if len({card.rank for card in cards}) == 1 else "run"
+    return Meld(kind=kind, cards=cards)
+
+
+def _all_meld_masks() -> tuple[int, ...]:
+    """Every possible meld of the deck as a mask: 264 runs and 65 sets (329 in all)."""
+    masks = []
+    for suit_index in range(len(SUITS)):
+        base = 13 * suit_index
+        for low in range(13):
+            for high in range(low + 2, 13):
+                masks.append(sum(1 << (base + r) for r in range(low, high + 1)))
+    for r in range(13):
+        column = [1 << (13 * suit_index + r) for suit_index in range(len(SUITS))]
+        masks.append(sum(column))
+        masks.extend(sum(column) ^ bit for bit in column)
+    return tuple(masks)
+
+
+ALL_MELD_MASKS: tuple[int, ...] = _all_meld_masks()
+MELDS_BY_CARD: tuple[tuple[int, ...], ...] = tuple(
+    tuple(meld for meld in ALL_MELD_MASKS if meld >> index & 1) for index in range(52)
+)
+
+
+def mask_value(mask: int) -> int:
+    """Sum of the R1 deadwood values of the cards in ``mask``."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += CARD_VALUES[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """A split of a hand into melds and deadwood (R2).
+
+    For 11 cards, ``discard`` is the card whose discard reaches ``deadwood`` and is neither
+    in ``melds`` nor in ``deadwood_cards``; for 10 cards it is ``None``.
+    """
+
+    melds: tuple[Meld, ...]
+    deadwood_cards: tuple[Card, ...]
+    deadwood: int
+    discard: Card | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "melds": [meld.to_dict() for meld in self.melds],
+            "deadwood_cards": [str(card) for card in self.deadwood_cards],
+            "deadwood": self.deadwood,
+            "discard": None if self.discard is None else str(self.discard),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Arrangement:
+        discard = data.get("discard")
+        return cls(
+            melds=tuple(Meld.from_dict(meld) for meld in data["melds"]),
+            deadwood_cards=coerce_cards(data["deadwood_cards"]),
+            deadwood=data["deadwood"],
+            discard=None if discard is None else coerce_cards([discard])[0],
+        )
+
+
+def _fast_mask(cards: str | Iterable[Card | str]) -> int | None:
+    """Mask of a tuple or list of distinct :class:`Card` objects; None for anything else.
+
+    The cards' bits are added in C (``sum``). A repeated card carries into another bit, so
+    the sum has fewer set bits than there are cards: distinctness is one comparison.
+    """
+    if cards.__class__ is not tuple and cards.__class__ is not list:
+        return None
+    try:
+        mask = sum(map(card_bit, cards))
+    except (AttributeError, TypeError):  # card text, or not cards at all
+        return None
+    return mask if mask.bit_count() == len(cards) else None
+
+
+def hand_mask(cards: str | Iterable[Card | str], sizes: tuple[int, ...] = (10, 11)) -> int:
+    """Validate a hand (distinct cards, allowed size) and return its mask."""
+    mask = _fast_mask(cards)
+    if mask is None:  # slow path: parse text, name the bad or repeated card
+        mask = cards_to_mask(coerce_cards(cards))
+    count = mask.bit_count()
+    if count not in sizes:
+        allowed = " or ".join(str(size) for size in sizes)
+        raise InvalidHandError(f"a hand here has {allowed} cards, got {count}")
+    return mask
+
+
+def deadwood(cards: str | Iterable[Card | str]) -> int:
+    """R2: exact minimum deadwood of 10 cards, or of 11 cards after the best discard.
+
+    ``cards``: :class:`Card` objects or R1 text; duplicates and other sizes are refused.
+    """
+    if cards.__class__ is tuple or cards.__class__ is list:  # fast path, as in _fast_mask
+        try:
+            mask = sum(map(card_bit, cards))
+        except (AttributeError, TypeError):
+            mask = -1
+        count = len(cards)  # type: ignore[arg-type]
+        if mask.bit_count() == count:
+            if count == 10:
+                return min_deadwood_mask(mask)
+            if count == 11:
+                return min_deadwood_after_discard_mask(mask)
+    mask = hand_mask(cards)
+    if mask.bit_count() == 11:
+        return min_deadwood_after_discard_mask(mask)
+    return min_deadwood_mask(mask)
+
+
+def melded_deadwood(cards: str | Iterable[Card | str]) -> int:
+    """R2 minimum deadwood of all the given cards, with no discard (e.g. Big Gin is 0 on 11)."""
+    return min_deadwood_mask(cards_to_mask(coerce_cards(cards)))
+
+
+def best_split(mask: int, extra_groups: tuple[int, ...] = ()) -> tuple[int, tuple[int, ...]]:
+    """Exact minimum free value of ``mask`` and the groups reaching it.
+
+    The groups are the melds inside ``mask`` plus ``extra_groups`` (used for lay-offs, R8).
+    Search: take the lowest remaining card; it is either left free or covered by one group
+    containing it; memoised on the remaining mask. Ties keep the first found, melds before
+    leaving a card free, so the result is deterministic.
+    """
+    groups_by_card: dict[int, list[int]] = {}
+    for group in extra_groups:
+        if group & mask == group:
+            low = group
+            while low:
+                bit = low & -low
+                groups_by_card.setdefault(bit.bit_length() - 1, []).append(group)
+                low ^= bit
+    memo: dict[int, tuple[int, int]] = {0: (0, 0)}
+
+    def search(rest: int) -> int:
+        found = memo.get(rest)
+        if found is not None:
+            return found[0]
+        low = rest & -rest
+        index = low.bit_length() - 1
+        best_value, best_group = ABOVE_ANY_DEADWOOD, 0
+        for group in (*MELDS_BY_CARD[index], *groups_by_card.get(index, ())):
+            if group & rest == group:
+                value = search(rest ^ group)
+                if value < best_value:
+                    best_value, best_group = value, group
+        free_value = CARD_VALUES[index] + search(rest ^ low)
+        if free_value < best_value:
+            best_value, best_group = free_value, 0
+        memo[rest] = (best_value, best_group)
+        return best_value
+
+    total = search(mask)
+    groups = []
+    rest = mask
+    while rest:
+        group = memo[rest][1]
+        if group:
+            groups.append(group)
+            rest ^= group
+        else:
+            rest ^= rest & -rest
+    return total, tuple(groups)
+
+
+def sort_melds(melds: Iterable[Meld]) -> tuple[Meld, ...]:
+    """Display order: by the meld's lowest rank, then its first card's suit order."""
+    return tuple(sorted(melds, key=lambda meld: (meld.cards[0].rank, meld.cards[0].index)))
+
+
+def arrangement_of_mask(mask: int) -> Arrangement:
+    """Best arrangement (R2) of all the cards in ``mask``, with no discard."""
+    total, groups = best_split(mask)
+    melded = 0
+    for group in groups:
+        melded |= group
+    return Arrangement(
+        melds=sort_melds(meld_from_mask(group) for group in groups),
+        deadwood_cards=mask_to_cards(mask ^ melded),
+        deadwood=total,
+    )
+
+
+def best_arrangement(cards: str | Iterable[Card | str]) -> Arrangement:
+    """R2: the best arrangement of 10 cards, or of 11 cards with the discard that reaches it.
+
+    For 11 cards every discard is tried and the lowest deadwood wins; ties go to the
+    highest-value discard, then to the later card in deck order (deterministic).
+    """
+    mask = hand_mask(cards)
+    if mask.bit_count() == 10:
+        return arrangement_of_mask(mask)
+    discard = min(
+        mask_to_cards(mask),
+        key=lambda card: (
+            min_deadwood_mask(mask ^ 1 << card.index),
+            -card_value(card),
+            -card.index,
+        ),
+    )
+    arrangement = arrangement_of_mask(mask ^ 1 << discard.index)
+    return Arrangement(
+        melds=arrangement.melds,
+        deadwood_cards=arrangement.deadwood_cards,
+        deadwood=arrangement.deadwood,
+        discard=discard,
+    )

@@ -1,0 +1,142 @@
+"""ARCHITECTURE §4 hidden information: player, watcher and event views."""
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import (
+    Action,
+    EngineError,
+    RuleSet,
+    apply,
+    choose_action,
+    deal,
+    event_view,
+    legal_actions,
+    player_view,
+    random_action,
+    watcher_view,
+)
+
+SEED = "5eed" * 16
+
+
+def texts(cards):
+    return {str(card) for card in cards}
+
+
+def hidden_in_hand(state, seat) -> set[str]:
+    """A seat's cards that others may not see: all but one just taken from the pile (R5),
+    which everyone saw being taken."""
+    public = {str(state.taken_from_discard)} if state.taken_from_discard else set()
+    return texts(state.hands[seat]) - public
+
+
+def leaked_cards(view: dict, secret: set[str]) -> set[str]:
+    """Every secret card text appearing anywhere in the JSON of ``view``."""
+    blob = json.dumps(view)
+    return {card for card in secret if f'"{card}"' in blob}
+
+
+def test_player_view_shows_own_cards_sorted_by_suit_and_public_information():
+    state = deal(seed=SEED, dealer=0, rules=RuleSet())
+    view = player_view(state, 1)
+    assert view["hand"] == [str(card) for card in state.hands[1]]
+    suits = "SHDC"
+    keys = [(suits.index(text[-1]), "A23456789TJQK".index(text[0])) for text in view["hand"]]
+    assert keys == sorted(keys)
+    assert view["discard_pile"] == [str(state.upcard)]
+    assert view["stock_count"] == 31
+    assert view["opponent_card_count"] == 10
+    assert (view["phase"], view["to_act"], view["seat"]) == ("upcard_offer", 1, 1)
+    assert view["legal_actions"] == [
+        {"kind": "take_upcard", "card": None},
+        {"kind": "pass", "card": None},
+    ]
+    assert player_view(state, 0)["legal_actions"] == []
+    assert view["outcome"] is None
+
+
+def test_r11_views_never_show_the_stock_the_opponent_or_the_seed_before_the_end():
+    state = deal(seed=SEED, dealer=0, rules=RuleSet())
+    for seat in (0, 1):
+        view = player_view(state, seat)
+        secret = texts(state.hands[1 - seat]) | texts(state.stock)
+        assert leaked_cards(view, secret) == set()
+        assert SEED not in json.dumps(view)
+        assert "stock" not in view and "hands" not in view
+    watcher = watcher_view(state)
+    assert leaked_cards(watcher, texts(state.hands[0] + state.hands[1] + state.stock)) == set()
+    assert SEED not in json.dumps(watcher)
+
+
+@settings(max_examples=25, deadline=None)
+@given(choices=st.randoms(use_true_random=False), seed=st.text(min_size=8, max_size=12))
+def test_property_no_view_leaks_hidden_cards_during_play(choices, seed):
+    state = deal(seed=seed, dealer=1, rules=RuleSet())
+    while state.phase != "ended":
+        for seat in (0, 1):
+            view = player_view(state, seat)
+            secret = hidden_in_hand(state, 1 - seat) | texts(state.stock)
+            assert leaked_cards(view, secret) == set()
+            assert view["legal_actions"] == [
+                {"kind": a.kind, "card": None if a.card is None else str(a.card)}
+                for a in legal_actions(state, seat)
+            ]
+        watcher = watcher_view(state)
+        hidden = hidden_in_hand(state, 0) | hidden_in_hand(state, 1) | texts(state.stock)
+        assert leaked_cards(watcher, hidden) == set()
+        assert '"seed"' not in json.dumps(watcher)
+        state, events = apply(state, random_action(state, state.to_act, choices))
+        for event in events:
+            if event.kind == "draw_stock":
+                assert event_view(event, event.seat)["card"] == str(event.card)
+                assert event_view(event, 1 - event.seat)["card"] is None
+                assert event_view(event, None)["card"] is None
+
+
+def test_stock_draw_is_shown_only_to_the_drawer_and_discards_to_everyone():
+    state = deal(seed=SEED, dealer=0, rules=RuleSet())
+    state, _ = apply(state, Action("pass", 1))
+    state, _ = apply(state, Action("pass", 0))
+    drawn = state.stock[0]
+    state, (draw,) = apply(state, legal_actions(state, 1)[0])
+    assert draw.kind == "draw_stock"
+    assert event_view(draw, 1) == {"kind": "draw_stock", "seat": 1, "seq": 3, "card": str(drawn)}
+    assert event_view(draw, 0)["card"] is None
+    assert event_view(draw, None)["card"] is None
+    discard = next(a for a in legal_actions(state, 1) if a.kind == "discard")
+    state, (discarded,) = apply(state, discard)
+    assert event_view(discarded, 0)["card"] == str(discard.card)
+    assert event_view(discarded, None)["card"] == str(discard.card)
+
+
+def test_end_of_hand_shows_both_arrangements_and_the_seed():
+    rng = random.Random(3)
+    state = deal(seed=SEED, dealer=0, rules=RuleSet())
+    events = ()
+    while state.phase != "ended":
+        state, events = apply(state, choose_action(state, state.to_act, rng))
+    ended = events[-1]
+    assert ended.kind == "hand_ended"
+    for viewer in (0, 1, None):
+        view = event_view(ended, viewer)
+        assert view["seed"] == SEED
+        assert view["hands"] == [[str(c) for c in hand] for hand in state.hands]
+        assert view["outcome"] == state.outcome.to_dict()
+    for view in (player_view(state, 0), player_view(state, 1), watcher_view(state)):
+        assert view["outcome"] == state.outcome.to_dict()
+        assert view["seed"] == SEED
+        json.dumps(view)
+    if state.outcome.result is not None:
+        shown = state.outcome.to_dict()["result"]
+        assert shown["knocker_melds"] is not None and shown["defender_melds"] is not None
+
+
+def test_r12_views_exist_for_seats_0_and_1_only():
+    state = deal(seed=SEED, dealer=0, rules=RuleSet())
+    with pytest.raises(EngineError):
+        player_view(state, 2)
