@@ -196,8 +196,6 @@ SPECTACULAR_SETTINGS = {
         "OperatorStatusEnum": "gin_platform.models.Operator.Status",
         "PlayerStatusEnum": "gin_platform.models.Player.Status",
         "HealthStatusEnum": [("ok", "ok"), ("degraded", "degraded")],
-        "LedgerTransactionKindEnum": "wallet.models.LedgerTransaction.Kind",
-        "WalletLimitKindEnum": "wallet.models.LimitKind",
     },
 }
 
