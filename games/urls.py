@@ -1,3 +1,5 @@
 """API routes of the games app, mounted under /api/v1/ by gin_platform.urls."""
 
-urlpatterns: list = []
+from games.api.urls import urlpatterns
+
+__all__ = ["urlpatterns"]

@@ -79,7 +79,7 @@ def run_idempotently(*, request: Request, handler: Callable[[], Response]) -> Re
     if not isinstance(principal, OperatorPrincipal):
         raise PermissionDeniedProblem("Idempotent writes are made with an operator API key")
     key = request.headers.get(HEADER, "").strip()
-    if not key or len(key) > MAX_KEY_LENGTH:
+    if not key or len(key) > MAX_KEY_LENGTH or "\x00" in key:
         raise IdempotencyKeyMissingProblem(
             f"Send a unique {HEADER} header (1-{MAX_KEY_LENGTH} characters) with every write"
         )
@@ -89,7 +89,7 @@ def run_idempotently(*, request: Request, handler: Callable[[], Response]) -> Re
         key=key,
         fingerprint=fingerprint,
         method=request.method,
-        path=request.path,
+        path=_storable(request.path),
     )
     if isinstance(claimed, Response):
         return claimed
@@ -176,9 +176,22 @@ def _complete(record: IdempotencyRecord, response: Response) -> None:
         raise _LostClaim
     locked.state = IdempotencyRecord.State.COMPLETED
     locked.response_status = response.status_code
-    locked.response_body = response.data
+    locked.response_body = _storable(response.data)
     locked.completed_at = timezone.now()
     locked.save(update_fields=["state", "response_status", "response_body", "completed_at"])
+
+
+def _storable(value: Any) -> Any:
+    """``value`` with each NUL character replaced by U+FFFD. PostgreSQL stores no NUL in
+    text or jsonb, yet a path may carry one (``%00``) and a validation problem echoes the
+    offending input; without this the write answered 500. A replay shows U+FFFD there."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(item) for item in value]
+    return value
 
 
 def _release(record: IdempotencyRecord) -> None:

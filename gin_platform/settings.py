@@ -125,6 +125,10 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "gin_platform.tasks.redeliver_due_webhooks",
         "schedule": 60.0,
     },
+    "settle-stragglers": {"task": "settlement.tasks.settle_stragglers", "schedule": 60.0},
+    "reconcile-ledger": {"task": "settlement.tasks.reconcile_ledger", "schedule": 3600.0},
+    # Turn timers (games, issue 7): forfeit turns past their deadline; re-queue bot turns.
+    "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
 }
 
 # --- Security ----------------------------------------------------------------------------
@@ -192,10 +196,18 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The default enum hook, then ours: problem+json error responses, per-operation security
+    # and the Idempotency-Key header (gin_platform/openapi.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "gin_platform.openapi.postprocess_schema",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "OperatorStatusEnum": "gin_platform.models.Operator.Status",
         "PlayerStatusEnum": "gin_platform.models.Player.Status",
         "HealthStatusEnum": [("ok", "ok"), ("degraded", "degraded")],
+        "LedgerTransactionKindEnum": "wallet.models.LedgerTransaction.Kind",
+        "WalletLimitKindEnum": "wallet.models.LimitKind",
     },
 }
 
@@ -213,5 +225,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Eager mode has no broker; kombu's "no hostname" warning says only that.
+        **({"kombu": {"level": "ERROR"}} if CELERY_TASK_ALWAYS_EAGER else {}),
+    },
 }

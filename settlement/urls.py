@@ -1,3 +1,21 @@
 """API routes of the settlement app, mounted under /api/v1/ by gin_platform.urls."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from settlement.api import views
+
+urlpatterns = [
+    path("settlements", views.SettlementListView.as_view(), name="settlement-list"),
+    path(
+        "settlements/<str:match_id>",
+        views.SettlementDetailView.as_view(),
+        name="settlement-detail",
+    ),
+    path("reports/daily", views.OperatorReportView.as_view(), name="report-daily"),
+    path("backoffice/reports/daily", views.StaffReportView.as_view(), name="staff-report-daily"),
+    path(
+        "backoffice/reconciliation",
+        views.StaffReconciliationView.as_view(),
+        name="staff-reconciliation",
+    ),
+]

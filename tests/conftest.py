@@ -17,14 +17,18 @@ def on_postgresql() -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
+    from django.conf import settings
+
     skip_pg = pytest.mark.skip(
         reason="needs PostgreSQL: set DATABASE_URL=postgres://... (.ci/run does)"
     )
-    if connection.settings_dict["ENGINE"].endswith("postgresql"):
-        return
+    skip_redis = pytest.mark.skip(reason="needs Redis: set REDIS_URL=redis://... (.ci/run does)")
+    on_pg = connection.settings_dict["ENGINE"].endswith("postgresql")
     for item in items:
-        if "postgres" in item.keywords:
+        if "postgres" in item.keywords and not on_pg:
             item.add_marker(skip_pg)
+        if "redis" in item.keywords and not settings.REDIS_URL:
+            item.add_marker(skip_redis)
 
 
 @pytest.fixture(autouse=True)

@@ -1,3 +1,80 @@
 """API routes of the wallet app, mounted under /api/v1/ by gin_platform.urls."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from wallet.api import views
+
+urlpatterns = [
+    # Operator API key: one player's wallet (player_id is scoped to the operator).
+    path("players/<str:player_id>/wallet", views.PlayerWalletView.as_view(), name="wallet"),
+    path(
+        "players/<str:player_id>/deposits",
+        views.DepositCreateView.as_view(),
+        name="wallet-deposits",
+    ),
+    path(
+        "players/<str:player_id>/withdrawals",
+        views.WithdrawalCreateView.as_view(),
+        name="wallet-withdrawals",
+    ),
+    path(
+        "players/<str:player_id>/transactions",
+        views.PlayerTransactionListView.as_view(),
+        name="wallet-transactions",
+    ),
+    path(
+        "players/<str:player_id>/transactions/<str:transaction_id>",
+        views.PlayerTransactionDetailView.as_view(),
+        name="wallet-transaction",
+    ),
+    path("players/<str:player_id>/limits", views.PlayerLimitsView.as_view(), name="wallet-limits"),
+    path(
+        "players/<str:player_id>/limits/history",
+        views.PlayerLimitHistoryView.as_view(),
+        name="wallet-limit-history",
+    ),
+    path(
+        "players/<str:player_id>/self-exclusion",
+        views.SelfExclusionView.as_view(),
+        name="wallet-self-exclusion",
+    ),
+    path("wallet/cashier-caps", views.OperatorCashierCapsView.as_view(), name="wallet-caps"),
+    # Player session token: their own wallet.
+    path("me/wallet", views.MyWalletView.as_view(), name="me-wallet"),
+    path(
+        "me/wallet/transactions",
+        views.MyTransactionListView.as_view(),
+        name="me-wallet-transactions",
+    ),
+    path(
+        "me/wallet/transactions/<str:transaction_id>",
+        views.MyTransactionDetailView.as_view(),
+        name="me-wallet-transaction",
+    ),
+    # Back-office staff.
+    path(
+        "staff/exchange-rates",
+        views.StaffExchangeRateListCreateView.as_view(),
+        name="staff-exchange-rates",
+    ),
+    path(
+        "staff/operators/<str:operator_id>/cashier-caps/<str:currency>",
+        views.StaffCashierCapsView.as_view(),
+        name="staff-cashier-caps",
+    ),
+    path(
+        "staff/ledger/transactions/<str:transaction_id>",
+        views.StaffTransactionView.as_view(),
+        name="staff-ledger-transaction",
+    ),
+    path(
+        "staff/ledger/transactions/<str:transaction_id>/reversal",
+        views.StaffTransactionReversalView.as_view(),
+        name="staff-ledger-reversal",
+    ),
+    path(
+        "staff/ledger/reconciliation",
+        views.StaffReconciliationView.as_view(),
+        name="staff-ledger-reconciliation",
+    ),
+]

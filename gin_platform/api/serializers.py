@@ -146,3 +146,10 @@ class WebhookDeliveryOutput(serializers.Serializer):
     last_error = serializers.CharField()
     payload = serializers.JSONField()
     attempts = WebhookAttemptOutput(many=True, source="attempts.all")
+
+
+class Money(serializers.Serializer):
+    """An amount as the API speaks it: a decimal string in the currency's minor unit."""
+
+    amount = serializers.CharField(help_text='Decimal string, e.g. "12.50"')
+    currency = serializers.CharField(help_text="ISO 4217 code (XGC: practice chips)")

@@ -29,8 +29,19 @@ from gin_platform.api.serializers import (
 from gin_platform.health import broker_status, database_status
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator
-from gin_platform.problems import REGISTRY, NotFoundProblem, Problem
+from gin_platform.problems import REGISTRY, NotFoundProblem, Problem, ValidationProblem
 from gin_platform.webhooks import webhook_redeliver
+
+
+def _text_filter(request: Request, name: str) -> str | None:
+    """A free-text query filter. NUL characters are refused (400) like in JSON bodies:
+    PostgreSQL cannot compare text with them and the query would fail (a 500)."""
+    value = request.query_params.get(name)
+    if value is not None and "\x00" in value:
+        raise ValidationProblem(
+            "One or more fields are invalid", errors={name: ["Null characters are not allowed."]}
+        )
+    return value
 
 
 class OperatorMeView(APIView):
@@ -118,8 +129,8 @@ class WebhookDeliveryListView(GenericAPIView):
     def get(self, request: Request) -> Response:
         deliveries = selectors.webhook_delivery_list(
             operator=request.user.operator,
-            status=request.query_params.get("status"),
-            event_type=request.query_params.get("event_type"),
+            status=_text_filter(request, "status"),
+            event_type=_text_filter(request, "event_type"),
         )
         page = self.paginate_queryset(deliveries)
         return self.get_paginated_response(WebhookDeliveryOutput(page, many=True).data)
@@ -160,7 +171,7 @@ class PlayerListCreateView(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         players = selectors.player_list(
-            operator=request.user.operator, external_ref=request.query_params.get("external_ref")
+            operator=request.user.operator, external_ref=_text_filter(request, "external_ref")
         )
         page = self.paginate_queryset(players)
         return self.get_paginated_response(PlayerOutput(page, many=True).data)

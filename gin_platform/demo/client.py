@@ -47,6 +47,7 @@ class ApiClient:
         body: dict | None = None,
         *,
         idempotency_key: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(  # noqa: S310 - base_url is our own http(s) server
@@ -59,6 +60,8 @@ class ApiClient:
             request.add_header("Authorization", f"Bearer {self.token}")
         if idempotency_key:
             request.add_header("Idempotency-Key", idempotency_key)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
                 raw = response.read()

@@ -1,0 +1,166 @@
+"""Back-office admin for games.
+
+Rooms and tables are editable (name, active, status; stakes and rules are fixed once players
+may have sat down under them). Matches, seats, hands and events are read-only records. Staff
+never see a live hand's secrets: the server seed, the stored state (both hands, stock order)
+and the payload of events (a stock draw's card) are shown only once the hand is over.
+"""
+
+from django.contrib import admin
+
+from games.models import Hand, HandEvent, Match, Room, Seat, Table
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class TableInline(admin.TabularInline):
+    model = Table
+    extra = 0
+    fields = ("status", "created_at")
+    readonly_fields = ("created_at",)
+    can_delete = False
+
+
+@admin.register(Room)
+class RoomAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "operator",
+        "variant",
+        "currency",
+        "is_practice",
+        "target",
+        "stake",
+        "fee_bps",
+        "active",
+    )
+    list_filter = ("operator", "variant", "is_practice", "active", "currency")
+    search_fields = ("name",)
+    readonly_fields = (
+        "operator",
+        "variant",
+        "rules",
+        "target",
+        "stake",
+        "stake_per_point_choices",
+        "cashier_min",
+        "cashier_max",
+        "fee_bps",
+        "currency",
+        "is_practice",
+        "turn_seconds",
+        "created_at",
+    )
+    inlines = (TableInline,)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # rooms are created through the operator API (validated, audited)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):
+    list_display = ("id", "room", "status", "created_at")
+    list_filter = ("status", "room__operator")
+    readonly_fields = ("room", "created_at")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    fields = ("position", "player", "state", "amount", "currency", "created_at", "left_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "operator",
+        "variant",
+        "status",
+        "currency",
+        "points_0",
+        "points_1",
+        "winner_seat",
+        "created_at",
+        "finished_at",
+    )
+    list_filter = ("status", "variant", "is_practice", "operator")
+    inlines = (SeatInline,)
+
+
+@admin.register(Seat)
+class SeatAdmin(ReadOnlyAdmin):
+    list_display = ("id", "match", "position", "player", "state", "amount", "currency")
+    list_filter = ("state",)
+    search_fields = ("player__external_ref",)
+
+
+@admin.register(Hand)
+class HandAdmin(ReadOnlyAdmin):
+    list_display = ("id", "match", "number", "dealer", "status", "to_act", "turn_deadline")
+    list_filter = ("status",)
+    fields = (
+        "match",
+        "number",
+        "dealer",
+        "status",
+        "seed_commitment",
+        "revealed_seed",
+        "seq",
+        "to_act",
+        "turn_deadline",
+        "outcome",
+        "created_at",
+        "ended_at",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="server seed")
+    def revealed_seed(self, hand: Hand) -> str:
+        return hand.server_seed if hand.is_over else "(hidden until the hand is over)"
+
+
+@admin.register(HandEvent)
+class HandEventAdmin(ReadOnlyAdmin):
+    list_display = ("id", "match", "hand", "match_seq", "seq", "kind", "seat", "created_at")
+    list_filter = ("kind",)
+    fields = (
+        "match",
+        "hand",
+        "match_seq",
+        "seq",
+        "state_seq",
+        "kind",
+        "seat",
+        "actor",
+        "details",
+        "created_at",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="payload")
+    def details(self, event: HandEvent):
+        return event.payload if event.hand.is_over else "(hidden until the hand is over)"

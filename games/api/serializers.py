@@ -1,0 +1,581 @@
+"""Input and output serializers of the games endpoints (shape only, no rules).
+
+Output serializers are also a whitelist: only the fields declared here leave the server, so
+a field added to an engine view later can never leak by accident.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games import engine
+from games.models import Match, Room, Seat, Table, Variant
+from gin_platform.money import (
+    PRACTICE_CURRENCY,
+    AmountError,
+    CurrencyError,
+    normalize_currency,
+    to_minor,
+)
+
+
+def choice(choices, **kwargs) -> serializers.ChoiceField:
+    """A ChoiceField whose schema lists the values as a pattern rather than an enum
+    component, so the games schema never collides with another app's ``status``, ``state`` or
+    ``kind`` enum (drf-spectacular names enum components by field name)."""
+    values = [value[0] if isinstance(value, tuple | list) else value for value in choices]
+    schema = {"type": "string", "pattern": "^(" + "|".join(map(re.escape, values)) + ")$"}
+    field_class = extend_schema_field(schema)(
+        type("InlineChoiceField", (serializers.ChoiceField,), {})
+    )
+    return field_class(choices=choices, **kwargs)
+
+
+def parse_amount(value: str | None, currency: str, field: str) -> int | None:
+    """A decimal string in ``currency`` -> minor units (refusing anything inexact)."""
+    if value is None:
+        return None
+    try:
+        return to_minor(value, currency)
+    except (AmountError, CurrencyError) as exc:
+        raise serializers.ValidationError({field: [str(exc)]}) from exc
+
+
+# --- Money ----------------------------------------------------------------------------
+class MoneyOutput(serializers.Serializer):
+    amount = serializers.CharField(help_text="Decimal string in the currency's unit")
+    currency = serializers.CharField()
+    display = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="The amount in the player's display currency (R11); null for play money",
+    )
+
+
+# --- Rooms ----------------------------------------------------------------------------
+class RoomCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    variant = choice(Variant.choices)
+    is_practice = serializers.BooleanField(required=False, default=False)
+    bot_enabled = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Practice rooms only: the house bot takes the second seat at once",
+    )
+    currency = serializers.CharField(
+        max_length=3,
+        required=False,
+        help_text="Defaults to the operator's base currency; XGC (chips) for practice rooms",
+    )
+    rules = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text=(
+            "Rule options (R6, R7, R9): knock_limit, gin_bonus, big_gin_bonus, "
+            "undercut_bonus, tie_rule, stock_exhaustion; defaults as in RULES.md"
+        ),
+    )
+    target = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=10_000
+    )
+    stake = serializers.CharField(required=False, allow_null=True, default=None)
+    stake_per_point_choices = serializers.ListField(
+        child=serializers.CharField(), required=False, default=list
+    )
+    cashier_min = serializers.CharField(required=False, allow_null=True, default=None)
+    cashier_max = serializers.CharField(required=False, allow_null=True, default=None)
+    # Wide bounds that only keep numbers storable; the service says what each variant allows.
+    fee_bps = serializers.IntegerField(required=False, default=0, min_value=0, max_value=10**6)
+    turn_seconds = serializers.IntegerField(
+        required=False, default=30, min_value=0, max_value=10**6
+    )
+    tables = serializers.IntegerField(required=False, default=1, min_value=0, max_value=10**6)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        practice = attrs["is_practice"]
+        currency = attrs.get("currency") or (
+            PRACTICE_CURRENCY if practice else self.context["operator"].base_currency
+        )
+        try:
+            currency = normalize_currency(currency)
+        except CurrencyError as exc:
+            raise serializers.ValidationError({"currency": [str(exc)]}) from exc
+        attrs["currency"] = currency
+        for field in ("stake", "cashier_min", "cashier_max"):
+            attrs[field] = parse_amount(attrs[field], currency, field)
+        attrs["stake_per_point_choices"] = [
+            parse_amount(value, currency, "stake_per_point_choices")
+            for value in attrs["stake_per_point_choices"]
+        ]
+        return attrs
+
+
+class RoomUpdateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=100, required=False)
+    active = serializers.BooleanField(required=False)
+
+
+def _money(amount: int | None, currency: str) -> dict[str, str] | None:
+    from gin_platform.money import money_dict
+
+    return None if amount is None else money_dict(amount, currency)
+
+
+class RoomOutput(serializers.ModelSerializer):
+    variant = choice(Variant.choices)
+    stake = serializers.SerializerMethodField()
+    stake_per_point_choices = serializers.SerializerMethodField()
+    cashier_min = serializers.SerializerMethodField()
+    cashier_max = serializers.SerializerMethodField()
+    tables = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Room
+        fields = (
+            "id",
+            "name",
+            "variant",
+            "rules",
+            "target",
+            "stake",
+            "stake_per_point_choices",
+            "cashier_min",
+            "cashier_max",
+            "fee_bps",
+            "currency",
+            "is_practice",
+            "bot_enabled",
+            "turn_seconds",
+            "active",
+            "tables",
+            "created_at",
+        )
+
+    def get_stake(self, room: Room) -> MoneyOutput(allow_null=True):  # type: ignore[valid-type]
+        return _money(room.stake, room.currency)
+
+    def get_stake_per_point_choices(self, room: Room) -> MoneyOutput(many=True):  # type: ignore[valid-type]
+        return [_money(choice, room.currency) for choice in room.stake_per_point_choices]
+
+    def get_cashier_min(self, room: Room) -> MoneyOutput(allow_null=True):  # type: ignore[valid-type]
+        return _money(room.cashier_min, room.currency)
+
+    def get_cashier_max(self, room: Room) -> MoneyOutput(allow_null=True):  # type: ignore[valid-type]
+        return _money(room.cashier_max, room.currency)
+
+    def get_tables(self, room: Room) -> int:
+        counted = getattr(room, "table_count", None)
+        return room.tables.count() if counted is None else counted
+
+
+class TableOutput(serializers.ModelSerializer):
+    room_id = serializers.IntegerField(read_only=True)
+    status = choice(Table.Status.choices)
+
+    class Meta:
+        model = Table
+        fields = ("id", "room_id", "status", "created_at")
+
+
+# --- Lobby ----------------------------------------------------------------------------
+class LobbySeatOutput(serializers.Serializer):
+    position = serializers.IntegerField()
+    display_name = serializers.CharField(allow_null=True)
+
+
+class LobbyTableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    state = choice(("empty", "waiting", "playing"))
+    match_id = serializers.IntegerField(allow_null=True)
+    free_seats = serializers.IntegerField()
+    stake_per_point = MoneyOutput(allow_null=True)
+    seats = LobbySeatOutput(many=True)
+
+
+class LobbyRoomOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    variant = choice(Variant.choices)
+    rules = serializers.JSONField()
+    target = serializers.IntegerField(allow_null=True)
+    currency = serializers.CharField()
+    is_practice = serializers.BooleanField()
+    bot_enabled = serializers.BooleanField()
+    fee_bps = serializers.IntegerField()
+    turn_seconds = serializers.IntegerField()
+    stake = MoneyOutput(allow_null=True)
+    stake_per_point_choices = MoneyOutput(many=True)
+    cashier_min = MoneyOutput(allow_null=True)
+    cashier_max = MoneyOutput(allow_null=True)
+    free_seats = serializers.IntegerField()
+    tables = LobbyTableOutput(many=True)
+
+
+# --- Seats ----------------------------------------------------------------------------
+class SitInput(serializers.Serializer):
+    cashier_amount = serializers.CharField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Money Play: what to bring to the table cashier (decimal string)",
+    )
+    stake_per_point = serializers.CharField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Money Play: one of the room's stakes per point (decimal string)",
+    )
+
+
+class SeatOutput(serializers.ModelSerializer):
+    table_id = serializers.IntegerField(read_only=True)
+    match_id = serializers.IntegerField(read_only=True)
+    room_id = serializers.IntegerField(source="table.room_id", read_only=True)
+    match_status = choice(Match.Status.choices, source="match.status", read_only=True)
+    state = choice(Seat.State.choices)
+    amount = serializers.SerializerMethodField()
+    stake_per_point = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Seat
+        fields = (
+            "id",
+            "room_id",
+            "table_id",
+            "match_id",
+            "match_status",
+            "position",
+            "state",
+            "amount",
+            "stake_per_point",
+            "created_at",
+            "left_at",
+        )
+
+    def get_amount(self, seat: Seat) -> MoneyOutput:  # type: ignore[valid-type]
+        return _money(seat.amount, seat.currency)
+
+    def get_stake_per_point(self, seat: Seat) -> MoneyOutput(allow_null=True):  # type: ignore[valid-type]
+        return _money(seat.match.stake_per_point, seat.currency)
+
+
+# --- The game ---------------------------------------------------------------------------
+class ActionInput(serializers.Serializer):
+    kind = choice(engine.ACTION_KINDS)
+    card = serializers.CharField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The card put down, for discard and knock (R1 notation: 7H, TD, 10d)",
+    )
+    expected_seq = serializers.IntegerField(
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="The `seq` of the game view this action was decided on",
+    )
+
+    def validate_card(self, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return str(engine.parse_card(value))
+        except engine.CardParseError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+
+
+class MatchPlayerOutput(serializers.Serializer):
+    position = serializers.IntegerField()
+    display_name = serializers.CharField()
+
+
+class ForfeitOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    reason = choice(Match.ForfeitReason.choices)
+
+
+class MatchResultOutput(serializers.Serializer):
+    reason = choice(("first_to_knock", "target_reached", "forfeit"))
+    winner_seat = serializers.IntegerField(
+        allow_null=True, help_text="Null: a Money Play game with equal final scores"
+    )
+    reached_target = serializers.IntegerField(
+        allow_null=True,
+        help_text="The seat that knocked first (FTK) or reached the target (R10)",
+    )
+    hand_points = serializers.ListField(child=serializers.IntegerField())
+    hands_won = serializers.ListField(child=serializers.IntegerField())
+    hands_played = serializers.IntegerField()
+    target = serializers.IntegerField(allow_null=True)
+    money_play = serializers.JSONField(
+        allow_null=True,
+        help_text="Money Play final scores (R10): hand points, line, target and zero-point "
+        "bonuses, totals, winner, point difference",
+    )
+    forfeit = ForfeitOutput(allow_null=True)
+
+
+class MatchSummaryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = choice(Match.Status.choices)
+    variant = choice(Variant.choices)
+    target = serializers.IntegerField(allow_null=True)
+    table_id = serializers.IntegerField()
+    room_id = serializers.IntegerField()
+    currency = serializers.CharField()
+    is_practice = serializers.BooleanField()
+    stake = MoneyOutput(allow_null=True)
+    stake_per_point = MoneyOutput(allow_null=True)
+    fee_bps = serializers.IntegerField()
+    turn_seconds = serializers.IntegerField()
+    rules = serializers.JSONField()
+    players = MatchPlayerOutput(many=True)
+    hand_points = serializers.ListField(child=serializers.IntegerField())
+    hands_won = serializers.ListField(child=serializers.IntegerField())
+    winner_seat = serializers.IntegerField(allow_null=True)
+    forfeit = ForfeitOutput(allow_null=True)
+    result = MatchResultOutput(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class PlayerMatchSummaryOutput(MatchSummaryOutput):
+    your_seat = serializers.IntegerField()
+
+
+class LegalActionOutput(serializers.Serializer):
+    kind = choice(engine.ACTION_KINDS)
+    card = serializers.CharField(allow_null=True)
+
+
+class ShowdownOutput(serializers.Serializer):
+    """A hand once it is over: everything is revealed (R8, R9, fairness)."""
+
+    number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    seed_commitment = serializers.CharField()
+    discard_pile = serializers.ListField(child=serializers.CharField())
+    outcome = serializers.JSONField(
+        help_text="Kind, knocker, winner, points and the result: both arrangements (melds, "
+        "deadwood cards), lay-offs and the hand score (R8, R9); result is null for a void hand"
+    )
+    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    knock_card = serializers.CharField(allow_null=True)
+    seed = serializers.CharField(help_text="The revealed server seed: SHA-256 = seed_commitment")
+
+
+class HandViewOutput(serializers.Serializer):
+    """A player's view of a hand (ARCHITECTURE §4): never the opponent's cards or the stock
+    order; the seed, both hands and the outcome only once the hand is over."""
+
+    number = serializers.IntegerField()
+    status = choice(("in_progress", "ended", "abandoned"))
+    seed_commitment = serializers.CharField(help_text="SHA-256 of the hand's server seed")
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+    your_turn = serializers.BooleanField()
+    phase = choice(engine.PHASES)
+    to_act = serializers.IntegerField(allow_null=True)
+    dealer = serializers.IntegerField()
+    state_seq = serializers.IntegerField(help_text="The hand's own move counter")
+    seat = serializers.IntegerField()
+    hand = serializers.ListField(child=serializers.CharField(), help_text="Sorted by suit")
+    deadwood = serializers.IntegerField()
+    opponent_card_count = serializers.IntegerField()
+    discard_pile = serializers.ListField(child=serializers.CharField(), help_text="Top last")
+    stock_count = serializers.IntegerField()
+    card_counts = serializers.ListField(child=serializers.IntegerField())
+    upcard_passes = serializers.IntegerField()
+    taken_from_discard = serializers.CharField(allow_null=True)
+    reshuffles = serializers.IntegerField()
+    rules = serializers.JSONField()
+    legal_actions = LegalActionOutput(many=True)
+    outcome = serializers.JSONField(allow_null=True)
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Both hands: only once the hand has ended",
+    )
+    knock_card = serializers.CharField(required=False, allow_null=True)
+    seed = serializers.CharField(
+        required=False, help_text="The revealed server seed: only once the hand is over"
+    )
+
+
+class GameViewOutput(serializers.Serializer):
+    seq = serializers.IntegerField(
+        help_text="The match's sequence number: send it as expected_seq with the next action"
+    )
+    match = PlayerMatchSummaryOutput()
+    hand = HandViewOutput(allow_null=True)
+    previous_hand = ShowdownOutput(allow_null=True)
+
+
+class EventOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="Per-match sequence number")
+    hand = serializers.IntegerField(help_text="Hand number")
+    state_seq = serializers.IntegerField()
+    kind = serializers.CharField(
+        help_text="An engine event (take_upcard, pass, draw_stock, draw_discard, discard, "
+        "knock, big_gin, stock_reshuffled, hand_ended) or hand_dealt, forfeit, match_finished"
+    )
+    seat = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    card = serializers.CharField(
+        required=False, allow_null=True, help_text="Null for another player's stock draw"
+    )
+    stock_count = serializers.IntegerField(required=False)
+    outcome = serializers.JSONField(required=False)
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), required=False
+    )
+    seed = serializers.CharField(required=False)
+    number = serializers.IntegerField(required=False)
+    dealer = serializers.IntegerField(required=False)
+    seed_commitment = serializers.CharField(required=False)
+    to_act = serializers.IntegerField(required=False, allow_null=True)
+    upcard = serializers.CharField(required=False, help_text="hand_dealt: the upcard (R3)")
+    reason = serializers.CharField(required=False)
+    winner_seat = serializers.IntegerField(required=False, allow_null=True)
+    reached_target = serializers.IntegerField(required=False, allow_null=True)
+    hand_points = serializers.ListField(child=serializers.IntegerField(), required=False)
+    hands_won = serializers.ListField(child=serializers.IntegerField(), required=False)
+    hands_played = serializers.IntegerField(required=False)
+    target = serializers.IntegerField(required=False, allow_null=True)
+    money_play = serializers.JSONField(required=False, allow_null=True)
+    forfeit = ForfeitOutput(required=False, allow_null=True)
+
+
+class EventsOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The match's sequence number now")
+    next_after = serializers.IntegerField(help_text="Pass as `after` to read on")
+    events = EventOutput(many=True)
+
+
+class OperatorSeatOutput(serializers.Serializer):
+    position = serializers.IntegerField()
+    player_id = serializers.UUIDField()
+    state = choice(Seat.State.choices)
+    amount = MoneyOutput()
+
+
+class OperatorMatchOutput(MatchSummaryOutput):
+    seats = OperatorSeatOutput(many=True)
+    hands_played = serializers.IntegerField()
+
+
+# --- Watchers, resigning, the bot, hand history, fairness (issue 7) -------------------------
+class WatchHandOutput(serializers.Serializer):
+    """A hand as a watcher sees it (R11): the public table only; the showdown (both hands,
+    outcome, seed) once it has ended."""
+
+    number = serializers.IntegerField()
+    status = choice(("in_progress", "ended", "abandoned"))
+    seed_commitment = serializers.CharField(help_text="SHA-256 of the hand's server seed")
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+    phase = choice(engine.PHASES)
+    to_act = serializers.IntegerField(allow_null=True)
+    dealer = serializers.IntegerField()
+    state_seq = serializers.IntegerField()
+    discard_pile = serializers.ListField(child=serializers.CharField(), help_text="Top last")
+    stock_count = serializers.IntegerField()
+    card_counts = serializers.ListField(child=serializers.IntegerField())
+    upcard_passes = serializers.IntegerField()
+    taken_from_discard = serializers.CharField(allow_null=True)
+    reshuffles = serializers.IntegerField()
+    rules = serializers.JSONField()
+    outcome = serializers.JSONField(allow_null=True)
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Both hands: only once the hand has ended",
+    )
+    knock_card = serializers.CharField(required=False, allow_null=True)
+    seed = serializers.CharField(required=False, help_text="Only once the hand is over")
+
+
+class WatchViewOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The match's sequence number")
+    match = MatchSummaryOutput()
+    hand = WatchHandOutput(allow_null=True)
+    previous_hand = ShowdownOutput(allow_null=True)
+
+
+class ResignInput(serializers.Serializer):
+    expected_seq = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="Optional: resign only if the game is still at this `seq`",
+    )
+
+
+class HandHistoryOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = choice(("ended", "abandoned"))
+    dealer = serializers.IntegerField()
+    seed_commitment = serializers.CharField(help_text="Published before the deal")
+    seed = serializers.CharField(help_text="The revealed server seed")
+    outcome = serializers.JSONField(
+        allow_null=True,
+        help_text="Kind, knocker, winner, points and both arrangements with the lay-offs "
+        "(R8, R9); null for a hand abandoned by a forfeit",
+    )
+    points = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Hand points scored by seat 0 and seat 1"
+    )
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Both players' cards at the end of the hand",
+    )
+    knock_card = serializers.CharField(allow_null=True)
+    discard_pile = serializers.ListField(child=serializers.CharField())
+    stock = serializers.ListField(
+        child=serializers.CharField(), help_text="What was left of the stock, next card first"
+    )
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    events = EventOutput(many=True, help_text="Every event, every card shown")
+
+
+class HandHistoryListOutput(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    hands = HandHistoryOutput(many=True)
+
+
+class DealtOutput(serializers.Serializer):
+    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    upcard = serializers.CharField(allow_null=True)
+    stock = serializers.ListField(child=serializers.CharField())
+
+
+class FairnessChecksOutput(serializers.Serializer):
+    commitment = serializers.BooleanField(help_text="SHA-256(seed) equals the commitment")
+    dealer = serializers.BooleanField(
+        help_text="R3: hand 1's dealer is first_dealer(seed); then the deal alternates "
+        "(a void hand is redealt by the same dealer)"
+    )
+    hands = serializers.BooleanField(help_text="Both hands dealt are the deck's")
+    upcard = serializers.BooleanField()
+    stock = serializers.BooleanField(help_text="The stock order is the deck's")
+
+
+class FairnessOutput(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    seed = serializers.CharField()
+    seed_commitment = serializers.CharField()
+    dealer = serializers.IntegerField()
+    first_dealer = serializers.IntegerField(
+        allow_null=True, help_text="Hand 1 only: the dealer the seed chooses (R3)"
+    )
+    deck = serializers.ListField(
+        child=serializers.CharField(), help_text="The deck re-derived from the seed"
+    )
+    dealt = DealtOutput(help_text="The deal worked back from the recorded play")
+    checks = FairnessChecksOutput()
+    verified = serializers.BooleanField()

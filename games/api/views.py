@@ -1,0 +1,514 @@
+"""Games endpoints: rooms (operators), the lobby, seats and the game itself (players).
+
+Thin: parse, call one service or selector, render. Operator writes are @idempotent (an
+Idempotency-Key); player writes are idempotent by nature (sitting twice returns the seat,
+an action carries the sequence number it expects).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors, services
+from games.api.serializers import (
+    ActionInput,
+    EventsOutput,
+    FairnessOutput,
+    GameViewOutput,
+    HandHistoryListOutput,
+    HandHistoryOutput,
+    LobbyRoomOutput,
+    OperatorMatchOutput,
+    ResignInput,
+    RoomCreateInput,
+    RoomOutput,
+    RoomUpdateInput,
+    SeatOutput,
+    SitInput,
+    TableOutput,
+    WatchViewOutput,
+    parse_amount,
+)
+from games.models import Match
+from gin_platform.idempotency import REPLAY_HEADER, idempotent
+from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
+from gin_platform.principals import OperatorPrincipal
+from gin_platform.problems import ValidationProblem
+
+PROBLEMS = {
+    404: OpenApiResponse(description="Not found (or another operator's)"),
+    409: OpenApiResponse(description="Conflict (problem+json)"),
+    422: OpenApiResponse(description="Refused (problem+json)"),
+}
+
+
+def _validated(serializer_class, data, **context):
+    serializer = serializer_class(data=data, context=context)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+# --- Operators: rooms and matches ----------------------------------------------------------
+class RoomListCreateView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = RoomOutput
+
+    @extend_schema(
+        parameters=[OpenApiParameter("active", bool, description="Only active (or inactive)")],
+        responses=RoomOutput(many=True),
+        tags=["rooms"],
+    )
+    def get(self, request: Request) -> Response:
+        active = request.query_params.get("active")
+        rooms = selectors.room_list(
+            operator=request.user.operator,
+            active=None if active is None else active.lower() in ("1", "true", "yes"),
+        )
+        page = self.paginate_queryset(rooms)
+        return self.get_paginated_response(RoomOutput(page, many=True).data)
+
+    @extend_schema(
+        request=RoomCreateInput,
+        responses={201: RoomOutput, 422: PROBLEMS[422]},
+        tags=["rooms"],
+        description="Open a room (R10, R11) with its first tables. Amounts are decimal "
+        "strings in the room's currency.",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        operator = request.user.operator
+        data = _validated(RoomCreateInput, request.data, operator=operator)
+        room = services.room_create(operator=operator, actor=request.user.actor, **data)
+        return Response(RoomOutput(room).data, status=status.HTTP_201_CREATED)
+
+
+class RoomDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses={200: RoomOutput, 404: PROBLEMS[404]}, tags=["rooms"])
+    def get(self, request: Request, room_id: str) -> Response:
+        room = selectors.room_get(operator=request.user.operator, room_id=room_id)
+        return Response(RoomOutput(room).data)
+
+    @extend_schema(
+        request=RoomUpdateInput, responses={200: RoomOutput, 404: PROBLEMS[404]}, tags=["rooms"]
+    )
+    @idempotent
+    def patch(self, request: Request, room_id: str) -> Response:
+        room = selectors.room_get(operator=request.user.operator, room_id=room_id)
+        data = _validated(RoomUpdateInput, request.data)
+        room = services.room_update(room=room, actor=request.user.actor, **data)
+        return Response(RoomOutput(room).data)
+
+
+class RoomTableCreateView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(request=None, responses={201: TableOutput, 404: PROBLEMS[404]}, tags=["rooms"])
+    @idempotent
+    def post(self, request: Request, room_id: str) -> Response:
+        room = selectors.room_get(operator=request.user.operator, room_id=room_id)
+        table = services.table_create(room=room, actor=request.user.actor)
+        return Response(TableOutput(table).data, status=status.HTTP_201_CREATED)
+
+
+class MatchListView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = OperatorMatchOutput
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=Match.Status.values),
+            OpenApiParameter("room", int),
+        ],
+        responses=OperatorMatchOutput(many=True),
+        tags=["matches"],
+    )
+    def get(self, request: Request) -> Response:
+        status_filter = request.query_params.get("status") or None
+        if status_filter is not None and status_filter not in Match.Status.values:
+            raise ValidationProblem(
+                "One or more fields are invalid",
+                errors={"status": [f"one of {', '.join(Match.Status.values)}"]},
+            )
+        room = request.query_params.get("room")
+        matches = selectors.match_list(
+            operator=request.user.operator,
+            status=status_filter,
+            room_id=None if room is None else _int_param(request, "room", 0),
+        )
+        page = self.paginate_queryset(matches)
+        return self.get_paginated_response(
+            OperatorMatchOutput([selectors.operator_match(match) for match in page], many=True).data
+        )
+
+
+class MatchDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        responses={200: OperatorMatchOutput, 404: PROBLEMS[404]},
+        tags=["matches"],
+        description="A match's seats, scores and result. No cards: those belong to the "
+        "players while a hand is played.",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = selectors.match_get(operator=request.user.operator, match_id=match_id)
+        return Response(OperatorMatchOutput(selectors.operator_match(match)).data)
+
+
+# --- Players: lobby and seats --------------------------------------------------------------
+class LobbyView(GenericAPIView):
+    permission_classes = (IsPlayer,)
+    serializer_class = LobbyRoomOutput
+
+    @extend_schema(
+        responses=LobbyRoomOutput(many=True),
+        tags=["lobby"],
+        description="Open rooms with their tables, free seats and stakes; amounts also in "
+        "the player's display currency (R11).",
+    )
+    def get(self, request: Request) -> Response:
+        player = request.user.player
+        page = self.paginate_queryset(selectors.lobby_rooms(operator=request.user.operator))
+        rooms = [selectors.lobby_room(room, player=player) for room in page]
+        return self.get_paginated_response(LobbyRoomOutput(rooms, many=True).data)
+
+
+class LobbyRoomView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(responses={200: LobbyRoomOutput, 404: PROBLEMS[404]}, tags=["lobby"])
+    def get(self, request: Request, room_id: str) -> Response:
+        room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
+        return Response(
+            LobbyRoomOutput(selectors.lobby_room(room, player=request.user.player)).data
+        )
+
+
+class SitView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=SitInput,
+        responses={
+            201: SeatOutput,
+            200: OpenApiResponse(SeatOutput, description="Already seated here: that seat"),
+            **PROBLEMS,
+        },
+        tags=["seats"],
+        description="Sit down. At a money table the stake (FTK, Match Play) or the cashier "
+        "amount (Money Play) moves into the game's escrow; wallet refusals (insufficient "
+        "funds, limits, self-exclusion) pass through and move nothing. The second seat starts "
+        "the match and deals the first hand.",
+    )
+    def post(self, request: Request, table_id: str) -> Response:
+        table = selectors.table_get(operator=request.user.operator, table_id=table_id)
+        data = _validated(SitInput, request.data)
+        currency = table.room.currency
+        result = services.seat_take(
+            player=request.user.player,
+            table=table,
+            cashier_amount=parse_amount(data["cashier_amount"], currency, "cashier_amount"),
+            stake_per_point=parse_amount(data["stake_per_point"], currency, "stake_per_point"),
+            actor=request.user.actor,
+        )
+        return Response(
+            SeatOutput(result.seat).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
+
+
+class LeaveView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=None,
+        responses={200: SeatOutput, **PROBLEMS},
+        tags=["seats"],
+        description="Leave the table. Before the match starts the buy-in is refunded; "
+        "leaving a running game forfeits it (R10).",
+    )
+    def post(self, request: Request, table_id: str) -> Response:
+        table = selectors.table_get(operator=request.user.operator, table_id=table_id)
+        seat = services.seat_leave(
+            player=request.user.player, table=table, actor=request.user.actor
+        )
+        return Response(SeatOutput(seat).data)
+
+
+class MySeatsView(GenericAPIView):
+    permission_classes = (IsPlayer,)
+    serializer_class = SeatOutput
+
+    @extend_schema(responses=SeatOutput(many=True), tags=["seats"])
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.player_seats(player=request.user.player))
+        return self.get_paginated_response(SeatOutput(page, many=True).data)
+
+
+# --- Players: the game ----------------------------------------------------------------------
+def _game_view(request: Request, seat) -> dict:
+    """The selector builds exactly GameViewOutput's shape (whitelisted field by field); it is
+    returned as is, the serializer documents it (tests check that the two agree)."""
+    return selectors.game_view(match=seat.match, seat=seat.position, player=request.user.player)
+
+
+class GameView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        responses={200: GameViewOutput, 404: PROBLEMS[404]},
+        tags=["game"],
+        description="The seated player's view of the game: own cards sorted by suit, the "
+        "discard pile, stock and card counts, scores, whose turn, own legal actions, seed "
+        "commitment, turn deadline; after a hand both arrangements, lay-offs, the hand score "
+        "and the revealed seed. `seq` goes back as `expected_seq` with the next action.",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        return Response(_game_view(request, seat))
+
+
+class ActionView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=ActionInput,
+        responses={
+            200: GameViewOutput,
+            404: PROBLEMS[404],
+            409: OpenApiResponse(
+                description="not-your-turn, stale-sequence, match-not-in-progress"
+            ),
+            422: OpenApiResponse(
+                description="illegal-action (lists legal_actions), "
+                "knock-over-limit (names the deadwood)"
+            ),
+        },
+        tags=["game"],
+        description="Play: take_upcard, pass, draw_stock, draw_discard, discard (card), "
+        "knock (card put down), big_gin. A retry of the action already applied at "
+        "expected_seq returns the current view (header Idempotent-Replayed: true) and "
+        "applies nothing; any other stale expected_seq is 409 stale-sequence.",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        data = _validated(ActionInput, request.data)
+        result = services.hand_apply_action(
+            match=seat.match_id,
+            seat=seat.position,
+            action={"kind": data["kind"], "card": data["card"]},
+            expected_seq=data["expected_seq"],
+            actor=request.user.actor,
+        )
+        if result.match.is_practice:
+            # The house bot may have answered already (eager Celery runs its move on commit):
+            # show the game as it is now, with the seq to send next.
+            result.match.refresh_from_db()
+        result.match.shown_seats = seat.match.shown_seats
+        seat.match = result.match
+        response = Response(_game_view(request, seat))
+        if not result.applied:
+            response[REPLAY_HEADER] = "true"
+        return response
+
+
+def _events_params(request: Request) -> tuple[int, int]:
+    return (
+        _int_param(request, "after", 0),
+        _int_param(request, "limit", selectors.EVENTS_PAGE_DEFAULT),
+    )
+
+
+def _events_body(match: Match, events: list[dict], after: int) -> dict:
+    return {
+        "seq": max(match.seq, events[-1]["seq"] if events else 0),
+        "next_after": events[-1]["seq"] if events else max(after, 0),
+        "events": events,
+    }
+
+
+EVENTS_PARAMETERS = [
+    OpenApiParameter("after", OpenApiTypes.INT, description="Events after this seq"),
+    OpenApiParameter("limit", OpenApiTypes.INT, description=f"At most {selectors.EVENTS_PAGE_MAX}"),
+]
+
+
+class EventsView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        parameters=EVENTS_PARAMETERS,
+        responses={200: EventsOutput, 404: PROBLEMS[404]},
+        tags=["game"],
+        description="The match's events with a per-match sequence number greater than "
+        "`after`, oldest first, each as this player may see it (another player's stock draw "
+        "has no card; seeds and hands appear when a hand ends).",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        after, limit = _events_params(request)
+        events = selectors.match_events(
+            match=seat.match, viewer=seat.position, after=after, limit=limit
+        )
+        return Response(EventsOutput(_events_body(seat.match, events, after)).data)
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    """An integer query parameter, within what a database column can hold (else 400)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or abs(value) > selectors.MAX_ID:
+        raise ValidationProblem(
+            "One or more fields are invalid", errors={name: ["must be a 64-bit integer"]}
+        )
+    return value
+
+
+# --- Watchers (issue 7 item 1, R11) --------------------------------------------------------
+class WatchView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        responses={200: WatchViewOutput, 404: PROBLEMS[404]},
+        tags=["watch"],
+        description="Watch any game of the operator (R11): the public table only — discard "
+        "pile, stock count, card counts, scores, whose turn, the seed commitment. No card of "
+        "either hand while it is played; the showdown once a hand has ended.",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = selectors.match_get(operator=request.user.operator, match_id=match_id)
+        return Response(selectors.watch_view(match=match))
+
+
+class WatchEventsView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        parameters=EVENTS_PARAMETERS,
+        responses={200: EventsOutput, 404: PROBLEMS[404]},
+        tags=["watch"],
+        description="The events feed as a watcher may see it: nobody's stock draw shows its "
+        "card; hands and seeds appear when a hand ends.",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = selectors.match_get(operator=request.user.operator, match_id=match_id)
+        after, limit = _events_params(request)
+        events = selectors.match_events(match=match, viewer=None, after=after, limit=limit)
+        return Response(EventsOutput(_events_body(match, events, after)).data)
+
+
+# --- Resigning and the house bot (issue 7 items 2, 3) ---------------------------------------
+class ResignView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=ResignInput,
+        responses={200: GameViewOutput, **PROBLEMS},
+        tags=["game"],
+        description="Give the game up (R10: a forfeit, reason `resigned`): the opponent wins "
+        "as if first to knock (FTK) or reaching the target; settlement pays out as usual.",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        data = _validated(ResignInput, request.data)
+        match = services.match_resign(
+            seat=seat, actor=request.user.actor, expected_seq=data["expected_seq"]
+        )
+        match.shown_seats = seat.match.shown_seats
+        seat.match = match
+        return Response(_game_view(request, seat))
+
+
+class BotSeatView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: SeatOutput,
+            200: OpenApiResponse(SeatOutput, description="The bot already sits there"),
+            **PROBLEMS,
+        },
+        tags=["seats"],
+        description="Practice tables only: a player seated alone invites the house bot to the "
+        "second seat, which starts the game. The bot plays for chips on the worker within a "
+        "short delay. Real-money tables: 409 bot-not-allowed.",
+    )
+    def post(self, request: Request, table_id: str) -> Response:
+        table = selectors.table_get(operator=request.user.operator, table_id=table_id)
+        result = services.table_seat_bot(
+            player=request.user.player, table=table, actor=request.user.actor
+        )
+        return Response(
+            SeatOutput(result.seat).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
+
+
+# --- Hand history and fairness (issue 7 items 4, 5) -----------------------------------------
+def _readable_match(request: Request, match_id: str) -> Match:
+    """The operator's match (API key), or a match the calling player sits in; else 404."""
+    if isinstance(request.user, OperatorPrincipal):
+        return selectors.match_get(operator=request.user.operator, match_id=match_id)
+    return selectors.player_match(player=request.user.player, match_id=match_id)
+
+
+class HandHistoryListView(APIView):
+    permission_classes = (IsOperatorOrPlayer,)
+
+    @extend_schema(
+        operation_id="matches_hands_list",
+        responses={200: HandHistoryListOutput, 404: PROBLEMS[404]},
+        tags=["history"],
+        description="Every hand of the match that is over, with its events, both "
+        "arrangements, lay-offs, score and revealed seed. For the players of the match and "
+        "the operator. A hand still being played is never listed.",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = _readable_match(request, match_id)
+        body = {"match_id": match.pk, "hands": selectors.match_hand_history(match=match)}
+        return Response(HandHistoryListOutput(body).data)
+
+
+class HandHistoryDetailView(APIView):
+    permission_classes = (IsOperatorOrPlayer,)
+
+    @extend_schema(
+        responses={200: HandHistoryOutput, 404: PROBLEMS[404], 409: PROBLEMS[409]},
+        tags=["history"],
+        description="One hand that is over; 409 hand-in-progress while it is played.",
+    )
+    def get(self, request: Request, match_id: str, number: str) -> Response:
+        match = _readable_match(request, match_id)
+        return Response(
+            HandHistoryOutput(selectors.finished_hand_history(match=match, number=number)).data
+        )
+
+
+class HandFairnessView(APIView):
+    permission_classes = (IsOperatorOrPlayer,)
+
+    @extend_schema(
+        responses={200: FairnessOutput, 404: PROBLEMS[404], 409: PROBLEMS[409]},
+        tags=["history"],
+        description="Provable fairness (ARCHITECTURE §4): re-derives the deck from the "
+        "revealed seed and checks it against the commitment published before the deal and "
+        "against the cards dealt (dealer, both hands, upcard, stock). docs/fairness.md shows "
+        "the same check offline. 409 hand-in-progress while the hand is played.",
+    )
+    def get(self, request: Request, match_id: str, number: str) -> Response:
+        match = _readable_match(request, match_id)
+        return Response(FairnessOutput(selectors.hand_fairness(match=match, number=number)).data)

@@ -1,0 +1,388 @@
+"""Rooms, tables, seats, matches, hands and hand events (issue 5 item 1, ARCHITECTURE §4).
+
+- A Room (one operator, one variant, rule options, stakes, target, fee, currency, practice or
+  real money, turn time) has Tables.
+- A Table hosts one Match at a time. The first player to sit opens a ``waiting`` Match (its
+  escrow is ``game_ref = "match:<pk>"`` in the wallet); the second seat starts it.
+- A Seat is one player's place in one Match, with the money it escrowed.
+- A Match has Hands; every change to a hand is a HandEvent, numbered per hand (``seq``) and
+  per match (``match_seq``, the events feed and the ``expected_seq`` of the action API).
+- A hand is replayable from its server seed, its dealer, the match's rules and the actions
+  recorded on its events (``selectors.hand_replay``).
+
+The server seed and the full hand state (which holds the stock order and both hands) are
+stored here but are never serialized to a player before the hand ends; the player API goes
+through ``games.engine.player_view`` / ``event_view`` only.
+"""
+
+from __future__ import annotations
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from gin_platform.models import Operator, Player
+
+SEAT_POSITIONS = (0, 1)
+MAX_FEE_BPS = 10_000
+MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 600
+MATCH_PLAY_TARGETS = (100, 250, 500)  # R10 Match Play
+MONEY_PLAY_TARGETS = (50, 100)  # R10 Money Play
+
+
+class Variant(models.TextChoices):
+    """R10: the three ways to play for money."""
+
+    FTK = "ftk", "First To Knock"
+    MATCH = "match", "Match Play"
+    MONEY = "money", "Money Play"
+
+
+class Room(models.Model):
+    """R11: many tables with one variant, stake, target and rule options."""
+
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="rooms")
+    name = models.CharField(max_length=100)
+    variant = models.CharField(max_length=8, choices=Variant.choices)
+    # games.engine.RuleSet.to_dict(): knock limit, bonuses, tie rule, stock exhaustion (R6-R9).
+    rules = models.JSONField(default=dict)
+    # R10: 100/250/500 for Match Play, 50/100 for Money Play, none for First To Knock.
+    target = models.PositiveIntegerField(null=True, blank=True)
+    # First To Knock and Match Play: each player's stake, minor units of ``currency``.
+    stake = models.BigIntegerField(null=True, blank=True)
+    # Money Play: the stakes per point a table may play at (minor units), and the bounds of
+    # the amount a player brings to the table cashier.
+    stake_per_point_choices = models.JSONField(default=list, blank=True)
+    cashier_min = models.BigIntegerField(null=True, blank=True)
+    cashier_max = models.BigIntegerField(null=True, blank=True)
+    fee_bps = models.PositiveIntegerField(
+        default=0, validators=[MaxValueValidator(MAX_FEE_BPS)], help_text="Fee in basis points"
+    )
+    currency = models.CharField(max_length=3)
+    is_practice = models.BooleanField(default=False)
+    # Practice rooms only (R11): the house bot takes the second seat as soon as a player sits
+    # down alone (issue 7 item 3). Real-money rooms never seat the bot (database CHECK).
+    bot_enabled = models.BooleanField(default=False)
+    turn_seconds = models.PositiveIntegerField(
+        default=30,
+        validators=[MinValueValidator(MIN_TURN_SECONDS), MaxValueValidator(MAX_TURN_SECONDS)],
+    )
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=("operator", "created_at"))]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(fee_bps__gte=0, fee_bps__lte=MAX_FEE_BPS), name="room_fee_bps_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(turn_seconds__gte=MIN_TURN_SECONDS)
+                & Q(turn_seconds__lte=MAX_TURN_SECONDS),
+                name="room_turn_seconds_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(bot_enabled=False) | Q(is_practice=True),
+                name="room_bot_only_in_practice",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(variant="ftk", target__isnull=True, stake__gt=0)
+                    | Q(variant="match", target__in=MATCH_PLAY_TARGETS, stake__gt=0)
+                    | Q(
+                        variant="money",
+                        target__in=MONEY_PLAY_TARGETS,
+                        stake__isnull=True,
+                        cashier_min__gt=0,
+                        cashier_max__gte=models.F("cashier_min"),
+                    )
+                ),
+                name="room_variant_shape",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_variant_display()})"
+
+
+class HouseBot(models.Model):
+    """The operator's house bot (issue 7 item 3, R11): an ordinary Player of the operator,
+    marked here as the bot. It sits through ``services.seat_take`` and plays through
+    ``services.hand_apply_action`` like anybody else, on the Celery worker, deciding from its
+    own ``engine.player_view`` only. It has no session token (it never calls the API) and it
+    never sits at a real-money table (``services.seat_take`` refuses)."""
+
+    operator = models.OneToOneField(Operator, on_delete=models.PROTECT, related_name="+")
+    player = models.OneToOneField(Player, on_delete=models.PROTECT, related_name="house_bot")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return f"house bot of {self.operator_id}"
+
+
+class Table(models.Model):
+    """A place in a room where two players meet. ``status`` is the operator's switch; whether
+    a match is being played there is the table's current Match."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        CLOSED = "closed"
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="tables")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("pk",)
+
+    def __str__(self) -> str:
+        return f"table #{self.pk} of {self.room.name}"
+
+
+class Match(models.Model):
+    """One game at a table, from the first seat to its result (R10).
+
+    The room's options are copied here when the match opens, so a room edited later never
+    changes a game already under way.
+    """
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"  # seats filling; the escrow holds the seated players' buy-ins
+        RUNNING = "running"
+        FINISHED = "finished"  # result recorded; match_finished sent; settlement pending
+        SETTLED = "settled"  # settlement posted (settlement app)
+        ABORTED = "aborted"  # everybody left before it started; buy-ins refunded
+
+    class ForfeitReason(models.TextChoices):
+        LEFT = "left"
+        TIMEOUT = "timeout"
+        RESIGNED = "resigned"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="matches")
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="matches")
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    # Snapshot of the room (see the class docstring).
+    variant = models.CharField(max_length=8, choices=Variant.choices)
+    rules = models.JSONField(default=dict)
+    target = models.PositiveIntegerField(null=True, blank=True)
+    stake = models.BigIntegerField(null=True, blank=True)
+    # Money Play: the stake per point the table plays at, chosen by the first player seated.
+    stake_per_point = models.BigIntegerField(null=True, blank=True)
+    currency = models.CharField(max_length=3)
+    fee_bps = models.PositiveIntegerField(default=0)
+    is_practice = models.BooleanField(default=False)
+    turn_seconds = models.PositiveIntegerField(default=30)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    # Per-match event counter: the match_seq of the last HandEvent (0 before the first deal).
+    seq = models.PositiveBigIntegerField(default=0)
+    points_0 = models.PositiveIntegerField(default=0)
+    points_1 = models.PositiveIntegerField(default=0)
+    hands_won_0 = models.PositiveIntegerField(default=0)
+    hands_won_1 = models.PositiveIntegerField(default=0)
+    winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit_reason = models.CharField(
+        max_length=10, choices=ForfeitReason.choices, blank=True, default=""
+    )
+    # The result settlement reads (docs/games.md "Match result"); set when finished.
+    result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [
+            models.Index(fields=("operator", "created_at")),
+            models.Index(fields=("status", "finished_at")),
+        ]
+        constraints = [
+            # A table hosts one game at a time.
+            models.UniqueConstraint(
+                fields=("table",),
+                condition=Q(status__in=("waiting", "running")),
+                name="match_one_open_per_table",
+            ),
+            models.CheckConstraint(
+                condition=Q(winner_seat__isnull=True) | Q(winner_seat__in=SEAT_POSITIONS),
+                name="match_winner_seat_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(forfeit_seat__isnull=True) | Q(forfeit_seat__in=SEAT_POSITIONS),
+                name="match_forfeit_seat_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=("waiting", "running", "aborted"))
+                | Q(result__isnull=False, finished_at__isnull=False),
+                name="match_finished_has_result",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match #{self.pk} ({self.variant}, {self.status})"
+
+    @property
+    def game_ref(self) -> str:
+        """The wallet's escrow reference for this game."""
+        return f"match:{self.pk}"
+
+    @property
+    def points(self) -> tuple[int, int]:
+        return (self.points_0, self.points_1)
+
+    @property
+    def hands_won(self) -> tuple[int, int]:
+        return (self.hands_won_0, self.hands_won_1)
+
+
+class Seat(models.Model):
+    """One player's place in one match, with what they escrowed to sit there."""
+
+    class State(models.TextChoices):
+        SEATED = "seated"  # waiting for an opponent; the buy-in is in escrow
+        PLAYING = "playing"
+        LEFT = "left"  # left before the match started; the buy-in was refunded
+        FINISHED = "finished"  # the match ended (result, forfeit); settlement pays out
+
+    ACTIVE_STATES = (State.SEATED, State.PLAYING)
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seats")
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.SEATED)
+    # Escrowed at the table cashier: the stake (FTK, Match Play) or the cashier amount
+    # (Money Play), minor units of ``currency``.
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    buy_in_reference = models.CharField(max_length=64, blank=True, default="")
+    refund_reference = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("match", "position")
+        indexes = [models.Index(fields=("player", "state"))]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(position__in=SEAT_POSITIONS), name="seat_position_valid"
+            ),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="seat_amount_non_negative"),
+            models.UniqueConstraint(
+                fields=("match", "position"),
+                condition=Q(state__in=("seated", "playing", "finished")),
+                name="seat_position_taken_once",
+            ),
+            models.UniqueConstraint(
+                fields=("match", "player"),
+                condition=Q(state__in=("seated", "playing", "finished")),
+                name="seat_player_once_per_match",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.position} of match #{self.match_id} ({self.player_id})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.state in self.ACTIVE_STATES
+
+
+class Hand(models.Model):
+    """One deal of a match (R3-R9). ``state`` is ``games.engine.state_to_json``: it holds
+    the seed, the stock order and both hands, so it never leaves the server as such."""
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress"
+        ENDED = "ended"  # gone out or void (R6, R7): outcome recorded
+        ABANDONED = "abandoned"  # the match ended by forfeit during this hand (R10)
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    server_seed = models.CharField(max_length=128)
+    seed_commitment = models.CharField(max_length=64)
+    state = models.JSONField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.IN_PROGRESS)
+    # Denormalised from ``state`` for the turn check and the turn-timer sweep (issue 7).
+    seq = models.PositiveIntegerField(default=0)
+    to_act = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True)
+    # The seq of the hand's last HandEvent.
+    event_seq = models.PositiveIntegerField(default=0)
+    outcome = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("match", "number")
+        indexes = [
+            models.Index(
+                fields=("turn_deadline",),
+                condition=Q(status="in_progress"),
+                name="hand_open_turn_deadline",
+            )
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=("match", "number"), name="hand_number_unique"),
+            models.UniqueConstraint(
+                fields=("match",),
+                condition=Q(status="in_progress"),
+                name="hand_one_in_progress_per_match",
+            ),
+            models.CheckConstraint(
+                condition=Q(dealer__in=SEAT_POSITIONS), name="hand_dealer_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.number} of match #{self.match_id}"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != self.Status.IN_PROGRESS
+
+
+class HandEvent(models.Model):
+    """Something that happened in a hand, in order.
+
+    ``kind`` is an engine event kind (``games.engine.EVENT_KINDS``) or one of the table's own:
+    ``hand_dealt`` (public: dealer, seed commitment), ``forfeit`` and ``match_finished``.
+    ``payload`` holds the full event (a stock draw's card, the revealed seed, ...): what a
+    viewer receives is filtered by ``games.engine.event_view``. ``action`` is the player's
+    action that produced the event (on the first event of each action only): the hand is
+    replayed from the seed and these.
+    """
+
+    DEALT, FORFEIT, MATCH_FINISHED = "hand_dealt", "forfeit", "match_finished"
+    TABLE_KINDS = (DEALT, FORFEIT, MATCH_FINISHED)
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    match_seq = models.PositiveBigIntegerField()
+    # The engine's state sequence number after the event (HandState.seq).
+    state_seq = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=20)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    action = models.JSONField(null=True, blank=True)
+    payload = models.JSONField(default=dict, blank=True)
+    # Who caused it (audit): "player:<uuid>", "system:<name>".
+    actor = models.CharField(max_length=80, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("match", "match_seq")
+        constraints = [
+            models.UniqueConstraint(fields=("hand", "seq"), name="hand_event_seq_unique"),
+            models.UniqueConstraint(
+                fields=("match", "match_seq"), name="hand_event_match_seq_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.match_seq} of match #{self.match_id}"

@@ -1,0 +1,134 @@
+"""The games app's domain errors, each with a stable problem ``type`` (ARCHITECTURE §6).
+
+Wallet problems (insufficient funds, self-exclusion, limits) raised while taking a seat pass
+through unchanged.
+"""
+
+from __future__ import annotations
+
+from gin_platform.problems import Problem
+
+
+class InvalidRoomOptionsProblem(Problem):
+    slug = "invalid-room-options"
+    status = 422
+    title = "The room options are not valid"
+    description = (
+        "A rule option (R6, R7, R9), target, stake, cashier bound, fee or turn time is not "
+        "allowed for the room's variant; `field` names it."
+    )
+
+
+class RoomInactiveProblem(Problem):
+    slug = "room-inactive"
+    status = 409
+    title = "The room or table is closed"
+    description = "The operator closed this room or table; pick another one in the lobby."
+
+
+class TableFullProblem(Problem):
+    slug = "table-full"
+    status = 409
+    title = "The table has no free seat"
+    description = "Both seats are taken (or a game is being played there)."
+
+
+class NotSeatedProblem(Problem):
+    slug = "not-seated"
+    status = 409
+    title = "You are not seated at this table"
+
+
+class CashierAmountOutOfRangeProblem(Problem):
+    slug = "cashier-amount-out-of-range"
+    status = 422
+    title = "The cashier amount is outside the room's bounds"
+    description = (
+        "Money Play (R10): bring between the room's cashier minimum and maximum; `minimum` and "
+        "`maximum` say how much."
+    )
+
+
+class StakePerPointNotOfferedProblem(Problem):
+    slug = "stake-per-point-not-offered"
+    status = 422
+    title = "The room does not offer this stake per point"
+    description = "Money Play (R10): choose one of the room's `choices`."
+
+
+class StakePerPointMismatchProblem(Problem):
+    slug = "stake-per-point-mismatch"
+    status = 409
+    title = "The table already plays at another stake per point"
+    description = (
+        "Money Play (R10): a table plays at one stake per point, chosen by the first player "
+        "seated; `stake_per_point` says which."
+    )
+
+
+class MatchNotInProgressProblem(Problem):
+    slug = "match-not-in-progress"
+    status = 409
+    title = "The game is not being played"
+    description = "It has not started yet (waiting for an opponent) or it is over."
+
+
+class NotYourTurnProblem(Problem):
+    slug = "not-your-turn"
+    status = 409
+    title = "It is not your turn"
+
+
+class StaleSequenceProblem(Problem):
+    slug = "stale-sequence"
+    status = 409
+    title = "The game has moved on since you looked"
+    description = (
+        "`expected_seq` must be the `seq` of the latest game view; `current_seq` is the "
+        "game's sequence now. Fetch the view (or the events after your sequence) and decide "
+        "again."
+    )
+
+
+class IllegalActionProblem(Problem):
+    slug = "illegal-action"
+    status = 422
+    title = "That action is not allowed now"
+    description = "The rules (R4-R6) do not allow it; `legal_actions` lists what you may do."
+
+
+class KnockOverLimitProblem(Problem):
+    slug = "knock-over-limit"
+    status = 422
+    title = "Too much deadwood to knock"
+    description = (
+        "R6: the 10 cards you would show have `deadwood` above the room's knock `limit`. "
+        "Nothing changed: discard instead."
+    )
+
+
+class MatchNotFinishedProblem(Problem):
+    slug = "match-not-finished"
+    status = 409
+    title = "The game has no result to settle"
+    description = "Only a finished game can be marked settled."
+
+
+class BotNotAllowedProblem(Problem):
+    slug = "bot-not-allowed"
+    status = 409
+    title = "The house bot plays at practice tables only"
+    description = (
+        "R11, issue 7: the house bot plays for play-money chips only; it never takes a seat at "
+        "a real-money table."
+    )
+
+
+class HandInProgressProblem(Problem):
+    slug = "hand-in-progress"
+    status = 409
+    title = "The hand is still being played"
+    description = (
+        "Its server seed, both hands and the stock stay secret until the hand is over "
+        "(ARCHITECTURE §4). Ask again once it has ended."
+    )

@@ -1,0 +1,14 @@
+"""Signals the games app sends; other apps connect receivers (ARCHITECTURE §2, §5).
+
+``match_finished``: sent once per match, when the transaction that recorded the match's
+result has committed (so a receiver never sees a result that could still roll back).
+
+    match_finished.send(sender=Match, match_id=<int>)
+
+Settlement connects a receiver in its AppConfig that enqueues the settlement task; games
+never imports settlement and never posts ledger rows.
+"""
+
+from django.dispatch import Signal
+
+match_finished = Signal()  # kwargs: match_id (int, games.models.Match pk)

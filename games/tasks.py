@@ -1,0 +1,31 @@
+"""Celery tasks of the games app (issue 7). Thin: ids in, one service call.
+
+- ``bot_move``: the house bot's move, queued on commit when it becomes the bot's turn.
+  Idempotent through ``expected_seq``: a stale or redelivered message does nothing.
+- ``expire_turns``: beat job (``CELERY_BEAT_SCHEDULE["expire-turns"]``, every 5 s): turns
+  past their deadline forfeit (R10).
+"""
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from games import services
+
+TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=1,
+    max_retries=5,
+    ignore_result=True,
+)
+def bot_move(match_id: int, expected_seq: int) -> bool:
+    return services.bot_play(match_id=match_id, expected_seq=expected_seq)
+
+
+@shared_task(ignore_result=True)
+def expire_turns() -> int:
+    return len(services.turn_timers_expire().forfeited)

@@ -1,0 +1,172 @@
+"""Statements, reports and reconciliation over the API (thin: parse, call, render)."""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import CursorPagination
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gin_platform.models import Operator
+from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsStaff
+from gin_platform.principals import OperatorPrincipal
+from gin_platform.problems import NotFoundProblem
+from settlement import reports, selectors, services
+from settlement.api.renderers import CSVRenderer
+from settlement.api.serializers import (
+    ReconciliationRunOutput,
+    ReportOutput,
+    SettlementOutput,
+)
+from settlement.models import Settlement
+
+PERIOD_PARAMETERS = [
+    OpenApiParameter("from", str, description="ISO date or UTC date-time (inclusive)"),
+    OpenApiParameter("to", str, description="ISO date or UTC date-time (exclusive)"),
+    OpenApiParameter("currency", str),
+]
+
+
+def settlement_body(settlement: Settlement) -> dict:
+    statement = settlement.statement
+    return {
+        "match_id": settlement.match_id,
+        "variant": settlement.variant,
+        "currency": settlement.currency,
+        "is_practice": settlement.is_practice,
+        "escrow": statement["escrow"],
+        "fee": statement["fee"],
+        "settled_at": settlement.settled_at,
+        "ledger_reference": statement["ledger_reference"],
+        "statement": statement,
+    }
+
+
+class SettledCursorPagination(CursorPagination):
+    ordering = ("-settled_at", "-pk")
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class SettlementListView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    pagination_class = SettledCursorPagination
+    serializer_class = SettlementOutput
+
+    @extend_schema(
+        parameters=PERIOD_PARAMETERS, responses=SettlementOutput(many=True), tags=["settlement"]
+    )
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+        start, end = (
+            reports.parse_period(params.get("from"), params.get("to"))
+            if params.get("from")
+            else (None, None)
+        )
+        settlements = selectors.settlement_list(
+            operator=request.user.operator, currency=params.get("currency"), start=start, end=end
+        )
+        page = self.paginate_queryset(settlements)
+        return self.get_paginated_response(
+            SettlementOutput([settlement_body(s) for s in page], many=True).data
+        )
+
+
+class SettlementDetailView(APIView):
+    """The statement of one settled game: for its operator and for each of its players."""
+
+    permission_classes = (IsOperatorOrPlayer,)
+
+    @extend_schema(responses=SettlementOutput, tags=["settlement"])
+    def get(self, request: Request, match_id: str) -> Response:
+        if isinstance(request.user, OperatorPrincipal):
+            settlement = selectors.settlement_get_for_operator(
+                operator=request.user.operator, match_id=match_id
+            )
+        else:
+            settlement = selectors.settlement_get_for_player(
+                player=request.user.player, match_id=match_id
+            )
+        return Response(SettlementOutput(settlement_body(settlement)).data)
+
+
+def _report_response(request: Request, operator: Operator | None) -> Response:
+    params = request.query_params
+    start, end = reports.parse_period(params.get("from"), params.get("to"))
+    rows = reports.daily_report(
+        operator=operator, start=start, end=end, currency=params.get("currency")
+    )
+    if request.accepted_renderer.format == "csv":
+        response = Response(reports.report_csv(rows))
+        response["Content-Disposition"] = (
+            f'attachment; filename="report-{start:%Y%m%d}-{end:%Y%m%d}.csv"'
+        )
+        return response
+    return Response(reports.report_json(rows, start=start, end=end))
+
+
+REPORT_RESPONSES = {
+    200: OpenApiResponse(ReportOutput, description="JSON, or RFC 4180 CSV with ?format=csv"),
+}
+
+
+class OperatorReportView(APIView):
+    permission_classes = (IsOperator,)
+    renderer_classes = (JSONRenderer, CSVRenderer)
+
+    @extend_schema(
+        parameters=[
+            *PERIOD_PARAMETERS,
+            OpenApiParameter("format", str, enum=["json", "csv"]),
+        ],
+        responses=REPORT_RESPONSES,
+        tags=["reports"],
+    )
+    def get(self, request: Request) -> Response:
+        return _report_response(request, request.user.operator)
+
+
+class StaffReportView(APIView):
+    permission_classes = (IsStaff,)
+    renderer_classes = (JSONRenderer, CSVRenderer)
+
+    @extend_schema(
+        parameters=[
+            *PERIOD_PARAMETERS,
+            OpenApiParameter("operator", str, description="Operator slug; all when omitted"),
+            OpenApiParameter("format", str, enum=["json", "csv"]),
+        ],
+        responses=REPORT_RESPONSES,
+        tags=["backoffice"],
+    )
+    def get(self, request: Request) -> Response:
+        slug = request.query_params.get("operator")
+        operator = None
+        if slug:
+            operator = Operator.objects.filter(slug=slug).first()
+            if operator is None:
+                raise NotFoundProblem(f"No operator {slug!r}")
+        return _report_response(request, operator)
+
+
+class StaffReconciliationView(GenericAPIView):
+    permission_classes = (IsStaff,)
+    serializer_class = ReconciliationRunOutput
+
+    class Pagination(CursorPagination):
+        ordering = ("-started_at", "-pk")
+        page_size = 20
+
+    pagination_class = Pagination
+
+    @extend_schema(responses=ReconciliationRunOutput(many=True), tags=["backoffice"])
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.reconciliation_runs())
+        return self.get_paginated_response(ReconciliationRunOutput(page, many=True).data)
+
+    @extend_schema(request=None, responses={201: ReconciliationRunOutput}, tags=["backoffice"])
+    def post(self, request: Request) -> Response:
+        run = services.reconciliation_run()
+        return Response(ReconciliationRunOutput(run).data, status=201)

@@ -1,0 +1,70 @@
+"""Fixtures of the games tests: player clients, rooms, deterministic server seeds."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+
+import pytest
+from rest_framework.test import APIClient
+
+from games import engine
+from gin_platform.services import player_session_create
+from tests.conftest import SYSTEM
+from tests.factories import PlayerFactory
+from tests.games.factories import RoomFactory, TableFactory
+
+
+class PlayerClient(APIClient):
+    """An API client holding one player's session token (``.player`` is the player)."""
+
+    player = None
+
+
+@pytest.fixture
+def make_player_client(operator):
+    def make(**fields) -> PlayerClient:
+        player = PlayerFactory(operator=operator, **fields)
+        client = PlayerClient()
+        token = player_session_create(player=player, actor=SYSTEM).token
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        client.player = player
+        return client
+
+    return make
+
+
+@pytest.fixture
+def alice(make_player_client) -> PlayerClient:
+    return make_player_client(display_name="Alice")
+
+
+@pytest.fixture
+def bob(make_player_client) -> PlayerClient:
+    return make_player_client(display_name="Bob")
+
+
+@pytest.fixture
+def seeds(monkeypatch):
+    """Server seeds from a fixed sequence, so every game of a test is reproducible."""
+    counter = itertools.count()
+
+    def next_seed() -> str:
+        return hashlib.sha256(f"games-test-seed-{next(counter)}".encode()).hexdigest()
+
+    monkeypatch.setattr(engine, "new_server_seed", next_seed)
+    return next_seed
+
+
+@pytest.fixture
+def practice_table(operator):
+    """A practice Match Play table (play money, no wallet funding needed)."""
+    return TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+
+
+@pytest.fixture(autouse=True)
+def _no_player_throttling(monkeypatch):
+    """Whole games make hundreds of requests per player within seconds."""
+    from gin_platform.throttling import PrincipalRateThrottle
+
+    monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "1000000/min")

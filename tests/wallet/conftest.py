@@ -1,0 +1,23 @@
+"""Fixtures of the wallet tests."""
+
+import pytest
+
+from tests.factories import PlayerFactory
+from tests.wallet.factories import ExchangeRateFactory
+
+
+@pytest.fixture
+def eur_usd(db):
+    """1 EUR = 1.0720 USD, recorded five minutes ago."""
+    return ExchangeRateFactory(base="EUR", quote="USD", rate="1.0720")
+
+
+@pytest.fixture
+def usd_player(operator):
+    """A player of the (EUR) operator whose wallet is in USD."""
+    return PlayerFactory(operator=operator, wallet_currency="USD", display_currency="USD")
+
+
+@pytest.fixture
+def opponent(operator):
+    return PlayerFactory(operator=operator)

@@ -1,0 +1,205 @@
+"""Turn wallet rows into the API's plain shapes (amounts as decimal strings plus currency).
+
+Player-facing shapes show only the player's own lines: their wallet entries, their stake
+and payout lines in an escrow and the FX legs of their own conversions; never another
+player's wallet, nor a house account's balance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gin_platform.models import Player
+from gin_platform.money import PRACTICE_CURRENCY, money_dict
+from wallet import selectors
+from wallet.fx import rate_string
+from wallet.models import Account, LedgerEntry, LedgerTransaction, SelfExclusion
+
+
+def _money(amount: int | None, currency: str) -> dict[str, str] | None:
+    return None if amount is None or not currency else money_dict(amount, currency)
+
+
+def _amount(amount: int | None, currency: str) -> str | None:
+    return None if amount is None else money_dict(amount, currency)["amount"]
+
+
+def _fx(snapshot: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "base": snapshot["base"],
+        "quote": snapshot["quote"],
+        "rate": snapshot["rate"],
+        "as_of": snapshot["as_of"],
+        "source": snapshot["source"],
+        "rounding": snapshot.get("rounding", ""),
+        "base_amount": money_dict(snapshot["amount"], snapshot["base"]),
+        "quote_amount": money_dict(snapshot["converted"], snapshot["quote"]),
+    }
+
+
+def player_transaction(txn: LedgerTransaction, *, player: Player, operator_view: bool) -> dict:
+    """One transaction as seen by (or for) one player."""
+    entries: list[LedgerEntry] = getattr(txn, "player_entries", None) or list(
+        txn.entries.filter(player=player).select_related("account").order_by("pk")
+    )
+    wallet_entries = [e for e in entries if e.account.kind == Account.Kind.PLAYER]
+    wallet_currency = wallet_entries[0].currency if wallet_entries else ""
+    reversal = txn.reversal if hasattr(txn, "reversal") else None
+    body = {
+        "id": txn.pk,
+        "reference": txn.reference,
+        "kind": txn.kind,
+        "created_at": txn.created_at,
+        "game_ref": txn.game_ref,
+        "amount": _money(txn.amount, txn.currency),
+        "wallet_change": _money(sum(e.amount for e in wallet_entries), wallet_currency)
+        if wallet_entries
+        else None,
+        "balance_after": _money(wallet_entries[-1].balance_after, wallet_currency)
+        if wallet_entries
+        else None,
+        "reverses": txn.reverses_id,
+        "reversed_by": reversal.pk if reversal else None,
+        "entries": [
+            {
+                "account": e.account.kind,
+                "component": e.component,
+                "amount": _amount(e.amount, e.currency),
+                "currency": e.currency,
+                "balance_after": _amount(e.balance_after, e.currency)
+                if e.account.kind == Account.Kind.PLAYER
+                else None,
+            }
+            for e in entries
+        ],
+        "fx": [_fx(s) for s in txn.fx if s.get("player") == str(player.pk)],
+    }
+    if operator_view:
+        body["metadata"] = txn.metadata
+    return body
+
+
+def ledger_transaction(txn: LedgerTransaction) -> dict:
+    """The whole transaction, every line (back office)."""
+    reversal = txn.reversal if hasattr(txn, "reversal") else None
+    return {
+        "id": txn.pk,
+        "operator_id": txn.operator_id,
+        "reference": txn.reference,
+        "kind": txn.kind,
+        "created_at": txn.created_at,
+        "game_ref": txn.game_ref,
+        "player_id": txn.player_id,
+        "amount": _money(txn.amount, txn.currency),
+        "reverses": txn.reverses_id,
+        "reversed_by": reversal.pk if reversal else None,
+        "entries": [
+            {
+                "account_id": e.account_id,
+                "account": e.account.kind,
+                "player_id": e.player_id,
+                "component": e.component,
+                "amount": _amount(e.amount, e.currency),
+                "currency": e.currency,
+                "balance_after": _amount(e.balance_after, e.currency),
+            }
+            for e in txn.entries.select_related("account").order_by("pk")
+        ],
+        "fx": [_fx(s) for s in txn.fx],
+        "metadata": txn.metadata,
+        "actor_type": txn.actor_type,
+        "actor_id": txn.actor_id,
+    }
+
+
+def wallet_summary(*, player: Player) -> dict:
+    balance = selectors.wallet_balance(player=player)
+    return {
+        "player_id": player.pk,
+        "balance": selectors.display_amount(
+            amount=balance, currency=player.wallet_currency, player=player
+        ),
+        "practice_balance": money_dict(
+            selectors.wallet_balance(player=player, currency=PRACTICE_CURRENCY),
+            PRACTICE_CURRENCY,
+        ),
+        "kyc_status": player.kyc_status,
+        "self_excluded_until": selectors.self_excluded_until(player=player),
+    }
+
+
+def limit_state(state: selectors.LimitState) -> dict:
+    code = state.currency
+    return {
+        "kind": state.kind,
+        "period": state.period,
+        "currency": code,
+        "amount": _amount(state.amount, code),
+        "pending_amount": _amount(state.pending_amount, code)
+        if state.pending_effective_at
+        else None,
+        "pending_effective_at": state.pending_effective_at,
+        "pending_removal": state.pending_effective_at is not None and state.pending_amount is None,
+        "used": _amount(state.used, code),
+        "remaining": _amount(state.remaining, code),
+        "window_start": state.window.start,
+        "window_end": state.window.end,
+    }
+
+
+def limit_change(change) -> dict:
+    code = change.currency
+    return {
+        "id": change.pk,
+        "kind": change.kind,
+        "period": change.period,
+        "currency": code,
+        "old_amount": _amount(change.old_amount, code),
+        "new_amount": _amount(change.new_amount, code),
+        "created_at": change.created_at,
+        "effective_at": change.effective_at,
+        "actor_type": change.actor_type,
+        "actor_id": change.actor_id,
+    }
+
+
+def self_exclusion(exclusion: SelfExclusion) -> dict:
+    return {
+        "id": exclusion.pk,
+        "starts_at": exclusion.starts_at,
+        "ends_at": exclusion.ends_at,
+        "reason": exclusion.reason,
+        "created_at": exclusion.created_at,
+    }
+
+
+def cashier_caps(caps) -> dict:
+    code = caps.currency
+    body: dict[str, Any] = {"operator_id": caps.operator_id, "currency": code}
+    for name in caps.FIELDS:
+        body[name] = _amount(getattr(caps, name), code)
+    body["updated_at"] = caps.updated_at
+    return body
+
+
+def exchange_rate(rate) -> dict:
+    return {
+        "id": rate.pk,
+        "base": rate.base,
+        "quote": rate.quote,
+        "rate": rate_string(rate.rate),
+        "as_of": rate.as_of,
+        "source": rate.source,
+        "created_at": rate.created_at,
+    }
+
+
+def reconciliation(report: selectors.ReconciliationReport) -> dict:
+    return {
+        "ok": report.ok,
+        "checked_at": report.checked_at,
+        "accounts_checked": report.accounts_checked,
+        "transactions_checked": report.transactions_checked,
+        "entries_checked": report.entries_checked,
+        "lines": report.lines,
+    }

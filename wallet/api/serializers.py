@@ -1,0 +1,264 @@
+"""Input and output serializers of the wallet endpoints (shape only; rules live in services).
+
+Amounts travel as decimal strings ("12.50") next to an ISO 4217 code. ``DecimalString``
+hands the raw JSON value to ``wallet.amounts.parse_amount``, which refuses floats, too many
+decimals and non-positive amounts with their own problem types.
+"""
+
+from __future__ import annotations
+
+import json
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from wallet.models import Account, LedgerTransaction, LimitKind, LimitPeriod
+
+MAX_METADATA_BYTES = 4096
+
+
+@extend_schema_field({"type": "string", "example": "12.50", "pattern": r"^-?\d+(\.\d+)?$"})
+class DecimalString(serializers.Field):
+    """A decimal amount as a string; the raw value is kept for the service to judge."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+# --- Shared output shapes ------------------------------------------------------------------
+class WalletMoneyOutput(serializers.Serializer):
+    amount = serializers.CharField(help_text="Decimal string, e.g. '12.50'")
+    currency = serializers.CharField(help_text="ISO 4217 code, or XGC for practice chips")
+
+
+class WalletDisplayOutput(WalletMoneyOutput):
+    rate = serializers.CharField(help_text="1 unit of the amount's currency in this currency")
+    as_of = serializers.DateTimeField(allow_null=True)
+
+
+class WalletDisplayedMoneyOutput(WalletMoneyOutput):
+    display = WalletDisplayOutput(
+        allow_null=True,
+        help_text="The amount in the player's display currency at the latest rate (R11); "
+        "null for practice chips or when no rate is known.",
+    )
+
+
+class WalletFxOutput(serializers.Serializer):
+    base = serializers.CharField()
+    quote = serializers.CharField()
+    rate = serializers.CharField(help_text="1 base = rate quote")
+    as_of = serializers.DateTimeField()
+    source = serializers.CharField()
+    rounding = serializers.CharField()
+    base_amount = WalletMoneyOutput()
+    quote_amount = WalletMoneyOutput()
+
+
+class WalletEntryOutput(serializers.Serializer):
+    account = serializers.ChoiceField(choices=Account.Kind.choices)
+    component = serializers.CharField()
+    amount = serializers.CharField()
+    currency = serializers.CharField()
+    balance_after = serializers.CharField(allow_null=True)
+
+
+class WalletTransactionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    reference = serializers.CharField()
+    kind = serializers.ChoiceField(choices=LedgerTransaction.Kind.choices)
+    created_at = serializers.DateTimeField()
+    game_ref = serializers.CharField(allow_null=True)
+    amount = WalletMoneyOutput(allow_null=True)
+    wallet_change = WalletMoneyOutput(
+        allow_null=True, help_text="Net change to the player's wallet"
+    )
+    balance_after = WalletMoneyOutput(allow_null=True, help_text="The wallet balance right after")
+    reverses = serializers.IntegerField(allow_null=True)
+    reversed_by = serializers.IntegerField(allow_null=True)
+    entries = WalletEntryOutput(many=True)
+    fx = WalletFxOutput(many=True)
+
+
+class WalletOperatorTransactionOutput(WalletTransactionOutput):
+    metadata = serializers.DictField()
+
+
+class LedgerEntryOutput(serializers.Serializer):
+    account_id = serializers.IntegerField()
+    account = serializers.ChoiceField(choices=Account.Kind.choices)
+    player_id = serializers.UUIDField(allow_null=True)
+    component = serializers.CharField()
+    amount = serializers.CharField()
+    currency = serializers.CharField()
+    balance_after = serializers.CharField()
+
+
+class LedgerTransactionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    operator_id = serializers.UUIDField()
+    reference = serializers.CharField()
+    kind = serializers.ChoiceField(choices=LedgerTransaction.Kind.choices)
+    created_at = serializers.DateTimeField()
+    game_ref = serializers.CharField(allow_null=True)
+    player_id = serializers.UUIDField(allow_null=True)
+    amount = WalletMoneyOutput(allow_null=True)
+    reverses = serializers.IntegerField(allow_null=True)
+    reversed_by = serializers.IntegerField(allow_null=True)
+    entries = LedgerEntryOutput(many=True)
+    fx = WalletFxOutput(many=True)
+    metadata = serializers.DictField()
+    actor_type = serializers.CharField()
+    actor_id = serializers.CharField()
+
+
+# --- Wallet, cashier ---------------------------------------------------------------------
+class WalletOutput(serializers.Serializer):
+    player_id = serializers.UUIDField()
+    balance = WalletDisplayedMoneyOutput()
+    practice_balance = WalletMoneyOutput()
+    kyc_status = serializers.CharField()
+    self_excluded_until = serializers.DateTimeField(allow_null=True)
+
+
+class CashierInput(serializers.Serializer):
+    amount = DecimalString()
+    currency = serializers.CharField(max_length=8)
+    reference = serializers.CharField(
+        max_length=128,
+        required=False,
+        help_text="Your cashier's reference for this movement (unique per operator and kind); "
+        "defaults to the Idempotency-Key.",
+    )
+    metadata = serializers.DictField(required=False, default=dict)
+
+    def validate_metadata(self, value: dict) -> dict:
+        if len(json.dumps(value, default=str)) > MAX_METADATA_BYTES:
+            raise serializers.ValidationError(f"at most {MAX_METADATA_BYTES} bytes of JSON")
+        return value
+
+
+class TransactionFilterInput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=LedgerTransaction.Kind.choices, required=False)
+    game_ref = serializers.CharField(max_length=100, required=False)
+    currency = serializers.CharField(max_length=3, required=False)
+    created_after = serializers.DateTimeField(required=False, help_text="Inclusive")
+    created_before = serializers.DateTimeField(required=False, help_text="Exclusive")
+
+
+# --- Limits, self-exclusion --------------------------------------------------------------
+class LimitOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=LimitKind.choices)
+    period = serializers.ChoiceField(choices=LimitPeriod.choices)
+    currency = serializers.CharField()
+    amount = serializers.CharField(allow_null=True, help_text="In force now; null: no limit")
+    pending_amount = serializers.CharField(allow_null=True)
+    pending_effective_at = serializers.DateTimeField(allow_null=True)
+    pending_removal = serializers.BooleanField()
+    used = serializers.CharField(help_text="Deposits, or net losses, in the current window")
+    remaining = serializers.CharField(allow_null=True)
+    window_start = serializers.DateTimeField()
+    window_end = serializers.DateTimeField()
+
+
+class LimitChangeInput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=LimitKind.choices)
+    period = serializers.ChoiceField(choices=LimitPeriod.choices)
+    amount = DecimalString(allow_null=True, help_text="Wallet currency; null removes the limit")
+    currency = serializers.CharField(max_length=8, required=False)
+
+
+class LimitChangeOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=LimitKind.choices)
+    period = serializers.ChoiceField(choices=LimitPeriod.choices)
+    currency = serializers.CharField()
+    old_amount = serializers.CharField(allow_null=True)
+    new_amount = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    effective_at = serializers.DateTimeField()
+    actor_type = serializers.CharField()
+    actor_id = serializers.CharField()
+
+
+class SelfExclusionInput(serializers.Serializer):
+    days = serializers.IntegerField(help_text="1 to 3650; cannot be shortened afterwards")
+    reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class SelfExclusionOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField()
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class SelfExclusionStatusOutput(serializers.Serializer):
+    self_excluded = serializers.BooleanField()
+    until = serializers.DateTimeField(allow_null=True)
+    exclusions = SelfExclusionOutput(many=True)
+
+
+# --- Caps, rates, back office ------------------------------------------------------------
+class CashierCapsOutput(serializers.Serializer):
+    operator_id = serializers.UUIDField()
+    currency = serializers.CharField()
+    min_deposit = serializers.CharField(allow_null=True)
+    max_deposit = serializers.CharField(allow_null=True)
+    min_withdrawal = serializers.CharField(allow_null=True)
+    max_withdrawal = serializers.CharField(allow_null=True)
+    daily_deposit_cap = serializers.CharField(allow_null=True)
+    weekly_deposit_cap = serializers.CharField(allow_null=True)
+    monthly_deposit_cap = serializers.CharField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+
+
+class CashierCapsInput(serializers.Serializer):
+    min_deposit = DecimalString(required=False, allow_null=True, default=None)
+    max_deposit = DecimalString(required=False, allow_null=True, default=None)
+    min_withdrawal = DecimalString(required=False, allow_null=True, default=None)
+    max_withdrawal = DecimalString(required=False, allow_null=True, default=None)
+    daily_deposit_cap = DecimalString(required=False, allow_null=True, default=None)
+    weekly_deposit_cap = DecimalString(required=False, allow_null=True, default=None)
+    monthly_deposit_cap = DecimalString(required=False, allow_null=True, default=None)
+
+
+class ExchangeRateInput(serializers.Serializer):
+    base = serializers.CharField(max_length=8)
+    quote = serializers.CharField(max_length=8)
+    rate = DecimalString(help_text="1 base = rate quote, as a decimal string ('1.0720')")
+    as_of = serializers.DateTimeField()
+    source = serializers.CharField(max_length=100)
+
+
+class ExchangeRateFilterInput(serializers.Serializer):
+    base = serializers.CharField(max_length=3, required=False)
+    quote = serializers.CharField(max_length=3, required=False)
+
+
+class ExchangeRateOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    base = serializers.CharField()
+    quote = serializers.CharField()
+    rate = serializers.CharField()
+    as_of = serializers.DateTimeField()
+    source = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class ReversalInput(serializers.Serializer):
+    reference = serializers.CharField(max_length=150)
+    reason = serializers.CharField(max_length=200)
+
+
+class ReconciliationOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    checked_at = serializers.DateTimeField()
+    accounts_checked = serializers.IntegerField()
+    transactions_checked = serializers.IntegerField()
+    entries_checked = serializers.IntegerField()
+    lines = serializers.ListField(child=serializers.CharField())

@@ -1,0 +1,442 @@
+"""Wallet endpoints: thin views that parse, call one service or selector, and render.
+
+- Operator (API key, ``IsOperator``): a player's wallet, deposits, withdrawals, transactions,
+  limits and self-exclusion; the operator's cashier caps. Players of another operator are
+  404 (``gin_platform.selectors.player_get``). Writes need an Idempotency-Key.
+- Player (session token, ``IsPlayer``): their own wallet and transactions.
+- Staff (``IsStaff``): exchange rates, cashier caps, reversals, reconciliation.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gin_platform import selectors as platform_selectors
+from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
+from gin_platform.idempotency import idempotent
+from gin_platform.models import Operator, Player
+from gin_platform.permissions import IsOperator, IsPlayer, IsStaff
+from gin_platform.principals import actor_for
+from gin_platform.problems import NotFoundProblem
+from wallet import selectors, services
+from wallet.amounts import parse_amount, parse_currency
+from wallet.api import presenters
+from wallet.api.serializers import (
+    CashierCapsInput,
+    CashierCapsOutput,
+    CashierInput,
+    ExchangeRateFilterInput,
+    ExchangeRateInput,
+    ExchangeRateOutput,
+    LedgerTransactionOutput,
+    LimitChangeInput,
+    LimitChangeOutput,
+    LimitOutput,
+    ReconciliationOutput,
+    ReversalInput,
+    SelfExclusionInput,
+    SelfExclusionOutput,
+    SelfExclusionStatusOutput,
+    TransactionFilterInput,
+    WalletOperatorTransactionOutput,
+    WalletOutput,
+    WalletTransactionOutput,
+)
+from wallet.models import CashierCaps, LedgerTransaction
+
+IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    IDEMPOTENCY_HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="Unique per write (1-255 characters); a replay returns the first response.",
+)
+TRANSACTION_FILTERS = [
+    OpenApiParameter("kind", str, enum=LedgerTransaction.Kind.values),
+    OpenApiParameter("game_ref", str, description="Exact match, e.g. match:42"),
+    OpenApiParameter("currency", str, description="Wallet currency of the player's lines"),
+    OpenApiParameter("created_after", str, description="ISO 8601, inclusive"),
+    OpenApiParameter("created_before", str, description="ISO 8601, exclusive"),
+]
+
+
+def _player(request: Request, player_id: str) -> Player:
+    return platform_selectors.player_get(operator=request.user.operator, player_id=player_id)
+
+
+def _filters(request: Request) -> dict:
+    data = TransactionFilterInput(data=request.query_params)
+    data.is_valid(raise_exception=True)
+    return data.validated_data
+
+
+# --- Operator: one player's wallet -------------------------------------------------------
+class PlayerWalletView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=WalletOutput, tags=["wallet"], operation_id="players_wallet")
+    def get(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        return Response(WalletOutput(presenters.wallet_summary(player=player)).data)
+
+
+class _CashierView(APIView):
+    permission_classes = (IsOperator,)
+    kind = ""
+
+    def _move(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        data = CashierInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        currency = parse_currency(data.validated_data["currency"])
+        amount = parse_amount(data.validated_data["amount"], currency)
+        own_reference = (
+            data.validated_data.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
+        )
+        service = services.deposit if self.kind == "deposit" else services.withdraw
+        txn = service(
+            player=player,
+            amount=amount,
+            currency=currency,
+            reference=f"{self.kind}:{request.user.operator.pk}:{own_reference}",
+            actor=request.user.actor,
+            metadata=data.validated_data["metadata"],
+        )
+        body = presenters.player_transaction(txn, player=player, operator_view=True)
+        return Response(WalletOperatorTransactionOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class DepositCreateView(_CashierView):
+    kind = "deposit"
+
+    @extend_schema(
+        request=CashierInput,
+        responses={201: WalletOperatorTransactionOutput},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        tags=["wallet"],
+        description="Credit the player's wallet (wallet currency only). Refused with its own "
+        "problem type: amount-invalid, amount-too-precise, amount-not-positive, "
+        "unknown-currency, currency-mismatch, player-inactive, self-excluded, "
+        "amount-below-minimum, cap-exceeded, limit-exceeded.",
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        return self._move(request, player_id)
+
+
+class WithdrawalCreateView(_CashierView):
+    kind = "withdrawal"
+
+    @extend_schema(
+        request=CashierInput,
+        responses={201: WalletOperatorTransactionOutput},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        tags=["wallet"],
+        description="Debit the player's wallet. Needs kyc_status 'verified'; never blocked by "
+        "self-exclusion. Refused: kyc-required, insufficient-funds, amount-below-minimum, "
+        "cap-exceeded and the amount/currency problems.",
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        return self._move(request, player_id)
+
+
+class PlayerTransactionListView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = WalletOperatorTransactionOutput
+
+    @extend_schema(
+        parameters=TRANSACTION_FILTERS,
+        responses=WalletOperatorTransactionOutput(many=True),
+        tags=["wallet"],
+    )
+    def get(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        page = self.paginate_queryset(
+            selectors.player_transactions(player=player, **_filters(request))
+        )
+        body = [presenters.player_transaction(t, player=player, operator_view=True) for t in page]
+        return self.get_paginated_response(WalletOperatorTransactionOutput(body, many=True).data)
+
+
+class PlayerTransactionDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=WalletOperatorTransactionOutput, tags=["wallet"])
+    def get(self, request: Request, player_id: str, transaction_id: str) -> Response:
+        player = _player(request, player_id)
+        txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
+        body = presenters.player_transaction(txn, player=player, operator_view=True)
+        return Response(WalletOperatorTransactionOutput(body).data)
+
+
+class PlayerLimitsView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=LimitOutput(many=True), tags=["wallet-limits"])
+    def get(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        states = [presenters.limit_state(s) for s in selectors.player_limit_states(player=player)]
+        return Response(LimitOutput(states, many=True).data)
+
+    @extend_schema(
+        request=LimitChangeInput,
+        responses=LimitOutput,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        tags=["wallet-limits"],
+        description="Set one deposit or loss limit (day, week, month) in the wallet currency. "
+        "A decrease applies at once; an increase or a removal (amount null) after 24 hours.",
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        data = LimitChangeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        amount = values["amount"]
+        services.player_limit_set(
+            player=player,
+            kind=values["kind"],
+            period=values["period"],
+            amount=None
+            if amount is None
+            else parse_amount(amount, player.wallet_currency, allow_zero=True),
+            currency=values.get("currency"),
+            actor=request.user.actor,
+        )
+        state = next(
+            s
+            for s in selectors.player_limit_states(player=player)
+            if (s.kind, s.period) == (values["kind"], values["period"])
+        )
+        return Response(LimitOutput(presenters.limit_state(state)).data)
+
+
+class PlayerLimitHistoryView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = LimitChangeOutput
+
+    @extend_schema(responses=LimitChangeOutput(many=True), tags=["wallet-limits"])
+    def get(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        page = self.paginate_queryset(selectors.player_limit_history(player=player))
+        body = [presenters.limit_change(change) for change in page]
+        return self.get_paginated_response(LimitChangeOutput(body, many=True).data)
+
+
+class SelfExclusionView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=SelfExclusionStatusOutput, tags=["wallet-limits"])
+    def get(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        until = selectors.self_excluded_until(player=player)
+        body = {
+            "self_excluded": until is not None,
+            "until": until,
+            "exclusions": [
+                presenters.self_exclusion(e) for e in selectors.self_exclusion_list(player=player)
+            ],
+        }
+        return Response(SelfExclusionStatusOutput(body).data)
+
+    @extend_schema(
+        request=SelfExclusionInput,
+        responses={201: SelfExclusionOutput},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        tags=["wallet-limits"],
+        description="Exclude the player from deposits and real-money tables for `days` days. "
+        "It cannot be lifted or shortened; withdrawals and payouts stay possible.",
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        data = SelfExclusionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        exclusion = services.self_exclusion_create(
+            player=player,
+            days=data.validated_data["days"],
+            reason=data.validated_data["reason"],
+            actor=request.user.actor,
+        )
+        return Response(
+            SelfExclusionOutput(presenters.self_exclusion(exclusion)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class OperatorCashierCapsView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(responses=CashierCapsOutput(many=True), tags=["wallet"])
+    def get(self, request: Request) -> Response:
+        caps = selectors.cashier_caps_list(operator=request.user.operator)
+        return Response(
+            CashierCapsOutput([presenters.cashier_caps(c) for c in caps], many=True).data
+        )
+
+
+# --- Player token: own wallet --------------------------------------------------------------
+class MyWalletView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(responses=WalletOutput, tags=["me"], operation_id="me_wallet")
+    def get(self, request: Request) -> Response:
+        return Response(WalletOutput(presenters.wallet_summary(player=request.user.player)).data)
+
+
+class MyTransactionListView(GenericAPIView):
+    permission_classes = (IsPlayer,)
+    serializer_class = WalletTransactionOutput
+
+    @extend_schema(
+        parameters=TRANSACTION_FILTERS, responses=WalletTransactionOutput(many=True), tags=["me"]
+    )
+    def get(self, request: Request) -> Response:
+        player = request.user.player
+        page = self.paginate_queryset(
+            selectors.player_transactions(player=player, **_filters(request))
+        )
+        body = [presenters.player_transaction(t, player=player, operator_view=False) for t in page]
+        return self.get_paginated_response(WalletTransactionOutput(body, many=True).data)
+
+
+class MyTransactionDetailView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(responses=WalletTransactionOutput, tags=["me"])
+    def get(self, request: Request, transaction_id: str) -> Response:
+        player = request.user.player
+        txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
+        body = presenters.player_transaction(txn, player=player, operator_view=False)
+        return Response(WalletTransactionOutput(body).data)
+
+
+# --- Staff: rates, caps, corrections, reconciliation --------------------------------------
+class StaffExchangeRateListCreateView(GenericAPIView):
+    permission_classes = (IsStaff,)
+    serializer_class = ExchangeRateOutput
+
+    @extend_schema(
+        parameters=[OpenApiParameter("base", str), OpenApiParameter("quote", str)],
+        responses=ExchangeRateOutput(many=True),
+        tags=["wallet-staff"],
+    )
+    def get(self, request: Request) -> Response:
+        data = ExchangeRateFilterInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        filters = {k: v.upper() for k, v in data.validated_data.items()}
+        page = self.paginate_queryset(selectors.exchange_rate_list(**filters))
+        body = [presenters.exchange_rate(rate) for rate in page]
+        return self.get_paginated_response(ExchangeRateOutput(body, many=True).data)
+
+    @extend_schema(
+        request=ExchangeRateInput,
+        responses={201: ExchangeRateOutput, 200: ExchangeRateOutput},
+        tags=["wallet-staff"],
+        description="Record 1 base = rate quote as of a time. The same (pair, as_of, source) "
+        "with the same rate is 200 and changes nothing; with another rate 409.",
+    )
+    def post(self, request: Request) -> Response:
+        data = ExchangeRateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        rate, created = services.exchange_rate_record(
+            **data.validated_data, actor=actor_for(request.user)
+        )
+        return Response(
+            ExchangeRateOutput(presenters.exchange_rate(rate)).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class StaffCashierCapsView(APIView):
+    permission_classes = (IsStaff,)
+
+    def _operator(self, operator_id: str) -> Operator:
+        try:
+            found = Operator.objects.filter(pk=uuid.UUID(operator_id)).first()
+        except ValueError:
+            found = None
+        if found is None:
+            raise NotFoundProblem(f"No operator {operator_id}")
+        return found
+
+    @extend_schema(responses=CashierCapsOutput, tags=["wallet-staff"])
+    def get(self, request: Request, operator_id: str, currency: str) -> Response:
+        operator = self._operator(operator_id)
+        caps = selectors.cashier_caps_get(operator=operator, currency=parse_currency(currency))
+        if caps is None:
+            raise NotFoundProblem(f"No cashier caps for {currency.upper()}")
+        return Response(CashierCapsOutput(presenters.cashier_caps(caps)).data)
+
+    @extend_schema(
+        request=CashierCapsInput,
+        responses=CashierCapsOutput,
+        tags=["wallet-staff"],
+        description="Replace the operator's caps for the currency; a missing or null cap "
+        "means no cap. Daily, weekly and monthly caps count each player's deposits over UTC "
+        "calendar windows (docs/wallet.md).",
+    )
+    def put(self, request: Request, operator_id: str, currency: str) -> Response:
+        operator = self._operator(operator_id)
+        code = parse_currency(currency)
+        data = CashierCapsInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        caps = {
+            name: None if value is None else parse_amount(value, code, field=name, allow_zero=True)
+            for name, value in data.validated_data.items()
+            if name in CashierCaps.FIELDS
+        }
+        row = services.cashier_caps_set(
+            operator=operator, currency=code, actor=actor_for(request.user), **caps
+        )
+        return Response(CashierCapsOutput(presenters.cashier_caps(row)).data)
+
+
+class StaffTransactionView(APIView):
+    permission_classes = (IsStaff,)
+
+    @extend_schema(responses=LedgerTransactionOutput, tags=["wallet-staff"])
+    def get(self, request: Request, transaction_id: str) -> Response:
+        txn = selectors.transaction_get(transaction_id=transaction_id)
+        return Response(LedgerTransactionOutput(presenters.ledger_transaction(txn)).data)
+
+
+class StaffTransactionReversalView(APIView):
+    permission_classes = (IsStaff,)
+
+    @extend_schema(
+        request=ReversalInput,
+        responses={201: LedgerTransactionOutput},
+        tags=["wallet-staff"],
+        description="Post the exact opposite of a transaction (idempotent by `reference`).",
+    )
+    def post(self, request: Request, transaction_id: str) -> Response:
+        original = selectors.transaction_get(transaction_id=transaction_id)
+        data = ReversalInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        reversal = services.transaction_reverse(
+            ledger_transaction=original,
+            reference=f"reversal:{data.validated_data['reference']}",
+            reason=data.validated_data["reason"],
+            actor=actor_for(request.user),
+        )
+        return Response(
+            LedgerTransactionOutput(presenters.ledger_transaction(reversal)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class StaffReconciliationView(APIView):
+    permission_classes = (IsStaff,)
+
+    @extend_schema(responses=ReconciliationOutput, tags=["wallet-staff"])
+    def get(self, request: Request) -> Response:
+        return Response(ReconciliationOutput(presenters.reconciliation(selectors.reconcile())).data)

@@ -1,0 +1,37 @@
+"""Row locks of the wallet, always taken in primary-key order (ARCHITECTURE §3, §8).
+
+Every service that changes balances first resolves all the accounts it will touch, then
+locks them with ONE call to ``lock_accounts``: ``SELECT ... WHERE id IN (...) ORDER BY id
+FOR UPDATE``. PostgreSQL locks the rows in the ORDER BY order, so two postings that share
+accounts always queue in the same order and can never deadlock each other. A service never
+takes a second set of account locks after the first (that would break the order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from wallet.models import Account, CashierCaps, PlayerLimit
+
+
+def lock_accounts(accounts: Iterable[Account]) -> dict[int, Account]:
+    """Lock the accounts (pk order) and return fresh copies keyed by pk."""
+    ids = sorted({account.pk for account in accounts})
+    locked = list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
+    if len(locked) != len(ids):  # pragma: no cover - accounts are never deleted
+        raise RuntimeError("an account to lock does not exist")
+    return {account.pk: account for account in locked}
+
+
+def lock_player_limit(*, player_id, kind: str, period: str) -> PlayerLimit | None:
+    """Lock one of a player's limit rows, if it exists."""
+    return (
+        PlayerLimit.objects.select_for_update()
+        .filter(player_id=player_id, kind=kind, period=period)
+        .first()
+    )
+
+
+def lock_cashier_caps(*, operator_id, currency: str) -> CashierCaps:
+    """Lock an operator's caps row for one currency (it must exist)."""
+    return CashierCaps.objects.select_for_update().get(operator_id=operator_id, currency=currency)

@@ -1,0 +1,267 @@
+"""The wallet's domain errors (RFC 9457 problem types), raised by its services.
+
+Each bad input has its own stable ``type`` (issue 4 item 7). When one of these is raised,
+nothing has been posted: every service is one database transaction and raises before (or
+instead of) writing its ledger rows. ``unknown-currency`` and ``player-inactive`` are the
+platform's own types, re-used here (gin_platform.services).
+"""
+
+from __future__ import annotations
+
+from gin_platform.problems import Problem
+from gin_platform.services import PlayerInactiveProblem, UnknownCurrencyProblem
+
+__all__ = [
+    "AlreadyReversedProblem",
+    "AmountBelowMinimumProblem",
+    "AmountInvalidProblem",
+    "AmountNotPositiveProblem",
+    "AmountTooPreciseProblem",
+    "CapExceededProblem",
+    "CashierCapsInvalidProblem",
+    "CurrencyMismatchProblem",
+    "EscrowNotFoundProblem",
+    "EscrowOperatorMismatchProblem",
+    "EscrowSettledProblem",
+    "EscrowUnbalancedProblem",
+    "ExchangeRateConflictProblem",
+    "ExchangeRateInvalidProblem",
+    "FxRateStaleProblem",
+    "FxRateUnavailableProblem",
+    "GameRefInvalidProblem",
+    "InsufficientFundsProblem",
+    "KycRequiredProblem",
+    "LimitExceededProblem",
+    "LimitInvalidProblem",
+    "NothingToRefundProblem",
+    "PayoutInvalidProblem",
+    "PlayerInactiveProblem",
+    "PracticeChipsNotConvertibleProblem",
+    "ReferenceConflictProblem",
+    "ReferenceInvalidProblem",
+    "SelfExcludedProblem",
+    "SelfExclusionPeriodInvalidProblem",
+    "TransactionNotReversibleProblem",
+    "UnknownCurrencyProblem",
+]
+
+
+# --- Amounts and currencies ----------------------------------------------------------------
+class AmountInvalidProblem(Problem):
+    slug = "amount-invalid"
+    status = 422
+    title = "The amount is not a decimal amount"
+    description = "Amounts are decimal strings such as '12.50' (never floats or exponents)."
+
+
+class AmountTooPreciseProblem(Problem):
+    slug = "amount-too-precise"
+    status = 422
+    title = "The amount has more decimals than the currency"
+    description = (
+        "An amount may have at most as many decimal places as its currency's minor unit "
+        "(EUR 2, JPY 0, KWD 3); it is never rounded. `exponent` says how many."
+    )
+
+
+class AmountNotPositiveProblem(Problem):
+    slug = "amount-not-positive"
+    status = 422
+    title = "The amount must be greater than zero"
+
+
+class CurrencyMismatchProblem(Problem):
+    slug = "currency-mismatch"
+    status = 422
+    title = "The currency is not the player's wallet currency"
+    description = (
+        "Deposits, withdrawals and limits are in the player's wallet currency "
+        "(`wallet_currency`); the cashier does not convert."
+    )
+
+
+class PracticeChipsNotConvertibleProblem(Problem):
+    slug = "practice-chips-not-convertible"
+    status = 422
+    title = "Practice chips never convert to or from real money"
+    description = (
+        "XGC (practice chips) is play money (R11): it cannot be deposited, withdrawn, "
+        "exchanged or mixed with a real-money escrow."
+    )
+
+
+class ReferenceInvalidProblem(Problem):
+    slug = "reference-invalid"
+    status = 422
+    title = "The reference is empty or too long"
+
+
+class ReferenceConflictProblem(Problem):
+    slug = "reference-conflict"
+    status = 409
+    title = "The reference was already used for a different posting"
+    description = (
+        "A ledger reference is unique: repeating it with the same request returns the first "
+        "transaction; repeating it with anything else is refused."
+    )
+
+
+class GameRefInvalidProblem(Problem):
+    slug = "game-ref-invalid"
+    status = 422
+    title = "The game reference is empty or too long"
+
+
+# --- Funds, caps, limits, responsible gaming ---------------------------------------------
+class InsufficientFundsProblem(Problem):
+    slug = "insufficient-funds"
+    status = 409
+    title = "Insufficient funds"
+    description = "The account does not hold enough; `available` says how much it holds."
+
+
+class AmountBelowMinimumProblem(Problem):
+    slug = "amount-below-minimum"
+    status = 422
+    title = "The amount is below the cashier minimum"
+    description = "`cap` names the minimum (min_deposit, min_withdrawal), `minimum` its value."
+
+
+class CapExceededProblem(Problem):
+    slug = "cap-exceeded"
+    status = 422
+    title = "The amount is over a cashier cap"
+    description = (
+        "`cap` names the operator's cap (max_deposit, max_withdrawal, daily_deposit_cap, "
+        "weekly_deposit_cap, monthly_deposit_cap), `limit` its value and `remaining` what is "
+        "left in the current window."
+    )
+
+
+class LimitExceededProblem(Problem):
+    slug = "limit-exceeded"
+    status = 422
+    title = "The amount is over the player's own limit"
+    description = (
+        "`limit` names the player's limit (e.g. deposit_day, loss_week), `value` its amount and "
+        "`remaining` what is left in the current window."
+    )
+
+
+class SelfExcludedProblem(Problem):
+    slug = "self-excluded"
+    status = 403
+    title = "The player is self-excluded"
+    description = (
+        "Self-exclusion blocks deposits and real-money tables until `until`; withdrawals and "
+        "payouts are never blocked."
+    )
+
+
+class LimitInvalidProblem(Problem):
+    slug = "limit-invalid"
+    status = 422
+    title = "The limit is not valid"
+    description = "Limits are kind deposit or loss, period day, week or month, amount >= 0."
+
+
+class SelfExclusionPeriodInvalidProblem(Problem):
+    slug = "self-exclusion-period-invalid"
+    status = 422
+    title = "The self-exclusion period is not valid"
+    description = "A self-exclusion lasts a whole number of days, from 1 to 3650."
+
+
+class KycRequiredProblem(Problem):
+    slug = "kyc-required"
+    status = 403
+    title = "Identity verification is required"
+    description = "Withdrawals need kyc_status 'verified'."
+
+
+# --- Escrow and settlement --------------------------------------------------------------
+class EscrowNotFoundProblem(Problem):
+    slug = "escrow-not-found"
+    status = 404
+    title = "No escrow for this game and currency"
+
+
+class EscrowSettledProblem(Problem):
+    slug = "escrow-settled"
+    status = 409
+    title = "The game's escrow is already settled"
+    description = "No buy-in, refund or second settlement after a settlement (unless reversed)."
+
+
+class EscrowOperatorMismatchProblem(Problem):
+    slug = "escrow-operator-mismatch"
+    status = 409
+    title = "The game's escrow belongs to another operator"
+
+
+class EscrowUnbalancedProblem(Problem):
+    slug = "escrow-unbalanced"
+    status = 422
+    title = "The payouts and fee do not empty the escrow exactly"
+    description = "Settlement must leave the game's escrow at exactly zero."
+
+
+class PayoutInvalidProblem(Problem):
+    slug = "payout-invalid"
+    status = 422
+    title = "A payout line is not valid"
+    description = (
+        "Payout amounts are integers in the escrow currency, components are lower-case tags "
+        "(not 'fee' or 'fx'), each player's total is >= 0, each payee bought into the game, "
+        "and the fee is >= 0."
+    )
+
+
+class NothingToRefundProblem(Problem):
+    slug = "nothing-to-refund"
+    status = 409
+    title = "The player has nothing in this game's escrow"
+
+
+# --- Exchange rates -------------------------------------------------------------------
+class FxRateUnavailableProblem(Problem):
+    slug = "fx-rate-unavailable"
+    status = 409
+    title = "No exchange rate for this currency pair"
+
+
+class FxRateStaleProblem(Problem):
+    slug = "fx-rate-stale"
+    status = 409
+    title = "The latest exchange rate is too old to move money with"
+
+
+class ExchangeRateInvalidProblem(Problem):
+    slug = "exchange-rate-invalid"
+    status = 422
+    title = "The exchange rate is not valid"
+
+
+class ExchangeRateConflictProblem(Problem):
+    slug = "exchange-rate-conflict"
+    status = 409
+    title = "A different rate is already recorded for this pair, time and source"
+
+
+class CashierCapsInvalidProblem(Problem):
+    slug = "cashier-caps-invalid"
+    status = 422
+    title = "The cashier caps are not consistent"
+
+
+# --- Corrections ------------------------------------------------------------------------
+class TransactionNotReversibleProblem(Problem):
+    slug = "transaction-not-reversible"
+    status = 409
+    title = "This transaction cannot be reversed"
+
+
+class AlreadyReversedProblem(Problem):
+    slug = "already-reversed"
+    status = 409
+    title = "The transaction is already reversed"
