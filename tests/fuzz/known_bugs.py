@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
+
 INT64 = range(-(2**63), 2**63)
 
 
@@ -62,3 +64,15 @@ class KnownBug:
 
 
 KNOWN_BUGS: list[KnownBug] = []
+
+
+def known_bug_for(case) -> KnownBug | None:
+    """The known bug this generated case would trigger on this database, if any."""
+    for bug in KNOWN_BUGS:
+        if (
+            connection.vendor == bug.vendor
+            and case.operation.label in bug.operations
+            and bug.triggers(case)
+        ):
+            return bug
+    return None
