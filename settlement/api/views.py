@@ -1,5 +1,7 @@
 """Statements, reports and reconciliation over the API (thin: parse, call, render)."""
 
+import re
+
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import CursorPagination
@@ -11,7 +13,7 @@ from rest_framework.views import APIView
 from gin_platform.models import Operator
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsStaff
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import NotFoundProblem
+from gin_platform.problems import NotFoundProblem, ValidationProblem
 from settlement import reports, selectors, services
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
@@ -21,6 +23,7 @@ from settlement.api.serializers import (
 )
 from settlement.models import Settlement
 
+SLUG_SHAPE = re.compile(r"[-a-zA-Z0-9_]{1,64}")
 PERIOD_PARAMETERS = [
     OpenApiParameter("from", str, description="ISO date or UTC date-time (inclusive)"),
     OpenApiParameter("to", str, description="ISO date or UTC date-time (exclusive)"),
@@ -145,6 +148,10 @@ class StaffReportView(APIView):
         slug = request.query_params.get("operator")
         operator = None
         if slug:
+            if not SLUG_SHAPE.fullmatch(slug):
+                raise ValidationProblem(
+                    "One or more fields are invalid", errors={"operator": ["not a slug"]}
+                )
             operator = Operator.objects.filter(slug=slug).first()
             if operator is None:
                 raise NotFoundProblem(f"No operator {slug!r}")

@@ -89,6 +89,14 @@ def test_fixed_in_other_apps(fuzz_world, url):
     assert response.headers["Content-Type"] == "application/problem+json"
 
 
+def test_staff_report_operator_filter_is_validated(fuzz_world):
+    """Found by the fuzzer: ``?operator=%00`` reached PostgreSQL (500)."""
+    url = "/api/v1/backoffice/reports/daily?operator=%00"
+    response = _send(fuzz_world, "GET", url, "staff")
+    assert 400 <= response.status_code < 500, f"GET {url} -> {response.status_code}"
+    assert response.headers["Content-Type"] == "application/problem+json"
+
+
 def test_the_fuzzer_holds_no_input_back():
     """Every known bug is fixed: the fuzz run sends every input class to every operation."""
     assert KNOWN_BUGS == []
