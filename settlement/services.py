@@ -105,6 +105,17 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
     return settlement
 
 
+@transaction.atomic
+def game_finished_notify(*, match_id: int) -> None:
+    """Tell the operator a game has a result (``game.finished``), before it is paid."""
+    match = Match.objects.select_related("operator").get(pk=match_id)
+    webhook_enqueue(
+        operator=match.operator,
+        event_type="game.finished",
+        data={"match_id": match.pk, "result": match.result},
+    )
+
+
 def unsettled_match_ids(*, older_than_seconds: int = 60) -> list[int]:
     """Finished games still waiting for settlement (a lost message, a dead worker)."""
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)

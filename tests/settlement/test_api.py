@@ -10,6 +10,7 @@ import pytest
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
+from games.models import Match
 from gin_platform.models import WebhookDelivery
 from gin_platform.principals import Actor
 from gin_platform.services import api_key_create, player_session_create
@@ -61,6 +62,20 @@ def test_a_stranger_and_another_operator_get_404(settled, operator):
 def test_operator_lists_settlements(settled, operator_client):
     listing = operator_client.get("/api/v1/settlements?currency=eur").json()
     assert [row["match_id"] for row in listing["results"]] == [settled.match_id]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_game_finished_then_game_settled_webhooks(operator):
+    operator.webhook_url = "http://127.0.0.1:1/hooks"
+    operator.save()
+    room = RoomFactory(operator=operator, variant="ftk", target=None, stake=500)
+    match = play_out(seat_two(TableFactory(room=room)))  # settled on commit (eager)
+    events = list(
+        WebhookDelivery.objects.order_by("created_at").values_list("event_type", flat=True)
+    )
+    assert events == ["game.finished", "game.settled"]
+    finished = WebhookDelivery.objects.get(event_type="game.finished")
+    assert finished.payload["result"]["winner_seat"] == Match.objects.get(pk=match.pk).winner_seat
 
 
 def test_game_settled_webhook_is_queued_with_the_statement(operator):
