@@ -8,7 +8,7 @@ and the payload of events (a stock draw's card) are shown only once the hand is 
 
 from django.contrib import admin
 
-from games.models import Hand, HandEvent, Match, Room, Seat, Table
+from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat, Table
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -57,6 +57,7 @@ class RoomAdmin(admin.ModelAdmin):
         "fee_bps",
         "currency",
         "is_practice",
+        "bot_enabled",
         "turn_seconds",
         "created_at",
     )
@@ -164,3 +165,9 @@ class HandEventAdmin(ReadOnlyAdmin):
     @admin.display(description="payload")
     def details(self, event: HandEvent):
         return event.payload if event.hand.is_over else "(hidden until the hand is over)"
+
+
+@admin.register(HouseBot)
+class HouseBotAdmin(ReadOnlyAdmin):
+    list_display = ("player", "operator", "created_at")
+    list_filter = ("operator",)

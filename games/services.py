@@ -364,9 +364,8 @@ def seat_take(
             actor=actor,
         )
         seat = result.seat
-        room = seat.table.room
         alone = result.created and seat.state == Seat.State.SEATED
-        if alone and room.bot_enabled and not is_house_bot(player):
+        if alone and seat.table.room.bot_enabled and not is_house_bot(player):
             _bot_join(table=seat.table, seat=seat)
             seat.refresh_from_db()
     return result
@@ -989,8 +988,8 @@ def match_resign(*, seat: Seat, actor: Actor, expected_seq: int | None = None) -
     """The player at ``seat`` gives the running game up (R10: a forfeit, reason
     ``resigned``), on their turn or not. With ``expected_seq`` it applies only if the game is
     still exactly where the player saw it."""
-    if seat.state != Seat.State.PLAYING:
-        raise NotSeatedProblem("you are not playing this game")
+    if seat.state == Seat.State.LEFT:  # left before the start: that position is not theirs
+        raise NotSeatedProblem("you left this game before it started")
     return match_forfeit(
         match=seat.match_id,
         seat=seat.position,
