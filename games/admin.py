@@ -9,17 +9,7 @@ and the payload of events (a stock draw's card) are shown only once the hand is 
 from django.contrib import admin
 
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat, Table
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
+from gin_platform.admin import ReadOnlyAdmin
 
 
 class TableInline(admin.TabularInline):

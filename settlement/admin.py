@@ -3,18 +3,8 @@
 from django.contrib import admin
 from django.utils.html import format_html_join
 
+from gin_platform.admin import ReadOnlyAdmin
 from settlement.models import ReconciliationRun, Settlement
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Settlement)
