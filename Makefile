@@ -52,8 +52,14 @@ lock:
 	$(VENV)/bin/uv pip compile pyproject.toml --python-version 3.11 --generate-hashes -o requirements/base.lock
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes -o requirements/dev.lock
 
+# Each benchmark prints its own table; all but the engine's need PostgreSQL (and Redis for
+# settlement and the load test) on 127.0.0.1. Figures and commands: README, docs/benchmarks.md.
 bench: install
-	$(PY) tests/benchmarks/run_all.py
+	$(PY) tests/benchmarks/bench_engine.py
+	$(PY) tests/benchmarks/bench_wallet.py
+	$(PY) tests/benchmarks/bench_actions.py
+	$(PY) tests/benchmarks/bench_settlement.py
+	$(PY) tests/benchmarks/bench_load.py --games 8,32,64 --duration 60
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis

@@ -589,10 +589,19 @@ def test_docker_build_context_keeps_what_the_image_needs():
 
 # --- gunicorn config and the health check script --------------------------------------------
 def test_gunicorn_conf_yields_integer_workers(monkeypatch):
-    for name in ("GUNICORN_WORKERS", "GUNICORN_BIND", "GUNICORN_CONTROL_SOCKET"):
+    for name in (
+        "GUNICORN_WORKERS",
+        "GUNICORN_THREADS",
+        "GUNICORN_BIND",
+        "GUNICORN_CONTROL_SOCKET",
+    ):
         monkeypatch.delenv(name, raising=False)
     config = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
-    assert isinstance(config["workers"], int) and config["workers"] >= 3
+    assert isinstance(config["workers"], int) and config["workers"] >= 2
+    # Threaded workers by default (docs/benchmarks.md: less CPU per request than sync).
+    assert (config["worker_class"], config["threads"]) == ("gthread", 4)
+    monkeypatch.setenv("GUNICORN_THREADS", "1")
+    assert runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))["worker_class"] == "sync"
     assert config["bind"] == "0.0.0.0:8000"
     assert "control_socket" not in config
 

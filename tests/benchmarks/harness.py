@@ -1,0 +1,511 @@
+"""Shared pieces of the HTTP benchmarks: a throw-away stack and the measurements.
+
+``Stack`` is a context manager that, on loopback only:
+
+1. creates a scratch PostgreSQL database ``gin_bench_<random>`` (psycopg against the
+   ``postgres`` database, 127.0.0.1:5432, user postgres) and runs ``manage.py migrate``;
+2. uses one Redis database number (14 unless told) for the broker, the cache and the
+   throttle buckets, refusing to start if it already holds keys, and flushes it at the end;
+3. seeds an operator, its API key and a staff user through ``manage.py shell -c``;
+4. starts a real Celery worker (``celery -A gin_platform worker``) and gunicorn
+   (deploy/gunicorn.conf.py) on a free 127.0.0.1 port, each in its own process group with
+   its output in a log file;
+5. on the way out, also after Ctrl-C, SIGTERM or an exception: stops both process groups
+   (SIGTERM, then SIGKILL after a grace period), flushes the Redis database and drops the
+   scratch database.
+
+Nothing here imports Django: the benchmark process is a pure HTTP client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+BIN = Path(sys.executable).parent
+PG_MAINTENANCE_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+# Loopback only: never let urllib send our requests to a proxy.
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
+
+SEED_CODE = """
+import json, secrets
+from django.contrib.auth import get_user_model
+from gin_platform import services
+from gin_platform.principals import Actor
+actor = Actor.system("bench")
+slug = "bench-" + secrets.token_hex(3)
+operator = services.operator_create(name="Bench", slug=slug, base_currency="EUR", actor=actor)
+key = services.api_key_create(operator=operator, name="bench", actor=actor).key
+password = secrets.token_urlsafe(16)
+get_user_model().objects.create_user("staff-" + slug, password=password, is_staff=True)
+print("SEED " + json.dumps({"operator_key": key, "staff": ["staff-" + slug, password]}))
+"""
+
+
+# --- Measurements ---------------------------------------------------------------------------
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile of unsorted values (None when empty)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, int(-(-q * len(ordered) // 100)))  # ceil(q/100 * n)
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f}"
+
+
+@dataclass
+class Recorder:
+    """Thread-safe latencies per endpoint (with their start times) and errors."""
+
+    samples: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    errors: Counter = field(default_factory=Counter)
+    error_times: list[float] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, endpoint: str, started: float, seconds: float) -> None:
+        with self.lock:
+            self.samples.setdefault(endpoint, []).append((started, seconds))
+
+    def error(self, endpoint: str, what: str) -> None:
+        with self.lock:
+            self.errors[(endpoint, what)] += 1
+            self.error_times.append(time.monotonic())
+
+    def latencies(self, endpoint: str, start: float = 0.0, end: float = float("inf")) -> list:
+        with self.lock:
+            return [s for t, s in self.samples.get(endpoint, ()) if start <= t < end]
+
+    def total(self, start: float = 0.0, end: float = float("inf")) -> int:
+        with self.lock:
+            return sum(1 for v in self.samples.values() for t, _ in v if start <= t < end)
+
+
+# --- CPU accounting from /proc (Linux) ------------------------------------------------------
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _proc_stat(pid: str) -> tuple[int, int, int] | None:
+    """(process group, own utime + stime, reaped children's cutime + cstime) in ticks."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2 :].split()
+    return int(fields[2]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+
+
+def _machine_busy() -> float:
+    """Busy CPU seconds of the whole machine (without idle, iowait and the hypervisor's steal)."""
+    cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq = (int(v) for v in cpu[:7])
+    return (user + nice + system + irq + softirq) / TICK
+
+
+class CpuMeter:
+    """How many CPUs each party kept busy between ``start()`` and ``stop()``.
+
+    Our process groups (gunicorn, the Celery worker) count their live processes plus the
+    children they reaped (cutime/cstime), so workers recycled by ``max_requests`` are not lost.
+    PostgreSQL backends of the scratch database and Redis (shared with others: an upper bound)
+    are sampled twice a second and summed per process id, so a backend that exits loses at
+    most its last half second. ``client`` is this process; ``machine`` the whole machine.
+    """
+
+    def __init__(self, *, groups: dict[str, int], database: str, interval: float = 0.5) -> None:
+        self.groups = groups
+        self.database = f" {database} ".encode()
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last: dict[tuple[str, int], int] = {}
+        self._sampled = {"postgres": 0, "redis": 0}
+
+    def _scan(self) -> tuple[dict[str, int], dict[tuple[str, int], int]]:
+        by_pgid = {pgid: name for name, pgid in self.groups.items()}
+        grouped = dict.fromkeys(self.groups, 0)
+        sampled = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            stat = _proc_stat(entry)
+            if stat is None:
+                continue
+            pgid, own, children = stat
+            if pgid in by_pgid:
+                grouped[by_pgid[pgid]] += own + children
+                continue
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if cmdline.startswith(b"postgres: ") and self.database in cmdline:
+                sampled[("postgres", int(entry))] = own
+            elif cmdline.startswith(b"redis-server"):
+                sampled[("redis", int(entry))] = own
+        return grouped, sampled
+
+    def _sample(self) -> dict[str, int]:
+        grouped, sampled = self._scan()
+        for key, ticks in sampled.items():
+            self._sampled[key[0]] += max(0, ticks - self._last.get(key, 0))
+        self._last = sampled
+        return grouped
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def start(self) -> CpuMeter:
+        self._started = time.monotonic()
+        self._grouped, self._last = self._scan()
+        self._machine = _machine_busy()
+        self._client = sum(os.times()[:2])
+        self._thread = threading.Thread(target=self._run, daemon=True, name="cpu-meter")
+        self._thread.start()
+        return self
+
+    def stop(self) -> dict[str, float]:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        grouped = self._sample()
+        seconds = max(time.monotonic() - self._started, 1e-9)
+        used = {name: (grouped[name] - self._grouped[name]) / TICK for name in grouped}
+        used |= {name: ticks / TICK for name, ticks in self._sampled.items()}
+        used["client"] = sum(os.times()[:2]) - self._client
+        used["machine"] = _machine_busy() - self._machine
+        return {name: round(value / seconds, 2) for name, value in used.items()}
+
+
+# --- Processes --------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_group(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    """A child in its own process group (its own workers included), output to ``log``."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def stop_group(process: subprocess.Popen | None, grace: float = 20.0) -> None:
+    """SIGTERM the child's process group, SIGKILL what is left after ``grace`` seconds."""
+    if process is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if process.poll() is not None and not _group_alive(process.pid):
+            return
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def exit_on_sigterm() -> None:
+    """SIGTERM and SIGHUP unwind like Ctrl-C, so every ``finally`` cleans up (SIGINT too
+    when started in the background, where the shell had it ignored)."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGHUP, interrupt)
+
+
+def wait_healthy(base_url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(base_url + "/api/v1/health", timeout=2) as answer:
+                if json.loads(answer.read()).get("status") == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError("gunicorn did not report healthy within a minute")
+
+
+# --- The stack --------------------------------------------------------------------------------
+@dataclass
+class StackConfig:
+    workers: int = 4
+    threads: int = 1
+    celery_concurrency: int = 2
+    celery: bool = True
+    redis_db: int = 14
+    keep_logs: bool = False
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+class Stack:
+    """PostgreSQL scratch database + Redis db + Celery worker + gunicorn, torn down on exit."""
+
+    def __init__(self, config: StackConfig, *, say=print) -> None:
+        self.config = config
+        self.say = say
+        self.database = f"gin_bench_{secrets.token_hex(4)}"
+        self.database_url = f"postgres://postgres@127.0.0.1:5432/{self.database}"
+        self.redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{config.redis_db}"
+        self.logs = Path(tempfile.mkdtemp(prefix="gin-bench-"))
+        self.base_url = ""
+        self.operator_key = ""
+        self.staff: tuple[str, str] = ("", "")
+        self.gunicorn: subprocess.Popen | None = None
+        self.worker: subprocess.Popen | None = None
+        self._database_created = False
+        self._redis_claimed = False
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "CACHE_KEY_PREFIX": self.database,
+            "DEBUG": "0",
+            "GIN_ENV": "development",
+            "LOG_LEVEL": "WARNING",
+            # Measure the server, not the rate limiter.
+            "THROTTLE_PLAYER": "100000000/min",
+            "THROTTLE_OPERATOR": "100000000/min",
+            "THROTTLE_ANON": "100000000/min",
+            "GUNICORN_ACCESSLOG": "",
+            "GUNICORN_WORKERS": str(config.workers),
+            "GUNICORN_THREADS": str(config.threads),
+            "PYTHONUNBUFFERED": "1",
+            **config.extra_env,
+        }
+        self.env.pop("CELERY_BROKER_URL", None)
+
+    # The with-block -----------------------------------------------------------------------
+    def __enter__(self) -> Stack:
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        self._claim_redis()
+        self._create_database()
+        started = time.monotonic()
+        self.manage("migrate", "--noinput", "--verbosity", "0")
+        seed = self.manage("shell", "-c", SEED_CODE)
+        line = next(x for x in seed.splitlines() if x.startswith("SEED "))
+        data = json.loads(line[5:])
+        self.operator_key, self.staff = data["operator_key"], tuple(data["staff"])
+        self.say(
+            f"scratch database {self.database} migrated and seeded "
+            f"in {time.monotonic() - started:.0f} s"
+        )
+        if self.config.celery:
+            self.worker = start_group(
+                [
+                    str(BIN / "celery"),
+                    "-A",
+                    "gin_platform",
+                    "worker",
+                    "--loglevel",
+                    "warning",
+                    "--pool",
+                    "prefork",
+                    "--concurrency",
+                    str(self.config.celery_concurrency),
+                    "--hostname",
+                    f"{self.database}@%h",
+                    "--without-gossip",
+                    "--without-mingle",
+                ],
+                self.env,
+                self.logs / "celery.log",
+            )
+        port = free_port()
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.gunicorn = start_group(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "gin_platform.wsgi:application",
+                "--config",
+                str(ROOT / "deploy" / "gunicorn.conf.py"),
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(self.config.workers),
+                "--threads",
+                str(self.config.threads),
+                "--log-level",
+                "warning",
+            ],
+            self.env,
+            self.logs / "gunicorn.log",
+        )
+        wait_healthy(self.base_url, self.gunicorn)
+        if self.worker is not None and self.worker.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited: see {self.logs / 'celery.log'}")
+
+    def close(self) -> None:
+        for name in ("gunicorn", "worker"):
+            process = getattr(self, name)
+            try:
+                stop_group(process)
+            except Exception as exc:
+                self.say(f"cleanup: stopping {name}: {exc}")
+            setattr(self, name, None)
+        if self._redis_claimed:
+            try:
+                self._redis().flushdb()
+            except Exception as exc:
+                self.say(f"cleanup: flushing Redis db {self.config.redis_db}: {exc}")
+            self._redis_claimed = False
+        if self._database_created:
+            try:
+                self._pg(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            except Exception as exc:
+                self.say(f"cleanup: dropping {self.database}: {exc}")
+            self._database_created = False
+        if not self.config.keep_logs:
+            shutil.rmtree(self.logs, ignore_errors=True)
+
+    # Helpers ------------------------------------------------------------------------------
+    def manage(self, *args: str, check: bool = True) -> str:
+        """``manage.py`` against the scratch database; its output (stdout and stderr)."""
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if check and done.returncode:
+            raise RuntimeError(
+                f"manage.py {args[0]} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+            )
+        self.last_returncode = done.returncode
+        return done.stdout + done.stderr
+
+    def sql(self, query: str) -> list[tuple]:
+        import psycopg
+
+        url = PG_MAINTENANCE_URL.rsplit("/", 1)[0] + "/" + self.database
+        with psycopg.connect(url, autocommit=True) as connection:
+            return connection.execute(query).fetchall()
+
+    def pids(self) -> dict[str, int]:
+        groups = {}
+        if self.gunicorn is not None:
+            groups["gunicorn"] = self.gunicorn.pid
+        if self.worker is not None:
+            groups["celery"] = self.worker.pid
+        return groups
+
+    def cpu_meter(self) -> CpuMeter:
+        return CpuMeter(groups=self.pids(), database=self.database)
+
+    def log_problems(self, limit: int = 12) -> list[str]:
+        """ERROR/CRITICAL lines and exception heads from the server and worker logs."""
+        found = []
+        pattern = re.compile(r"\b(ERROR|CRITICAL)\b|^\w*(Error|Exception):|Traceback")
+        for name in ("gunicorn.log", "celery.log"):
+            path = self.logs / name
+            if not path.exists():
+                continue
+            for line in path.read_text(errors="replace").splitlines():
+                if pattern.search(line):
+                    found.append(f"{name}: {line.strip()[:300]}")
+        return found if len(found) <= limit else [*found[:limit], f"... {len(found)} in all"]
+
+    def _redis(self):
+        import redis
+
+        return redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=self.config.redis_db)
+
+    def _claim_redis(self) -> None:
+        keys = self._redis().dbsize()
+        if keys:
+            raise RuntimeError(
+                f"Redis db {self.config.redis_db} holds {keys} keys: not ours to flush. Choose "
+                f"another with --redis-db, or clear it: redis-cli -n {self.config.redis_db} "
+                "flushdb"
+            )
+        self._redis_claimed = True
+
+    def _create_database(self) -> None:
+        self._pg(f'CREATE DATABASE "{self.database}"')
+        self._database_created = True
+
+    @staticmethod
+    def _pg(statement: str) -> None:
+        import psycopg
+
+        with psycopg.connect(PG_MAINTENANCE_URL, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(statement)
+
+
+def machine_summary() -> str:
+    """CPU model and count, memory, load average: the context of a measurement."""
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        memory_kb = int(Path("/proc/meminfo").read_text().split()[1])
+        load = Path("/proc/loadavg").read_text().split()[:3]
+    except OSError:
+        return model
+    cpus = len(os.sched_getaffinity(0))
+    return (
+        f"{cpus} x {model}, {memory_kb // 1024 // 1024} GiB RAM, "
+        f"load average {' '.join(load)} at start"
+    )
