@@ -625,6 +625,24 @@ def _is_retry(*, match: Match, seat: int, action: engine.Action, expected_seq: i
     return applied is not None and applied.seat == seat and applied.action == action.to_dict()
 
 
+def _stale_sequence(match: Match, expected_seq: int) -> StaleSequenceProblem:
+    return StaleSequenceProblem(
+        f"expected_seq {expected_seq} is not the game's sequence {match.seq}",
+        expected_seq=expected_seq,
+        current_seq=match.seq,
+    )
+
+
+def _lock_running_hand(match: Match) -> Hand:
+    """The hand being played in a locked, running match, locked in its turn (Match -> Hand)."""
+    if match.status != Match.Status.RUNNING:
+        raise MatchNotInProgressProblem(f"the game is {match.status}")
+    hand = lock_current_hand(match)
+    if hand is None:  # pragma: no cover - a running match always has a hand in progress
+        raise MatchNotInProgressProblem("no hand is being played")
+    return hand
+
+
 @transaction.atomic
 def hand_apply_action(
     *,
@@ -647,16 +665,8 @@ def hand_apply_action(
     if expected_seq != locked.seq:
         if _is_retry(match=locked, seat=seat, action=move, expected_seq=expected_seq):
             return ActionResult(match=locked, applied=False)
-        raise StaleSequenceProblem(
-            f"expected_seq {expected_seq} is not the game's sequence {locked.seq}",
-            expected_seq=expected_seq,
-            current_seq=locked.seq,
-        )
-    if locked.status != Match.Status.RUNNING:
-        raise MatchNotInProgressProblem(f"the game is {locked.status}")
-    hand = lock_current_hand(locked)
-    if hand is None:  # pragma: no cover - a running match always has a hand in progress
-        raise MatchNotInProgressProblem("no hand is being played")
+        raise _stale_sequence(locked, expected_seq)
+    hand = _lock_running_hand(locked)
     if hand.to_act != seat:
         raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
     state = engine.state_from_json(hand.state)
@@ -910,16 +920,8 @@ def match_forfeit(
         raise ValueError(f"a seat is 0 or 1, got {seat!r}")
     locked = lock_match(match.pk if isinstance(match, Match) else match)
     if expected_seq is not None and expected_seq != locked.seq:
-        raise StaleSequenceProblem(
-            f"expected_seq {expected_seq} is not the game's sequence {locked.seq}",
-            expected_seq=expected_seq,
-            current_seq=locked.seq,
-        )
-    if locked.status != Match.Status.RUNNING:
-        raise MatchNotInProgressProblem(f"the game is {locked.status}")
-    hand = lock_current_hand(locked)
-    if hand is None:  # pragma: no cover - a running match always has a hand in progress
-        raise MatchNotInProgressProblem("no hand is being played")
+        raise _stale_sequence(locked, expected_seq)
+    hand = _lock_running_hand(locked)
     result = engine.forfeit_result(
         locked.variant,
         seat,
