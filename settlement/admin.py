@@ -1,10 +1,14 @@
-"""Back office: statements of settled games, reconciliation runs (read-only)."""
+"""Back office: statements of settled games, daily reports, reconciliation runs (read-only)."""
 
 from django.contrib import admin
+from django.template.response import TemplateResponse
 from django.utils.html import format_html_join
 
 from gin_platform.admin import ReadOnlyAdmin
-from settlement.models import ReconciliationRun, Settlement
+from gin_platform.money import to_decimal_string
+from gin_platform.problems import Problem
+from settlement import reports
+from settlement.models import DailyReport, ReconciliationRun, Settlement
 
 
 @admin.register(Settlement)
@@ -41,3 +45,44 @@ class ReconciliationRunAdmin(ReadOnlyAdmin):
     @admin.display(description="report")
     def report_lines(self, obj: ReconciliationRun):
         return format_html_join("\n", "<div>{}</div>", ((line,) for line in obj.report["lines"]))
+
+
+@admin.register(DailyReport)
+class DailyReportAdmin(ReadOnlyAdmin):
+    """Reports as the API serves them (settlement.reports), for a period chosen in the page."""
+
+    def changelist_view(self, request, extra_context=None):
+        error = None
+        try:
+            start, end = reports.parse_period(request.GET.get("from"), request.GET.get("to"))
+            rows = reports.daily_report(
+                operator=None, start=start, end=end, currency=request.GET.get("currency")
+            )
+        except Problem as problem:
+            error, rows = problem.detail, []
+            start, end = reports.parse_period(None, None)
+        table = [
+            {
+                "operator": row.operator,
+                "currency": row.currency,
+                "day": row.day,
+                "games": row.games,
+                "turnover": to_decimal_string(row.turnover, row.currency),
+                "fees": to_decimal_string(row.fees, row.currency),
+                "payouts": to_decimal_string(row.payouts, row.currency),
+                "bonus_points": row.bonus_points,
+                "players": len(row.players),
+            }
+            for row in rows
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Daily reports",
+            "opts": self.model._meta,
+            "rows": table,
+            "start": start,
+            "end": end,
+            "error": error,
+            **(extra_context or {}),
+        }
+        return TemplateResponse(request, "admin/settlement/daily_report.html", context)

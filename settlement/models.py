@@ -58,3 +58,12 @@ class ReconciliationRun(models.Model):
 
     def __str__(self) -> str:
         return f"reconciliation {self.started_at:%Y-%m-%d %H:%M} ({'ok' if self.ok else 'DRIFT'})"
+
+
+class DailyReport(Settlement):
+    """The back office's report page (admin): per operator, currency and UTC day."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "daily report"
+        verbose_name_plural = "daily reports"

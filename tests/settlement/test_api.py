@@ -217,3 +217,16 @@ def test_filters_are_validated_not_passed_to_the_database(operator_client):
         assert response.status_code == 400, url
         assert response.json()["errors"]["currency"]
     assert operator_client.get("/api/v1/settlements/99999999999999999999999").status_code == 404
+
+
+def test_admin_report_page_shows_the_same_numbers(settled, client, django_user_model):
+    user = django_user_model.objects.create_superuser("boss", password="pw-boss-12345")
+    client.force_login(user)
+    day = settled.settled_at.date().isoformat()
+    page = client.get(f"/admin/settlement/dailyreport/?from={day}")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert settled.operator.slug in text
+    assert settled.statement["fee"]["amount"] in text
+    bad = client.get("/admin/settlement/dailyreport/?from=nonsense")
+    assert bad.status_code == 200 and "errornote" in bad.content.decode()
