@@ -620,6 +620,23 @@ def _check_funds(account: Account, needed: int) -> None:
 
 
 # --- Cashier ------------------------------------------------------------------------------
+def _lock_cashier_accounts(
+    *, player: Player, currency: str
+) -> tuple[dict[int, Account], Account, Account]:
+    """The two sides of a cashier movement, locked in key order: the operator's outside-world
+    account (the player's shard) and the player's wallet."""
+    outside, wallet = _accounts(
+        _house_key(
+            operator_id=player.operator_id,
+            kind=AccountKind.OUTSIDE,
+            currency=currency,
+            shard=shard_for(player.pk),
+        ),
+        _player_key(player=player, currency=currency),
+    )
+    return lock_accounts([outside, wallet]), outside, wallet
+
+
 @_reference_guard
 @transaction.atomic
 def deposit(
@@ -640,16 +657,7 @@ def deposit(
     _check_amount(amount)
     reference = _check_reference(reference)
     meta = _check_metadata(metadata)
-    outside, wallet = _accounts(
-        _house_key(
-            operator_id=player.operator_id,
-            kind=AccountKind.OUTSIDE,
-            currency=code,
-            shard=shard_for(player.pk),
-        ),
-        _player_key(player=player, currency=code),
-    )
-    locked = lock_accounts([outside, wallet])
+    locked, outside, wallet = _lock_cashier_accounts(player=player, currency=code)
     same = {"kind": Kind.DEPOSIT, "player": player, "amount": amount, "currency": code}
     if (existing := _replay(reference, **same)) is not None:
         return existing
@@ -697,16 +705,7 @@ def withdraw(
     _check_amount(amount)
     reference = _check_reference(reference)
     meta = _check_metadata(metadata)
-    outside, wallet = _accounts(
-        _house_key(
-            operator_id=player.operator_id,
-            kind=AccountKind.OUTSIDE,
-            currency=code,
-            shard=shard_for(player.pk),
-        ),
-        _player_key(player=player, currency=code),
-    )
-    locked = lock_accounts([outside, wallet])
+    locked, outside, wallet = _lock_cashier_accounts(player=player, currency=code)
     same = {"kind": Kind.WITHDRAWAL, "player": player, "amount": amount, "currency": code}
     if (existing := _replay(reference, **same)) is not None:
         return existing
