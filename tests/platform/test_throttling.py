@@ -1,0 +1,314 @@
+"""The sliding-window counter throttle (gin_platform/throttling.py): limits, 429s, cost, races."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from types import SimpleNamespace
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from gin_platform import throttling
+from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
+from gin_platform.throttling import PrincipalRateThrottle
+from tests.factories import OperatorFactory, PlayerFactory
+
+PERIOD = 60
+T0 = 1_000_000 * PERIOD  # a window boundary, so tests can say "elapsed" plainly
+
+
+class Clock:
+    """A settable SimpleRateThrottle.timer (an instance, so it does not bind as a method)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    clock = Clock(T0)
+    monkeypatch.setattr(PrincipalRateThrottle, "timer", clock)
+    return clock
+
+
+@pytest.fixture
+def rates(monkeypatch):
+    def set_rate(scope: str, rate: str) -> None:
+        monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, scope, rate)
+
+    return set_rate
+
+
+def caller(user=None, ip: str = "203.0.113.7") -> SimpleNamespace:
+    """The parts of a DRF request the throttle reads."""
+    return SimpleNamespace(user=user, META={"REMOTE_ADDR": ip}, headers={})
+
+
+def operator_principal(pk: int) -> OperatorPrincipal:
+    return OperatorPrincipal(operator=OperatorFactory.build(pk=pk), api_key=None)
+
+
+def player_principal(pk: int) -> PlayerPrincipal:
+    return PlayerPrincipal(player=PlayerFactory.build(pk=pk), session=None)
+
+
+def hit(request) -> bool:
+    return PrincipalRateThrottle().allow_request(request, view=None)
+
+
+def admitted(request, attempts: int) -> int:
+    return sum(hit(request) for _ in range(attempts))
+
+
+# --- Over HTTP: the limit and the 429 problem ---------------------------------------------
+@pytest.mark.django_db
+def test_exactly_the_limit_passes_in_one_window(operator_client, rates, clock):
+    rates("operator", "5/min")
+    statuses = [operator_client.get("/api/v1/operators/me").status_code for _ in range(7)]
+    assert statuses == [200] * 5 + [429] * 2
+
+
+@pytest.mark.django_db
+def test_the_refusal_is_the_throttled_problem_with_retry_after(operator_client, rates, clock):
+    rates("operator", "2/min")
+    clock.now = T0 + 15
+    for _ in range(2):
+        assert operator_client.get("/api/v1/operators/me").status_code == 200
+    response = operator_client.get("/api/v1/operators/me")
+
+    assert response.status_code == 429
+    assert response["Content-Type"] == "application/problem+json"
+    body = response.json()
+    assert body["type"] == "/problems/throttled"
+    assert body["status"] == 429 and body["title"] == "Too many requests"
+    # This window is full (45 s left); in the next one its 2 hits weigh 2 * (1 - t/60),
+    # which leaves room for one more at t = 30 s: 75 s in all.
+    assert body["retry_after"] == pytest.approx(75)
+    assert response["Retry-After"] == "76"
+
+
+@pytest.mark.django_db
+def test_anonymous_callers_are_limited_per_address(rates, clock):
+    rates("anon", "3/min")
+    first = APIClient(REMOTE_ADDR="198.51.100.1")
+    second = APIClient(REMOTE_ADDR="198.51.100.2")
+    assert [first.get("/api/v1/problems").status_code for _ in range(4)] == [200] * 3 + [429]
+    assert second.get("/api/v1/problems").status_code == 200
+
+
+# --- The sliding window --------------------------------------------------------------------
+def test_the_window_slides(rates, clock):
+    rates("anon", "10/min")
+    request = caller()
+    assert admitted(request, 15) == 10
+
+    clock.now = T0 + PERIOD  # next window: the last one's 10 hits still weigh fully
+    assert admitted(request, 5) == 0
+    clock.now = T0 + PERIOD + 30  # half of them have slid out
+    assert admitted(request, 10) == 5
+    clock.now = T0 + PERIOD + 45  # three quarters: 2.5 + 7 <= 10
+    assert admitted(request, 10) == 2
+    clock.now = T0 + 2 * PERIOD  # two windows on: the 7 of the last window weigh fully
+    assert admitted(request, 10) == 3
+    clock.now = T0 + 4 * PERIOD  # nothing left in the previous window
+    assert admitted(request, 15) == 10
+
+
+@pytest.mark.parametrize(
+    ("limit", "previous", "elapsed"),
+    [
+        (10, 0, 0),  # a fresh bucket filled at the window's start: wait for the next window
+        (10, 0, 50),  # filled late in the window
+        (10, 8, 20),  # room in this window once more of the last one has slid out
+        (7, 3, 10),
+        (1, 1, 30),
+        (7, 7, 59),  # the room opens exactly at the window boundary
+    ],
+)
+def test_wait_is_when_the_next_request_gets_through(rates, clock, limit, previous, elapsed):
+    """`previous` hits in the last window, then as many as pass `elapsed` into this one."""
+    rates("anon", f"{limit}/min")
+    request = caller()
+    clock.now = T0 - PERIOD
+    assert admitted(request, previous) == previous
+    clock.now = T0 + elapsed
+    admitted(request, 2 * limit)
+
+    throttle = PrincipalRateThrottle()
+    assert throttle.allow_request(request, view=None) is False
+    wait = throttle.wait()
+    assert wait > 0
+
+    clock.now = T0 + elapsed + wait - 0.01
+    assert hit(request) is False
+    clock.now = T0 + elapsed + wait + 0.01
+    assert hit(request) is True
+
+
+# --- Buckets -------------------------------------------------------------------------------
+def test_each_principal_and_scope_has_its_own_bucket_under_the_same_key_as_before(rates, clock):
+    for scope in ("operator", "player", "anon"):
+        rates(scope, "2/min")
+    callers = {
+        "throttle:operator:operator:1": caller(operator_principal(1)),
+        "throttle:operator:operator:2": caller(operator_principal(2)),
+        "throttle:player:player:1": caller(player_principal(1)),
+        "throttle:player:player:2": caller(player_principal(2)),
+        "throttle:anon:ip:192.0.2.1": caller(ip="192.0.2.1"),
+        "throttle:anon:ip:192.0.2.2": caller(ip="192.0.2.2"),
+    }
+    for request in callers.values():
+        assert admitted(request, 3) == 2
+    window = T0 // PERIOD
+    assert cache.get_many([f"{key}:{window}" for key in callers]) == {
+        f"{key}:{window}": 2 for key in callers
+    }
+
+
+def test_the_rate_depends_on_the_kind_of_caller(rates, clock):
+    rates("operator", "6/min")
+    rates("player", "4/min")
+    rates("anon", "2/min")
+    assert admitted(caller(operator_principal(1)), 10) == 6
+    assert admitted(caller(player_principal(1)), 10) == 4
+    assert admitted(caller(), 10) == 2
+
+
+# --- O(1) per request ----------------------------------------------------------------------
+class RecordingCache:
+    """Passes every call to the real cache and notes the method and the keys it touched."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.keys: set[str] = set()
+
+    def __getattr__(self, name):
+        method = getattr(cache, name)
+
+        def call(*args, **kwargs):
+            self.calls.append(name)
+            keys = args[0] if name == "get_many" else [args[0]]
+            self.keys.update(keys)
+            return method(*args, **kwargs)
+
+        return call
+
+
+def test_a_request_costs_the_same_whatever_the_count(rates, clock, monkeypatch):
+    rates("operator", "100000/min")
+    recorder = RecordingCache()
+    monkeypatch.setattr(PrincipalRateThrottle, "cache", recorder)
+    request = caller(operator_principal(1))
+
+    costs = []
+    for _ in range(3000):
+        recorder.calls.clear()
+        assert hit(request)
+        costs.append(tuple(recorder.calls))
+
+    # The first request creates the counter; every other one is one read and one increment.
+    assert costs[0] == ("get_many", "add", "incr")
+    assert set(costs[1:]) == {("get_many", "incr")}
+    window = T0 // PERIOD
+    key = f"throttle:operator:operator:1:{window}"
+    assert recorder.keys == {key, f"throttle:operator:operator:1:{window - 1}"}
+    assert cache.get(key) == 3000  # one small integer, not a list of timestamps
+
+
+def test_refused_requests_only_read_and_do_not_count(rates, clock, monkeypatch):
+    rates("anon", "5/min")
+    request = caller()
+    assert admitted(request, 5) == 5
+    recorder = RecordingCache()
+    monkeypatch.setattr(PrincipalRateThrottle, "cache", recorder)
+
+    assert admitted(request, 100) == 0
+    assert set(recorder.calls) == {"get_many"}
+    assert cache.get(f"throttle:anon:ip:203.0.113.7:{T0 // PERIOD}") == 5
+
+
+def test_a_request_that_loses_the_race_for_the_last_slot_takes_its_hit_back(rates, clock):
+    rates("anon", "3/min")
+    request = caller()
+    key = f"throttle:anon:ip:203.0.113.7:{T0 // PERIOD}"
+    assert admitted(request, 2) == 2
+
+    throttle = PrincipalRateThrottle()
+    real_get_many = throttle.cache.get_many
+
+    def read_then_lose_the_race(keys):
+        counts = real_get_many(keys)  # sees 2: room for one more
+        assert hit(request) is True  # another process takes the last slot meanwhile
+        return counts
+
+    throttle.cache = SimpleNamespace(
+        get_many=read_then_lose_the_race,
+        add=cache.add,
+        incr=cache.incr,
+        decr=cache.decr,
+    )
+    assert throttle.allow_request(request, view=None) is False
+    assert throttle.wait() > 0
+    assert cache.get(key) == 3
+
+
+# --- The cache is down ---------------------------------------------------------------------
+@pytest.mark.django_db
+def test_an_unreachable_cache_lets_requests_through_with_one_warning(
+    operator_client, settings, rates, monkeypatch, caplog
+):
+    rates("operator", "1/min")
+    monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
+    settings.CACHES = {  # nothing listens on port 1: every cache call is refused
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    with caplog.at_level(logging.WARNING, logger="gin_platform.throttling"):
+        statuses = [operator_client.get("/api/v1/operators/me").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 200]
+    warnings = [r for r in caplog.records if r.name == "gin_platform.throttling"]
+    assert len(warnings) == 1
+    assert "failing open" in warnings[0].getMessage()
+
+
+# --- Real concurrency on Redis -------------------------------------------------------------
+@pytest.mark.redis
+def test_racing_threads_on_redis_never_let_more_than_the_limit_through(rates, clock):
+    import redis
+    from django.conf import settings
+
+    limit, threads, attempts = 25, 16, 20
+    rates("operator", f"{limit}/min")
+    request = caller(operator_principal(1))
+    start = threading.Barrier(threads)
+    results: list[int] = []
+    lock = threading.Lock()
+
+    def race() -> None:
+        # Each thread gets its own cache connection (Django's caches are per thread).
+        start.wait()
+        passed = admitted(request, attempts)
+        with lock:
+            results.append(passed)
+
+    workers = [threading.Thread(target=race) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+    total = sum(results)
+    assert len(results) == threads
+    assert 0 < total <= limit
+    key = f"throttle:operator:operator:1:{T0 // PERIOD}"
+    # In Redis itself: a plain integer (INCRBY's), equal to what got through.
+    raw = redis.Redis.from_url(settings.REDIS_URL).get(cache.make_key(key))
+    assert raw == str(total).encode()
