@@ -218,6 +218,10 @@ PLAYER_SESSION_MAX_TTL_SECONDS = 24 * 3600
 REQUEST_SIGNATURE_TOLERANCE_SECONDS = 300
 # Idempotency: an in-flight record older than this is taken to be from a dead request.
 IDEMPOTENCY_STALE_AFTER_SECONDS = 120
+# Practice chips (docs/wallet.md): granted on a player's first practice buy-in; a player may
+# top back up to the grant at most once per period of this many seconds (UTC clock hours).
+WALLET_PRACTICE_GRANT = 10_000
+WALLET_PRACTICE_TOP_UP_SECONDS = 3600
 
 LOGGING = {
     "version": 1,

@@ -152,6 +152,7 @@ class LedgerTransaction(AppendOnlyModel):
         SETTLEMENT = "settlement"
         REVERSAL = "reversal"
         PRACTICE_GRANT = "practice_grant"
+        PRACTICE_TOP_UP = "practice_top_up"
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -37,6 +37,7 @@ __all__ = [
     "PayoutInvalidProblem",
     "PlayerInactiveProblem",
     "PracticeChipsNotConvertibleProblem",
+    "PracticeTopUpTooSoonProblem",
     "ReferenceConflictProblem",
     "ReferenceInvalidProblem",
     "SelfExcludedProblem",
@@ -87,6 +88,17 @@ class PracticeChipsNotConvertibleProblem(Problem):
     description = (
         "XGC (practice chips) is play money (R11): it cannot be deposited, withdrawn, "
         "exchanged or mixed with a real-money escrow."
+    )
+
+
+class PracticeTopUpTooSoonProblem(Problem):
+    slug = "practice-top-up-too-soon"
+    status = 409
+    title = "The practice chips were already topped up in this period"
+    description = (
+        "Practice chips are topped up at most once per player per period "
+        "(WALLET_PRACTICE_TOP_UP_SECONDS, clock hours by default). `transaction_id` is this "
+        "period's top-up; `next_top_up_at` is when the next period starts."
     )
 
 

@@ -90,6 +90,7 @@ from wallet.problems import (
     PayoutInvalidProblem,
     PlayerInactiveProblem,
     PracticeChipsNotConvertibleProblem,
+    PracticeTopUpTooSoonProblem,
     ReferenceConflictProblem,
     ReferenceInvalidProblem,
     SelfExcludedProblem,
@@ -103,7 +104,7 @@ from wallet.selectors import (  # re-exported: part of the wallet's contract (do
     escrow_contributions,
     reconcile,
 )
-from wallet.windows import windows
+from wallet.windows import Window, fixed_window, windows
 
 __all__ = [
     "EscrowPayout",
@@ -118,6 +119,7 @@ __all__ = [
     "exchange_rate_record",
     "exchange_rates_load",
     "player_limit_set",
+    "practice_chips_top_up",
     "reconcile",
     "self_exclusion_create",
     "table_buy_in",
@@ -140,6 +142,18 @@ RATE_FUTURE_TOLERANCE = timedelta(minutes=5)
 def practice_grant_amount() -> int:
     """Practice chips granted on a player's first practice buy-in (default 10,000 XGC)."""
     return int(getattr(settings, "WALLET_PRACTICE_GRANT", 10_000))
+
+
+def practice_top_up_seconds() -> int:
+    """The length of a practice-chip top-up period: at most one top-up per player per
+    period (default one hour, i.e. clock hours in UTC; WALLET_PRACTICE_TOP_UP_SECONDS)."""
+    return max(1, int(getattr(settings, "WALLET_PRACTICE_TOP_UP_SECONDS", 3600)))
+
+
+def practice_top_up_window(*, at: datetime) -> Window:
+    """The top-up period containing ``at``: ``[k * seconds, (k + 1) * seconds)`` since the
+    Unix epoch, UTC (wallet.windows.fixed_window)."""
+    return fixed_window(at, seconds=practice_top_up_seconds())
 
 
 def fx_max_age() -> timedelta:
@@ -873,9 +887,10 @@ def _practice_grant_if_first(
     actor: Actor,
     now: datetime,
 ) -> None:
-    """The one-time practice-chip grant, posted before a player's first practice buy-in."""
+    """The one-time practice-chip grant, posted before a player's first practice buy-in
+    (unless the player already got chips from a top-up asked for before ever playing)."""
     reference = f"practice-grant:{player.pk}"
-    if LedgerTransaction.objects.filter(reference=reference).exists():
+    if selectors.practice_chips_ever_issued(player=player):
         return
     grant = practice_grant_amount()
     _post(
@@ -892,6 +907,85 @@ def _practice_grant_if_first(
         amount=grant,
         currency=PRACTICE_CURRENCY,
         player=player,
+    )
+
+
+def _practice_top_up_reference(*, player: Player, period: Window) -> str:
+    return f"practice-top-up:{player.pk}:{period.start:%Y-%m-%dT%H:%M:%SZ}"
+
+
+@_reference_guard
+@transaction.atomic
+def practice_chips_top_up(
+    *, player: Player, actor: Actor, reference: str | None = None
+) -> LedgerTransaction | None:
+    """Top the player's practice-chip (XGC) wallet back up to ``practice_grant_amount()``.
+
+    Posts exactly the difference from the operator's XGC outside-world account (the mint of
+    the first-use grant) as a ``practice_top_up``; returns None, posting nothing, when the
+    wallet already holds at least that much. Only the wallet counts: chips in a game's
+    escrow are at stake, not in hand. At most one top-up per player per period
+    (``practice_top_up_window``): another in the same period is ``practice-top-up-too-soon``.
+    Refused for an inactive player. Never blocked by self-exclusion or limits (play money).
+
+    ``reference``: the caller's unique reference; repeating it returns the first transaction.
+    Without one the period's own ``practice-top-up:<player id>:<period start>`` is used, so
+    the one-per-period rule is also the ledger's unique reference (a second call in the
+    period, having no request of its own to replay, is ``practice-top-up-too-soon``).
+    """
+    if reference is not None:
+        reference = _check_reference(reference)
+    mint, wallet = _accounts(
+        _house_key(
+            operator_id=player.operator_id,
+            kind=AccountKind.OUTSIDE,
+            currency=PRACTICE_CURRENCY,
+            shard=shard_for(player.pk),
+        ),
+        _player_key(player=player, currency=PRACTICE_CURRENCY),
+    )
+    locked = lock_accounts([mint, wallet])
+    same = {"kind": Kind.PRACTICE_TOP_UP, "player": player, "currency": PRACTICE_CURRENCY}
+    if reference is not None and (existing := _replay(reference, **same)) is not None:
+        return existing
+    _check_active(player)
+    now = timezone.now()  # after the lock: concurrent top-ups see each other's postings
+    wallet = locked[wallet.pk]
+    target = practice_grant_amount()
+    if wallet.balance >= target:
+        return None
+    period = practice_top_up_window(at=now)
+    earlier = selectors.practice_top_up_in(player=player, window=period)
+    if earlier is not None:
+        raise PracticeTopUpTooSoonProblem(
+            f"the practice chips were topped up at {earlier.created_at.isoformat()}; the next "
+            f"top-up is possible from {period.end.isoformat()}",
+            transaction_id=earlier.pk,
+            window_start=period.start.isoformat(),
+            window_end=period.end.isoformat(),
+            next_top_up_at=period.end.isoformat(),
+        )
+    amount = target - wallet.balance
+    return _post(
+        locked=locked,
+        operator=player.operator,
+        kind=Kind.PRACTICE_TOP_UP,
+        reference=reference or _practice_top_up_reference(player=player, period=period),
+        lines=[
+            _Line(mint, -amount, "practice_top_up", player.pk),
+            _Line(wallet, amount, "practice_top_up", player.pk),
+        ],
+        actor=actor,
+        now=now,
+        amount=amount,
+        currency=PRACTICE_CURRENCY,
+        player=player,
+        metadata={
+            "target": target,
+            "balance_before": wallet.balance,
+            "window_start": period.start.isoformat(),
+            "window_end": period.end.isoformat(),
+        },
     )
 
 

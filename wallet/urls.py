@@ -38,9 +38,19 @@ urlpatterns = [
         views.SelfExclusionView.as_view(),
         name="wallet-self-exclusion",
     ),
+    path(
+        "players/<str:player_id>/wallet/practice-chips/top-up",
+        views.PracticeTopUpCreateView.as_view(),
+        name="wallet-practice-top-up",
+    ),
     path("wallet/cashier-caps", views.OperatorCashierCapsView.as_view(), name="wallet-caps"),
     # Player session token: their own wallet.
     path("me/wallet", views.MyWalletView.as_view(), name="me-wallet"),
+    path(
+        "me/wallet/practice-chips/top-up",
+        views.MyPracticeTopUpView.as_view(),
+        name="me-wallet-practice-top-up",
+    ),
     path(
         "me/wallet/transactions",
         views.MyTransactionListView.as_view(),

@@ -10,12 +10,17 @@ to exactly one day, one week and one month:
 
 A posting at exactly ``end`` belongs to the next window. Calendar windows (not rolling
 24 hours) are what players are told ("today", "this week") and what regulators audit.
+
+``fixed_window`` cuts time into back-to-back windows of a fixed number of seconds counted
+from the Unix epoch (UTC), e.g. clock hours for 3600: the practice-chip top-up's period.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 PERIODS = ("day", "week", "month")
 
@@ -54,3 +59,17 @@ def window(period: str, moment: datetime) -> Window:
 
 def windows(moment: datetime) -> dict[str, Window]:
     return {period: window(period, moment) for period in PERIODS}
+
+
+def fixed_window(moment: datetime, *, seconds: int) -> Window:
+    """The ``[k * seconds, (k + 1) * seconds)`` window since the epoch containing ``moment``.
+
+    Integer microseconds, not float timestamps: a moment at exactly a boundary must fall in
+    the next window, whatever the float rounding would say."""
+    if moment.tzinfo is None:
+        raise ValueError("windows are computed from aware datetimes")
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 1:
+        raise ValueError("a fixed window lasts a whole number of seconds, at least 1")
+    length = timedelta(seconds=seconds)
+    start = EPOCH + (moment - EPOCH) // length * length
+    return Window(f"{seconds}s", start, start + length)

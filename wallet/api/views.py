@@ -3,7 +3,9 @@
 - Operator (API key, ``IsOperator``): a player's wallet, deposits, withdrawals, transactions,
   limits and self-exclusion; the operator's cashier caps. Players of another operator are
   404 (``gin_platform.selectors.player_get``). Writes need an Idempotency-Key.
-- Player (session token, ``IsPlayer``): their own wallet and transactions.
+- Player (session token, ``IsPlayer``): their own wallet and transactions; topping their
+  practice chips back up (idempotent by nature: at most one top-up per period, a second
+  request is ``practice-top-up-too-soon`` naming the first).
 - Staff (``IsStaff``): exchange rates, cashier caps, reversals, reconciliation.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -272,6 +274,46 @@ class SelfExclusionView(APIView):
         )
 
 
+PRACTICE_TOP_UP_DESCRIPTION = (
+    "Top the player's practice-chip (XGC) wallet back up to the grant "
+    "(WALLET_PRACTICE_GRANT, 10,000 chips by default): 201 with the `practice_top_up` "
+    "transaction of exactly the difference; 200 with the unchanged wallet when it already "
+    "holds at least that much (chips at stake in a running game's escrow do not count). At "
+    "most one top-up per player per period (WALLET_PRACTICE_TOP_UP_SECONDS, UTC clock hours "
+    "by default): another in the same period is 409 practice-top-up-too-soon "
+    "(`transaction_id`, `next_top_up_at`). Refused: player-inactive."
+)
+
+
+def _practice_top_up_response(request: Request, player: Player, *, operator_view: bool) -> Response:
+    txn = services.practice_chips_top_up(player=player, actor=request.user.actor)
+    if txn is None:
+        return Response(WalletOutput(presenters.wallet_summary(player=player)).data)
+    body = presenters.player_transaction(txn, player=player, operator_view=operator_view)
+    output = WalletOperatorTransactionOutput if operator_view else WalletTransactionOutput
+    return Response(output(body).data, status=status.HTTP_201_CREATED)
+
+
+class PracticeTopUpCreateView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: WalletOperatorTransactionOutput,
+            200: OpenApiResponse(WalletOutput, description="Nothing to top up: the wallet"),
+        },
+        parameters=[IDEMPOTENCY_PARAMETER],
+        tags=["wallet"],
+        operation_id="players_wallet_practice_chips_top_up",
+        description=PRACTICE_TOP_UP_DESCRIPTION,
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        player = _player(request, player_id)
+        return _practice_top_up_response(request, player, operator_view=True)
+
+
 class OperatorCashierCapsView(APIView):
     permission_classes = (IsOperator,)
 
@@ -290,6 +332,23 @@ class MyWalletView(APIView):
     @extend_schema(responses=WalletOutput, tags=["me"], operation_id="me_wallet")
     def get(self, request: Request) -> Response:
         return Response(WalletOutput(presenters.wallet_summary(player=request.user.player)).data)
+
+
+class MyPracticeTopUpView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: WalletTransactionOutput,
+            200: OpenApiResponse(WalletOutput, description="Nothing to top up: the wallet"),
+        },
+        tags=["me"],
+        operation_id="me_wallet_practice_chips_top_up",
+        description=PRACTICE_TOP_UP_DESCRIPTION,
+    )
+    def post(self, request: Request) -> Response:
+        return _practice_top_up_response(request, request.user.player, operator_view=False)
 
 
 class MyTransactionListView(GenericAPIView):
