@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.db.models import Exists, OuterRef
+
 from games.models import Hand, Match, Seat, Table
+from gin_platform.models import Player
 
 
 def lock_table(table_id: int) -> Table:
@@ -24,14 +27,37 @@ def lock_table(table_id: int) -> Table:
 
 
 def lock_match(match_id: int) -> Match:
-    return Match.objects.select_for_update().get(pk=match_id)
+    # filter()[:1], not get(): the move path runs this on every action, and get()'s extra
+    # bookkeeping is measurable there (docs/benchmarks.md).
+    match = next(iter(Match.objects.select_for_update().filter(pk=match_id)[:1]), None)
+    if match is None:
+        raise Match.DoesNotExist(f"no match {match_id}")
+    return match
+
+
+def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
+    """The seats of a match ``player`` holds a seat in, each with its player, and the match
+    row locked, in ONE statement (the action path: the caller's seat and the locked match
+    without a second round trip). Only the Match row is locked (FOR UPDATE OF), so the
+    order above holds. Empty, and nothing locked, when the player has no seat there (or the
+    match is another operator's)."""
+    return list(
+        Seat.objects.select_for_update(of=("match",))
+        .select_related("match", "player")
+        .filter(
+            Exists(Seat.objects.filter(match_id=OuterRef("match_id"), player_id=player.pk)),
+            match_id=match_id,
+            match__operator_id=player.operator_id,
+        )
+        .order_by("pk")
+    )
 
 
 def lock_current_hand(match: Match) -> Hand | None:
-    """The match's hand in progress, locked (None when no hand is being played)."""
-    return (
-        Hand.objects.select_for_update().filter(match=match, status=Hand.Status.IN_PROGRESS).first()
-    )
+    """The match's hand in progress, locked (None when no hand is being played). At most one
+    per match (constraint ``hand_one_in_progress_per_match``), so no ORDER BY is needed."""
+    hands = Hand.objects.select_for_update().filter(match=match, status=Hand.Status.IN_PROGRESS)
+    return next(iter(hands.order_by()[:1]), None)
 
 
 def lock_seats(seat_ids: Iterable[int]) -> list[Seat]:

@@ -187,6 +187,9 @@ class Match(models.Model):
     forfeit_reason = models.CharField(
         max_length=10, choices=ForfeitReason.choices, blank=True, default=""
     )
+    # Practice: the house bot's position, fixed when the match starts (null: two players).
+    # Kept on the row so a move knows whether the bot answers without another query.
+    bot_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     # The result settlement reads (docs/games.md "Match result"); set when finished.
     result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -214,6 +217,11 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=Q(forfeit_seat__isnull=True) | Q(forfeit_seat__in=SEAT_POSITIONS),
                 name="match_forfeit_seat_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(bot_seat__isnull=True)
+                | Q(bot_seat__in=SEAT_POSITIONS, is_practice=True),
+                name="match_bot_seat_valid_practice_only",
             ),
             models.CheckConstraint(
                 condition=Q(status__in=("waiting", "running", "aborted"))

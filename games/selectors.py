@@ -10,6 +10,7 @@ once its hand is over.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Count, Prefetch, QuerySet
@@ -20,22 +21,10 @@ from games.problems import HandInProgressProblem
 from gin_platform.models import Operator, Player
 from gin_platform.money import money_dict
 from gin_platform.problems import NotFoundProblem, Problem
+from gin_platform.selectors import MAX_ID, as_id
 from wallet import services as wallet
 
 EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX = 100, 500
-
-
-MAX_ID = 2**63 - 1  # BIGINT primary keys
-
-
-def _as_int(value: object) -> int | None:
-    """A primary key from a path or query value; None (no row) for anything else, including
-    numbers no database column can hold."""
-    try:
-        number = int(str(value))
-    except ValueError:
-        return None
-    return number if 0 < number <= MAX_ID else None
 
 
 def money(amount: int | None, currency: str, *, player: Player | None = None) -> dict | None:
@@ -60,7 +49,7 @@ def room_list(*, operator: Operator, active: bool | None = None) -> QuerySet[Roo
 
 
 def room_get(*, operator: Operator, room_id: object) -> Room:
-    room = room_list(operator=operator).filter(pk=_as_int(room_id)).first()
+    room = room_list(operator=operator).filter(pk=as_id(room_id)).first()
     if room is None:
         raise NotFoundProblem(f"No room {room_id} for this operator")
     return room
@@ -69,7 +58,7 @@ def room_get(*, operator: Operator, room_id: object) -> Room:
 def table_get(*, operator: Operator, table_id: object) -> Table:
     table = (
         Table.objects.select_related("room")
-        .filter(room__operator=operator, pk=_as_int(table_id))
+        .filter(room__operator=operator, pk=as_id(table_id))
         .first()
     )
     if table is None:
@@ -92,7 +81,7 @@ def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
 
 
 def lobby_room_get(*, operator: Operator, room_id: object) -> Room:
-    room = lobby_rooms(operator=operator).filter(pk=_as_int(room_id)).first()
+    room = lobby_rooms(operator=operator).filter(pk=as_id(room_id)).first()
     if room is None:
         raise NotFoundProblem(f"No open room {room_id}")
     return room
@@ -178,7 +167,7 @@ def match_list(
 
 
 def match_get(*, operator: Operator, match_id: object) -> Match:
-    match = match_list(operator=operator).filter(pk=_as_int(match_id)).first()
+    match = match_list(operator=operator).filter(pk=as_id(match_id)).first()
     if match is None:
         raise NotFoundProblem(f"No match {match_id} for this operator")
     return match
@@ -190,9 +179,16 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     match's players may see it; for anybody else it does not exist."""
     seats = list(
         Seat.objects.select_related("match", "player")
-        .filter(match_id=_as_int(match_id), match__operator_id=player.operator_id)
+        .filter(match_id=as_id(match_id), match__operator_id=player.operator_id)
         .order_by("pk")
     )
+    return own_seat(seats, player=player, match_id=match_id)
+
+
+def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat:
+    """``player``'s seat among a match's ``seats`` (in primary-key order, each with its
+    match and player loaded), its match carrying the seats shown to the players
+    (``shown_seats``). 404 when the player holds none of them."""
     mine = [seat for seat in seats if seat.player_id == player.pk]
     if not mine:
         raise NotFoundProblem(f"No match {match_id} of yours")
@@ -364,14 +360,23 @@ def showdown_view(*, hand: Hand, seat: int | None) -> dict[str, Any]:
     return view
 
 
-def game_view(*, match: Match, seat: int, player: Player | None = None) -> dict[str, Any]:
+def game_view(
+    *,
+    match: Match,
+    seat: int,
+    player: Player | None = None,
+    latest_hands: Sequence[Hand] = (),
+) -> dict[str, Any]:
     """Everything ``seat``'s player may see of the match now (issue 5 item 4).
 
     ``seq`` is the match's sequence number: send it back as ``expected_seq`` with the next
     action. ``hand`` is the hand being played (or the last one, once the match is over);
     ``previous_hand`` the showdown of the hand before it.
+
+    ``latest_hands``: the match's newest hands, newest first, when the caller holds them
+    as they were just written (an action's answer); read here otherwise.
     """
-    latest = list(Hand.objects.filter(match=match).order_by("-number")[:2])
+    latest = _latest_hands(match, latest_hands)
     over = match.status not in (Match.Status.WAITING, Match.Status.RUNNING)
     current = latest[0] if latest else None
     previous = latest[1] if len(latest) > 1 else None
@@ -387,6 +392,16 @@ def game_view(*, match: Match, seat: int, player: Player | None = None) -> dict[
             else showdown_view(hand=previous, seat=seat)
         ),
     }
+
+
+def _latest_hands(match: Match, known: Sequence[Hand]) -> list[Hand]:
+    """The match's two newest hands, newest first, reading only those ``known`` lacks."""
+    if not known:
+        return list(Hand.objects.filter(match=match).order_by("-number")[:2])
+    latest = list(known[:2])
+    if len(latest) == 1 and latest[0].number > 1:
+        latest += Hand.objects.filter(match=match, number=latest[0].number - 1)
+    return latest
 
 
 # --- Events ---------------------------------------------------------------------------
@@ -543,7 +558,7 @@ def _history_hands(match: Match) -> QuerySet[Hand]:
 
 def finished_hand_get(*, match: Match, number: object) -> Hand:
     """Hand ``number`` of the match once it is over; 409 hand-in-progress before."""
-    hand = Hand.objects.filter(match=match, number=_as_int(number) or 0).first()
+    hand = Hand.objects.filter(match=match, number=as_id(number) or 0).first()
     if hand is None:
         raise NotFoundProblem(f"No hand {number} in match {match.pk}")
     if not _history_hands(match).filter(pk=hand.pk).exists():

@@ -26,8 +26,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import engine
-from games.locks import lock_current_hand, lock_match, lock_seats, lock_table
+from games import engine, selectors
+from games.locks import (
+    lock_current_hand,
+    lock_match,
+    lock_match_seats,
+    lock_seats,
+    lock_table,
+)
 from games.models import (
     MATCH_PLAY_TARGETS,
     MAX_FEE_BPS,
@@ -582,9 +588,12 @@ def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
         seat.save(update_fields=["state"])
     match.status = Match.Status.RUNNING
     match.started_at = timezone.now()
+    match.bot_seat = _house_bot_position(match, seats)
     seed = engine.new_server_seed()
-    _hand_deal(match=match, number=1, dealer=engine.first_dealer(seed), seed=seed, actor=actor)
-    match.save(update_fields=["status", "started_at", "seq"])
+    hand = _hand_deal(
+        match=match, number=1, dealer=engine.first_dealer(seed), seed=seed, actor=actor
+    )
+    match.save(update_fields=["status", "started_at", "bot_seat", "seq"])
     audit_record(
         actor=actor,
         action="match.started",
@@ -592,13 +601,30 @@ def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
         operator=match.operator,
         data={"seats": {str(seat.position): str(seat.player_id) for seat in seats}},
     )
-    _bot_turn_on_commit(match)
+    _bot_turn_on_commit(match, hand)
+
+
+def _house_bot_position(match: Match, seats: list[Seat]) -> int | None:
+    """Where the house bot sits in a practice match about to start (None: two players)."""
+    if not match.is_practice:
+        return None
+    bots = set(
+        HouseBot.objects.filter(player_id__in=[seat.player_id for seat in seats]).values_list(
+            "player_id", flat=True
+        )
+    )
+    return next((seat.position for seat in seats if seat.player_id in bots), None)
 
 
 @dataclass(frozen=True)
 class ActionResult:
     match: Match
+    seat: int  # the position that acted
     applied: bool  # False: a retry of the action already applied at expected_seq + 1
+    # The match's newest hands after the action, newest first, as written (the hand played,
+    # or the next deal and the hand it follows): the answer is built from these rows
+    # instead of reading them again. Empty for a retry.
+    latest_hands: tuple[Hand, ...] = ()
 
 
 def _as_action(action: engine.Action | Mapping[str, Any], seat: int) -> engine.Action:
@@ -652,19 +678,49 @@ def hand_apply_action(
     expected_seq: int,
     actor: Actor,
 ) -> ActionResult:
-    """Apply one player's action to the match's hand in progress (issue 5 item 5).
+    """Apply one seat's action to the match's hand in progress (issue 5 item 5).
 
     Locks the match, then the hand; checks the sequence number (a retry of the action just
     applied returns without applying anything; anything else stale is refused), the turn and,
     through the engine, the action's legality; appends the events, saves, and moves the match
-    on when the hand ends (next deal, or the match's result). Callable by a server-side bot
-    with ``actor=Actor.system(...)``.
+    on when the hand ends (next deal, or the match's result). What a server-side bot calls,
+    with ``actor=Actor.system(...)``; players go through ``player_action_apply``.
     """
     move = _as_action(action, seat)
     locked = lock_match(match.pk if isinstance(match, Match) else match)
+    return _action_apply(match=locked, seat=seat, move=move, expected_seq=expected_seq, actor=actor)
+
+
+@transaction.atomic
+def player_action_apply(
+    *,
+    player: Player,
+    match_id: int,
+    action: Mapping[str, Any],
+    expected_seq: int,
+    actor: Actor,
+) -> ActionResult:
+    """``POST /matches/{id}/actions``: ``hand_apply_action`` for the seat ``player`` holds.
+
+    The caller's seat and the locked match come from one statement (``lock_match_seats``):
+    the hot path of the API reads nothing twice. A match the player has no seat in is 404
+    (and nothing was locked). The result's match carries ``shown_seats`` for the answer."""
+    seats = lock_match_seats(match_id=match_id, player=player)
+    seat = selectors.own_seat(seats, player=player, match_id=match_id)
+    move = _as_action(action, seat.position)
+    return _action_apply(
+        match=seat.match, seat=seat.position, move=move, expected_seq=expected_seq, actor=actor
+    )
+
+
+def _action_apply(
+    *, match: Match, seat: int, move: engine.Action, expected_seq: int, actor: Actor
+) -> ActionResult:
+    """The move itself, in the caller's transaction, ``match`` locked."""
+    locked = match
     if expected_seq != locked.seq:
         if _is_retry(match=locked, seat=seat, action=move, expected_seq=expected_seq):
-            return ActionResult(match=locked, applied=False)
+            return ActionResult(match=locked, seat=seat, applied=False)
         raise _stale_sequence(locked, expected_seq)
     hand = _lock_running_hand(locked)
     if hand.to_act != seat:
@@ -715,11 +771,14 @@ def hand_apply_action(
             "event_seq",
         ]
     )
+    latest: tuple[Hand, ...] = (hand,)
     if new_state.is_over:
-        _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
+        dealt = _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
+        if dealt is not None:
+            latest = (dealt, hand)
     locked.save(update_fields=["seq"])
-    _bot_turn_on_commit(locked)
-    return ActionResult(match=locked, applied=True)
+    _bot_turn_on_commit(locked, latest[0])
+    return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
 
 
 def _card_text(card: engine.Card | None) -> str | None:
@@ -733,17 +792,19 @@ def _ended_outcomes(match: Match) -> list[engine.HandOutcome]:
     ]
 
 
-def _hand_finished(*, match: Match, hand: Hand, outcome: engine.HandOutcome, actor: Actor) -> None:
-    """R7, R10: after a hand, redeal a void hand, deal the next one, or finish the match."""
+def _hand_finished(
+    *, match: Match, hand: Hand, outcome: engine.HandOutcome, actor: Actor
+) -> Hand | None:
+    """R7, R10: after a hand, redeal a void hand, deal the next one, or finish the match.
+    Returns the hand dealt next (None: the match is over)."""
     if outcome.kind == "void":  # R3, R7: no score, same dealer deals again
-        _hand_deal(
+        return _hand_deal(
             match=match,
             number=hand.number + 1,
             dealer=hand.dealer,
             seed=engine.new_server_seed(),
             actor=actor,
         )
-        return
     outcomes = _ended_outcomes(match)
     won = engine.hands_won(outcomes)
     if match.variant == Variant.FTK:
@@ -761,18 +822,17 @@ def _hand_finished(*, match: Match, hand: Hand, outcome: engine.HandOutcome, act
             forfeit=None,
             actor=actor,
         )
-        return
+        return None
     progress = engine.match_progress(outcomes, target=match.target)
     _set_score(match, progress.points, won)
     if progress.winner is None:  # R3: the deal alternates
-        _hand_deal(
+        return _hand_deal(
             match=match,
             number=hand.number + 1,
             dealer=1 - hand.dealer,
             seed=engine.new_server_seed(),
             actor=actor,
         )
-        return
     money_play = None
     winner = progress.winner
     if match.variant == Variant.MONEY:
@@ -793,6 +853,7 @@ def _hand_finished(*, match: Match, hand: Hand, outcome: engine.HandOutcome, act
         forfeit=None,
         actor=actor,
     )
+    return None
 
 
 # First To Knock has no target: its hand points are recorded for the history only.
@@ -1039,11 +1100,11 @@ def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH)
             match__status=Match.Status.RUNNING,
         )
         .order_by("turn_deadline")
-        .values_list("match_id", "to_act", "match__seq", "match__is_practice")[:limit]
+        .values_list("match_id", "to_act", "match__seq", "match__bot_seat")[:limit]
     )
     sweep = TimerSweep()
-    for match_id, seat, seq, practice in expired:
-        if practice and bot_seat(match_id) == seat:
+    for match_id, seat, seq, bot in expired:
+        if bot == seat:
             _enqueue_bot_move(match_id, seq)
             sweep.bot_nudged.append(match_id)
             continue
@@ -1109,12 +1170,37 @@ def _bot_join(*, table: Table, seat: Seat) -> SeatResult | None:
             )
     except Problem as problem:
         logger.warning("the house bot could not sit at table %s: %s", table.pk, problem)
+        if isinstance(problem, wallet.InsufficientFundsProblem):
+            transaction.on_commit(partial(_bot_chips_top_up, bot), robust=True)
         return None
+
+
+def _bot_chips_top_up(bot: Player) -> bool:
+    """The house bot ran out of practice chips at a table: top them back up (at most once a
+    period, wallet rules) so the player's next invitation finds it able to sit. In its own
+    transaction after the seating commits, never inside it: the seating already holds a
+    game's escrow and a mint shard, and taking the bot's wallet and its mint shard there as
+    well could deadlock with another table seating the bot."""
+    try:
+        return wallet.practice_chips_top_up(player=bot, actor=BOT_ACTOR) is not None
+    except Problem as problem:  # e.g. topped up already this period
+        logger.info("the house bot's chips were not topped up: %s", problem)
+        return False
 
 
 def table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
     """``POST /tables/{id}/bot``: a player seated alone at a practice table invites the house
-    bot to the second seat (which starts the game). Real-money tables refuse."""
+    bot to the second seat (which starts the game). Real-money tables refuse. A bot out of
+    chips is topped up (wallet rules, its own transaction) and sits on the second try."""
+    try:
+        return _table_seat_bot(player=player, table=table, actor=actor)
+    except wallet.InsufficientFundsProblem:
+        if not _bot_chips_top_up(house_bot_player(operator=table.room.operator)):
+            raise
+    return _table_seat_bot(player=player, table=table, actor=actor)
+
+
+def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
     with transaction.atomic():
         table = lock_table(table.pk)
         if not table.room.is_practice:
@@ -1153,29 +1239,22 @@ def table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
 
 
 def bot_seat(match: Match | int) -> int | None:
-    """The position of the house bot in the match, if it plays there."""
-    return (
-        Seat.objects.filter(
-            match_id=match.pk if isinstance(match, Match) else match,
-            state=Seat.State.PLAYING,
-            player__house_bot__isnull=False,
-        )
-        .values_list("position", flat=True)
-        .first()
-    )
+    """The position of the house bot in the match, if it plays there (``Match.bot_seat``)."""
+    if isinstance(match, Match):
+        return match.bot_seat
+    return Match.objects.filter(pk=match).values_list("bot_seat", flat=True).first()
 
 
-def _bot_turn_on_commit(match: Match) -> None:
-    """When the house bot is to act (after a move, after a deal), queue its move for after
-    the commit. Real-money games never have the bot: no query for them."""
-    if not match.is_practice or match.status != Match.Status.RUNNING:
-        return
-    to_act = (
-        Hand.objects.filter(match=match, status=Hand.Status.IN_PROGRESS)
-        .values_list("to_act", flat=True)
-        .first()
-    )
-    if to_act is not None and bot_seat(match) == to_act:
+def _bot_turn_on_commit(match: Match, hand: Hand) -> None:
+    """When the house bot is to act in ``hand`` (the match's newest, just dealt or just
+    played), queue its move for after the commit. No query: the match row says where the
+    bot sits, if anywhere."""
+    if (
+        match.bot_seat is not None
+        and match.status == Match.Status.RUNNING
+        and hand.status == Hand.Status.IN_PROGRESS
+        and hand.to_act == match.bot_seat
+    ):
         transaction.on_commit(partial(_enqueue_bot_move, match.pk, match.seq), robust=True)
 
 

@@ -49,7 +49,7 @@ def player_get(*, operator: Operator, player_id: object) -> Player:
 def player_session_get(*, operator: Operator, player: Player, session_id: object) -> PlayerSession:
     session = (
         PlayerSession.objects.select_related("player__operator")
-        .filter(player=player, player__operator=operator, pk=_as_int(session_id))
+        .filter(player=player, player__operator=operator, pk=as_id(session_id))
         .first()
     )
     if session is None:
@@ -57,15 +57,21 @@ def player_session_get(*, operator: Operator, player: Player, session_id: object
     return session
 
 
-def _as_int(value: object) -> int | None:
+MAX_ID = 2**63 - 1  # BIGINT primary keys
+
+
+def as_id(value: object) -> int | None:
+    """A primary key from a path or query value; None (no row) for anything else, including
+    numbers no database column can hold (which PostgreSQL would refuse with an error)."""
     try:
-        return int(str(value))
+        number = int(str(value))
     except ValueError:
         return None
+    return number if 0 < number <= MAX_ID else None
 
 
 def signing_secret_get(*, operator: Operator, secret_id: object) -> OperatorSigningSecret:
-    secret = OperatorSigningSecret.objects.filter(operator=operator, pk=_as_int(secret_id)).first()
+    secret = OperatorSigningSecret.objects.filter(operator=operator, pk=as_id(secret_id)).first()
     if secret is None:
         raise NotFoundProblem(f"No signing secret {secret_id} for this operator")
     return secret

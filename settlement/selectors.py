@@ -9,18 +9,8 @@ from django.db.models import QuerySet
 from gin_platform.models import Operator, Player
 from gin_platform.money import CurrencyError, normalize_currency
 from gin_platform.problems import NotFoundProblem, ValidationProblem
+from gin_platform.selectors import as_id
 from settlement.models import ReconciliationRun, Settlement
-
-MAX_ID = 2**63 - 1
-
-
-def _as_int(value: object) -> int | None:
-    """A primary key from the URL; None (no row) for anything no column can hold."""
-    try:
-        number = int(str(value))
-    except ValueError:
-        return None
-    return number if 0 < number <= MAX_ID else None
 
 
 def report_currency(value: str | None) -> str | None:
@@ -53,7 +43,7 @@ def settlement_list(
 
 
 def settlement_get_for_operator(*, operator: Operator, match_id: object) -> Settlement:
-    settlement = Settlement.objects.filter(operator=operator, match_id=_as_int(match_id)).first()
+    settlement = Settlement.objects.filter(operator=operator, match_id=as_id(match_id)).first()
     if settlement is None:
         raise NotFoundProblem(f"No settlement for game {match_id}")
     return settlement
@@ -63,7 +53,7 @@ def settlement_get_for_player(*, player: Player, match_id: object) -> Settlement
     """A player reads the statement of a game they played, and no other."""
     settlement = (
         Settlement.objects.filter(
-            operator=player.operator, match_id=_as_int(match_id), match__seats__player=player
+            operator=player.operator, match_id=as_id(match_id), match__seats__player=player
         )
         .distinct()
         .first()

@@ -39,7 +39,7 @@ from games.models import Match
 from gin_platform.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import ValidationProblem
+from gin_platform.problems import NotFoundProblem, ValidationProblem
 
 PROBLEMS = {
     404: OpenApiResponse(description="Not found (or another operator's)"),
@@ -299,22 +299,28 @@ class ActionView(APIView):
         "applies nothing; any other stale expected_seq is 409 stale-sequence.",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        match_pk = selectors.as_id(match_id)
+        if match_pk is None:  # no such row can exist: 404 before looking at the body
+            raise NotFoundProblem(f"No match {match_id} of yours")
         data = _validated(ActionInput, request.data)
-        result = services.hand_apply_action(
-            match=seat.match_id,
-            seat=seat.position,
+        player = request.user.player
+        result = services.player_action_apply(
+            player=player,
+            match_id=match_pk,
             action={"kind": data["kind"], "card": data["card"]},
             expected_seq=data["expected_seq"],
             actor=request.user.actor,
         )
-        if result.match.is_practice:
+        match, latest_hands = result.match, result.latest_hands
+        if match.bot_seat is not None:
             # The house bot may have answered already (eager Celery runs its move on commit):
             # show the game as it is now, with the seq to send next.
-            result.match.refresh_from_db()
-        result.match.shown_seats = seat.match.shown_seats
-        seat.match = result.match
-        response = Response(_game_view(request, seat))
+            match.refresh_from_db()
+            latest_hands = ()
+        view = selectors.game_view(
+            match=match, seat=result.seat, player=player, latest_hands=latest_hands
+        )
+        response = Response(view)
         if not result.applied:
             response[REPLAY_HEADER] = "true"
         return response

@@ -259,3 +259,68 @@ def test_an_expired_bot_turn_is_queued_again_not_forfeited(
     match.refresh_from_db()
     assert match.status == Match.Status.RUNNING and match.forfeit_seat is None
     assert match.seq > seq  # the bot moved
+
+
+def _drain_the_bot(alice, operator, django_capture_on_commit_callbacks):
+    """The bot's whole grant goes into one table's escrow; returns a second table."""
+    stake = services.wallet.practice_grant_amount()
+    room = RoomFactory(operator=operator, practice=True, stake=stake)
+    first, second = TableFactory(room=room), TableFactory(room=room)
+    sit(alice, first.pk)
+    with django_capture_on_commit_callbacks(execute=False):
+        assert _invite(alice, first.pk).status_code in (200, 201)
+    bot = services.house_bot_player(operator=operator)
+    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
+    return bot, second
+
+
+def _top_ups(bot) -> int:
+    return LedgerTransaction.objects.filter(player=bot, kind="practice_top_up").count()
+
+
+def test_inviting_a_bot_out_of_chips_tops_them_up_and_seats_it(
+    alice, bob, operator, seeds, django_capture_on_commit_callbacks
+):
+    bot, table = _drain_the_bot(alice, operator, django_capture_on_commit_callbacks)
+    sit(bob, table.pk)
+    with django_capture_on_commit_callbacks(execute=False):
+        invited = _invite(bob, table.pk)
+    assert invited.status_code in (200, 201), invited.json()
+    assert Match.objects.get(pk=invited.json()["match_id"]).bot_seat is not None
+    assert _top_ups(bot) == 1
+    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
+
+
+def test_inviting_a_bot_out_of_chips_and_already_topped_up_is_refused(
+    alice, bob, operator, seeds, django_capture_on_commit_callbacks
+):
+    bot, table = _drain_the_bot(alice, operator, django_capture_on_commit_callbacks)
+    topped_up = services.wallet.practice_chips_top_up(player=bot, actor=services.BOT_ACTOR)
+    services.wallet.table_buy_in(  # ...and staked all of it in another game
+        player=bot,
+        game_ref="match:999999",
+        amount=topped_up.amount,
+        currency=PRACTICE_CURRENCY,
+        reference="test:spend-the-top-up",
+        actor=services.BOT_ACTOR,
+    )
+    sit(bob, table.pk)
+    refused = _invite(bob, table.pk)
+    assert refused.status_code == 409 and refused.json()["type"] == "/problems/insufficient-funds"
+    assert _top_ups(bot) == 1  # at most one a period: the player waits for a human instead
+    assert Seat.objects.filter(player=bob.player, table=table, state="seated").exists()
+
+
+def test_a_bot_out_of_chips_in_a_bot_room_is_topped_up_after_the_players_seat_commits(
+    alice, bob, operator, seeds, django_capture_on_commit_callbacks
+):
+    bot, table = _drain_the_bot(alice, operator, django_capture_on_commit_callbacks)
+    Room.objects.filter(pk=table.room_id).update(bot_enabled=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        seated = sit(bob, table.pk)  # the bot cannot join: bob waits, seated
+    assert seated.status_code in (200, 201)
+    assert seated.json()["state"] == "seated"
+    assert _top_ups(bot) == 1
+    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == (
+        services.wallet.practice_grant_amount()
+    )

@@ -107,6 +107,19 @@ def test_mint_use_and_revoke_a_player_session(operator_client, player, idem):
     assert player_client.get("/api/v1/operators/me").status_code == 401
 
 
+@pytest.mark.parametrize("resource", ["sessions", "signing-secrets"])
+def test_ids_past_64_bits_are_404_not_a_database_error(operator_client, player, idem, resource):
+    huge = "99999999999999999999999"
+    path = (
+        f"/api/v1/players/{player.pk}/sessions/{huge}/revoke"
+        if resource == "sessions"
+        else f"/api/v1/operators/me/signing-secrets/{huge}/revoke"
+    )
+    response = operator_client.post(path, format="json", **idem())
+    assert response.status_code == 404
+    assert response.json()["type"] == "/problems/not-found"
+
+
 @pytest.mark.parametrize("ttl", [59, 24 * 3600 + 1])
 def test_session_lifetime_is_bounded(operator_client, player, idem, ttl):
     response = operator_client.post(
