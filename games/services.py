@@ -1069,7 +1069,7 @@ TIMER_BATCH = 500
 def turn_grace() -> timedelta:
     """How long after a turn's deadline the timer waits before it forfeits the game
     (network latency of a move sent at the last moment). Default 2 s."""
-    return timedelta(seconds=float(getattr(settings, "GAMES_TURN_GRACE_SECONDS", 2)))
+    return timedelta(seconds=float(settings.GAMES_TURN_GRACE_SECONDS))
 
 
 @dataclass(frozen=True)
@@ -1261,7 +1261,7 @@ def _bot_turn_on_commit(match: Match, hand: Hand) -> None:
 def bot_move_delay() -> float:
     """Seconds between the bot's turn coming up and its move (``BOT_MOVE_DELAY_SECONDS``,
     default 1; 0 in tests). Eager Celery (tests, demo) ignores it."""
-    return float(getattr(settings, "BOT_MOVE_DELAY_SECONDS", 1))
+    return float(settings.BOT_MOVE_DELAY_SECONDS)
 
 
 _bot_queue = threading.local()

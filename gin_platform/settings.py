@@ -104,6 +104,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": ENV.get("CACHE_KEY_PREFIX", "gin"),
+            # A Redis that stops answering must fail fast (the throttle then fails open),
+            # not hang every request until gunicorn kills the worker.
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
         }
     }
 else:
@@ -222,6 +225,17 @@ IDEMPOTENCY_STALE_AFTER_SECONDS = 120
 # top back up to the grant at most once per period of this many seconds (UTC clock hours).
 WALLET_PRACTICE_GRANT = 10_000
 WALLET_PRACTICE_TOP_UP_SECONDS = 3600
+# House accounts are split into this many shards per kind and currency, so postings of
+# different players do not queue on one hot row (docs/wallet.md). A player's shard is fixed
+# by their id: change it only with the ledger quiet.
+WALLET_HOUSE_SHARDS = 8
+# The oldest exchange rate money may move at (display amounts use any age).
+WALLET_FX_MAX_AGE_SECONDS = 7 * 86400
+# Seconds past a turn's deadline before the beat job forfeits the game (network slack).
+GAMES_TURN_GRACE_SECONDS = 2
+# Practice: seconds between the house bot's turn coming up and its move (eager Celery, as in
+# tests and the demo, does not wait).
+BOT_MOVE_DELAY_SECONDS = 1
 
 LOGGING = {
     "version": 1,

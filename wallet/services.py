@@ -141,13 +141,13 @@ RATE_FUTURE_TOLERANCE = timedelta(minutes=5)
 
 def practice_grant_amount() -> int:
     """Practice chips granted on a player's first practice buy-in (default 10,000 XGC)."""
-    return int(getattr(settings, "WALLET_PRACTICE_GRANT", 10_000))
+    return int(settings.WALLET_PRACTICE_GRANT)
 
 
 def practice_top_up_seconds() -> int:
     """The length of a practice-chip top-up period: at most one top-up per player per
     period (default one hour, i.e. clock hours in UTC; WALLET_PRACTICE_TOP_UP_SECONDS)."""
-    return max(1, int(getattr(settings, "WALLET_PRACTICE_TOP_UP_SECONDS", 3600)))
+    return max(1, int(settings.WALLET_PRACTICE_TOP_UP_SECONDS))
 
 
 def practice_top_up_window(*, at: datetime) -> Window:
@@ -158,7 +158,7 @@ def practice_top_up_window(*, at: datetime) -> Window:
 
 def fx_max_age() -> timedelta:
     """The oldest rate money may move at (default 7 days; WALLET_FX_MAX_AGE_SECONDS)."""
-    return timedelta(seconds=int(getattr(settings, "WALLET_FX_MAX_AGE_SECONDS", 7 * 86400)))
+    return timedelta(seconds=int(settings.WALLET_FX_MAX_AGE_SECONDS))
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,7 @@ def _replay(
 # --- Accounts ----------------------------------------------------------------------------
 def house_shards() -> int:
     """How many shards each house account is split into (WALLET_HOUSE_SHARDS, default 8)."""
-    return max(1, int(getattr(settings, "WALLET_HOUSE_SHARDS", 8)))
+    return max(1, int(settings.WALLET_HOUSE_SHARDS))
 
 
 def shard_for(value: object) -> int:

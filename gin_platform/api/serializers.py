@@ -153,3 +153,20 @@ class Money(serializers.Serializer):
 
     amount = serializers.CharField(help_text='Decimal string, e.g. "12.50"')
     currency = serializers.CharField(help_text="ISO 4217 code (XGC: practice chips)")
+
+
+class DisplayMoney(Money):
+    """An amount converted into a player's display currency (R11): shown only, nothing moves."""
+
+    rate = serializers.CharField(help_text="1 unit of the amount's currency in this currency")
+    as_of = serializers.DateTimeField(allow_null=True)
+
+
+class DisplayedMoney(Money):
+    """An amount, and the same amount in the player's display currency (R11)."""
+
+    display = DisplayMoney(
+        allow_null=True,
+        help_text="The amount in the player's display currency at the latest rate (R11); "
+        "null for practice chips or when no rate is known.",
+    )

@@ -12,6 +12,7 @@ import json
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from gin_platform.api.serializers import DisplayedMoney, Money
 from wallet.models import Account, LedgerTransaction, LimitKind, LimitPeriod
 
 MAX_METADATA_BYTES = 4096
@@ -29,24 +30,6 @@ class DecimalString(serializers.Field):
 
 
 # --- Shared output shapes ------------------------------------------------------------------
-class WalletMoneyOutput(serializers.Serializer):
-    amount = serializers.CharField(help_text="Decimal string, e.g. '12.50'")
-    currency = serializers.CharField(help_text="ISO 4217 code, or XGC for practice chips")
-
-
-class WalletDisplayOutput(WalletMoneyOutput):
-    rate = serializers.CharField(help_text="1 unit of the amount's currency in this currency")
-    as_of = serializers.DateTimeField(allow_null=True)
-
-
-class WalletDisplayedMoneyOutput(WalletMoneyOutput):
-    display = WalletDisplayOutput(
-        allow_null=True,
-        help_text="The amount in the player's display currency at the latest rate (R11); "
-        "null for practice chips or when no rate is known.",
-    )
-
-
 class WalletFxOutput(serializers.Serializer):
     base = serializers.CharField()
     quote = serializers.CharField()
@@ -54,8 +37,8 @@ class WalletFxOutput(serializers.Serializer):
     as_of = serializers.DateTimeField()
     source = serializers.CharField()
     rounding = serializers.CharField()
-    base_amount = WalletMoneyOutput()
-    quote_amount = WalletMoneyOutput()
+    base_amount = Money()
+    quote_amount = Money()
 
 
 class WalletEntryOutput(serializers.Serializer):
@@ -72,11 +55,9 @@ class WalletTransactionOutput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=LedgerTransaction.Kind.choices)
     created_at = serializers.DateTimeField()
     game_ref = serializers.CharField(allow_null=True)
-    amount = WalletMoneyOutput(allow_null=True)
-    wallet_change = WalletMoneyOutput(
-        allow_null=True, help_text="Net change to the player's wallet"
-    )
-    balance_after = WalletMoneyOutput(allow_null=True, help_text="The wallet balance right after")
+    amount = Money(allow_null=True)
+    wallet_change = Money(allow_null=True, help_text="Net change to the player's wallet")
+    balance_after = Money(allow_null=True, help_text="The wallet balance right after")
     reverses = serializers.IntegerField(allow_null=True)
     reversed_by = serializers.IntegerField(allow_null=True)
     entries = WalletEntryOutput(many=True)
@@ -105,7 +86,7 @@ class LedgerTransactionOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     game_ref = serializers.CharField(allow_null=True)
     player_id = serializers.UUIDField(allow_null=True)
-    amount = WalletMoneyOutput(allow_null=True)
+    amount = Money(allow_null=True)
     reverses = serializers.IntegerField(allow_null=True)
     reversed_by = serializers.IntegerField(allow_null=True)
     entries = LedgerEntryOutput(many=True)
@@ -118,8 +99,8 @@ class LedgerTransactionOutput(serializers.Serializer):
 # --- Wallet, cashier ---------------------------------------------------------------------
 class WalletOutput(serializers.Serializer):
     player_id = serializers.UUIDField()
-    balance = WalletDisplayedMoneyOutput()
-    practice_balance = WalletMoneyOutput()
+    balance = DisplayedMoney()
+    practice_balance = Money()
     kyc_status = serializers.CharField()
     self_excluded_until = serializers.DateTimeField(allow_null=True)
 
