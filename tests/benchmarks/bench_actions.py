@@ -1,115 +1,514 @@
 """Action API throughput and latency: bot pairs playing over HTTP (issue 5, Speed).
 
-Run (needs PostgreSQL; a scratch database is created and dropped):
+Run (needs PostgreSQL; Redis is used when REDIS_URL is set, see 3.):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \\
-        .venv/bin/python tests/benchmarks/bench_actions.py [--games 32] [--seconds 20]
+        [REDIS_URL=redis://127.0.0.1:6379/0] \\
+        .venv/bin/python tests/benchmarks/bench_actions.py [--games 32] [--seconds 20] \\
+        [--client-processes 2] [--rate 20,40] [--think-ms 800] [--find-rate]
 
 What it does:
-1. creates the scratch database ``<name>_bench_actions``, migrates it, and sets up one
-   operator, a practice Match Play room to 500 (long games: almost every request is a move)
-   with one table per game, and two players with session tokens per game;
-2. starts the API under gunicorn (deploy/gunicorn.conf.py, sync workers, 2 per CPU + 1) on
-   that database;
-3. baseline: ``--games`` client threads call a trivial authenticated endpoint
-   (``GET /api/v1/operators/me``: authentication plus one small serializer) back to back;
-4. games: ``--games`` client threads each play one table with the engine's bot for both
-   seats, from the players' own views: ``POST /matches/{id}/actions`` for every move, and
-   ``GET /matches/{id}/view`` only when the turn passes to the other player (the action's
-   answer is already the mover's view). A finished match is followed by a new one at the
-   same table;
-5. prints requests per second and p50/p99 latency of both, and the ratio of the action
-   endpoint's throughput to the trivial endpoint's (goal: >= 0.5, and p99 < 50 ms at 32
-   concurrent games).
 
-Clients, server and PostgreSQL share the machine: the client threads' bot decisions and HTTP
-parsing take CPU from the server, as they would not in production. The numbers are for this
-machine, at this commit.
+1. creates the scratch database ``<name>_bench_actions_<pid>_<random>`` (``<name>`` is the
+   database of DATABASE_URL), migrates it, and sets up one operator, a practice Match Play
+   room to 500 (long games: almost every request is a move) with one table per game, and per
+   game two players with session tokens, seated beforehand (the load is the game, not the
+   buy-ins). The database is dropped at the end, also after Ctrl-C, SIGTERM or an error
+   (``--keep-database`` keeps it);
+2. starts gunicorn with deploy/gunicorn.conf.py on a free loopback port, in its own process
+   group, with that file's defaults unless ``--workers``/``--threads`` (or GUNICORN_WORKERS /
+   GUNICORN_THREADS) say otherwise: on 2 CPUs that is 2 workers x 4 threads, gthread. DEBUG
+   and the access log are off; the throttle rates are raised to 10^8/min, so the limiter
+   still runs (its cache round trips on every request) but never refuses;
+3. the stack, printed with the results: with REDIS_URL set, the server uses that Redis for
+   the cache and the throttle buckets (as in production; keys under a per-run prefix,
+   deleted at the end), and Celery gets an in-process memory broker
+   (``CELERY_BROKER_URL=memory://localhost/``). settings.py has no switch for eager tasks
+   when a broker is configured, and a Redis broker without a worker would leave the task in
+   a shared queue that another stack's worker could take. The only task these practice games
+   can queue is the settlement of a finished match, which then never runs: harmless here
+   (the next match at the table does not wait for it; the report counts finished matches).
+   ``/api/v1/health`` answers 503 "degraded" (its broker check pings Redis at the memory
+   URL), so readiness waits for its database check only. Without REDIS_URL: local-memory
+   cache (throttle buckets per worker process) and eager Celery (a finished match is settled
+   inside the request that finished it), which is what settings.py does without a broker;
+4. the clients run in ``--client-processes`` spawned processes (default 2), each with one
+   thread per client; thread i runs in process i mod P. Every process records the latency of
+   each request and the parent merges them for the percentiles, so one GIL does not queue all
+   clients' bot decisions and JSON parsing. The baseline uses the same processes;
+5. closed loop (always): ``--games`` threads call a trivial authenticated endpoint
+   (``GET /api/v1/operators/me``: API-key authentication, throttle, one small serializer) back
+   to back; then ``--games`` threads each play one table with the engine's bot for both seats,
+   from the players' own views, back to back: ``POST /matches/{id}/actions`` for every move,
+   ``GET /matches/{id}/view`` only when the turn passes to the other player (the action's
+   answer is already the mover's view); a finished match is followed by a new one at the same
+   table (both players sit again). Printed: actions/s against trivial requests/s as a ratio
+   (goal >= 0.5), and the server's CPU (gunicorn + PostgreSQL + Redis, read from /proc) per
+   action, its views and sits included, against per trivial request: the same ratio from
+   CPU, the figure least moved by other processes on the machine. The p99 of this mode is a
+   saturation figure: N clients sending back to back keep N requests queued at the server,
+   so by Little's law p99 < 50 ms at 32 clients needs more than 640 requests/s;
+6. paced (``--rate R[,R2...]`` total actions/s over all games, or ``--think-ms T[,...]``): the
+   same games, each waiting between its moves. With ``--rate`` the gaps between one game's
+   consecutive action sends are exponential with mean games/R seconds (``--arrivals steady``:
+   exactly that), counted from the previous send, so all games together offer about a
+   Poisson stream of R actions/s; when a send is due while the game's previous action (or the
+   view after it) is still unanswered, it goes as soon as that answer is in and counts as
+   "late" (the share is of the sends due in the measured window). With ``--think-ms`` a
+   player waits T ms (exponential with mean T, or exactly T with ``--arrivals steady``) after
+   it has its view. Printed: offered and achieved actions/s, p50/p99 and whether
+   p99 < ``--p99-goal-ms`` (50);
+7. ``--find-rate``: bisects the offered rate between 0 and the closed loop's actions/s over
+   ``--find-steps`` (5) paced runs of ``--find-seconds`` each (default ``--seconds``) and
+   reports the highest rate at which action p99 stayed under the goal with no errors;
+8. errors: a non-2xx answer or a request without an answer is counted by endpoint and status
+   (with the problem type), and the client carries on: a game's pair sits again (which
+   answers its seats) and re-reads its views. Counts cover the whole phase, warm-up included.
+
+Latencies count the successful requests started in the measured window (after
+``--warmup``); per second is that count over the window. Output: one JSON document with
+everything (stack, CPUs each party kept busy per phase, errors by status, matches by status
+at the end, ERROR lines of the server log), then a one-line summary per mode. Clients,
+server, PostgreSQL and Redis share the machine; the numbers are for this machine, at this
+commit.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
+import contextlib
+import importlib.util
 import json
+import multiprocessing
 import os
-import statistics
+import random
+import re
+import secrets
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 from urllib.parse import urlsplit, urlunsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the project
+from harness import (
+    CpuMeter,
+    KeepAliveClient,
+    exit_on_sigterm,
+    free_port,
+    machine_summary,
+    percentile,
+    start_group,
+    stop_group,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+TRIVIAL_PATH = "/api/v1/operators/me"
+MEMORY_BROKER = "memory://localhost/"
+LATE_TOLERANCE = 0.001  # a send more than 1 ms after it was due is late
+
+
+def say(line: str = "") -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+# --- Client side (runs in the spawned client processes) ------------------------------------
+class Resync(Exception):
+    """A request failed (already counted): start over from fresh seats and views."""
 
 
 @dataclass
-class Samples:
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+class ThreadStats:
+    """One client thread's record: no lock needed, merged when the thread is done."""
 
-    def add(self, seconds: float) -> None:
-        with self.lock:
-            self.latencies.append(seconds)
+    samples: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    errors: Counter = field(default_factory=Counter)
+    due: int = 0  # paced sends
+    late: int = 0  # of which sent after they were due
+    finished: int = 0  # matches this client saw finish
+    resyncs: int = 0
 
-    def summary(self, elapsed: float) -> dict:
-        values = sorted(self.latencies)
-        if not values:
-            return {"requests": 0, "per_second": 0.0, "p50_ms": None, "p99_ms": None}
+
+def call(stats: ThreadStats, endpoint: str, client: KeepAliveClient, method, path, body=None):
+    started = time.monotonic()
+    clock = time.perf_counter()
+    try:
+        status, data = client.request(method, path, body)
+    except Exception as exc:  # refused, reset, timed out: no answer
+        stats.errors[f"{endpoint} {type(exc).__name__}"] += 1
+        raise Resync from None
+    seconds = time.perf_counter() - clock
+    if not 200 <= status < 300 or not isinstance(data, dict):
+        kind = data.get("type", "") if isinstance(data, dict) else ""
+        stats.errors[f"{endpoint} {status} {kind.rsplit('/', 1)[-1]}".strip()] += 1
+        raise Resync
+    stats.samples.setdefault(endpoint, []).append((started, seconds))
+    return data
+
+
+class Pacer:
+    """When a game's next action may go (paced modes); ``None`` pacer: back to back."""
+
+    def __init__(self, pace: dict, games: int, window: tuple[float, float], rng) -> None:
+        self.kind = pace["kind"]  # "rate" or "think"
+        self.mean = games / pace["rate"] if self.kind == "rate" else pace["think_ms"] / 1000
+        self.steady = pace["arrivals"] == "steady"
+        self.count_from, self.until = window  # sends due in the measured window count
+        self.rng = rng
+        # Rate: the first send as if the game had been playing at this pace all along (an
+        # exponential wait for Poisson gaps, a random phase for steady ones), so the games do
+        # not send in step and a run is not front-loaded by everybody's first move.
+        self.due = None
+        if self.kind == "rate":
+            first = self.gap() if not self.steady else rng.uniform(0, self.mean)
+            self.due = time.monotonic() + first
+
+    def gap(self) -> float:
+        return self.mean if self.steady else self.rng.expovariate(1 / self.mean)
+
+    def ready(self, stats: ThreadStats) -> bool:
+        """The mover has its view: wait until the action is due. False when time is up."""
+        now = time.monotonic()
+        if self.kind == "think":
+            self.due = now + self.gap()
+        counted = self.count_from <= self.due < self.until
+        stats.due += counted
+        if self.due > now:
+            time.sleep(min(self.due, self.until) - now)
+        elif now - self.due > LATE_TOLERANCE:
+            stats.late += counted
+        return time.monotonic() < self.until
+
+    def sent(self, at: float) -> None:
+        if self.kind == "rate":
+            self.due = at + self.gap()
+
+
+def trivial_client(base_url: str, key: str, until: float, stats: ThreadStats) -> None:
+    client = KeepAliveClient(base_url, key)
+    while time.monotonic() < until:
+        try:
+            call(stats, "trivial", client, "GET", TRIVIAL_PATH)
+        except Resync:
+            stats.resyncs += 1
+            time.sleep(0.05)
+    client.close()
+
+
+def game_client(base_url, pair: dict, window: tuple, pace, games: int, stats: ThreadStats):
+    clients = [KeepAliveClient(base_url, token) for token in pair["tokens"]]
+    until = window[1]
+    rng = random.Random(secrets.randbits(64))
+    pacer = Pacer(pace, games, window, rng) if pace else None
+    while time.monotonic() < until:
+        try:
+            play(clients, pair["table"], until, pacer, stats)
+        except Resync:
+            stats.resyncs += 1
+            time.sleep(0.05)
+        except Exception as exc:  # an answer of an unexpected shape: counted, start over
+            stats.errors[f"client {type(exc).__name__}: {exc}"[:120]] += 1
+            stats.resyncs += 1
+            time.sleep(0.1)
+    for client in clients:
+        client.close()
+
+
+def play(clients, table: int, until: float, pacer: Pacer | None, stats: ThreadStats) -> None:
+    """Sit both players (again: answers their seats, or opens the next match), read the
+    mover's view, then move until the match ends, time is up or a request fails."""
+    from games.engine import choose_action_from_view
+
+    seats, match_id = {}, None
+    for client in clients:
+        seat = call(stats, "sit", client, "POST", f"/api/v1/tables/{table}/sit")
+        seats[seat["position"]] = client
+        match_id = seat["match_id"]
+    view_path = f"/api/v1/matches/{match_id}/view"
+    action_path = f"/api/v1/matches/{match_id}/actions"
+    look = call(stats, "view", seats[0], "GET", view_path)
+    if look["match"]["status"] != "running":  # over already: sit again
+        time.sleep(0.05)
+        return
+    to_act = look["hand"]["to_act"]
+    if to_act != 0:
+        look = call(stats, "view", seats[to_act], "GET", view_path)
+    while time.monotonic() < until:
+        move = choose_action_from_view(look["hand"])
+        if pacer is not None and not pacer.ready(stats):
+            return
+        if pacer is not None:
+            pacer.sent(time.monotonic())
+        body = {**move, "expected_seq": look["seq"]}
+        answer = call(stats, "action", seats[to_act], "POST", action_path, body)
+        if answer["match"]["status"] != "running":
+            stats.finished += 1
+            return
+        mover, to_act = to_act, answer["hand"]["to_act"]
+        look = answer if to_act == mover else call(stats, "view", seats[to_act], "GET", view_path)
+
+
+def client_init() -> None:
+    """Client processes leave Ctrl-C to the parent, which terminates them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import games.engine  # noqa: F401  (imported once, before the first phase)
+
+
+def client_process(kind: str, base_url: str, items: list, params: dict) -> dict:
+    """One client process: a thread per item until ``until``; samples in the window."""
+    threads, stats = [], []
+    for item in items:
+        record = ThreadStats()
+        stats.append(record)
+        if kind == "trivial":
+            target, args = trivial_client, (base_url, item, params["until"], record)
+        else:
+            window = (params["warm_until"], params["until"])
+            args = (base_url, item, window, params["pace"], params["games"], record)
+            target = game_client
+        threads.append(threading.Thread(target=target, args=args, daemon=True))
+    for thread in threads:
+        thread.start()
+    time.sleep(max(0.0, params["warm_until"] - time.monotonic()))
+    cpu_start = sum(os.times()[:2])
+    time.sleep(max(0.0, params["until"] - time.monotonic()))
+    cpu = sum(os.times()[:2]) - cpu_start
+    for thread in threads:
+        thread.join(timeout=120)
+    lo, hi = params["warm_until"], params["until"]
+    latencies: dict[str, list[float]] = {}
+    errors: Counter = Counter()
+    totals = Counter()
+    for record in stats:
+        for endpoint, values in record.samples.items():
+            latencies.setdefault(endpoint, []).extend(s for t, s in values if lo <= t < hi)
+        errors.update(record.errors)
+        totals.update(
+            due=record.due, late=record.late, finished=record.finished, resyncs=record.resyncs
+        )
+    return {
+        "latencies": latencies,
+        "errors": dict(errors),
+        "totals": dict(totals),
+        "cpu_seconds": cpu,
+        "stuck_threads": sum(thread.is_alive() for thread in threads),
+    }
+
+
+# --- Phases (parent) ------------------------------------------------------------------------
+def endpoint_summary(values: list[float], window: float) -> dict:
+    def rounded(value):
+        return None if value is None else round(value * 1000, 1)
+
+    return {
+        "requests": len(values),
+        "per_second": round(len(values) / window, 1),
+        "p50_ms": rounded(percentile(values, 50)),
+        "p99_ms": rounded(percentile(values, 99)),
+        "max_ms": rounded(max(values, default=None)),
+    }
+
+
+@dataclass
+class Clients:
+    pool: object
+    processes: int
+    base_url: str
+    meter: Callable[[], CpuMeter] | None = None  # a fresh meter per measured window
+
+    def run(self, kind: str, items: list, *, warmup: float, seconds: float, **extra) -> dict:
+        start = time.monotonic() + 0.1
+        params = {"warm_until": start + warmup, "until": start + warmup + seconds, **extra}
+        chunks = [items[index :: self.processes] for index in range(self.processes)]
+        pending = [
+            self.pool.apply_async(client_process, (kind, self.base_url, chunk, params))
+            for chunk in chunks
+            if chunk
+        ]
+        time.sleep(max(0.0, params["warm_until"] - time.monotonic()))
+        meter = self.meter() if self.meter else None
+        if meter:
+            meter.start()
+        time.sleep(max(0.0, params["until"] - time.monotonic()))
+        cpu = meter.stop() if meter else {}
+        results = [job.get(timeout=warmup + seconds + 300) for job in pending]
+        latencies: dict[str, list[float]] = {}
+        errors: Counter = Counter()
+        totals: Counter = Counter()
+        for result in results:
+            for endpoint, values in result["latencies"].items():
+                latencies.setdefault(endpoint, []).extend(values)
+            errors.update(result["errors"])
+            totals.update(result["totals"])
+        if "client" in cpu:  # CpuMeter's "client" is this (parent) process
+            cpu["bench_parent"] = cpu.pop("client")
+        cpu["clients"] = round(sum(r["cpu_seconds"] for r in results) / seconds, 2)
+        others = cpu.get("machine", 0) - sum(
+            cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis", "bench_parent", "clients")
+        )
+        cpu["other_processes"] = round(max(0.0, others), 2)
+        requests = sum(len(values) for values in latencies.values())
+        server_cpu = sum(cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
         return {
-            "requests": len(values),
-            "errors": self.errors,
-            "per_second": round(len(values) / elapsed, 1),
-            "p50_ms": round(statistics.median(values) * 1000, 2),
-            "p99_ms": round(values[min(len(values) - 1, int(len(values) * 0.99))] * 1000, 2),
+            "requests": requests,
+            # Server CPU (gunicorn + PostgreSQL + Redis) seconds per successful request: the
+            # figure least moved by other processes on the machine.
+            "server_cpu_ms_per_request": (
+                round(server_cpu * seconds * 1000 / requests, 2) if requests and cpu else None
+            ),
+            "window_s": seconds,
+            "endpoints": {
+                name: endpoint_summary(values, seconds) for name, values in latencies.items()
+            },
+            "errors": sum(errors.values()),
+            "errors_by_status": dict(errors.most_common()),
+            "totals": dict(totals),
+            "cpu": cpu,
+            "stuck_threads": sum(r["stuck_threads"] for r in results),
         }
 
 
-class Client:
-    """One HTTP/1.1 connection (reopened when the sync worker closes it)."""
+def closed_loop(clients: Clients, data: dict, args) -> dict:
+    say(f"closed loop: trivial endpoint, {args.games} clients back to back")
+    trivial = clients.run(
+        "trivial",
+        [data["operator_key"]] * args.games,
+        warmup=args.warmup,
+        seconds=args.seconds,
+    )
+    say(f"closed loop: {args.games} games back to back")
+    games = clients.run(
+        "games",
+        data["pairs"],
+        warmup=args.warmup,
+        seconds=args.seconds,
+        pace=None,
+        games=args.games,
+    )
+    trivial_rate = trivial["endpoints"].get("trivial", {}).get("per_second", 0.0)
+    action = games["endpoints"].get("action", endpoint_summary([], args.seconds))
+    game_requests = sum(e["requests"] for e in games["endpoints"].values()) / args.seconds
+    ratio = action["per_second"] / trivial_rate if trivial_rate else 0.0
+    trivial_ms = trivial["server_cpu_ms_per_request"]
+    game_cpu = games["cpu"]
+    server_seconds = sum(game_cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
+    action_ms = (
+        round(server_seconds * 1000 / action["per_second"], 2) if action["per_second"] else None
+    )
+    return {
+        "trivial_endpoint": {
+            **trivial["endpoints"].get("trivial", endpoint_summary([], args.seconds)),
+            "errors": trivial["errors"],
+            "errors_by_status": trivial["errors_by_status"],
+            "cpu": trivial["cpu"],
+            "server_cpu_ms_per_request": trivial_ms,
+        },
+        "action_endpoint": action,
+        "view_endpoint": games["endpoints"].get("view"),
+        "sit_endpoint": games["endpoints"].get("sit"),
+        "game_errors": games["errors"],
+        "game_errors_by_status": games["errors_by_status"],
+        "games_cpu": games["cpu"],
+        # Server CPU per action, its share of views and sits included.
+        "server_cpu_ms_per_action": action_ms,
+        "matches_finished": games["totals"].get("finished", 0),
+        "throughput_ratio": round(ratio, 3),
+        # The games also spend server time on views (about one per two actions) and sits.
+        "game_requests_per_second": round(game_requests, 1),
+        "game_requests_ratio": round(game_requests / trivial_rate, 3) if trivial_rate else 0,
+        # The same ratio from server CPU instead of wall-clock throughput: what the two
+        # would compare on an otherwise idle machine (an estimate; see "other_processes").
+        "cpu_ratio": round(trivial_ms / action_ms, 3) if trivial_ms and action_ms else None,
+        "goal_ratio_at_least_0_5": ratio >= 0.5,
+        "action_p99_under_goal": (action["p99_ms"] or 1e9) < args.p99_goal_ms,
+    }
 
-    def __init__(self, base_url: str, token: str) -> None:
-        parts = urlsplit(base_url)
-        self.host, self.port = parts.hostname, parts.port
-        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        self.connection: http.client.HTTPConnection | None = None
 
-    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-        payload = None if body is None else json.dumps(body)
-        for attempt in range(2):
-            if self.connection is None:
-                self.connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
-            try:
-                self.connection.request(method, path, body=payload, headers=self.headers)
-                response = self.connection.getresponse()
-                data = response.read()
-                if response.getheader("Connection", "").lower() == "close":
-                    self.connection.close()
-                    self.connection = None
-                return response.status, json.loads(data) if data else {}
-            except (http.client.HTTPException, ConnectionError):
-                self.connection.close()
-                self.connection = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+def paced(clients: Clients, data: dict, args, *, rate=None, think_ms=None, seconds=None) -> dict:
+    seconds = seconds or args.seconds
+    pace = {"kind": "rate" if rate else "think", "rate": rate, "think_ms": think_ms}
+    pace["arrivals"] = args.arrivals
+    label = f"{rate:g} actions/s offered" if rate else f"{think_ms:g} ms think time"
+    say(f"paced: {args.games} games, {label} ({args.arrivals})")
+    games = clients.run(
+        "games",
+        data["pairs"],
+        warmup=args.warmup,
+        seconds=seconds,
+        pace=pace,
+        games=args.games,
+    )
+    action = games["endpoints"].get("action", endpoint_summary([], seconds))
+    totals = games["totals"]
+    p99 = action["p99_ms"]
+    return {
+        "offered_actions_per_second": rate,
+        "think_ms": think_ms,
+        "arrivals": args.arrivals,
+        "achieved_actions_per_second": action["per_second"],
+        "action_endpoint": action,
+        "view_endpoint": games["endpoints"].get("view"),
+        "late_share": round(totals.get("late", 0) / totals["due"], 3) if totals.get("due") else 0,
+        "errors": games["errors"],
+        "errors_by_status": games["errors_by_status"],
+        "matches_finished": totals.get("finished", 0),
+        "cpu": games["cpu"],
+        "action_p99_under_goal": p99 is not None and p99 < args.p99_goal_ms,
+    }
 
 
-def timed(samples: Samples, client: Client, method: str, path: str, body=None):
-    start = time.perf_counter()
-    status, data = client.request(method, path, body)
-    samples.add(time.perf_counter() - start)
-    return status, data
+def find_rate(clients: Clients, data: dict, args, ceiling: float) -> dict:
+    """Bisect the offered rate in (0, ceiling]: highest passing rate after N steps."""
+    low, high, steps = 0.0, ceiling, []
+    for _ in range(args.find_steps):
+        rate = round((low + high) / 2, 1)
+        if rate <= 0 or rate in (s["offered_actions_per_second"] for s in steps):
+            break
+        result = paced(clients, data, args, rate=rate, seconds=args.find_seconds)
+        passed = result["action_p99_under_goal"] and result["errors"] == 0
+        result["passed"] = passed
+        steps.append(result)
+        say(f"  p99 {result['action_endpoint']['p99_ms']} ms: {'pass' if passed else 'fail'}")
+        low, high = (rate, high) if passed else (low, rate)
+    passing = [s for s in steps if s["passed"]]
+    best = max(passing, key=lambda s: s["offered_actions_per_second"], default=None)
+    return {
+        "ceiling_actions_per_second": ceiling,
+        "p99_goal_ms": args.p99_goal_ms,
+        "highest_passing_rate": best["offered_actions_per_second"] if best else None,
+        "at_highest": (
+            {
+                "achieved_actions_per_second": best["achieved_actions_per_second"],
+                "p50_ms": best["action_endpoint"]["p50_ms"],
+                "p99_ms": best["action_endpoint"]["p99_ms"],
+                "samples": best["action_endpoint"]["requests"],
+            }
+            if best
+            else None
+        ),
+        "lowest_failing_rate": min(
+            (s["offered_actions_per_second"] for s in steps if not s["passed"]), default=None
+        ),
+        "steps": steps,
+    }
 
 
-# --- Setup ------------------------------------------------------------------------------
+# --- Set-up -----------------------------------------------------------------------------------
 def bench_database_url(base_url: str) -> tuple[str, str]:
+    """A database name of its own per run: ``<name>_bench_actions_<pid>_<random>``."""
     parts = urlsplit(base_url)
-    name = (parts.path.lstrip("/") or "postgres") + "_bench_actions"
+    base_name = parts.path.lstrip("/") or "postgres"
+    name = f"{base_name}_bench_actions_{os.getpid()}_{secrets.token_hex(2)}"
     return urlunsplit(parts._replace(path="/" + name)), name
 
 
@@ -117,19 +516,11 @@ def _maintenance_url(base_url: str) -> str:
     return urlunsplit(urlsplit(base_url)._replace(path="/postgres"))
 
 
-def recreate_database(base_url: str, name: str) -> None:
+def pg_execute(base_url: str, statement: str) -> None:
     import psycopg
 
-    with psycopg.connect(_maintenance_url(base_url), autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(base_url: str, name: str) -> None:
-    import psycopg
-
-    with psycopg.connect(_maintenance_url(base_url), autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with psycopg.connect(_maintenance_url(base_url), autocommit=True, connect_timeout=10) as c:
+        c.execute(statement)
 
 
 def setup_data(games: int) -> dict:
@@ -163,127 +554,210 @@ def setup_data(games: int) -> dict:
     tables = list(room.tables.order_by("pk"))
     pairs = []
     for index in range(games):
-        tokens, match_id = [], None
+        tokens = []
         for seat in (0, 1):
             player = player_create(operator=operator, external_ref=f"p{index}-{seat}", actor=actor)
             tokens.append(
                 player_session_create(player=player, ttl_seconds=6 * 3600, actor=actor).token
             )
             # Seated beforehand: the measured load is the game, not the buy-ins.
-            match_id = seat_take(player=player, table=tables[index], actor=actor).seat.match_id
-        pairs.append({"table": tables[index].pk, "tokens": tokens, "match_id": match_id})
+            seat_take(player=player, table=tables[index], actor=actor)
+        pairs.append({"table": tables[index].pk, "tokens": tokens})
     return {"operator_key": key, "pairs": pairs}
 
 
-# --- Load ---------------------------------------------------------------------------------
-def trivial_load(base_url: str, key: str, threads: int, seconds: float) -> dict:
-    samples = Samples()
-    stop = threading.Event()
-
-    def run() -> None:
-        client = Client(base_url, key)
-        while not stop.is_set():
-            status, _ = timed(samples, client, "GET", "/api/v1/operators/me")
-            if status != 200:
-                samples.errors += 1
-
-    workers = [threading.Thread(target=run, daemon=True) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    time.sleep(seconds)
-    stop.set()
-    for worker in workers:
-        worker.join()
-    return samples.summary(seconds)
+def gunicorn_settings(env: dict[str, str], workers: int | None, threads: int | None) -> dict:
+    """What deploy/gunicorn.conf.py gives under ``env`` (command-line values win)."""
+    spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "deploy/gunicorn.conf.py")
+    module = importlib.util.module_from_spec(spec)
+    with mock.patch.dict(os.environ, env):
+        spec.loader.exec_module(module)
+    workers = workers or module.workers
+    threads = threads or module.threads
+    return {
+        "workers": workers,
+        "threads": threads,
+        "worker_class": "gthread" if threads > 1 else "sync",
+        "max_requests": module.max_requests,
+    }
 
 
-def play_table(base_url: str, pair: dict, actions: Samples, views: Samples, stop) -> None:
-    from games.engine import choose_action_from_view
-
-    clients = [Client(base_url, token) for token in pair["tokens"]]
-    table = pair["table"]
-    while not stop.is_set():
-        seats = {}
-        for client in clients:  # sitting again where seated answers the seat (no charge)
-            status, seat = client.request("POST", f"/api/v1/tables/{table}/sit")
-            if status not in (200, 201):
-                actions.errors += 1
+def wait_serving(base_url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Ready when /api/v1/health says the database answers (the broker check may fail: 3.)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(base_url + "/api/v1/health", timeout=2) as answer:
+                body = answer.read()
+        except urllib.error.HTTPError as exc:  # 503 "degraded"
+            body = exc.read()
+        except OSError:
+            body = b""
+        with contextlib.suppress(ValueError):
+            if json.loads(body or b"{}").get("database", {}).get("ok"):
                 return
-            seats[seat["position"]] = client
-            match_id = seat["match_id"]
-        status, look = timed(views, seats[0], "GET", f"/api/v1/matches/{match_id}/view")
-        to_act = look["hand"]["to_act"]
-        if to_act != 0:
-            status, look = timed(views, seats[to_act], "GET", f"/api/v1/matches/{match_id}/view")
-        while not stop.is_set() and look["match"]["status"] == "running":
-            move = choose_action_from_view(look["hand"])
-            status, answer = timed(
-                actions,
-                seats[to_act],
-                "POST",
-                f"/api/v1/matches/{match_id}/actions",
-                {**move, "expected_seq": look["seq"]},
-            )
-            if status != 200:
-                actions.errors += 1
-                return
-            if answer["match"]["status"] != "running":
-                break
-            mover, to_act = to_act, answer["hand"]["to_act"]
-            if to_act == mover:
-                look = answer
-            else:
-                _, look = timed(views, seats[to_act], "GET", f"/api/v1/matches/{match_id}/view")
+        time.sleep(0.3)
+    raise RuntimeError("gunicorn did not serve within a minute")
 
 
-def game_load(base_url: str, pairs: list[dict], seconds: float, warmup: float) -> dict:
-    actions, views = Samples(), Samples()
-    stop = threading.Event()
-    workers = [
-        threading.Thread(
-            target=play_table, args=(base_url, pair, actions, views, stop), daemon=True
-        )
-        for pair in pairs
+def redacted(url: str) -> str:
+    return re.sub(r"//[^@/]*@", "//***@", url)
+
+
+def delete_redis_keys(url: str, prefix: str) -> int:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    for start in range(0, len(keys), 500):
+        client.delete(*keys[start : start + 500])
+    return len(keys)
+
+
+def log_problems(path: Path, limit: int = 12) -> list[str]:
+    if not path.exists():
+        return []
+    pattern = re.compile(r"\b(ERROR|CRITICAL)\b|^\w*(Error|Exception):|Traceback")
+    found = [
+        line.strip()[:300]
+        for line in path.read_text(errors="replace").splitlines()
+        # The readiness polls' 503 with the memory broker (3.) is expected.
+        if pattern.search(line) and "Service Unavailable: /api/v1/health" not in line
     ]
-    for worker in workers:
-        worker.start()
-    time.sleep(warmup)
-    with actions.lock, views.lock:
-        actions.latencies.clear()
-        views.latencies.clear()
-    time.sleep(seconds)
-    stop.set()
-    for worker in workers:
-        worker.join(timeout=60)
-    return {"actions": actions.summary(seconds), "views": views.summary(seconds)}
+    return found if len(found) <= limit else [*found[:limit], f"... {len(found)} in all"]
 
 
-def main() -> None:
+def match_counts(database_url: str) -> dict:
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True, connect_timeout=10) as connection:
+        rows = connection.execute("SELECT status, count(*) FROM games_match GROUP BY status")
+        return dict(sorted(rows.fetchall()))
+
+
+# --- Main -------------------------------------------------------------------------------------
+def numbers(text: str) -> list[float]:
+    values = [float(part) for part in text.split(",") if part.strip()]
+    if not values or min(values) <= 0:
+        raise argparse.ArgumentTypeError("positive numbers, comma-separated")
+    return values
+
+
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=32, help="concurrent games")
-    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers")
+    parser.add_argument("--games", type=int, default=32, help="concurrent games (default 32)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per run")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
+    parser.add_argument("--workers", type=int, default=None, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=None, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--client-processes", type=int, default=2, help="client processes (default 2)"
+    )
+    parser.add_argument(
+        "--rate", type=numbers, default=[], help="paced: total actions/s offered, e.g. 20,40"
+    )
+    parser.add_argument(
+        "--think-ms", type=numbers, default=[], help="paced: think time per move, e.g. 500,1000"
+    )
+    parser.add_argument(
+        "--arrivals",
+        choices=("poisson", "steady"),
+        default="poisson",
+        help="paced gaps: exponential (default) or exactly the mean",
+    )
+    parser.add_argument(
+        "--find-rate", action="store_true", help="bisect the highest rate with p99 under goal"
+    )
+    parser.add_argument("--find-steps", type=int, default=5, help="paced runs of --find-rate")
+    parser.add_argument("--find-seconds", type=float, default=None, help="default --seconds")
+    parser.add_argument("--p99-goal-ms", type=float, default=50.0)
     parser.add_argument("--keep-database", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--keep-logs", action="store_true", help="keep gunicorn's log")
+    parser.add_argument("--json", type=Path, help="also write the JSON report here")
+    args = parser.parse_args(argv)
+    if not 1 <= args.games <= 512:
+        parser.error("--games: 1 to 512")
+    if not 1 <= args.client_processes <= 64:
+        parser.error("--client-processes: 1 to 64")
+    args.client_processes = min(args.client_processes, args.games)
+    if args.seconds <= 0 or args.warmup < 0:
+        parser.error("--seconds must be positive and --warmup not negative")
+    args.find_seconds = args.find_seconds or args.seconds
+    return args
 
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    exit_on_sigterm()
     base = os.environ.get("DATABASE_URL", "")
     if not base.startswith(("postgres://", "postgresql://")):
         sys.exit("bench_actions needs PostgreSQL: set DATABASE_URL=postgres://...")
     url, name = bench_database_url(base)
-    recreate_database(base, name)
+    redis_url = os.environ.get("REDIS_URL") or None
     env = {
         "DATABASE_URL": url,
         "DEBUG": "false",
         "THROTTLE_PLAYER": "100000000/min",
         "THROTTLE_OPERATOR": "100000000/min",
+        "THROTTLE_ANON": "100000000/min",
         "DJANGO_SETTINGS_MODULE": "gin_platform.settings",
         "LOG_LEVEL": "WARNING",
+        "GUNICORN_ACCESSLOG": "",
+        "PYTHONUNBUFFERED": "1",
     }
-    for variable in ("REDIS_URL", "CELERY_BROKER_URL"):  # settlement runs eagerly in-process
-        os.environ.pop(variable, None)
+    if redis_url:
+        import redis
+
+        try:
+            redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
+        except Exception as exc:
+            sys.exit(f"REDIS_URL={redacted(redis_url)} does not answer: {exc}")
+        env |= {
+            "REDIS_URL": redis_url,
+            "CACHE_KEY_PREFIX": name,
+            "CELERY_BROKER_URL": MEMORY_BROKER,
+        }
+    else:
+        for variable in ("REDIS_URL", "CELERY_BROKER_URL"):
+            os.environ.pop(variable, None)
+    if args.workers:
+        env["GUNICORN_WORKERS"] = str(args.workers)
+    if args.threads:
+        env["GUNICORN_THREADS"] = str(args.threads)
     os.environ.update(env)
+    server = gunicorn_settings(dict(os.environ), args.workers, args.threads)
+    stack = {
+        "server": (
+            f"gunicorn {server['workers']} workers x {server['threads']} threads "
+            f"({server['worker_class']}), deploy/gunicorn.conf.py, "
+            f"max_requests {server['max_requests']}"
+        ),
+        "database": f"PostgreSQL {urlsplit(url).hostname}:{urlsplit(url).port or 5432}/{name}",
+        "cache_and_throttling": (
+            f"Redis {redacted(redis_url)} (key prefix {name})"
+            if redis_url
+            else "local memory (no REDIS_URL): throttle buckets per worker process"
+        ),
+        "celery": (
+            f"broker {MEMORY_BROKER} in each server process, no worker: a finished match's "
+            "settlement is queued and never runs"
+            if redis_url
+            else "eager (no broker): a finished match is settled inside the request"
+        ),
+        "clients": f"{args.client_processes} processes, {args.games} client threads in all",
+    }
+    say(f"machine: {machine_summary()}")
+    for key, value in stack.items():
+        say(f"{key}: {value}")
+
+    logs = Path(tempfile.mkdtemp(prefix="bench-actions-"))
+    created, gunicorn, pool = False, None, None
+    report: dict = {}
     try:
+        pg_execute(base, f'CREATE DATABASE "{name}"')
+        created = True
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, check=True
         )
@@ -291,48 +765,141 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()
-        from gin_platform.demo.server import running_server
-
-        server_env = dict(env)
-        if args.workers:
-            server_env["GUNICORN_WORKERS"] = str(args.workers)
-        with running_server(workers=args.workers or _default_workers(), env=server_env) as api:
-            trivial_load(api, data["operator_key"], args.games, args.warmup)  # warm up
-            trivial = trivial_load(api, data["operator_key"], args.games, args.seconds)
-            games = game_load(api, data["pairs"], args.seconds, args.warmup)
+        pool = multiprocessing.get_context("spawn").Pool(
+            args.client_processes, initializer=client_init
+        )
+        port = free_port()
+        base_url = f"http://127.0.0.1:{port}"
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "gin_platform.wsgi:application",
+            "--config",
+            str(ROOT / "deploy" / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(server["workers"]),
+            "--threads",
+            str(server["threads"]),
+            "--log-level",
+            "warning",
+        ]
+        gunicorn = start_group(command, dict(os.environ), logs / "gunicorn.log")
+        wait_serving(base_url, gunicorn)
+        clients = Clients(
+            pool,
+            args.client_processes,
+            base_url,
+            meter=lambda: CpuMeter(groups={"gunicorn": gunicorn.pid}, database=name),
+        )
+        report = {
+            "machine": machine_summary(),
+            "stack": stack,
+            "concurrent_games": args.games,
+            "cpus": len(os.sched_getaffinity(0)),
+            "seconds": args.seconds,
+            "warmup": args.warmup,
+            "closed_loop": closed_loop(clients, data, args),
+        }
+        if args.rate or args.think_ms:
+            report["paced"] = [paced(clients, data, args, rate=rate) for rate in args.rate] + [
+                paced(clients, data, args, think_ms=think) for think in args.think_ms
+            ]
+        if args.find_rate:
+            ceiling = report["closed_loop"]["action_endpoint"]["per_second"]
+            report["find_rate"] = find_rate(clients, data, args, ceiling)
+        report["matches_by_status"] = match_counts(url)
+        report["server_log_problems"] = log_problems(logs / "gunicorn.log")
     finally:
-        if not args.keep_database:
-            drop_database(base, name)
-    ratio = games["actions"]["per_second"] / trivial["per_second"] if trivial["per_second"] else 0
-    report = {
-        "concurrent_games": args.games,
-        "cpus": os.cpu_count(),
-        "trivial_endpoint": trivial,
-        "action_endpoint": games["actions"],
-        "view_endpoint": games["views"],
-        "throughput_ratio": round(ratio, 3),
-        "goal": {
-            "ratio_at_least_0_5": ratio >= 0.5,
-            "action_p99_under_50ms": (games["actions"]["p99_ms"] or 1e9) < 50,
-        },
-    }
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        with contextlib.suppress(Exception):
+            stop_group(gunicorn)
+        if redis_url:
+            try:
+                delete_redis_keys(redis_url, name)
+            except Exception as exc:
+                say(f"cleanup: deleting Redis keys {name}:*: {exc}")
+        if created and not args.keep_database:
+            try:
+                pg_execute(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            except Exception as exc:
+                say(f"cleanup: dropping {name}: {exc}")
+        elif created:
+            say(f"kept database {name}")
+        if args.keep_logs:
+            say(f"gunicorn log kept in {logs}")
+        else:
+            shutil.rmtree(logs, ignore_errors=True)
+
     print(json.dumps(report, indent=2))
-    print(
-        f"actions {games['actions']['per_second']}/s "
-        f"(p50 {games['actions']['p50_ms']} ms, p99 {games['actions']['p99_ms']} ms) vs "
-        f"trivial {trivial['per_second']}/s "
-        f"(p50 {trivial['p50_ms']} ms, p99 {trivial['p99_ms']} ms): ratio {ratio:.2f}"
-    )
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    for line in summary_lines(report, args):
+        print(line)
+    return 0
 
 
-def _default_workers() -> int:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "deploy/gunicorn.conf.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.available_cpus() * 2 + 1
+def summary_lines(report: dict, args) -> list[str]:
+    goal = args.p99_goal_ms
+    closed = report["closed_loop"]
+    a, t = closed["action_endpoint"], closed["trivial_endpoint"]
+    errors = closed["game_errors"] + t["errors"]
+    lines = [
+        f"closed loop (saturation), {args.games} games back to back: actions {a['per_second']}/s "
+        f"(p50 {a['p50_ms']} ms, p99 {a['p99_ms']} ms) vs trivial {t['per_second']}/s "
+        f"(p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms): ratio {closed['throughput_ratio']:.2f} "
+        f"(goal >= 0.5: {'met' if closed['goal_ratio_at_least_0_5'] else 'not met'}); "
+        f"server CPU {closed['server_cpu_ms_per_action']} ms per action vs "
+        f"{t['server_cpu_ms_per_request']} ms per trivial request (ratio "
+        f"{closed['cpu_ratio']}); other processes took "
+        f"{closed['games_cpu'].get('other_processes')} CPUs; errors {errors}"
+    ]
+    for run in report.get("paced", []):
+        a = run["action_endpoint"]
+        pace = (
+            f"{run['offered_actions_per_second']:g} actions/s offered"
+            if run["offered_actions_per_second"]
+            else f"{run['think_ms']:g} ms think time"
+        )
+        lines.append(
+            f"paced, {args.games} games at {pace} ({run['arrivals']}): "
+            f"{run['achieved_actions_per_second']} actions/s, p50 {a['p50_ms']} ms, "
+            f"p99 {a['p99_ms']} ms ({a['requests']} actions; p99 < {goal:g} ms: "
+            f"{'met' if run['action_p99_under_goal'] else 'not met'}); late "
+            f"{run['late_share']:.0%}; errors {run['errors']}"
+        )
+    found = report.get("find_rate")
+    if found:
+        tried = ", ".join(
+            f"{s['offered_actions_per_second']:g} ({s['action_endpoint']['p99_ms']} ms of "
+            f"{s['action_endpoint']['requests']}, {'ok' if s['passed'] else 'over'})"
+            for s in found["steps"]
+        )
+        best = found["highest_passing_rate"]
+        head = (
+            f"find-rate: action p99 < {goal:g} ms at {args.games} concurrent games up to "
+            f"{best:g} actions/s offered (p50 {found['at_highest']['p50_ms']} ms, "
+            f"p99 {found['at_highest']['p99_ms']} ms)"
+            if best
+            else f"find-rate: no offered rate tried kept action p99 < {goal:g} ms"
+        )
+        lines.append(f"{head}; tried (actions/s: p99 of n actions): {tried}")
+    runs = [*report.get("paced", []), *(found or {}).get("steps", [])]
+    if any(run["action_endpoint"]["requests"] < 100 for run in runs):
+        lines.append(
+            "note: a p99 of fewer than 100 actions is about their maximum; raise --seconds "
+            "(--find-seconds) for a steadier figure"
+        )
+    return lines
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        say("interrupted: stopped the clients and the server, dropped the scratch database")
+        sys.exit(130)

@@ -14,12 +14,17 @@
    (SIGTERM, then SIGKILL after a grace period), flushes the Redis database and drops the
    scratch database.
 
+The other pieces are shared with bench_actions.py (which runs its own, smaller stack): the
+percentiles, ``KeepAliveClient`` (one persistent connection per client thread), the CPU
+accounting from /proc and the process-group helpers.
+
 Nothing here imports Django: the benchmark process is a pure HTTP client.
 """
 
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import re
@@ -36,6 +41,7 @@ import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -100,6 +106,58 @@ class Recorder:
     def total(self, start: float = 0.0, end: float = float("inf")) -> int:
         with self.lock:
             return sum(1 for v in self.samples.values() for t, _ in v if start <= t < end)
+
+
+# --- A keep-alive HTTP client ----------------------------------------------------------------
+class KeepAliveClient:
+    """One persistent HTTP/1.1 connection with a bearer token (stdlib ``http.client``).
+
+    ``request`` answers ``(status, parsed JSON body or None)`` for every HTTP answer, errors
+    included; it raises only when no answer came (``OSError``, ``http.client.HTTPException``).
+    A connection the server closed (keep-alive timeout, worker restart) is reopened and the
+    request sent once more: a POST is only resent when the first attempt got no answer at
+    all, and the game API refuses a repeated move by its ``expected_seq``. Not thread-safe:
+    one client per thread.
+    """
+
+    def __init__(self, base_url: str, token: str, timeout: float = 30.0) -> None:
+        parts = urlsplit(base_url)
+        self.host, self.port, self.timeout = parts.hostname, parts.port, timeout
+        self.headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        }
+        self.connection: http.client.HTTPConnection | None = None
+
+    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, object]:
+        payload = None if body is None else json.dumps(body)
+        for attempt in range(2):
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection(
+                    self.host, self.port, timeout=self.timeout
+                )
+            try:
+                self.connection.request(method, path, body=payload, headers=self.headers)
+                response = self.connection.getresponse()
+                data = response.read()
+            except (http.client.HTTPException, OSError) as exc:
+                self.close()
+                if attempt or isinstance(exc, TimeoutError):  # a slow answer is not resent
+                    raise
+                continue
+            if response.will_close:
+                self.close()
+            try:
+                return response.status, json.loads(data) if data else None
+            except ValueError:
+                return response.status, None
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
 
 
 # --- CPU accounting from /proc (Linux) ------------------------------------------------------
