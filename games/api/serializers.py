@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from games import engine
 from games.models import Match, Room, Seat, Table, Variant
-from gin_platform.api.serializers import DisplayedMoney
+from gin_platform.api.serializers import OptionallyDisplayedMoney
 from gin_platform.money import (
     PRACTICE_CURRENCY,
     AmountError,
@@ -146,16 +146,16 @@ class RoomOutput(serializers.ModelSerializer):
             "created_at",
         )
 
-    def get_stake(self, room: Room) -> DisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_stake(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
         return _money(room.stake, room.currency)
 
-    def get_stake_per_point_choices(self, room: Room) -> DisplayedMoney(many=True):  # type: ignore[valid-type]
+    def get_stake_per_point_choices(self, room: Room) -> OptionallyDisplayedMoney(many=True):  # type: ignore[valid-type]
         return [_money(choice, room.currency) for choice in room.stake_per_point_choices]
 
-    def get_cashier_min(self, room: Room) -> DisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_cashier_min(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
         return _money(room.cashier_min, room.currency)
 
-    def get_cashier_max(self, room: Room) -> DisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_cashier_max(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
         return _money(room.cashier_max, room.currency)
 
     def get_tables(self, room: Room) -> int:
@@ -183,7 +183,7 @@ class LobbyTableOutput(serializers.Serializer):
     state = choice(("empty", "waiting", "playing"))
     match_id = serializers.IntegerField(allow_null=True)
     free_seats = serializers.IntegerField()
-    stake_per_point = DisplayedMoney(allow_null=True)
+    stake_per_point = OptionallyDisplayedMoney(allow_null=True)
     seats = LobbySeatOutput(many=True)
 
 
@@ -198,10 +198,10 @@ class LobbyRoomOutput(serializers.Serializer):
     bot_enabled = serializers.BooleanField()
     fee_bps = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
-    stake = DisplayedMoney(allow_null=True)
-    stake_per_point_choices = DisplayedMoney(many=True)
-    cashier_min = DisplayedMoney(allow_null=True)
-    cashier_max = DisplayedMoney(allow_null=True)
+    stake = OptionallyDisplayedMoney(allow_null=True)
+    stake_per_point_choices = OptionallyDisplayedMoney(many=True)
+    cashier_min = OptionallyDisplayedMoney(allow_null=True)
+    cashier_max = OptionallyDisplayedMoney(allow_null=True)
     free_seats = serializers.IntegerField()
     tables = LobbyTableOutput(many=True)
 
@@ -247,10 +247,10 @@ class SeatOutput(serializers.ModelSerializer):
             "left_at",
         )
 
-    def get_amount(self, seat: Seat) -> DisplayedMoney:  # type: ignore[valid-type]
+    def get_amount(self, seat: Seat) -> OptionallyDisplayedMoney:  # type: ignore[valid-type]
         return _money(seat.amount, seat.currency)
 
-    def get_stake_per_point(self, seat: Seat) -> DisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_stake_per_point(self, seat: Seat) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
         return _money(seat.match.stake_per_point, seat.currency)
 
 
@@ -318,8 +318,8 @@ class MatchSummaryOutput(serializers.Serializer):
     room_id = serializers.IntegerField()
     currency = serializers.CharField()
     is_practice = serializers.BooleanField()
-    stake = DisplayedMoney(allow_null=True)
-    stake_per_point = DisplayedMoney(allow_null=True)
+    stake = OptionallyDisplayedMoney(allow_null=True)
+    stake_per_point = OptionallyDisplayedMoney(allow_null=True)
     fee_bps = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
     rules = serializers.JSONField()
@@ -449,7 +449,7 @@ class OperatorSeatOutput(serializers.Serializer):
     position = serializers.IntegerField()
     player_id = serializers.UUIDField()
     state = choice(Seat.State.choices)
-    amount = DisplayedMoney()
+    amount = OptionallyDisplayedMoney()
 
 
 class OperatorMatchOutput(MatchSummaryOutput):

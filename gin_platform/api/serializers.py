@@ -162,11 +162,20 @@ class DisplayMoney(Money):
     as_of = serializers.DateTimeField(allow_null=True)
 
 
+DISPLAY_HELP = (
+    "The amount in the player's display currency at the latest rate (R11); null for practice "
+    "chips or when no rate is known."
+)
+
+
 class DisplayedMoney(Money):
     """An amount, and the same amount in the player's display currency (R11)."""
 
-    display = DisplayMoney(
-        allow_null=True,
-        help_text="The amount in the player's display currency at the latest rate (R11); "
-        "null for practice chips or when no rate is known.",
-    )
+    display = DisplayMoney(allow_null=True, help_text=DISPLAY_HELP)
+
+
+class OptionallyDisplayedMoney(Money):
+    """An amount in a body that a player or someone else may read: ``display`` (R11) is there
+    only when the reader is a player (operators and watchers get the amount alone)."""
+
+    display = DisplayMoney(required=False, allow_null=True, help_text=DISPLAY_HELP)
