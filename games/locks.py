@@ -60,6 +60,14 @@ def lock_current_hand(match: Match) -> Hand | None:
     return next(iter(hands.order_by()[:1]), None)
 
 
+def lock_newest_hands(match: Match) -> list[Hand]:
+    """The match's two newest hands, newest first, both locked. In a running match the newest
+    is the hand in progress; the one before has ended and never changes again, and is read
+    in the same statement only so that a move's answer can show its showdown (the action
+    path reads nothing twice). Taken under the match's lock, in the order above."""
+    return list(Hand.objects.select_for_update().filter(match=match).order_by("-number")[:2])
+
+
 def lock_seats(seat_ids: Iterable[int]) -> list[Seat]:
     """Lock seats in primary-key order."""
     return list(

@@ -373,8 +373,9 @@ def game_view(
     action. ``hand`` is the hand being played (or the last one, once the match is over);
     ``previous_hand`` the showdown of the hand before it.
 
-    ``latest_hands``: the match's newest hands, newest first, when the caller holds them
-    as they were just written (an action's answer); read here otherwise.
+    ``latest_hands``: the match's newest hands (the two newest, or the only one), newest
+    first, when the caller holds them as they were just written (an action's answer); read
+    here otherwise.
     """
     latest = _latest_hands(match, latest_hands)
     over = match.status not in (Match.Status.WAITING, Match.Status.RUNNING)

@@ -31,6 +31,7 @@ from games.locks import (
     lock_current_hand,
     lock_match,
     lock_match_seats,
+    lock_newest_hands,
     lock_seats,
     lock_table,
 )
@@ -669,6 +670,17 @@ def _lock_running_hand(match: Match) -> Hand:
     return hand
 
 
+def _lock_running_hands(match: Match) -> tuple[Hand, Hand | None]:
+    """The hand being played in a locked, running match, and the hand before it (None in
+    the first), in one statement (``lock_newest_hands``)."""
+    if match.status != Match.Status.RUNNING:
+        raise MatchNotInProgressProblem(f"the game is {match.status}")
+    newest = lock_newest_hands(match)
+    if not newest or newest[0].status != Hand.Status.IN_PROGRESS:  # pragma: no cover
+        raise MatchNotInProgressProblem("no hand is being played")
+    return newest[0], (newest[1] if len(newest) > 1 else None)
+
+
 @transaction.atomic
 def hand_apply_action(
     *,
@@ -722,7 +734,7 @@ def _action_apply(
         if _is_retry(match=locked, seat=seat, action=move, expected_seq=expected_seq):
             return ActionResult(match=locked, seat=seat, applied=False)
         raise _stale_sequence(locked, expected_seq)
-    hand = _lock_running_hand(locked)
+    hand, previous = _lock_running_hands(locked)
     if hand.to_act != seat:
         raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
     state = engine.state_from_json(hand.state)
@@ -771,7 +783,7 @@ def _action_apply(
             "event_seq",
         ]
     )
-    latest: tuple[Hand, ...] = (hand,)
+    latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
         dealt = _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
         if dealt is not None:

@@ -287,3 +287,40 @@ def test_the_server_side_service_takes_engine_actions(game):
     event = HandEvent.objects.get(match_id=match_id, match_seq=result.match.seq)
     assert event.kind == "pass" and event.actor == "system:bot"
     assert event.action == {"kind": "pass", "seat": to_act, "card": None}
+
+
+def test_a_move_reads_nothing_twice(game):
+    """The action path's statements (issue 5 Speed): one for the caller's seat with the
+    match locked, one for the two newest hands, the writes, and no read after them: the
+    answer is built from the rows just written. Checked over moves in the first hand and
+    in later ones (where the previous hand's showdown is in the answer)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    match_id, seats, _, _ = game
+    checked = {"first hand": 0, "later hands": 0}
+    for _ in range(400):
+        looks = {seat: view(seats[seat], match_id).json() for seat in (0, 1)}
+        if looks[0]["match"]["status"] != "running" or all(checked.values()):
+            break
+        to_act = looks[0]["hand"]["to_act"]
+        move = engine.choose_action_from_view(looks[to_act]["hand"])
+        with CaptureQueriesContext(connection) as queries:
+            answer = act(seats[to_act], match_id, **move, expected_seq=looks[to_act]["seq"])
+        assert answer.status_code == 200
+        if answer.json()["hand"]["number"] != looks[0]["hand"]["number"]:
+            continue  # the hand ended: the next deal and the scoring write more
+        # (the session's once-a-minute last-use stamp is not the action's)
+        sql = [
+            q["sql"]
+            for q in queries.captured_queries
+            if not q["sql"].startswith('UPDATE "platform_playersession"')
+        ]
+        statements = [text.split()[0].upper() for text in sql]
+        writes = [i for i, verb in enumerate(statements) if verb in ("INSERT", "UPDATE")]
+        reads_after = [s for s in sql[writes[-1] + 1 :] if s.upper().startswith("SELECT")]
+        assert not reads_after, reads_after
+        assert sum(verb == "SELECT" for verb in statements) == 3, sql  # session, seats, hands
+        assert statements.count("INSERT") == 1 and statements.count("UPDATE") == 2, sql
+        checked["first hand" if looks[0]["hand"]["number"] == 1 else "later hands"] += 1
+    assert all(checked.values()), checked
