@@ -106,6 +106,7 @@ from harness import (
     KeepAliveClient,
     exit_on_sigterm,
     free_port,
+    gunicorn_command,
     machine_summary,
     percentile,
     start_group,
@@ -770,22 +771,7 @@ def main(argv=None) -> int:
         )
         port = free_port()
         base_url = f"http://127.0.0.1:{port}"
-        command = [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "gin_platform.wsgi:application",
-            "--config",
-            str(ROOT / "deploy" / "gunicorn.conf.py"),
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(server["workers"]),
-            "--threads",
-            str(server["threads"]),
-            "--log-level",
-            "warning",
-        ]
+        command = gunicorn_command(port=port, workers=server["workers"], threads=server["threads"])
         gunicorn = start_group(command, dict(os.environ), logs / "gunicorn.log")
         wait_serving(base_url, gunicorn)
         clients = Clients(

@@ -258,6 +258,26 @@ class CpuMeter:
 
 
 # --- Processes --------------------------------------------------------------------------------
+def gunicorn_command(*, port: int, workers: int, threads: int) -> list[str]:
+    """The API under gunicorn with deploy/gunicorn.conf.py on a loopback port."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "gin_platform.wsgi:application",
+        "--config",
+        str(ROOT / "deploy" / "gunicorn.conf.py"),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--log-level",
+        "warning",
+    ]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -427,22 +447,7 @@ class Stack:
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
         self.gunicorn = start_group(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "gin_platform.wsgi:application",
-                "--config",
-                str(ROOT / "deploy" / "gunicorn.conf.py"),
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                str(self.config.workers),
-                "--threads",
-                str(self.config.threads),
-                "--log-level",
-                "warning",
-            ],
+            gunicorn_command(port=port, workers=self.config.workers, threads=self.config.threads),
             self.env,
             self.logs / "gunicorn.log",
         )

@@ -4,7 +4,6 @@ Each thread has its own database connection (closed at the end); the tests are
 transactional (``transaction=True``) so every thread sees the committed fixtures.
 """
 
-import threading
 from collections import Counter
 
 import pytest
@@ -13,34 +12,13 @@ from rest_framework.test import APIClient
 
 from gin_platform.models import Player
 from tests.factories import PlayerFactory
+from tests.races import race
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, ExchangeRateFactory, fund, ref
 from wallet import selectors, services
 from wallet.models import LedgerTransaction
 from wallet.problems import CapExceededProblem, InsufficientFundsProblem
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def race(workers: int, work) -> list:
-    """Run ``work(i)`` in ``workers`` threads released together; return results in order."""
-    barrier = threading.Barrier(workers)
-    results: list = [None] * workers
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait()
-            results[i] = work(i)
-        except Exception as exc:  # recorded and asserted on by the test
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 def outcome(result) -> str:

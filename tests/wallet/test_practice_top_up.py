@@ -4,12 +4,10 @@ The clock is fixed (``clock``) wherever the period matters, so that no test can 
 real hour boundary.
 """
 
-import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import connection
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -17,6 +15,7 @@ from gin_platform.models import AuditEvent, Player
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.problems import PROBLEM_CONTENT_TYPE
 from tests.factories import PlayerFactory
+from tests.races import race
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import selectors, services
 from wallet.models import LedgerEntry, LedgerTransaction
@@ -395,26 +394,6 @@ def test_the_operator_endpoint_refusals_are_problem_json(clock, operator_client,
 
 
 # --- PostgreSQL: real threads --------------------------------------------------------------
-def race(workers: int, work) -> list:
-    """Run ``work(i)`` in ``workers`` threads released together; return results in order."""
-    barrier = threading.Barrier(workers)
-    results: list = [None] * workers
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait()
-            results[i] = work(i)
-        except Exception as exc:  # recorded and asserted on by the test
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 @pytest.mark.postgres
