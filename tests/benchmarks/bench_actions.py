@@ -91,8 +91,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,6 +109,7 @@ from harness import (
     percentile,
     start_group,
     stop_group,
+    wait_healthy,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -583,26 +582,6 @@ def gunicorn_settings(env: dict[str, str], workers: int | None, threads: int | N
     }
 
 
-def wait_serving(base_url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
-    """Ready when /api/v1/health says the database answers (the broker check may fail: 3.)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with status {process.returncode}")
-        try:
-            with urllib.request.urlopen(base_url + "/api/v1/health", timeout=2) as answer:
-                body = answer.read()
-        except urllib.error.HTTPError as exc:  # 503 "degraded"
-            body = exc.read()
-        except OSError:
-            body = b""
-        with contextlib.suppress(ValueError):
-            if json.loads(body or b"{}").get("database", {}).get("ok"):
-                return
-        time.sleep(0.3)
-    raise RuntimeError("gunicorn did not serve within a minute")
-
-
 def redacted(url: str) -> str:
     return re.sub(r"//[^@/]*@", "//***@", url)
 
@@ -773,7 +752,7 @@ def main(argv=None) -> int:
         base_url = f"http://127.0.0.1:{port}"
         command = gunicorn_command(port=port, workers=server["workers"], threads=server["threads"])
         gunicorn = start_group(command, dict(os.environ), logs / "gunicorn.log")
-        wait_serving(base_url, gunicorn)
+        wait_healthy(base_url, gunicorn, database_only=True)
         clients = Clients(
             pool,
             args.client_processes,

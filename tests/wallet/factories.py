@@ -1,6 +1,6 @@
 """factory-boy factories and small helpers for the wallet's tables."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import factory
@@ -50,3 +50,22 @@ def fund(player, amount: int, currency: str | None = None):
         reference=ref("fund"),
         actor=SYSTEM,
     )
+
+
+class FrozenClock:
+    """``django.utils.timezone.now`` held at ``moment``, moved only by the test."""
+
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+
+    def advance(self, **delta) -> None:
+        self.moment += timedelta(**delta)
+
+    def set(self, moment: datetime) -> None:
+        self.moment = moment
+
+
+def freeze_now(monkeypatch, moment: datetime) -> FrozenClock:
+    clock = FrozenClock(moment)
+    monkeypatch.setattr(timezone, "now", lambda: clock.moment)
+    return clock

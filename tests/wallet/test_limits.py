@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from gin_platform.models import AuditEvent
 from tests.factories import PlayerFactory
-from tests.wallet.factories import SYSTEM, fund, ref
+from tests.wallet.factories import SYSTEM, freeze_now, fund, ref
 from wallet import selectors, services
 from wallet.models import PlayerLimitChange, SelfExclusion
 from wallet.problems import LimitExceededProblem, LimitInvalidProblem, SelfExcludedProblem
@@ -19,15 +19,7 @@ T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)  # a Wednesday
 
 @pytest.fixture
 def clock(monkeypatch):
-    class Clock:
-        moment = T0
-
-        def advance(self, **delta) -> None:
-            self.moment += timedelta(**delta)
-
-    fixed = Clock()
-    monkeypatch.setattr(timezone, "now", lambda: fixed.moment)
-    return fixed
+    return freeze_now(monkeypatch, T0)
 
 
 def limits_url(player) -> str:

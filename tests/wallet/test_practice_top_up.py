@@ -16,7 +16,7 @@ from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.problems import PROBLEM_CONTENT_TYPE
 from tests.factories import PlayerFactory
 from tests.races import race
-from tests.wallet.factories import SYSTEM, fund, ref
+from tests.wallet.factories import SYSTEM, freeze_now, fund, ref
 from wallet import selectors, services
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (
@@ -37,18 +37,7 @@ TOP_UP_URL = "/api/v1/me/wallet/practice-chips/top-up"
 
 @pytest.fixture
 def clock(monkeypatch):
-    class Clock:
-        moment = T0
-
-        def advance(self, **delta) -> None:
-            self.moment += timedelta(**delta)
-
-        def set(self, moment: datetime) -> None:
-            self.moment = moment
-
-    fixed = Clock()
-    monkeypatch.setattr(timezone, "now", lambda: fixed.moment)
-    return fixed
+    return freeze_now(monkeypatch, T0)
 
 
 @pytest.fixture(autouse=True)
