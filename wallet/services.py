@@ -535,6 +535,41 @@ def _check_not_self_excluded(player: Player, now: datetime) -> None:
         )
 
 
+def _post_transfer(
+    *,
+    locked: dict[int, Account],
+    player: Player,
+    kind: str,
+    reference: str,
+    source: Account,
+    target: Account,
+    amount: int,
+    currency: str,
+    actor: Actor,
+    now: datetime,
+    metadata: dict[str, Any] | None = None,
+) -> LedgerTransaction:
+    """A player's two-leg posting: ``amount`` from ``source`` to ``target``, both lines
+    tagged with the transaction's kind and the player (deposits, withdrawals, practice
+    grants and top-ups)."""
+    return _post(
+        locked=locked,
+        operator=player.operator,
+        kind=kind,
+        reference=reference,
+        lines=[
+            _Line(source, -amount, kind, player.pk),
+            _Line(target, amount, kind, player.pk),
+        ],
+        actor=actor,
+        now=now,
+        amount=amount,
+        currency=currency,
+        player=player,
+        metadata=metadata,
+    )
+
+
 def _check_active(player: Player) -> None:
     if not player.is_active:
         raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
@@ -680,20 +715,17 @@ def deposit(
     _check_not_self_excluded(player, now)
     wallet = locked[wallet.pk]
     _check_deposit_allowed(player=player, wallet=wallet, amount=amount, currency=code, now=now)
-    return _post(
+    return _post_transfer(
         locked=locked,
-        operator=player.operator,
+        player=player,
         kind=Kind.DEPOSIT,
         reference=reference,
-        lines=[
-            _Line(outside, -amount, "deposit", player.pk),
-            _Line(wallet, amount, "deposit", player.pk),
-        ],
-        actor=actor,
-        now=now,
+        source=outside,
+        target=wallet,
         amount=amount,
         currency=code,
-        player=player,
+        actor=actor,
+        now=now,
         metadata=meta,
     )
 
@@ -745,20 +777,17 @@ def withdraw(
     now = timezone.now()
     wallet = locked[wallet.pk]
     _check_funds(wallet, amount)
-    return _post(
+    return _post_transfer(
         locked=locked,
-        operator=player.operator,
+        player=player,
         kind=Kind.WITHDRAWAL,
         reference=reference,
-        lines=[
-            _Line(wallet, -amount, "withdrawal", player.pk),
-            _Line(outside, amount, "withdrawal", player.pk),
-        ],
-        actor=actor,
-        now=now,
+        source=wallet,
+        target=outside,
         amount=amount,
         currency=code,
-        player=player,
+        actor=actor,
+        now=now,
         metadata=meta,
     )
 
@@ -892,21 +921,17 @@ def _practice_grant_if_first(
     reference = f"practice-grant:{player.pk}"
     if selectors.practice_chips_ever_issued(player=player):
         return
-    grant = practice_grant_amount()
-    _post(
+    _post_transfer(
         locked=locked,
-        operator=player.operator,
+        player=player,
         kind=Kind.PRACTICE_GRANT,
         reference=reference,
-        lines=[
-            _Line(mint, -grant, "practice_grant", player.pk),
-            _Line(wallet, grant, "practice_grant", player.pk),
-        ],
+        source=mint,
+        target=wallet,
+        amount=practice_grant_amount(),
+        currency=PRACTICE_CURRENCY,
         actor=actor,
         now=now,
-        amount=grant,
-        currency=PRACTICE_CURRENCY,
-        player=player,
     )
 
 
@@ -966,20 +991,17 @@ def practice_chips_top_up(
             next_top_up_at=period.end.isoformat(),
         )
     amount = target - wallet.balance
-    return _post(
+    return _post_transfer(
         locked=locked,
-        operator=player.operator,
+        player=player,
         kind=Kind.PRACTICE_TOP_UP,
         reference=reference or _practice_top_up_reference(player=player, period=period),
-        lines=[
-            _Line(mint, -amount, "practice_top_up", player.pk),
-            _Line(wallet, amount, "practice_top_up", player.pk),
-        ],
-        actor=actor,
-        now=now,
+        source=mint,
+        target=wallet,
         amount=amount,
         currency=PRACTICE_CURRENCY,
-        player=player,
+        actor=actor,
+        now=now,
         metadata={
             "target": target,
             "balance_before": wallet.balance,
