@@ -1,7 +1,12 @@
-"""Back-office admin for tenancy. Secrets are never shown; the audit log is read-only."""
+"""Back-office admin for tenancy. Secrets are never shown, not even encrypted: a secret
+field appears as "set (sha256 ...)" or "not set"; the audit log is read-only."""
+
+import json
 
 from django.contrib import admin
+from django.utils.html import format_html
 
+from gin_platform.encryption import fingerprint
 from gin_platform.models import (
     AuditEvent,
     IdempotencyRecord,
@@ -32,6 +37,11 @@ class OperatorAdmin(admin.ModelAdmin):
     list_filter = ("status", "base_currency")
     search_fields = ("name", "slug")
     exclude = ("webhook_secret",)
+    readonly_fields = ("webhook_secret_status",)
+
+    @admin.display(description="webhook secret")
+    def webhook_secret_status(self, obj: Operator) -> str:
+        return fingerprint(obj.webhook_secret)
 
 
 @admin.register(OperatorApiKey)
@@ -43,8 +53,13 @@ class OperatorApiKeyAdmin(ReadOnlyAdmin):
 
 @admin.register(OperatorSigningSecret)
 class OperatorSigningSecretAdmin(ReadOnlyAdmin):
-    list_display = ("operator", "created_at", "revoked_at")
+    list_display = ("operator", "secret_status", "created_at", "revoked_at")
     exclude = ("secret",)
+    readonly_fields = ("secret_status",)
+
+    @admin.display(description="secret")
+    def secret_status(self, obj: OperatorSigningSecret) -> str:
+        return fingerprint(obj.secret)
 
 
 @admin.register(Player)
@@ -64,7 +79,14 @@ class PlayerSessionAdmin(ReadOnlyAdmin):
 @admin.register(IdempotencyRecord)
 class IdempotencyRecordAdmin(ReadOnlyAdmin):
     list_display = ("operator", "key", "method", "path", "state", "response_status", "created_at")
-    list_filter = ("state",)
+    list_filter = ("state", "secret_withheld")
+    # The stored body never holds a secret (they are withheld before storage); shown as JSON.
+    exclude = ("response_body",)
+    readonly_fields = ("stored_response",)
+
+    @admin.display(description="response body")
+    def stored_response(self, obj: IdempotencyRecord) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.response_body, indent=2, default=str))
 
 
 @admin.register(AuditEvent)
@@ -83,9 +105,9 @@ class WebhookAttemptInline(admin.TabularInline):
         "started_at",
         "duration_ms",
         "response_status",
-        "response_excerpt",
         "error",
     )
+    exclude = ("response_excerpt",)
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

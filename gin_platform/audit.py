@@ -1,4 +1,8 @@
-"""The audit log: every service that changes state writes one row in its own transaction."""
+"""The audit log: every service that changes state writes one row in its own transaction.
+
+A secret never reaches the log: ``data`` passes through gin_platform/redaction.py, so a
+service that put an API key, a session token or a signing secret in it by mistake stores
+``[withheld]`` instead."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from django.db import models
 
 from gin_platform.models import AuditEvent, Operator
 from gin_platform.principals import Actor
+from gin_platform.redaction import withhold_secrets
 
 
 def audit_record(
@@ -25,5 +30,5 @@ def audit_record(
         action=action,
         object_type=obj._meta.label_lower,
         object_id=str(obj.pk),
-        data=data or {},
+        data=withhold_secrets(data or {})[0],
     )

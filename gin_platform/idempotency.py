@@ -1,4 +1,4 @@
-"""Idempotency-Key handling for operator writes (issue 2 item 7, ARCHITECTURE §3).
+"""Idempotency-Key handling for operator writes (ARCHITECTURE §3).
 
 - The key is unique per operator. The first request claims it (a committed in-flight row).
 - The view's effects and the stored response commit in ONE transaction, so either both
@@ -11,6 +11,16 @@
 - An in-flight row older than ``IDEMPOTENCY_STALE_AFTER_SECONDS`` belongs to a request that
   died; a new request takes it over with a new claim, and the old request, should it still
   be running, fails to complete and rolls back.
+- Secrets are shown once and never stored. The stored response passes through
+  gin_platform/redaction.py: every API key, session token and signing or webhook secret in
+  it (known by its prefix, ``gop_``, ``gps_``, ``whsec_``) is replaced by ``[withheld]`` and
+  the record is marked ``secret_withheld``. A replay of such a success answers 409
+  ``secret-not-replayable`` with the first response minus its secrets (``first_response``),
+  so the caller learns what was created (to revoke it) and mints a new secret with a new
+  key. Any endpoint, present or future, gets this by issuing secrets with those prefixes.
+- Records are kept ``IDEMPOTENCY_RETENTION_SECONDS`` (24 h by default, as Stripe); the beat
+  job ``prune-idempotency-records`` deletes older ones, and a key replayed after the
+  retention is a new request (a record past it is never replayed, even before the job ran).
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -40,7 +50,9 @@ from gin_platform.problems import (
     IdempotencyRequestInFlightProblem,
     PermissionDeniedProblem,
     Problem,
+    SecretNotReplayableProblem,
 )
+from gin_platform.redaction import withhold_secrets
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"
@@ -143,7 +155,11 @@ def _claim(
     except IntegrityError:
         pass
     existing = IdempotencyRecord.objects.filter(operator_id=operator_id, key=key).first()
-    if existing is None:  # released between our insert and our read: claim again
+    if existing is not None and existing.created_at < _retention_cutoff():
+        # Past the retention the key is forgotten, whether or not the pruning job ran yet.
+        IdempotencyRecord.objects.filter(pk=existing.pk, claim=existing.claim).delete()
+        existing = None
+    if existing is None:  # released (or expired) between our insert and our read: claim again
         return _claim(
             operator_id=operator_id, key=key, fingerprint=fingerprint, method=method, path=path
         )
@@ -176,9 +192,17 @@ def _complete(record: IdempotencyRecord, response: Response) -> None:
         raise _LostClaim
     locked.state = IdempotencyRecord.State.COMPLETED
     locked.response_status = response.status_code
-    locked.response_body = _storable(response.data)
+    locked.response_body, locked.secret_withheld = withhold_secrets(_storable(response.data))
     locked.completed_at = timezone.now()
-    locked.save(update_fields=["state", "response_status", "response_body", "completed_at"])
+    locked.save(
+        update_fields=[
+            "state",
+            "response_status",
+            "response_body",
+            "secret_withheld",
+            "completed_at",
+        ]
+    )
 
 
 def _storable(value: Any) -> Any:
@@ -201,8 +225,41 @@ def _release(record: IdempotencyRecord) -> None:
 
 
 def _replay(record: IdempotencyRecord) -> Response:
-    response = Response(record.response_body, status=record.response_status)
-    if record.response_status and record.response_status >= 400:
+    if record.secret_withheld and record.response_status and record.response_status < 400:
+        problem = SecretNotReplayableProblem(
+            f"The response to {record.method} {record.path} carried a secret, which is shown "
+            "only once and never stored. Send the request again with a new "
+            f"{HEADER} to get a new one (and revoke the unseen one if you can: "
+            "first_response says what was created).",
+            first_response={"status": record.response_status, "body": record.response_body},
+        )
+        response = Response(problem.body(record.path), status=problem.status)
         response.content_type = PROBLEM_CONTENT_TYPE
+    else:
+        response = Response(record.response_body, status=record.response_status)
+        if record.response_status and record.response_status >= 400:
+            response.content_type = PROBLEM_CONTENT_TYPE
     response[REPLAY_HEADER] = "true"
     return response
+
+
+def _retention_cutoff() -> datetime:
+    return timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_RETENTION_SECONDS)
+
+
+def idempotency_records_prune(*, batch_size: int = 5000) -> int:
+    """Delete the records older than ``IDEMPOTENCY_RETENTION_SECONDS`` (beat job
+    ``prune-idempotency-records``), in batches so no statement holds many row locks for
+    long. Returns how many were deleted."""
+    cutoff = _retention_cutoff()
+    deleted = 0
+    while True:
+        batch = list(
+            IdempotencyRecord.objects.filter(created_at__lt=cutoff).values_list("pk", flat=True)[
+                :batch_size
+            ]
+        )
+        if not batch:
+            return deleted
+        count, _ = IdempotencyRecord.objects.filter(pk__in=batch, created_at__lt=cutoff).delete()
+        deleted += count

@@ -10,6 +10,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from gin_platform.encryption import EncryptedTextField
+from gin_platform.webhook_targets import validate_webhook_url
+
 
 class Operator(models.Model):
     """A gaming operator that integrates over REST. Everything else is scoped to one."""
@@ -23,9 +26,11 @@ class Operator(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     base_currency = models.CharField(max_length=3)
-    webhook_url = models.URLField(blank=True, default="")
-    # Signs outgoing webhooks (HMAC-SHA256). Shown to the operator once, like an API key.
-    webhook_secret = models.CharField(max_length=128, blank=True, default="")
+    # Checked when set (gin_platform/webhook_targets.py) and again, after DNS, at delivery.
+    webhook_url = models.URLField(blank=True, default="", validators=[validate_webhook_url])
+    # Signs outgoing webhooks (HMAC-SHA256). Shown to the operator once, like an API key;
+    # stored encrypted (gin_platform/encryption.py): the column never holds it readable.
+    webhook_secret = EncryptedTextField(blank=True, default="")
     # When set, every request authenticated with this operator's API key must be signed.
     require_signed_requests = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -60,14 +65,16 @@ class OperatorApiKey(models.Model):
 
     @property
     def is_revoked(self) -> bool:
-        return self.revoked_at is not None
+        """Revoked now: a key rotated with a grace period keeps working until ``revoked_at``."""
+        return self.revoked_at is not None and self.revoked_at <= timezone.now()
 
 
 class OperatorSigningSecret(models.Model):
     """A secret for HMAC request signing. Several may be active during a rotation."""
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="signing_secrets")
-    secret = models.CharField(max_length=128)
+    # Needed in clear to verify signatures, so encrypted at rest rather than hashed.
+    secret = EncryptedTextField()
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
@@ -148,8 +155,15 @@ class IdempotencyRecord(models.Model):
     # slow original can no longer complete (its effects roll back with its transaction).
     claim = models.UUIDField(default=uuid.uuid4)
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The first response, with every secret in it (API key, session token, signing or
+    # webhook secret) replaced by "[withheld]": secrets are shown once and never stored.
     response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
-    created_at = models.DateTimeField(default=timezone.now)
+    # True when secrets were withheld from response_body: a replay then answers the
+    # secret-not-replayable problem instead of the body (gin_platform/idempotency.py).
+    secret_withheld = models.BooleanField(default=False, db_default=False)
+    # Records older than IDEMPOTENCY_RETENTION_SECONDS are deleted by the beat job
+    # prune-idempotency-records; a key replayed after that is a new request.
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -232,7 +246,11 @@ class WebhookAttempt(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     duration_ms = models.PositiveIntegerField(default=0)
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    # No longer written (the receiver's body is never logged) and emptied by migration 0003;
+    # kept one release so the previous release's code can still read the table.
     response_excerpt = models.CharField(max_length=500, blank=True, default="")
+    # A short generic class ("HTTP 503", "timeout", "refused: private address"), never the
+    # target's answer or a socket error text.
     error = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:

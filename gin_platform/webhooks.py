@@ -3,8 +3,15 @@
 Delivery is at least once; receivers drop duplicates by the event ``id``. The body is
 ``{"id", "type", "created_at", "data"}`` and the header ``X-Gin-Signature`` carries
 ``t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`` made with the operator's webhook secret
-(the same format operators use to sign their requests to us; docs/webhooks.md has a
-verification snippet).
+(requests operators sign to us use a canonical string that also covers the method, path,
+Idempotency-Key and body hash: gin_platform/signing.py; docs/webhooks.md has both snippets).
+
+Where a webhook may go (gin_platform/webhook_targets.py): the URL is checked when it is set,
+and at every attempt the host is resolved and every address must be public (no loopback,
+private, link-local or metadata address) unless ``WEBHOOK_ALLOW_PRIVATE_TARGETS`` allows it
+(development and test only); the request goes to the checked address, redirects are never
+followed (a 3xx is a failed attempt), and the attempt log keeps only the status code and a
+short generic error, never what the target sent back.
 
 A delivery is claimed with a lease (a conditional update of ``next_attempt_at``), so two
 workers never post the same attempt, and a worker that dies mid-attempt only delays the
@@ -14,11 +21,12 @@ message costs time, never an event.
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
+import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -29,6 +37,7 @@ from django.utils import timezone
 
 from gin_platform.models import Operator, WebhookAttempt, WebhookDelivery
 from gin_platform.signing import signature_header
+from gin_platform.webhook_targets import Target, TargetRefused, resolve_target
 
 SIGNATURE_HEADER = "X-Gin-Signature"
 MAX_ATTEMPTS = 10
@@ -58,9 +67,10 @@ def webhook_enqueue(
     delivery = WebhookDelivery.objects.create(
         operator=operator, event_type=event_type, payload=data, url=operator.webhook_url
     )
+    from gin_platform.enqueue import enqueue_on_commit
     from gin_platform.tasks import deliver_webhook
 
-    transaction.on_commit(lambda: deliver_webhook.delay(str(delivery.pk)))
+    enqueue_on_commit(deliver_webhook, str(delivery.pk))  # logged, never raised: swept
     return delivery
 
 
@@ -76,23 +86,73 @@ def webhook_body(delivery: WebhookDelivery) -> bytes:
 
 @dataclass(frozen=True)
 class AttemptResult:
+    """What an attempt logs: the status code and a short generic error, never the
+    receiver's body, headers or socket error text (those would tell an operator what
+    answered at an address they chose)."""
+
     delivered: bool
     status: int | None
-    excerpt: str
     error: str
 
 
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to an address checked in advance (no second DNS lookup)."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout)
+        self._address = target.address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS to a checked address; the certificate is verified for the URL's host name."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(
+            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
+        )
+        self._address = target.address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def _error_class(exc: BaseException) -> str:
+    """A short, generic description of a failed connection."""
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return "timeout"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, ssl.SSLError | ssl.CertificateError):
+        return "tls error"
+    if isinstance(exc, http.client.HTTPException):
+        return "invalid http response"
+    return "connection failed"
+
+
 def _post(url: str, body: bytes, headers: dict[str, str]) -> AttemptResult:
-    request = urllib.request.Request(url, data=body, method="POST", headers=headers)  # noqa: S310
+    """POST once to the checked address of ``url``. Redirects are never followed: a 3xx is
+    a failed attempt like any other non-2xx answer."""
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310
-            excerpt = response.read(500).decode(errors="replace")
-            return AttemptResult(True, response.status, excerpt, "")
-    except urllib.error.HTTPError as exc:
-        excerpt = exc.read(500).decode(errors="replace")
-        return AttemptResult(False, exc.code, excerpt, f"HTTP {exc.code}")
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        return AttemptResult(False, None, "", f"{type(exc).__name__}: {exc}"[:500])
+        target = resolve_target(url)
+    except TargetRefused as refused:
+        return AttemptResult(False, None, refused.reason)
+    connection_class = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
+    connection = connection_class(target, TIMEOUT_SECONDS)
+    try:
+        connection.request("POST", target.path, body=body, headers=headers)
+        response = connection.getresponse()
+        status = response.status
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        return AttemptResult(False, None, _error_class(exc))
+    finally:
+        connection.close()
+    if 200 <= status < 300:
+        return AttemptResult(True, status, "")
+    return AttemptResult(False, status, f"HTTP {status}")
 
 
 def _claim(delivery_id: str) -> bool:
@@ -128,7 +188,6 @@ def webhook_attempt(*, delivery_id: str) -> float | None:
             started_at=started,
             duration_ms=int((time.monotonic() - clock) * 1000),
             response_status=result.status,
-            response_excerpt=result.excerpt,
             error=result.error,
         )
         delivery.attempt_count = number
@@ -159,6 +218,7 @@ def webhook_attempt(*, delivery_id: str) -> float | None:
 
 def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
     """Send an event again on the operator's request (e.g. after fixing their endpoint)."""
+    from gin_platform.enqueue import enqueue_on_commit
     from gin_platform.tasks import deliver_webhook
 
     with transaction.atomic():
@@ -166,7 +226,7 @@ def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
         locked.status = WebhookDelivery.Status.PENDING
         locked.next_attempt_at = timezone.now()
         locked.save(update_fields=["status", "next_attempt_at"])
-        transaction.on_commit(lambda: deliver_webhook.delay(str(locked.pk)))
+        enqueue_on_commit(deliver_webhook, str(locked.pk))
     return locked
 
 

@@ -41,7 +41,19 @@ COMMANDS = {
 DOCUMENTED = set(COMMANDS.values())
 
 APP_SERVICES = ("migrate", "web", "worker", "beat")
-SECRET_SETTINGS = ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
+SECRET_SETTINGS = (
+    "SECRET_KEY",
+    "SECRETS_ENCRYPTION_KEY",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "CELERY_BROKER_URL",
+)
+# What an operator fills in: a random Django key and a Fernet key (production refuses weak
+# or missing ones, so the deploy files are checked with real-looking values).
+FILLED_SECRETS = {
+    "SECRET_KEY": "Jq3v9Xk2LrT8mWc5Yp1Zs7Nd4Hf6Gb0Ea-Ru_Ko2Vi8Tx3Ly9Pw5Qe1Mz7Cj4Bn",
+    "SECRETS_ENCRYPTION_KEY": "x3k0vJtHq0yWm3c6dQ3v6g6Zl7z8Hk1o2Jw9nY5pR4s=",
+}
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -291,17 +303,17 @@ def test_env_example_lists_every_compose_variable():
 
 def test_compose_environment_passes_the_production_checks():
     variables = env_file(DEPLOY / ".env.example")
-    variables.update(SECRET_KEY="x" * 50, POSTGRES_PASSWORD="pw")
+    variables.update(FILLED_SECRETS, POSTGRES_PASSWORD="pw")
     services = interpolate(compose()["services"], variables)
     for role in APP_SERVICES:
         environment = {key: str(value) for key, value in services[role]["environment"].items()}
         assert_production_ready(environment, f"compose service {role}")
 
 
-@pytest.mark.parametrize("secret", ["SECRET_KEY", "POSTGRES_PASSWORD"])
+@pytest.mark.parametrize("secret", ["SECRET_KEY", "SECRETS_ENCRYPTION_KEY", "POSTGRES_PASSWORD"])
 def test_compose_refuses_to_start_with_a_secret_left_empty(secret):
     variables = env_file(DEPLOY / ".env.example")
-    variables.update(SECRET_KEY="x" * 50, POSTGRES_PASSWORD="pw")
+    variables.update(FILLED_SECRETS, POSTGRES_PASSWORD="pw")
     variables[secret] = ""
     with pytest.raises(AssertionError, match=secret):
         interpolate(compose()["services"], variables)
@@ -452,12 +464,14 @@ def test_k8s_env_names_are_read_by_the_code():
 
 def test_k8s_environment_passes_the_production_checks():
     env = config_env()
-    # The Secret ships a placeholder that production refuses, so forgetting to replace it
+    # The Secret ships placeholders that production refuses, so forgetting to replace them
     # stops the pods instead of running with a known key.
-    assert "SECRET_KEY is weak: use at least 50 random characters" in production_problems(
+    problems = production_problems(
         env=env, debug=False, database_engine="django.db.backends.postgresql"
     )
-    assert_production_ready(env | {"SECRET_KEY": "k" * 64}, "ConfigMap + Secret")
+    assert "SECRET_KEY is weak: use at least 50 random characters" in problems
+    assert any("SECRETS_ENCRYPTION_KEY key 1 is not a Fernet key" in p for p in problems)
+    assert_production_ready(env | FILLED_SECRETS, "ConfigMap + Secret")
 
 
 # --- systemd -------------------------------------------------------------------------------
@@ -502,7 +516,7 @@ def test_systemd_migrate_is_a_oneshot_started_by_hand():
 def test_systemd_env_example_names_are_read_by_the_code():
     example = env_file(SYSTEMD / "env.example")
     assert_env_names_known(example, "deploy/systemd/env.example")
-    assert_production_ready({**example, "SECRET_KEY": "x" * 50}, "systemd env.example")
+    assert_production_ready({**example, **FILLED_SECRETS}, "systemd env.example")
 
 
 # --- Dockerfile ----------------------------------------------------------------------------
@@ -544,6 +558,16 @@ def test_dockerfile_installs_the_hashed_lock_and_collects_static():
     runs = " ".join(rest for keyword, rest in dockerfile() if keyword == "RUN")
     assert re.search(r"pip install --require-hashes\b.* -r \S*base\.lock", runs)
     assert "collectstatic" in runs and "SECRET_KEY=" in runs
+
+
+def test_dockerfile_collects_static_under_settings_production_accepts():
+    """collectstatic runs with GIN_ENV=production at build time: its throwaway values must
+    pass the production start-up checks, or the build fails."""
+    (run,) = [
+        rest for keyword, rest in dockerfile() if keyword == "RUN" and "collectstatic" in rest
+    ]
+    env = dict(re.findall(r"\b([A-Z][A-Z0-9_]*)=(\S+)", run))
+    assert_production_ready(env, "the Dockerfile's collectstatic step")
 
 
 def test_dockerfile_runs_gunicorn_as_non_root_with_a_healthcheck():

@@ -23,3 +23,63 @@ def test_ledger_rows_are_read_only_in_the_admin(client, django_user_model):
         assert not model_admin.has_add_permission(None)
         assert not model_admin.has_change_permission(None)
         assert not model_admin.has_delete_permission(None)
+
+
+def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_model):
+    """Operator (webhook secret), signing secret, and idempotency records of responses that
+    issued a session token or a webhook secret: no page shows the secret or its ciphertext."""
+    from rest_framework.test import APIClient
+
+    from gin_platform.models import IdempotencyRecord, OperatorSigningSecret
+    from gin_platform.services import api_key_create, signing_secret_create
+    from tests.conftest import SYSTEM
+    from tests.factories import OperatorFactory, PlayerFactory
+
+    operator = OperatorFactory()
+    signing = signing_secret_create(operator=operator, actor=SYSTEM)
+    api = APIClient()
+    api.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
+    )
+    player = PlayerFactory(operator=operator)
+    token = api.post(
+        f"/api/v1/players/{player.pk}/sessions", {}, format="json", HTTP_IDEMPOTENCY_KEY="s"
+    ).json()["token"]
+    rotated = api.post(
+        "/api/v1/operators/me/webhook-secret", format="json", HTTP_IDEMPOTENCY_KEY="w"
+    ).json()["secret"]
+    operator.refresh_from_db()
+    assert operator.webhook_secret == rotated
+
+    client.force_login(django_user_model.objects.create_superuser("root", password="pw-12345"))
+    pages = [
+        reverse("admin:platform_operator_change", args=[operator.pk]),
+        reverse("admin:platform_operator_changelist"),
+        reverse("admin:platform_operatorsigningsecret_change", args=[signing.pk]),
+        reverse("admin:platform_operatorsigningsecret_changelist"),
+        reverse("admin:platform_idempotencyrecord_changelist"),
+        *[
+            reverse("admin:platform_idempotencyrecord_change", args=[pk])
+            for pk in IdempotencyRecord.objects.values_list("pk", flat=True)
+        ],
+    ]
+    stored = {
+        "webhook": _raw_column(type(operator), "webhook_secret", operator.pk),
+        "signing": _raw_column(OperatorSigningSecret, "secret", signing.pk),
+    }
+    for url in pages:
+        html = client.get(url).content.decode()
+        for secret in (rotated, token, signing.secret, *stored.values()):
+            assert secret not in html, url
+        assert "gps_" not in html and "whsec_" not in html, url
+    operator_page = client.get(pages[0]).content.decode()
+    assert "set (sha256 " in operator_page
+    assert OperatorSigningSecret.objects.get(pk=signing.pk).secret == signing.secret
+
+
+def _raw_column(model, field: str, pk) -> str:
+    """The column as stored, read without the field's decryption."""
+    from django.db.models import TextField
+    from django.db.models.functions import Cast
+
+    return model.objects.filter(pk=pk).values_list(Cast(field, TextField()), flat=True).get()

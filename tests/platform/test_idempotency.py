@@ -1,14 +1,23 @@
-"""Issue 2 item 7: Idempotency-Key semantics (replay, mismatch, in flight, concurrency)."""
+"""Idempotency-Key semantics: replay, mismatch, in flight, concurrency; secrets are never
+stored or replayed; records are pruned after the retention."""
 
+import json
 import threading
 from datetime import timedelta
 
 import pytest
 from django.db import connection
 from django.utils import timezone
-from rest_framework.test import APIClient
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.test import APIClient, APIRequestFactory
 
+from gin_platform.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
+from gin_platform.principals import OperatorPrincipal
+from gin_platform.services import api_key_create
+from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory
 
 pytestmark = pytest.mark.django_db
@@ -148,3 +157,125 @@ def test_the_same_key_sent_concurrently_has_one_effect_and_identical_answers(ope
         PLAYERS, {"external_ref": "race"}, format="json", HTTP_IDEMPOTENCY_KEY="race"
     )
     assert retry.status_code == 201 and retry.json() == created[0]
+
+
+# --- Secrets are shown once: never stored, never replayed -----------------------------------
+SECRET_WRITES = [
+    pytest.param("/api/v1/operators/me/webhook-secret", {}, "secret", id="webhook-secret"),
+    pytest.param("/api/v1/operators/me/signing-secrets", {}, "secret", id="signing-secret"),
+    pytest.param("sessions", {"ttl_seconds": 600}, "token", id="player-session"),
+]
+
+
+def _stored_text() -> str:
+    """Everything the idempotency table holds, as one string."""
+    return json.dumps(list(IdempotencyRecord.objects.values()), default=str)
+
+
+@pytest.mark.parametrize(("path", "body", "field"), SECRET_WRITES)
+def test_a_response_carrying_a_secret_is_stored_without_it_and_not_replayed(
+    operator_client, player, path, body, field
+):
+    if path == "sessions":
+        path = f"/api/v1/players/{player.pk}/sessions"
+    headers = {"HTTP_IDEMPOTENCY_KEY": "mint-once"}
+    first = operator_client.post(path, body, format="json", **headers)
+    assert first.status_code == 201
+    secret = first.json()[field]
+    assert secret.startswith(("whsec_", "gps_"))
+
+    # The database never holds the secret: the stored response has it withheld.
+    assert secret not in _stored_text()
+    record = IdempotencyRecord.objects.get(key="mint-once")
+    assert record.secret_withheld is True
+    assert record.response_body[field] == "[withheld]"
+
+    # A replay does not reveal it again: a stable problem, with what was created.
+    replay = operator_client.post(path, body, format="json", **headers)
+    assert replay.status_code == 409
+    assert replay["Content-Type"] == "application/problem+json"
+    assert replay["Idempotent-Replayed"] == "true"
+    problem = replay.json()
+    assert problem["type"] == "/problems/secret-not-replayable"
+    assert secret not in replay.content.decode()
+    assert problem["first_response"]["status"] == 201
+    assert problem["first_response"]["body"][field] == "[withheld]"
+    assert problem["first_response"]["body"].get("id") == first.json().get("id")
+
+
+def test_a_response_without_a_secret_is_still_replayed_in_full(operator_client, player):
+    headers = {"HTTP_IDEMPOTENCY_KEY": "plain"}
+    body = {"display_name": "Alice"}
+    first = operator_client.patch(f"/api/v1/players/{player.pk}", body, format="json", **headers)
+    second = operator_client.patch(f"/api/v1/players/{player.pk}", body, format="json", **headers)
+    assert first.status_code == second.status_code == 200
+    assert second.json() == first.json() and second["Idempotent-Replayed"] == "true"
+    assert IdempotencyRecord.objects.get(key="plain").secret_withheld is False
+
+
+def test_any_endpoint_issuing_a_prefixed_secret_is_covered_without_declaring_it(operator):
+    """The store finds secrets by their registered prefixes, so an endpoint added later
+    (for example one that issues operator API keys) is covered by default."""
+    issued = api_key_create(operator=operator, actor=SYSTEM)
+    principal = OperatorPrincipal(operator=operator, api_key=issued.api_key)
+
+    def send() -> Response:
+        django_request = APIRequestFactory().post(
+            "/api/v1/api-keys", {"name": "ci"}, format="json", HTTP_IDEMPOTENCY_KEY="new-key"
+        )
+        request = Request(django_request, parsers=[JSONParser()])
+        request.user = principal
+        body = {"id": 9, "key": issued.key, "note": f"k={issued.key}"}
+        return run_idempotently(request=request, handler=lambda: Response(body, status=201))
+
+    first = send()
+    assert first.data["key"] == issued.key
+    assert issued.key not in _stored_text()
+    replay = send()
+    assert replay.status_code == 409
+    assert replay.data["type"] == "/problems/secret-not-replayable"
+    assert replay.data["first_response"]["body"] == {
+        "id": 9,
+        "key": "[withheld]",
+        "note": "k=[withheld]",
+    }
+
+
+# --- Retention -------------------------------------------------------------------------------
+def test_records_past_the_retention_are_pruned_by_the_beat_job(operator, settings):
+    from gin_platform.tasks import prune_idempotency_records
+
+    assert "prune-idempotency-records" in settings.CELERY_BEAT_SCHEDULE
+    entry = settings.CELERY_BEAT_SCHEDULE["prune-idempotency-records"]
+    assert entry["task"] == "gin_platform.tasks.prune_idempotency_records"
+    assert settings.IDEMPOTENCY_RETENTION_SECONDS == 24 * 3600  # the documented default
+    now = timezone.now()
+    for key, age in (("old", 25 * 3600), ("older", 40 * 3600), ("recent", 23 * 3600)):
+        IdempotencyRecord.objects.create(
+            operator=operator,
+            key=key,
+            fingerprint="f",
+            method="POST",
+            path=PLAYERS,
+            state=IdempotencyRecord.State.COMPLETED,
+            response_status=201,
+            response_body={},
+            created_at=now - timedelta(seconds=age),
+        )
+    assert prune_idempotency_records.delay().get() == 2
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["recent"]
+
+
+def test_a_key_replayed_after_the_retention_is_a_new_request(operator_client, settings):
+    headers = {"HTTP_IDEMPOTENCY_KEY": "yesterday"}
+    first = operator_client.post(PLAYERS, {"external_ref": "a"}, format="json", **headers)
+    assert first.status_code == 201
+    IdempotencyRecord.objects.filter(key="yesterday").update(
+        created_at=timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_RETENTION_SECONDS + 1)
+    )
+    # Not yet pruned, but past the retention: the key is forgotten and the request runs again.
+    again = operator_client.post(PLAYERS, {"external_ref": "a"}, format="json", **headers)
+    assert again.status_code == 409
+    assert again.json()["type"] == "/problems/player-exists"
+    assert "Idempotent-Replayed" not in again
+    assert Player.objects.count() == 1
