@@ -1,27 +1,57 @@
-"""Operator API-key and player-token authentication, with optional request signing.
+"""Operator API-key, player-token and staff authentication; optional request signing.
 
-Both credentials travel as ``Authorization: Bearer <value>``; the value's prefix says which
-kind it is (``gop_`` operator key, ``gps_`` player session token), so each class handles
-only its own kind and leaves the rest to the next class.
+Operator and player credentials travel as ``Authorization: Bearer <value>``; the value's
+prefix says which kind it is (``gop_`` operator key, ``gps_`` player session token), so each
+class handles only its own kind and leaves the rest to the next class. Staff use Django
+sessions (the admin login) or HTTP Basic.
+
+Failed attempts are throttled before the expensive check (``AuthFailureGuard``: per client
+address and per credential, 429 ``/problems/throttled``), and staff passwords are locked out
+by django-axes after repeated failures (429 ``/problems/login-locked-out``).
 """
 
 from __future__ import annotations
 
 import hmac
+import json
+import math
 from datetime import timedelta
 
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
 from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpResponse
 from django.utils import timezone
-from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework import exceptions
+from rest_framework.authentication import (
+    BaseAuthentication,
+    BasicAuthentication,
+    get_authorization_header,
+)
 from rest_framework.request import Request
 
 from gin_platform.models import OperatorApiKey, PlayerSession
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-from gin_platform.problems import AuthenticationFailedProblem, SignatureInvalidProblem
-from gin_platform.signing import SignatureError, verify_signature
+from gin_platform.problems import (
+    PROBLEM_CONTENT_TYPE,
+    AuthenticationFailedProblem,
+    LoginLockedOutProblem,
+    SignatureInvalidProblem,
+    SignatureReplayedProblem,
+)
+from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
+from gin_platform.throttling import (
+    CACHE_ERRORS,
+    AuthFailureGuard,
+    client_address,
+    warn_cache_unreachable,
+)
 from gin_platform.tokens import PLAYER_TOKEN_PREFIX, hash_secret, split_api_key
 
 SIGNATURE_HEADER = "HTTP_X_SIGNATURE"
+IDEMPOTENCY_HEADER = "HTTP_IDEMPOTENCY_KEY"
 LAST_USED_GRANULARITY = timedelta(seconds=60)
 
 
@@ -43,6 +73,19 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         if value is None or not value.startswith("gop_"):
             return None
         prefix = split_api_key(value)
+        guard = AuthFailureGuard(request, credential=f"api-key:{prefix}" if prefix else None)
+        guard.check()
+        try:
+            api_key = self._api_key(value, prefix)
+            self._check_signature(request, api_key)
+        except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
+            guard.failed()  # a wrong signature or a replay is a failed authentication too
+            raise
+        _touch(OperatorApiKey, api_key)
+        return OperatorPrincipal(operator=api_key.operator, api_key=api_key), api_key
+
+    @staticmethod
+    def _api_key(value: str, prefix: str | None) -> OperatorApiKey:
         api_key = (
             _first(OperatorApiKey.objects.select_related("operator").filter(prefix=prefix))
             if prefix
@@ -52,13 +95,11 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         if (
             api_key is None
             or not _same_hash(api_key.key_hash, hash_secret(value))
-            or api_key.is_revoked
+            or not _in_force(api_key)
             or not api_key.operator.is_active
         ):
             raise AuthenticationFailedProblem("The API key is not valid")
-        self._check_signature(request, api_key)
-        _touch(OperatorApiKey, api_key)
-        return OperatorPrincipal(operator=api_key.operator, api_key=api_key), api_key
+        return api_key
 
     def _check_signature(self, request: Request, api_key: OperatorApiKey) -> None:
         header = request.META.get(SIGNATURE_HEADER)
@@ -70,18 +111,45 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
                 "secret", flat=True
             )
         )
+        django_request = request._request
         try:
-            verify_signature(
+            verified = verify_request_signature(
                 header=header,
-                body=request._request.body,
+                method=django_request.method,
+                path=django_request.get_full_path(),
+                # As the idempotency layer reads it (surrounding whitespace is not part of it).
+                idempotency_key=django_request.META.get(IDEMPOTENCY_HEADER, "").strip(),
+                body=django_request.body,
                 secrets=secrets,
                 tolerance_seconds=settings.REQUEST_SIGNATURE_TOLERANCE_SECONDS,
             )
         except SignatureError as exc:
             raise SignatureInvalidProblem(str(exc)) from exc
+        _refuse_replay(operator_id=operator.pk, verified=verified)
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
+
+
+def _refuse_replay(*, operator_id: object, verified: VerifiedSignature) -> None:
+    """Accept each signed request once: remember its digest until its timestamp leaves the
+    tolerance (after that the clock check refuses it anyway). ``cache.add`` is atomic (SET NX
+    on Redis), so of two racing copies exactly one gets through. If the cache cannot be
+    reached the request is let through and a warning logged, like the throttles: the
+    signature still binds it to its Idempotency-Key, so a copy can only replay the first
+    response, never repeat the effect."""
+    tolerance = settings.REQUEST_SIGNATURE_TOLERANCE_SECONDS
+    remaining = verified.timestamp + tolerance - timezone.now().timestamp()
+    key = f"signature-seen:{operator_id}:{verified.digest}"
+    try:
+        first = cache.add(key, 1, timeout=max(1, math.ceil(remaining) + 1))
+    except CACHE_ERRORS:
+        warn_cache_unreachable(key)
+        return
+    if not first:
+        raise SignatureReplayedProblem(
+            "This signed request was accepted before; sign every request afresh"
+        )
 
 
 class PlayerTokenAuthentication(BaseAuthentication):
@@ -91,6 +159,9 @@ class PlayerTokenAuthentication(BaseAuthentication):
         value = bearer_value(request)
         if value is None or not value.startswith(PLAYER_TOKEN_PREFIX + "_"):
             return None
+        # Tokens have no public part: failures are counted per client address only.
+        guard = AuthFailureGuard(request)
+        guard.check()
         session = _first(
             PlayerSession.objects.select_related("player__operator").filter(
                 token_hash=hash_secret(value)
@@ -103,12 +174,79 @@ class PlayerTokenAuthentication(BaseAuthentication):
             or not session.player.is_active
             or not session.player.operator.is_active
         ):
+            guard.failed()
             raise AuthenticationFailedProblem("The session token is not valid or has expired")
         _touch(PlayerSession, session)
         return PlayerPrincipal(player=session.player, session=session), session
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
+
+
+class StaffBasicAuthentication(BasicAuthentication):
+    """HTTP Basic for back-office staff, guarded before the password hash is computed.
+
+    In order, each cheaper than the next: the failure throttle (cache), the django-axes
+    lockout of this address (one indexed query), then the password (PBKDF2, about a quarter
+    of a second) through ``django.contrib.auth.authenticate``, whose failures axes records
+    (``AUTHENTICATION_BACKENDS`` starts with axes' backend).
+    """
+
+    def authenticate_credentials(self, userid, password, request=None):
+        guard = AuthFailureGuard(request, credential=f"staff:{userid}")
+        guard.check()
+        django_request = request._request if isinstance(request, Request) else request
+        if AxesProxyHandler.is_locked(django_request, {"username": userid}):
+            raise _locked_out(django_request)
+        try:
+            # The Django request, not DRF's: axes marks it, and its middleware answers the
+            # attempt that reaches the limit with lockout_response().
+            return super().authenticate_credentials(userid, password, django_request)
+        except exceptions.AuthenticationFailed:
+            guard.failed()
+            raise
+
+
+def _locked_out(request) -> LoginLockedOutProblem:
+    return LoginLockedOutProblem(
+        "Too many failed staff logins from this address; no password is checked from here "
+        "until the lockout ends",
+        retry_after=lockout_seconds_left(request),
+    )
+
+
+def lockout_seconds_left(request) -> int:
+    """Seconds until the axes lockout of this request's address ends (AXES_COOLOFF_TIME
+    after its latest failure)."""
+    cool_off = get_cool_off(request)
+    if cool_off is None:
+        return 0
+    latest = (
+        AccessAttempt.objects.filter(ip_address=client_address(request))
+        .order_by("-attempt_time")
+        .values_list("attempt_time", flat=True)
+        .first()
+    )
+    if latest is None:
+        return math.ceil(cool_off.total_seconds())
+    return max(1, math.ceil((latest + cool_off - timezone.now()).total_seconds()))
+
+
+def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
+    """``AXES_LOCKOUT_CALLABLE``: what the login attempt that reaches the limit gets, on the
+    admin login form as on the staff API: problem+json 429 ``/problems/login-locked-out``
+    with Retry-After."""
+    # Imported here: the problem handler imports rest_framework.views, which imports the
+    # authentication classes (this module) from the settings.
+    from gin_platform.problem_handler import problem_response
+
+    rendered = problem_response(_locked_out(request), instance=request.get_full_path())
+    response = HttpResponse(
+        json.dumps(rendered.data), status=rendered.status_code, content_type=PROBLEM_CONTENT_TYPE
+    )
+    if "Retry-After" in rendered:
+        response["Retry-After"] = rendered["Retry-After"]
+    return response
 
 
 def _first(queryset):
@@ -119,6 +257,12 @@ def _first(queryset):
 
 def _same_hash(stored: str, computed: str) -> bool:
     return hmac.compare_digest(stored, computed)
+
+
+def _in_force(api_key: OperatorApiKey) -> bool:
+    """Not revoked yet. A rotation with a grace period sets ``revoked_at`` in the future:
+    the old key works until then."""
+    return api_key.revoked_at is None or api_key.revoked_at > timezone.now()
 
 
 def _touch(model, row) -> None:

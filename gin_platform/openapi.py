@@ -6,10 +6,11 @@ run after generation (``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``), adds fo
 operation:
 
 - the error responses it can give, as ``application/problem+json`` with the ``Problem``
-  schema (RFC 9457, ``gin_platform.problems``): 400, 404, 409 and 422 always (invalid
-  input, not found, a domain conflict or refusal, an Idempotency-Key in flight or reused);
-  401 and 403 when it authenticates; 415 on writes (a body that is not JSON); 429 when it is
-  throttled. Error responses
+  schema (RFC 9457, ``gin_platform.problems``): 400, 404, 406, 409 and 422 always (invalid
+  input, not found, a ``format`` or Accept type it does not serve, a domain conflict or
+  refusal, an Idempotency-Key in flight or reused);
+  401 and 403 when it authenticates; 413 and 415 on writes (a body over the size limit, a
+  body that is not JSON); 429 when it is throttled. Error responses
   a view already declares keep their description and gain the problem+json body;
 - ``security`` narrowed to the credentials its permission classes accept (``IsOperator``:
   the operator API key; ``IsPlayer``: the player token; ``IsStaff``: session or basic auth);
@@ -63,7 +64,9 @@ ERROR_DESCRIPTIONS = {
     "401": "Authentication is required, or the credentials were not accepted",
     "403": "These credentials may not do this",
     "404": "Not found, or it belongs to another operator",
+    "406": "Not acceptable: a `format` or Accept type this endpoint does not serve",
     "409": "Conflict, e.g. a request with this Idempotency-Key is still in flight",
+    "413": "The request body is too large (request-too-large)",
     "415": "Unsupported media type: send JSON",
     "422": "Refused, e.g. the Idempotency-Key was used for a different request",
     "429": "Too many requests",
@@ -113,12 +116,14 @@ def _views_by_operation(generator, request) -> dict[tuple[str, str], Any]:
 def _error_statuses(operation: dict, view, method: str) -> list[str]:
     # Domain problems (409 conflicts, 422 refusals) can come from any view, reads included
     # (e.g. an unknown currency in the path).
-    statuses = ["400", "404", "409", "422"]
-    if any(operation.get("security") or ()):  # absent, [] or [{}]: anonymous calls allowed
+    statuses = ["400", "404", "406", "409", "422"]
+    authenticated = any(operation.get("security") or ())  # absent, [] or [{}]: anonymous
+    if authenticated:
         statuses += ["401", "403"]
     if method in WRITE_METHODS:
-        statuses.append("415")
-    if view is None or view.get_throttles():
+        statuses += ["413", "415"]
+    # Failed credentials are throttled wherever credentials are read, throttled view or not.
+    if view is None or view.get_throttles() or authenticated:
         statuses.append("429")
     return sorted(statuses)
 

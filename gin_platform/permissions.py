@@ -1,4 +1,4 @@
-"""Who may call what: operators, players, staff (issue 2 item 6)."""
+"""Who may call what: operators, players, staff."""
 
 from rest_framework.permissions import BasePermission
 

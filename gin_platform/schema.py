@@ -15,7 +15,9 @@ class OperatorApiKeyScheme(OpenApiAuthenticationExtension):
             "bearerFormat": "gop_<prefix>_<secret>",
             "description": (
                 "Operator API key. Optionally signed: X-Signature: t=<unix>,v1=<hex "
-                "HMAC-SHA256 of '<t>.<raw body>'>."
+                "HMAC-SHA256 of the canonical request 'v1\\n<t>\\n<METHOD>\\n<path?query>"
+                "\\n<Idempotency-Key>\\n<hex SHA-256 of the body>'>, each signature good "
+                "once (docs/webhooks.md, 'Signing requests')."
             ),
         }
 
@@ -31,4 +33,22 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "bearerFormat": "gps_<token>",
             "description": "Short-lived player session token minted by the operator.",
+        }
+
+
+class StaffBasicScheme(OpenApiAuthenticationExtension):
+    """HTTP Basic for staff, with failure throttling and lockout (gin_platform.authentication)."""
+
+    target_class = "gin_platform.authentication.StaffBasicAuthentication"
+    name = "basicAuth"
+    priority = 1
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "basic",
+            "description": (
+                "Back-office staff. Repeated failures are throttled and then locked out "
+                "(429 throttled / login-locked-out)."
+            ),
         }

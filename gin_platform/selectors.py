@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 
 from gin_platform.models import (
     Operator,
+    OperatorApiKey,
     OperatorSigningSecret,
     Player,
     PlayerSession,
@@ -68,6 +69,22 @@ def as_id(value: object) -> int | None:
     except ValueError:
         return None
     return number if 0 < number <= MAX_ID else None
+
+
+def api_key_list(*, operator: Operator) -> QuerySet[OperatorApiKey]:
+    """The operator's API keys, revoked ones included (newest first with the pagination)."""
+    return OperatorApiKey.objects.filter(operator=operator)
+
+
+def api_key_get(*, operator: Operator, api_key_id: object) -> OperatorApiKey:
+    api_key = (
+        OperatorApiKey.objects.select_related("operator")
+        .filter(operator=operator, pk=as_id(api_key_id))
+        .first()
+    )
+    if api_key is None:
+        raise NotFoundProblem(f"No API key {api_key_id} for this operator")
+    return api_key
 
 
 def signing_secret_get(*, operator: Operator, secret_id: object) -> OperatorSigningSecret:

@@ -23,6 +23,10 @@ the count is an estimate: stricter than a true sliding log when the last window'
 early in it, looser when they all came at its very end (then up to about twice the limit can
 pass in one period-long stretch). Windows follow each web process's clock (keep NTP on).
 
+The same counter, with ``_full`` and ``_count`` in place of ``_admit``, counts failed
+authentications per client address and per credential (``AuthFailureGuard``): consulted
+before the expensive check, incremented only when the check fails.
+
 When the cache cannot be reached (Redis down or refusing connections) the throttle fails
 open: the request is let through and a warning is logged, at most once a minute per process.
 Rate limiting is protection, not correctness (money moves are guarded by row locks and
@@ -33,14 +37,19 @@ DRF's SimpleRateThrottle did: its cache read raised straight out of the view.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import ipaddress
 import logging
 import threading
 import time
 
+from django.core.cache import cache as default_cache
 from redis.exceptions import RedisError
+from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
+from gin_platform.problems import ThrottledProblem
 
 logger = logging.getLogger(__name__)
 
@@ -76,59 +85,80 @@ class _Warner:
 _cache_warning = _Warner(WARNING_INTERVAL)
 
 
-class PrincipalRateThrottle(SimpleRateThrottle):
-    """One bucket per caller; the rate depends on the kind of caller. Fails open."""
+def warn_cache_unreachable(key: str) -> None:
+    """Log (at most once a minute per process) that the cache did not answer for ``key``;
+    for other fail-open users of the cache, such as the signature replay guard."""
+    _cache_warning.warn(key)
 
-    def __init__(self) -> None:  # the rate is chosen per request in allow_request
-        pass
 
-    def allow_request(self, request, view) -> bool:
-        self.scope = self._scope_for(request.user)
-        self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        if self.rate is None:
-            return True
-        self.key = self.get_cache_key(request, view)
-        if self.key is None:
-            return True
+def client_address(request) -> str | None:
+    """The address a request comes from, for throttling and for counting failed logins.
+
+    The peer's address (``REMOTE_ADDR``), unless ``NUM_PROXIES`` (n > 0) reverse proxies are
+    declared in front of the web processes: then the n-th address from the right of
+    ``X-Forwarded-For``, the one the outermost trusted proxy saw. Unlike DRF's default for an
+    unset ``NUM_PROXIES`` (the whole header), a header the client writes itself is never
+    believed: otherwise every request could name a fresh address and so a fresh bucket. A
+    value that is not an IP address (fewer proxies than declared) falls back to the peer.
+    """
+    remote = request.META.get("REMOTE_ADDR") or None
+    proxies = api_settings.NUM_PROXIES or 0
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
+    if proxies > 0 and forwarded:
+        addresses = [address.strip() for address in forwarded.split(",")]
+        candidate = addresses[-min(proxies, len(addresses))]
+        try:
+            return str(ipaddress.ip_address(candidate))
+        except ValueError:
+            return remote
+    return remote
+
+
+class SlidingWindowCounter:
+    """The sliding-window counter of the module docstring, for one key.
+
+    Users set ``key`` (the caller's bucket), ``num_requests`` (the limit) and ``duration``
+    (the period in seconds) and call ``_open_window()``. Then either ``_admit`` (read, and
+    count the request if it fits: the request throttle), or ``_read``/``_load`` followed by
+    ``_full`` (would one more exceed the limit?) and, separately, ``_count`` (one more,
+    unconditionally: failed logins). ``wait()`` follows a refusal.
+    """
+
+    cache = default_cache
+    timer = time.time
+    key: str
+    num_requests: int
+    duration: int
+
+    def _open_window(self) -> int:
         self.now = self.timer()
         window, self.elapsed = divmod(self.now, self.duration)
-        try:
-            return self._admit(int(window))
-        except CACHE_ERRORS:
-            _cache_warning.warn(self.key)
-            return True
-
-    @staticmethod
-    def _scope_for(user) -> str:
-        if isinstance(user, OperatorPrincipal):
-            return "operator"
-        if isinstance(user, PlayerPrincipal):
-            return "player"
-        return "anon"
-
-    def get_cache_key(self, request, view) -> str:
-        user = request.user
-        if isinstance(user, OperatorPrincipal | PlayerPrincipal):
-            ident = user.throttle_ident
-        elif user is not None and getattr(user, "is_authenticated", False):
-            ident = f"user:{user.pk}"
-        else:
-            ident = f"ip:{self.get_ident(request)}"
-        return f"throttle:{self.scope}:{ident}"
+        return int(window)
 
     def window_key(self, window: int) -> str:
         """The counter of one fixed window: the caller's key and the window's number."""
         return f"{self.key}:{window}"
 
-    def _admit(self, window: int) -> bool:
-        current_key, previous_key = self.window_key(window), self.window_key(window - 1)
-        counts = self.cache.get_many([previous_key, current_key])
+    def _keys(self, window: int) -> tuple[str, str]:
+        """This window's counter and the last one's."""
+        return self.window_key(window), self.window_key(window - 1)
+
+    def _read(self, window: int) -> tuple[str, bool]:
+        current_key, previous_key = self._keys(window)
+        return self._load(self.cache.get_many([previous_key, current_key]), window)
+
+    def _load(self, counts: dict[str, int], window: int) -> tuple[str, bool]:
+        """Take the two counts from what a (possibly shared) get_many read."""
+        current_key, previous_key = self._keys(window)
         self.previous = counts.get(previous_key, 0)
         self.current = counts.get(current_key, 0)
+        return current_key, current_key in counts
+
+    def _admit(self, window: int) -> bool:
+        current_key, exists = self._read(window)
         if self._estimate(self.current + 1) > self.num_requests:
             return False  # no write: a client hammering a full bucket costs one read each
-        hits = self._increment(current_key, exists=current_key in counts)
+        hits = self._increment(current_key, exists=exists)
         self.current = hits - 1  # the hits before this one, for wait()
         if self._estimate(hits) > self.num_requests:
             # Another process took the last slot between the read and the increment. If the
@@ -137,6 +167,14 @@ class PrincipalRateThrottle(SimpleRateThrottle):
                 self.cache.decr(current_key)
             return False
         return True
+
+    def _full(self) -> bool:
+        """Would one more hit exceed the limit (after ``_read`` or ``_load``)?"""
+        return self._estimate(self.current + 1) > self.num_requests
+
+    def _count(self, window: int) -> None:
+        """One more hit in this window, whatever the count (failures are never refused)."""
+        self._increment(self.window_key(window), exists=True)
 
     def _estimate(self, current: int) -> float:
         return self.previous * (1 - self.elapsed / self.duration) + current
@@ -153,7 +191,7 @@ class PrincipalRateThrottle(SimpleRateThrottle):
             return self.cache.incr(key)
 
     def wait(self) -> float:
-        """Seconds until one more request would be admitted, if no other comes meanwhile."""
+        """Seconds until one more hit would be admitted, if no other comes meanwhile."""
         limit, period = self.num_requests, self.duration
         if limit < 1:
             return float(period)
@@ -167,3 +205,156 @@ class PrincipalRateThrottle(SimpleRateThrottle):
         # Positive in exact arithmetic; the floor keeps float rounding from dropping the
         # Retry-After header (the problem handler omits it for a zero wait).
         return max(seconds, 0.001)
+
+
+class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
+    """One bucket per caller; the rate depends on the kind of caller. Fails open."""
+
+    def __init__(self) -> None:  # the rate is chosen per request in allow_request
+        pass
+
+    def allow_request(self, request, view) -> bool:
+        self.scope = self._scope_for(request.user)
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        window = self._open_window()
+        try:
+            return self._admit(window)
+        except CACHE_ERRORS:
+            _cache_warning.warn(self.key)
+            return True
+
+    @staticmethod
+    def _scope_for(user) -> str:
+        if isinstance(user, OperatorPrincipal):
+            return "operator"
+        if isinstance(user, PlayerPrincipal):
+            return "player"
+        return "anon"
+
+    def get_ident(self, request) -> str | None:
+        return client_address(request)
+
+    def get_cache_key(self, request, view) -> str:
+        user = request.user
+        if isinstance(user, OperatorPrincipal | PlayerPrincipal):
+            ident = user.throttle_ident
+        elif user is not None and getattr(user, "is_authenticated", False):
+            ident = f"user:{user.pk}"
+        else:
+            ident = f"ip:{self.get_ident(request)}"
+        return f"throttle:{self.scope}:{ident}"
+
+
+# --- Failed authentication ---------------------------------------------------------------
+class FailureCounter(SlidingWindowCounter):
+    """Failed authentications in one bucket, at the rate of a ``DEFAULT_THROTTLE_RATES`` scope."""
+
+    def __init__(self, *, scope: str, ident: str) -> None:
+        self.key = f"authfail:{scope}:{ident}"
+        rate = PrincipalRateThrottle.THROTTLE_RATES[scope]
+        # parse_rate reads nothing from its instance: DRF's parser for "<n>/<period>".
+        self.num_requests, self.duration = SimpleRateThrottle.parse_rate(self, rate)
+        self.window = self._open_window()
+
+    @property
+    def keys(self) -> tuple[str, str]:
+        return self._keys(self.window)
+
+    def load(self, counts: dict[str, int]) -> None:
+        self._load(counts, self.window)
+
+    def full(self) -> bool:
+        return self._full()
+
+    def has_failed(self) -> bool:
+        """Any failure still inside the sliding period (after ``load``)."""
+        return self._estimate(self.current) > 0
+
+    def count(self) -> None:
+        self._count(self.window)
+
+
+class AuthFailureGuard:
+    """Throttles failed authentication before the expensive check (a key lookup, PBKDF2).
+
+    Two sliding-window counters of failures, never of successes:
+
+    - per client address (scope ``auth_failures_address``, ``THROTTLE_AUTH_FAILURES_ADDRESS``,
+      20 a minute by default): an address over it gets 429 for every credential, right or
+      wrong, without any check;
+    - per credential (scope ``auth_failures_credential``,
+      ``THROTTLE_AUTH_FAILURES_CREDENTIAL``, 10 a minute: an API key's public prefix, a staff
+      username): a credential over it is refused, but only to addresses that have failed
+      themselves within the period. So failures from other addresses never lock out a caller
+      whose own address has not failed (an attacker who knows an operator's key prefix or a
+      staff username cannot lock its owner out), and once a credential is under attack from
+      many addresses each of them gets about one failure per period at it.
+
+    A check costs one cache read (MGET of at most four small integers), a failure one
+    increment per counter. Like the request throttle it fails open, with a logged warning,
+    when the cache cannot be reached.
+    """
+
+    ADDRESS_SCOPE = "auth_failures_address"
+    CREDENTIAL_SCOPE = "auth_failures_credential"
+
+    def __init__(self, request, *, credential: str | None = None) -> None:
+        address = client_address(request)
+        rates = PrincipalRateThrottle.THROTTLE_RATES
+        self.by_address = (
+            FailureCounter(scope=self.ADDRESS_SCOPE, ident=address)
+            if address and rates.get(self.ADDRESS_SCOPE)
+            else None
+        )
+        self.by_credential = (
+            FailureCounter(scope=self.CREDENTIAL_SCOPE, ident=_digest(credential))
+            if credential and rates.get(self.CREDENTIAL_SCOPE)
+            else None
+        )
+        self.counters = [c for c in (self.by_address, self.by_credential) if c is not None]
+
+    def check(self) -> None:
+        """Raise ThrottledProblem if this attempt must not even be checked."""
+        if not self.counters:
+            return
+        try:
+            counts = FailureCounter.cache.get_many([k for c in self.counters for k in c.keys])
+        except CACHE_ERRORS:
+            _cache_warning.warn(self.counters[0].key)
+            return
+        for counter in self.counters:
+            counter.load(counts)
+        refusal = self._refusal()
+        if refusal is not None:
+            raise ThrottledProblem(
+                "Too many failed authentication attempts; wait before trying again",
+                retry_after=refusal.wait(),
+            )
+
+    def _refusal(self) -> FailureCounter | None:
+        if self.by_address is not None and self.by_address.full():
+            return self.by_address
+        credential_hot = self.by_credential is not None and self.by_credential.full()
+        if credential_hot and (self.by_address is None or self.by_address.has_failed()):
+            return self.by_credential
+        return None
+
+    def failed(self) -> None:
+        """Count one failure against the address and the credential."""
+        for counter in self.counters:
+            try:
+                counter.count()
+            except CACHE_ERRORS:
+                _cache_warning.warn(counter.key)
+                return
+
+
+def _digest(credential: str) -> str:
+    """A fixed-length cache key part for a credential (usernames may be long or odd)."""
+    return hashlib.sha256(credential.encode()).hexdigest()[:32]

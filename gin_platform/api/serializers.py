@@ -1,8 +1,10 @@
 """Input and output serializers of the platform endpoints (thin: shape only, no rules)."""
 
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from gin_platform.models import Operator, Player, PlayerSession
+from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
 
 
 class OperatorOutput(serializers.ModelSerializer):
@@ -76,9 +78,14 @@ class PlayerSessionIssuedOutput(PlayerSessionOutput):
         fields = (*PlayerSessionOutput.Meta.fields, "token")
 
 
-class HealthComponentOutput(serializers.Serializer):
-    ok = serializers.BooleanField()
-    detail = serializers.CharField()
+class HealthChecksOutput(serializers.Serializer):
+    database = serializers.ChoiceField(choices=("ok", "down"))
+    broker = serializers.ChoiceField(choices=("ok", "down"))
+
+
+class HealthDetailOutput(serializers.Serializer):
+    database = serializers.CharField()
+    broker = serializers.CharField()
 
 
 class LivenessOutput(serializers.Serializer):
@@ -87,8 +94,10 @@ class LivenessOutput(serializers.Serializer):
 
 class HealthOutput(serializers.Serializer):
     status = serializers.ChoiceField(choices=("ok", "degraded"))
-    database = HealthComponentOutput()
-    broker = HealthComponentOutput()
+    checks = HealthChecksOutput()
+    detail = HealthDetailOutput(
+        required=False, help_text="Staff only: the reason behind each check's verdict."
+    )
 
 
 class ProblemOutput(serializers.Serializer):
@@ -124,6 +133,84 @@ class SigningSecretOutput(serializers.Serializer):
     id = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     revoked_at = serializers.DateTimeField(allow_null=True)
+
+
+API_KEY_STATUSES = ("active", "revoking", "revoked")
+
+
+class ApiKeyOutput(serializers.ModelSerializer):
+    """An operator API key as its owner sees it: never the key, never its hash."""
+
+    prefix = serializers.CharField(
+        read_only=True, help_text="The public part: the key reads gop_<prefix>_<secret>."
+    )
+    status = serializers.SerializerMethodField(
+        help_text=(
+            "active; revoking (a rotation's grace period: it works until revoked_at); revoked"
+        )
+    )
+    current = serializers.SerializerMethodField(
+        help_text="True for the key this request was made with."
+    )
+
+    class Meta:
+        model = OperatorApiKey
+        fields = (
+            "id",
+            "prefix",
+            "name",
+            "status",
+            "current",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=API_KEY_STATUSES))
+    def get_status(self, api_key: OperatorApiKey) -> str:
+        if api_key.revoked_at is None:
+            return "active"
+        return "revoking" if api_key.revoked_at > timezone.now() else "revoked"
+
+    def get_current(self, api_key: OperatorApiKey) -> bool:
+        request = self.context.get("request")
+        calling = getattr(getattr(request, "user", None), "api_key", None)
+        return calling is not None and calling.pk == api_key.pk
+
+
+class ApiKeyCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=100, required=False, default="default")
+
+
+class ApiKeyRotateInput(serializers.Serializer):
+    grace_seconds = serializers.IntegerField(
+        required=False,
+        default=0,
+        help_text=(
+            "How long the old key keeps working, 0 to 604800 (7 days). 0, the default: it "
+            "stops at once."
+        ),
+    )
+    name = serializers.CharField(
+        max_length=100, required=False, help_text="The new key's name (default: the old one's)."
+    )
+
+
+class ApiKeyIssuedOutput(ApiKeyOutput):
+    key = serializers.CharField(read_only=True, help_text="Shown once; never stored.")
+
+    class Meta(ApiKeyOutput.Meta):
+        fields = (*ApiKeyOutput.Meta.fields, "key")
+
+
+class ApiKeyRotatedOutput(ApiKeyIssuedOutput):
+    replaces = ApiKeyOutput(
+        read_only=True, help_text="The old key: revoked, or revoking until its revoked_at."
+    )
+
+    class Meta(ApiKeyIssuedOutput.Meta):
+        fields = (*ApiKeyIssuedOutput.Meta.fields, "replaces")
 
 
 class WebhookAttemptOutput(serializers.Serializer):

@@ -21,6 +21,17 @@ urlpatterns = [
         views.SigningSecretRevokeView.as_view(),
         name="operator-signing-secret-revoke",
     ),
+    path("api-keys", views.ApiKeyListCreateView.as_view(), name="api-key-list"),
+    path(
+        "api-keys/<str:api_key_id>/revoke",
+        views.ApiKeyRevokeView.as_view(),
+        name="api-key-revoke",
+    ),
+    path(
+        "api-keys/<str:api_key_id>/rotate",
+        views.ApiKeyRotateView.as_view(),
+        name="api-key-rotate",
+    ),
     path("webhooks/deliveries", views.WebhookDeliveryListView.as_view(), name="webhook-list"),
     path(
         "webhooks/deliveries/<str:delivery_id>",

@@ -11,6 +11,11 @@ from rest_framework.views import APIView
 
 from gin_platform import selectors, services
 from gin_platform.api.serializers import (
+    ApiKeyCreateInput,
+    ApiKeyIssuedOutput,
+    ApiKeyOutput,
+    ApiKeyRotatedOutput,
+    ApiKeyRotateInput,
     HealthOutput,
     LivenessOutput,
     OperatorOutput,
@@ -26,9 +31,9 @@ from gin_platform.api.serializers import (
     SigningSecretOutput,
     WebhookDeliveryOutput,
 )
-from gin_platform.health import broker_status, database_status
+from gin_platform.health import health_report
 from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator
+from gin_platform.permissions import IsOperator, IsStaff
 from gin_platform.problems import REGISTRY, NotFoundProblem, Problem, ValidationProblem
 from gin_platform.webhooks import webhook_redeliver
 
@@ -112,6 +117,86 @@ class SigningSecretRevokeView(APIView):
         secret = selectors.signing_secret_get(operator=request.user.operator, secret_id=secret_id)
         secret = services.signing_secret_revoke(secret=secret, actor=request.user.actor)
         return Response(SigningSecretOutput(secret).data)
+
+
+class ApiKeyListCreateView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = ApiKeyOutput
+
+    @extend_schema(
+        responses=ApiKeyOutput(many=True),
+        tags=["operators"],
+        description="The operator's API keys, newest first, revoked ones included. Never the "
+        "key itself: only its public prefix.",
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.api_key_list(operator=request.user.operator))
+        return self.get_paginated_response(
+            ApiKeyOutput(page, many=True, context={"request": request}).data
+        )
+
+    @extend_schema(
+        request=ApiKeyCreateInput,
+        responses={201: ApiKeyIssuedOutput},
+        tags=["operators"],
+        description="Create an API key. The key is in this response only: store it now (a "
+        "replay of the request does not show it again).",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = ApiKeyCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = services.api_key_create(
+            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+        )
+        body = ApiKeyIssuedOutput(issued.api_key, context={"request": request}).data
+        return Response(body | {"key": issued.key}, status=status.HTTP_201_CREATED)
+
+
+class ApiKeyRevokeView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=None,
+        responses=ApiKeyOutput,
+        tags=["operators"],
+        operation_id="api_keys_revoke",
+        description="Revoke a key at once (the calling key too, if another stays active). The "
+        "operator's last active key cannot be revoked: 409 last-api-key.",
+    )
+    @idempotent
+    def post(self, request: Request, api_key_id: str) -> Response:
+        api_key = selectors.api_key_get(operator=request.user.operator, api_key_id=api_key_id)
+        api_key = services.api_key_revoke(api_key=api_key, actor=request.user.actor)
+        return Response(ApiKeyOutput(api_key, context={"request": request}).data)
+
+
+class ApiKeyRotateView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=ApiKeyRotateInput,
+        responses={201: ApiKeyRotatedOutput},
+        tags=["operators"],
+        operation_id="api_keys_rotate",
+        description="Replace a key: a new key (shown once, in this response only) and the old "
+        "one revoked at once or, with grace_seconds, when the grace period ends.",
+    )
+    @idempotent
+    def post(self, request: Request, api_key_id: str) -> Response:
+        api_key = selectors.api_key_get(operator=request.user.operator, api_key_id=api_key_id)
+        data = ApiKeyRotateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = services.api_key_rotate(
+            api_key=api_key, actor=request.user.actor, **data.validated_data
+        )
+        api_key.refresh_from_db()
+        context = {"request": request}
+        body = ApiKeyIssuedOutput(issued.api_key, context=context).data | {
+            "key": issued.key,
+            "replaces": ApiKeyOutput(api_key, context=context).data,
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class WebhookDeliveryListView(GenericAPIView):
@@ -246,22 +331,20 @@ class PlayerSessionRevokeView(APIView):
 
 
 class HealthView(APIView):
-    """Readiness: the database and the broker answer. Never throttled (probes poll it)."""
+    """Readiness: the database and the broker answer. Never throttled (probes poll it).
+    Anyone gets the verdicts; staff also get the reasons (gin_platform/health.py)."""
 
     permission_classes = (AllowAny,)
-    authentication_classes = ()
     throttle_classes = ()
 
-    @extend_schema(responses={200: HealthOutput, 503: HealthOutput}, tags=["health"], auth=[])
+    @extend_schema(
+        responses={200: HealthOutput, 503: HealthOutput},
+        tags=["health"],
+        auth=[{"cookieAuth": []}, {"basicAuth": []}, {}],
+        description="No credentials needed. Staff (session or basic auth) also get `detail`.",
+    )
     def get(self, request: Request) -> Response:
-        db_ok, db_detail = database_status()
-        broker_ok, broker_detail = broker_status()
-        healthy = db_ok and broker_ok
-        body = {
-            "status": "ok" if healthy else "degraded",
-            "database": {"ok": db_ok, "detail": db_detail},
-            "broker": {"ok": broker_ok, "detail": broker_detail},
-        }
+        body, healthy = health_report(detailed=IsStaff().has_permission(request, self))
         return Response(body, status=200 if healthy else 503)
 
 

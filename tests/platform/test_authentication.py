@@ -1,4 +1,5 @@
-"""Issue 2 item 6: operator API keys and player tokens (missing, wrong, revoked, expired)."""
+"""Operator API keys, player tokens and staff passwords: missing, wrong, revoked, expired,
+locked out."""
 
 from datetime import timedelta
 
@@ -58,7 +59,9 @@ def test_a_wrong_key_is_401(operator_key, mangle):
 
 
 def test_a_revoked_key_is_401(operator, operator_key, operator_client):
-    api_key_revoke(api_key=OperatorApiKey.objects.get(operator=operator), actor=SYSTEM)
+    api_key_revoke(
+        api_key=OperatorApiKey.objects.get(operator=operator), actor=SYSTEM, allow_last=True
+    )
     response = operator_client.get(ME)
     assert response.status_code == 401
     assert problem_type(response) == "/problems/authentication-failed"
@@ -113,3 +116,67 @@ def test_an_unknown_player_token_is_401():
 
 def test_staff_are_not_operators(staff_client):
     assert staff_client.get(ME).status_code == 403
+
+
+def test_a_key_whose_revocation_is_scheduled_works_until_then(operator, operator_client):
+    key = OperatorApiKey.objects.get(operator=operator)
+    key.revoked_at = timezone.now() + timedelta(minutes=5)
+    key.save()
+    assert operator_client.get(ME).status_code == 200
+    key.revoked_at = timezone.now() - timedelta(seconds=1)
+    key.save()
+    assert operator_client.get(ME).status_code == 401
+
+
+# --- Staff: django-axes lockout -------------------------------------------------------------
+ATTACKER, HONEST = "198.51.100.66", "203.0.113.10"
+LOGIN = "/admin/login/?next=/admin/"
+
+
+@pytest.fixture
+def staff(django_user_model, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    return django_user_model.objects.create_superuser("boss", password="pw-boss-correct")
+
+
+def admin_login(password: str, address: str):
+    from django.test import Client
+
+    return Client(REMOTE_ADDR=address).post(LOGIN, {"username": "boss", "password": password})
+
+
+def test_the_admin_login_locks_an_address_out_after_repeated_failures(staff):
+    assert [admin_login(f"wrong-{n}", ATTACKER).status_code for n in range(4)] == [200] * 4
+    fifth = admin_login("wrong-5", ATTACKER)
+    assert fifth.status_code == 429
+    assert fifth.json()["type"] == "/problems/login-locked-out"
+    assert 14 * 60 < int(fifth["Retry-After"]) <= 15 * 60 + 1
+
+    # Locked out: even the right password is not checked from there...
+    assert admin_login("pw-boss-correct", ATTACKER).status_code == 429
+    # ... while the same account logs in from anywhere else.
+    assert admin_login("pw-boss-correct", HONEST).status_code == 302
+
+
+def test_the_lockout_ends_after_the_cool_off(staff):
+    from axes.models import AccessAttempt
+
+    for n in range(5):
+        admin_login(f"wrong-{n}", ATTACKER)
+    assert admin_login("pw-boss-correct", ATTACKER).status_code == 429
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
+    assert admin_login("pw-boss-correct", ATTACKER).status_code == 302
+
+
+def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
+    import base64
+
+    for n in range(5):
+        admin_login(f"wrong-{n}", ATTACKER)
+    credentials = base64.b64encode(b"boss:pw-boss-correct").decode()
+    client = APIClient(REMOTE_ADDR=ATTACKER)
+    client.credentials(HTTP_AUTHORIZATION=f"Basic {credentials}")
+    response = client.get("/api/v1/staff/ledger/reconciliation")
+    assert response.status_code == 429
+    assert problem_type(response) == "/problems/login-locked-out"
+    assert int(response["Retry-After"]) > 0

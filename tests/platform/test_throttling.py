@@ -312,3 +312,180 @@ def test_racing_threads_on_redis_never_let_more_than_the_limit_through(rates, cl
     # In Redis itself: a plain integer (INCRBY's), equal to what got through.
     raw = redis.Redis.from_url(settings.REDIS_URL).get(cache.make_key(key))
     assert raw == str(total).encode()
+
+
+# --- Failed authentication ------------------------------------------------------------------
+ME = "/api/v1/operators/me"
+STAFF = "/api/v1/staff/ledger/reconciliation"
+ATTACKER, HONEST = "198.51.100.66", "203.0.113.10"
+
+
+def client_from(address: str, authorization: str | None = None) -> APIClient:
+    client = APIClient(REMOTE_ADDR=address)
+    if authorization:
+        client.credentials(HTTP_AUTHORIZATION=authorization)
+    return client
+
+
+def random_key(prefix: str | None = None) -> str:
+    import secrets
+
+    return f"gop_{prefix or secrets.token_hex(6)}_{secrets.token_urlsafe(32)}"
+
+
+def basic(username: str, password: str) -> str:
+    import base64
+
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+@pytest.fixture
+def staff_user(db, django_user_model, settings):
+    # A fast hasher keeps the test quick; the tests count hash checks, not their cost.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    return django_user_model.objects.create_user("ops", password="pw-ops-correct", is_staff=True)
+
+
+@pytest.fixture
+def hashes(monkeypatch):
+    """Counts the password checks (ModelBackend.authenticate: PBKDF2, even for unknown users)."""
+    from django.contrib.auth.backends import ModelBackend
+
+    calls = []
+    real = ModelBackend.authenticate
+
+    def counting(self, request, username=None, password=None, **kwargs):
+        calls.append(username)
+        return real(self, request, username=username, password=password, **kwargs)
+
+    monkeypatch.setattr(ModelBackend, "authenticate", counting)
+    return calls
+
+
+@pytest.mark.django_db
+def test_random_api_keys_from_one_address_get_429_before_any_lookup(
+    operator_client, django_assert_num_queries
+):
+    statuses = [client_from(ATTACKER, f"Bearer {random_key()}").get(ME) for _ in range(140)]
+
+    assert [r.status_code for r in statuses] == [401] * 20 + [429] * 120
+    refused = statuses[-1]
+    assert refused["Content-Type"] == "application/problem+json"
+    assert refused.json()["type"] == "/problems/throttled"
+    assert int(refused["Retry-After"]) >= 1
+    with django_assert_num_queries(0):  # no key lookup, no hash: the cache answers
+        assert client_from(ATTACKER, f"Bearer {random_key()}").get(ME).status_code == 429
+    # The operator, from its own address, is not slowed down by any of it.
+    assert operator_client.get(ME, REMOTE_ADDR=HONEST).status_code == 200
+
+
+@pytest.mark.django_db
+def test_an_honest_operator_is_unaffected_by_failures_on_its_own_key_prefix_elsewhere(
+    operator, operator_key
+):
+    prefix = operator_key.split("_")[1]
+    # An attacker who learnt the prefix tries it from many addresses: the prefix is hot...
+    for n in range(30):
+        client_from(f"192.0.2.{n}", f"Bearer {random_key(prefix)}").get(ME)
+    again = client_from("192.0.2.1", f"Bearer {random_key(prefix)}").get(ME)
+    assert again.status_code == 429
+    assert again.json()["type"] == "/problems/throttled"
+    # ... yet the operator's own address, which never failed, gets through with its key.
+    assert client_from(HONEST, f"Bearer {operator_key}").get(ME).status_code == 200
+
+
+@pytest.mark.django_db
+def test_only_failures_count(operator_key, rates):
+    rates("operator", "1000/min")
+    client = client_from(ATTACKER, f"Bearer {operator_key}")
+    assert {client.get(ME).status_code for _ in range(50)} == {200}
+    assert client_from(ATTACKER, f"Bearer {random_key()}").get(ME).status_code == 401
+
+
+@pytest.mark.django_db
+def test_failure_limits_come_from_the_throttle_rates(rates, operator_client):
+    rates("auth_failures_address", "3/min")
+    statuses = [
+        client_from(ATTACKER, f"Bearer {random_key()}").get(ME).status_code for _ in range(5)
+    ]
+    assert statuses == [401, 401, 401, 429, 429]
+
+
+@pytest.mark.django_db
+def test_random_player_tokens_are_throttled_per_address(player_client):
+    import secrets
+
+    statuses = [
+        client_from(ATTACKER, f"Bearer gps_{secrets.token_urlsafe(32)}").get("/api/v1/me/wallet")
+        for _ in range(30)
+    ]
+    assert [r.status_code for r in statuses] == [401] * 20 + [429] * 10
+    assert player_client.get("/api/v1/me/wallet", REMOTE_ADDR=HONEST).status_code == 200
+
+
+@pytest.mark.django_db
+def test_wrong_staff_passwords_stop_reaching_the_password_hash(staff_user, hashes):
+    statuses = [
+        client_from(ATTACKER, basic("ops", f"guess-{n}")).get(STAFF).status_code for n in range(140)
+    ]
+
+    # django-axes locks the address out after 5 failures: 429 without a password check.
+    assert statuses[:4] == [401] * 4
+    assert set(statuses[5:]) == {429}
+    assert len(hashes) == 5
+    refused = client_from(ATTACKER, basic("ops", "pw-ops-correct")).get(STAFF)
+    assert refused.status_code == 429
+    assert refused.json()["type"] == "/problems/login-locked-out"
+    assert len(hashes) == 5
+    # The same staff member, from another address, is not locked out.
+    assert client_from(HONEST, basic("ops", "pw-ops-correct")).get(STAFF).status_code == 200
+
+
+@pytest.mark.django_db
+def test_spraying_staff_usernames_from_one_address_is_throttled_too(staff_user, hashes, settings):
+    settings.AXES_FAILURE_LIMIT = 1000  # show the throttle on its own
+    statuses = [
+        client_from(ATTACKER, basic(f"user{n}", "guess")).get(STAFF).status_code for n in range(40)
+    ]
+    assert statuses == [401] * 20 + [429] * 20
+    assert len(hashes) == 20
+
+
+def test_the_client_address_trusts_x_forwarded_for_only_behind_declared_proxies(settings):
+    from gin_platform.throttling import client_address
+
+    spoofed = SimpleNamespace(
+        META={"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 198.51.100.7"}
+    )
+    # Unset (or 0): a header anyone can write is not an address.
+    assert client_address(spoofed) == "10.0.0.5"
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    assert client_address(spoofed) == "198.51.100.7"
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 2}
+    assert client_address(spoofed) == "1.2.3.4"
+    garbage = SimpleNamespace(META={"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": "nope"})
+    assert client_address(garbage) == "10.0.0.5"
+
+
+@pytest.mark.django_db
+def test_spoofed_forwarded_addresses_do_not_escape_the_failure_throttle():
+    statuses = [
+        client_from(ATTACKER, f"Bearer {random_key()}")
+        .get(ME, HTTP_X_FORWARDED_FOR=f"10.1.{n}.1")
+        .status_code
+        for n in range(25)
+    ]
+    assert statuses == [401] * 20 + [429] * 5
+
+
+@pytest.mark.django_db
+def test_an_unreachable_cache_lets_authentication_through(operator_key, settings, monkeypatch):
+    monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    assert client_from(ATTACKER, f"Bearer {random_key()}").get(ME).status_code == 401
+    assert client_from(ATTACKER, f"Bearer {operator_key}").get(ME).status_code == 200

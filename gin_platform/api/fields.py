@@ -1,0 +1,30 @@
+"""Request fields shared by every app's input serializers."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from gin_platform.money import AMOUNT_PATTERN
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "example": "12.50",
+        "pattern": AMOUNT_PATTERN,
+        "description": "A decimal string of ASCII digits with at most the currency's "
+        "decimals; never a JSON number",
+    }
+)
+class DecimalString(serializers.Field):
+    """A money field of a request, kept exactly as the client sent it (the raw JSON value).
+
+    The one rule for amounts (``gin_platform.money.AMOUNT_PATTERN``, docs/wallet.md) is
+    applied where the currency is known, by ``wallet.amounts.parse_money`` / ``parse_amount``:
+    a JSON number reaches that rule as a number and is refused (``amount-invalid``) instead of
+    being turned into a string here, as DRF's CharField would do."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
