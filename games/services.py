@@ -69,6 +69,7 @@ from games.problems import (
 )
 from games.signals import match_finished
 from gin_platform.audit import audit_record
+from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, money_dict, normalize_currency
 from gin_platform.principals import Actor
@@ -970,7 +971,10 @@ def _match_finish(
         operator=match.operator,
         data={"reason": reason, "winner_seat": winner_seat},
     )
-    transaction.on_commit(partial(match_finished.send, sender=Match, match_id=match.pk))
+    on_commit_logged(
+        partial(match_finished.send, sender=Match, match_id=match.pk),
+        what=f"match_finished of match {match.pk}",
+    )
 
 
 @transaction.atomic
@@ -1183,7 +1187,7 @@ def _bot_join(*, table: Table, seat: Seat) -> SeatResult | None:
     except Problem as problem:
         logger.warning("the house bot could not sit at table %s: %s", table.pk, problem)
         if isinstance(problem, wallet.InsufficientFundsProblem):
-            transaction.on_commit(partial(_bot_chips_top_up, bot), robust=True)
+            on_commit_logged(partial(_bot_chips_top_up, bot), what=f"topping up bot {bot.pk}")
         return None
 
 
@@ -1267,7 +1271,10 @@ def _bot_turn_on_commit(match: Match, hand: Hand) -> None:
         and hand.status == Hand.Status.IN_PROGRESS
         and hand.to_act == match.bot_seat
     ):
-        transaction.on_commit(partial(_enqueue_bot_move, match.pk, match.seq), robust=True)
+        on_commit_logged(
+            partial(_enqueue_bot_move, match.pk, match.seq),
+            what=f"the bot move of match {match.pk} at seq {match.seq}",
+        )
 
 
 def bot_move_delay() -> float:
@@ -1294,7 +1301,7 @@ def _enqueue_bot_move(match_id: int, expected_seq: int) -> None:
     try:
         while _bot_queue.pending:
             queued_match, queued_seq = _bot_queue.pending.pop(0)
-            bot_move.apply_async(args=(queued_match, queued_seq), countdown=bot_move_delay())
+            enqueue(bot_move, queued_match, queued_seq, countdown=bot_move_delay())
     finally:
         _bot_queue.pending = None
 

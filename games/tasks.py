@@ -26,6 +26,7 @@ def bot_move(match_id: int, expected_seq: int) -> bool:
     return services.bot_play(match_id=match_id, expected_seq=expected_seq)
 
 
-@shared_task(ignore_result=True)
+# A sweep is not acks_late: one that dies mid-way is simply run again at the next beat tick.
+@shared_task(ignore_result=True, acks_late=False)
 def expire_turns() -> int:
     return len(services.turn_timers_expire().forfeited)

@@ -21,7 +21,15 @@ PRACTICE_CURRENCY = "XGC"  # "Gin chips": not an ISO 4217 code, so it can never 
 PRACTICE_EXPONENT = 0
 
 _CODE_SHAPE = re.compile(r"^[A-Z]{3}$")
-_DECIMAL_SHAPE = re.compile(r"^-?\d+(\.\d+)?$")
+# THE rule for every amount the API takes (docs/wallet.md "Amounts in the API"): a JSON
+# string of ASCII digits, optionally a '.' and more ASCII digits, with at most as many
+# decimals as the currency's minor unit. A leading '-' is read so that a negative amount is
+# refused by the field's range rule (e.g. amount-not-positive) rather than as malformed.
+# [0-9], never \d: \d matches every script's digits (full-width U+FF10-FF19, Arabic-Indic
+# U+0660-0669, ...), and Decimal() would happily read them. No spaces, signs, exponents
+# ("1e3"), NaN or Infinity.
+AMOUNT_PATTERN = r"^-?[0-9]+(\.[0-9]+)?$"
+_DECIMAL_SHAPE = re.compile(AMOUNT_PATTERN, re.ASCII)
 
 
 class CurrencyError(ValueError):
@@ -30,6 +38,10 @@ class CurrencyError(ValueError):
 
 class AmountError(ValueError):
     """A malformed amount, or one with more decimals than the currency has."""
+
+
+class AmountTooPreciseError(AmountError):
+    """More decimals than the currency's minor unit has (never rounded)."""
 
 
 @lru_cache(maxsize=1)
@@ -68,20 +80,39 @@ def exponent(code: str) -> int:
     return get_currency_precision(code)
 
 
+def is_decimal_string(text: object) -> bool:
+    """True if ``text`` is a str of the API's amount shape (ASCII digits, optional '.')."""
+    return isinstance(text, str) and _DECIMAL_SHAPE.fullmatch(text) is not None
+
+
+def amount_from_api(value: object, code: str) -> int:
+    """An amount as a client sent it (the raw JSON value) -> signed minor units, by THE rule
+    (``AMOUNT_PATTERN``): only a JSON string qualifies; a JSON number, integer or float, is
+    refused like any other malformed amount. Raises ``AmountError``
+    (``AmountTooPreciseError`` for too many decimals)."""
+    if not isinstance(value, str):
+        raise AmountError(
+            f'{value!r} is not an amount: send a JSON string such as "12.50" '
+            "(ASCII digits, at most the currency's decimals), never a JSON number"
+        )
+    return to_minor(value, code)
+
+
 def to_minor(amount: str | Decimal | int, code: str) -> int:
     """Parse a decimal amount into integer minor units, refusing anything inexact.
 
     ``"12.50" EUR -> 1250``; ``"12.505" EUR`` raises (too many decimals: we never round a
-    caller's amount); floats are refused outright.
+    caller's amount); floats are refused outright. A string must have the API's shape
+    (``AMOUNT_PATTERN``: ASCII digits only, no spaces); API input goes through
+    ``amount_from_api``, which also refuses non-strings.
     """
     if isinstance(amount, float | bool):
         raise AmountError("amounts are decimal strings, never floats")
     if isinstance(amount, str):
-        text = amount.strip()
-        if not _DECIMAL_SHAPE.match(text):
+        if not is_decimal_string(amount):
             raise AmountError(f"{amount!r} is not a decimal amount like '12.50'")
         try:
-            value = Decimal(text)
+            value = Decimal(amount)
         except InvalidOperation as exc:  # pragma: no cover - the regex already guards
             raise AmountError(f"{amount!r} is not a decimal amount") from exc
     else:
@@ -89,7 +120,7 @@ def to_minor(amount: str | Decimal | int, code: str) -> int:
     digits = exponent(code)
     scaled = value.scaleb(digits)
     if scaled != scaled.to_integral_value():
-        raise AmountError(
+        raise AmountTooPreciseError(
             f"{amount} has more than {digits} decimal place{'s' if digits != 1 else ''} for {code}"
         )
     return int(scaled)

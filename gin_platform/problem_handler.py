@@ -6,11 +6,13 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from gin_platform.parsers import request_too_large
 from gin_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
@@ -88,6 +90,10 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         return problem_response(NotFoundProblem(), instance=instance)
     if isinstance(exc, DjangoPermissionDenied):
         return problem_response(PermissionDeniedProblem(), instance=instance)
+    if isinstance(exc, RequestDataTooBig):  # request.body read past DATA_UPLOAD_MAX_MEMORY_SIZE
+        return problem_response(request_too_large(), instance=instance)
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return problem_response(MalformedRequestProblem(str(exc)), instance=instance)
     if isinstance(exc, exceptions.APIException):
         # Let DRF set its headers (e.g. Allow on 405) first, then replace the body.
         base = drf_exception_handler(exc, context)

@@ -1,25 +1,41 @@
 """Celery tasks of the platform app. Thin: they take ids and call one function."""
 
 from celery import shared_task
+from django.conf import settings
 
+from gin_platform.enqueue import enqueue
+from gin_platform.idempotency import idempotency_records_prune
 from gin_platform.webhooks import due_deliveries, webhook_attempt
 
-# A countdown longer than the Redis broker's visibility timeout (1 h) would be redelivered
-# while it waits; longer waits are left to the redeliver-due-webhooks beat job.
-MAX_COUNTDOWN_SECONDS = 50 * 60
+# A message waiting for its countdown is held unacknowledged by a worker; the Redis broker
+# hands it out again once it is older than the visibility timeout. So a retry is queued with
+# a countdown only when it is due well within that timeout; a longer wait is left to the
+# redeliver-due-webhooks beat job, which queues deliveries whose retry is due.
+COUNTDOWN_MARGIN_SECONDS = 60
+
+
+def max_countdown_seconds() -> float:
+    return settings.BROKER_VISIBILITY_TIMEOUT_SECONDS - COUNTDOWN_MARGIN_SECONDS
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def deliver_webhook(delivery_id: str) -> None:
     retry_in = webhook_attempt(delivery_id=delivery_id)
-    if retry_in is not None and retry_in <= MAX_COUNTDOWN_SECONDS:
-        deliver_webhook.apply_async((delivery_id,), countdown=retry_in)
+    if retry_in is not None and retry_in <= max_countdown_seconds():
+        enqueue(deliver_webhook, delivery_id, countdown=retry_in)
 
 
-@shared_task(ignore_result=True)
+# A sweep is not acks_late: one that dies mid-way is simply run again at the next beat tick.
+@shared_task(ignore_result=True, acks_late=False)
 def redeliver_due_webhooks() -> int:
     """Beat: re-enqueue deliveries whose retry is due (covers lost or expired messages)."""
     due = due_deliveries()
     for delivery_id in due:
-        deliver_webhook.delay(delivery_id)
+        enqueue(deliver_webhook, delivery_id)
     return len(due)
+
+
+@shared_task(ignore_result=True, acks_late=False)
+def prune_idempotency_records() -> int:
+    """Beat: delete Idempotency-Key records older than IDEMPOTENCY_RETENTION_SECONDS."""
+    return idempotency_records_prune()

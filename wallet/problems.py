@@ -52,7 +52,11 @@ class AmountInvalidProblem(Problem):
     slug = "amount-invalid"
     status = 422
     title = "The amount is not a decimal amount"
-    description = "Amounts are decimal strings such as '12.50' (never floats or exponents)."
+    description = (
+        "Every amount is a JSON string of ASCII digits with an optional '.' and at most the "
+        'currency\'s decimals, such as "12.50"; a JSON number (integer or float), an '
+        "exponent, a space or another script's digits is refused. `field` names the field."
+    )
 
 
 class AmountTooPreciseProblem(Problem):

@@ -42,7 +42,7 @@ from django.utils import timezone
 
 from gin_platform.audit import audit_record
 from gin_platform.models import Operator, Player
-from gin_platform.money import PRACTICE_CURRENCY, money_dict
+from gin_platform.money import PRACTICE_CURRENCY, is_decimal_string, money_dict
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem
 from wallet import fx, selectors
@@ -1314,11 +1314,21 @@ def _rate_currency(code: object, *, field: str) -> str:
 
 
 def _parse_rate(rate: object) -> Decimal:
-    if isinstance(rate, float | bool) or not isinstance(rate, str | Decimal | int):
-        raise ExchangeRateInvalidProblem("rate must be a decimal string such as '1.0720'")
+    """A rate follows the amounts' rule (``gin_platform.money.AMOUNT_PATTERN``): a string of
+    ASCII digits with an optional '.' (a JSON number, "1e3" or another script's digits is
+    refused; Decimal() alone would read full-width digits), or a Decimal from our own code."""
+    if isinstance(rate, str):
+        if not is_decimal_string(rate):
+            raise ExchangeRateInvalidProblem(
+                f"{rate!r} is not a decimal rate: send a string of ASCII digits such as '1.0720'"
+            )
+    elif not isinstance(rate, Decimal):
+        raise ExchangeRateInvalidProblem(
+            "rate must be a decimal string such as '1.0720', never a JSON number"
+        )
     try:
-        value = Decimal(rate.strip() if isinstance(rate, str) else rate)
-    except InvalidOperation as exc:
+        value = Decimal(rate)
+    except InvalidOperation as exc:  # pragma: no cover - the shape check already guards
         raise ExchangeRateInvalidProblem(f"{rate!r} is not a decimal rate") from exc
     if not value.is_finite() or value <= 0:
         raise ExchangeRateInvalidProblem("rate must be a positive decimal number")

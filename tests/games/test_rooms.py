@@ -39,7 +39,7 @@ def test_open_a_match_play_room_with_its_tables(operator_client, idem):
     assert room["stake"] == {"amount": "5.00", "currency": "EUR"}
     assert room["currency"] == "EUR" and room["is_practice"] is False
     assert room["tables"] == 3 and room["turn_seconds"] == 30 and room["active"] is True
-    # R9 options with the RULES.md defaults for the rest.
+    # R9 options with the defaults of docs/rules.md for the rest.
     assert room["rules"] == engine.RuleSet(undercut_bonus=20).to_dict()
     assert Room.objects.get(pk=room["id"]).stake == 500
     assert AuditEvent.objects.filter(action="room.created", object_id=str(room["id"])).exists()
@@ -168,7 +168,6 @@ def test_invalid_room_options_are_422_naming_the_field(operator_client, idem, bo
     ("body", "field"),
     [
         ({"variant": "poker"}, "variant"),
-        ({"variant": "match", "target": 100, "stake": "5.001"}, "stake"),
         ({"variant": "match", "target": 100, "stake": "5.00", "currency": "ABC"}, "currency"),
     ],
 )
@@ -176,6 +175,16 @@ def test_malformed_room_requests_are_400(operator_client, idem, body, field):
     response = create(operator_client, idem, name="Bad", **body)
     assert response.status_code == 400
     assert field in response.json()["errors"]
+    assert Room.objects.count() == 0
+
+
+def test_a_stake_with_more_decimals_than_the_currency_is_amount_too_precise(operator_client, idem):
+    """The API's one rule for amounts (docs/wallet.md "Amounts in the API")."""
+    body = {"variant": "match", "target": 100, "stake": "5.001"}
+    response = create(operator_client, idem, name="Bad", **body)
+    assert response.status_code == 422
+    assert response.json()["type"] == "/problems/amount-too-precise"
+    assert response.json()["field"] == "stake" and response.json()["exponent"] == 2
     assert Room.objects.count() == 0
 
 

@@ -267,8 +267,8 @@ def test_money_play_cashier_amounts_within_the_rooms_bounds(alice, bob, money_ta
     _problem(sit(alice, money_table.pk, cashier_amount="20.00"), 422, "stake-per-point-not-offered")
     _problem(
         sit(alice, money_table.pk, cashier_amount="20.001", stake_per_point="0.01"),
-        400,
-        "validation-error",
+        422,
+        "amount-too-precise",  # the API's one rule for amounts
     )
     _nothing_moved(before)
     first = sit(alice, money_table.pk, cashier_amount="20.00", stake_per_point="0.05")

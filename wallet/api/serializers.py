@@ -1,32 +1,27 @@
 """Input and output serializers of the wallet endpoints (shape only; rules live in services).
 
 Amounts travel as decimal strings ("12.50") next to an ISO 4217 code. ``DecimalString``
-hands the raw JSON value to ``wallet.amounts.parse_amount``, which refuses floats, too many
-decimals and non-positive amounts with their own problem types.
+hands the raw JSON value to ``wallet.amounts.parse_amount``, which applies the one rule for
+amounts (a JSON string of ASCII digits; JSON numbers refused) and refuses too many decimals
+and non-positive amounts with their own problem types.
 """
 
 from __future__ import annotations
 
 import json
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import DisplayedMoney, Money
+from gin_platform.parsers import json_shape
 from wallet.models import Account, LedgerTransaction, LimitKind, LimitPeriod
 
+# An operator's own notes on a cashier movement (docs/wallet.md "Cashier metadata"): a JSON
+# object of at most 4096 bytes, 64 keys (counted at every level) and 4 levels.
 MAX_METADATA_BYTES = 4096
-
-
-@extend_schema_field({"type": "string", "example": "12.50", "pattern": r"^-?\d+(\.\d+)?$"})
-class DecimalString(serializers.Field):
-    """A decimal amount as a string; the raw value is kept for the service to judge."""
-
-    def to_internal_value(self, data):
-        return data
-
-    def to_representation(self, value):
-        return value
+MAX_METADATA_KEYS = 64
+MAX_METADATA_DEPTH = 4
 
 
 # --- Shared output shapes ------------------------------------------------------------------
@@ -117,7 +112,13 @@ class CashierInput(serializers.Serializer):
     metadata = serializers.DictField(required=False, default=dict)
 
     def validate_metadata(self, value: dict) -> dict:
-        if len(json.dumps(value, default=str)) > MAX_METADATA_BYTES:
+        # Shape first (iterative): json.dumps would recurse through any nesting.
+        shape = json_shape(value)
+        if shape.depth > MAX_METADATA_DEPTH:
+            raise serializers.ValidationError(f"at most {MAX_METADATA_DEPTH} levels of nesting")
+        if shape.keys > MAX_METADATA_KEYS:
+            raise serializers.ValidationError(f"at most {MAX_METADATA_KEYS} keys in all")
+        if len(json.dumps(value, separators=(",", ":")).encode()) > MAX_METADATA_BYTES:
             raise serializers.ValidationError(f"at most {MAX_METADATA_BYTES} bytes of JSON")
         return value
 
