@@ -64,6 +64,21 @@ class MalformedRequestProblem(Problem):
     slug = "malformed-request"
     status = 400
     title = "The request body could not be parsed"
+    description = (
+        "The body is not JSON, is nested more than 32 levels deep, or holds a NUL character "
+        "(U+0000) or an unpaired surrogate in a key or string; or the query string or a "
+        "header holds a NUL character (gin_platform/parsers.py)."
+    )
+
+
+class RequestTooLargeProblem(Problem):
+    slug = "request-too-large"
+    status = 413
+    title = "The request body is too large"
+    description = (
+        "A request body may be at most REQUEST_MAX_BODY_BYTES (256 KiB by default); `limit` "
+        "says how many bytes."
+    )
 
 
 class NotAuthenticatedProblem(Problem):
@@ -90,6 +105,17 @@ class SignatureInvalidProblem(Problem):
     )
 
 
+class SignatureReplayedProblem(Problem):
+    slug = "signature-replayed"
+    status = 401
+    title = "The signed request was already accepted"
+    description = (
+        "A signed request is good once: the same signature (same timestamp, method, path, "
+        "Idempotency-Key and body) was accepted before. Sign every request, retries included, "
+        "afresh."
+    )
+
+
 class PermissionDeniedProblem(Problem):
     slug = "permission-denied"
     status = 403
@@ -113,6 +139,10 @@ class NotAcceptableProblem(Problem):
     slug = "not-acceptable"
     status = 406
     title = "Not acceptable"
+    description = (
+        "The endpoint does not serve the `format` asked for, or any type the Accept header "
+        "allows. Every endpoint serves JSON; the reports also serve CSV."
+    )
 
 
 class UnsupportedMediaTypeProblem(Problem):
@@ -127,6 +157,16 @@ class ThrottledProblem(Problem):
     status = 429
     title = "Too many requests"
     description = "Slow down; `retry_after` says how many seconds to wait."
+
+
+class LoginLockedOutProblem(ThrottledProblem):
+    slug = "login-locked-out"
+    status = 429
+    title = "Too many failed staff logins"
+    description = (
+        "Staff logins from this address failed too often; no password is checked until the "
+        "lockout ends. `retry_after` says how many seconds that is."
+    )
 
 
 class IdempotencyKeyMissingProblem(Problem):
@@ -148,6 +188,18 @@ class IdempotencyRequestInFlightProblem(Problem):
     status = 409
     title = "A request with this Idempotency-Key is still being processed"
     description = "Retry after a moment to receive the first request's response."
+
+
+class SecretNotReplayableProblem(Problem):
+    slug = "secret-not-replayable"
+    status = 409
+    title = "The first response carried a secret, which is shown only once"
+    description = (
+        "A replay of a request whose response issued a secret (API key, session token, "
+        "signing or webhook secret) does not show it again: secrets are never stored. "
+        "`first_response` is that response with the secret withheld; send a new request "
+        "with a new Idempotency-Key to get a new secret."
+    )
 
 
 class ServerErrorProblem(Problem):

@@ -2,11 +2,13 @@
 
 Embedded default: no ``DATABASE_URL`` means a SQLite file under ``var/``; no ``REDIS_URL``
 means Celery runs tasks eagerly and the cache is local memory. ``GIN_ENV=production``
-refuses to start unless PostgreSQL, Redis, a secret key and allowed hosts are configured and
-DEBUG is off.
+refuses to start unless PostgreSQL, Redis, a strong secret key, allowed hosts (not ``*``)
+and a secrets encryption key are configured and DEBUG is off (gin_platform/config.py), and
+then serves HTTPS only.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -15,8 +17,12 @@ from django.core.exceptions import ImproperlyConfigured
 from gin_platform.config import (
     ENVIRONMENTS,
     broker_url,
+    derived_encryption_key,
+    encryption_keys,
     env_bool,
     env_list,
+    idempotency_retention_seconds,
+    invalid_encryption_keys,
     production_problems,
     redis_url,
 )
@@ -45,16 +51,22 @@ INSTALLED_APPS = [
     "wallet.apps.WalletConfig",
     "games.apps.GamesConfig",
     "settlement.apps.SettlementConfig",
+    # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
+    "axes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # 413 for an over-long body, 400 for a NUL in the query or a header (before any view).
+    "gin_platform.middleware.RequestHygieneMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns an admin login that reaches the lockout into the login-locked-out answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "gin_platform.urls"
@@ -123,15 +135,56 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Recovery after a worker dies (docs/settlement.md "Recovery times"). A message a worker took
+# but never acknowledged (acks_late: it died mid-task) goes back to its queue once it is
+# older than the visibility timeout; the broker looks for such messages every
+# BROKER_RESTORE_INTERVAL_SECONDS. 300 s is far above the longest acks_late task (a webhook
+# attempt: 10 s HTTP timeout), so a slow task is never handed out twice while it runs, and it
+# also caps countdowns (gin_platform.tasks). Finished games do not wait for it: the
+# settle-stragglers sweep below queues them again after SETTLEMENT_STRAGGLER_AGE_SECONDS.
+BROKER_VISIBILITY_TIMEOUT_SECONDS = int(ENV.get("CELERY_VISIBILITY_TIMEOUT", "300"))
+BROKER_RESTORE_INTERVAL_SECONDS = 10
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": BROKER_VISIBILITY_TIMEOUT_SECONDS,
+    "unacked_restore_interval": BROKER_RESTORE_INTERVAL_SECONDS,
+    "unacked_restore_throttle": 1,
+    # A Redis that stops answering fails a publish within seconds (the caller logs it and
+    # the sweepers catch up) instead of hanging the request that just committed.
+    "socket_connect_timeout": 1.0,
+    "socket_timeout": 5.0,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+# The straggler sweep: every SETTLEMENT_SWEEP_INTERVAL_SECONDS, queue again every game
+# finished more than SETTLEMENT_STRAGGLER_AGE_SECONDS ago and still unsettled. A finished
+# game whose message was lost (broker down at the commit) or is held by a dead worker is
+# settled at most their sum (45 s by default) after it finished, given a live worker.
+SETTLEMENT_SWEEP_INTERVAL_SECONDS = int(ENV.get("SETTLEMENT_SWEEP_INTERVAL", "15"))
+SETTLEMENT_STRAGGLER_AGE_SECONDS = int(ENV.get("SETTLEMENT_STRAGGLER_AGE", "30"))
 CELERY_BEAT_SCHEDULE: dict = {
     "redeliver-due-webhooks": {
         "task": "gin_platform.tasks.redeliver_due_webhooks",
         "schedule": 60.0,
+        "options": {"expires": 60.0},  # a sweep left in a dead queue is not worth running
     },
-    "settle-stragglers": {"task": "settlement.tasks.settle_stragglers", "schedule": 60.0},
+    "settle-stragglers": {
+        "task": "settlement.tasks.settle_stragglers",
+        "schedule": float(SETTLEMENT_SWEEP_INTERVAL_SECONDS),
+        "options": {"expires": float(SETTLEMENT_SWEEP_INTERVAL_SECONDS)},
+    },
     "reconcile-ledger": {"task": "settlement.tasks.reconcile_ledger", "schedule": 3600.0},
     # Turn timers (games, issue 7): forfeit turns past their deadline; re-queue bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
+    # Forget Idempotency-Keys older than IDEMPOTENCY_RETENTION_SECONDS.
+    "prune-idempotency-records": {
+        "task": "gin_platform.tasks.prune_idempotency_records",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 
 # --- Security ----------------------------------------------------------------------------
@@ -141,10 +194,55 @@ if GIN_ENV == "production":
     )
     if problems:
         raise ImproperlyConfigured("refusing to start in production mode: " + "; ".join(problems))
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # HTTPS only (README: Configuration). The health probes are exempt from the redirect:
+    # orchestrators and the image's HEALTHCHECK speak plain HTTP to the process.
+    SECURE_SSL_REDIRECT = env_bool(ENV, "SECURE_SSL_REDIRECT", default=True)
+    SECURE_REDIRECT_EXEMPT = [r"^api/v1/health(/live)?/?$"]
+    SECURE_HSTS_SECONDS = int(ENV.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool(ENV, "SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool(ENV, "SECURE_HSTS_PRELOAD", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
+# Behind a TLS-terminating proxy that always sets X-Forwarded-Proto (and strips the client's),
+# TRUSTED_PROXY_HEADERS=1 makes a request that reached the proxy over HTTPS count as secure.
+# Never set it when clients can reach the process directly: they could claim HTTPS.
+if env_bool(ENV, "TRUSTED_PROXY_HEADERS", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Secrets kept encrypted at rest (gin_platform/encryption.py): SECRETS_ENCRYPTION_KEY holds
+# comma-separated Fernet keys, the first one encrypting. Production requires it; elsewhere a
+# key derived from SECRET_KEY is used when it is unset.
+SECRETS_ENCRYPTION_KEYS = encryption_keys(ENV.get("SECRETS_ENCRYPTION_KEY", "")) or [
+    derived_encryption_key(SECRET_KEY)
+]
+if invalid_encryption_keys(SECRETS_ENCRYPTION_KEYS):
+    raise ImproperlyConfigured("SECRETS_ENCRYPTION_KEY: every key must be a Fernet key")
+
+# Webhook targets (docs/webhooks.md): private, loopback and link-local addresses and plain
+# http are for development and test only; production refuses to start with them allowed.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool(
+    ENV, "WEBHOOK_ALLOW_PRIVATE_TARGETS", default=GIN_ENV != "production"
+)
+WEBHOOK_ALLOW_HTTP = GIN_ENV != "production"
+
+# Staff passwords (admin login, HTTP Basic on the staff API) go through django-axes first:
+# after AXES_FAILURE_LIMIT failures from one address, no password is checked from there for
+# AXES_COOLOFF_MINUTES; a success resets the count. Only the address is locked (never the
+# account everywhere), so nobody can lock a staff member out from elsewhere. The API also
+# throttles failures per address and per username before the hash (gin_platform.throttling).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(ENV.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(ENV.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# Attempts refused during a lockout do not extend it, so Retry-After tells the truth.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "gin_platform.throttling.client_address"
+AXES_LOCKOUT_CALLABLE = "gin_platform.authentication.lockout_response"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -162,22 +260,34 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 
 # --- API ---------------------------------------------------------------------------------
+# The largest request body accepted (bytes): more is 413 request-too-large. The biggest
+# legitimate body (a room with its options, a deposit with 4 KB of metadata) is a few KB.
+REQUEST_MAX_BODY_BYTES = int(ENV.get("REQUEST_MAX_BODY_BYTES", str(256 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BODY_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "gin_platform.authentication.OperatorApiKeyAuthentication",
         "gin_platform.authentication.PlayerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "gin_platform.authentication.StaffBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Bounded size and depth, no NUL characters (gin_platform/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["gin_platform.parsers.StrictJSONParser"],
+    # An unknown ?format= is 406 (DRF says 404), like an Accept header nothing can satisfy.
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "gin_platform.negotiation.ContentNegotiation",
     "DEFAULT_PAGINATION_CLASS": "gin_platform.pagination.CreatedCursorPagination",
     "DEFAULT_THROTTLE_CLASSES": ["gin_platform.throttling.PrincipalRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "operator": ENV.get("THROTTLE_OPERATOR", "6000/min"),
         "player": ENV.get("THROTTLE_PLAYER", "1200/min"),
         "anon": ENV.get("THROTTLE_ANON", "120/min"),
+        # Failed authentication, counted before the expensive check (gin_platform.throttling
+        # AuthFailureGuard): per client address, and per credential (API key prefix, staff
+        # username) for addresses that failed themselves.
+        "auth_failures_address": ENV.get("THROTTLE_AUTH_FAILURES_ADDRESS", "20/min"),
+        "auth_failures_credential": ENV.get("THROTTLE_AUTH_FAILURES_CREDENTIAL", "10/min"),
     },
     "EXCEPTION_HANDLER": "gin_platform.problem_handler.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -209,6 +319,12 @@ SPECTACULAR_SETTINGS = {
         "OperatorStatusEnum": "gin_platform.models.Operator.Status",
         "PlayerStatusEnum": "gin_platform.models.Player.Status",
         "HealthStatusEnum": [("ok", "ok"), ("degraded", "degraded")],
+        "ApiKeyStatusEnum": [
+            ("active", "active"),
+            ("revoking", "revoking"),
+            ("revoked", "revoked"),
+        ],
+        "HealthCheckStatusEnum": [("ok", "ok"), ("down", "down")],
         "LedgerTransactionKindEnum": "wallet.models.LedgerTransaction.Kind",
         "WalletLimitKindEnum": "wallet.models.LimitKind",
     },
@@ -217,10 +333,17 @@ SPECTACULAR_SETTINGS = {
 # Player session tokens (issue 2 item 5): short-lived by default, capped.
 PLAYER_SESSION_DEFAULT_TTL_SECONDS = int(ENV.get("PLAYER_SESSION_TTL", "3600"))
 PLAYER_SESSION_MAX_TTL_SECONDS = 24 * 3600
-# Request signing (issue 2 item 6): accepted clock skew.
+# Request signing: accepted clock skew, and how long an accepted signature is remembered
+# (a second use is refused: gin_platform/authentication.py).
 REQUEST_SIGNATURE_TOLERANCE_SECONDS = 300
 # Idempotency: an in-flight record older than this is taken to be from a dead request.
 IDEMPOTENCY_STALE_AFTER_SECONDS = 120
+# Idempotency-Keys are remembered this long (24 h by default, as Stripe); then they are
+# pruned and a replay is a new request.
+try:
+    IDEMPOTENCY_RETENTION_SECONDS = idempotency_retention_seconds(ENV)
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 # Practice chips (docs/wallet.md): granted on a player's first practice buy-in; a player may
 # top back up to the grant at most once per period of this many seconds (UTC clock hours).
 WALLET_PRACTICE_GRANT = 10_000
@@ -241,7 +364,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # No secret (API key, session token, signing secret) is ever written to a log.
+    "filters": {"withhold_secrets": {"()": "gin_platform.redaction.WithholdSecretsFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["withhold_secrets"],
+        }
+    },
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},

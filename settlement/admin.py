@@ -5,7 +5,6 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html_join
 
 from gin_platform.admin import ReadOnlyAdmin
-from gin_platform.money import to_decimal_string
 from gin_platform.problems import Problem
 from settlement import reports
 from settlement.models import DailyReport, ReconciliationRun, Settlement
@@ -49,37 +48,26 @@ class ReconciliationRunAdmin(ReadOnlyAdmin):
 
 @admin.register(DailyReport)
 class DailyReportAdmin(ReadOnlyAdmin):
-    """Reports as the API serves them (settlement.reports), for a period chosen in the page."""
+    """Reports as the API serves them (settlement.reports), for a period chosen in the page:
+    the totals per day, operator and currency, then the line of each player."""
 
     def changelist_view(self, request, extra_context=None):
         error = None
         try:
             start, end = reports.parse_period(request.GET.get("from"), request.GET.get("to"))
-            rows = reports.daily_report(
+            report = reports.daily_report(
                 operator=None, start=start, end=end, currency=request.GET.get("currency")
             )
         except Problem as problem:
-            error, rows = problem.detail, []
+            error = problem.detail
             start, end = reports.parse_period(None, None)
-        table = [
-            {
-                "operator": row.operator,
-                "currency": row.currency,
-                "day": row.day,
-                "games": row.games,
-                "turnover": to_decimal_string(row.turnover, row.currency),
-                "fees": to_decimal_string(row.fees, row.currency),
-                "payouts": to_decimal_string(row.payouts, row.currency),
-                "bonus_points": row.bonus_points,
-                "players": len(row.players),
-            }
-            for row in rows
-        ]
+            report = reports.DailyReport(start=start, end=end)
         context = {
             **self.admin_site.each_context(request),
             "title": "Daily reports",
             "opts": self.model._meta,
-            "rows": table,
+            "totals": [reports.totals_dict(row) for row in report.totals],
+            "players": [reports.player_dict(row) for row in report.players],
             "start": start,
             "end": end,
             "error": error,

@@ -1,37 +1,49 @@
-"""Back-office reports per operator, currency and UTC day (issue 6 item 7).
+"""Back-office reports per UTC day, operator and currency, in two tables of their own grain.
 
-Every figure is read from the ledger (settlement transactions, their entries) and from the
-settlements' statements for the same cut-off, so the same period gives the same numbers
-every time, and the report's totals equal the ledger's:
+Every figure is read from the stored settlements (their match's result and their statement)
+for the same cut-off, so the same period gives the same numbers every time, and the totals
+equal the ledger's.
 
-- games: settlements posted in the period;
+``totals``: one row per day x operator x currency.
+- games: settlements posted that day;
+- player_games: seats in those games (a heads-up game counts twice), the sum of the
+  players table's ``games``;
 - turnover: stakes and cashier amounts taken into the escrows of those games;
 - fees: what the house fee accounts received (the platform's revenue);
 - payouts: what left those escrows for the players (turnover - fees);
-- bonus_points: line, target and zero-point bonus points awarded (Money Play);
-- player P&L: per player, payout minus what they put in (sums to -fees).
+- bonus_points: line, target and zero-point bonus points awarded (Money Play, R10).
 
-A period is [from, to) in UTC; a day row covers [00:00, 24:00) UTC of its date.
+``players``: one row per day x operator x currency x player, named by the operator's own
+``external_ref`` (an operator's report shows only its own players):
+- games: settled games the player sat in;
+- staked: what the player put into those escrows (sums to the day's turnover);
+- paid: what the escrows paid back to the player (sums to the day's payouts);
+- net: paid - staked (sums to minus the day's fees).
+
+So every numeric column adds up to what it says: no figure is repeated on another row.
+A period is [from, to) in UTC; a day covers [00:00, 24:00) UTC of its date.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from gin_platform.models import Operator
+from gin_platform.models import Operator, Player
 from gin_platform.money import to_decimal_string, to_minor
+from gin_platform.problems import ValidationProblem
 from settlement.models import Settlement
 from settlement.problems import ReportRangeProblem
 from settlement.selectors import report_currency
 
 MAX_DAYS = 366
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+TABLES = ("totals", "players")
+BONUS_KINDS = ("line_bonus", "target_bonus", "zero_point_bonus")
 
 
 def parse_period(raw_from: str | None, raw_to: str | None) -> tuple[datetime, datetime]:
@@ -45,6 +57,18 @@ def parse_period(raw_from: str | None, raw_to: str | None) -> tuple[datetime, da
     if end - start > timedelta(days=MAX_DAYS):
         raise ReportRangeProblem(f"a report covers at most {MAX_DAYS} days")
     return start, end
+
+
+def parse_table(raw: str | None) -> str:
+    """Which table a CSV download holds: ``totals`` (the default) or ``players``."""
+    if not raw:
+        return TABLES[0]
+    if raw not in TABLES:
+        raise ValidationProblem(
+            "One or more fields are invalid",
+            errors={"table": [f"one of: {', '.join(TABLES)}"]},
+        )
+    return raw
 
 
 def _parse_moment(raw: str) -> datetime:
@@ -62,105 +86,189 @@ def _day_start(day: date) -> datetime:
 
 
 @dataclass
-class ReportRow:
+class TotalsRow:
+    """One day x operator x currency. Amounts in minor units of ``currency``."""
+
+    day: date
     operator: str
     currency: str
-    day: date
     games: int = 0
+    player_games: int = 0
     turnover: int = 0
     fees: int = 0
     payouts: int = 0
     bonus_points: int = 0
-    players: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+@dataclass
+class PlayerRow:
+    """One player on one day x operator x currency. Amounts in minor units of ``currency``."""
+
+    day: date
+    operator: str
+    currency: str
+    player_id: str
+    external_ref: str = ""
+    games: int = 0
+    staked: int = 0
+    paid: int = 0
+    net: int = 0
+
+
+@dataclass
+class DailyReport:
+    start: datetime
+    end: datetime
+    totals: list[TotalsRow] = field(default_factory=list)
+    players: list[PlayerRow] = field(default_factory=list)
 
 
 def daily_report(
     *, operator: Operator | None, start: datetime, end: datetime, currency: str | None = None
-) -> list[ReportRow]:
+) -> DailyReport:
+    """The report for ``[start, end)``: one operator's, or every operator's (staff)."""
     settlements = Settlement.objects.filter(settled_at__gte=start, settled_at__lt=end)
     if operator is not None:
         settlements = settlements.filter(operator=operator)
     if currency := report_currency(currency):
         settlements = settlements.filter(currency=currency)
-    rows: dict[tuple[str, str, date], ReportRow] = {}
-    for settlement in settlements.select_related("operator").order_by("settled_at", "pk"):
+    totals: dict[tuple[date, str, str], TotalsRow] = {}
+    players: dict[tuple[date, str, str, str], PlayerRow] = {}
+    operator_of: dict[str, int] = {}  # slug -> operator id, to keep player lines in tenancy
+    for settlement in settlements.select_related("operator", "match").order_by("settled_at", "pk"):
         day = settlement.settled_at.astimezone(UTC).date()
-        key = (settlement.operator.slug, settlement.currency, day)
-        row = rows.setdefault(key, ReportRow(*key))
+        slug = settlement.operator.slug
+        operator_of[slug] = settlement.operator_id
+        key = (day, slug, settlement.currency)
+        row = totals.setdefault(key, TotalsRow(*key))
+        result = settlement.match.result
         row.games += 1
+        row.player_games += len(result["seats"])
         row.turnover += settlement.escrow_total
         row.fees += settlement.fee
         row.payouts += settlement.escrow_total - settlement.fee
-        statement = settlement.statement
-        bonus = (statement.get("money_play") or {}).get("bonus_points") or {}
-        row.bonus_points += sum(sum(points) for points in bonus.values())
-        for player in statement["players"]:
-            row.players[player["player_id"]] += _minor(player["net"], settlement.currency)
-    return [rows[key] for key in sorted(rows)]
+        row.bonus_points += _bonus_points(result)
+        staked = {str(seat["player_id"]): seat["amount"] for seat in result["seats"]}
+        for entry in settlement.statement["players"]:
+            player_id = str(entry["player_id"])
+            line = players.setdefault((*key, player_id), PlayerRow(*key, player_id=player_id))
+            net = to_minor(entry["net"]["amount"], settlement.currency)
+            line.games += 1
+            line.staked += staked[player_id]
+            line.paid += staked[player_id] + net
+            line.net += net
+    _name_players(players.values(), operator_of)
+    return DailyReport(
+        start=start,
+        end=end,
+        totals=[totals[key] for key in sorted(totals)],
+        players=sorted(
+            players.values(),
+            key=lambda p: (p.day, p.operator, p.currency, p.external_ref, p.player_id),
+        ),
+    )
 
 
-def _minor(money: dict[str, str], currency: str) -> int:
-    return to_minor(money["amount"], currency)
+def _bonus_points(result: dict[str, Any]) -> int:
+    scores = result.get("money_play") or {}
+    return sum(sum(scores.get(kind) or ()) for kind in BONUS_KINDS)
 
 
-def report_json(rows: list[ReportRow], *, start: datetime, end: datetime) -> dict[str, Any]:
+def _name_players(lines, operator_of: dict[str, int]) -> None:
+    """Each line's ``external_ref``, read from the players of that line's operator only."""
+    lines = list(lines)
+    refs = {
+        (operator_id, str(player_id)): ref
+        for player_id, operator_id, ref in Player.objects.filter(
+            pk__in={line.player_id for line in lines}
+        ).values_list("pk", "operator_id", "external_ref")
+    }
+    for line in lines:
+        line.external_ref = refs.get((operator_of[line.operator], line.player_id), "")
+
+
+def amount(minor: int, currency: str) -> str:
+    return to_decimal_string(minor, currency)
+
+
+def totals_dict(row: TotalsRow) -> dict[str, Any]:
     return {
-        "from": start.isoformat(),
-        "to": end.isoformat(),
-        "rows": [
-            {
-                "operator": row.operator,
-                "currency": row.currency,
-                "day": row.day.isoformat(),
-                "games": row.games,
-                "turnover": to_decimal_string(row.turnover, row.currency),
-                "fees": to_decimal_string(row.fees, row.currency),
-                "payouts": to_decimal_string(row.payouts, row.currency),
-                "bonus_points": row.bonus_points,
-                "player_pnl": [
-                    {"player_id": player_id, "net": to_decimal_string(net, row.currency)}
-                    for player_id, net in sorted(row.players.items())
-                ],
-            }
-            for row in rows
-        ],
+        "day": row.day.isoformat(),
+        "operator": row.operator,
+        "currency": row.currency,
+        "games": row.games,
+        "player_games": row.player_games,
+        "turnover": amount(row.turnover, row.currency),
+        "fees": amount(row.fees, row.currency),
+        "payouts": amount(row.payouts, row.currency),
+        "bonus_points": row.bonus_points,
     }
 
 
-CSV_COLUMNS = (
-    "operator",
-    "currency",
-    "day",
-    "games",
-    "turnover",
-    "fees",
-    "payouts",
-    "bonus_points",
-    "player_id",
-    "player_net",
-)
+def player_dict(row: PlayerRow) -> dict[str, Any]:
+    return {
+        "day": row.day.isoformat(),
+        "operator": row.operator,
+        "currency": row.currency,
+        "player_id": row.player_id,
+        "external_ref": row.external_ref,
+        "games": row.games,
+        "staked": amount(row.staked, row.currency),
+        "paid": amount(row.paid, row.currency),
+        "net": amount(row.net, row.currency),
+    }
 
 
-def report_csv(rows: list[ReportRow]) -> str:
-    """RFC 4180: CRLF line ends, quoting where needed; one line per day and player (the day
-    totals repeat on each of its lines); no cell can start a spreadsheet formula."""
+def report_json(report: DailyReport) -> dict[str, Any]:
+    return {
+        "from": report.start.isoformat(),
+        "to": report.end.isoformat(),
+        "totals": [totals_dict(row) for row in report.totals],
+        "players": [player_dict(row) for row in report.players],
+    }
+
+
+CSV_COLUMNS = {
+    "totals": (
+        "day",
+        "operator",
+        "currency",
+        "games",
+        "player_games",
+        "turnover",
+        "fees",
+        "payouts",
+        "bonus_points",
+    ),
+    "players": (
+        "day",
+        "operator",
+        "currency",
+        "player_id",
+        "external_ref",
+        "games",
+        "staked",
+        "paid",
+        "net",
+    ),
+}
+
+
+def report_csv(report: DailyReport, *, table: str = "totals") -> str:
+    """One table as RFC 4180 text: CRLF line ends, quoting where needed, one line per row
+    of that table's grain (nothing repeated, so every numeric column sums); no cell can
+    start a spreadsheet formula."""
+    columns = CSV_COLUMNS[table]
+    rows = (
+        [totals_dict(row) for row in report.totals]
+        if table == "totals"
+        else [player_dict(row) for row in report.players]
+    )
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(columns)
     for row in rows:
-        totals = [
-            row.operator,
-            row.currency,
-            row.day.isoformat(),
-            row.games,
-            to_decimal_string(row.turnover, row.currency),
-            to_decimal_string(row.fees, row.currency),
-            to_decimal_string(row.payouts, row.currency),
-            row.bonus_points,
-        ]
-        for player_id, net in sorted(row.players.items()) or [("", None)]:
-            net_text = "" if net is None else to_decimal_string(net, row.currency)
-            writer.writerow([safe_cell(value) for value in [*totals, player_id, net_text]])
+        writer.writerow([safe_cell(row[column]) for column in columns])
     return buffer.getvalue()
 
 

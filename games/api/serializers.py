@@ -14,14 +14,10 @@ from rest_framework import serializers
 
 from games import engine
 from games.models import Match, Room, Seat, Table, Variant
+from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import OptionallyDisplayedMoney
-from gin_platform.money import (
-    PRACTICE_CURRENCY,
-    AmountError,
-    CurrencyError,
-    normalize_currency,
-    to_minor,
-)
+from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
+from wallet.amounts import parse_money
 
 
 def choice(choices, **kwargs) -> serializers.ChoiceField:
@@ -36,14 +32,16 @@ def choice(choices, **kwargs) -> serializers.ChoiceField:
     return field_class(choices=choices, **kwargs)
 
 
-def parse_amount(value: str | None, currency: str, field: str) -> int | None:
-    """A decimal string in ``currency`` -> minor units (refusing anything inexact)."""
+def parse_amount(value: object, currency: str, field: str) -> int | None:
+    """A money field's raw JSON value in ``currency`` -> signed minor units; None stays None.
+
+    The API's one rule for amounts (``wallet.amounts.parse_money``): a JSON string of ASCII
+    digits, at most the currency's decimals; otherwise ``amount-invalid`` or
+    ``amount-too-precise`` (422, naming ``field``). The games services judge the range
+    (a stake must be positive, a cashier amount within the room's bounds)."""
     if value is None:
         return None
-    try:
-        return to_minor(value, currency)
-    except (AmountError, CurrencyError) as exc:
-        raise serializers.ValidationError({field: [str(exc)]}) from exc
+    return parse_money(value, currency, field=field)
 
 
 # --- Money ----------------------------------------------------------------------------
@@ -67,18 +65,18 @@ class RoomCreateInput(serializers.Serializer):
         default=dict,
         help_text=(
             "Rule options (R6, R7, R9): knock_limit, gin_bonus, big_gin_bonus, "
-            "undercut_bonus, tie_rule, stock_exhaustion; defaults as in RULES.md"
+            "undercut_bonus, tie_rule, stock_exhaustion; defaults as in docs/rules.md"
         ),
     )
     target = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=0, max_value=10_000
     )
-    stake = serializers.CharField(required=False, allow_null=True, default=None)
+    stake = DecimalString(required=False, allow_null=True, default=None)
     stake_per_point_choices = serializers.ListField(
-        child=serializers.CharField(), required=False, default=list
+        child=DecimalString(), required=False, default=list
     )
-    cashier_min = serializers.CharField(required=False, allow_null=True, default=None)
-    cashier_max = serializers.CharField(required=False, allow_null=True, default=None)
+    cashier_min = DecimalString(required=False, allow_null=True, default=None)
+    cashier_max = DecimalString(required=False, allow_null=True, default=None)
     # Wide bounds that only keep numbers storable; the service says what each variant allows.
     fee_bps = serializers.IntegerField(required=False, default=0, min_value=0, max_value=10**6)
     turn_seconds = serializers.IntegerField(
@@ -208,13 +206,13 @@ class LobbyRoomOutput(serializers.Serializer):
 
 # --- Seats ----------------------------------------------------------------------------
 class SitInput(serializers.Serializer):
-    cashier_amount = serializers.CharField(
+    cashier_amount = DecimalString(
         required=False,
         allow_null=True,
         default=None,
         help_text="Money Play: what to bring to the table cashier (decimal string)",
     )
-    stake_per_point = serializers.CharField(
+    stake_per_point = DecimalString(
         required=False,
         allow_null=True,
         default=None,

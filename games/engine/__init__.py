@@ -1,4 +1,4 @@
-"""The Gin Rummy rules engine: the referee (RULES.md R1-R10, ARCHITECTURE §2, §4).
+"""The Gin Rummy rules engine: the referee (R1-R10 in docs/rules.md; docs/engine.md).
 
 Pure Python, standard library only: nothing here may import Django or any other framework.
 This module is the public facade; other code imports from ``games.engine`` only.

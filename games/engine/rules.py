@@ -23,7 +23,7 @@ _ALLOWED = {
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RuleSet:
-    """The rule options of a room, with the RULES.md defaults (R6, R7, R9)."""
+    """The rule options of a room, with the defaults of R6, R7 and R9 (docs/rules.md)."""
 
     knock_limit: int = 10
     gin_bonus: int = 25

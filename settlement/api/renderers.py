@@ -1,4 +1,5 @@
-"""CSV for reports: ``?format=csv`` or ``Accept: text/csv`` (RFC 4180 text from the view)."""
+"""CSV for reports: ``?format=csv`` or ``Accept: text/csv`` (RFC 4180 text from the view, one
+table per download: ``table=totals|players``)."""
 
 import json
 

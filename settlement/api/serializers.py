@@ -17,26 +17,41 @@ class SettlementOutput(serializers.Serializer):
     )
 
 
-class PlayerPnlOutput(serializers.Serializer):
-    player_id = serializers.CharField()
-    net = serializers.CharField()
-
-
-class ReportRowOutput(serializers.Serializer):
+class ReportTotalsOutput(serializers.Serializer):
+    day = serializers.DateField()
     operator = serializers.CharField()
     currency = serializers.CharField()
+    games = serializers.IntegerField(help_text="Games settled that day")
+    player_games = serializers.IntegerField(
+        help_text="Seats in those games (a heads-up game counts 2): the sum of the players "
+        "table's `games`"
+    )
+    turnover = serializers.CharField(help_text="Stakes and cashier amounts in those escrows")
+    fees = serializers.CharField(help_text="What the house kept (the platform's revenue)")
+    payouts = serializers.CharField(help_text="What the escrows paid the players: turnover - fees")
+    bonus_points = serializers.IntegerField(
+        help_text="Line, target and zero-point bonus points awarded (Money Play)"
+    )
+
+
+class ReportPlayerOutput(serializers.Serializer):
     day = serializers.DateField()
-    games = serializers.IntegerField()
-    turnover = serializers.CharField()
-    fees = serializers.CharField()
-    payouts = serializers.CharField()
-    bonus_points = serializers.IntegerField()
-    player_pnl = PlayerPnlOutput(many=True)
+    operator = serializers.CharField()
+    currency = serializers.CharField()
+    player_id = serializers.CharField()
+    external_ref = serializers.CharField(help_text="The operator's own reference")
+    games = serializers.IntegerField(help_text="Settled games the player sat in that day")
+    staked = serializers.CharField(help_text="What the player put into those escrows")
+    paid = serializers.CharField(help_text="What those escrows paid the player back")
+    net = serializers.CharField(help_text="paid - staked; the day's nets sum to minus its fees")
 
 
 class ReportOutput(serializers.Serializer):
-    rows = ReportRowOutput(many=True)
     to = serializers.DateTimeField()
+    totals = ReportTotalsOutput(many=True, help_text="One row per UTC day, operator, currency")
+    players = ReportPlayerOutput(
+        many=True, help_text="One row per UTC day, operator, currency and player"
+    )
 
     def get_fields(self):
         fields = super().get_fields()

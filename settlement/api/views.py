@@ -4,13 +4,13 @@ import re
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
-from rest_framework.pagination import CursorPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gin_platform.models import Operator
+from gin_platform.pagination import CheckedCursorPagination
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsStaff
 from gin_platform.principals import OperatorPrincipal
 from gin_platform.problems import NotFoundProblem, ValidationProblem
@@ -46,7 +46,7 @@ def settlement_body(settlement: Settlement) -> dict:
     }
 
 
-class SettledCursorPagination(CursorPagination):
+class SettledCursorPagination(CheckedCursorPagination):
     ordering = ("-settled_at", "-pk")
     page_size = 50
     page_size_query_param = "page_size"
@@ -97,36 +97,56 @@ class SettlementDetailView(APIView):
 
 def _report_response(request: Request, operator: Operator | None) -> Response:
     params = request.query_params
+    table = reports.parse_table(params.get("table"))
     start, end = reports.parse_period(params.get("from"), params.get("to"))
-    rows = reports.daily_report(
+    report = reports.daily_report(
         operator=operator, start=start, end=end, currency=params.get("currency")
     )
     if request.accepted_renderer.format == "csv":
-        response = Response(reports.report_csv(rows))
+        response = Response(reports.report_csv(report, table=table))
         response["Content-Disposition"] = (
-            f'attachment; filename="report-{start:%Y%m%d}-{end:%Y%m%d}.csv"'
+            f'attachment; filename="report-{table}-{start:%Y%m%d}-{end:%Y%m%d}.csv"'
         )
         return response
-    return Response(reports.report_json(rows, start=start, end=end))
+    return Response(reports.report_json(report))
 
 
+REPORT_PARAMETERS = [
+    *PERIOD_PARAMETERS,
+    OpenApiParameter(
+        "format",
+        str,
+        enum=["json", "csv"],
+        description="json (default): both tables; csv: one table (see `table`). Any other "
+        "value is 406, as is an Accept header asking only for other types",
+    ),
+    OpenApiParameter(
+        "table",
+        str,
+        enum=list(reports.TABLES),
+        description="Which table a CSV holds: totals (per day, operator and currency; the "
+        "default) or players (per player and day)",
+    ),
+]
 REPORT_RESPONSES = {
-    200: OpenApiResponse(ReportOutput, description="JSON, or RFC 4180 CSV with ?format=csv"),
+    200: OpenApiResponse(
+        ReportOutput,
+        description="JSON with both tables, or one table as RFC 4180 CSV (?format=csv)",
+    ),
+    406: OpenApiResponse(
+        description="Not acceptable: a `format` other than json or csv, or an Accept header "
+        "asking only for another type"
+    ),
 }
 
 
 class OperatorReportView(APIView):
+    """The operator's own report: its games, its players (by their external_ref)."""
+
     permission_classes = (IsOperator,)
     renderer_classes = (JSONRenderer, CSVRenderer)
 
-    @extend_schema(
-        parameters=[
-            *PERIOD_PARAMETERS,
-            OpenApiParameter("format", str, enum=["json", "csv"]),
-        ],
-        responses=REPORT_RESPONSES,
-        tags=["reports"],
-    )
+    @extend_schema(parameters=REPORT_PARAMETERS, responses=REPORT_RESPONSES, tags=["reports"])
     def get(self, request: Request) -> Response:
         return _report_response(request, request.user.operator)
 
@@ -137,9 +157,8 @@ class StaffReportView(APIView):
 
     @extend_schema(
         parameters=[
-            *PERIOD_PARAMETERS,
+            *REPORT_PARAMETERS,
             OpenApiParameter("operator", str, description="Operator slug; all when omitted"),
-            OpenApiParameter("format", str, enum=["json", "csv"]),
         ],
         responses=REPORT_RESPONSES,
         tags=["backoffice"],
@@ -162,7 +181,7 @@ class StaffReconciliationView(GenericAPIView):
     permission_classes = (IsStaff,)
     serializer_class = ReconciliationRunOutput
 
-    class Pagination(CursorPagination):
+    class Pagination(CheckedCursorPagination):
         ordering = ("-started_at", "-pk")
         page_size = 20
 

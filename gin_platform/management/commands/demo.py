@@ -38,7 +38,7 @@ class Command(BaseCommand):
             health = ApiClient(base_url).get("/api/v1/health")
             self.say(
                 f"Server up at {base_url}: {health['status']} "
-                f"(database {health['database']['detail']}, broker {health['broker']['detail']})"
+                f"(database {health['checks']['database']}, broker {health['checks']['broker']})"
             )
             Scenario(
                 base_url=base_url,
