@@ -343,8 +343,18 @@ def hand_view(*, hand: Hand, seat: int, match_over: bool) -> dict[str, Any]:
         # The match ended by forfeit mid-hand: nobody may act in it any more.
         view.update({"to_act": None, "legal_actions": []})
         if match_over:
-            view["seed"] = hand.server_seed
+            view.update(_abandoned_showdown(hand))
     return {key: view[key] for key in HAND_VIEW_KEYS if key in view}
+
+
+def _abandoned_showdown(hand: Hand) -> dict[str, Any]:
+    """A hand abandoned by a forfeit, once the game is over: like any finished hand it shows
+    both hands and reveals its seed, so its deal can be verified."""
+    state = _hand_state(hand)
+    return {
+        "hands": [[str(card) for card in held] for held in state.hands],
+        "seed": hand.server_seed,
+    }
 
 
 SHOWDOWN_KEYS = ("outcome", "hands", "knock_card", "seed", "dealer", "discard_pile")
@@ -518,8 +528,8 @@ def watcher_hand_view(*, hand: Hand, match_over: bool) -> dict[str, Any]:
     )
     if hand.status == Hand.Status.ABANDONED:
         view["to_act"] = None
-        if match_over:  # the seed of a forfeited hand is revealed once the game is over
-            view["seed"] = hand.server_seed
+        if match_over:
+            view.update(_abandoned_showdown(hand))
     return {key: view[key] for key in WATCH_HAND_KEYS if key in view}
 
 

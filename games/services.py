@@ -789,7 +789,9 @@ def _action_apply(
         dealt = _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
         if dealt is not None:
             latest = (dealt, hand)
-    locked.save(update_fields=["seq"])
+    # R10: the running score is part of the game's state; it is stored with the hand that
+    # changed it, in this transaction, and every reader reads this one figure.
+    locked.save(update_fields=["seq", *SCORE_FIELDS] if new_state.is_over else ["seq"])
     _bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
 
@@ -871,6 +873,9 @@ def _hand_finished(
 
 # First To Knock has no target: its hand points are recorded for the history only.
 _FTK_NO_TARGET = 10**9
+
+
+SCORE_FIELDS = ("points_0", "points_1", "hands_won_0", "hands_won_1")
 
 
 def _set_score(match: Match, points: tuple[int, int], won: tuple[int, int]) -> None:
@@ -955,10 +960,7 @@ def _match_finish(
             "finished_at",
             "winner_seat",
             "result",
-            "points_0",
-            "points_1",
-            "hands_won_0",
-            "hands_won_1",
+            *SCORE_FIELDS,
             "forfeit_seat",
             "forfeit_reason",
             "seq",

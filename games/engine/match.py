@@ -9,7 +9,7 @@ functions only say who won and by how many points.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from games.engine.hand import SEATS, HandOutcome, other_seat
@@ -179,8 +179,10 @@ class ForfeitResult:
     """R10 "Leaving, timing out": the game's result when ``forfeiting_seat`` forfeits.
 
     ``reached_target`` is the opponent, treated as first to knock / as reaching the target.
-    ``winner`` is that opponent in First To Knock and Match Play; in Money Play it is the
-    higher final score (``money_play.winner``, None on equal totals), as R10 scores it.
+    ``winner`` is that opponent in First To Knock and Match Play. In Money Play it is the
+    opponent when the opponent's final score is the higher; otherwise nobody (a player can
+    never win money by leaving): ``money_play`` then keeps the final scores as R10 counts them,
+    with ``winner`` None and no point difference, so no winnings move.
     """
 
     variant: str
@@ -211,24 +213,34 @@ def forfeit_result(
 ) -> ForfeitResult:
     """R10: a player who leaves or runs out of turn time forfeits. The opponent is treated
     as the first to knock (First To Knock) or as having reached the target at that moment
-    (Match Play, Money Play). Money Play then ends as R10 says a game ends: final scores with
-    the current hand points and hands won, the target bonus going to the opponent."""
+    (Match Play, Money Play). Every hand already scored counts: Money Play ends as R10 says a
+    game ends, with the running hand points and hands won and the target bonus (and, when
+    the leaver scored nothing, the zero-point bonus) going to the opponent. Where the
+    leaver's final score is still the higher or equal, nobody wins: no winnings move."""
     name = normalise_variant(variant)
     loser = _seat(forfeiting_seat, "forfeiting_seat")
     opponent = other_seat(loser)
     points = _pair(hand_points, "hand_points")
-    money = None
-    if name == MONEY_PLAY:
-        if target is None:
-            raise ValueError("a Money Play forfeit needs the game's target")
-        money = money_play_final_scores(
-            hand_points=points, hands_won=hands_won, target=target, reached_target=opponent
+    if name != MONEY_PLAY:
+        return ForfeitResult(
+            variant=name,
+            forfeiting_seat=loser,
+            reached_target=opponent,
+            winner=opponent,
+            points=points,
         )
+    if target is None:
+        raise ValueError("a Money Play forfeit needs the game's target")
+    money = money_play_final_scores(
+        hand_points=points, hands_won=hands_won, target=target, reached_target=opponent
+    )
+    if money.winner != opponent:  # R10: a player can never win money by leaving
+        money = replace(money, winner=None, point_difference=0)
     return ForfeitResult(
         variant=name,
         forfeiting_seat=loser,
         reached_target=opponent,
-        winner=opponent if money is None else money.winner,
+        winner=money.winner,
         points=points,
         money_play=money,
     )

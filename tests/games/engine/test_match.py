@@ -150,6 +150,37 @@ def test_r10_forfeit_before_anyone_scored_gives_the_zero_point_bonus():
     assert result.winner == 0
 
 
+def test_r10_forfeit_money_play_counts_every_scored_hand():
+    """The leaver won 2 hands for 40 points, the opponent 2 for 19: 90 against 169."""
+    result = forfeit_result("money_play", 0, hand_points=(40, 19), hands_won=(2, 2), target=100)
+    money = result.money_play
+    assert money.totals == (40 + 50, 19 + 50 + 100)
+    assert money.zero_point_bonus == (0, 0)
+    assert (result.winner, money.winner, money.point_difference) == (1, 1, 79)
+
+
+@pytest.mark.parametrize(
+    ("hand_points", "hands_won"),
+    [((95, 0), (4, 0)), ((99, 30), (3, 1)), ((75, 0), (3, 0))],
+)
+def test_r10_a_leaver_still_ahead_wins_no_money(hand_points, hands_won):
+    """R10: a player can never win money by leaving; ahead or level, no winnings move."""
+    result = forfeit_result(
+        "money_play", 0, hand_points=hand_points, hands_won=hands_won, target=100
+    )
+    money = result.money_play
+    assert money.totals[0] >= money.totals[1]
+    assert result.winner is None and money.winner is None
+    assert money.point_difference == 0
+    assert money.target_bonus == (0, 100)
+
+
+@pytest.mark.parametrize("variant", ["first_to_knock", "match_play"])
+def test_r10_forfeit_pot_games_go_to_the_opponent_even_when_the_leaver_leads(variant):
+    result = forfeit_result(variant, 1, hand_points=(0, 95), hands_won=(0, 4))
+    assert result.winner == 0
+
+
 def test_forfeit_validates_input():
     with pytest.raises(ValueError):
         forfeit_result("poker", 0)
