@@ -69,8 +69,11 @@ def fee_for(base: int, fee_bps: int) -> int:
 def pot_payout(*, stakes: Sequence[int], winner: int, fee_bps: int) -> Payout:
     """First To Knock and Match Play (R10): the winner receives the pot minus the fee.
 
-    The winner's lines: own stake back, the opponent's stake (pot), minus the fee; the
-    loser gets nothing back. A forfeit is settled the same way: the opponent is the winner.
+    Every player has lines of their own, as in Money Play: their stake (``stake``, released
+    from the escrow) and what the result did to it (``pot``: the loser's stake, negative for
+    the loser and positive for the winner), the winner also ``fee_deduction``. So the loser's
+    history shows what the game cost them, and per player the lines add up to the payout
+    (the loser's to 0). A forfeit is settled the same way: the opponent is the winner.
     """
     if winner not in (0, 1) or len(stakes) != 2 or min(stakes) < 0:
         raise ValueError("a pot payout needs two stakes and a winner seat 0 or 1")
@@ -81,6 +84,8 @@ def pot_payout(*, stakes: Sequence[int], winner: int, fee_bps: int) -> Payout:
         PayoutLine(winner, STAKE, stakes[winner]),
         PayoutLine(winner, POT, stakes[loser]),
         PayoutLine(winner, FEE_DEDUCTION, -fee),
+        PayoutLine(loser, STAKE, stakes[loser]),
+        PayoutLine(loser, POT, -stakes[loser]),
     )
     statement = {
         "pot": pot,

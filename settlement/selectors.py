@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Sum
 
 from gin_platform.models import Operator, Player
-from gin_platform.money import CurrencyError, normalize_currency
+from gin_platform.money import CurrencyError, normalize_currency, to_minor
 from gin_platform.problems import NotFoundProblem, ValidationProblem
 from gin_platform.selectors import as_id
 from settlement.models import ReconciliationRun, Settlement
+from wallet.models import Account, LedgerEntry, LedgerTransaction
 
 
 def report_currency(value: str | None) -> str | None:
@@ -65,3 +66,36 @@ def settlement_get_for_player(*, player: Player, match_id: object) -> Settlement
 
 def reconciliation_runs() -> QuerySet[ReconciliationRun]:
     return ReconciliationRun.objects.all()
+
+
+def statement_ledger_mismatches() -> list[str]:
+    """Settlements whose statement and ledger disagree: each player's payout in the
+    statement must equal what the settlement transaction's escrow lines tagged with that
+    player paid out (every player, the loser included, has lines of their own)."""
+    paid: dict[tuple[int, str], int] = {}
+    rows = (
+        LedgerEntry.objects.filter(
+            transaction__kind=LedgerTransaction.Kind.SETTLEMENT,
+            transaction__settlement__isnull=False,
+            account__kind=Account.Kind.ESCROW,
+            player__isnull=False,
+        )
+        .values("transaction_id", "player_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    for row in rows:
+        paid[(row["transaction_id"], str(row["player_id"]))] = -row["total"]
+    problems = []
+    for match_id, transaction_id, currency, statement in Settlement.objects.values_list(
+        "match_id", "ledger_transaction_id", "currency", "statement"
+    ).order_by("pk"):
+        for player in statement["players"]:
+            stated = to_minor(player["payout"]["amount"], currency)
+            posted = paid.get((transaction_id, player["player_id"]))
+            if posted != stated:
+                problems.append(
+                    f"STATEMENT game {match_id}: player {player['player_id']} is paid {stated} "
+                    f"in the statement, {posted} in ledger transaction #{transaction_id}"
+                )
+    return problems

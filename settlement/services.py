@@ -23,6 +23,7 @@ from games.models import Match
 from gin_platform.models import Player
 from gin_platform.principals import Actor
 from gin_platform.webhooks import webhook_enqueue
+from settlement import selectors
 from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout
 from settlement.problems import GameNotFinishedProblem
@@ -83,7 +84,7 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         payout=payout,
         seats=seats,
         ledger_transaction=ledger_transaction,
-        external_refs={pk: player.external_ref for pk, player in players.items()},
+        players_by_id=players,
     )
     settlement = Settlement.objects.create(
         match=match,
@@ -129,16 +130,19 @@ def unsettled_match_ids(*, older_than_seconds: int = 60) -> list[int]:
 def reconciliation_run() -> ReconciliationRun:
     """Check the ledger (wallet.selectors.reconcile) and record the run; drift is an alert."""
     report = wallet_selectors.reconcile()
+    mismatches = selectors.statement_ledger_mismatches()
     unsettled = len(unsettled_match_ids(older_than_seconds=3600))
     run = ReconciliationRun.objects.create(
-        ok=report.ok,
+        ok=report.ok and not mismatches,
         accounts_checked=report.accounts_checked,
         transactions_checked=report.transactions_checked,
         unsettled_games=unsettled,
-        report={"lines": report.lines},
+        report={"lines": report.lines + mismatches},
     )
     if not report.ok:
         logger.error("ALERT ledger reconciliation failed:\n%s", report.render())
+    if mismatches:
+        logger.error("ALERT statements disagree with the ledger:\n%s", "\n".join(mismatches))
     if unsettled:
         logger.error("ALERT %d finished games have waited over an hour to settle", unsettled)
     return run

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gin_platform.models import Player
 from gin_platform.money import money_dict
 from settlement.payouts import Payout
 from wallet.models import LedgerTransaction
@@ -19,7 +20,7 @@ def build_statement(
     payout: Payout,
     seats: list[dict[str, Any]],
     ledger_transaction: LedgerTransaction,
-    external_refs: dict[str, str],
+    players_by_id: dict[str, Player],
 ) -> dict[str, Any]:
     currency = result["currency"]
     credited = _credited_by_player(ledger_transaction)
@@ -34,7 +35,8 @@ def build_statement(
             {
                 "seat": position,
                 "player_id": player_id,
-                "external_ref": external_refs.get(player_id, ""),
+                "screen_name": screen_name(players_by_id[player_id], position),
+                "external_ref": players_by_id[player_id].external_ref,
                 "escrowed": money_dict(seat["amount"], currency),
                 "payout": money_dict(paid, currency),
                 "net": money_dict(paid - seat["amount"], currency),
@@ -94,6 +96,28 @@ def build_statement(
             "bonus_points": _bonus_points(result["money_play"]),
         }
     return statement
+
+
+def screen_name(player: Player, position: int) -> str:
+    """How a player is named to the other player: the screen name they chose, else their
+    seat. Never the operator's ``external_ref``."""
+    return player.display_name or f"Seat {position + 1}"
+
+
+# Fields of a statement's player entry that only the operator may read: ``external_ref`` is
+# the operator's private id for its player.
+OPERATOR_ONLY_PLAYER_FIELDS = ("external_ref",)
+
+
+def statement_for_player(statement: dict[str, Any]) -> dict[str, Any]:
+    """The statement as a player of the game may read it: the other player appears by
+    screen name, never by the operator's private id."""
+    return statement | {
+        "players": [
+            {key: value for key, value in entry.items() if key not in OPERATOR_ONLY_PLAYER_FIELDS}
+            for entry in statement["players"]
+        ]
+    }
 
 
 def _credited_by_player(ledger_transaction: LedgerTransaction) -> dict[str, tuple[int, str]]:

@@ -572,7 +572,7 @@ def _post_transfer(
 
 def _check_active(player: Player) -> None:
     if not player.is_active:
-        raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
+        raise PlayerInactiveProblem(f"the player is {player.status}")
 
 
 def _check_deposit_allowed(

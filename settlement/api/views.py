@@ -14,7 +14,7 @@ from gin_platform.pagination import CheckedCursorPagination
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsStaff
 from gin_platform.principals import OperatorPrincipal
 from gin_platform.problems import NotFoundProblem, ValidationProblem
-from settlement import reports, selectors, services
+from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
     ReconciliationRunOutput,
@@ -31,8 +31,10 @@ PERIOD_PARAMETERS = [
 ]
 
 
-def settlement_body(settlement: Settlement) -> dict:
+def settlement_body(settlement: Settlement, *, for_player: bool = False) -> dict:
     statement = settlement.statement
+    if for_player:
+        statement = statements.statement_for_player(statement)
     return {
         "match_id": settlement.match_id,
         "variant": settlement.variant,
@@ -88,11 +90,11 @@ class SettlementDetailView(APIView):
             settlement = selectors.settlement_get_for_operator(
                 operator=request.user.operator, match_id=match_id
             )
-        else:
-            settlement = selectors.settlement_get_for_player(
-                player=request.user.player, match_id=match_id
-            )
-        return Response(SettlementOutput(settlement_body(settlement)).data)
+            return Response(SettlementOutput(settlement_body(settlement)).data)
+        settlement = selectors.settlement_get_for_player(
+            player=request.user.player, match_id=match_id
+        )
+        return Response(SettlementOutput(settlement_body(settlement, for_player=True)).data)
 
 
 def _report_response(request: Request, operator: Operator | None) -> Response:

@@ -39,9 +39,26 @@ def test_operator_and_both_players_read_the_statement(settled, operator_client):
     assert body["fee"] == {"amount": "0.61", "currency": "EUR"}  # 24.68 x 2.5% rounded down
     statement = body["statement"]
     assert {line["component"] for line in statement["lines"]} == {"stake", "pot", "fee_deduction"}
-    for seat in settled.match.seats.all():
+    seats = list(settled.match.seats.select_related("player"))
+    assert {p["external_ref"] for p in statement["players"]} == {
+        seat.player.external_ref for seat in seats
+    }
+    for seat in seats:
         token = player_session_create(player=seat.player, actor=SYSTEM).token
-        assert client_for(token).get(url).json()["statement"] == statement
+        response = client_for(token).get(url)
+        mine = response.json()["statement"]
+        # The same statement, except that nobody appears by the operator's private id.
+        assert mine == statement | {
+            "players": [
+                {k: v for k, v in p.items() if k != "external_ref"} for p in statement["players"]
+            ]
+        }
+        for other in seats:
+            assert other.player.external_ref not in response.content.decode()
+        names = {p["seat"]: p["screen_name"] for p in mine["players"]}
+        assert names == {
+            s.position: s.player.display_name or f"Seat {s.position + 1}" for s in seats
+        }
 
 
 def test_a_stranger_and_another_operator_get_404(settled, operator):

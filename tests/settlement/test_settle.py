@@ -229,6 +229,75 @@ def test_forfeit_pays_the_opponent(operator_eur):
     assert balance(leaver) == 10**7 - 500
 
 
+def test_a_money_play_leaver_still_ahead_wins_no_money(operator_eur):
+    """R10: a player can never win money by leaving. The leaver is 95 points and 4 hands up:
+    even with the opponent's target bonus the leaver's final score is the higher, so each
+    takes back their cashier amount and no fee is taken."""
+    from games import services as game_services
+    from tests.settlement.helpers import SYSTEM
+
+    match = seat_two(TableFactory(room=money_room(operator_eur)), cashier=(9_000, 9_000))
+    leaver, stayer = (match.seats.get(position=p).player for p in (0, 1))
+    before = (balance(leaver), balance(stayer))
+    Match.objects.filter(pk=match.pk).update(points_0=95, hands_won_0=4)
+    game_services.match_forfeit(match=match, seat=0, reason="resigned", actor=SYSTEM)
+    settlement = services.game_settle(match_id=match.pk)
+    scores = settlement.statement["money_play"]["scores"]
+    assert scores["totals"] == [95 + 100, 0 + 100 + 0]  # no zero-point bonus: 95 was scored
+    assert settlement.statement["winner_seat"] is None and settlement.fee == 0
+    assert (balance(leaver), balance(stayer)) == (before[0] + 9_000, before[1] + 9_000)
+
+
+@pytest.mark.parametrize("variant", ["ftk", "match"])
+def test_the_loser_has_lines_of_their_own_in_the_settlement(operator_eur, variant):
+    """Each player's history shows buy-in, result and return: the loser's stake is released
+    from the escrow (``stake``) and goes to the pot (``pot``, negative), in lines tagged
+    with the loser; the statement and the ledger agree, and reconciliation checks it."""
+    from rest_framework.test import APIClient
+
+    from gin_platform.services import player_session_create
+    from tests.settlement.helpers import SYSTEM
+
+    room = RoomFactory(
+        operator=operator_eur,
+        variant=variant,
+        target=None if variant == "ftk" else 100,
+        stake=700,
+        fee_bps=250,
+    )
+    match = play_out(seat_two(TableFactory(room=room)))
+    settlement = services.game_settle(match_id=match.pk)
+    loser_seat = 1 - match.result["winner_seat"]
+    loser = match.seats.get(position=loser_seat).player
+    assert lines_of(settlement, loser_seat) == {"stake": "7.00", "pot": "-7.00"}
+    token = player_session_create(player=loser, actor=SYSTEM).token
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    history = client.get("/api/v1/me/wallet/transactions").json()["results"]
+    assert {row["kind"] for row in history} >= {"buy_in", "settlement"}
+    settled = next(row for row in history if row["kind"] == "settlement")
+    assert {(e["component"], e["amount"]) for e in settled["entries"]} == {
+        ("stake", "-7.00"),  # the escrow released the stake ...
+        ("pot", "7.00"),  # ... and it went to the pot the winner took
+    }
+    loser_row = next(p for p in settlement.statement["players"] if p["seat"] == loser_seat)
+    assert loser_row["net"] == {"amount": "-7.00", "currency": "EUR"}
+    run = services.reconciliation_run()
+    assert run.ok, run.report
+
+
+def test_reconciliation_flags_a_statement_that_disagrees_with_the_ledger(operator_eur, caplog):
+    room = RoomFactory(operator=operator_eur, variant="ftk", target=None, stake=500)
+    settlement = services.game_settle(match_id=play_out(seat_two(TableFactory(room=room))).pk)
+    statement = settlement.statement
+    statement["players"][0]["payout"]["amount"] = "123.45"
+    Settlement.objects.filter(pk=settlement.pk).update(statement=statement)
+    run = services.reconciliation_run()
+    assert not run.ok
+    assert any(line.startswith("STATEMENT game") for line in run.report["lines"])
+    assert "statements disagree with the ledger" in caplog.text
+
+
 # --- exactly once --------------------------------------------------------------------------
 def test_settling_twice_posts_once(operator_eur):
     room = RoomFactory(operator=operator_eur, variant="ftk", target=None, stake=500)
