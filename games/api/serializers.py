@@ -12,7 +12,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games import engine
+from games import engine, selectors
 from games.models import Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import OptionallyDisplayedMoney
@@ -245,11 +245,15 @@ class SeatOutput(serializers.ModelSerializer):
             "left_at",
         )
 
+    # R11: every amount answered to a player is also shown in their display currency; the
+    # views pass the calling player as ``context["player"]``.
     def get_amount(self, seat: Seat) -> OptionallyDisplayedMoney:  # type: ignore[valid-type]
-        return _money(seat.amount, seat.currency)
+        return selectors.money(seat.amount, seat.currency, player=self.context.get("player"))
 
     def get_stake_per_point(self, seat: Seat) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
-        return _money(seat.match.stake_per_point, seat.currency)
+        return selectors.money(
+            seat.match.stake_per_point, seat.currency, player=self.context.get("player")
+        )
 
 
 # --- The game ---------------------------------------------------------------------------

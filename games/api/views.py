@@ -220,7 +220,7 @@ class SitView(APIView):
             actor=request.user.actor,
         )
         return Response(
-            SeatOutput(result.seat).data,
+            SeatOutput(result.seat, context={"player": request.user.player}).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
         )
 
@@ -240,7 +240,7 @@ class LeaveView(APIView):
         seat = services.seat_leave(
             player=request.user.player, table=table, actor=request.user.actor
         )
-        return Response(SeatOutput(seat).data)
+        return Response(SeatOutput(seat, context={"player": request.user.player}).data)
 
 
 class MySeatsView(GenericAPIView):
@@ -250,7 +250,9 @@ class MySeatsView(GenericAPIView):
     @extend_schema(responses=SeatOutput(many=True), tags=["seats"])
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(selectors.player_seats(player=request.user.player))
-        return self.get_paginated_response(SeatOutput(page, many=True).data)
+        return self.get_paginated_response(
+            SeatOutput(page, many=True, context={"player": request.user.player}).data
+        )
 
 
 # --- Players: the game ----------------------------------------------------------------------
@@ -459,7 +461,7 @@ class BotSeatView(APIView):
             player=request.user.player, table=table, actor=request.user.actor
         )
         return Response(
-            SeatOutput(result.seat).data,
+            SeatOutput(result.seat, context={"player": request.user.player}).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
         )
 

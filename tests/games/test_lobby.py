@@ -91,3 +91,24 @@ def test_the_lobby_is_cursor_paginated_and_scoped(alice, operator):
 
 def test_the_lobby_is_for_players(operator_client):
     assert operator_client.get(LOBBY).status_code == 403
+
+
+def test_sitting_down_leaving_and_my_seats_show_amounts_in_the_display_currency(
+    make_player_client, operator
+):
+    """R11 holds for every answer to a player, not only the lobby and the game view."""
+    ExchangeRateFactory(base="EUR", quote="USD", rate="1.0720")
+    traveller = make_player_client(display_currency="USD")
+    fund(traveller.player, 50_000)
+    room = RoomFactory(
+        operator=operator, money=True, stake_per_point_choices=[10], cashier_max=100_000
+    )
+    table = TableFactory(room=room)
+    seated = sit(traveller, table.pk, cashier_amount="100.00", stake_per_point="0.10").json()
+    mine = traveller.get("/api/v1/me/seats").json()["results"]
+    left = traveller.post(f"/api/v1/tables/{table.pk}/leave").json()
+    for body in (seated, mine[0], left):
+        assert body["amount"]["amount"] == "100.00" and body["amount"]["currency"] == "EUR"
+        shown = body["amount"]["display"]
+        assert (shown["amount"], shown["currency"], shown["rate"]) == ("107.20", "USD", "1.072")
+        assert body["stake_per_point"]["display"]["amount"] == "0.11"  # 0.1072, rounded

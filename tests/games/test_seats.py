@@ -80,7 +80,8 @@ def test_sitting_moves_the_stake_into_the_games_escrow(alice, match_table):
     assert response.status_code == 201
     seat = response.json()
     assert seat["state"] == "seated" and seat["match_status"] == "waiting"
-    assert seat["amount"] == {"amount": "5.00", "currency": "EUR"}
+    assert seat["amount"]["amount"] == "5.00" and seat["amount"]["currency"] == "EUR"
+    assert seat["amount"]["display"]["amount"] == "5.00"  # display currency = wallet's
     assert balance(alice) == 1_500 and escrow(seat["match_id"]) == 500
     stored = Seat.objects.get(pk=seat["id"])
     assert stored.buy_in_reference == f"seat:{stored.pk}:buy-in"
@@ -303,7 +304,7 @@ def test_only_money_play_takes_a_cashier_amount_or_stake_per_point(alice, match_
 def test_practice_tables_use_play_money_only(alice, bob, practice_table):
     fund(alice.player, 2_000)
     seat = sit(alice, practice_table.pk).json()
-    assert seat["amount"] == {"amount": "100", "currency": PRACTICE_CURRENCY}
+    assert seat["amount"] == {"amount": "100", "currency": PRACTICE_CURRENCY, "display": None}
     assert balance(alice) == 2_000  # real money untouched
     assert balance(alice, PRACTICE_CURRENCY) == 10_000 - 100  # the chip grant, minus the stake
     assert escrow(seat["match_id"], PRACTICE_CURRENCY) == 100
