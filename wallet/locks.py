@@ -4,7 +4,12 @@ Every service that changes balances first resolves all the accounts it will touc
 locks them with ONE call to ``lock_accounts``: ``SELECT ... WHERE id IN (...) ORDER BY id
 FOR UPDATE``. PostgreSQL locks the rows in the ORDER BY order, so two postings that share
 accounts always queue in the same order and can never deadlock each other. A service never
-takes a second set of account locks after the first (that would break the order).
+takes a second set of account locks after the first (that would break the order): the
+skeleton of every posting (``posting_make``, wallet/services/posting.py) makes that one call.
+
+Every ``select_for_update`` of the wallet is in this module. Besides the accounts, a service
+locks at most one other row, and then no account: ``player_limit_set`` one of the player's
+limit rows (``lock_player_limit``), ``cashier_caps_set`` one caps row (``lock_cashier_caps``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The wallet's tables: the double-entry ledger, exchange rates, cashier caps and the
-player's own limits and self-exclusions (issue 4, ARCHITECTURE §3).
+player's own limits and self-exclusions (docs/wallet.md "Ledger").
 
 Ledger invariants and who holds them:
 - Amounts are signed integers in the currency's minor unit; every account has one currency
@@ -11,8 +11,8 @@ Ledger invariants and who holds them:
   reversing transaction.
 - Player, escrow and house-fee balances never go below zero (CHECK). House FX and the
   outside world may (they are the house's position and the money outside the platform).
-- ``Account.balance`` caches the sum of the account's entries; only
-  ``wallet.services`` changes it, in the same database transaction as the entries and
+- ``Account.balance`` caches the sum of the account's entries; only ``_post``
+  (wallet/services/posting.py) changes it, in the same database transaction as the entries and
   under the row locks of ``wallet.locks``. ``manage.py reconcile`` proves it.
 """
 

@@ -1,6 +1,6 @@
 """The wallet's domain errors (RFC 9457 problem types), raised by its services.
 
-Each bad input has its own stable ``type`` (issue 4 item 7). When one of these is raised,
+Each bad input has its own stable ``type`` (docs/api-errors.md). When one of these is raised,
 nothing has been posted: every service is one database transaction and raises before (or
 instead of) writing its ledger rows. ``unknown-currency`` and ``player-inactive`` are the
 platform's own types, re-used here (gin_platform.services).

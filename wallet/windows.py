@@ -1,4 +1,4 @@
-"""The exact time windows of cashier caps and player limits (issue 4 item 5).
+"""The exact time windows of cashier caps and player limits (docs/wallet.md "Cashier caps").
 
 Every window is a half-open interval ``[start, end)`` in UTC, whatever the player's or the
 operator's time zone, so that a cap means the same thing to everyone and a posting belongs

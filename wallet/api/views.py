@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-import uuid
+from typing import TYPE_CHECKING
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -23,7 +23,6 @@ from rest_framework.views import APIView
 from gin_platform import selectors as platform_selectors
 from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
 from gin_platform.idempotency import idempotent
-from gin_platform.models import Operator, Player
 from gin_platform.permissions import IsOperator, IsPlayer, IsStaff
 from gin_platform.principals import actor_for
 from gin_platform.problems import NotFoundProblem
@@ -52,6 +51,9 @@ from wallet.api.serializers import (
     WalletTransactionOutput,
 )
 from wallet.models import CashierCaps, LedgerTransaction
+
+if TYPE_CHECKING:
+    from gin_platform.models import Operator, Player
 
 IDEMPOTENCY_PARAMETER = OpenApiParameter(
     IDEMPOTENCY_HEADER,
@@ -102,12 +104,18 @@ class _CashierView(APIView):
         own_reference = (
             data.validated_data.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
         )
-        service = services.deposit if self.kind == "deposit" else services.withdraw
+        service, ledger_reference = (
+            (services.deposit, services.deposit_reference)
+            if self.kind == "deposit"
+            else (services.withdraw, services.withdrawal_reference)
+        )
         txn = service(
             player=player,
             amount=amount,
             currency=currency,
-            reference=f"{self.kind}:{request.user.operator.pk}:{own_reference}",
+            reference=ledger_reference(
+                operator_id=request.user.operator.pk, reference=own_reference
+            ),
             actor=request.user.actor,
             metadata=data.validated_data["metadata"],
         )
@@ -419,13 +427,7 @@ class StaffCashierCapsView(APIView):
     permission_classes = (IsStaff,)
 
     def _operator(self, operator_id: str) -> Operator:
-        try:
-            found = Operator.objects.filter(pk=uuid.UUID(operator_id)).first()
-        except ValueError:
-            found = None
-        if found is None:
-            raise NotFoundProblem(f"No operator {operator_id}")
-        return found
+        return platform_selectors.operator_get(operator_id=operator_id)
 
     @extend_schema(responses=CashierCapsOutput, tags=["wallet-staff"])
     def get(self, request: Request, operator_id: str, currency: str) -> Response:
@@ -483,7 +485,7 @@ class StaffTransactionReversalView(APIView):
         data.is_valid(raise_exception=True)
         reversal = services.transaction_reverse(
             ledger_transaction=original,
-            reference=f"reversal:{data.validated_data['reference']}",
+            reference=services.reversal_reference(reference=data.validated_data["reference"]),
             reason=data.validated_data["reason"],
             actor=actor_for(request.user),
         )

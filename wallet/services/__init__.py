@@ -1,0 +1,123 @@
+"""State changes of the wallet, one module per concern (docs/wallet.md "Where things are").
+
+- ``posting``: the posting core: validation, accounts and house shards, the reference
+  replay check, ``_post`` and the one skeleton every posting follows (``posting_make``:
+  resolve the accounts, lock them in primary-key order, replay check, rules, post);
+- ``cashier``: deposits, withdrawals, the operator's cashier caps;
+- ``escrow``: the table cashier: buy-in, refund, settlement (``EscrowPayout``);
+- ``practice``: practice chips: the first-use grant and the top-up;
+- ``rates``: exchange rates, and the rate money moves at;
+- ``responsible_gaming``: the player's deposit and loss limits, self-exclusion, the KYC
+  check of withdrawals;
+- ``corrections``: reversals.
+
+Every function is keyword-only, typed and atomic, makes one state change, and writes its
+audit row in the same database transaction. Other apps move money only through here:
+``games`` with ``table_buy_in`` / ``table_refund``, ``settlement`` with ``escrow_settle``.
+Import them from ``wallet.services`` (this package re-exports every public name); reads are
+in ``wallet.selectors``.
+
+Transactions: durable, or designed to run inside a caller's transaction.
+- Durable (``transaction.atomic(durable=True)``: nesting it raises): ``cashier_caps_set``.
+  Its one caller, the staff endpoint, runs it on its own.
+- Savepoints of the caller's transaction (plain ``transaction.atomic``), on purpose:
+  - ``deposit``, ``withdraw``, ``player_limit_set``, ``self_exclusion_create`` and
+    ``practice_chips_top_up``: the operator endpoints run them inside the Idempotency-Key
+    transaction (gin_platform.idempotency), so the effect and the stored answer commit
+    together or not at all;
+  - ``table_buy_in`` and ``table_refund``: games take or free a seat inside their own
+    transaction, so the seat and its money commit together;
+  - ``escrow_settle``: settlement posts inside the transaction that marks the game
+    settled, so a game is settled exactly when its payout is posted;
+  - ``transaction_reverse``: a building block of corrections (reverse a settlement, then
+    post the corrected one, in one transaction); the ledger's state-machine test also runs
+    it inside the transaction each example rolls back;
+  - ``exchange_rate_record``: ``exchange_rates_load`` records every row of a file inside
+    its own transaction (all rows or none). ``exchange_rates_load`` takes no row lock.
+A service that nests keeps its guarantees: it raises with nothing posted (its savepoint
+rolls back), and its row locks, taken in primary-key order, are held until the caller's
+transaction ends.
+"""
+
+from wallet.services.cashier import (
+    cashier_caps_set,
+    deposit,
+    deposit_reference,
+    withdraw,
+    withdrawal_reference,
+)
+from wallet.services.corrections import reversal_reference, transaction_reverse
+from wallet.services.escrow import (
+    COMPONENT_SHAPE,
+    RESERVED_COMPONENTS,
+    EscrowPayout,
+    escrow_settle,
+    table_buy_in,
+    table_refund,
+)
+from wallet.services.posting import (
+    MAX_AMOUNT,
+    AccountKey,
+    LedgerInvariantError,
+    house_shards,
+    shard_for,
+)
+from wallet.services.practice import (
+    practice_chips_top_up,
+    practice_grant_amount,
+    practice_grant_reference,
+    practice_top_up_reference,
+    practice_top_up_seconds,
+    practice_top_up_window,
+)
+from wallet.services.rates import (
+    RATE_FUTURE_TOLERANCE,
+    ExchangeRateLoadResult,
+    RateRowError,
+    exchange_rate_record,
+    exchange_rates_load,
+    fx_max_age,
+)
+from wallet.services.responsible_gaming import (
+    LIMIT_COOLING_OFF,
+    SELF_EXCLUSION_MAX_DAYS,
+    player_limit_set,
+    self_exclusion_create,
+)
+
+__all__ = [
+    "COMPONENT_SHAPE",
+    "LIMIT_COOLING_OFF",
+    "MAX_AMOUNT",
+    "RATE_FUTURE_TOLERANCE",
+    "RESERVED_COMPONENTS",
+    "SELF_EXCLUSION_MAX_DAYS",
+    "AccountKey",
+    "EscrowPayout",
+    "ExchangeRateLoadResult",
+    "LedgerInvariantError",
+    "RateRowError",
+    "cashier_caps_set",
+    "deposit",
+    "deposit_reference",
+    "escrow_settle",
+    "exchange_rate_record",
+    "exchange_rates_load",
+    "fx_max_age",
+    "house_shards",
+    "player_limit_set",
+    "practice_chips_top_up",
+    "practice_grant_amount",
+    "practice_grant_reference",
+    "practice_top_up_reference",
+    "practice_top_up_seconds",
+    "practice_top_up_window",
+    "reversal_reference",
+    "self_exclusion_create",
+    "shard_for",
+    "table_buy_in",
+    "table_refund",
+    "transaction_reverse",
+    "withdraw",
+    "withdrawal_reference",
+]

@@ -1,0 +1,310 @@
+"""The operator's cashier: deposits and withdrawals in the wallet currency, and the
+operator's cashier caps (docs/wallet.md "deposit / withdraw" and "Cashier caps").
+
+- The cashier never converts: the currency is the player's wallet currency.
+- A deposit is refused for an inactive player, a self-excluded player, the operator's caps
+  (minimum and maximum per deposit; daily, weekly and monthly caps per player) and the
+  player's own deposit limits (wallet.services.responsible_gaming).
+- A withdrawal needs a verified identity (the KYC rule, wallet.services.responsible_gaming)
+  and respects the operator's minimum and maximum per withdrawal and the balance. It is
+  never blocked by self-exclusion or by the player's status.
+- The ledger reference of a cashier movement is ``deposit:<operator id>:<reference>`` or
+  ``withdrawal:<operator id>:<reference>`` (``deposit_reference``, ``withdrawal_reference``):
+  unique per operator, whatever the operator's own reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from gin_platform.audit import audit_record
+from gin_platform.models import Operator, Player
+from gin_platform.money import PRACTICE_CURRENCY, money_dict
+from gin_platform.principals import Actor
+from wallet import selectors
+from wallet.amounts import parse_currency
+from wallet.locks import lock_cashier_caps
+from wallet.models import Account, CashierCaps, LedgerTransaction
+from wallet.problems import (
+    AmountBelowMinimumProblem,
+    CapExceededProblem,
+    CashierCapsInvalidProblem,
+    CurrencyMismatchProblem,
+    PracticeChipsNotConvertibleProblem,
+)
+from wallet.services.posting import (
+    MAX_AMOUNT,
+    AccountKey,
+    AccountKind,
+    Kind,
+    Locked,
+    _check_active,
+    _check_amount,
+    _check_funds,
+    _check_metadata,
+    _check_reference,
+    _house_key,
+    _money,
+    _player_key,
+    _post_transfer,
+    _reference_guard,
+    posting_make,
+    shard_for,
+)
+from wallet.services.responsible_gaming import (
+    check_deposit_limits,
+    check_not_self_excluded,
+    check_withdrawal_kyc,
+)
+from wallet.windows import windows
+
+WINDOW_CAPS = (("day", "daily"), ("week", "weekly"), ("month", "monthly"))
+
+
+# --- Ledger references ---------------------------------------------------------------------
+def deposit_reference(*, operator_id: Any, reference: str) -> str:
+    """The ledger reference of an operator's deposit: ``deposit:<operator id>:<reference>``
+    (``reference``: the operator's own, by default its Idempotency-Key)."""
+    return f"deposit:{operator_id}:{reference}"
+
+
+def withdrawal_reference(*, operator_id: Any, reference: str) -> str:
+    """The ledger reference of an operator's withdrawal:
+    ``withdrawal:<operator id>:<reference>``."""
+    return f"withdrawal:{operator_id}:{reference}"
+
+
+# --- Deposits and withdrawals -------------------------------------------------------------
+def _cashier_currency(player: Player, currency: str) -> str:
+    """Deposits and withdrawals are in the wallet currency: the cashier never converts."""
+    code = parse_currency(currency)
+    if code == PRACTICE_CURRENCY:
+        raise PracticeChipsNotConvertibleProblem(
+            "practice chips cannot be deposited or withdrawn", field="currency"
+        )
+    if code != player.wallet_currency:
+        raise CurrencyMismatchProblem(
+            f"the player's wallet is in {player.wallet_currency}, not {code}",
+            field="currency",
+            wallet_currency=player.wallet_currency,
+        )
+    return code
+
+
+def _cashier_keys(*, player: Player, currency: str) -> tuple[AccountKey, AccountKey]:
+    """The two sides of a cashier movement: the operator's outside-world account (the
+    player's shard) and the player's wallet."""
+    outside = _house_key(
+        operator_id=player.operator_id,
+        kind=AccountKind.OUTSIDE,
+        currency=currency,
+        shard=shard_for(player.pk),
+    )
+    return outside, _player_key(player=player, currency=currency)
+
+
+@_reference_guard
+@transaction.atomic
+def deposit(
+    *,
+    player: Player,
+    amount: int,
+    currency: str,
+    reference: str,
+    actor: Actor,
+    metadata: Mapping[str, Any] | None = None,
+) -> LedgerTransaction:
+    """Credit the player's wallet from the outside world (the operator's cashier).
+
+    ``currency`` must be the player's wallet currency (no conversion). Refused: inactive
+    player, self-exclusion, the operator's caps, the player's deposit limits.
+    """
+    code = _cashier_currency(player, currency)
+    _check_amount(amount)
+    reference = _check_reference(reference)
+    meta = _check_metadata(metadata)
+
+    def rules(locked: Locked) -> LedgerTransaction:
+        outside, wallet = locked.resolved
+        _check_active(player)
+        check_not_self_excluded(player, locked.now)
+        _check_deposit_caps(
+            player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
+        )
+        check_deposit_limits(
+            player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
+        )
+        return _post_transfer(
+            locked=locked.accounts,
+            player=player,
+            kind=Kind.DEPOSIT,
+            reference=reference,
+            source=outside,
+            target=wallet,
+            amount=amount,
+            currency=code,
+            actor=actor,
+            now=locked.now,
+            metadata=meta,
+        )
+
+    return posting_make(
+        reference=reference,
+        same={"kind": Kind.DEPOSIT, "player": player, "amount": amount, "currency": code},
+        keys=_cashier_keys(player=player, currency=code),
+        rules=rules,
+    )
+
+
+@_reference_guard
+@transaction.atomic
+def withdraw(
+    *,
+    player: Player,
+    amount: int,
+    currency: str,
+    reference: str,
+    actor: Actor,
+    metadata: Mapping[str, Any] | None = None,
+) -> LedgerTransaction:
+    """Debit the player's wallet to the outside world (the operator pays the player out).
+
+    Needs KYC ``verified``. Never blocked by self-exclusion or by the player's status (a
+    player can always take their money out). Refused: the operator's withdrawal min/max,
+    insufficient funds.
+    """
+    code = _cashier_currency(player, currency)
+    _check_amount(amount)
+    reference = _check_reference(reference)
+    meta = _check_metadata(metadata)
+
+    def rules(locked: Locked) -> LedgerTransaction:
+        outside, wallet = locked.resolved
+        check_withdrawal_kyc(player)
+        _check_withdrawal_caps(player=player, amount=amount, currency=code)
+        _check_funds(wallet, amount)
+        return _post_transfer(
+            locked=locked.accounts,
+            player=player,
+            kind=Kind.WITHDRAWAL,
+            reference=reference,
+            source=wallet,
+            target=outside,
+            amount=amount,
+            currency=code,
+            actor=actor,
+            now=locked.now,
+            metadata=meta,
+        )
+
+    return posting_make(
+        reference=reference,
+        same={"kind": Kind.WITHDRAWAL, "player": player, "amount": amount, "currency": code},
+        keys=_cashier_keys(player=player, currency=code),
+        rules=rules,
+    )
+
+
+# --- The operator's caps (checked under the wallet lock) ----------------------------------
+def _check_deposit_caps(
+    *, player: Player, wallet: Account, amount: int, currency: str, now: datetime
+) -> None:
+    """The operator's minimum and maximum per deposit, then its daily, weekly and monthly
+    caps on each player's deposits (gross: a reversed deposit still counts)."""
+    caps = selectors.cashier_caps_get(operator=player.operator, currency=currency)
+    if caps is None:
+        return
+    if caps.min_deposit is not None and amount < caps.min_deposit:
+        raise AmountBelowMinimumProblem(
+            f"the smallest deposit is {money_dict(caps.min_deposit, currency)['amount']}",
+            cap="min_deposit",
+            minimum=_money(caps.min_deposit, currency),
+        )
+    if caps.max_deposit is not None and amount > caps.max_deposit:
+        raise CapExceededProblem(
+            f"the largest deposit is {money_dict(caps.max_deposit, currency)['amount']}",
+            cap="max_deposit",
+            limit=_money(caps.max_deposit, currency),
+            remaining=_money(caps.max_deposit, currency),
+        )
+    window_caps = {period: getattr(caps, f"{name}_deposit_cap") for period, name in WINDOW_CAPS}
+    if all(cap is None for cap in window_caps.values()):
+        return
+    totals = selectors.deposit_totals(account=wallet, at=now)
+    current = windows(now)
+    for period, name in WINDOW_CAPS:
+        cap = window_caps[period]
+        if cap is not None and totals[period] + amount > cap:
+            raise CapExceededProblem(
+                f"the {name} deposit cap is {money_dict(cap, currency)['amount']} {currency}; "
+                f"{money_dict(max(cap - totals[period], 0), currency)['amount']} is left",
+                cap=f"{name}_deposit_cap",
+                limit=_money(cap, currency),
+                remaining=_money(max(cap - totals[period], 0), currency),
+                window_start=current[period].start.isoformat(),
+                window_end=current[period].end.isoformat(),
+            )
+
+
+def _check_withdrawal_caps(*, player: Player, amount: int, currency: str) -> None:
+    """The operator's minimum and maximum per withdrawal."""
+    caps = selectors.cashier_caps_get(operator=player.operator, currency=currency)
+    if caps is not None and caps.min_withdrawal is not None and amount < caps.min_withdrawal:
+        raise AmountBelowMinimumProblem(
+            f"the smallest withdrawal is {money_dict(caps.min_withdrawal, currency)['amount']}",
+            cap="min_withdrawal",
+            minimum=_money(caps.min_withdrawal, currency),
+        )
+    if caps is not None and caps.max_withdrawal is not None and amount > caps.max_withdrawal:
+        raise CapExceededProblem(
+            f"the largest withdrawal is {money_dict(caps.max_withdrawal, currency)['amount']}",
+            cap="max_withdrawal",
+            limit=_money(caps.max_withdrawal, currency),
+            remaining=_money(caps.max_withdrawal, currency),
+        )
+
+
+@transaction.atomic(durable=True)
+def cashier_caps_set(
+    *, operator: Operator, currency: str, actor: Actor, **caps: int | None
+) -> CashierCaps:
+    """Replace the operator's caps for ``currency`` (None: no cap). Amounts in minor units.
+
+    Durable (``transaction.atomic(durable=True)``): its one caller, the staff endpoint, runs
+    it on its own; nesting it by accident raises instead of holding the caps row lock, and
+    keeping the new caps from the operator's deposits, until the caller commits."""
+    code = parse_currency(currency)
+    if code == PRACTICE_CURRENCY:
+        raise PracticeChipsNotConvertibleProblem("practice chips have no cashier", field="currency")
+    unknown = set(caps) - set(CashierCaps.FIELDS)
+    if unknown:
+        raise CashierCapsInvalidProblem(f"unknown caps: {', '.join(sorted(unknown))}")
+    values = {name: caps.get(name) for name in CashierCaps.FIELDS}
+    for name, value in values.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise CashierCapsInvalidProblem(f"{name} must be an integer of minor units or null")
+        if value is not None and not 0 <= value <= MAX_AMOUNT:
+            raise CashierCapsInvalidProblem(f"{name} is out of range", field=name)
+    for low, high in (("min_deposit", "max_deposit"), ("min_withdrawal", "max_withdrawal")):
+        if values[low] is not None and values[high] is not None and values[low] > values[high]:
+            raise CashierCapsInvalidProblem(f"{low} is above {high}", field=low)
+    _, created = CashierCaps.objects.get_or_create(operator=operator, currency=code)
+    row = lock_cashier_caps(operator_id=operator.pk, currency=code)
+    old = None if created else {name: getattr(row, name) for name in CashierCaps.FIELDS}
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.updated_at = timezone.now()
+    row.save()
+    audit_record(
+        actor=actor,
+        action="cashier_caps.set",
+        obj=row,
+        operator=operator,
+        data={"currency": code, "old": old, "new": values},
+    )
+    return row

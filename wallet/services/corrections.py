@@ -1,0 +1,102 @@
+"""Corrections: ledger rows are append-only, so a mistake is corrected by a reversing
+transaction (docs/wallet.md "transaction_reverse"), posted by staff under the reference
+``reversal:<reference>`` (``reversal_reference``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.db import transaction
+
+from gin_platform.principals import Actor
+from wallet import selectors
+from wallet.models import LedgerTransaction
+from wallet.problems import (
+    AlreadyReversedProblem,
+    EscrowSettledProblem,
+    TransactionNotReversibleProblem,
+)
+from wallet.services.posting import (
+    Kind,
+    Locked,
+    _check_funds,
+    _check_reference,
+    _Line,
+    _post,
+    _reference_guard,
+    posting_make,
+    posting_replay,
+)
+
+
+def reversal_reference(*, reference: str) -> str:
+    """The ledger reference of a staff reversal: ``reversal:<reference>``."""
+    return f"reversal:{reference}"
+
+
+@_reference_guard
+@transaction.atomic
+def transaction_reverse(
+    *, ledger_transaction: LedgerTransaction, reference: str, reason: str, actor: Actor
+) -> LedgerTransaction:
+    """Post the exact opposite of a transaction (every entry negated, same components and
+    players, the same FX amounts, so no new rate). A reversal cannot itself be reversed,
+    and a transaction is reversed at most once. Refused if a non-negative account would go
+    below zero (``insufficient-funds``), or for a buy-in or refund whose escrow is settled.
+    Reversing a settlement reopens the escrow for a corrected settlement."""
+    original = ledger_transaction
+    reference = _check_reference(reference)
+    same: dict[str, Any] = {"kind": Kind.REVERSAL, "reverses": original}
+    if (existing := posting_replay(reference=reference, same=same)) is not None:
+        return existing
+    if original.kind == Kind.REVERSAL:
+        raise TransactionNotReversibleProblem("a reversal cannot be reversed")
+    original_entries = list(original.entries.order_by("pk"))
+
+    def rules(locked: Locked) -> LedgerTransaction:
+        if LedgerTransaction.objects.filter(reverses=original).exists():
+            raise AlreadyReversedProblem(f"transaction #{original.pk} is already reversed")
+        if (
+            original.escrow is not None
+            and original.kind in (Kind.BUY_IN, Kind.REFUND)
+            and selectors.escrow_is_settled(escrow=original.escrow)
+        ):
+            raise EscrowSettledProblem(
+                f"the escrow of {original.game_ref} is settled; reverse the settlement first"
+            )
+        needed: dict[int, int] = defaultdict(int)
+        for entry in original_entries:
+            needed[entry.account_id] += entry.amount  # what the reversal takes back
+        for pk, taken in needed.items():
+            account = locked.accounts[pk]
+            if taken > 0 and not account.may_go_negative:
+                _check_funds(account, taken)
+        return _post(
+            locked=locked.accounts,
+            operator=original.operator,
+            kind=Kind.REVERSAL,
+            reference=reference,
+            lines=[
+                _Line(locked.accounts[e.account_id], -e.amount, e.component, e.player_id)
+                for e in original_entries
+            ],
+            actor=actor,
+            now=locked.now,
+            amount=original.amount,
+            currency=original.currency,
+            player=original.player,
+            game_ref=original.game_ref,
+            escrow=original.escrow,
+            reverses=original,
+            fx_snapshots=original.fx,
+            metadata={"reason": reason, "reverses": original.reference},
+        )
+
+    return posting_make(
+        reference=reference,
+        same=same,
+        accounts=[entry.account for entry in original_entries],
+        rules=rules,
+    )
