@@ -12,9 +12,11 @@ player. There is no other division, so no other rounding.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from games.engine import MoneyPlayResult
 
 BPS = 10_000
 
@@ -101,7 +103,7 @@ def pot_payout(*, stakes: Sequence[int], winner: int, fee_bps: int) -> Payout:
 def money_play_payout(
     *,
     cashier: Sequence[int],
-    scores: Mapping[str, Any],
+    scores: MoneyPlayResult,
     stake_per_point: int,
     fee_bps: int,
 ) -> Payout:
@@ -109,12 +111,12 @@ def money_play_payout(
     loser's and by the winner's cashier amount; the fee is taken from the winnings; each
     player's unused cashier amount goes back to them. Equal totals: no money moves.
 
-    ``scores`` is the engine's MoneyPlayResult as a dict (hand_points, line_bonus,
-    target_bonus, zero_point_bonus, totals, winner, point_difference).
+    ``scores`` is the engine's MoneyPlayResult (hand_points, line_bonus, target_bonus,
+    zero_point_bonus, totals, winner, point_difference).
     """
     if len(cashier) != 2 or min(cashier) < 0 or stake_per_point <= 0:
         raise ValueError("money play needs two cashier amounts and a positive stake per point")
-    winner = scores["winner"]
+    winner = scores.winner
     returns = tuple(PayoutLine(seat, CASHIER_RETURN, cashier[seat]) for seat in (0, 1))
     if winner is None:
         statement = _money_statement(
@@ -125,11 +127,12 @@ def money_play_payout(
     lines = list(returns)
     raw = 0
     for key, component in MONEY_PLAY_SCORE_COMPONENTS:
-        difference = (scores[key][winner] - scores[key][loser]) * stake_per_point
+        points = getattr(scores, key)
+        difference = (points[winner] - points[loser]) * stake_per_point
         raw += difference
         lines.append(PayoutLine(winner, component, difference))
         lines.append(PayoutLine(loser, component, -difference))
-    if raw != scores["point_difference"] * stake_per_point:
+    if raw != scores.point_difference * stake_per_point:
         raise ValueError("the score components do not add up to the point difference")
     capped = min(raw, cashier[loser], cashier[winner])
     cap_cut = raw - capped
@@ -159,7 +162,7 @@ def _money_statement(
             caps.append({"seat": winner, "cap": "winner_cashier", "amount": cashier[winner]})
     return {
         "cashier": list(cashier),
-        "scores": dict(scores),
+        "scores": scores.to_dict(),
         "stake_per_point": stake_per_point,
         "winnings_before_caps": raw,
         "winnings": capped,

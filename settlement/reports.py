@@ -33,6 +33,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from games.engine import MatchResult
 from gin_platform.models import Operator, Player
 from gin_platform.money import to_decimal_string, to_minor
 from gin_platform.problems import ValidationProblem
@@ -43,7 +44,6 @@ from settlement.selectors import report_currency
 MAX_DAYS = 366
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 TABLES = ("totals", "players")
-BONUS_KINDS = ("line_bonus", "target_bonus", "zero_point_bonus")
 
 
 def parse_period(raw_from: str | None, raw_to: str | None) -> tuple[datetime, datetime]:
@@ -141,14 +141,14 @@ def daily_report(
         operator_of[slug] = settlement.operator_id
         key = (day, slug, settlement.currency)
         row = totals.setdefault(key, TotalsRow(*key))
-        result = settlement.match.result
+        result = MatchResult.from_dict(settlement.match.result)
         row.games += 1
-        row.player_games += len(result["seats"])
+        row.player_games += len(result.seats)
         row.turnover += settlement.escrow_total
         row.fees += settlement.fee
         row.payouts += settlement.escrow_total - settlement.fee
         row.bonus_points += _bonus_points(result)
-        staked = {str(seat["player_id"]): seat["amount"] for seat in result["seats"]}
+        staked = {seat.player_id: seat.amount for seat in result.seats}
         for entry in settlement.statement["players"]:
             player_id = str(entry["player_id"])
             line = players.setdefault((*key, player_id), PlayerRow(*key, player_id=player_id))
@@ -169,9 +169,12 @@ def daily_report(
     )
 
 
-def _bonus_points(result: dict[str, Any]) -> int:
-    scores = result.get("money_play") or {}
-    return sum(sum(scores.get(kind) or ()) for kind in BONUS_KINDS)
+def _bonus_points(result: MatchResult) -> int:
+    """Line, target and zero-point bonus points awarded (Money Play; 0 otherwise)."""
+    scores = result.money_play
+    if scores is None:
+        return 0
+    return sum(scores.line_bonus) + sum(scores.target_bonus) + sum(scores.zero_point_bonus)
 
 
 def _name_players(lines, operator_of: dict[str, int]) -> None:

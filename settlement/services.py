@@ -1,4 +1,4 @@
-"""Settling finished games into the ledger, exactly once (issue 6, ARCHITECTURE §5).
+"""Settling finished games into the ledger, exactly once (docs/settlement.md "Flow").
 
 ``game_settle`` does it all in ONE database transaction that first locks the match row:
 read the result, compute the payout (R10), post it through ``wallet.services.escrow_settle``
@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import services as game_services
+from games.engine import MatchResult
 from games.locks import lock_match
 from games.models import Match
 from gin_platform.models import Player
@@ -39,17 +40,17 @@ def settlement_reference(match_id: int) -> str:
     return f"settlement:match:{match_id}"
 
 
-def payout_for(result: dict) -> Payout:
+def payout_for(result: MatchResult) -> Payout:
     """R10: which rule splits this game's escrow."""
-    amounts = [seat["amount"] for seat in sorted(result["seats"], key=lambda s: s["position"])]
-    if result["variant"] == "money":
+    amounts = [seat.amount for seat in result.seats_by_position]
+    if result.money_play is not None:
         return money_play_payout(
             cashier=amounts,
-            scores=result["money_play"],
-            stake_per_point=result["stake_per_point"],
-            fee_bps=result["fee_bps"],
+            scores=result.money_play,
+            stake_per_point=result.stake_per_point,
+            fee_bps=result.fee_bps,
         )
-    return pot_payout(stakes=amounts, winner=result["winner_seat"], fee_bps=result["fee_bps"])
+    return pot_payout(stakes=amounts, winner=result.winner_seat, fee_bps=result.fee_bps)
 
 
 @transaction.atomic
@@ -59,17 +60,17 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         return Settlement.objects.get(match=match)
     if match.status != Match.Status.FINISHED:
         raise GameNotFinishedProblem(f"match {match_id} is {match.status}")
-    result = match.result
-    seats = sorted(result["seats"], key=lambda seat: seat["position"])
-    players = {str(p.pk): p for p in Player.objects.filter(pk__in=[s["player_id"] for s in seats])}
+    result = MatchResult.from_dict(match.result)
+    seats = result.seats_by_position
+    players = {str(p.pk): p for p in Player.objects.filter(pk__in=[s.player_id for s in seats])}
     payout = payout_for(result)
     ledger_transaction = wallet_services.escrow_settle(
-        game_ref=result["game_ref"],
-        currency=result["currency"],
+        game_ref=result.game_ref,
+        currency=result.currency,
         reference=settlement_reference(match.pk),
         payouts=[
             wallet_services.EscrowPayout(
-                player=players[seats[line.seat]["player_id"]],
+                player=players[seats[line.seat].player_id],
                 amount=line.amount,
                 component=line.component,
             )
@@ -77,12 +78,11 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         ],
         fee=payout.fee,
         actor=actor,
-        metadata={"match_id": match.pk, "variant": result["variant"]},
+        metadata={"match_id": match.pk, "variant": result.variant},
     )
     statement = build_statement(
         result=result,
         payout=payout,
-        seats=seats,
         ledger_transaction=ledger_transaction,
         players_by_id=players,
     )
@@ -90,10 +90,10 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         match=match,
         operator=match.operator,
         ledger_transaction=ledger_transaction,
-        variant=result["variant"],
-        currency=result["currency"],
-        is_practice=result["is_practice"],
-        escrow_total=sum(seat["amount"] for seat in seats),
+        variant=result.variant,
+        currency=result.currency,
+        is_practice=result.is_practice,
+        escrow_total=sum(seat.amount for seat in seats),
         fee=payout.fee,
         statement=statement,
     )

@@ -224,9 +224,24 @@ def _action(kind: str, seat: int, card: Card | None = None) -> Action:
 def legal_actions(state: HandState, seat: int) -> tuple[Action, ...]:
     """Every action ``seat`` may take now; empty when it is not that seat's turn.
 
-    For ``discard`` and ``knock`` there is one action per card; a knock is listed only when
-    the 10 cards left have deadwood within the knock limit (R6).
+    The actions the phase allows (``_phase_actions``, R4 and R5) that also meet the
+    conditions of going out (R6): a knock is listed only when the 10 cards left have
+    deadwood within the knock limit, Big Gin only when all 11 cards meld. For ``discard``
+    and ``knock`` there is one action per card.
     """
+    candidates = _phase_actions(state, seat)
+    if state.phase != DISCARD or not candidates:
+        return candidates
+    mask = cards_to_mask(state.hands[seat])
+    if min_deadwood_after_discard_mask(mask) > state.rules.knock_limit:
+        # R6: no card can be put down to knock (and so no 11 cards all meld either).
+        return tuple(action for action in candidates if action.kind == DISCARD_CARD)
+    return tuple(action for action in candidates if _going_out_allowed(state, action, mask))
+
+
+def _phase_actions(state: HandState, seat: int) -> tuple[Action, ...]:
+    """What the phase lets ``seat`` do, before R6's conditions on going out: the one
+    definition of legality that ``legal_actions`` and ``apply`` share."""
     if state.phase == ENDED or seat != state.to_act:
         return ()
     if state.phase == UPCARD_OFFER:  # R4.1, R4.2
@@ -236,7 +251,26 @@ def legal_actions(state: HandState, seat: int) -> tuple[Action, ...]:
         if state.discard_pile and not state.stock_only:
             actions.append(_action(DRAW_DISCARD, seat))
         return tuple(actions)
-    return _discard_phase_actions(state, seat)
+    cards = _putdown_cards(state, seat)  # R5: never the card just taken from the pile
+    return (
+        *(_action(DISCARD_CARD, seat, card) for card in cards),
+        *(_action(KNOCK, seat, card) for card in cards),
+        _action(BIG_GIN, seat),
+    )
+
+
+def _knock_deadwood(state: HandState, action: Action, mask: int) -> int:
+    """R6: the deadwood of the 10 cards shown when knocking with ``action.card``."""
+    return min_deadwood_mask(mask ^ 1 << action.card.index)
+
+
+def _going_out_allowed(state: HandState, action: Action, mask: int) -> bool:
+    """R6: a knock shows 10 cards within the knock limit; Big Gin melds all 11 cards."""
+    if action.kind == KNOCK:
+        return _knock_deadwood(state, action, mask) <= state.rules.knock_limit
+    if action.kind == BIG_GIN:
+        return min_deadwood_mask(mask) == 0
+    return True
 
 
 def _putdown_cards(state: HandState, seat: int) -> tuple[Card, ...]:
@@ -245,22 +279,6 @@ def _putdown_cards(state: HandState, seat: int) -> tuple[Card, ...]:
     if taken is None:
         return state.hands[seat]
     return tuple(card for card in state.hands[seat] if card.index != taken.index)
-
-
-def _discard_phase_actions(state: HandState, seat: int) -> tuple[Action, ...]:
-    cards = _putdown_cards(state, seat)
-    actions = [_action(DISCARD_CARD, seat, card) for card in cards]
-    mask = cards_to_mask(state.hands[seat])
-    # R6: any knock at all needs the best discard to reach the limit; check cards only then.
-    if min_deadwood_after_discard_mask(mask) <= state.rules.knock_limit:
-        actions.extend(
-            _action(KNOCK, seat, card)
-            for card in cards
-            if min_deadwood_mask(mask ^ 1 << card.index) <= state.rules.knock_limit
-        )
-        if min_deadwood_mask(mask) == 0:  # R6 Big Gin: all 11 melded
-            actions.append(_action(BIG_GIN, seat))
-    return tuple(actions)
 
 
 Hands = tuple[tuple[Card, ...], tuple[Card, ...]]
@@ -281,33 +299,24 @@ def apply(state: HandState, action: Action) -> Step:
 
 
 def _check_legal(state: HandState, action: Action) -> None:
-    seat, card = action.seat, action.card
-    if action.kind in CARD_ACTIONS:
-        allowed = state.phase == DISCARD and card in _putdown_cards(state, seat)
-        if allowed and action.kind == KNOCK:
-            mask = cards_to_mask(state.hands[seat]) ^ 1 << card.index
-            shown_deadwood = min_deadwood_mask(mask)
-            if shown_deadwood > state.rules.knock_limit:  # R6: refused, nothing changes
-                raise KnockOverLimitError(deadwood=shown_deadwood, limit=state.rules.knock_limit)
-    else:
-        allowed = action.card is None and _allowed_without_card(state, action)
-    if not allowed:
-        legal = legal_actions(state, seat)
-        raise IllegalActionError(_illegal_reason(state, action), legal=legal)
-
-
-def _allowed_without_card(state: HandState, action: Action) -> bool:
-    """The legality rules of the actions that put no card down (same as legal_actions)."""
-    kind, phase = action.kind, state.phase
-    if kind in (TAKE_UPCARD, PASS):
-        return phase == UPCARD_OFFER  # R4
-    if kind == DRAW_STOCK:
-        return phase == DRAW and bool(state.stock)  # R5
-    if kind == DRAW_DISCARD:
-        return phase == DRAW and bool(state.discard_pile) and not state.stock_only  # R5, R4.3
-    if kind == BIG_GIN:  # R6: all 11 cards melded right after drawing
-        return phase == DISCARD and min_deadwood_mask(cards_to_mask(state.hands[action.seat])) == 0
-    return False
+    """``action`` is one of ``_phase_actions`` and meets R6's conditions on going out, as
+    ``legal_actions`` says; a knock over the limit names its deadwood."""
+    if action not in _phase_actions(state, action.seat):
+        raise IllegalActionError(
+            _illegal_reason(state, action), legal=legal_actions(state, action.seat)
+        )
+    if action.kind not in (KNOCK, BIG_GIN):
+        return
+    mask = cards_to_mask(state.hands[action.seat])
+    if _going_out_allowed(state, action, mask):
+        return
+    if action.kind == KNOCK:  # R6: refused, nothing changes
+        deadwood = _knock_deadwood(state, action, mask)
+        raise KnockOverLimitError(deadwood=deadwood, limit=state.rules.knock_limit)
+    raise IllegalActionError(
+        f"{action.kind} is not allowed: not all 11 cards meld (R6)",
+        legal=legal_actions(state, action.seat),
+    )
 
 
 def _illegal_reason(state: HandState, action: Action) -> str:

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 from games.engine.hand import SEATS, HandOutcome, other_seat
 
-FIRST_TO_KNOCK, MATCH_PLAY, MONEY_PLAY = "first_to_knock", "match_play", "money_play"
+# The variants' names, one vocabulary for the engine, the database and the API.
+FIRST_TO_KNOCK, MATCH_PLAY, MONEY_PLAY = "ftk", "match", "money"
 VARIANTS = (FIRST_TO_KNOCK, MATCH_PLAY, MONEY_PLAY)
-_VARIANT_ALIASES = {"ftk": FIRST_TO_KNOCK, "match": MATCH_PLAY, "money": MONEY_PLAY}
 MATCH_PLAY_TARGETS = (100, 250, 500)  # R10 Match Play
 MONEY_PLAY_TARGETS = (50, 100)  # R10 Money Play
 LINE_BONUS = 25  # R10: per hand won
@@ -48,12 +48,25 @@ def _per_seat(value_of) -> tuple[int, int]:
     return value_of(0), value_of(1)
 
 
-def normalise_variant(variant: str) -> str:
-    """``first_to_knock`` / ``match_play`` / ``money_play`` (``ftk``, ``match``, ``money``)."""
-    name = _VARIANT_ALIASES.get(variant, variant)
-    if name not in VARIANTS:
+def check_variant(variant: str) -> str:
+    """``ftk`` (First To Knock), ``match`` (Match Play) or ``money`` (Money Play): R10."""
+    if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    return name
+    return variant
+
+
+def targets_for(variant: str) -> tuple[int, ...]:
+    """R10: the targets a game of ``variant`` may play to (none for First To Knock)."""
+    return {
+        FIRST_TO_KNOCK: (),
+        MATCH_PLAY: MATCH_PLAY_TARGETS,
+        MONEY_PLAY: MONEY_PLAY_TARGETS,
+    }[check_variant(variant)]
+
+
+def next_dealer(dealer: int, outcome: HandOutcome) -> int:
+    """R3: the deal alternates; a void hand (R7) is redealt by the same dealer."""
+    return dealer if outcome.kind == "void" else other_seat(_seat(dealer, "dealer"))
 
 
 def ftk_winner(outcome: HandOutcome) -> int | None:
@@ -217,7 +230,7 @@ def forfeit_result(
     game ends, with the running hand points and hands won and the target bonus (and, when
     the leaver scored nothing, the zero-point bonus) going to the opponent. Where the
     leaver's final score is still the higher or equal, nobody wins: no winnings move."""
-    name = normalise_variant(variant)
+    name = check_variant(variant)
     loser = _seat(forfeiting_seat, "forfeiting_seat")
     opponent = other_seat(loser)
     points = _pair(hand_points, "hand_points")

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games.engine import money_play_final_scores
+from games.engine import MoneyPlayResult, money_play_final_scores
 from settlement.payouts import (
     CAP_ADJUSTMENT,
     CASHIER_RETURN,
@@ -43,7 +43,7 @@ def test_r10_worked_example_money_play():
     """R10: A won 3 hands for 105, B won 2 for 40 in a 100-point game: A wins 190 points."""
     scores = money_play_final_scores(
         hand_points=(105, 40), hands_won=(3, 2), target=100, reached_target=0
-    ).to_dict()
+    )
     payout = money_play_payout(
         cashier=(50_000, 50_000), scores=scores, stake_per_point=10, fee_bps=500
     )
@@ -60,7 +60,7 @@ def test_r10_worked_example_money_play():
 def test_loser_cashier_caps_the_winnings():
     scores = money_play_final_scores(
         hand_points=(105, 40), hands_won=(3, 2), target=100, reached_target=0
-    ).to_dict()
+    )
     payout = money_play_payout(cashier=(5000, 1000), scores=scores, stake_per_point=10, fee_bps=0)
     assert payout.total_for(1) == 0  # nobody loses more than their cashier amount
     assert payout.total_for(0) == 6000
@@ -71,7 +71,7 @@ def test_loser_cashier_caps_the_winnings():
 def test_winner_cashier_caps_the_winnings():
     scores = money_play_final_scores(
         hand_points=(105, 40), hands_won=(3, 2), target=100, reached_target=0
-    ).to_dict()
+    )
     payout = money_play_payout(cashier=(800, 5000), scores=scores, stake_per_point=10, fee_bps=0)
     assert payout.total_for(0) == 1600  # nobody wins more than their own cashier amount
     assert payout.total_for(1) == 4200
@@ -81,7 +81,7 @@ def test_winner_cashier_caps_the_winnings():
 def test_zero_point_bonus_line():
     scores = money_play_final_scores(
         hand_points=(0, 100), hands_won=(0, 2), target=100, reached_target=1
-    ).to_dict()
+    )
     payout = money_play_payout(
         cashier=(100_000, 100_000), scores=scores, stake_per_point=1, fee_bps=0
     )
@@ -91,15 +91,17 @@ def test_zero_point_bonus_line():
 
 
 def test_equal_final_scores_move_no_money():
-    scores = {
-        "hand_points": [50, 100],
-        "line_bonus": [75, 25],
-        "target_bonus": [0, 0],
-        "zero_point_bonus": [0, 0],
-        "totals": [125, 125],
-        "winner": None,
-        "point_difference": 0,
-    }
+    scores = MoneyPlayResult(
+        hand_points=(50, 100),
+        line_bonus=(75, 25),
+        target_bonus=(0, 0),
+        zero_point_bonus=(0, 0),
+        totals=(125, 125),
+        winner=None,
+        point_difference=0,
+        target=100,
+        reached_target=None,
+    )
     payout = money_play_payout(cashier=(700, 900), scores=scores, stake_per_point=5, fee_bps=500)
     assert payout.fee == 0
     assert (payout.total_for(0), payout.total_for(1)) == (700, 900)
@@ -127,7 +129,7 @@ def test_pot_payout_always_empties_the_escrow_exactly(stake, bps, winner):
 def test_money_play_never_overdraws_and_always_balances(points, won, reached, cashier, spp, bps):
     scores = money_play_final_scores(
         hand_points=points, hands_won=won, target=100, reached_target=reached
-    ).to_dict()
+    )
     payout = money_play_payout(cashier=cashier, scores=scores, stake_per_point=spp, fee_bps=bps)
     assert payout.total == cashier[0] + cashier[1]
     for seat in (0, 1):

@@ -3,6 +3,7 @@
 import pytest
 
 from games.engine import (
+    VARIANTS,
     ForfeitResult,
     HandOutcome,
     MatchScore,
@@ -11,6 +12,8 @@ from games.engine import (
     hands_won,
     match_progress,
     money_play_final_scores,
+    next_dealer,
+    targets_for,
 )
 
 VOID = HandOutcome(kind="void", knocker=None, winner=None, points=0)
@@ -124,19 +127,19 @@ def test_money_play_result_to_dict():
 
 
 def test_r10_forfeit_ftk_opponent_is_first_to_knock():
-    result = forfeit_result("first_to_knock", 0)
+    result = forfeit_result("ftk", 0)
     assert isinstance(result, ForfeitResult)
     assert (result.winner, result.reached_target, result.money_play) == (1, 1, None)
     assert forfeit_result("ftk", 1).winner == 0
 
 
 def test_r10_forfeit_match_play_opponent_reaches_the_target():
-    result = forfeit_result("match_play", 1, hand_points=(20, 90), hands_won=(1, 3))
+    result = forfeit_result("match", 1, hand_points=(20, 90), hands_won=(1, 3))
     assert (result.winner, result.reached_target, result.points) == (0, 0, (20, 90))
 
 
 def test_r10_forfeit_money_play_scores_with_the_opponent_reaching_the_target():
-    result = forfeit_result("money_play", 0, hand_points=(30, 45), hands_won=(1, 2), target=100)
+    result = forfeit_result("money", 0, hand_points=(30, 45), hands_won=(1, 2), target=100)
     money = result.money_play
     assert money.target_bonus == (0, 100)
     assert money.totals == (30 + 25, 45 + 50 + 100)
@@ -152,7 +155,7 @@ def test_r10_forfeit_before_anyone_scored_gives_the_zero_point_bonus():
 
 def test_r10_forfeit_money_play_counts_every_scored_hand():
     """The leaver won 2 hands for 40 points, the opponent 2 for 19: 90 against 169."""
-    result = forfeit_result("money_play", 0, hand_points=(40, 19), hands_won=(2, 2), target=100)
+    result = forfeit_result("money", 0, hand_points=(40, 19), hands_won=(2, 2), target=100)
     money = result.money_play
     assert money.totals == (40 + 50, 19 + 50 + 100)
     assert money.zero_point_bonus == (0, 0)
@@ -165,9 +168,7 @@ def test_r10_forfeit_money_play_counts_every_scored_hand():
 )
 def test_r10_a_leaver_still_ahead_wins_no_money(hand_points, hands_won):
     """R10: a player can never win money by leaving; ahead or level, no winnings move."""
-    result = forfeit_result(
-        "money_play", 0, hand_points=hand_points, hands_won=hands_won, target=100
-    )
+    result = forfeit_result("money", 0, hand_points=hand_points, hands_won=hands_won, target=100)
     money = result.money_play
     assert money.totals[0] >= money.totals[1]
     assert result.winner is None and money.winner is None
@@ -175,16 +176,32 @@ def test_r10_a_leaver_still_ahead_wins_no_money(hand_points, hands_won):
     assert money.target_bonus == (0, 100)
 
 
-@pytest.mark.parametrize("variant", ["first_to_knock", "match_play"])
+@pytest.mark.parametrize("variant", ["ftk", "match"])
 def test_r10_forfeit_pot_games_go_to_the_opponent_even_when_the_leaver_leads(variant):
     result = forfeit_result(variant, 1, hand_points=(0, 95), hands_won=(0, 4))
     assert result.winner == 0
+
+
+def test_one_vocabulary_for_the_variants():
+    """The engine speaks the variant names the database and the API use: no aliases."""
+    assert VARIANTS == ("ftk", "match", "money")
+    for other_spelling in ("first_to_knock", "match_play", "money_play", "FTK"):
+        with pytest.raises(ValueError):
+            forfeit_result(other_spelling, 0, target=100)
+
+
+def test_r10_targets_and_r3_dealer_rotation_live_in_the_engine():
+    void = VOID
+    assert targets_for("match") == (100, 250, 500) and targets_for("money") == (50, 100)
+    assert targets_for("ftk") == ()
+    assert next_dealer(0, void) == 0 and next_dealer(1, void) == 1  # R7: same dealer
+    assert next_dealer(0, won(0, 5)) == 1 and next_dealer(1, won(1, 5)) == 0
 
 
 def test_forfeit_validates_input():
     with pytest.raises(ValueError):
         forfeit_result("poker", 0)
     with pytest.raises(ValueError):
-        forfeit_result("money_play", 0)  # target needed
+        forfeit_result("money", 0)  # target needed
     with pytest.raises(ValueError):
-        forfeit_result("match_play", 3)
+        forfeit_result("match", 3)
