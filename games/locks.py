@@ -1,10 +1,11 @@
 """Row locks of the games app (ARCHITECTURE §8: one lock helper module per app).
 
-Every games service takes its locks in this one order, so two services can never wait for
-each other (no deadlocks):
+Every ``select_for_update`` of the games app is here. Every games service takes its locks in
+this one order, so two services can never wait for each other (no deadlocks):
 
-    Table  ->  Match  ->  Hand  ->  Seat (several seats: in primary-key order)
+    Room  ->  Table  ->  Match  ->  Hand  ->  Seat (several rows of a kind: primary-key order)
 
+- Renaming or closing a room locks the Room row alone.
 - Seating (sit, leave before the start) serialises on the Table row: it owns the table's
   ``waiting`` match and its seats.
 - Playing (actions, forfeits, turn timers) serialises on the Match row, then the Hand row;
@@ -18,8 +19,12 @@ from collections.abc import Iterable
 
 from django.db.models import Exists, OuterRef
 
-from games.models import Hand, Match, Seat, Table
+from games.models import Hand, Match, Room, Seat, Table
 from gin_platform.models import Player
+
+
+def lock_room(room_id: int) -> Room:
+    return Room.objects.select_for_update().get(pk=room_id)
 
 
 def lock_table(table_id: int) -> Table:

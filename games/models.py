@@ -1,4 +1,4 @@
-"""Rooms, tables, seats, matches, hands and hand events (issue 5 item 1, ARCHITECTURE §4).
+"""Rooms, tables, seats, matches, hands and hand events (ARCHITECTURE §4).
 
 - A Room (one operator, one variant, rule options, stakes, target, fee, currency, practice or
   real money, turn time) has Tables.
@@ -23,21 +23,22 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from games import engine
 from gin_platform.models import Operator, Player
 
 SEAT_POSITIONS = (0, 1)
 MAX_FEE_BPS = 10_000
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 600
-MATCH_PLAY_TARGETS = (100, 250, 500)  # R10 Match Play
-MONEY_PLAY_TARGETS = (50, 100)  # R10 Money Play
+MATCH_PLAY_TARGETS = engine.MATCH_PLAY_TARGETS  # R10, from the engine
+MONEY_PLAY_TARGETS = engine.MONEY_PLAY_TARGETS
 
 
 class Variant(models.TextChoices):
     """R10: the three ways to play for money."""
 
-    FTK = "ftk", "First To Knock"
-    MATCH = "match", "Match Play"
-    MONEY = "money", "Money Play"
+    FTK = engine.FIRST_TO_KNOCK, "First To Knock"
+    MATCH = engine.MATCH_PLAY, "Match Play"
+    MONEY = engine.MONEY_PLAY, "Money Play"
 
 
 class Room(models.Model):
@@ -63,7 +64,7 @@ class Room(models.Model):
     currency = models.CharField(max_length=3)
     is_practice = models.BooleanField(default=False)
     # Practice rooms only (R11): the house bot takes the second seat as soon as a player sits
-    # down alone (issue 7 item 3). Real-money rooms never seat the bot (database CHECK).
+    # down alone. Real-money rooms never seat the bot (database CHECK).
     bot_enabled = models.BooleanField(default=False)
     turn_seconds = models.PositiveIntegerField(
         default=30,
@@ -108,8 +109,8 @@ class Room(models.Model):
 
 
 class HouseBot(models.Model):
-    """The operator's house bot (issue 7 item 3, R11): an ordinary Player of the operator,
-    marked here as the bot. It sits through ``services.seat_take`` and plays through
+    """The operator's house bot (R11): an ordinary Player of the operator, marked here as the
+    bot. It sits through ``services.seat_take`` and plays through
     ``services.hand_apply_action`` like anybody else, on the Celery worker, deciding from its
     own ``engine.player_view`` only. It has no session token (it never calls the API) and it
     never sits at a real-money table (``services.seat_take`` refuses)."""
@@ -316,7 +317,7 @@ class Hand(models.Model):
     seed_commitment = models.CharField(max_length=64)
     state = models.JSONField()
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.IN_PROGRESS)
-    # Denormalised from ``state`` for the turn check and the turn-timer sweep (issue 7).
+    # Denormalised from ``state`` for the turn check and the turn-timer sweep.
     seq = models.PositiveIntegerField(default=0)
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)

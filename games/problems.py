@@ -119,7 +119,7 @@ class BotNotAllowedProblem(Problem):
     status = 409
     title = "The house bot plays at practice tables only"
     description = (
-        "R11, issue 7: the house bot plays for play-money chips only; it never takes a seat at "
+        "R11: the house bot plays for play-money chips only; it never takes a seat at "
         "a real-money table."
     )
 

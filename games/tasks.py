@@ -1,4 +1,5 @@
-"""Celery tasks of the games app (issue 7). Thin: ids in, one service call.
+"""Celery tasks of the games app: the house bot's moves and the turn timers. Thin: ids in,
+one service call (``games.services.house_bot.bot_play``, ``games.services.timers``).
 
 - ``bot_move``: the house bot's move, queued on commit when it becomes the bot's turn.
   Idempotent through ``expected_seq``: a stale or redelivered message does nothing.

@@ -1,7 +1,10 @@
-"""Input and output serializers of the games endpoints (shape only, no rules).
+"""Input and output serializers of the games endpoints (shape only, no rules); the query
+parameters' are in ``games.api.filters``.
 
-Output serializers are also a whitelist: only the fields declared here leave the server, so
-a field added to an engine view later can never leak by accident.
+Output serializers are also the whitelist: only the fields declared here leave the server,
+so a field added to an engine view later can never leak by accident. ``games.api.presenters``
+builds each shape from these declarations (``presenters.declared_fields``), so the list of
+fields of a shape is written once, here.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games import engine, selectors
+from games import engine
 from games.models import Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import OptionallyDisplayedMoney
-from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
+from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, money_dict, normalize_currency
 from wallet.amounts import parse_money
 
 
@@ -44,7 +47,6 @@ def parse_amount(value: object, currency: str, field: str) -> int | None:
     return parse_money(value, currency, field=field)
 
 
-# --- Money ----------------------------------------------------------------------------
 # --- Rooms ----------------------------------------------------------------------------
 class RoomCreateInput(serializers.Serializer):
     name = serializers.CharField(max_length=100)
@@ -109,8 +111,6 @@ class RoomUpdateInput(serializers.Serializer):
 
 
 def _money(amount: int | None, currency: str) -> dict[str, str] | None:
-    from gin_platform.money import money_dict
-
     return None if amount is None else money_dict(amount, currency)
 
 
@@ -157,8 +157,7 @@ class RoomOutput(serializers.ModelSerializer):
         return _money(room.cashier_max, room.currency)
 
     def get_tables(self, room: Room) -> int:
-        counted = getattr(room, "table_count", None)
-        return room.tables.count() if counted is None else counted
+        return room.table_count  # annotated by selectors.room_list / room_get
 
 
 class TableOutput(serializers.ModelSerializer):
@@ -219,15 +218,22 @@ class SitInput(serializers.Serializer):
         help_text="Money Play: one of the room's stakes per point (decimal string)",
     )
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """The amounts in the table's currency (``context["currency"]``), in minor units."""
+        currency = self.context["currency"]
+        return {field: parse_amount(attrs[field], currency, field) for field in attrs}
 
+
+# Renders ``presenters.player_seat(seat, player=...)``: every amount answered to a player is
+# also shown in their display currency (R11).
 class SeatOutput(serializers.ModelSerializer):
+    room_id = serializers.IntegerField(read_only=True)
     table_id = serializers.IntegerField(read_only=True)
     match_id = serializers.IntegerField(read_only=True)
-    room_id = serializers.IntegerField(source="table.room_id", read_only=True)
-    match_status = choice(Match.Status.choices, source="match.status", read_only=True)
+    match_status = choice(Match.Status.choices, read_only=True)
     state = choice(Seat.State.choices)
-    amount = serializers.SerializerMethodField()
-    stake_per_point = serializers.SerializerMethodField()
+    amount = OptionallyDisplayedMoney(read_only=True)
+    stake_per_point = OptionallyDisplayedMoney(read_only=True, allow_null=True)
 
     class Meta:
         model = Seat
@@ -243,16 +249,6 @@ class SeatOutput(serializers.ModelSerializer):
             "stake_per_point",
             "created_at",
             "left_at",
-        )
-
-    # R11: every amount answered to a player is also shown in their display currency; the
-    # views pass the calling player as ``context["player"]``.
-    def get_amount(self, seat: Seat) -> OptionallyDisplayedMoney:  # type: ignore[valid-type]
-        return selectors.money(seat.amount, seat.currency, player=self.context.get("player"))
-
-    def get_stake_per_point(self, seat: Seat) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
-        return selectors.money(
-            seat.match.stake_per_point, seat.currency, player=self.context.get("player")
         )
 
 
@@ -347,10 +343,6 @@ class LegalActionOutput(serializers.Serializer):
 class ShowdownOutput(serializers.Serializer):
     """A hand once it is over: everything is revealed (R8, R9, fairness)."""
 
-    number = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    seed_commitment = serializers.CharField()
-    discard_pile = serializers.ListField(child=serializers.CharField())
     outcome = serializers.JSONField(
         help_text="Kind, knocker, winner, points and the result: both arrangements (melds, "
         "deadwood cards), lay-offs and the hand score (R8, R9); result is null for a void hand"
@@ -358,6 +350,10 @@ class ShowdownOutput(serializers.Serializer):
     hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
     knock_card = serializers.CharField(allow_null=True)
     seed = serializers.CharField(help_text="The revealed server seed: SHA-256 = seed_commitment")
+    dealer = serializers.IntegerField()
+    discard_pile = serializers.ListField(child=serializers.CharField())
+    number = serializers.IntegerField()
+    seed_commitment = serializers.CharField()
 
 
 class HandViewOutput(serializers.Serializer):
@@ -459,7 +455,7 @@ class OperatorMatchOutput(MatchSummaryOutput):
     hands_played = serializers.IntegerField()
 
 
-# --- Watchers, resigning, the bot, hand history, fairness (issue 7) -------------------------
+# --- Watchers, resigning, hand history, fairness --------------------------------------------
 class WatchHandOutput(serializers.Serializer):
     """A hand as a watcher sees it (R11): the public table only; the showdown (both hands,
     outcome, seed) once it has ended."""

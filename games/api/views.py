@@ -1,14 +1,15 @@
 """Games endpoints: rooms (operators), the lobby, seats and the game itself (players).
 
-Thin: parse, call one service or selector, render. Operator writes are @idempotent (an
-Idempotency-Key); player writes are idempotent by nature (sitting twice returns the seat,
-an action carries the sequence number it expects).
+Thin: parse (input and filter serializers), call one service or selector, render (output
+serializers, or the presenters' dicts, whose fields are the output serializers'). No query
+here: reads are ``games.selectors``, API shapes ``games.api.presenters``. Operator writes are
+@idempotent (an Idempotency-Key); player writes are idempotent by nature (sitting twice
+returns the seat, an action carries the sequence number it expects).
 """
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -16,6 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
+from games.api import presenters
+from games.api.filters import EventsFilterInput, MatchFilterInput, RoomFilterInput
 from games.api.serializers import (
     ActionInput,
     EventsOutput,
@@ -33,13 +36,12 @@ from games.api.serializers import (
     SitInput,
     TableOutput,
     WatchViewOutput,
-    parse_amount,
 )
 from games.models import Match
 from gin_platform.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import NotFoundProblem, ValidationProblem
+from gin_platform.problems import NotFoundProblem
 
 PROBLEMS = {
     404: OpenApiResponse(description="Not found (or another operator's)"),
@@ -59,17 +61,10 @@ class RoomListCreateView(GenericAPIView):
     permission_classes = (IsOperator,)
     serializer_class = RoomOutput
 
-    @extend_schema(
-        parameters=[OpenApiParameter("active", bool, description="Only active (or inactive)")],
-        responses=RoomOutput(many=True),
-        tags=["rooms"],
-    )
+    @extend_schema(parameters=[RoomFilterInput], responses=RoomOutput(many=True), tags=["rooms"])
     def get(self, request: Request) -> Response:
-        active = request.query_params.get("active")
-        rooms = selectors.room_list(
-            operator=request.user.operator,
-            active=None if active is None else active.lower() in ("1", "true", "yes"),
-        )
+        filters = _validated(RoomFilterInput, request.query_params)
+        rooms = selectors.room_list(operator=request.user.operator, **filters)
         page = self.paginate_queryset(rooms)
         return self.get_paginated_response(RoomOutput(page, many=True).data)
 
@@ -85,6 +80,7 @@ class RoomListCreateView(GenericAPIView):
         operator = request.user.operator
         data = _validated(RoomCreateInput, request.data, operator=operator)
         room = services.room_create(operator=operator, actor=request.user.actor, **data)
+        room = selectors.room_get(operator=operator, room_id=room.pk)  # with its table count
         return Response(RoomOutput(room).data, status=status.HTTP_201_CREATED)
 
 
@@ -101,9 +97,11 @@ class RoomDetailView(APIView):
     )
     @idempotent
     def patch(self, request: Request, room_id: str) -> Response:
-        room = selectors.room_get(operator=request.user.operator, room_id=room_id)
+        operator = request.user.operator
+        room = selectors.room_get(operator=operator, room_id=room_id)
         data = _validated(RoomUpdateInput, request.data)
         room = services.room_update(room=room, actor=request.user.actor, **data)
+        room = selectors.room_get(operator=operator, room_id=room.pk)  # with its table count
         return Response(RoomOutput(room).data)
 
 
@@ -123,29 +121,16 @@ class MatchListView(GenericAPIView):
     serializer_class = OperatorMatchOutput
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str, enum=Match.Status.values),
-            OpenApiParameter("room", int),
-        ],
-        responses=OperatorMatchOutput(many=True),
-        tags=["matches"],
+        parameters=[MatchFilterInput], responses=OperatorMatchOutput(many=True), tags=["matches"]
     )
     def get(self, request: Request) -> Response:
-        status_filter = request.query_params.get("status") or None
-        if status_filter is not None and status_filter not in Match.Status.values:
-            raise ValidationProblem(
-                "One or more fields are invalid",
-                errors={"status": [f"one of {', '.join(Match.Status.values)}"]},
-            )
-        room = request.query_params.get("room")
+        filters = _validated(MatchFilterInput, request.query_params)
         matches = selectors.match_list(
-            operator=request.user.operator,
-            status=status_filter,
-            room_id=None if room is None else _int_param(request, "room", 0),
+            operator=request.user.operator, status=filters["status"], room_id=filters["room"]
         )
         page = self.paginate_queryset(matches)
         return self.get_paginated_response(
-            OperatorMatchOutput([selectors.operator_match(match) for match in page], many=True).data
+            OperatorMatchOutput([presenters.operator_match(m) for m in page], many=True).data
         )
 
 
@@ -160,7 +145,7 @@ class MatchDetailView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get(operator=request.user.operator, match_id=match_id)
-        return Response(OperatorMatchOutput(selectors.operator_match(match)).data)
+        return Response(OperatorMatchOutput(presenters.operator_match(match)).data)
 
 
 # --- Players: lobby and seats --------------------------------------------------------------
@@ -177,7 +162,7 @@ class LobbyView(GenericAPIView):
     def get(self, request: Request) -> Response:
         player = request.user.player
         page = self.paginate_queryset(selectors.lobby_rooms(operator=request.user.operator))
-        rooms = [selectors.lobby_room(room, player=player) for room in page]
+        rooms = [presenters.lobby_room(room, player=player) for room in page]
         return self.get_paginated_response(LobbyRoomOutput(rooms, many=True).data)
 
 
@@ -188,7 +173,7 @@ class LobbyRoomView(APIView):
     def get(self, request: Request, room_id: str) -> Response:
         room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
         return Response(
-            LobbyRoomOutput(selectors.lobby_room(room, player=request.user.player)).data
+            LobbyRoomOutput(presenters.lobby_room(room, player=request.user.player)).data
         )
 
 
@@ -210,17 +195,11 @@ class SitView(APIView):
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.table_get(operator=request.user.operator, table_id=table_id)
-        data = _validated(SitInput, request.data)
-        currency = table.room.currency
-        result = services.seat_take(
-            player=request.user.player,
-            table=table,
-            cashier_amount=parse_amount(data["cashier_amount"], currency, "cashier_amount"),
-            stake_per_point=parse_amount(data["stake_per_point"], currency, "stake_per_point"),
-            actor=request.user.actor,
-        )
+        data = _validated(SitInput, request.data, currency=table.room.currency)
+        player = request.user.player
+        result = services.seat_take(player=player, table=table, actor=request.user.actor, **data)
         return Response(
-            SeatOutput(result.seat, context={"player": request.user.player}).data,
+            SeatOutput(presenters.player_seat(result.seat, player=player)).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
         )
 
@@ -237,10 +216,9 @@ class LeaveView(APIView):
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.table_get(operator=request.user.operator, table_id=table_id)
-        seat = services.seat_leave(
-            player=request.user.player, table=table, actor=request.user.actor
-        )
-        return Response(SeatOutput(seat, context={"player": request.user.player}).data)
+        player = request.user.player
+        seat = services.seat_leave(player=player, table=table, actor=request.user.actor)
+        return Response(SeatOutput(presenters.player_seat(seat, player=player)).data)
 
 
 class MySeatsView(GenericAPIView):
@@ -249,17 +227,18 @@ class MySeatsView(GenericAPIView):
 
     @extend_schema(responses=SeatOutput(many=True), tags=["seats"])
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.player_seats(player=request.user.player))
-        return self.get_paginated_response(
-            SeatOutput(page, many=True, context={"player": request.user.player}).data
-        )
+        player = request.user.player
+        page = self.paginate_queryset(selectors.player_seats(player=player))
+        seats = [presenters.player_seat(seat, player=player) for seat in page]
+        return self.get_paginated_response(SeatOutput(seats, many=True).data)
 
 
 # --- Players: the game ----------------------------------------------------------------------
 def _game_view(request: Request, seat) -> dict:
-    """The selector builds exactly GameViewOutput's shape (whitelisted field by field); it is
-    returned as is, the serializer documents it (tests check that the two agree)."""
-    return selectors.game_view(match=seat.match, seat=seat.position, player=request.user.player)
+    """The presenter builds exactly GameViewOutput's shape (its hand and showdown fields are
+    the serializers' declared fields); it is answered as is, without a second pass through
+    the serializer (the answer of every move)."""
+    return presenters.game_view(match=seat.match, seat=seat.position, player=request.user.player)
 
 
 class GameView(APIView):
@@ -313,47 +292,17 @@ class ActionView(APIView):
             expected_seq=data["expected_seq"],
             actor=request.user.actor,
         )
-        match, latest_hands = result.match, result.latest_hands
-        if match.bot_seat is not None:
-            # The house bot may have answered already (eager Celery runs its move on commit):
-            # show the game as it is now, with the seq to send next.
-            match.refresh_from_db()
-            latest_hands = ()
-        view = selectors.game_view(
-            match=match, seat=result.seat, player=player, latest_hands=latest_hands
-        )
-        response = Response(view)
+        response = Response(presenters.action_view(result, player=player))
         if not result.applied:
             response[REPLAY_HEADER] = "true"
         return response
-
-
-def _events_params(request: Request) -> tuple[int, int]:
-    return (
-        _int_param(request, "after", 0),
-        _int_param(request, "limit", selectors.EVENTS_PAGE_DEFAULT),
-    )
-
-
-def _events_body(match: Match, events: list[dict], after: int) -> dict:
-    return {
-        "seq": max(match.seq, events[-1]["seq"] if events else 0),
-        "next_after": events[-1]["seq"] if events else max(after, 0),
-        "events": events,
-    }
-
-
-EVENTS_PARAMETERS = [
-    OpenApiParameter("after", OpenApiTypes.INT, description="Events after this seq"),
-    OpenApiParameter("limit", OpenApiTypes.INT, description=f"At most {selectors.EVENTS_PAGE_MAX}"),
-]
 
 
 class EventsView(APIView):
     permission_classes = (IsPlayer,)
 
     @extend_schema(
-        parameters=EVENTS_PARAMETERS,
+        parameters=[EventsFilterInput],
         responses={200: EventsOutput, 404: PROBLEMS[404]},
         tags=["game"],
         description="The match's events with a per-match sequence number greater than "
@@ -362,30 +311,12 @@ class EventsView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
-        after, limit = _events_params(request)
-        events = selectors.match_events(
-            match=seat.match, viewer=seat.position, after=after, limit=limit
-        )
-        return Response(EventsOutput(_events_body(seat.match, events, after)).data)
+        filters = _validated(EventsFilterInput, request.query_params)
+        feed = presenters.events_feed(match=seat.match, viewer=seat.position, **filters)
+        return Response(EventsOutput(feed).data)
 
 
-def _int_param(request: Request, name: str, default: int) -> int:
-    """An integer query parameter, within what a database column can hold (else 400)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or abs(value) > selectors.MAX_ID:
-        raise ValidationProblem(
-            "One or more fields are invalid", errors={name: ["must be a 64-bit integer"]}
-        )
-    return value
-
-
-# --- Watchers (issue 7 item 1, R11) --------------------------------------------------------
+# --- Watchers (R11) ------------------------------------------------------------------------
 class WatchView(APIView):
     permission_classes = (IsPlayer,)
 
@@ -398,14 +329,14 @@ class WatchView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get(operator=request.user.operator, match_id=match_id)
-        return Response(selectors.watch_view(match=match))
+        return Response(presenters.watch_view(match=match))
 
 
 class WatchEventsView(APIView):
     permission_classes = (IsPlayer,)
 
     @extend_schema(
-        parameters=EVENTS_PARAMETERS,
+        parameters=[EventsFilterInput],
         responses={200: EventsOutput, 404: PROBLEMS[404]},
         tags=["watch"],
         description="The events feed as a watcher may see it: nobody's stock draw shows its "
@@ -413,12 +344,13 @@ class WatchEventsView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get(operator=request.user.operator, match_id=match_id)
-        after, limit = _events_params(request)
-        events = selectors.match_events(match=match, viewer=None, after=after, limit=limit)
-        return Response(EventsOutput(_events_body(match, events, after)).data)
+        filters = _validated(EventsFilterInput, request.query_params)
+        return Response(
+            EventsOutput(presenters.events_feed(match=match, viewer=None, **filters)).data
+        )
 
 
-# --- Resigning and the house bot (issue 7 items 2, 3) ---------------------------------------
+# --- Resigning and the house bot (R10, R11) -------------------------------------------------
 class ResignView(APIView):
     permission_classes = (IsPlayer,)
 
@@ -457,16 +389,15 @@ class BotSeatView(APIView):
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.table_get(operator=request.user.operator, table_id=table_id)
-        result = services.table_seat_bot(
-            player=request.user.player, table=table, actor=request.user.actor
-        )
+        player = request.user.player
+        result = services.table_seat_bot(player=player, table=table, actor=request.user.actor)
         return Response(
-            SeatOutput(result.seat, context={"player": request.user.player}).data,
+            SeatOutput(presenters.player_seat(result.seat, player=player)).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
         )
 
 
-# --- Hand history and fairness (issue 7 items 4, 5) -----------------------------------------
+# --- Hand history and fairness ---------------------------------------------------------------
 def _readable_match(request: Request, match_id: str) -> Match:
     """The operator's match (API key), or a match the calling player sits in; else 404."""
     if isinstance(request.user, OperatorPrincipal):
@@ -487,8 +418,7 @@ class HandHistoryListView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = _readable_match(request, match_id)
-        body = {"match_id": match.pk, "hands": selectors.match_hand_history(match=match)}
-        return Response(HandHistoryListOutput(body).data)
+        return Response(HandHistoryListOutput(presenters.match_hand_history(match=match)).data)
 
 
 class HandHistoryDetailView(APIView):
@@ -502,7 +432,7 @@ class HandHistoryDetailView(APIView):
     def get(self, request: Request, match_id: str, number: str) -> Response:
         match = _readable_match(request, match_id)
         return Response(
-            HandHistoryOutput(selectors.finished_hand_history(match=match, number=number)).data
+            HandHistoryOutput(presenters.finished_hand_history(match=match, number=number)).data
         )
 
 
@@ -519,4 +449,4 @@ class HandFairnessView(APIView):
     )
     def get(self, request: Request, match_id: str, number: str) -> Response:
         match = _readable_match(request, match_id)
-        return Response(FairnessOutput(selectors.hand_fairness(match=match, number=number)).data)
+        return Response(FairnessOutput(presenters.hand_fairness(match=match, number=number)).data)

@@ -1,4 +1,4 @@
-"""Issue 5 item 5: the action API's answers. Every refusal has its own problem type and
+"""The action API's answers (R4-R8). Every refusal has its own problem type and
 changes nothing; a retried request does not apply twice; a stale one is refused."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tests.games.helpers import (
     snapshot,
     view,
 )
+from tests.helpers import assert_problem as _problem
 
 pytestmark = pytest.mark.django_db
 
@@ -30,14 +31,6 @@ def game(alice, bob, practice_table, seeds):
     looks = {seat: view(seats[seat], match_id).json() for seat in (0, 1)}
     to_act = looks[0]["hand"]["to_act"]
     return match_id, seats, to_act, looks
-
-
-def _problem(response, status: int, slug: str) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"].startswith("application/problem+json")
-    body = response.json()
-    assert body["type"] == f"/problems/{slug}"
-    return body
 
 
 def _play_until(seats, match_id, predicate, limit: int = 200) -> dict:
@@ -272,7 +265,7 @@ def test_only_the_matchs_players_may_see_or_play_it(game, make_player_client, op
 
 
 def test_the_server_side_service_takes_engine_actions(game):
-    """hand_apply_action is what a server-side bot calls (issue 7)."""
+    """hand_apply_action is what a server-side bot (the house bot) calls."""
     from games.services import hand_apply_action
 
     match_id, _, to_act, looks = game
@@ -290,7 +283,7 @@ def test_the_server_side_service_takes_engine_actions(game):
 
 
 def test_a_move_reads_nothing_twice(game):
-    """The action path's statements (issue 5 Speed): one for the caller's seat with the
+    """The action path's statements (docs/games.md "Speed"): one for the caller's seat with the
     match locked, one for the two newest hands, the writes, and no read after them: the
     answer is built from the rows just written. Checked over moves in the first hand and
     in later ones (where the previous hand's showdown is in the answer)."""

@@ -1,6 +1,6 @@
-"""ARCHITECTURE §4, issue 5 tests: concurrent requests for the same turn (and the same last
-seat) on PostgreSQL: exactly one applies. Real threads, real row locks; the main thread holds
-the match (or table) row until both requests are queued on it, so they truly collide."""
+"""Concurrent requests for the same turn (and the same last seat) on PostgreSQL: exactly one
+applies. Real threads, real row locks; the main thread holds the match (or table) row until
+both requests are queued on it, so they truly collide."""
 
 from __future__ import annotations
 

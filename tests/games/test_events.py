@@ -1,6 +1,6 @@
-"""Issue 5 item 7: the events feed of a match, per-match sequence numbers, filtered for each
-viewer (engine.event_view): another player's stock draw has no card; seeds and both hands
-appear only when a hand has ended."""
+"""The events feed of a match, per-match sequence numbers, filtered for each viewer
+(engine.event_view): another player's stock draw has no card; seeds and both hands appear only
+when a hand has ended."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ def test_the_feed_pages_by_sequence(alice, bob, practice_table, seeds):
     assert bad.status_code == 400 and "after" in bad.json()["errors"]
 
 
+@pytest.mark.slow
 def test_hand_ends_reveal_the_showdown_and_the_match_end_is_an_event(
     alice, bob, practice_table, seeds, django_capture_on_commit_callbacks
 ):

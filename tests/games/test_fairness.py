@@ -1,4 +1,4 @@
-"""Issue 7 item 4: provable fairness. The commitment is public before the deal; after the
+"""Provable fairness (R3, docs/fairness.md). The commitment is public before the deal; after the
 hand the seed is revealed; the endpoint and the offline procedure of docs/fairness.md (run
 here exactly as written there) re-derive the deck and check it against the commitment and
 the cards dealt, and fail on a tampered seed."""
@@ -45,6 +45,7 @@ def _history(client, match_id: int, number: int) -> dict:
     return response.json()
 
 
+@pytest.mark.slow
 def test_the_offline_procedure_verifies_real_hands_and_fails_on_a_tampered_seed(
     alice, bob, operator, seeds
 ):
@@ -77,6 +78,7 @@ def test_the_offline_procedure_verifies_real_hands_and_fails_on_a_tampered_seed(
             assert verifier["verify_hand"]({**history, "stock": stock}) == ["stock"]
 
 
+@pytest.mark.slow
 def test_the_endpoint_verifies_every_hand_for_both_players_and_the_operator(
     alice, bob, operator, operator_client, seeds
 ):

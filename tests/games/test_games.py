@@ -1,7 +1,7 @@
-"""Issue 5 item 6 and tests 1-2: complete games of each variant through the REST API, two
-players choosing moves with the engine's bot from their own views; the right result (R10);
-every hand replays from its seed and actions; hidden information holds over whole games; the
-match_finished signal fires once, on commit."""
+"""Complete games of each variant through the REST API, two players choosing moves with the
+engine's bot from their own views; the right result (R10); every hand replays from its seed and
+actions; hidden information holds over whole games; the match_finished signal fires once, on
+commit."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _outcomes(match: Match) -> list[tuple[Hand, engine.HandOutcome]]:
 
 
 def _assert_replayable(match: Match) -> None:
-    """ARCHITECTURE §4: every hand re-deals from its seed and replays from its events to
+    """Every hand re-deals from its seed and replays from its events to
     exactly the stored state; its commitment is the seed's SHA-256."""
     for hand in match.hands.all():
         assert engine.state_to_json(selectors.hand_replay(hand)) == hand.state
@@ -125,7 +125,8 @@ def test_a_void_first_to_knock_hand_is_redealt_by_the_same_dealer(
     _assert_dealers(match)
 
 
-@pytest.mark.parametrize("target", [100, pytest.param(250, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("target", [100, 250])
+@pytest.mark.slow
 def test_match_play_runs_hands_to_the_target(
     alice, bob, operator, seeds, target, finished_signals, django_capture_on_commit_callbacks
 ):
@@ -159,6 +160,7 @@ def test_match_play_runs_hands_to_the_target(
 
 
 @pytest.mark.parametrize("target", [50, 100])
+@pytest.mark.slow
 def test_money_play_to_the_target_with_line_target_and_zero_point_bonuses(
     alice, bob, operator, seeds, target, finished_signals, django_capture_on_commit_callbacks
 ):
@@ -208,6 +210,7 @@ def test_money_play_to_the_target_with_line_target_and_zero_point_bonuses(
     _assert_dealers(match)
 
 
+@pytest.mark.slow
 def test_random_legal_play_also_runs_to_a_result(
     alice, bob, operator, seeds, django_capture_on_commit_callbacks
 ):
@@ -239,6 +242,7 @@ def test_the_signal_is_not_sent_when_the_transaction_rolls_back(
     assert finished_signals == []
 
 
+@pytest.mark.slow
 def test_a_finished_match_still_shows_both_players_the_result(
     alice, bob, practice_table, seeds, django_capture_on_commit_callbacks
 ):

@@ -1,6 +1,6 @@
-"""Issue 7 item 5: the hand history of a match (every hand that is over, with its events,
-arrangements, lay-offs, scores and revealed seed) for the players of that match and the
-operator; 404 for anybody else; never a hand still being played."""
+"""The hand history of a match (every hand that is over, with its events, arrangements,
+lay-offs, scores and revealed seed) for the players of that match and the operator; 404 for
+anybody else; never a hand still being played."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ def _client(credential: str):
     return client
 
 
+@pytest.mark.slow
 def test_both_players_and_the_operator_see_every_finished_hand(
     alice, bob, operator, operator_client, seeds
 ):

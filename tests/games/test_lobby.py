@@ -1,4 +1,4 @@
-"""Issue 5 item 2: the lobby (R11): rooms with their tables, free seats and stakes, amounts
+"""The lobby (R11): rooms with their tables, free seats and stakes, amounts
 also in the player's display currency."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Issue 5 items 1 and 4: match records, the waiting view, turn deadlines, per-hand event
-numbering, the operator's match endpoints, the admin (which never shows a live hand's
-secrets) and the settlement hand-off."""
+"""Match records, the waiting view, turn deadlines, per-hand event numbering, the operator's
+match endpoints, the admin (which never shows a live hand's secrets) and the settlement
+hand-off."""
 
 from __future__ import annotations
 
@@ -174,6 +174,7 @@ def _assert_shape(data, serializer) -> None:
             _assert_shape(value, field)
 
 
+@pytest.mark.slow
 def test_the_game_view_has_exactly_the_documented_shape(
     alice, bob, practice_table, seeds, django_capture_on_commit_callbacks
 ):

@@ -1,4 +1,4 @@
-"""Issue 7 item 3: practice rooms (play-money chips, never money) and the house bot, which
+"""Practice rooms (R11: play-money chips, never money) and the house bot, which
 sits through the same seat service, plays through the same action service on the (eager)
 Celery worker after each commit, decides from its own player view only, and never sits at a
 real-money table."""
@@ -14,11 +14,13 @@ from django.utils import timezone
 
 from games import engine, services
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat
+from games.problems import BotNotAllowedProblem
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import HiddenInformationChecker, act, sit, view
 from tests.wallet.factories import fund
 from wallet import selectors as wallet_selectors
+from wallet import services as wallet_services
 from wallet.models import LedgerEntry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -78,6 +80,7 @@ def _assert_chips_never_reach_money(players, real_entries_before: set[int]) -> N
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_a_practice_game_against_the_bot_runs_to_the_end_through_the_api(
     alice, operator, seeds, settings, monkeypatch
 ):
@@ -160,7 +163,7 @@ def test_real_money_tables_never_seat_the_bot(alice, operator, seeds):
     assert response.status_code == 409
     assert response.json()["type"] == "/problems/bot-not-allowed"
     bot = services.house_bot_player(operator=operator)
-    with pytest.raises(services.BotNotAllowedProblem):
+    with pytest.raises(BotNotAllowedProblem):
         services.seat_take(player=bot, table=table, actor=services.BOT_ACTOR)
     assert not Seat.objects.filter(player=bot).exists()
     assert not LedgerEntry.objects.filter(account__player=bot).exists()
@@ -263,7 +266,7 @@ def test_an_expired_bot_turn_is_queued_again_not_forfeited(
 
 def _drain_the_bot(alice, operator, django_capture_on_commit_callbacks):
     """The bot's whole grant goes into one table's escrow; returns a second table."""
-    stake = services.wallet.practice_grant_amount()
+    stake = wallet_services.practice_grant_amount()
     room = RoomFactory(operator=operator, practice=True, stake=stake)
     first, second = TableFactory(room=room), TableFactory(room=room)
     sit(alice, first.pk)
@@ -295,8 +298,8 @@ def test_inviting_a_bot_out_of_chips_and_already_topped_up_is_refused(
     alice, bob, operator, seeds, django_capture_on_commit_callbacks
 ):
     bot, table = _drain_the_bot(alice, operator, django_capture_on_commit_callbacks)
-    topped_up = services.wallet.practice_chips_top_up(player=bot, actor=services.BOT_ACTOR)
-    services.wallet.table_buy_in(  # ...and staked all of it in another game
+    topped_up = wallet_services.practice_chips_top_up(player=bot, actor=services.BOT_ACTOR)
+    wallet_services.table_buy_in(  # ...and staked all of it in another game
         player=bot,
         game_ref="match:999999",
         amount=topped_up.amount,
@@ -322,5 +325,5 @@ def test_a_bot_out_of_chips_in_a_bot_room_is_topped_up_after_the_players_seat_co
     assert seated.json()["state"] == "seated"
     assert _top_ups(bot) == 1
     assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == (
-        services.wallet.practice_grant_amount()
+        wallet_services.practice_grant_amount()
     )

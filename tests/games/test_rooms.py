@@ -1,4 +1,4 @@
-"""Issue 5 items 1-2: operators open and manage rooms (R10, R11) through idempotent writes."""
+"""Operators open and manage rooms (R10, R11) through idempotent writes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 5 item 3: sitting and leaving. Real-money seats move the stake or the Money Play
-cashier amount into the game's escrow through the wallet; refusals move nothing; leaving
-before the start refunds; leaving a running game forfeits it (R10)."""
+"""Sitting and leaving (R11). Real-money seats move the stake or the Money Play cashier amount
+into the game's escrow through the wallet; refusals move nothing; leaving before the start
+refunds; leaving a running game forfeits it (R10)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from gin_platform.models import AuditEvent
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit, view
+from tests.helpers import assert_problem as _problem
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory, fund
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
@@ -29,13 +30,6 @@ def escrow(match_id: int, currency: str = "EUR") -> int:
 
 def leave(client, table_id: int):
     return client.post(f"/api/v1/tables/{table_id}/leave")
-
-
-def _problem(response, status: int, slug: str) -> dict:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert body["type"] == f"/problems/{slug}", body
-    return body
 
 
 def _nothing_moved(before: dict) -> None:

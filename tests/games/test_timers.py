@@ -1,4 +1,4 @@
-"""Issue 7 item 2 (R10 "Leaving, timing out"): every turn has a deadline; the beat job
+"""R10 "Leaving, timing out": every turn has a deadline; the beat job
 forfeits a turn left to expire, and settlement pays the opponent; a move that races the
 timer either applies or loses, never both; a player may resign."""
 
@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from games import services, tasks
 from games.models import Hand, HandEvent, Match
+from games.problems import StaleSequenceProblem
 from settlement.models import Settlement
 from tests.conftest import SYSTEM
 from tests.games.factories import RoomFactory, TableFactory
@@ -46,6 +47,7 @@ def test_the_beat_schedule_runs_the_timer_every_few_seconds():
     assert "settle-stragglers" in settings.CELERY_BEAT_SCHEDULE  # the others stay
 
 
+@pytest.mark.slow
 def test_every_turn_change_sets_a_fresh_deadline(alice, bob, operator, seeds):
     table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
     match_id, seats = seat_both(alice, bob, table.pk)
@@ -115,7 +117,7 @@ def test_a_move_committed_before_the_timer_wins(alice, bob, operator, seeds):
     _expire(match_id)
     stale = (match_id, to_act, seq)  # what the sweep read, an instant before the move
     assert act(seats[to_act], match_id, kind="pass", expected_seq=seq).status_code == 200
-    with pytest.raises(services.StaleSequenceProblem):
+    with pytest.raises(StaleSequenceProblem):
         services.match_forfeit(
             match=stale[0], seat=stale[1], reason="timeout", expected_seq=stale[2], actor=SYSTEM
         )

@@ -1,4 +1,4 @@
-"""The built-in bot and the random player; complete hands end properly (issue 3)."""
+"""The built-in bot and the random player; complete hands end properly (R3-R9)."""
 
 import random
 from collections import Counter

@@ -40,7 +40,6 @@ def test_card_numbering_mapping_is_a_bijection():
     assert UTILS.card_string(OPEN_SPIEL_INT[Card(10, "D")]) == "Td"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("make_hand", [random_hand, dense_hand], ids=["random", "dense"])
 def test_r2_ten_card_deadwood_agrees_with_open_spiel(make_hand):
     rng = random.Random(20240603)
@@ -52,7 +51,6 @@ def test_r2_ten_card_deadwood_agrees_with_open_spiel(make_hand):
     assert mismatches == []
 
 
-@pytest.mark.slow
 def test_r2_eleven_card_deadwood_is_open_spiels_best_ten_card_discard():
     rng = random.Random(11)
     for _ in range(2_000):

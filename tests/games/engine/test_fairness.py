@@ -1,4 +1,4 @@
-"""R3 / ARCHITECTURE §4 fairness: commitment, HMAC stream, unbiased Fisher-Yates."""
+"""R3 fairness (docs/fairness.md): commitment, HMAC stream, unbiased Fisher-Yates."""
 
 import hashlib
 import hmac

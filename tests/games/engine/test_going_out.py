@@ -19,7 +19,8 @@ from games.engine import (
 from tests.games.engine import brute_force
 from tests.games.engine.strategies import two_hands
 
-# Seed 000/001's pictured hand: sets 4-4-4 and 7-8-9 of spades, deadwood AC AS 6C 2D = 10.
+# R9's first worked example (docs/rules.md): sets 4-4-4 and 7-8-9 of spades, deadwood
+# AC AS 6C 2D = 10.
 SEED_KNOCKER = "4H 4D 4C 7S 8S 9S AC AS 6C 2D"
 
 
@@ -28,7 +29,7 @@ def melds_text(melds):
 
 
 def test_r9_worked_example_seed_000_knocker_10_defender_50_scores_40():
-    # Defender: run 7-8-9 of clubs, lays 6S off onto 7-8-9S, 50 left (seed 000).
+    # Defender: run 7-8-9 of clubs, lays 6S off onto 7-8-9S, 50 left.
     result = settle_knock(SEED_KNOCKER, "7C 8C 9C 6S KH QD JH TD 5H 5D")
     assert (result.kind, result.winner, result.points) == ("knock", "knocker", 40)
     assert (result.knocker_deadwood, result.defender_deadwood) == (10, 50)

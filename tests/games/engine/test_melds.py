@@ -19,7 +19,7 @@ from games.engine.melds import ALL_MELD_MASKS
 from tests.games.engine import brute_force
 from tests.games.engine.strategies import hands
 
-# Issue 3: an engine that drops the highest deadwood card of its best 11-card split gets
+# R2: an engine that drops the highest deadwood card of its best 11-card split gets
 # these wrong (OpenSpiel answers 12, 1 and 3). Ours are the exact best over 11 discards.
 PINNED_11_CARD = [
     ("6S 3C 4C 5C 6C 2D 4D 5D 6D 3H 5H", 10),

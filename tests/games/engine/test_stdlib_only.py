@@ -1,4 +1,4 @@
-"""ARCHITECTURE §2: games.engine imports nothing outside the standard library."""
+"""README "Architecture": games.engine imports nothing outside the standard library."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""ARCHITECTURE §4 hidden information: player, watcher and event views."""
+"""Hidden information (R11, docs/games.md "The player's view"): player, watcher and event views."""
 
 import json
 import random

@@ -1,0 +1,490 @@
+"""Turn games rows into the API's shapes (ARCHITECTURE §4, §6): what each reader may see.
+
+Reads go through ``games.selectors``; this module only builds dicts. Each shape has ONE
+field whitelist: the fields its output serializer (``games.api.serializers``) declares. The
+views that answer a built dict as is (the game view on every move, the watch view) send
+exactly those fields and nothing else of the engine's views, so a field the engine adds
+later can never leave the server by accident; the other views render through their
+serializer, which keeps its declared fields only.
+
+Hidden information: everything a player receives about a hand goes through
+``games.engine.player_view`` and ``games.engine.event_view`` (a watcher's through
+``engine.watcher_view`` and ``event_view(event, None)``). The stored hand state (seed, stock
+order, both hands) and the server seed are never returned as such; a seed appears only once
+its hand is over.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rest_framework import serializers as drf
+
+from games import engine, selectors
+from games.api.serializers import (
+    HandViewOutput,
+    MatchResultOutput,
+    ShowdownOutput,
+    WatchHandOutput,
+)
+from games.models import Hand, HandEvent, Match, Room, Seat, Table
+from gin_platform.models import Player
+from gin_platform.money import money_dict
+from gin_platform.problems import Problem
+from wallet.selectors import display_amount
+
+if TYPE_CHECKING:
+    from games.services import ActionResult
+
+
+def declared_fields(serializer_class: type[drf.Serializer]) -> tuple[str, ...]:
+    """The fields an output serializer declares, in order: the whitelist of its shape."""
+    return tuple(serializer_class._declared_fields)
+
+
+HAND_VIEW_KEYS = declared_fields(HandViewOutput)
+WATCH_HAND_KEYS = declared_fields(WatchHandOutput)
+SHOWDOWN_KEYS = declared_fields(ShowdownOutput)
+PUBLIC_RESULT_KEYS = declared_fields(MatchResultOutput)
+
+
+def _only(view: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    return {key: view[key] for key in keys if key in view}
+
+
+def money(amount: int | None, currency: str, *, player: Player | None = None) -> dict | None:
+    """An amount in the API's shape; with ``player``, also in their display currency (R11:
+    ``display``, from the wallet; null for play money or without an exchange rate)."""
+    if amount is None:
+        return None
+    if player is None:
+        return money_dict(amount, currency)
+    try:
+        return display_amount(amount=amount, currency=currency, player=player)
+    except Problem:
+        return {**money_dict(amount, currency), "display": None}
+
+
+# --- Lobby and seats ----------------------------------------------------------------------
+def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
+    """A room as the lobby shows it to ``player`` (from ``selectors.lobby_rooms``)."""
+    tables = [lobby_table(table, player=player) for table in room.open_tables]
+    currency = room.currency
+    return {
+        "id": room.pk,
+        "name": room.name,
+        "variant": room.variant,
+        "rules": room.rules,
+        "target": room.target,
+        "currency": currency,
+        "is_practice": room.is_practice,
+        "bot_enabled": room.bot_enabled,
+        "fee_bps": room.fee_bps,
+        "turn_seconds": room.turn_seconds,
+        "stake": money(room.stake, currency, player=player),
+        "stake_per_point_choices": [
+            money(choice, currency, player=player) for choice in room.stake_per_point_choices
+        ],
+        "cashier_min": money(room.cashier_min, currency, player=player),
+        "cashier_max": money(room.cashier_max, currency, player=player),
+        "free_seats": sum(table["free_seats"] for table in tables),
+        "tables": tables,
+    }
+
+
+def lobby_table(table: Table, *, player: Player) -> dict[str, Any]:
+    """A table as the lobby shows it (from ``selectors.lobby_rooms``' prefetches)."""
+    match = table.open_matches[0] if table.open_matches else None
+    seats = sorted(match.active_seats, key=lambda seat: seat.position) if match else []
+    taken = {seat.position: seat for seat in seats}
+    running = match is not None and match.status == Match.Status.RUNNING
+    return {
+        "id": table.pk,
+        "state": "playing" if running else ("waiting" if seats else "empty"),
+        "match_id": match.pk if match else None,
+        "free_seats": 0 if running else 2 - len(seats),
+        "stake_per_point": (
+            money(match.stake_per_point, match.currency, player=player) if match else None
+        ),
+        "seats": [
+            {
+                "position": position,
+                "display_name": taken[position].player.display_name if position in taken else None,
+            }
+            for position in (0, 1)
+        ],
+    }
+
+
+def player_seat(seat: Seat, *, player: Player) -> dict[str, Any]:
+    """A seat as its player sees it (``SeatOutput``): amounts also in their display currency
+    (R11). ``seat`` comes with its match and table (``select_related`` or just written)."""
+    return {
+        "id": seat.pk,
+        "room_id": seat.table.room_id,
+        "table_id": seat.table_id,
+        "match_id": seat.match_id,
+        "match_status": seat.match.status,
+        "position": seat.position,
+        "state": seat.state,
+        "amount": money(seat.amount, seat.currency, player=player),
+        "stake_per_point": money(seat.match.stake_per_point, seat.currency, player=player),
+        "created_at": seat.created_at,
+        "left_at": seat.left_at,
+    }
+
+
+# --- Matches ---------------------------------------------------------------------------
+def match_summary(match: Match, *, player: Player | None = None) -> dict[str, Any]:
+    """Public facts of a match: who sits where, scores, status and, once over, the result
+    (amounts also in ``player``'s display currency)."""
+    seats = selectors.match_seats(match)
+    return {
+        "id": match.pk,
+        "status": match.status,
+        "variant": match.variant,
+        "target": match.target,
+        "table_id": match.table_id,
+        "room_id": match.room_id,
+        "currency": match.currency,
+        "is_practice": match.is_practice,
+        "stake": money(match.stake, match.currency, player=player),
+        "stake_per_point": money(match.stake_per_point, match.currency, player=player),
+        "fee_bps": match.fee_bps,
+        "turn_seconds": match.turn_seconds,
+        "rules": match.rules,
+        "players": [
+            {"position": seat.position, "display_name": seat.player.display_name} for seat in seats
+        ],
+        "hand_points": list(match.points),
+        "hands_won": list(match.hands_won),
+        "winner_seat": match.winner_seat,
+        "forfeit": (
+            {"seat": match.forfeit_seat, "reason": match.forfeit_reason}
+            if match.forfeit_seat is not None
+            else None
+        ),
+        "result": public_result(match),
+        "started_at": match.started_at,
+        "finished_at": match.finished_at,
+    }
+
+
+def operator_match(match: Match) -> dict[str, Any]:
+    """A match as its operator sees it (from ``selectors.match_list``): the summary, who sits
+    where with what in escrow, how many hands were dealt. Never a card."""
+    summary = match_summary(match)
+    summary["seats"] = [
+        {
+            "position": seat.position,
+            "player_id": seat.player_id,
+            "state": seat.state,
+            "amount": money(seat.amount, seat.currency),
+        }
+        for seat in selectors.match_seats(match)
+    ]
+    summary["hands_played"] = match.hands_played
+    return summary
+
+
+def public_result(match: Match) -> dict[str, Any] | None:
+    """The result of a finished match as both players (and operators) see it."""
+    if match.result is None:
+        return None
+    public = engine.MatchResult.from_dict(match.result).public()
+    return {key: public[key] for key in PUBLIC_RESULT_KEYS}
+
+
+# --- The game: a player's view, a watcher's view ----------------------------------------
+def _hand_state(hand: Hand) -> engine.HandState:
+    return engine.state_from_json(hand.state)
+
+
+def _rename_seq(view: dict[str, Any]) -> dict[str, Any]:
+    """The engine's per-hand ``seq`` is ``state_seq`` in the API: ``seq`` is the match's."""
+    view["state_seq"] = view.pop("seq")
+    return view
+
+
+def hand_view(*, hand: Hand, seat: int, match_over: bool) -> dict[str, Any]:
+    """``seat``'s view of a hand (engine.player_view), plus the table's facts about it.
+
+    An abandoned hand (the match ended by forfeit during it) reveals its seed once the match
+    is over, so its deal can be verified like any other (fairness)."""
+    view = _rename_seq(engine.player_view(_hand_state(hand), seat))
+    view.update(
+        {
+            "number": hand.number,
+            "status": hand.status,
+            "seed_commitment": hand.seed_commitment,
+            "turn_deadline": hand.turn_deadline,
+            "your_turn": hand.status == Hand.Status.IN_PROGRESS and hand.to_act == seat,
+        }
+    )
+    if hand.status == Hand.Status.ABANDONED:
+        # The match ended by forfeit mid-hand: nobody may act in it any more.
+        view.update({"to_act": None, "legal_actions": []})
+        if match_over:
+            view.update(_abandoned_showdown(hand))
+    return _only(view, HAND_VIEW_KEYS)
+
+
+def _abandoned_showdown(hand: Hand) -> dict[str, Any]:
+    """A hand abandoned by a forfeit, once the game is over: like any finished hand it shows
+    both hands and reveals its seed, so its deal can be verified."""
+    state = _hand_state(hand)
+    return {
+        "hands": [[str(card) for card in held] for held in state.hands],
+        "seed": hand.server_seed,
+    }
+
+
+def showdown_view(*, hand: Hand, seat: int | None) -> dict[str, Any]:
+    """An ended hand: both arrangements, lay-offs, hand score and the revealed seed (the
+    same for both players and for watchers, ``seat=None``)."""
+    state = _hand_state(hand)
+    full = engine.watcher_view(state) if seat is None else engine.player_view(state, seat)
+    view = _only(full, SHOWDOWN_KEYS)
+    view.update({"number": hand.number, "seed_commitment": hand.seed_commitment})
+    return view
+
+
+def _is_over(match: Match) -> bool:
+    return match.status not in (Match.Status.WAITING, Match.Status.RUNNING)
+
+
+def _previous_showdown(previous: Hand | None, *, seat: int | None) -> dict[str, Any] | None:
+    if previous is None or previous.status != Hand.Status.ENDED:
+        return None
+    return showdown_view(hand=previous, seat=seat)
+
+
+def game_view(
+    *,
+    match: Match,
+    seat: int,
+    player: Player | None = None,
+    latest_hands: Sequence[Hand] = (),
+) -> dict[str, Any]:
+    """Everything ``seat``'s player may see of the match now (``GameViewOutput``).
+
+    ``seq`` is the match's sequence number: send it back as ``expected_seq`` with the next
+    action. ``hand`` is the hand being played (or the last one, once the match is over);
+    ``previous_hand`` the showdown of the hand before it.
+
+    ``latest_hands``: the match's newest hands (the two newest, or the only one), newest
+    first, when the caller holds them as they were just written (an action's answer); read
+    otherwise.
+    """
+    latest = selectors.latest_hands(match, known=latest_hands)
+    current = latest[0] if latest else None
+    summary = match_summary(match, player=player)
+    summary["your_seat"] = seat
+    return {
+        "seq": match.seq,
+        "match": summary,
+        "hand": (
+            None
+            if current is None
+            else hand_view(hand=current, seat=seat, match_over=_is_over(match))
+        ),
+        "previous_hand": _previous_showdown(latest[1] if len(latest) > 1 else None, seat=seat),
+    }
+
+
+def action_view(result: ActionResult, *, player: Player) -> dict[str, Any]:
+    """The mover's game view after an action, built from the rows the action wrote. In a
+    game against the house bot the bot may have answered already (eager Celery runs its
+    move on commit): the game is read again, so the answer (and its ``seq``) includes it."""
+    match, latest_hands = result.match, result.latest_hands
+    if match.bot_seat is not None:
+        selectors.match_reload(match)
+        latest_hands = ()
+    return game_view(match=match, seat=result.seat, player=player, latest_hands=latest_hands)
+
+
+def watcher_hand_view(*, hand: Hand, match_over: bool) -> dict[str, Any]:
+    """A hand as a watcher sees it (R11): ``engine.watcher_view`` plus the table's facts."""
+    view = _rename_seq(engine.watcher_view(_hand_state(hand)))
+    view.update(
+        {
+            "number": hand.number,
+            "status": hand.status,
+            "seed_commitment": hand.seed_commitment,
+            "turn_deadline": hand.turn_deadline,
+        }
+    )
+    if hand.status == Hand.Status.ABANDONED:
+        view["to_act"] = None
+        if match_over:
+            view.update(_abandoned_showdown(hand))
+    return _only(view, WATCH_HAND_KEYS)
+
+
+def watch_view(*, match: Match) -> dict[str, Any]:
+    """Everything a watcher may see of the match now (``WatchViewOutput``): public match
+    facts, the hand being played (public part only) and the showdown of the hand before."""
+    latest = selectors.latest_hands(match)
+    current = latest[0] if latest else None
+    return {
+        "seq": match.seq,
+        "match": match_summary(match),
+        "hand": (
+            None if current is None else watcher_hand_view(hand=current, match_over=_is_over(match))
+        ),
+        "previous_hand": _previous_showdown(latest[1] if len(latest) > 1 else None, seat=None),
+    }
+
+
+# --- Events ---------------------------------------------------------------------------
+def _table_event(row: HandEvent) -> dict[str, Any]:
+    """The table's own events carry public facts only (never a card or a seed)."""
+    return {"kind": row.kind, "seat": row.seat, "state_seq": row.state_seq, **row.payload}
+
+
+def event_for_viewer(row: HandEvent, *, hand_number: int, viewer: int | None) -> dict[str, Any]:
+    """One event as ``viewer`` (a seat, or None for a watcher) may see it."""
+    if row.kind in HandEvent.TABLE_KINDS:
+        view = _table_event(row)
+    else:
+        view = _rename_seq(engine.event_view(selectors.engine_event(row), viewer))
+    view.update({"seq": row.match_seq, "hand": hand_number, "created_at": row.created_at})
+    return view
+
+
+def events_feed(*, match: Match, viewer: int | None, after: int, limit: int) -> dict[str, Any]:
+    """``EventsOutput``: the match's events after ``after`` as ``viewer`` may see them, the
+    match's ``seq`` now and ``next_after`` to read on."""
+    events = [
+        event_for_viewer(row, hand_number=row.hand.number, viewer=viewer)
+        for row in selectors.match_event_rows(match=match, after=after, limit=limit)
+    ]
+    return {
+        "seq": max(match.seq, events[-1]["seq"] if events else 0),
+        "next_after": events[-1]["seq"] if events else max(after, 0),
+        "events": events,
+    }
+
+
+# --- Hand history and fairness ------------------------------------------------------------
+def _history_event(row: HandEvent, hand_number: int) -> dict[str, Any]:
+    """An event of a hand that is over: everything is public, including each stock draw's
+    card (the revealed seed gives the whole stock order anyway)."""
+    if row.kind in HandEvent.TABLE_KINDS:
+        view = _table_event(row)
+    else:
+        view = _rename_seq(engine.event_view(selectors.engine_event(row), row.seat))
+    view.update({"seq": row.match_seq, "hand": hand_number, "created_at": row.created_at})
+    return view
+
+
+def _hand_points(outcome: dict | None) -> list[int]:
+    points = [0, 0]
+    if outcome is not None and outcome.get("winner") is not None:
+        points[outcome["winner"]] = outcome["points"]
+    return points
+
+
+def hand_history(hand: Hand, rows: Iterable[HandEvent]) -> dict[str, Any]:
+    """One hand that is over (``HandHistoryOutput``): events, both arrangements, lay-offs,
+    score, final hands, what was left of the stock and the revealed seed."""
+    state = _hand_state(hand)
+    return {
+        "number": hand.number,
+        "status": hand.status,
+        "dealer": hand.dealer,
+        "seed_commitment": hand.seed_commitment,
+        "seed": hand.server_seed,
+        "outcome": hand.outcome,
+        "points": _hand_points(hand.outcome),
+        "hands": [[str(card) for card in held] for held in state.hands],
+        "knock_card": None if state.knock_card is None else str(state.knock_card),
+        "discard_pile": [str(card) for card in state.discard_pile],
+        "stock": [str(card) for card in state.stock],
+        "started_at": hand.created_at,
+        "ended_at": hand.ended_at,
+        "events": [_history_event(row, hand.number) for row in rows],
+    }
+
+
+def match_hand_history(*, match: Match) -> dict[str, Any]:
+    """``HandHistoryListOutput``: every hand of the match that is over."""
+    hands = list(selectors.history_hands(match))
+    events = selectors.hand_events(hands)
+    return {"match_id": match.pk, "hands": [hand_history(h, events[h.pk]) for h in hands]}
+
+
+def finished_hand_history(*, match: Match, number: object) -> dict[str, Any]:
+    hand = selectors.finished_hand_get(match=match, number=number)
+    return hand_history(hand, selectors.hand_events([hand])[hand.pk])
+
+
+def dealt_cards(history: dict[str, Any], *, stock_size: int) -> dict[str, Any]:
+    """The deal as the recorded play shows it, worked back from a hand's history: each
+    player's final cards, plus what they put down (discards, knock card), minus what they
+    picked up (stock, upcard, discard pile); the stock as drawn, followed by what was left
+    of it (R7 reshuffles go under the original stock, so its first ``stock_size`` cards are
+    the dealt stock); the upcard as dealt face up. ``consistent`` is False if the record cannot be a
+    deal (a card held twice or given up without being held)."""
+    held: list[Counter[str]] = [Counter(history["hands"][0]), Counter(history["hands"][1])]
+    draws: list[str] = []
+    upcard = None
+    for event in history["events"]:
+        kind, seat, card = event["kind"], event["seat"], event.get("card")
+        if kind == HandEvent.DEALT:
+            upcard = event.get("upcard")
+        elif kind in ("draw_stock", "take_upcard", "draw_discard"):
+            held[seat][card] -= 1
+            if kind == "draw_stock":
+                draws.append(card)
+        elif kind in ("discard", "knock"):
+            held[seat][card] += 1
+    consistent = all(n in (0, 1) for counts in held for n in counts.values())
+    hands = [
+        engine.sort_by_suit(engine.parse_card(card) for card, n in counts.items() if n > 0)
+        for counts in held
+    ]
+    return {
+        "hands": [[str(card) for card in cards] for cards in hands],
+        "upcard": upcard,
+        "stock": (draws + history["stock"])[:stock_size],
+        "consistent": consistent,
+    }
+
+
+def hand_fairness(*, match: Match, number: object) -> dict[str, Any]:
+    """``FairnessOutput``: re-derive the deck from the revealed seed and check it against the
+    commitment published before the deal and against the cards actually dealt (the first
+    dealer, both hands, the upcard and the stock order). 409 while the hand is played."""
+    hand = selectors.finished_hand_get(match=match, number=number)
+    history = hand_history(hand, selectors.hand_events([hand])[hand.pk])
+    seed = hand.server_seed
+    deck = [str(card) for card in engine.shuffled_deck(seed)]
+    # R3 as the engine deals it from this seed: both hands, the upcard, the stock.
+    rules = engine.RuleSet.from_dict(hand.state["rules"])
+    dealt_by_seed = engine.deal(seed=seed, dealer=hand.dealer, rules=rules)
+    expected = [[str(card) for card in held] for held in dealt_by_seed.hands]
+    dealer = hand.dealer
+    dealt = dealt_cards(history, stock_size=len(dealt_by_seed.stock))
+    checks = {
+        "commitment": engine.verify_deck(seed, hand.seed_commitment),
+        "dealer": selectors.expected_dealer(hand) == dealer,
+        "hands": dealt["consistent"]
+        and all(set(expected[seat]) == set(dealt["hands"][seat]) for seat in (0, 1)),
+        "upcard": dealt["upcard"] == str(dealt_by_seed.discard_pile[0]),
+        "stock": dealt["stock"] == [str(card) for card in dealt_by_seed.stock],
+    }
+    return {
+        "match_id": match.pk,
+        "number": hand.number,
+        "seed": seed,
+        "seed_commitment": hand.seed_commitment,
+        "dealer": dealer,
+        "first_dealer": engine.first_dealer(seed) if hand.number == 1 else None,
+        "deck": deck,
+        "dealt": {key: dealt[key] for key in ("hands", "upcard", "stock")},
+        "checks": checks,
+        "verified": all(checks.values()),
+    }

@@ -1,0 +1,100 @@
+"""State changes of the games app, one module per concern (ARCHITECTURE §1, §8).
+
+    rooms       rooms and tables (operators)
+    seating     sit, leave, buy-ins, a match opened and started; the house bot sits here too
+    play        the deal, actions, the end of a hand, the next deal, the match's finish and
+                result, settled; each turn's deadline; the bot's turn queued on commit
+    timers      turn timers expiring, forfeits (leaving, resigning, timing out), resigning
+    house_bot   the practice house bot: who it is, its chips, its moves
+
+One function per change, keyword-only and typed, atomic, each writing its audit row in the
+same transaction. Locks follow ``games.locks`` (Room -> Table -> Match -> Hand -> Seat). The
+engine (``games.engine``) is the referee: nothing here decides a rule; it deals, applies
+actions, scores hands and decides matches through the engine's functions. Money only moves
+through ``wallet.services``; a finished match is announced with
+``games.signals.match_finished`` for settlement to pay out.
+
+The modules import each other in one direction only (rooms, play <- timers, house_bot <-
+seating). Reads are in ``games.selectors``, API shapes in ``games.api.presenters``.
+
+Transactions (docs/games.md "Locks and transactions"): the services a request or a task
+calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
+accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``player_action_apply``,
+``hand_apply_action``, ``match_resign`` and each forfeit of ``turn_timers_expire``. The
+others are atomic and designed to run inside their caller's transaction: ``room_create``,
+``room_update``, ``table_create`` (the Idempotency-Key transaction of the operator
+endpoints), ``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
+``match_mark_settled`` (inside settlement's ``game_settle``).
+
+This package re-exports the public names, so ``from games import services`` and
+``games.services.<name>`` keep working.
+"""
+
+from games.services.house_bot import (
+    BOT_ACTOR,
+    HOUSE_BOT_NAME,
+    bot_play,
+    bot_seat,
+    house_bot_player,
+    is_house_bot,
+)
+from games.services.play import (
+    RESULT_FORMAT,
+    SCORE_FIELDS,
+    ActionResult,
+    bot_move_delay,
+    hand_apply_action,
+    match_mark_settled,
+    player_action_apply,
+)
+from games.services.rooms import (
+    MAX_AMOUNT,
+    MAX_STAKE_PER_POINT_CHOICES,
+    MAX_TABLES_PER_REQUEST,
+    room_create,
+    room_update,
+    table_create,
+)
+from games.services.seating import SeatResult, seat_leave, seat_take, table_seat_bot
+from games.services.timers import (
+    TIMER_ACTOR,
+    TIMER_BATCH,
+    TimerSweep,
+    match_forfeit,
+    match_resign,
+    turn_grace,
+    turn_timers_expire,
+)
+
+__all__ = [
+    "BOT_ACTOR",
+    "HOUSE_BOT_NAME",
+    "MAX_AMOUNT",
+    "MAX_STAKE_PER_POINT_CHOICES",
+    "MAX_TABLES_PER_REQUEST",
+    "RESULT_FORMAT",
+    "SCORE_FIELDS",
+    "TIMER_ACTOR",
+    "TIMER_BATCH",
+    "ActionResult",
+    "SeatResult",
+    "TimerSweep",
+    "bot_move_delay",
+    "bot_play",
+    "bot_seat",
+    "hand_apply_action",
+    "house_bot_player",
+    "is_house_bot",
+    "match_forfeit",
+    "match_mark_settled",
+    "match_resign",
+    "player_action_apply",
+    "room_create",
+    "room_update",
+    "seat_leave",
+    "seat_take",
+    "table_create",
+    "table_seat_bot",
+    "turn_grace",
+    "turn_timers_expire",
+]

@@ -1,0 +1,126 @@
+"""The practice house bot (R11): who it is, its chips, and its moves.
+
+- ``house_bot_player``: the operator's bot, an ordinary Player created on first use
+  (``HouseBot`` marks it); ``is_house_bot``; ``bot_seat`` (where it plays in a match).
+- It sits down through ``seating`` like anybody (``seating.table_seat_bot`` when a player
+  invites it, or at once in a ``bot_enabled`` room); a bot out of practice chips is topped
+  up by ``_bot_chips_top_up`` (wallet rules, its own transaction).
+- Its turn is queued after the commit that gives it the turn (``play._bot_turn_on_commit``
+  -> ``games.tasks.bot_move``); ``bot_play`` then decides from its own
+  ``engine.player_view`` only and plays through ``play.hand_apply_action`` like any player.
+  Stale or repeated tasks do nothing (``expected_seq``). The bot never times out.
+
+Transactions: ``bot_play`` runs no transaction of its own; the move it makes is the durable
+``hand_apply_action``. ``house_bot_player`` runs inside the seating's transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from django.db import IntegrityError, transaction
+
+from games import engine
+from games.models import Hand, HouseBot, Match, Seat
+from games.problems import (
+    MatchNotInProgressProblem,
+    NotYourTurnProblem,
+    StaleSequenceProblem,
+)
+from games.services.play import hand_apply_action
+from gin_platform.models import Operator, Player
+from gin_platform.principals import Actor
+from gin_platform.problems import Problem
+from gin_platform.services import player_create
+from wallet import services as wallet
+
+logger = logging.getLogger(__name__)
+
+BOT_ACTOR = Actor.system("house-bot")
+HOUSE_BOT_NAME = "House bot"
+
+
+def is_house_bot(player: Player) -> bool:
+    return HouseBot.objects.filter(player_id=player.pk).exists()
+
+
+def house_bot_player(*, operator: Operator) -> Player:
+    """The operator's house bot, created on first use (one per operator: a race to create it
+    leaves exactly one, the loser's player row rolls back with its savepoint)."""
+    bot = HouseBot.objects.select_related("player").filter(operator=operator).first()
+    if bot is not None:
+        return bot.player
+    try:
+        with transaction.atomic():
+            player = player_create(
+                operator=operator,
+                external_ref=f"house-bot:{uuid.uuid4().hex}",
+                display_name=HOUSE_BOT_NAME,
+                actor=BOT_ACTOR,
+            )
+            HouseBot.objects.create(operator=operator, player=player)
+    except IntegrityError:
+        return HouseBot.objects.select_related("player").get(operator=operator).player
+    return player
+
+
+def _house_bot_position(match: Match, seats: list[Seat]) -> int | None:
+    """Where the house bot sits in a practice match about to start (None: two players)."""
+    if not match.is_practice:
+        return None
+    bots = set(
+        HouseBot.objects.filter(player_id__in=[seat.player_id for seat in seats]).values_list(
+            "player_id", flat=True
+        )
+    )
+    return next((seat.position for seat in seats if seat.player_id in bots), None)
+
+
+def bot_seat(match: Match | int) -> int | None:
+    """The position of the house bot in the match, if it plays there (``Match.bot_seat``)."""
+    if isinstance(match, Match):
+        return match.bot_seat
+    return Match.objects.filter(pk=match).values_list("bot_seat", flat=True).first()
+
+
+def _bot_chips_top_up(bot: Player) -> bool:
+    """The house bot ran out of practice chips at a table: top them back up (at most once a
+    period, wallet rules) so the player's next invitation finds it able to sit. In its own
+    transaction after the seating commits, never inside it: the seating already holds a
+    game's escrow and a mint shard, and taking the bot's wallet and its mint shard there as
+    well could deadlock with another table seating the bot."""
+    try:
+        return wallet.practice_chips_top_up(player=bot, actor=BOT_ACTOR) is not None
+    except Problem as problem:  # e.g. topped up already this period
+        logger.info("the house bot's chips were not topped up: %s", problem)
+        return False
+
+
+def bot_play(*, match_id: int, expected_seq: int) -> bool:
+    """The house bot's move (``games.tasks.bot_move``). Idempotent through ``expected_seq``:
+    a stale or repeated task (the game moved on, it is not the bot's turn, the game is over)
+    does nothing and returns False.
+
+    The bot does not cheat: it decides from ``engine.player_view`` of its own seat only, and
+    plays through ``hand_apply_action`` like any player."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.seq != expected_seq or match.status != Match.Status.RUNNING:
+        return False
+    seat = bot_seat(match)
+    hand = Hand.objects.filter(match=match, status=Hand.Status.IN_PROGRESS).first()
+    if seat is None or hand is None or hand.to_act != seat:
+        return False
+    view = engine.player_view(engine.state_from_json(hand.state), seat)
+    move = engine.choose_action_from_view(view)
+    try:
+        result = hand_apply_action(
+            match=match_id,
+            seat=seat,
+            action=move,
+            expected_seq=expected_seq,
+            actor=BOT_ACTOR,
+        )
+    except (StaleSequenceProblem, NotYourTurnProblem, MatchNotInProgressProblem):
+        return False
+    return result.applied

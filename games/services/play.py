@@ -1,0 +1,573 @@
+"""Play: the deal, the actions, the end of a hand, the next deal, the match's finish and
+its result (R3-R10, ARCHITECTURE §4).
+
+- ``_hand_deal``: R3, a hand dealt from a fresh server seed, committing to the seed first.
+- ``hand_apply_action`` / ``player_action_apply``: one action, under the match and hand
+  locks, checked by the engine; a retry is recognised by its sequence number.
+- ``_hand_finished``: R7, R10 after each hand: a void hand is redealt, the next hand dealt
+  (the deal alternates), or the match finished (FTK: the first knock; Match Play, Money
+  Play: the target). A knock is scored by the engine (``engine.apply``, R8, R9); the
+  running score is stored here with the hand that changed it.
+- ``_match_finish``: the result (docs/games.md "Match result"), announced on commit with
+  ``games.signals.match_finished``; ``match_mark_settled`` is settlement's ``finished ->
+  settled``.
+- Every turn gets its deadline here (``_deadline``: the turn timers in ``timers`` expire
+  it), and when the turn is the house bot's, its move is queued after the commit
+  (``_bot_turn_on_commit``; the bot decides and plays in ``house_bot``).
+
+Transactions: ``hand_apply_action`` and ``player_action_apply`` are top-level and durable
+(nobody may run a move inside a larger transaction: its locks and its commit are the turn).
+``match_mark_settled`` runs inside settlement's transaction (``settlement.services.
+game_settle``), so it is atomic, not durable.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine, selectors
+from games.locks import (
+    lock_current_hand,
+    lock_match,
+    lock_match_seats,
+    lock_newest_hands,
+    lock_seats,
+)
+from games.models import Hand, HandEvent, Match, Seat, Variant
+from games.problems import (
+    IllegalActionProblem,
+    KnockOverLimitProblem,
+    MatchNotFinishedProblem,
+    MatchNotInProgressProblem,
+    NotYourTurnProblem,
+    StaleSequenceProblem,
+)
+from games.signals import match_finished
+from gin_platform.audit import audit_record
+from gin_platform.enqueue import enqueue, on_commit_logged
+from gin_platform.models import Player
+from gin_platform.principals import Actor
+from gin_platform.problems import ValidationProblem
+
+RESULT_FORMAT = engine.RESULT_FORMAT
+
+
+# --- Dealing and the event log --------------------------------------------------------------
+def _actor_label(actor: Actor) -> str:
+    return f"{actor.type}:{actor.id}"
+
+
+def _deadline(match: Match):
+    return timezone.now() + timedelta(seconds=match.turn_seconds)
+
+
+def _append_events(
+    *, match: Match, hand: Hand, entries: Sequence[dict[str, Any]], actor: Actor
+) -> None:
+    """Append events to the hand and the match's feed; the caller saves hand and match."""
+    rows = []
+    for entry in entries:
+        hand.event_seq += 1
+        match.seq += 1
+        rows.append(
+            HandEvent(
+                hand=hand,
+                match=match,
+                seq=hand.event_seq,
+                match_seq=match.seq,
+                actor=_actor_label(actor),
+                **entry,
+            )
+        )
+    HandEvent.objects.bulk_create(rows)
+
+
+def _engine_event_payload(event: engine.Event) -> dict[str, Any]:
+    """The full engine event as JSON (``selectors.engine_event`` reads it back)."""
+    payload: dict[str, Any] = {}
+    if event.card is not None:
+        payload["card"] = str(event.card)
+    if event.outcome is not None:
+        payload["outcome"] = event.outcome.to_dict()
+    if event.hands is not None:
+        payload["hands"] = [[str(card) for card in hand] for hand in event.hands]
+    if event.seed is not None:
+        payload["seed"] = event.seed
+    if event.stock_count is not None:
+        payload["stock_count"] = event.stock_count
+    return payload
+
+
+def _hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Actor) -> Hand:
+    """R3: deal a hand from a fresh server seed, committing to the seed first (its SHA-256
+    is stored and shown before any card is seen)."""
+    state = engine.deal(seed=seed, dealer=dealer, rules=engine.RuleSet.from_dict(match.rules))
+    hand = Hand.objects.create(
+        match=match,
+        number=number,
+        dealer=dealer,
+        server_seed=seed,
+        seed_commitment=engine.seed_commitment(seed),
+        state=engine.state_to_json(state),
+        seq=state.seq,
+        to_act=state.to_act,
+        turn_deadline=_deadline(match),
+    )
+    _append_events(
+        match=match,
+        hand=hand,
+        entries=[
+            {
+                "kind": HandEvent.DEALT,
+                "seat": dealer,
+                "state_seq": state.seq,
+                "payload": {
+                    "number": number,
+                    "dealer": dealer,
+                    "seed_commitment": hand.seed_commitment,
+                    "to_act": state.to_act,
+                    # R3: the upcard is dealt face up (public); the fairness check uses it.
+                    "upcard": str(state.upcard),
+                },
+            }
+        ],
+        actor=actor,
+    )
+    hand.save(update_fields=["event_seq"])
+    return hand
+
+
+# --- Actions ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionResult:
+    match: Match
+    seat: int  # the position that acted
+    applied: bool  # False: a retry of the action already applied at expected_seq + 1
+    # The match's newest hands after the action, newest first, as written (the hand played,
+    # or the next deal and the hand it follows): the answer is built from these rows
+    # instead of reading them again. Empty for a retry.
+    latest_hands: tuple[Hand, ...] = ()
+
+
+def _as_action(action: engine.Action | Mapping[str, Any], seat: int) -> engine.Action:
+    if isinstance(action, engine.Action):
+        if action.seat != seat:
+            raise ValueError(f"the action is seat {action.seat}'s, not seat {seat}'s")
+        return action
+    try:
+        return engine.Action.from_dict(
+            {"kind": action.get("kind"), "card": action.get("card")}, seat=seat
+        )
+    except engine.CardParseError as exc:
+        raise ValidationProblem(
+            "One or more fields are invalid", errors={"card": [str(exc)]}
+        ) from exc
+
+
+def _is_retry(*, match: Match, seat: int, action: engine.Action, expected_seq: int) -> bool:
+    """A retried request: the event right after ``expected_seq`` is this very action by this
+    very seat, so it was applied already (a retried request: nothing is applied twice)."""
+    if not 0 <= expected_seq < match.seq:
+        return False
+    applied = HandEvent.objects.filter(match=match, match_seq=expected_seq + 1).first()
+    return applied is not None and applied.seat == seat and applied.action == action.to_dict()
+
+
+def _stale_sequence(match: Match, expected_seq: int) -> StaleSequenceProblem:
+    return StaleSequenceProblem(
+        f"expected_seq {expected_seq} is not the game's sequence {match.seq}",
+        expected_seq=expected_seq,
+        current_seq=match.seq,
+    )
+
+
+def _lock_running_hand(match: Match) -> Hand:
+    """The hand being played in a locked, running match, locked in its turn (Match -> Hand)."""
+    if match.status != Match.Status.RUNNING:
+        raise MatchNotInProgressProblem(f"the game is {match.status}")
+    hand = lock_current_hand(match)
+    if hand is None:  # pragma: no cover - a running match always has a hand in progress
+        raise MatchNotInProgressProblem("no hand is being played")
+    return hand
+
+
+def _lock_running_hands(match: Match) -> tuple[Hand, Hand | None]:
+    """The hand being played in a locked, running match, and the hand before it (None in
+    the first), in one statement (``lock_newest_hands``)."""
+    if match.status != Match.Status.RUNNING:
+        raise MatchNotInProgressProblem(f"the game is {match.status}")
+    newest = lock_newest_hands(match)
+    if not newest or newest[0].status != Hand.Status.IN_PROGRESS:  # pragma: no cover
+        raise MatchNotInProgressProblem("no hand is being played")
+    return newest[0], (newest[1] if len(newest) > 1 else None)
+
+
+@transaction.atomic(durable=True)
+def hand_apply_action(
+    *,
+    match: Match | int,
+    seat: int,
+    action: engine.Action | Mapping[str, Any],
+    expected_seq: int,
+    actor: Actor,
+) -> ActionResult:
+    """Apply one seat's action to the match's hand in progress (ARCHITECTURE §4).
+
+    Locks the match, then the hand; checks the sequence number (a retry of the action just
+    applied returns without applying anything; anything else stale is refused), the turn and,
+    through the engine, the action's legality; appends the events, saves, and moves the match
+    on when the hand ends (next deal, or the match's result). What a server-side bot calls,
+    with ``actor=Actor.system(...)``; players go through ``player_action_apply``.
+    """
+    move = _as_action(action, seat)
+    locked = lock_match(match.pk if isinstance(match, Match) else match)
+    return _action_apply(match=locked, seat=seat, move=move, expected_seq=expected_seq, actor=actor)
+
+
+@transaction.atomic(durable=True)
+def player_action_apply(
+    *,
+    player: Player,
+    match_id: int,
+    action: Mapping[str, Any],
+    expected_seq: int,
+    actor: Actor,
+) -> ActionResult:
+    """``POST /matches/{id}/actions``: ``hand_apply_action`` for the seat ``player`` holds.
+
+    The caller's seat and the locked match come from one statement (``lock_match_seats``):
+    the hot path of the API reads nothing twice. A match the player has no seat in is 404
+    (and nothing was locked). The result's match carries ``shown_seats`` for the answer."""
+    seats = lock_match_seats(match_id=match_id, player=player)
+    seat = selectors.own_seat(seats, player=player, match_id=match_id)
+    move = _as_action(action, seat.position)
+    return _action_apply(
+        match=seat.match,
+        seat=seat.position,
+        move=move,
+        expected_seq=expected_seq,
+        actor=actor,
+    )
+
+
+def _action_apply(
+    *, match: Match, seat: int, move: engine.Action, expected_seq: int, actor: Actor
+) -> ActionResult:
+    """The move itself, in the caller's transaction, ``match`` locked."""
+    locked = match
+    if expected_seq != locked.seq:
+        if _is_retry(match=locked, seat=seat, action=move, expected_seq=expected_seq):
+            return ActionResult(match=locked, seat=seat, applied=False)
+        raise _stale_sequence(locked, expected_seq)
+    hand, previous = _lock_running_hands(locked)
+    if hand.to_act != seat:
+        raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
+    state = engine.state_from_json(hand.state)
+    try:
+        new_state, events = engine.apply(state, move)
+    except engine.NotYourTurnError as exc:
+        raise NotYourTurnProblem(str(exc), to_act=state.to_act) from exc
+    except engine.KnockOverLimitError as exc:
+        raise KnockOverLimitProblem(str(exc), deadwood=exc.deadwood, limit=exc.limit) from exc
+    except engine.IllegalActionError as exc:
+        legal = engine.legal_actions(state, seat)
+        raise IllegalActionProblem(
+            str(exc),
+            legal_actions=[{"kind": a.kind, "card": _card_text(a.card)} for a in legal],
+        ) from exc
+    entries = [
+        {
+            "kind": event.kind,
+            "seat": event.seat,
+            "state_seq": event.seq,
+            "action": move.to_dict() if index == 0 else None,
+            "payload": _engine_event_payload(event),
+        }
+        for index, event in enumerate(events)
+    ]
+    _append_events(match=locked, hand=hand, entries=entries, actor=actor)
+    if new_state.to_act != hand.to_act:
+        hand.turn_deadline = _deadline(locked)
+    hand.state = engine.state_to_json(new_state)
+    hand.seq = new_state.seq
+    hand.to_act = new_state.to_act
+    if new_state.is_over:
+        hand.status = Hand.Status.ENDED
+        hand.outcome = new_state.outcome.to_dict()
+        hand.ended_at = timezone.now()
+        hand.turn_deadline = None
+    hand.save(
+        update_fields=[
+            "state",
+            "seq",
+            "to_act",
+            "turn_deadline",
+            "status",
+            "outcome",
+            "ended_at",
+            "event_seq",
+        ]
+    )
+    latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
+    if new_state.is_over:
+        dealt = _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
+        if dealt is not None:
+            latest = (dealt, hand)
+    # R10: the running score is part of the game's state; it is stored with the hand that
+    # changed it, in this transaction, and every reader reads this one figure.
+    locked.save(update_fields=["seq", *SCORE_FIELDS] if new_state.is_over else ["seq"])
+    _bot_turn_on_commit(locked, latest[0])
+    return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
+
+
+def _card_text(card: engine.Card | None) -> str | None:
+    return None if card is None else str(card)
+
+
+def _ended_outcomes(match: Match) -> list[engine.HandOutcome]:
+    outcomes = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
+    return [
+        engine.HandOutcome.from_dict(data) for data in outcomes.values_list("outcome", flat=True)
+    ]
+
+
+def _hand_finished(
+    *, match: Match, hand: Hand, outcome: engine.HandOutcome, actor: Actor
+) -> Hand | None:
+    """R7, R10: after a hand, redeal a void hand, deal the next one, or finish the match.
+    Returns the hand dealt next (None: the match is over)."""
+    if outcome.kind == "void":  # R7: no score, and the same dealer deals again (R3)
+        return _hand_deal(
+            match=match,
+            number=hand.number + 1,
+            dealer=engine.next_dealer(hand.dealer, outcome),
+            seed=engine.new_server_seed(),
+            actor=actor,
+        )
+    outcomes = _ended_outcomes(match)
+    won = engine.hands_won(outcomes)
+    if match.variant == Variant.FTK:
+        # R10 FTK: the first to knock wins whatever the lay-offs and undercut; one hand.
+        points = engine.match_progress(outcomes, target=_FTK_NO_TARGET).points
+        _set_score(match, points, won)
+        winner = engine.ftk_winner(outcome)
+        _match_finish(
+            match=match,
+            hand=hand,
+            winner_seat=winner,
+            reason=engine.REASON_FIRST_TO_KNOCK,
+            reached_target=winner,
+            money_play=None,
+            forfeit=None,
+            actor=actor,
+        )
+        return None
+    progress = engine.match_progress(outcomes, target=match.target)
+    _set_score(match, progress.points, won)
+    if progress.winner is None:  # R3: the deal alternates
+        return _hand_deal(
+            match=match,
+            number=hand.number + 1,
+            dealer=engine.next_dealer(hand.dealer, outcome),
+            seed=engine.new_server_seed(),
+            actor=actor,
+        )
+    money_play = None
+    winner = progress.winner
+    if match.variant == Variant.MONEY:
+        money_play = engine.money_play_final_scores(
+            hand_points=progress.points,
+            hands_won=won,
+            target=match.target,
+            reached_target=progress.winner,
+        )
+        winner = money_play.winner
+    _match_finish(
+        match=match,
+        hand=hand,
+        winner_seat=winner,
+        reason=engine.REASON_TARGET_REACHED,
+        reached_target=progress.winner,
+        money_play=money_play,
+        forfeit=None,
+        actor=actor,
+    )
+    return None
+
+
+# First To Knock has no target: its hand points are recorded for the history only.
+_FTK_NO_TARGET = 10**9
+
+
+SCORE_FIELDS = ("points_0", "points_1", "hands_won_0", "hands_won_1")
+
+
+def _set_score(match: Match, points: tuple[int, int], won: tuple[int, int]) -> None:
+    match.points_0, match.points_1 = points
+    match.hands_won_0, match.hands_won_1 = won
+
+
+def _match_finish(
+    *,
+    match: Match,
+    hand: Hand,
+    winner_seat: int | None,
+    reason: str,
+    reached_target: int | None,
+    money_play: engine.MoneyPlayResult | None,
+    forfeit: engine.Forfeit | None,
+    actor: Actor,
+) -> None:
+    """Record the result (``engine.MatchResult``, docs/games.md "Match result") and announce
+    it on commit."""
+    seats = lock_seats(
+        Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).values_list("pk", flat=True)
+    )
+    now = timezone.now()
+    for seat in seats:
+        seat.state = Seat.State.FINISHED
+        seat.left_at = now
+        seat.save(update_fields=["state", "left_at"])
+    result = engine.MatchResult(
+        match_id=match.pk,
+        game_ref=match.game_ref,
+        variant=match.variant,
+        reason=reason,
+        winner_seat=winner_seat,
+        reached_target=reached_target,
+        hand_points=match.points,
+        hands_won=match.hands_won,
+        hands_played=hand.number,
+        target=match.target,
+        money_play=money_play,
+        forfeit=forfeit,
+        currency=match.currency,
+        is_practice=match.is_practice,
+        fee_bps=match.fee_bps,
+        stake=match.stake,
+        stake_per_point=match.stake_per_point,
+        seats=tuple(
+            engine.SeatStake(
+                position=seat.position,
+                seat_id=seat.pk,
+                player_id=str(seat.player_id),
+                amount=seat.amount,
+                currency=seat.currency,
+            )
+            for seat in seats
+        ),
+        finished_at=now.isoformat(),
+    )
+    public = result.public()
+    match.status = Match.Status.FINISHED
+    match.finished_at = now
+    match.winner_seat = winner_seat
+    match.result = result.to_dict()
+    _append_events(
+        match=match,
+        hand=hand,
+        entries=[
+            {
+                "kind": HandEvent.MATCH_FINISHED,
+                "seat": winner_seat,
+                "state_seq": hand.seq,
+                "payload": public,
+            }
+        ],
+        actor=actor,
+    )
+    hand.save(update_fields=["event_seq"])
+    match.save(
+        update_fields=[
+            "status",
+            "finished_at",
+            "winner_seat",
+            "result",
+            *SCORE_FIELDS,
+            "forfeit_seat",
+            "forfeit_reason",
+            "seq",
+        ]
+    )
+    audit_record(
+        actor=actor,
+        action="match.finished",
+        obj=match,
+        operator=match.operator,
+        data={"reason": reason, "winner_seat": winner_seat},
+    )
+    on_commit_logged(
+        partial(match_finished.send, sender=Match, match_id=match.pk),
+        what=f"match_finished of match {match.pk}",
+    )
+
+
+@transaction.atomic
+def match_mark_settled(*, match: Match | int, actor: Actor) -> Match:
+    """``finished -> settled`` exactly once (for settlement, after it has posted the payout).
+    Marking a settled match again changes nothing."""
+    locked = lock_match(match.pk if isinstance(match, Match) else match)
+    if locked.status == Match.Status.SETTLED:
+        return locked
+    if locked.status != Match.Status.FINISHED:
+        raise MatchNotFinishedProblem(f"the game is {locked.status}")
+    locked.status = Match.Status.SETTLED
+    locked.settled_at = timezone.now()
+    locked.save(update_fields=["status", "settled_at"])
+    audit_record(actor=actor, action="match.settled", obj=locked, operator=locked.operator)
+    return locked
+
+
+# --- The house bot's turn: queued after the commit that gives it the turn -------------
+def _bot_turn_on_commit(match: Match, hand: Hand) -> None:
+    """When the house bot is to act in ``hand`` (the match's newest, just dealt or just
+    played), queue its move for after the commit. No query: the match row says where the
+    bot sits, if anywhere."""
+    if (
+        match.bot_seat is not None
+        and match.status == Match.Status.RUNNING
+        and hand.status == Hand.Status.IN_PROGRESS
+        and hand.to_act == match.bot_seat
+    ):
+        on_commit_logged(
+            partial(_enqueue_bot_move, match.pk, match.seq),
+            what=f"the bot move of match {match.pk} at seq {match.seq}",
+        )
+
+
+def bot_move_delay() -> float:
+    """Seconds between the bot's turn coming up and its move (``BOT_MOVE_DELAY_SECONDS``,
+    default 1; 0 in tests). Eager Celery (tests, demo) ignores it."""
+    return float(settings.BOT_MOVE_DELAY_SECONDS)
+
+
+_bot_queue = threading.local()
+
+
+def _enqueue_bot_move(match_id: int, expected_seq: int) -> None:
+    """Queue ``games.tasks.bot_move``. With eager Celery the task runs right here, after the
+    commit, and its own move commits and queues the next one from inside this call: those
+    are collected and run by the outermost call, one after the other (a loop, not a
+    recursion), so a run of bot moves never nests deeper than one level."""
+    pending = getattr(_bot_queue, "pending", None)
+    if pending is not None:
+        pending.append((match_id, expected_seq))
+        return
+    from games.tasks import bot_move  # the task module imports this one
+
+    _bot_queue.pending = [(match_id, expected_seq)]
+    try:
+        while _bot_queue.pending:
+            queued_match, queued_seq = _bot_queue.pending.pop(0)
+            enqueue(bot_move, queued_match, queued_seq, countdown=bot_move_delay())
+    finally:
+        _bot_queue.pending = None

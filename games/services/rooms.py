@@ -1,0 +1,231 @@
+"""Rooms and tables: what an operator opens (R10, R11).
+
+``room_create`` checks a room's options against its variant (R10: targets, stakes, cashier
+bounds; R11: practice rooms play for chips) and opens its first tables; ``room_update``
+renames or closes it; ``table_create`` adds a table. ``_ensure_free_table`` keeps one table
+without a game in every open room (seating calls it when a game starts).
+
+These run inside the caller's transaction when there is one: the operator endpoints wrap
+them in the Idempotency-Key transaction (``gin_platform.idempotency``), so they are atomic but
+not durable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+
+from games import engine
+from games.locks import lock_room
+from games.models import (
+    MAX_FEE_BPS,
+    MAX_TURN_SECONDS,
+    MIN_TURN_SECONDS,
+    Match,
+    Room,
+    Table,
+    Variant,
+)
+from games.problems import InvalidRoomOptionsProblem
+from gin_platform.audit import audit_record
+from gin_platform.models import Operator
+from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
+from gin_platform.principals import Actor
+
+MAX_STAKE_PER_POINT_CHOICES = 10
+MAX_TABLES_PER_REQUEST = 50
+
+
+def _room_problem(message: str, field: str) -> InvalidRoomOptionsProblem:
+    return InvalidRoomOptionsProblem(message, field=field)
+
+
+def _room_currency(currency: str | None, *, is_practice: bool) -> str:
+    if is_practice:
+        # R11: practice tables play for play money only, never a real currency.
+        if currency not in (None, "", PRACTICE_CURRENCY):
+            raise _room_problem(
+                f"practice rooms play for {PRACTICE_CURRENCY} chips, not {currency}",
+                "currency",
+            )
+        return PRACTICE_CURRENCY
+    try:
+        code = normalize_currency(currency)
+    except CurrencyError as exc:
+        raise _room_problem(str(exc), "currency") from exc
+    if code == PRACTICE_CURRENCY:
+        raise _room_problem(
+            f"{PRACTICE_CURRENCY} is play money: set is_practice for a practice room",
+            "currency",
+        )
+    return code
+
+
+MAX_AMOUNT = 10**15  # minor units: far above any real stake, far below BIGINT overflow
+
+
+def _positive(value: object, field: str) -> int:
+    if type(value) is not int or not 0 < value <= MAX_AMOUNT:
+        raise _room_problem(f"{field} must be a positive amount (at most {MAX_AMOUNT})", field)
+    return value
+
+
+def _room_money_options(
+    *,
+    variant: str,
+    target: int | None,
+    stake: int | None,
+    stake_per_point_choices: Sequence[int],
+    cashier_min: int | None,
+    cashier_max: int | None,
+) -> dict[str, Any]:
+    """R10: the shape of each variant's stakes and target."""
+    choices = list(stake_per_point_choices or [])
+    if variant == Variant.FTK:
+        if target is not None:
+            raise _room_problem("First To Knock is one hand: it has no target (R10)", "target")
+    elif target not in (targets := engine.targets_for(variant)):
+        allowed = " or ".join(str(points) for points in targets)
+        raise _room_problem(f"a {Variant(variant).label} target is {allowed} (R10)", "target")
+    if variant in (Variant.FTK, Variant.MATCH):
+        if choices or cashier_min is not None or cashier_max is not None:
+            raise _room_problem(
+                "stakes per point and cashier bounds are for Money Play rooms",
+                "variant",
+            )
+        return {"target": target, "stake": _positive(stake, "stake")}
+    if stake is not None:
+        raise _room_problem("Money Play rooms have stakes per point, not a stake", "stake")
+    if not choices or len(choices) > MAX_STAKE_PER_POINT_CHOICES:
+        raise _room_problem(
+            f"offer 1 to {MAX_STAKE_PER_POINT_CHOICES} stakes per point",
+            "stake_per_point_choices",
+        )
+    for choice in choices:
+        _positive(choice, "stake_per_point_choices")
+    if len(set(choices)) != len(choices):
+        raise _room_problem("the stakes per point repeat", "stake_per_point_choices")
+    low = _positive(cashier_min, "cashier_min")
+    high = _positive(cashier_max, "cashier_max")
+    if high < low:
+        raise _room_problem("cashier_max is below cashier_min", "cashier_max")
+    return {
+        "target": target,
+        "stake_per_point_choices": sorted(choices),
+        "cashier_min": low,
+        "cashier_max": high,
+    }
+
+
+@transaction.atomic
+def room_create(
+    *,
+    operator: Operator,
+    name: str,
+    variant: str,
+    currency: str | None = None,
+    is_practice: bool = False,
+    bot_enabled: bool = False,
+    rules: Mapping[str, Any] | None = None,
+    target: int | None = None,
+    stake: int | None = None,
+    stake_per_point_choices: Sequence[int] = (),
+    cashier_min: int | None = None,
+    cashier_max: int | None = None,
+    fee_bps: int = 0,
+    turn_seconds: int = 30,
+    tables: int = 1,
+    actor: Actor,
+) -> Room:
+    if variant not in Variant.values:
+        raise _room_problem(f"unknown variant {variant!r}", "variant")
+    try:
+        rule_set = engine.RuleSet.from_dict(dict(rules or {}))
+    except (TypeError, ValueError) as exc:
+        raise _room_problem(str(exc), "rules") from exc
+    if type(fee_bps) is not int or not 0 <= fee_bps <= MAX_FEE_BPS:
+        raise _room_problem(f"fee_bps is 0 to {MAX_FEE_BPS} basis points", "fee_bps")
+    if type(turn_seconds) is not int or not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+        raise _room_problem(
+            f"turn_seconds is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS}", "turn_seconds"
+        )
+    if type(tables) is not int or not 1 <= tables <= MAX_TABLES_PER_REQUEST:
+        raise _room_problem(f"open 1 to {MAX_TABLES_PER_REQUEST} tables", "tables")
+    if bot_enabled and not is_practice:
+        raise _room_problem("the house bot plays at practice tables only (R11)", "bot_enabled")
+    room = Room.objects.create(
+        operator=operator,
+        name=name,
+        variant=variant,
+        rules=rule_set.to_dict(),
+        currency=_room_currency(currency, is_practice=is_practice),
+        is_practice=is_practice,
+        bot_enabled=bool(bot_enabled),
+        fee_bps=fee_bps,
+        turn_seconds=turn_seconds,
+        **_room_money_options(
+            variant=variant,
+            target=target,
+            stake=stake,
+            stake_per_point_choices=stake_per_point_choices,
+            cashier_min=cashier_min,
+            cashier_max=cashier_max,
+        ),
+    )
+    Table.objects.bulk_create(Table(room=room) for _ in range(tables))
+    audit_record(
+        actor=actor,
+        action="room.created",
+        obj=room,
+        operator=operator,
+        data={
+            "variant": variant,
+            "currency": room.currency,
+            "is_practice": is_practice,
+            "bot_enabled": bool(bot_enabled),
+            "tables": tables,
+        },
+    )
+    return room
+
+
+@transaction.atomic
+def room_update(
+    *, room: Room, actor: Actor, name: str | None = None, active: bool | None = None
+) -> Room:
+    """Rename or open/close a room. Stakes and rules never change under a room's players:
+    open a new room for new terms (games already under way keep their snapshot anyway)."""
+    locked = lock_room(room.pk)
+    changes: dict[str, list[Any]] = {}
+    for field, value in (("name", name), ("active", active)):
+        if value is not None and getattr(locked, field) != value:
+            changes[field] = [getattr(locked, field), value]
+            setattr(locked, field, value)
+    if changes:
+        locked.save(update_fields=list(changes))
+        audit_record(
+            actor=actor,
+            action="room.updated",
+            obj=locked,
+            operator=locked.operator,
+            data=changes,
+        )
+    return locked
+
+
+@transaction.atomic
+def table_create(*, room: Room, actor: Actor) -> Table:
+    table = Table.objects.create(room=room)
+    audit_record(actor=actor, action="table.created", obj=table, operator=room.operator)
+    return table
+
+
+def _ensure_free_table(room: Room) -> None:
+    """Keep a table without a game in the room, so the lobby always has a seat to offer."""
+    if not room.active:
+        return
+    busy = Match.objects.filter(status=Match.Status.RUNNING).values("table_id")
+    if not Table.objects.filter(room=room, status=Table.Status.OPEN).exclude(pk__in=busy).exists():
+        Table.objects.create(room=room)

@@ -1,0 +1,395 @@
+"""Seating: sitting down, leaving, the buy-ins, and opening and starting a match (R10, R11).
+
+- ``seat_take``: a seat at a table, its buy-in moved into the game's escrow through
+  ``wallet.services.table_buy_in`` (the stake, or the Money Play cashier amount and stake per
+  point, ``_buy_in_amount``); the first seat opens the table's match (``_match_open``), the
+  second starts it and deals the first hand (``_match_start``).
+- ``seat_leave``: before the start, the buy-in back (``wallet.services.table_refund``); a
+  running game is forfeited (``timers.match_forfeit``).
+- The house bot sits down here too: opposite a player alone in a ``bot_enabled`` room
+  (``_bot_join``), or when the player invites it (``table_seat_bot``).
+
+Locks: the Table row first (``games.locks``), which owns the table's waiting match and its
+seats. Transactions: ``seat_take``, ``seat_leave`` and each try of ``table_seat_bot`` are
+top-level and durable; the wallet's buy-in and refund run inside them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import partial
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine
+from games.locks import lock_seats, lock_table
+from games.models import SEAT_POSITIONS, Match, Room, Seat, Table, Variant
+from games.problems import (
+    BotNotAllowedProblem,
+    CashierAmountOutOfRangeProblem,
+    NotSeatedProblem,
+    RoomInactiveProblem,
+    StakePerPointMismatchProblem,
+    StakePerPointNotOfferedProblem,
+    TableFullProblem,
+)
+from games.services.house_bot import (
+    BOT_ACTOR,
+    _bot_chips_top_up,
+    _house_bot_position,
+    house_bot_player,
+    is_house_bot,
+)
+from games.services.play import _bot_turn_on_commit, _hand_deal
+from games.services.rooms import _ensure_free_table
+from games.services.timers import match_forfeit
+from gin_platform.audit import audit_record
+from gin_platform.enqueue import on_commit_logged
+from gin_platform.models import Player
+from gin_platform.money import money_dict
+from gin_platform.principals import Actor
+from gin_platform.problems import Problem, ValidationProblem
+from wallet import services as wallet
+from wallet.problems import InsufficientFundsProblem
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: Seat
+    created: bool  # False: the player was already seated there; nothing was charged again
+
+
+def _open_match(table: Table) -> Match | None:
+    return Match.objects.filter(
+        table=table, status__in=(Match.Status.WAITING, Match.Status.RUNNING)
+    ).first()
+
+
+def _buy_in_amount(
+    *,
+    room: Room,
+    match: Match | None,
+    cashier_amount: int | None,
+    stake_per_point: int | None,
+) -> tuple[int, int | None]:
+    """R10: what a seat escrows, and the stake per point the table plays at (Money Play)."""
+    if room.variant != Variant.MONEY:
+        extra = {
+            name: ["only Money Play tables take this"]
+            for name, value in (
+                ("cashier_amount", cashier_amount),
+                ("stake_per_point", stake_per_point),
+            )
+            if value is not None
+        }
+        if extra:
+            raise ValidationProblem("One or more fields are invalid", errors=extra)
+        return room.stake, None
+    currency = room.currency
+    choices = list(room.stake_per_point_choices)
+    table_stake = match.stake_per_point if match is not None else None
+    if stake_per_point is None:
+        stake_per_point = table_stake or (choices[0] if len(choices) == 1 else None)
+    if stake_per_point not in choices:
+        shown = [money_dict(choice, currency) for choice in choices]
+        raise StakePerPointNotOfferedProblem(
+            "choose a stake per point among " + ", ".join(c["amount"] for c in shown),
+            choices=shown,
+        )
+    if table_stake is not None and stake_per_point != table_stake:
+        shown = money_dict(table_stake, currency)
+        raise StakePerPointMismatchProblem(
+            f"this table plays at {shown['amount']} {currency} per point",
+            stake_per_point=shown,
+        )
+    if cashier_amount is None or not room.cashier_min <= cashier_amount <= room.cashier_max:
+        low, high = (
+            money_dict(room.cashier_min, currency),
+            money_dict(room.cashier_max, currency),
+        )
+        raise CashierAmountOutOfRangeProblem(
+            f"bring between {low['amount']} and {high['amount']} {currency} to the table cashier",
+            minimum=low,
+            maximum=high,
+        )
+    return cashier_amount, stake_per_point
+
+
+def _match_open(*, table: Table, room: Room, stake_per_point: int | None) -> Match:
+    return Match.objects.create(
+        table=table,
+        room=room,
+        operator_id=room.operator_id,
+        variant=room.variant,
+        rules=room.rules,
+        target=room.target,
+        stake=room.stake,
+        stake_per_point=stake_per_point,
+        currency=room.currency,
+        fee_bps=room.fee_bps,
+        is_practice=room.is_practice,
+        turn_seconds=room.turn_seconds,
+    )
+
+
+def seat_take(
+    *,
+    player: Player,
+    table: Table,
+    cashier_amount: int | None = None,
+    stake_per_point: int | None = None,
+    actor: Actor,
+) -> SeatResult:
+    """Sit down (R10, R11). At a money table the buy-in (the stake, or the Money Play
+    cashier amount) moves into the game's escrow through the wallet; a refusal (funds,
+    limits, self-exclusion) raises the wallet's problem and nothing moves or changes.
+
+    Sitting again where the player already sits returns that seat and charges nothing.
+    The second seat starts the match and deals its first hand. In a room with
+    ``bot_enabled`` the house bot takes the second seat right away (R11).
+    """
+    with transaction.atomic(durable=True):
+        result = _seat_take(
+            player=player,
+            table=table,
+            cashier_amount=cashier_amount,
+            stake_per_point=stake_per_point,
+            actor=actor,
+        )
+        seat = result.seat
+        alone = result.created and seat.state == Seat.State.SEATED
+        if alone and seat.table.room.bot_enabled and not is_house_bot(player):
+            _bot_join(table=seat.table, seat=seat)
+            seat.refresh_from_db()
+    return result
+
+
+def _seat_take(
+    *,
+    player: Player,
+    table: Table,
+    cashier_amount: int | None,
+    stake_per_point: int | None,
+    actor: Actor,
+) -> SeatResult:
+    with transaction.atomic():
+        table = lock_table(table.pk)
+        room = table.room
+        match = _open_match(table)
+        if match is not None:
+            existing = Seat.objects.filter(
+                match=match, player=player, state__in=Seat.ACTIVE_STATES
+            ).first()
+            if existing is not None:
+                return SeatResult(seat=existing, created=False)
+        if not room.active or table.status != Table.Status.OPEN:
+            raise RoomInactiveProblem(f"table {table.pk} is closed")
+        if not room.is_practice and is_house_bot(player):
+            raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
+        if match is not None and match.status != Match.Status.WAITING:
+            raise TableFullProblem(f"a game is being played at table {table.pk}")
+        amount, chosen_stake = _buy_in_amount(
+            room=room,
+            match=match,
+            cashier_amount=cashier_amount,
+            stake_per_point=stake_per_point,
+        )
+        if match is None:
+            match = _match_open(table=table, room=room, stake_per_point=chosen_stake)
+        others = list(Seat.objects.filter(match=match, state=Seat.State.SEATED))
+        free = sorted(set(SEAT_POSITIONS) - {seat.position for seat in others})
+        if not free:
+            raise TableFullProblem(f"both seats at table {table.pk} are taken")
+        seat = Seat.objects.create(
+            table=table,
+            match=match,
+            position=free[0],
+            player=player,
+            amount=amount,
+            currency=match.currency,
+        )
+        seat.buy_in_reference = f"seat:{seat.pk}:buy-in"
+        seat.save(update_fields=["buy_in_reference"])
+        wallet.table_buy_in(
+            player=player,
+            game_ref=match.game_ref,
+            amount=amount,
+            currency=match.currency,
+            reference=seat.buy_in_reference,
+            actor=actor,
+        )
+        audit_record(
+            actor=actor,
+            action="seat.taken",
+            obj=seat,
+            operator=room.operator,
+            data={
+                "match": match.pk,
+                "position": seat.position,
+                "amount": amount,
+                "currency": match.currency,
+                "stake_per_point": match.stake_per_point,
+            },
+        )
+        if len(others) + 1 == len(SEAT_POSITIONS):
+            _match_start(match=match, seats=[*others, seat], actor=actor)
+            _ensure_free_table(room)
+            seat.refresh_from_db()
+    return SeatResult(seat=seat, created=True)
+
+
+def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
+    """Leave a table (R10). Before the match starts the buy-in is refunded from escrow;
+    leaving a running game forfeits it."""
+    with transaction.atomic(durable=True):
+        table = lock_table(table.pk)
+        match = _open_match(table)
+        seat = (
+            Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).first()
+            if match is not None
+            else None
+        )
+        if seat is None:
+            raise NotSeatedProblem(f"you have no seat at table {table.pk}")
+        if match.status == Match.Status.RUNNING:
+            match_forfeit(
+                match=match,
+                seat=seat.position,
+                reason=Match.ForfeitReason.LEFT,
+                actor=actor,
+            )
+            seat.refresh_from_db()
+            return seat
+        seat.state = Seat.State.LEFT
+        seat.left_at = timezone.now()
+        seat.refund_reference = f"seat:{seat.pk}:refund"
+        seat.save(update_fields=["state", "left_at", "refund_reference"])
+        wallet.table_refund(
+            player=player,
+            game_ref=match.game_ref,
+            currency=match.currency,
+            reference=seat.refund_reference,
+            actor=actor,
+        )
+        audit_record(
+            actor=actor,
+            action="seat.left",
+            obj=seat,
+            operator=table.room.operator,
+            data={
+                "match": match.pk,
+                "refunded": seat.amount,
+                "currency": seat.currency,
+            },
+        )
+        if not Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).exists():
+            match.status = Match.Status.ABORTED
+            match.finished_at = timezone.now()
+            match.save(update_fields=["status", "finished_at"])
+            audit_record(
+                actor=actor,
+                action="match.aborted",
+                obj=match,
+                operator=table.room.operator,
+            )
+    return seat
+
+
+def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
+    """Two seated players: the match runs and its first hand is dealt. R3: the first dealer
+    is chosen by the shuffle (from the first hand's server seed)."""
+    for seat in lock_seats(seat.pk for seat in seats):
+        seat.state = Seat.State.PLAYING
+        seat.save(update_fields=["state"])
+    match.status = Match.Status.RUNNING
+    match.started_at = timezone.now()
+    match.bot_seat = _house_bot_position(match, seats)
+    seed = engine.new_server_seed()
+    hand = _hand_deal(
+        match=match, number=1, dealer=engine.first_dealer(seed), seed=seed, actor=actor
+    )
+    match.save(update_fields=["status", "started_at", "bot_seat", "seq"])
+    audit_record(
+        actor=actor,
+        action="match.started",
+        obj=match,
+        operator=match.operator,
+        data={"seats": {str(seat.position): str(seat.player_id) for seat in seats}},
+    )
+    _bot_turn_on_commit(match, hand)
+
+
+# --- The house bot takes a seat -----------------------------------------------------------
+def _bot_join(*, table: Table, seat: Seat) -> SeatResult | None:
+    """The bot sits down opposite ``seat`` (same cashier amount and stake per point at a
+    Money Play table). A wallet refusal for the bot (e.g. it ran out of chips) leaves the
+    player waiting for a human opponent instead of refusing the player's own seat."""
+    bot = house_bot_player(operator=table.room.operator)
+    try:
+        with transaction.atomic():
+            return _seat_take(
+                player=bot,
+                table=table,
+                cashier_amount=seat.amount if seat.match.variant == Variant.MONEY else None,
+                stake_per_point=seat.match.stake_per_point,
+                actor=BOT_ACTOR,
+            )
+    except Problem as problem:
+        logger.warning("the house bot could not sit at table %s: %s", table.pk, problem)
+        if isinstance(problem, InsufficientFundsProblem):
+            on_commit_logged(partial(_bot_chips_top_up, bot), what=f"topping up bot {bot.pk}")
+        return None
+
+
+def table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
+    """``POST /tables/{id}/bot``: a player seated alone at a practice table invites the house
+    bot to the second seat (which starts the game). Real-money tables refuse. A bot out of
+    chips is topped up (wallet rules, its own transaction) and sits on the second try."""
+    try:
+        return _table_seat_bot(player=player, table=table, actor=actor)
+    except InsufficientFundsProblem:
+        if not _bot_chips_top_up(house_bot_player(operator=table.room.operator)):
+            raise
+    return _table_seat_bot(player=player, table=table, actor=actor)
+
+
+def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
+    with transaction.atomic(durable=True):
+        table = lock_table(table.pk)
+        if not table.room.is_practice:
+            raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
+        match = _open_match(table)
+        mine = (
+            Seat.objects.select_related("match")
+            .filter(match=match, player=player, state__in=Seat.ACTIVE_STATES)
+            .first()
+            if match is not None
+            else None
+        )
+        if mine is None:
+            raise NotSeatedProblem(f"sit down at table {table.pk} first, then invite the bot")
+        bot = house_bot_player(operator=table.room.operator)
+        if match.status != Match.Status.WAITING:
+            existing = Seat.objects.filter(match=match, player=bot).first()
+            if existing is not None:
+                return SeatResult(seat=existing, created=False)
+            raise TableFullProblem(f"a game is being played at table {table.pk}")
+        result = _seat_take(
+            player=bot,
+            table=table,
+            cashier_amount=mine.amount if match.variant == Variant.MONEY else None,
+            stake_per_point=match.stake_per_point,
+            actor=BOT_ACTOR,
+        )
+        audit_record(
+            actor=actor,
+            action="table.bot_invited",
+            obj=table,
+            operator=table.room.operator,
+            data={"match": match.pk, "seat": result.seat.position},
+        )
+    return result

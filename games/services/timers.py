@@ -1,0 +1,200 @@
+"""Turn timers, forfeits and resigning (R10 "Leaving, timing out").
+
+- Every turn's deadline is set by the move that gives the turn (``play._deadline``: the
+  room's ``turn_seconds`` from then); ``turn_timers_expire`` (the beat job
+  ``games.tasks.expire_turns``) forfeits the game of a player whose turn is past its
+  deadline plus ``turn_grace()``. The house bot never times out: its lost move is queued
+  again instead.
+- ``match_forfeit``: R10, the forfeiting seat loses; the opponent is treated as the first to
+  knock (FTK) or as having reached the target (Match Play, Money Play), through
+  ``engine.forfeit_result``. Leaving a running table, resigning and timing out all end here.
+- ``match_resign``: a player gives the running game up.
+
+Transactions: ``match_resign`` is top-level and durable; each forfeit of the timer sweep
+runs in a durable transaction of its own; ``match_forfeit`` itself is atomic, not durable
+(``seating.seat_leave`` and ``match_resign`` call it inside theirs).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine
+from games.locks import lock_match
+from games.models import SEAT_POSITIONS, Hand, HandEvent, Match, Seat
+from games.problems import (
+    MatchNotInProgressProblem,
+    NotSeatedProblem,
+    StaleSequenceProblem,
+)
+from games.services.play import (
+    _append_events,
+    _enqueue_bot_move,
+    _lock_running_hand,
+    _match_finish,
+    _stale_sequence,
+)
+from gin_platform.audit import audit_record
+from gin_platform.principals import Actor
+
+logger = logging.getLogger(__name__)
+
+
+# --- Forfeits (R10) --------------------------------------------------------------------
+@transaction.atomic
+def match_forfeit(
+    *,
+    match: Match | int,
+    seat: int,
+    reason: str,
+    actor: Actor,
+    expected_seq: int | None = None,
+) -> Match:
+    """R10 "Leaving, timing out": ``seat`` forfeits the running match; the opponent is
+    treated as the first to knock (FTK) or as having reached the target (Match Play, Money
+    Play). With ``expected_seq`` (the turn timers) nothing happens unless the game is still
+    exactly there, so a move that races the timer either applies or loses, never both.
+
+    Atomic, not durable: leaving a running table (``seating.seat_leave``) and resigning run it
+    inside their own transaction; the timer sweep runs each one in a durable transaction.
+    """
+    if reason not in Match.ForfeitReason.values:
+        raise ValueError(f"unknown forfeit reason {reason!r}")
+    if seat not in SEAT_POSITIONS:
+        raise ValueError(f"a seat is 0 or 1, got {seat!r}")
+    locked = lock_match(match.pk if isinstance(match, Match) else match)
+    if expected_seq is not None and expected_seq != locked.seq:
+        raise _stale_sequence(locked, expected_seq)
+    hand = _lock_running_hand(locked)
+    result = engine.forfeit_result(
+        locked.variant,
+        seat,
+        hand_points=locked.points,
+        hands_won=locked.hands_won,
+        target=locked.target,
+    )
+    hand.status = Hand.Status.ABANDONED
+    hand.ended_at = timezone.now()
+    hand.turn_deadline = None
+    _append_events(
+        match=locked,
+        hand=hand,
+        entries=[
+            {
+                "kind": HandEvent.FORFEIT,
+                "seat": seat,
+                "state_seq": hand.seq,
+                "payload": {"reason": reason},
+            }
+        ],
+        actor=actor,
+    )
+    hand.save(update_fields=["status", "ended_at", "turn_deadline", "event_seq"])
+    locked.forfeit_seat = seat
+    locked.forfeit_reason = reason
+    audit_record(
+        actor=actor,
+        action="match.forfeited",
+        obj=locked,
+        operator=locked.operator,
+        data={"seat": seat, "reason": reason, "hand": hand.number},
+    )
+    _match_finish(
+        match=locked,
+        hand=hand,
+        winner_seat=result.winner,
+        reason=engine.REASON_FORFEIT,
+        reached_target=result.reached_target,
+        money_play=result.money_play,
+        forfeit=engine.Forfeit(seat=seat, reason=reason),
+        actor=actor,
+    )
+    return locked
+
+
+# --- Resigning and turn timers ---------------------------------------------------------
+@transaction.atomic(durable=True)
+def match_resign(*, seat: Seat, actor: Actor, expected_seq: int | None = None) -> Match:
+    """The player at ``seat`` gives the running game up (R10: a forfeit, reason
+    ``resigned``), on their turn or not. With ``expected_seq`` it applies only if the game is
+    still exactly where the player saw it."""
+    if seat.state == Seat.State.LEFT:  # left before the start: that position is not theirs
+        raise NotSeatedProblem("you left this game before it started")
+    return match_forfeit(
+        match=seat.match_id,
+        seat=seat.position,
+        reason=Match.ForfeitReason.RESIGNED,
+        actor=actor,
+        expected_seq=expected_seq,
+    )
+
+
+TIMER_ACTOR = Actor.system("turn-timer")
+TIMER_BATCH = 500
+
+
+def turn_grace() -> timedelta:
+    """How long after a turn's deadline the timer waits before it forfeits the game
+    (network latency of a move sent at the last moment). Default 2 s."""
+    return timedelta(seconds=float(settings.GAMES_TURN_GRACE_SECONDS))
+
+
+@dataclass(frozen=True)
+class TimerSweep:
+    forfeited: list[int] = dataclass_field(default_factory=list)  # match ids forfeited (timeout)
+    bot_nudged: list[int] = dataclass_field(default_factory=list)  # bot turns queued again
+    skipped: list[int] = dataclass_field(default_factory=list)  # the game moved on first
+
+
+def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH) -> TimerSweep:
+    """Beat job (``games.tasks.expire_turns``): every turn past its deadline (plus the grace)
+    forfeits the game of the player to act (R10, reason ``timeout``).
+
+    Each expired turn is read together with the match's sequence number in ONE query, then
+    forfeited with ``expected_seq`` = that number in its own transaction: if the player's
+    move commits first the sequence has moved on and the forfeit does nothing; if the forfeit
+    commits first the move finds the sequence moved (409 stale-sequence). Never both.
+
+    The house bot never times out: an expired bot turn means its queued move was lost (a
+    worker restart), so the move is queued again instead.
+    """
+    now = now or timezone.now()
+    expired = (
+        Hand.objects.filter(
+            status=Hand.Status.IN_PROGRESS,
+            to_act__isnull=False,
+            turn_deadline__lt=now - turn_grace(),
+            match__status=Match.Status.RUNNING,
+        )
+        .order_by("turn_deadline")
+        .values_list("match_id", "to_act", "match__seq", "match__bot_seat")[:limit]
+    )
+    sweep = TimerSweep()
+    for match_id, seat, seq, bot in expired:
+        if bot == seat:
+            _enqueue_bot_move(match_id, seq)
+            sweep.bot_nudged.append(match_id)
+            continue
+        try:
+            with transaction.atomic(durable=True):  # each game commits on its own
+                match_forfeit(
+                    match=match_id,
+                    seat=seat,
+                    reason=Match.ForfeitReason.TIMEOUT,
+                    actor=TIMER_ACTOR,
+                    expected_seq=seq,
+                )
+        except (StaleSequenceProblem, MatchNotInProgressProblem):
+            sweep.skipped.append(match_id)  # a move (or a resignation) got there first
+            continue
+        sweep.forfeited.append(match_id)
+    if sweep.forfeited:
+        logger.info("turn timer: forfeited %s", sweep.forfeited)
+    return sweep

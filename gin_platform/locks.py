@@ -1,0 +1,72 @@
+"""Row locks of the platform app (ARCHITECTURE §8: one lock helper module per app).
+
+Every ``select_for_update`` of gin_platform is here. Each helper locks one row by primary
+key; a service that takes several takes them in this one order, so two services can never
+wait for each other:
+
+    Operator  ->  OperatorApiKey / OperatorSigningSecret
+    Player    ->  PlayerSession
+    IdempotencyRecord, WebhookDelivery: alone
+
+(API key changes lock the operator row first, then the key: ``services.api_key_revoke``,
+``api_key_rotate``.)
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.db import models
+
+from gin_platform.models import (
+    IdempotencyRecord,
+    Operator,
+    OperatorApiKey,
+    OperatorSigningSecret,
+    Player,
+    PlayerSession,
+    WebhookDelivery,
+)
+
+Row = TypeVar("Row", bound=models.Model)
+
+
+def lock_row(model: type[Row], pk: object) -> Row:
+    """One row of ``model``, locked (``DoesNotExist`` if there is none). For code that locks
+    rows of several models alike (re-encrypting the secrets at rest)."""
+    return model.objects.select_for_update().get(pk=pk)
+
+
+def lock_operator(operator_id: object) -> Operator:
+    return lock_row(Operator, operator_id)
+
+
+def lock_operator_row(operator_id: object) -> None:
+    """Lock the operator row without reading it (no secret decrypted): serialises changes
+    to the operator's credentials."""
+    list(Operator.objects.select_for_update().filter(pk=operator_id).values_list("pk"))
+
+
+def lock_api_key(api_key_id: object) -> OperatorApiKey:
+    return lock_row(OperatorApiKey, api_key_id)
+
+
+def lock_signing_secret(secret_id: object) -> OperatorSigningSecret:
+    return lock_row(OperatorSigningSecret, secret_id)
+
+
+def lock_player(player_id: object) -> Player:
+    return lock_row(Player, player_id)
+
+
+def lock_player_session(session_id: object) -> PlayerSession:
+    return lock_row(PlayerSession, session_id)
+
+
+def lock_idempotency_record(record_id: object) -> IdempotencyRecord | None:
+    """The record, locked; None when it is gone (released, or pruned)."""
+    return IdempotencyRecord.objects.select_for_update().filter(pk=record_id).first()
+
+
+def lock_webhook_delivery(delivery_id: object) -> WebhookDelivery:
+    return lock_row(WebhookDelivery, delivery_id)

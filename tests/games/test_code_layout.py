@@ -1,0 +1,170 @@
+"""The games app's code is laid out by concern (ARCHITECTURE §1, §2, §8; the map in
+docs/games.md "Where things are"): the services package has one module per concern and
+keeps every public name at ``games.services``; its modules import each other in one
+direction; reads, API shapes, query parameters and row locks each have their one place; no
+tracker number stands in for a rule's name."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from games import services
+from games.services import house_bot, play, rooms, seating, timers
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ROOT / "games"
+MAX_LINES = 600
+
+SERVICE_MODULES = {
+    "rooms": set(),
+    "play": set(),
+    "timers": {"play"},
+    "house_bot": {"play"},
+    "seating": {"rooms", "play", "timers", "house_bot"},
+}
+
+# What ``games.services`` offered before it became a package, with the module that owns it.
+PUBLIC_NAMES = {
+    rooms: [
+        "MAX_AMOUNT",
+        "MAX_STAKE_PER_POINT_CHOICES",
+        "MAX_TABLES_PER_REQUEST",
+        "room_create",
+        "room_update",
+        "table_create",
+    ],
+    seating: ["SeatResult", "seat_leave", "seat_take", "table_seat_bot"],
+    play: [
+        "RESULT_FORMAT",
+        "SCORE_FIELDS",
+        "ActionResult",
+        "bot_move_delay",
+        "hand_apply_action",
+        "match_mark_settled",
+        "player_action_apply",
+    ],
+    timers: [
+        "TIMER_ACTOR",
+        "TIMER_BATCH",
+        "TimerSweep",
+        "match_forfeit",
+        "match_resign",
+        "turn_grace",
+        "turn_timers_expire",
+    ],
+    house_bot: [
+        "BOT_ACTOR",
+        "HOUSE_BOT_NAME",
+        "bot_play",
+        "bot_seat",
+        "house_bot_player",
+        "is_house_bot",
+    ],
+}
+
+
+def _application_modules() -> list[Path]:
+    return sorted(
+        path
+        for path in GAMES.rglob("*.py")
+        if "migrations" not in path.parts and "__pycache__" not in path.parts
+    )
+
+
+def test_the_services_are_a_package_with_one_module_per_concern():
+    package = GAMES / "services"
+    assert package.is_dir() and not (GAMES / "services.py").exists()
+    modules = {path.stem for path in package.glob("*.py")} - {"__init__"}
+    assert modules == set(SERVICE_MODULES)
+
+
+def test_every_public_name_is_still_importable_from_games_services():
+    for module, names in PUBLIC_NAMES.items():
+        for name in names:
+            assert getattr(services, name) is getattr(module, name), (module.__name__, name)
+    exported = {name for names in PUBLIC_NAMES.values() for name in names}
+    assert set(services.__all__) == exported
+
+
+def test_the_services_do_not_re_export_reads_or_other_apps():
+    for name in ("selectors", "wallet", "engine", "room_get", "game_view", "money"):
+        assert not hasattr(services, name), name
+
+
+def _sibling_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.startswith("games.services."):
+                found.add(node.module.removeprefix("games.services."))
+            elif node.module == "games.services":
+                found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("games.services."):
+                    found.add(alias.name.removeprefix("games.services."))
+    return found
+
+
+def test_the_services_modules_import_each_other_in_one_direction():
+    """rooms and play import no sibling; timers and house_bot build on play; seating on all.
+    No cycle, so each module can be read (and imported) on its own terms."""
+    for name, allowed in SERVICE_MODULES.items():
+        imported = _sibling_imports(GAMES / "services" / f"{name}.py")
+        assert imported <= allowed, (name, imported - allowed)
+
+
+def test_no_module_of_the_games_app_is_over_600_lines():
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in _application_modules()
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_the_views_parse_no_query_parameter_and_run_no_query_by_hand():
+    """Query parameters go through games.api.filters; reads through games.selectors."""
+    source = (GAMES / "api" / "views.py").read_text()
+    for forbidden in ("query_params.get", ".objects", "refresh_from_db", "_int_param"):
+        assert forbidden not in source, forbidden
+
+
+def test_the_selectors_build_no_api_shape():
+    """The dict builders are games.api.presenters'; selectors return rows and querysets."""
+    from games import selectors
+
+    for name in (
+        "money",
+        "lobby_room",
+        "match_summary",
+        "operator_match",
+        "public_result",
+        "hand_view",
+        "showdown_view",
+        "game_view",
+        "watcher_hand_view",
+        "watch_view",
+        "event_for_viewer",
+        "hand_history",
+        "hand_fairness",
+        "HAND_VIEW_KEYS",
+        "WATCH_HAND_KEYS",
+    ):
+        assert not hasattr(selectors, name), name
+
+
+TRACKER = re.compile(r"\b(?:issues?|items?)\s+\d", re.IGNORECASE)
+
+
+def test_code_and_docs_name_rules_not_tracker_numbers():
+    paths = [*_application_modules(), ROOT / "docs" / "games.md"]
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in paths
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if TRACKER.search(line)
+    ]
+    assert found == []

@@ -1,0 +1,76 @@
+"""The API shapes of the games app (games/api/presenters.py): one field whitelist per shape,
+the output serializer's declared fields, so what a player or a watcher may receive is
+written once; a field the engine adds to its views later never leaves the server."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import engine
+from games.api import presenters
+from games.api.serializers import (
+    HandViewOutput,
+    MatchResultOutput,
+    ShowdownOutput,
+    WatchHandOutput,
+)
+from tests.games.factories import RoomFactory, TableFactory
+from tests.games.helpers import play_to_end, seat_both, watch
+
+pytestmark = pytest.mark.django_db
+
+SECRET_KEYS = {"stock_order", "opponent_hand", "server_seed"}
+
+
+def test_each_whitelist_is_the_serializers_declared_fields():
+    for keys, serializer in (
+        (presenters.HAND_VIEW_KEYS, HandViewOutput),
+        (presenters.WATCH_HAND_KEYS, WatchHandOutput),
+        (presenters.SHOWDOWN_KEYS, ShowdownOutput),
+        (presenters.PUBLIC_RESULT_KEYS, MatchResultOutput),
+    ):
+        assert keys == tuple(serializer().fields), serializer.__name__
+
+
+def _leaky(view_function):
+    """An engine view that grew fields which must never reach a client."""
+
+    def leaky(*args, **kwargs):
+        state = args[0]
+        return {
+            **view_function(*args, **kwargs),
+            "stock_order": [str(card) for card in state.stock],
+            "opponent_hand": [str(card) for card in state.hands[0]],
+            "server_seed": state.seed,
+        }
+
+    return leaky
+
+
+def _keys(node) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in _keys(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in _keys(value)}
+    return set()
+
+
+@pytest.mark.slow
+def test_fields_the_engine_adds_to_its_views_never_leave_the_server(
+    alice, bob, make_player_client, operator, seeds, monkeypatch
+):
+    monkeypatch.setattr(engine, "player_view", _leaky(engine.player_view))
+    monkeypatch.setattr(engine, "watcher_view", _leaky(engine.watcher_view))
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+    match_id, seats = seat_both(alice, bob, table.pk)
+    watcher = make_player_client(display_name="Watcher")
+    shown = {"hand": 0, "previous_hand": 0}
+
+    def check(response, seat):
+        for body in (response.json(), watch(watcher, match_id).json()):
+            assert not _keys(body) & SECRET_KEYS, response.request["PATH_INFO"]
+            for part in shown:
+                shown[part] += bool(body.get(part))
+
+    play_to_end(seats, match_id, on_response=check)
+    assert shown["hand"] > 10 and shown["previous_hand"] > 0  # both paths were looked at
