@@ -1,19 +1,35 @@
-# The two commands: `make demo` and `make test` (README). Everything installs itself.
+# The two commands: `make demo` and `make test` (README). Everything installs itself into one
+# virtualenv: `make demo` and the servers need only the runtime lock (requirements/base.lock);
+# `make test`, `make lint` and `make bench` install the development lock (requirements/dev.lock:
+# the same runtime pins plus the test, lint and benchmark tools). Each lock leaves a stamp named
+# after its hash, so an edited lock installs again.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements/dev.lock pyproject.toml | sha256sum | cut -c1-12)
+BASE_STAMP := $(VENV)/.installed-base-$(shell sha256sum requirements/base.lock | cut -c1-12)
+DEV_STAMP := $(VENV)/.installed-dev-$(shell sha256sum requirements/dev.lock | cut -c1-12)
+PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --require-hashes
 DEMO_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/demo
 
-.PHONY: install test lint demo serve worker beat schema lock bench clean
+.PHONY: install install-base test lint demo serve worker beat schema lock bench clean
 
-install: $(STAMP)
+install: $(DEV_STAMP)
 
-$(STAMP): requirements/dev.lock pyproject.toml
+install-base: $(BASE_STAMP)
+
+$(BASE_STAMP): requirements/base.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock
-	@rm -f $(VENV)/.installed-*
+	$(PIP_INSTALL) -r requirements/base.lock
+	@rm -f $(VENV)/.installed-base-*
 	@touch $@
+
+# dev.lock pins every package of base.lock at the same version (tests/platform/test_install.py
+# checks it), so installing it satisfies the runtime lock too.
+$(DEV_STAMP): requirements/dev.lock requirements/base.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) -r requirements/dev.lock
+	@rm -f $(VENV)/.installed-*
+	@touch $@ $(BASE_STAMP)
 
 lint: install
 	$(PY) -m ruff check .
@@ -22,28 +38,29 @@ lint: install
 # The whole suite. On PostgreSQL and Redis whenever DATABASE_URL and REDIS_URL are set
 # (.ci/run sets both); otherwise on SQLite, where PostgreSQL-only tests say they were skipped.
 test: lint
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(PY) -m pytest
 
 # From a fresh clone: a clean embedded database (SQLite, Celery eager), then the scripted
 # client against a real server over HTTP.
-demo: install
+demo: install-base
 	@rm -rf var/demo
 	$(DEMO_ENV) $(PY) manage.py migrate --verbosity 0
 	$(DEMO_ENV) $(PY) manage.py demo
 
-serve: install
+serve: install-base
 	$(PY) manage.py migrate --verbosity 0
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-worker: install
+worker: install-base
 	$(VENV)/bin/celery -A gin_platform worker -l info
 
-beat: install
+beat: install-base
 	$(VENV)/bin/celery -A gin_platform beat -l info
 
-schema: install
+schema: install-base
 	$(PY) manage.py spectacular --validate --fail-on-warn --file var/openapi.yaml
 
 # Re-pin requirements/*.lock from pyproject.toml (needs network to the package index).

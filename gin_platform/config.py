@@ -1,4 +1,5 @@
-"""Reading the environment into settings, and the production start-up checks (issue 2 item 3).
+"""Reading the environment into settings, and the production start-up checks (README
+"Configuration").
 
 Kept apart from ``settings.py`` so the rules are plain functions that tests can call.
 """

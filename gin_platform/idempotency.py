@@ -1,4 +1,4 @@
-"""Idempotency-Key handling for operator writes (ARCHITECTURE §3).
+"""Idempotency-Key handling for operator writes (README "API conventions").
 
 - The key is unique per operator. The first request claims it (a committed in-flight row).
 - The view's effects and the stored response commit in ONE transaction, so either both
@@ -40,6 +40,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from gin_platform.locks import lock_idempotency_record
 from gin_platform.models import IdempotencyRecord
 from gin_platform.principals import OperatorPrincipal
 from gin_platform.problem_handler import problem_exception_handler
@@ -187,7 +188,7 @@ def _claim(
 
 
 def _complete(record: IdempotencyRecord, response: Response) -> None:
-    locked = IdempotencyRecord.objects.select_for_update().filter(pk=record.pk).first()
+    locked = lock_idempotency_record(record.pk)
     if locked is None or locked.claim != record.claim:
         raise _LostClaim
     locked.state = IdempotencyRecord.State.COMPLETED

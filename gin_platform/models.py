@@ -1,5 +1,5 @@
 """Tenancy (operators, their API keys and signing secrets, players, player sessions),
-idempotency records and the audit log (issue 2 items 5-7)."""
+idempotency records, webhook deliveries and the audit log."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ class PlayerSession(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """One operator write, keyed by (operator, Idempotency-Key) (issue 2 item 7)."""
+    """One operator write, keyed by (operator, Idempotency-Key) (README "API conventions")."""
 
     class State(models.TextChoices):
         IN_FLIGHT = "in_flight"
@@ -208,7 +208,7 @@ class AuditEvent(models.Model):
 
 
 class WebhookDelivery(models.Model):
-    """One event for one operator's webhook URL, delivered at least once (ARCHITECTURE §5).
+    """One event for one operator's webhook URL, delivered at least once (docs/webhooks.md).
 
     The id is the event id receivers use to drop duplicates.
     """

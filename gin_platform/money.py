@@ -1,4 +1,4 @@
-"""Currencies and exact amounts, shared by every app (ARCHITECTURE §3).
+"""Currencies and exact amounts, shared by every app (docs/wallet.md "Amounts in the API").
 
 Amounts live as integers in the currency's minor unit; the API speaks decimal strings plus
 an ISO 4217 code. Which codes exist and their exponents come from babel's CLDR tables (the

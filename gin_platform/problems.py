@@ -1,4 +1,4 @@
-"""RFC 9457 problem details for every API error (issue 2 item 7).
+"""RFC 9457 problem details for every API error (docs/api-errors.md lists them).
 
 Each domain error is a ``Problem`` subclass with a stable ``slug``; its ``type`` is the
 relative URI ``/problems/<slug>``, which this service also serves as documentation. Apps

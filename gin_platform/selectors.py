@@ -28,6 +28,24 @@ def _as_uuid(value: object) -> uuid.UUID | None:
         return None
 
 
+def operator_get_by_slug(*, slug: str) -> Operator:
+    """The operator whose slug is ``slug``, for the back office (staff read every operator)."""
+    operator = Operator.objects.filter(slug=slug).first()
+    if operator is None:
+        raise NotFoundProblem(f"No operator {slug!r}")
+    return operator
+
+
+def operator_get(*, operator_id: object) -> Operator:
+    """The operator whose id is ``operator_id``, for the back office (staff read every
+    operator); anything that is not an operator's id is a 404."""
+    operator_uuid = _as_uuid(operator_id)
+    operator = Operator.objects.filter(pk=operator_uuid).first() if operator_uuid else None
+    if operator is None:
+        raise NotFoundProblem(f"No operator {operator_id}")
+    return operator
+
+
 def player_list(*, operator: Operator, external_ref: str | None = None) -> QuerySet[Player]:
     players = Player.objects.filter(operator=operator)
     if external_ref:

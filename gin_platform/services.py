@@ -1,7 +1,7 @@
 """State changes of the platform app: operators, credentials, players, player sessions.
 
 One function per change, keyword-only and typed, atomic, each writing its audit row in the
-same transaction (ARCHITECTURE §8).
+same transaction (README "Architecture").
 """
 
 from __future__ import annotations
@@ -14,6 +14,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
+from gin_platform.locks import (
+    lock_api_key,
+    lock_operator,
+    lock_operator_row,
+    lock_player,
+    lock_player_session,
+    lock_signing_secret,
+)
 from gin_platform.models import (
     Operator,
     OperatorApiKey,
@@ -158,7 +166,7 @@ class ApiKeyGraceProblem(Problem):
 def _locked_keys(operator: Operator) -> None:
     """Serialise key changes per operator (the operator row, then the keys), so two revokes
     racing on an operator's last two keys cannot both see the other one as still active."""
-    list(Operator.objects.select_for_update().filter(pk=operator.pk).values_list("pk"))
+    lock_operator_row(operator.pk)
 
 
 @transaction.atomic
@@ -189,7 +197,7 @@ def api_key_revoke(
     mean to cut an operator off. Revoking a revoked key changes nothing.
     """
     _locked_keys(api_key.operator)
-    locked = OperatorApiKey.objects.select_for_update().get(pk=api_key.pk)
+    locked = lock_api_key(api_key.pk)
     now = timezone.now()
     if locked.revoked_at is not None and locked.revoked_at <= now:
         return locked
@@ -237,7 +245,7 @@ def api_key_rotate(
             field="grace_seconds",
         )
     _locked_keys(api_key.operator)
-    locked = OperatorApiKey.objects.select_for_update().get(pk=api_key.pk)
+    locked = lock_api_key(api_key.pk)
     now = timezone.now()
     if locked.revoked_at is not None and locked.revoked_at <= now:
         raise ApiKeyRevokedProblem(f"Key {locked.prefix} was revoked at {locked.revoked_at}")
@@ -281,7 +289,7 @@ def operator_update(
     webhook_url: str | None = None,
     require_signed_requests: bool | None = None,
 ) -> Operator:
-    locked = Operator.objects.select_for_update().get(pk=operator.pk)
+    locked = lock_operator(operator.pk)
     changes: dict[str, list] = {}
     if webhook_url is not None:
         _webhook_url(webhook_url)
@@ -309,7 +317,7 @@ def operator_update(
 
 @transaction.atomic
 def webhook_secret_rotate(*, operator: Operator, actor: Actor) -> Operator:
-    locked = Operator.objects.select_for_update().get(pk=operator.pk)
+    locked = lock_operator(operator.pk)
     locked.webhook_secret = new_signing_secret()
     locked.save(update_fields=["webhook_secret"])
     audit_record(actor=actor, action="operator.webhook_secret_rotated", obj=locked, operator=locked)
@@ -325,7 +333,7 @@ def signing_secret_create(*, operator: Operator, actor: Actor) -> OperatorSignin
 
 @transaction.atomic
 def signing_secret_revoke(*, secret: OperatorSigningSecret, actor: Actor) -> OperatorSigningSecret:
-    locked = OperatorSigningSecret.objects.select_for_update().get(pk=secret.pk)
+    locked = lock_signing_secret(secret.pk)
     if locked.revoked_at is None:
         locked.revoked_at = timezone.now()
         locked.save(update_fields=["revoked_at"])
@@ -384,7 +392,7 @@ def player_update(
     status: str | None = None,
     kyc_status: str | None = None,
 ) -> Player:
-    locked = Player.objects.select_for_update().get(pk=player.pk)
+    locked = lock_player(player.pk)
     changes: dict[str, list[str]] = {}
     new_values = {
         "display_currency": (
@@ -442,7 +450,7 @@ def player_session_create(
 
 @transaction.atomic
 def player_session_revoke(*, session: PlayerSession, actor: Actor) -> PlayerSession:
-    locked = PlayerSession.objects.select_for_update().get(pk=session.pk)
+    locked = lock_player_session(session.pk)
     if locked.revoked_at is None:
         locked.revoked_at = timezone.now()
         locked.save(update_fields=["revoked_at"])

@@ -177,7 +177,8 @@ CELERY_BEAT_SCHEDULE: dict = {
         "options": {"expires": float(SETTLEMENT_SWEEP_INTERVAL_SECONDS)},
     },
     "reconcile-ledger": {"task": "settlement.tasks.reconcile_ledger", "schedule": 3600.0},
-    # Turn timers (games, issue 7): forfeit turns past their deadline; re-queue bot turns.
+    # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
+    # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
     # Forget Idempotency-Keys older than IDEMPOTENCY_RETENTION_SECONDS.
     "prune-idempotency-records": {
@@ -330,7 +331,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Player session tokens (issue 2 item 5): short-lived by default, capped.
+# Player session tokens: short-lived by default, capped.
 PLAYER_SESSION_DEFAULT_TTL_SECONDS = int(ENV.get("PLAYER_SESSION_TTL", "3600"))
 PLAYER_SESSION_MAX_TTL_SECONDS = 24 * 3600
 # Request signing: accepted clock skew, and how long an accepted signature is remembered

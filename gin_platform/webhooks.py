@@ -35,6 +35,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from gin_platform.locks import lock_webhook_delivery
 from gin_platform.models import Operator, WebhookAttempt, WebhookDelivery
 from gin_platform.signing import signature_header
 from gin_platform.webhook_targets import Target, TargetRefused, resolve_target
@@ -222,7 +223,7 @@ def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
     from gin_platform.tasks import deliver_webhook
 
     with transaction.atomic():
-        locked = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
+        locked = lock_webhook_delivery(delivery.pk)
         locked.status = WebhookDelivery.Status.PENDING
         locked.next_attempt_at = timezone.now()
         locked.save(update_fields=["status", "next_attempt_at"])

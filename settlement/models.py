@@ -1,4 +1,4 @@
-"""Settlements of finished games and reconciliation runs (ARCHITECTURE §5).
+"""Settlements of finished games and reconciliation runs (docs/settlement.md).
 
 A Settlement is the record that a game's money was posted: one per match (unique), pointing
 at the one ledger transaction that paid it out, with the statement that explains every line.

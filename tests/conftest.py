@@ -7,9 +7,8 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from gin_platform.celery import app as celery_app
-from gin_platform.principals import Actor
 from gin_platform.services import api_key_create, player_session_create
-from tests.factories import OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 
 def on_postgresql() -> bool:
@@ -47,9 +46,6 @@ def _fresh_cache():
 
     cache.clear()
     yield
-
-
-SYSTEM = Actor.system("tests")
 
 
 @pytest.fixture

@@ -1,9 +1,13 @@
-"""factory-boy factories for the platform's tenancy models."""
+"""factory-boy factories for the platform's tenancy models, and the suite's system actor."""
 
 import factory
 
 from gin_platform.models import Operator, Player
+from gin_platform.principals import Actor
 from gin_platform.tokens import new_signing_secret
+
+# The actor of every state change a test makes on nobody's behalf (audit rows: system/tests).
+SYSTEM = Actor.system("tests")
 
 
 class OperatorFactory(factory.django.DjangoModelFactory):

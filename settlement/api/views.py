@@ -1,6 +1,9 @@
 """Statements, reports and reconciliation over the API (thin: parse, call, render)."""
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
@@ -9,11 +12,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform.models import Operator
+from gin_platform import selectors as platform_selectors
 from gin_platform.pagination import CheckedCursorPagination
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsStaff
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import NotFoundProblem, ValidationProblem
+from gin_platform.problems import ValidationProblem
 from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
@@ -22,6 +25,9 @@ from settlement.api.serializers import (
     SettlementOutput,
 )
 from settlement.models import Settlement
+
+if TYPE_CHECKING:
+    from gin_platform.models import Operator
 
 SLUG_SHAPE = re.compile(r"[-a-zA-Z0-9_]{1,64}")
 PERIOD_PARAMETERS = [
@@ -173,9 +179,7 @@ class StaffReportView(APIView):
                 raise ValidationProblem(
                     "One or more fields are invalid", errors={"operator": ["not a slug"]}
                 )
-            operator = Operator.objects.filter(slug=slug).first()
-            if operator is None:
-                raise NotFoundProblem(f"No operator {slug!r}")
+            operator = platform_selectors.operator_get_by_slug(slug=slug)
         return _report_response(request, operator)
 
 

@@ -1,4 +1,4 @@
-"""Action API throughput and latency: bot pairs playing over HTTP (issue 5, Speed).
+"""Action API throughput and latency: bot pairs playing over HTTP (docs/benchmarks.md).
 
 Run (needs PostgreSQL; Redis is used when REDIS_URL is set, see 3.):
 

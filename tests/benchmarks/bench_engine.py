@@ -1,4 +1,4 @@
-"""Deadwood throughput: our pure-Python engine vs OpenSpiel's C++ and RLCard (issue 3).
+"""Deadwood throughput: our pure-Python engine vs OpenSpiel's C++ and RLCard (R2).
 
 Run: .venv/bin/python tests/benchmarks/bench_engine.py [--hands N] [--repeat R]
 

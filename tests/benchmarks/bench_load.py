@@ -1,4 +1,4 @@
-"""Load test (issue 8 item 4): bot pairs playing whole games over HTTP, settled by Celery.
+"""Load test (docs/benchmarks.md): bot pairs playing whole games over HTTP, settled by Celery.
 
     .venv/bin/python tests/benchmarks/bench_load.py --games 8,32,64 --duration 60
 

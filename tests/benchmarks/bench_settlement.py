@@ -1,5 +1,5 @@
 """Benchmark: games settled per second by one Celery worker on PostgreSQL and Redis, beside
-the wallet's raw postings per second (issue 6).
+the wallet's raw postings per second (docs/settlement.md "Speed").
 
     .venv/bin/python tests/benchmarks/bench_settlement.py [--games 300] [--deposits 300]
 
@@ -80,29 +80,9 @@ def main() -> None:
 
         for match_id in match_ids:
             settle_game.apply_async((match_id,), queue=QUEUE)
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "gin_platform",
-                "worker",
-                "-Q",
-                QUEUE,
-                "-P",
-                "solo",
-                "-c",
-                "1",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-l",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
+        from tests.processes import worker_command
+
+        worker = subprocess.Popen(worker_command(queues=QUEUE), cwd=ROOT, env=env)
         games_per_second = wait_for_settlements(match_ids)
         postings_per_second = deposit_rate(args.deposits)
         from wallet.selectors import reconcile
@@ -117,11 +97,9 @@ def main() -> None:
         print(f"ledger reconciles:             {report.ok}")
     finally:
         if worker is not None:
-            worker.terminate()
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+            from tests.processes import stop
+
+            stop(worker)
         from django.db import connections
 
         connections.close_all()

@@ -1,4 +1,4 @@
-"""Benchmark: deposit-service postings per second on PostgreSQL next to pgbench (issue 4).
+"""Benchmark: deposit-service postings per second on PostgreSQL next to pgbench (docs/wallet.md).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \\
         .venv/bin/python tests/benchmarks/bench_wallet.py [--clients N] [--seconds S] [--rounds R]

@@ -47,7 +47,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-BIN = Path(sys.executable).parent
+from tests.processes import worker_command  # noqa: E402  (needs ROOT on the path)
+
 PG_MAINTENANCE_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 # Loopback only: never let urllib send our requests to a proxy.
@@ -441,22 +442,12 @@ class Stack:
         )
         if self.config.celery:
             self.worker = start_group(
-                [
-                    str(BIN / "celery"),
-                    "-A",
-                    "gin_platform",
-                    "worker",
-                    "--loglevel",
-                    "warning",
-                    "--pool",
-                    "prefork",
-                    "--concurrency",
-                    str(self.config.celery_concurrency),
-                    "--hostname",
-                    f"{self.database}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                ],
+                worker_command(
+                    pool="prefork",
+                    concurrency=self.config.celery_concurrency,
+                    hostname=f"{self.database}@%h",
+                    heartbeat=True,
+                ),
                 self.env,
                 self.logs / "celery.log",
             )

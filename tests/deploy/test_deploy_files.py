@@ -1,4 +1,4 @@
-"""deploy/ (issue 8 item 2): every file parses, and every way of running the platform (compose,
+"""deploy/ (docs/deploy.md): every file parses, and every way of running the platform (compose,
 Kubernetes, systemd, the Dockerfile) runs one of the four documented commands with environment
 variables the code actually reads. Static: no Docker, cluster, systemd or database needed.
 """

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from gin_platform.demo.server import free_port
+from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -92,12 +93,7 @@ def make_serve(env: dict[str, str]) -> Iterator[str]:
                 time.sleep(0.2)
         yield base + "/api/v1"
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, timeout=15)
 
 
 def not_at_midnight() -> None:

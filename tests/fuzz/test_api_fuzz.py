@@ -1,4 +1,4 @@
-"""API fuzzing (issue 8 item 3): schemathesis against the served OpenAPI schema.
+"""API fuzzing (docs/api-fuzzing.md): schemathesis against the served OpenAPI schema.
 
 Every operation of ``/api/v1/schema/`` (whatever wallet/, games/ and settlement/ add) is
 fuzzed in-process over WSGI with the credential its ``security`` names, positive and

@@ -33,12 +33,10 @@ from typing import Any
 from werkzeug.test import Client
 
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
-from gin_platform.principals import Actor
 from gin_platform.services import api_key_create, player_session_create
 from gin_platform.wsgi import application
-from tests.factories import OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
-SYSTEM = Actor.system("fuzz")
 STAFF_USERNAME = "fuzz-staff"
 STAFF_PASSWORD = "fuzz-staff-password-1"  # only ever in the rolled-back test database
 FUNDING = 1_000_000  # minor units deposited into each player's wallet

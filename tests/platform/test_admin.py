@@ -32,8 +32,7 @@ def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_m
 
     from gin_platform.models import IdempotencyRecord, OperatorSigningSecret
     from gin_platform.services import api_key_create, signing_secret_create
-    from tests.conftest import SYSTEM
-    from tests.factories import OperatorFactory, PlayerFactory
+    from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
     operator = OperatorFactory()
     signing = signing_secret_create(operator=operator, actor=SYSTEM)

@@ -169,7 +169,7 @@ def test_sitting_at_a_money_play_table(operator, bad, field):
     from rest_framework.test import APIClient
 
     from gin_platform.services import player_session_create
-    from tests.conftest import SYSTEM
+    from tests.factories import SYSTEM
 
     table = TableFactory(room=RoomFactory(operator=operator, money=True))
     player = PlayerFactory(operator=operator)

@@ -1,4 +1,4 @@
-"""Issue 2 item 7: schema, docs and health."""
+"""The OpenAPI schema, the interactive docs and the health probes."""
 
 import pytest
 from django.core.management import call_command

@@ -8,16 +8,14 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, IdempotencyRecord, OperatorApiKey
-from gin_platform.principals import Actor
 from gin_platform.services import LastApiKeyProblem, api_key_create, api_key_revoke
 from gin_platform.tokens import hash_secret
-from tests.factories import OperatorFactory
+from tests.factories import SYSTEM, OperatorFactory
 from tests.races import race
 
 pytestmark = pytest.mark.django_db
 KEYS = "/api/v1/api-keys"
 ME = "/api/v1/operators/me"
-SYSTEM = Actor.system("tests")
 LISTED_FIELDS = {
     "id",
     "prefix",

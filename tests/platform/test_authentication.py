@@ -8,24 +8,18 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
-from gin_platform.principals import Actor
 from gin_platform.services import api_key_create, api_key_revoke, player_session_revoke
 from gin_platform.tokens import hash_secret
+from tests.factories import SYSTEM
+from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
 ME = "/api/v1/operators/me"
-SYSTEM = Actor.system("tests")
-
-
-def problem_type(response) -> str:
-    assert response["Content-Type"] == "application/problem+json"
-    return response.json()["type"]
 
 
 def test_missing_credentials_are_401_not_authenticated():
     response = APIClient().get(ME)
-    assert response.status_code == 401
-    assert problem_type(response) == "/problems/not-authenticated"
+    assert_problem(response, 401, "not-authenticated")
     assert response["WWW-Authenticate"].startswith("Bearer")
 
 
@@ -54,8 +48,7 @@ def test_a_wrong_key_is_401(operator_key, mangle):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {mangle(operator_key)}")
     response = client.get(ME)
-    assert response.status_code == 401
-    assert problem_type(response) == "/problems/authentication-failed"
+    assert_problem(response, 401, "authentication-failed")
 
 
 def test_a_revoked_key_is_401(operator, operator_key, operator_client):
@@ -63,8 +56,7 @@ def test_a_revoked_key_is_401(operator, operator_key, operator_client):
         api_key=OperatorApiKey.objects.get(operator=operator), actor=SYSTEM, allow_last=True
     )
     response = operator_client.get(ME)
-    assert response.status_code == 401
-    assert problem_type(response) == "/problems/authentication-failed"
+    assert_problem(response, 401, "authentication-failed")
 
 
 def test_a_suspended_operator_cannot_authenticate(operator, operator_client):
@@ -90,8 +82,7 @@ def test_last_used_is_recorded(operator, operator_client):
 def test_player_token_authenticates_the_player_only_for_player_endpoints(player_client):
     # /operators/me needs an operator key: a player is authenticated but not permitted.
     response = player_client.get(ME)
-    assert response.status_code == 403
-    assert problem_type(response) == "/problems/permission-denied"
+    assert_problem(response, 403, "permission-denied")
 
 
 def test_an_expired_player_token_is_401(player, player_token, player_client):
@@ -99,8 +90,7 @@ def test_an_expired_player_token_is_401(player, player_token, player_client):
         expires_at=timezone.now() - timedelta(seconds=1)
     )
     response = player_client.get(ME)
-    assert response.status_code == 401
-    assert problem_type(response) == "/problems/authentication-failed"
+    assert_problem(response, 401, "authentication-failed")
 
 
 def test_a_revoked_player_token_is_401(player, player_token, player_client):
@@ -177,6 +167,5 @@ def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
     client = APIClient(REMOTE_ADDR=ATTACKER)
     client.credentials(HTTP_AUTHORIZATION=f"Basic {credentials}")
     response = client.get("/api/v1/staff/ledger/reconciliation")
-    assert response.status_code == 429
-    assert problem_type(response) == "/problems/login-locked-out"
+    assert_problem(response, 429, "login-locked-out")
     assert int(response["Retry-After"]) > 0

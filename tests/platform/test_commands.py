@@ -1,4 +1,4 @@
-"""Issue 2 item 8: the management command that creates an operator with its first key."""
+"""The management command that creates an operator with its first key."""
 
 from io import StringIO
 

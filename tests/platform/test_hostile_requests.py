@@ -17,6 +17,7 @@ from gin_platform.models import IdempotencyRecord
 from gin_platform.parsers import MAX_JSON_DEPTH, StrictJSONParser, json_shape
 from gin_platform.problem_handler import problem_exception_handler
 from gin_platform.problems import MalformedRequestProblem, RequestTooLargeProblem
+from tests.helpers import assert_problem
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -28,14 +29,6 @@ def deposits(player) -> str:
 
 def post_raw(client, url: str, raw: bytes, **headers):
     return client.generic("POST", url, raw, content_type="application/json", **headers)
-
-
-def assert_problem(response, status: int, slug: str) -> dict:
-    assert response.status_code == status, response.content[:300]
-    assert response["Content-Type"] == "application/problem+json"
-    body = json.loads(response.content)
-    assert body["type"] == f"/problems/{slug}", body
-    return body
 
 
 def assert_nothing_stored() -> None:

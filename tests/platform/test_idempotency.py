@@ -17,8 +17,7 @@ from gin_platform.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
 from gin_platform.principals import OperatorPrincipal
 from gin_platform.services import api_key_create
-from tests.conftest import SYSTEM
-from tests.factories import OperatorFactory
+from tests.factories import SYSTEM, OperatorFactory
 
 pytestmark = pytest.mark.django_db
 PLAYERS = "/api/v1/players"
@@ -52,12 +51,9 @@ def test_the_same_key_with_another_body_is_422(operator_client):
 
 def test_keys_are_scoped_per_operator(operator_client):
     other = OperatorFactory()
-    from gin_platform.principals import Actor
-    from gin_platform.services import api_key_create
-
     other_client = APIClient()
     other_client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=Actor.system()).key}"
+        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
     )
     headers = {"HTTP_IDEMPOTENCY_KEY": "shared"}
     assert operator_client.post(PLAYERS, {"external_ref": "a"}, format="json", **headers)

@@ -1,4 +1,4 @@
-"""Issue 2 item 1: the layout, and no top-level name shadows the standard library."""
+"""The layout, and no top-level name shadows the standard library."""
 
 import sys
 from pathlib import Path

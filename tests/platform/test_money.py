@@ -1,4 +1,4 @@
-"""Currencies from babel and exact decimal-string amounts (ARCHITECTURE §3)."""
+"""Currencies from babel and exact decimal-string amounts (docs/wallet.md "Amounts in the API")."""
 
 from decimal import Decimal
 

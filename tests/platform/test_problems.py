@@ -1,22 +1,12 @@
-"""Issue 2 item 7: every error is RFC 9457 problem+json with a stable type."""
+"""Every error is RFC 9457 problem+json with a stable type."""
 
 import pytest
 from rest_framework.test import APIClient
 
 from gin_platform.problems import REGISTRY
+from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
-PROBLEM_KEYS = {"type", "title", "status", "detail"}
-
-
-def assert_problem(response, status: int, slug: str) -> dict:
-    assert response.status_code == status
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert set(body) >= PROBLEM_KEYS
-    assert body["status"] == status
-    assert body["type"] == f"/problems/{slug}"
-    return body
 
 
 def test_validation_errors_list_each_field(operator_client, idem):

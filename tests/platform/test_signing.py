@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from gin_platform.principals import Actor
 from gin_platform.services import signing_secret_create, signing_secret_revoke
 from gin_platform.signing import (
     SignatureError,
@@ -26,11 +25,11 @@ from gin_platform.signing import (
     verify_request_signature,
     verify_signature,
 )
-from tests.factories import PlayerFactory
+from tests.factories import SYSTEM, PlayerFactory
+from tests.helpers import assert_problem
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
-SYSTEM = Actor.system("tests")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 
 
@@ -60,10 +59,6 @@ def signed(client, secret, method, path, body=None, *, key="", timestamp=None):
     raw = b"" if body is None else json.dumps(body).encode()
     header = sign(secret, method, path, raw, key, timestamp)
     return send(client, method, path, body, key=key, header=header), header
-
-
-def problem(response) -> str:
-    return response.json()["type"]
 
 
 @pytest.fixture
@@ -100,8 +95,7 @@ def test_a_good_signature_is_accepted(operator_client, secret):
 
 def test_an_unsigned_request_is_refused_when_signing_is_required(operator_client, secret):
     response = send(operator_client, "POST", "/api/v1/players", {"external_ref": "x"}, key="k")
-    assert response.status_code == 401
-    assert problem(response) == "/problems/signature-invalid"
+    assert_problem(response, 401, "signature-invalid")
 
 
 def test_a_stale_signature_is_refused(operator_client, secret):
@@ -123,8 +117,7 @@ def test_a_tampered_body_is_refused(operator_client, secret):
     response = send(
         operator_client, "POST", "/api/v1/players", {"external_ref": "b"}, key="k1", header=header
     )
-    assert response.status_code == 401
-    assert problem(response) == "/problems/signature-invalid"
+    assert_problem(response, 401, "signature-invalid")
 
 
 def test_rotation_accepts_either_active_secret_and_not_a_revoked_one(
@@ -198,8 +191,7 @@ def test_a_captured_deposit_replayed_with_a_new_idempotency_key_is_refused(
 
     replay = send(operator_client, "POST", deposits(alice), DEPOSIT, key="d-2", header=header)
 
-    assert replay.status_code == 401
-    assert problem(replay) == "/problems/signature-invalid"
+    assert_problem(replay, 401, "signature-invalid")
     assert credits(alice) == 1
 
 
@@ -209,8 +201,7 @@ def test_an_exact_copy_of_a_signed_request_is_refused(operator_client, secret, a
 
     copy = send(operator_client, "POST", deposits(alice), DEPOSIT, key="d-1", header=header)
 
-    assert copy.status_code == 401
-    assert problem(copy) == "/problems/signature-replayed"
+    assert_problem(copy, 401, "signature-replayed")
     assert copy["WWW-Authenticate"].startswith("Bearer")
     assert credits(alice) == 1
 
@@ -257,8 +248,7 @@ def test_a_signature_is_bound_to_method_path_query_and_key(
 
     response = send(operator_client, method, path, DEPOSIT, key=key, header=header)
 
-    assert response.status_code == 401
-    assert problem(response) == "/problems/signature-invalid"
+    assert_problem(response, 401, "signature-invalid")
     assert credits(alice) == credits(bob) == 0
 
 
@@ -266,8 +256,7 @@ def test_a_replayed_read_is_refused_too(operator_client, secret, alice):
     first, header = signed(operator_client, secret, "GET", f"/api/v1/players/{alice.pk}")
     assert first.status_code == 200
     again = send(operator_client, "GET", f"/api/v1/players/{alice.pk}", header=header)
-    assert again.status_code == 401
-    assert problem(again) == "/problems/signature-replayed"
+    assert_problem(again, 401, "signature-replayed")
 
 
 def test_the_same_request_signed_by_two_operators_is_not_a_replay(

@@ -1,12 +1,11 @@
-"""Issue 2 items 6 and 8: players, sessions and tenant isolation."""
+"""Players, sessions and tenant isolation."""
 
 import pytest
 from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, PlayerSession
-from gin_platform.principals import Actor
 from gin_platform.services import api_key_create
-from tests.factories import OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +15,7 @@ def other_operator_client():
     other = OperatorFactory()
     client = APIClient()
     client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=Actor.system()).key}"
+        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
     )
     return client
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
@@ -14,25 +15,23 @@ from gin_platform import throttling
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.throttling import PrincipalRateThrottle
 from tests.factories import OperatorFactory, PlayerFactory
+from tests.helpers import FrozenClock
 
 PERIOD = 60
 T0 = 1_000_000 * PERIOD  # a window boundary, so tests can say "elapsed" plainly
 
 
-class Clock:
-    """A settable SimpleRateThrottle.timer (an instance, so it does not bind as a method)."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+def at(seconds: float) -> datetime:
+    """The moment ``seconds`` after the epoch, for ``clock.set``."""
+    return datetime.fromtimestamp(seconds, UTC)
 
 
 @pytest.fixture
-def clock(monkeypatch) -> Clock:
-    clock = Clock(T0)
-    monkeypatch.setattr(PrincipalRateThrottle, "timer", clock)
+def clock(monkeypatch) -> FrozenClock:
+    """The throttle's timer (``SimpleRateThrottle.timer``), held at T0 until the test moves it."""
+    clock = FrozenClock(at(T0))
+    # A bound method set on the class stays bound to the clock, not to the throttle.
+    monkeypatch.setattr(PrincipalRateThrottle, "timer", clock.timestamp)
     return clock
 
 
@@ -76,7 +75,7 @@ def test_exactly_the_limit_passes_in_one_window(operator_client, rates, clock):
 @pytest.mark.django_db
 def test_the_refusal_is_the_throttled_problem_with_retry_after(operator_client, rates, clock):
     rates("operator", "2/min")
-    clock.now = T0 + 15
+    clock.set(at(T0 + 15))
     for _ in range(2):
         assert operator_client.get("/api/v1/operators/me").status_code == 200
     response = operator_client.get("/api/v1/operators/me")
@@ -107,15 +106,15 @@ def test_the_window_slides(rates, clock):
     request = caller()
     assert admitted(request, 15) == 10
 
-    clock.now = T0 + PERIOD  # next window: the last one's 10 hits still weigh fully
+    clock.set(at(T0 + PERIOD))  # next window: the last one's 10 hits still weigh fully
     assert admitted(request, 5) == 0
-    clock.now = T0 + PERIOD + 30  # half of them have slid out
+    clock.set(at(T0 + PERIOD + 30))  # half of them have slid out
     assert admitted(request, 10) == 5
-    clock.now = T0 + PERIOD + 45  # three quarters: 2.5 + 7 <= 10
+    clock.set(at(T0 + PERIOD + 45))  # three quarters: 2.5 + 7 <= 10
     assert admitted(request, 10) == 2
-    clock.now = T0 + 2 * PERIOD  # two windows on: the 7 of the last window weigh fully
+    clock.set(at(T0 + 2 * PERIOD))  # two windows on: the 7 of the last window weigh fully
     assert admitted(request, 10) == 3
-    clock.now = T0 + 4 * PERIOD  # nothing left in the previous window
+    clock.set(at(T0 + 4 * PERIOD))  # nothing left in the previous window
     assert admitted(request, 15) == 10
 
 
@@ -134,9 +133,9 @@ def test_wait_is_when_the_next_request_gets_through(rates, clock, limit, previou
     """`previous` hits in the last window, then as many as pass `elapsed` into this one."""
     rates("anon", f"{limit}/min")
     request = caller()
-    clock.now = T0 - PERIOD
+    clock.set(at(T0 - PERIOD))
     assert admitted(request, previous) == previous
-    clock.now = T0 + elapsed
+    clock.set(at(T0 + elapsed))
     admitted(request, 2 * limit)
 
     throttle = PrincipalRateThrottle()
@@ -144,9 +143,9 @@ def test_wait_is_when_the_next_request_gets_through(rates, clock, limit, previou
     wait = throttle.wait()
     assert wait > 0
 
-    clock.now = T0 + elapsed + wait - 0.01
+    clock.set(at(T0 + elapsed + wait - 0.01))
     assert hit(request) is False
-    clock.now = T0 + elapsed + wait + 0.01
+    clock.set(at(T0 + elapsed + wait + 0.01))
     assert hit(request) is True
 
 

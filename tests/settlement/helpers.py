@@ -10,11 +10,8 @@ from games import engine
 from games import services as game_services
 from games.locks import lock_current_hand
 from games.models import Hand, Match, Seat
-from gin_platform.principals import Actor
-from tests.factories import PlayerFactory
+from tests.factories import SYSTEM, PlayerFactory
 from tests.wallet.factories import fund
-
-SYSTEM = Actor.system("tests")
 
 
 def seat_two(table, *, players=None, cashier=(None, None), stake_per_point=None, funds=10**7):

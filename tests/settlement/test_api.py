@@ -7,17 +7,15 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.models import WebhookDelivery
-from gin_platform.principals import Actor
 from gin_platform.services import api_key_create, player_session_create
 from settlement import services
 from settlement.models import ReconciliationRun
-from tests.factories import OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import play_out, seat_two
 from wallet.models import Account
 
 pytestmark = pytest.mark.django_db
-SYSTEM = Actor.system("tests")
 
 
 def client_for(token: str) -> APIClient:

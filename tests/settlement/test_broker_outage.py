@@ -15,8 +15,7 @@ from gin_platform.models import WebhookDelivery
 from gin_platform.services import player_session_create
 from settlement.tasks import settle_stragglers
 from tests.broker import broker_unreachable
-from tests.conftest import SYSTEM
-from tests.factories import PlayerFactory
+from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import seat_two
 from wallet.models import LedgerTransaction

@@ -1,6 +1,6 @@
-"""End to end: real Celery worker processes on Redis settle finished games (issue 6), and a
-worker killed with SIGKILL while it holds a game delays that game by at most the documented
-recovery time (docs/settlement.md "Recovery times")."""
+"""End to end: real Celery worker processes on Redis settle finished games, and a worker killed
+with SIGKILL while it holds a game delays that game by at most the documented recovery time
+(docs/settlement.md "Recovery times")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from gin_platform.celery import app as celery_app
 from settlement.models import Settlement
 from settlement.tasks import settle_stragglers
 from tests.games.factories import RoomFactory, TableFactory
+from tests.processes import stop, worker_command
 from tests.settlement.helpers import play_out, seat_two
 from wallet import selectors as wallet_selectors
 from wallet.models import LedgerTransaction
@@ -42,39 +42,10 @@ def worker_database_url() -> str:
 def start_worker(queue: str) -> subprocess.Popen:
     """One worker process (solo pool: one task at a time) consuming only ``queue``."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "gin_platform",
-            "worker",
-            "-Q",
-            queue,
-            "-P",
-            "solo",
-            "-c",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-l",
-            os.environ.get("TEST_WORKER_LOG_LEVEL", "warning"),
-        ],
+        worker_command(queues=queue, loglevel=os.environ.get("TEST_WORKER_LOG_LEVEL", "warning")),
         cwd=ROOT,
         env={**os.environ, "DATABASE_URL": worker_database_url()},
     )
-
-
-def stop_worker(worker: subprocess.Popen) -> None:
-    if worker.poll() is not None:
-        return
-    worker.terminate()
-    try:
-        worker.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        worker.kill()
-        worker.wait()
 
 
 def _forget_routes() -> None:
@@ -145,7 +116,7 @@ def test_a_real_worker_settles_a_finished_game(operator):
             )
             assert postings(match) == 1
         finally:
-            stop_worker(worker)
+            stop(worker)
 
 
 def _waiting_on_a_lock(dsn: str) -> bool:
@@ -160,6 +131,7 @@ def _waiting_on_a_lock(dsn: str) -> bool:
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recovery_time(
     operator, settings
 ):
@@ -212,9 +184,9 @@ def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recov
                 time.sleep(interval)
         finally:
             locker.close()
-            stop_worker(doomed)
+            stop(doomed)
             if survivor is not None:
-                stop_worker(survivor)
+                stop(survivor)
     settled_after = (Settlement.objects.get(match=held).settled_at - finished_at).total_seconds()
     assert age <= settled_after <= age + interval + 3  # sweep tick + one settlement
     assert all(postings(match) == 1 for match in [held, *others])  # exactly once each

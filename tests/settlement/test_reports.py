@@ -17,17 +17,15 @@ import pytest
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
-from gin_platform.principals import Actor
 from gin_platform.services import api_key_create
 from settlement import reports, services
 from settlement.models import Settlement
-from tests.factories import OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import play_out, seat_two
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
-SYSTEM = Actor.system("tests")
 TOTALS_NUMBERS = ("games", "player_games", "turnover", "fees", "payouts", "bonus_points")
 PLAYER_NUMBERS = ("games", "staked", "paid", "net")
 GRAIN = ("day", "operator", "currency")

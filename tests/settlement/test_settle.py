@@ -1,4 +1,4 @@
-"""Settling finished games into the ledger, exactly once (issue 6 items 1-4)."""
+"""Settling finished games into the ledger, exactly once (docs/settlement.md "Flow")."""
 
 from __future__ import annotations
 
@@ -215,7 +215,7 @@ def test_practice_game_settles_in_play_money(operator_eur):
 
 def test_forfeit_pays_the_opponent(operator_eur):
     from games import services as game_services
-    from tests.settlement.helpers import SYSTEM
+    from tests.factories import SYSTEM
 
     room = RoomFactory(operator=operator_eur, variant="match", target=100, stake=500, fee_bps=0)
     match = seat_two(TableFactory(room=room))
@@ -234,7 +234,7 @@ def test_a_money_play_leaver_still_ahead_wins_no_money(operator_eur):
     even with the opponent's target bonus the leaver's final score is the higher, so each
     takes back their cashier amount and no fee is taken."""
     from games import services as game_services
-    from tests.settlement.helpers import SYSTEM
+    from tests.factories import SYSTEM
 
     match = seat_two(TableFactory(room=money_room(operator_eur)), cashier=(9_000, 9_000))
     leaver, stayer = (match.seats.get(position=p).player for p in (0, 1))
@@ -256,7 +256,7 @@ def test_the_loser_has_lines_of_their_own_in_the_settlement(operator_eur, varian
     from rest_framework.test import APIClient
 
     from gin_platform.services import player_session_create
-    from tests.settlement.helpers import SYSTEM
+    from tests.factories import SYSTEM
 
     room = RoomFactory(
         operator=operator_eur,

@@ -1,17 +1,14 @@
 """factory-boy factories and small helpers for the wallet's tables."""
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import factory
 from django.utils import timezone
 
-from gin_platform.principals import Actor
-from tests.factories import OperatorFactory
+from tests.factories import SYSTEM, OperatorFactory
 from wallet import services
 from wallet.models import CashierCaps, ExchangeRate
-
-SYSTEM = Actor.system("tests")
 
 
 class ExchangeRateFactory(factory.django.DjangoModelFactory):
@@ -50,22 +47,3 @@ def fund(player, amount: int, currency: str | None = None):
         reference=ref("fund"),
         actor=SYSTEM,
     )
-
-
-class FrozenClock:
-    """``django.utils.timezone.now`` held at ``moment``, moved only by the test."""
-
-    def __init__(self, moment: datetime) -> None:
-        self.moment = moment
-
-    def advance(self, **delta) -> None:
-        self.moment += timedelta(**delta)
-
-    def set(self, moment: datetime) -> None:
-        self.moment = moment
-
-
-def freeze_now(monkeypatch, moment: datetime) -> FrozenClock:
-    clock = FrozenClock(moment)
-    monkeypatch.setattr(timezone, "now", lambda: clock.moment)
-    return clock

@@ -1,4 +1,4 @@
-"""Issue 4 item 6: operator, player-token and staff endpoints; the read-only admin."""
+"""The wallet API: operator, player-token and staff endpoints; the read-only admin."""
 
 from datetime import timedelta
 
@@ -6,7 +6,6 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from gin_platform.principals import Actor
 from gin_platform.services import player_session_create
 from tests.factories import PlayerFactory
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
@@ -27,7 +26,7 @@ def transactions_url(player) -> str:
 
 def client_for(player) -> APIClient:
     client = APIClient()
-    token = player_session_create(player=player, actor=Actor.system("tests")).token
+    token = player_session_create(player=player, actor=SYSTEM).token
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     return client
 

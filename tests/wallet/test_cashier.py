@@ -1,12 +1,12 @@
-"""Issue 4 items 5-7: deposits and withdrawals, every bad input and every cap boundary."""
+"""Deposits and withdrawals, every bad input and every cap boundary."""
 
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.utils import timezone
 
 from gin_platform.models import AuditEvent, Player
 from tests.factories import PlayerFactory
+from tests.helpers import assert_problem, freeze_now
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
 from wallet import selectors, services
 from wallet.models import Account, LedgerEntry, LedgerTransaction
@@ -19,6 +19,7 @@ from wallet.problems import (
     KycRequiredProblem,
     ReferenceConflictProblem,
 )
+from wallet.services import posting
 
 pytestmark = pytest.mark.django_db
 
@@ -31,14 +32,6 @@ def withdrawals_url(player) -> str:
     return f"/api/v1/players/{player.pk}/withdrawals"
 
 
-def assert_problem(response, status: int, slug: str) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert body["type"] == f"/problems/{slug}"
-    return body
-
-
 def assert_nothing_posted(before: int = 0) -> None:
     assert LedgerTransaction.objects.count() == before
     assert selectors.reconcile().ok
@@ -47,16 +40,7 @@ def assert_nothing_posted(before: int = 0) -> None:
 @pytest.fixture
 def clock(monkeypatch):
     """Pin ``timezone.now()`` for the services and selectors: ``clock.set(datetime)``."""
-
-    class Clock:
-        moment = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
-
-        def set(self, moment: datetime) -> None:
-            self.moment = moment
-
-    fixed = Clock()
-    monkeypatch.setattr(timezone, "now", lambda: fixed.moment)
-    return fixed
+    return freeze_now(monkeypatch, datetime(2026, 3, 4, 12, 0, tzinfo=UTC))
 
 
 # --- Happy paths ---------------------------------------------------------------------------
@@ -366,9 +350,14 @@ def test_caps_are_per_player_and_per_currency(operator, player, caps):
     caps.save()
     other = PlayerFactory(operator=operator)
     _deposit(player, 1000)
-    _deposit(other, 1000)  # another player's deposits do not count
+    with pytest.raises(CapExceededProblem):  # the player's day is full...
+        _deposit(player, 1)
+    _deposit(other, 1000)  # ...another player's deposits do not count
     usd = PlayerFactory(operator=operator, wallet_currency="USD")
     services.deposit(player=usd, amount=5000, currency="USD", reference=ref(), actor=SYSTEM)
+    assert selectors.wallet_balance(player=player) == 1000
+    assert selectors.wallet_balance(player=other) == 1000
+    assert selectors.wallet_balance(player=usd) == 5000  # the EUR caps do not bind USD
 
 
 def test_the_daily_window_turns_at_midnight_utc(player, caps, clock):
@@ -479,7 +468,7 @@ def test_a_reference_race_lost_at_insert_time_is_a_reference_conflict(player, mo
     replay check saw nothing, the unique index refuses the insert, nothing is posted."""
     fund(player, 1000)
     taken = LedgerTransaction.objects.get()
-    monkeypatch.setattr(services, "_replay", lambda reference, **same: None)
+    monkeypatch.setattr(posting, "_replay", lambda reference, **same: None)
     with pytest.raises(ReferenceConflictProblem):
         services.withdraw(
             player=player, amount=10, currency="EUR", reference=taken.reference, actor=SYSTEM

@@ -1,4 +1,4 @@
-"""Issue 4 tests on PostgreSQL: real threads racing for the same wallet, key and escrow.
+"""The wallet on PostgreSQL: real threads racing for the same wallet, key and escrow.
 
 Each thread has its own database connection (closed at the end); the tests are
 transactional (``transaction=True``) so every thread sees the committed fixtures.

@@ -1,4 +1,4 @@
-"""Issue 4 items 1, 2 and 8: invariants held by the database, append-only rows, reconcile."""
+"""Ledger invariants held by the database, append-only rows, reconcile."""
 
 from io import StringIO
 

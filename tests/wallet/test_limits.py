@@ -1,4 +1,4 @@
-"""Issue 4 item 5: player limits (cooling-off, history), self-exclusion, and the UTC windows."""
+"""Player limits (cooling-off, history), self-exclusion, and the UTC windows."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -7,7 +7,8 @@ from django.utils import timezone
 
 from gin_platform.models import AuditEvent
 from tests.factories import PlayerFactory
-from tests.wallet.factories import SYSTEM, freeze_now, fund, ref
+from tests.helpers import freeze_now
+from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import selectors, services
 from wallet.models import PlayerLimitChange, SelfExclusion
 from wallet.problems import LimitExceededProblem, LimitInvalidProblem, SelfExcludedProblem

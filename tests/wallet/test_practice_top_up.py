@@ -15,8 +15,9 @@ from gin_platform.models import AuditEvent, Player
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.problems import PROBLEM_CONTENT_TYPE
 from tests.factories import PlayerFactory
+from tests.helpers import freeze_now
 from tests.races import race
-from tests.wallet.factories import SYSTEM, freeze_now, fund, ref
+from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import selectors, services
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (

@@ -1,4 +1,4 @@
-"""Issue 4 item 4: exchange rates (staff API, load_rates), conversion arithmetic, display (R11)."""
+"""Exchange rates (staff API, load_rates), conversion arithmetic, display (R11)."""
 
 import json
 from datetime import UTC, datetime, timedelta

@@ -1,4 +1,4 @@
-"""Issue 4: a Hypothesis state machine over deposits, withdrawals, buy-ins, payouts, refunds,
+"""A Hypothesis state machine over deposits, withdrawals, buy-ins, payouts, refunds,
 reversals and conversions. After every step the ledger sums to zero per currency, every
 cached balance equals its entries (reconcile), and every wallet and escrow holds exactly
 what an independent model of the rules says.
@@ -257,6 +257,7 @@ class LedgerMachine(RuleBasedStateMachine):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_the_ledger_state_machine():
     runner = LedgerMachine.TestCase
     runner.settings = settings(

@@ -1,4 +1,4 @@
-"""Issue 4 item 3: table buy-in into a game's escrow, refunds, settlement, conversion, reversal.
+"""Table buy-in into a game's escrow, refunds, settlement, conversion, reversal.
 
 This is the contract ``games`` and ``settlement`` code against (docs/wallet.md).
 """
@@ -213,8 +213,16 @@ def test_refunds_and_winnings_count_against_losses(player, opponent):
 
 
 def test_practice_chips_ignore_loss_limits(player):
+    fund(player, 10000)
     services.player_limit_set(player=player, kind="loss", period="day", amount=0, actor=SYSTEM)
-    buy_in(player, 500, currency=PRACTICE_CURRENCY, game="practice:1")
+    with pytest.raises(LimitExceededProblem):  # the limit holds for money...
+        buy_in(player, 500)
+    txn = buy_in(player, 500, currency=PRACTICE_CURRENCY, game="practice:1")  # ...not for chips
+    assert entries(txn) == [
+        ("escrow", PRACTICE_CURRENCY, 500, "stake"),
+        ("player", PRACTICE_CURRENCY, -500, "stake"),
+    ]
+    assert selectors.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
 
 
 # --- Conversion --------------------------------------------------------------------------

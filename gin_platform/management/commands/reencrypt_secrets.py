@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from gin_platform.encryption import EncryptedTextField
+from gin_platform.locks import lock_row
 from gin_platform.models import Operator, OperatorSigningSecret
 
 MODELS = (Operator, OperatorSigningSecret)
@@ -24,7 +25,7 @@ class Command(BaseCommand):
                 with transaction.atomic():
                     # Reading decrypts with whichever key matches; saving encrypts with the
                     # first key.
-                    row = model.objects.select_for_update().get(pk=pk)
+                    row = lock_row(model, pk)
                     row.save(update_fields=fields)
                 total += 1
         self.stdout.write(f"re-encrypted the secrets of {total} rows")

@@ -1,0 +1,143 @@
+"""Who imports whom (README "Architecture"): the import-linter contracts in pyproject.toml hold
+on the tree, `make test` runs them before pytest, and each contract fails on a copy of the
+tree with one forbidden import added."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+PACKAGES = ("gin_platform", "games", "wallet", "settlement")
+
+
+def contracts() -> list[dict]:
+    with (ROOT / "pyproject.toml").open("rb") as config:
+        return tomllib.load(config)["tool"]["importlinter"]["contracts"]
+
+
+def contract_named(name: str) -> dict:
+    (contract,) = [c for c in contracts() if c["name"] == name]
+    return contract
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo"],  # reads tree/pyproject.toml
+        cwd=tree,
+        env={**os.environ, "COLUMNS": "400", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def broken(output: str) -> set[str]:
+    """The names of the contracts lint-imports reports BROKEN."""
+    return {m.group(1) for m in re.finditer(r"^(.+?) BROKEN\s*$", output, re.MULTILINE)}
+
+
+def test_the_tree_keeps_every_import_contract():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Contracts: {len(contracts())} kept, 0 broken." in result.stdout, result.stdout
+
+
+def test_make_test_runs_the_import_contracts_before_pytest():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert recipe, "no test target in the Makefile"
+    lines = recipe.group(1).splitlines()
+    lint = next(i for i, line in enumerate(lines) if "lint-imports" in line)
+    pytest_line = next(i for i, line in enumerate(lines) if "-m pytest" in line)
+    assert lint < pytest_line
+
+
+def test_the_readme_lists_every_contract():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    missing = [c["name"] for c in contracts() if c["name"] not in section]
+    assert missing == []
+
+
+@pytest.fixture(scope="module")
+def clean_tree(tmp_path_factory) -> Path:
+    """The project's packages and pyproject.toml, copied once."""
+    tree = tmp_path_factory.mktemp("tree")
+    for package in PACKAGES:
+        shutil.copytree(
+            ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+@pytest.fixture
+def tree(clean_tree, tmp_path) -> Path:
+    copy = tmp_path / "tree"
+    shutil.copytree(clean_tree, copy)
+    return copy
+
+
+ENGINE = "The engine imports only the standard library"
+WALLET = "wallet knows no games"
+SETTLEMENT = "games never imports settlement (it sends games.signals.match_finished)"
+LEDGER = "games moves money only through wallet.services: no ledger rows or locks"
+WIRING = "Only the apps and gin_platform's wiring modules import an app"
+DEMO = "gin_platform's demo is run only by its management command"
+GAMES_VIEWS = "games' views, serializers and tasks import no other app's models"
+WALLET_VIEWS = "wallet's views and serializers import no other app's models"
+SETTLEMENT_VIEWS = "settlement's views, serializers and tasks import no other app's models"
+PLATFORM_VIEWS = "gin_platform's views, serializers and tasks import no app's models"
+
+# (module, the line added to it, the contract it breaks). A module that does not exist in the
+# tree is created.
+BREAKS = [
+    ("games/engine/probe.py", "import django", ENGINE),
+    ("games/engine/probe.py", "import numpy", ENGINE),
+    ("games/engine/probe.py", "from games import models", ENGINE),
+    ("games/engine/probe.py", "from gin_platform import money", ENGINE),
+    ("wallet/probe.py", "from games.engine import deadwood", WALLET),
+    ("wallet/probe.py", "import settlement.models", WALLET),
+    # Indirectly: through a platform module that imports settlement.
+    ("games/probe.py", "import gin_platform.probe", SETTLEMENT),
+    ("games/probe.py", "from wallet.models import LedgerEntry", LEDGER),
+    ("gin_platform/probe.py", "from wallet import services", WIRING),
+    ("gin_platform/health.py", "from games.models import Match", WIRING),
+    ("gin_platform/services.py", "from gin_platform.demo import client", DEMO),
+    ("games/api/views.py", "from wallet.models import LedgerTransaction", GAMES_VIEWS),
+    ("games/api/serializers.py", "from gin_platform.models import Player", GAMES_VIEWS),
+    ("games/tasks.py", "from settlement.models import Settlement", GAMES_VIEWS),
+    ("wallet/api/serializers.py", "from gin_platform.models import Player", WALLET_VIEWS),
+    ("settlement/api/views.py", "from gin_platform.models import Operator", SETTLEMENT_VIEWS),
+    ("settlement/tasks.py", "from wallet.models import LedgerTransaction", SETTLEMENT_VIEWS),
+    ("gin_platform/api/views.py", "from wallet.models import Account", PLATFORM_VIEWS),
+]
+
+
+@pytest.mark.parametrize(("module", "line", "contract"), BREAKS)
+def test_a_forbidden_import_breaks_its_contract(tree, module, line, contract):
+    contract_named(contract)  # the contract exists under this name
+    if contract == SETTLEMENT:  # the platform module the games module goes through
+        (tree / "gin_platform" / "probe.py").write_text("import settlement.services\n")
+    path = tree / module
+    path.write_text((path.read_text() if path.exists() else "") + f"\n{line}\n")
+
+    result = lint_imports(tree)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert contract in broken(result.stdout), result.stdout
+
+
+def test_the_copied_tree_keeps_every_contract(tree):
+    """The copy the tests above break passes as it is, so each failure is the added line's."""
+    result = lint_imports(tree)
+    assert result.returncode == 0, result.stdout + result.stderr
