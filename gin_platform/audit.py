@@ -32,3 +32,20 @@ def audit_record(
         object_id=str(obj.pk),
         data=withhold_secrets(data or {})[0],
     )
+
+
+def audit_changes(
+    *, obj: models.Model, values: dict[str, Any], actor: Actor, action: str, operator: Operator
+) -> dict[str, list[Any]]:
+    """Set each field of ``values`` that is not None and differs, save those fields and
+    write one audit row of ``[before, after]`` per field (nothing at all when nothing
+    changed). ``obj`` is locked by the caller. Returns the changes."""
+    changes: dict[str, list[Any]] = {}
+    for field, value in values.items():
+        if value is not None and getattr(obj, field) != value:
+            changes[field] = [getattr(obj, field), value]
+            setattr(obj, field, value)
+    if changes:
+        obj.save(update_fields=list(changes))
+        audit_record(actor=actor, action=action, obj=obj, operator=operator, data=changes)
+    return changes

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from gin_platform.audit import audit_record
+from gin_platform.audit import audit_changes, audit_record
 from gin_platform.locks import (
     lock_api_key,
     lock_operator,
@@ -393,7 +393,6 @@ def player_update(
     kyc_status: str | None = None,
 ) -> Player:
     locked = lock_player(player.pk)
-    changes: dict[str, list[str]] = {}
     new_values = {
         "display_currency": (
             _real_currency(display_currency, field="display_currency")
@@ -405,19 +404,13 @@ def player_update(
         "status": status,
         "kyc_status": kyc_status,
     }
-    for field, value in new_values.items():
-        if value is not None and getattr(locked, field) != value:
-            changes[field] = [getattr(locked, field), value]
-            setattr(locked, field, value)
-    if changes:
-        locked.save(update_fields=list(changes))
-        audit_record(
-            actor=actor,
-            action="player.updated",
-            obj=locked,
-            operator=locked.operator,
-            data=changes,
-        )
+    audit_changes(
+        obj=locked,
+        values=new_values,
+        actor=actor,
+        action="player.updated",
+        operator=locked.operator,
+    )
     return locked
 
 

@@ -29,7 +29,7 @@ from games.models import (
     Variant,
 )
 from games.problems import InvalidRoomOptionsProblem
-from gin_platform.audit import audit_record
+from gin_platform.audit import audit_changes, audit_record
 from gin_platform.models import Operator
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
 from gin_platform.principals import Actor
@@ -198,20 +198,13 @@ def room_update(
     """Rename or open/close a room. Stakes and rules never change under a room's players:
     open a new room for new terms (games already under way keep their snapshot anyway)."""
     locked = lock_room(room.pk)
-    changes: dict[str, list[Any]] = {}
-    for field, value in (("name", name), ("active", active)):
-        if value is not None and getattr(locked, field) != value:
-            changes[field] = [getattr(locked, field), value]
-            setattr(locked, field, value)
-    if changes:
-        locked.save(update_fields=list(changes))
-        audit_record(
-            actor=actor,
-            action="room.updated",
-            obj=locked,
-            operator=locked.operator,
-            data=changes,
-        )
+    audit_changes(
+        obj=locked,
+        values={"name": name, "active": active},
+        actor=actor,
+        action="room.updated",
+        operator=locked.operator,
+    )
     return locked
 
 
