@@ -1,4 +1,4 @@
-"""Row locks of the games app (ARCHITECTURE §8: one lock helper module per app).
+"""Row locks of the games app (one lock helper module per app: README "Architecture").
 
 Every ``select_for_update`` of the games app is here. Every games service takes its locks in
 this one order, so two services can never wait for each other (no deadlocks):

@@ -1,4 +1,4 @@
-"""Rooms, tables, seats, matches, hands and hand events (ARCHITECTURE §4).
+"""Rooms, tables, seats, matches, hands and hand events (docs/games.md).
 
 - A Room (one operator, one variant, rule options, stakes, target, fee, currency, practice or
   real money, turn time) has Tables.

@@ -1,4 +1,4 @@
-"""The games app's domain errors, each with a stable problem ``type`` (ARCHITECTURE §6).
+"""The games app's domain errors, each with a stable problem ``type`` (docs/api-errors.md).
 
 Wallet problems (insufficient funds, self-exclusion, limits) raised while taking a seat pass
 through unchanged.
@@ -130,5 +130,5 @@ class HandInProgressProblem(Problem):
     title = "The hand is still being played"
     description = (
         "Its server seed, both hands and the stock stay secret until the hand is over "
-        "(ARCHITECTURE §4). Ask again once it has ended."
+        '(docs/games.md "The player\'s view"). Ask again once it has ended.'
     )

@@ -216,8 +216,8 @@ def hand_actions(hand: Hand) -> list[engine.Action]:
 
 
 def hand_replay(hand: Hand) -> engine.HandState:
-    """ARCHITECTURE §4: re-deal the hand from its server seed and apply its recorded actions;
-    the result equals the stored state."""
+    """Exact replay (docs/fairness.md): re-deal the hand from its server seed and apply its
+    recorded actions; the result equals the stored state."""
     return engine.replay(
         seed=hand.server_seed,
         dealer=hand.dealer,

@@ -1,4 +1,4 @@
-"""Signals the games app sends; other apps connect receivers (ARCHITECTURE §2, §5).
+"""Signals the games app sends; other apps connect receivers (games never imports settlement).
 
 ``match_finished``: sent once per match, when the transaction that recorded the match's
 result has committed (so a receiver never sees a result that could still roll back).

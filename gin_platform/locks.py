@@ -1,4 +1,4 @@
-"""Row locks of the platform app (ARCHITECTURE §8: one lock helper module per app).
+"""Row locks of the platform app (one lock helper module per app: README "Architecture").
 
 Every ``select_for_update`` of gin_platform is here. Each helper locks one row by primary
 key; a service that takes several takes them in this one order, so two services can never

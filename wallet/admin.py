@@ -1,4 +1,4 @@
-"""Back office: the ledger and its configuration, read-only (ARCHITECTURE §6).
+"""Back office: the ledger and its configuration, read-only (docs/api-errors.md).
 
 Nothing here can change money or limits: corrections are reversing transactions (staff
 API), rates come from the staff API or ``manage.py load_rates``, caps from the staff API,

@@ -1,4 +1,4 @@
-"""Currency conversion arithmetic (pure; no database). ARCHITECTURE §3.
+"""Currency conversion arithmetic (pure; no database). Money rules: docs/wallet.md.
 
 A rate says that 1 unit of ``base`` is worth ``rate`` units of ``quote`` (major units). An
 amount of ``m`` minor units of base is ``m * rate * 10**(e_quote - e_base)`` minor units of

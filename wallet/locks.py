@@ -1,4 +1,4 @@
-"""Row locks of the wallet, always taken in primary-key order (ARCHITECTURE §3, §8).
+"""Row locks of the wallet, always taken in primary-key order (docs/wallet.md).
 
 Every service that changes balances first resolves all the accounts it will touch, then
 locks them with ONE call to ``lock_accounts``: ``SELECT ... WHERE id IN (...) ORDER BY id

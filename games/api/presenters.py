@@ -1,4 +1,4 @@
-"""Turn games rows into the API's shapes (ARCHITECTURE §4, §6): what each reader may see.
+"""Turn games rows into the API's shapes (docs/games.md): what each reader may see.
 
 Reads go through ``games.selectors``; this module only builds dicts. Each shape has ONE
 field whitelist: the fields its output serializer (``games.api.serializers``) declares. The

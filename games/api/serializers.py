@@ -357,7 +357,7 @@ class ShowdownOutput(serializers.Serializer):
 
 
 class HandViewOutput(serializers.Serializer):
-    """A player's view of a hand (ARCHITECTURE §4): never the opponent's cards or the stock
+    """A player's view of a hand (docs/games.md): never the opponent's cards or the stock
     order; the seed, both hands and the outcome only once the hand is over."""
 
     number = serializers.IntegerField()

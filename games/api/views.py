@@ -442,7 +442,7 @@ class HandFairnessView(APIView):
     @extend_schema(
         responses={200: FairnessOutput, 404: PROBLEMS[404], 409: PROBLEMS[409]},
         tags=["history"],
-        description="Provable fairness (ARCHITECTURE §4): re-derives the deck from the "
+        description="Provable fairness (docs/games.md): re-derives the deck from the "
         "revealed seed and checks it against the commitment published before the deal and "
         "against the cards dealt (dealer, both hands, upcard, stock). docs/fairness.md shows "
         "the same check offline. 409 hand-in-progress while the hand is played.",

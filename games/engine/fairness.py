@@ -1,4 +1,4 @@
-"""R3 and ARCHITECTURE §4 fairness: server seeds, commitments and the provable shuffle.
+"""R3 fairness (docs/fairness.md): server seeds, commitments and the provable shuffle.
 
 The algorithm, exactly (docs/engine.md repeats it with a stand-alone verifier):
 

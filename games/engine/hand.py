@@ -502,7 +502,7 @@ def replay(
     rules: RuleSet | None = None,
     actions: Iterable[Action | dict],
 ) -> HandState:
-    """Deal from ``seed`` and apply ``actions`` in order (ARCHITECTURE §4: exact replay)."""
+    """Deal from ``seed`` and apply ``actions`` in order (exact replay: docs/fairness.md)."""
     state = deal(seed=seed, dealer=dealer, rules=rules)
     for action in actions:
         move = action if isinstance(action, Action) else Action.from_dict(action)

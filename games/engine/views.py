@@ -1,4 +1,4 @@
-"""Hidden information (ARCHITECTURE §4): what each viewer may see, as JSON-able dicts.
+"""Hidden information (docs/games.md): what each viewer may see, as JSON-able dicts.
 
 A player sees their own cards, the discard pile, the stock count, the opponent's card count
 and their own legal actions; watchers see only public information. Nobody sees the stock

@@ -1,4 +1,4 @@
-"""State changes of the games app, one module per concern (ARCHITECTURE §1, §8).
+"""State changes of the games app, one module per concern (docs/games.md "Where things are").
 
     rooms       rooms and tables (operators)
     seating     sit, leave, buy-ins, a match opened and started; the house bot sits here too

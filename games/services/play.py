@@ -1,5 +1,5 @@
 """Play: the deal, the actions, the end of a hand, the next deal, the match's finish and
-its result (R3-R10, ARCHITECTURE §4).
+its result (R3-R10; docs/games.md).
 
 - ``_hand_deal``: R3, a hand dealt from a fresh server seed, committing to the seed first.
 - ``hand_apply_action`` / ``player_action_apply``: one action, under the match and hand
@@ -220,7 +220,7 @@ def hand_apply_action(
     expected_seq: int,
     actor: Actor,
 ) -> ActionResult:
-    """Apply one seat's action to the match's hand in progress (ARCHITECTURE §4).
+    """Apply one seat's action to the match's hand in progress (docs/games.md).
 
     Locks the match, then the hand; checks the sequence number (a retry of the action just
     applied returns without applying anything; anything else stale is refused), the turn and,

@@ -1,4 +1,4 @@
-"""The games app's code is laid out by concern (ARCHITECTURE §1, §2, §8; the map in
+"""The games app's code is laid out by concern (README "Architecture"; the map in
 docs/games.md "Where things are"): the services package has one module per concern and
 keeps every public name at ``games.services``; its modules import each other in one
 direction; reads, API shapes, query parameters and row locks each have their one place; no

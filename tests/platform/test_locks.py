@@ -1,4 +1,4 @@
-"""Row locks (ARCHITECTURE §2, §8): every ``select_for_update`` of an app is in that app's
+"""Row locks (README "Architecture"): every ``select_for_update`` of an app is in that app's
 ``locks.py``, whose helpers lock by primary key, so lock order can be read in one place."""
 
 from __future__ import annotations
