@@ -47,6 +47,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "corsheaders",
+    "channels",
     "gin_platform.apps.PlatformConfig",
     "wallet.apps.WalletConfig",
     "games.apps.GamesConfig",
@@ -57,6 +60,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the table page, the API docs) from the app itself, before anything else.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Preflights and CORS headers for the origins each operator registered (README: CORS).
+    "corsheaders.middleware.CorsMiddleware",
     # 413 for an over-long body, 400 for a NUL in the query or a header (before any view).
     "gin_platform.middleware.RequestHygieneMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -123,6 +130,26 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The channel layer carries pushes from the process that commits a move to the processes
+# holding the sockets (docs/realtime.md): Redis groups across processes; in memory on the
+# embedded default, where one server process serves everything.
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [ENV.get("CHANNEL_LAYER_URL", REDIS_URL)],
+                "prefix": ENV.get("CHANNEL_LAYER_PREFIX", "gin:ws"),
+                # A socket that falls this far behind loses messages (its consumer then
+                # reads the gap from the database) instead of holding memory for it.
+                "capacity": 100,
+                "expiry": 30,
+            },
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 CELERY_BROKER_URL = broker_url(ENV) or "memory://"
 CELERY_TASK_ALWAYS_EAGER = broker_url(ENV) is None
@@ -259,6 +286,10 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# Served by WhiteNoise straight from the apps' static folders (no collectstatic step needed to
+# run; deploy/ still collects them into STATIC_ROOT for a read-only image).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- API ---------------------------------------------------------------------------------
 # The largest request body accepted (bytes): more is 413 request-too-large. The biggest
