@@ -10,11 +10,14 @@ from gin_platform.encryption import fingerprint
 from gin_platform.models import (
     AuditEvent,
     IdempotencyRecord,
+    LaunchToken,
     Operator,
     OperatorApiKey,
+    OperatorOrigin,
     OperatorSigningSecret,
     Player,
     PlayerSession,
+    SocketTicket,
     WebhookAttempt,
     WebhookDelivery,
 )
@@ -31,6 +34,21 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class OperatorOriginInline(admin.TabularInline):
+    """The operator's registered origins, read only (operators manage them over the API)."""
+
+    model = OperatorOrigin
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("origin", "created_at")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Operator)
 class OperatorAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "status", "base_currency", "require_signed_requests")
@@ -38,6 +56,7 @@ class OperatorAdmin(admin.ModelAdmin):
     search_fields = ("name", "slug")
     exclude = ("webhook_secret",)
     readonly_fields = ("webhook_secret_status",)
+    inlines = (OperatorOriginInline,)
 
     @admin.display(description="webhook secret")
     def webhook_secret_status(self, obj: Operator) -> str:
@@ -60,6 +79,27 @@ class OperatorSigningSecretAdmin(ReadOnlyAdmin):
     @admin.display(description="secret")
     def secret_status(self, obj: OperatorSigningSecret) -> str:
         return fingerprint(obj.secret)
+
+
+@admin.register(OperatorOrigin)
+class OperatorOriginAdmin(ReadOnlyAdmin):
+    """The origins each operator registered (operators manage them over the API)."""
+
+    list_display = ("origin", "operator", "created_at")
+    list_filter = ("operator",)
+    search_fields = ("origin", "operator__slug")
+
+
+@admin.register(LaunchToken)
+class LaunchTokenAdmin(ReadOnlyAdmin):
+    list_display = ("player", "created_at", "expires_at", "used_at", "created_by_id")
+    exclude = ("token_hash",)
+
+
+@admin.register(SocketTicket)
+class SocketTicketAdmin(ReadOnlyAdmin):
+    list_display = ("player", "session", "created_at", "expires_at", "used_at")
+    exclude = ("token_hash",)
 
 
 @admin.register(Player)

@@ -8,4 +8,10 @@ class PlatformConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from corsheaders.signals import check_request_enabled
+
         from gin_platform import schema  # noqa: F401  (registers OpenAPI auth extensions)
+        from gin_platform.cors import allow_registered_origin
+
+        # CORS for the origins the operators registered (gin_platform/cors.py).
+        check_request_enabled.connect(allow_registered_origin, dispatch_uid="gin_platform.cors")

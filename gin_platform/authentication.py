@@ -5,6 +5,10 @@ prefix says which kind it is (``gop_`` operator key, ``gps_`` player session tok
 class handles only its own kind and leaves the rest to the next class. Staff use Django
 sessions (the admin login) or HTTP Basic.
 
+A browser request (one with an ``Origin``) authenticated as an operator or a player must
+come from the platform itself or from an origin that operator registered: anything else is
+403 ``/problems/origin-not-allowed`` (gin_platform/cors.py).
+
 Failed attempts are throttled before the expensive check (``AuthFailureGuard``: per client
 address and per credential, 429 ``/problems/throttled``), and staff passwords are locked out
 by django-axes after repeated failures (429 ``/problems/login-locked-out``).
@@ -32,15 +36,17 @@ from rest_framework.authentication import (
 )
 from rest_framework.request import Request
 
-from gin_platform.models import OperatorApiKey, PlayerSession
+from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
     LoginLockedOutProblem,
+    OriginNotAllowedProblem,
     SignatureInvalidProblem,
     SignatureReplayedProblem,
 )
+from gin_platform.selectors import origin_allowed
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
 from gin_platform.throttling import (
     CACHE_ERRORS,
@@ -81,6 +87,7 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
             guard.failed()  # a wrong signature or a replay is a failed authentication too
             raise
+        _refuse_foreign_origin(request, api_key.operator)
         _touch(OperatorApiKey, api_key)
         return OperatorPrincipal(operator=api_key.operator, api_key=api_key), api_key
 
@@ -131,6 +138,16 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         return 'Bearer realm="api"'
 
 
+def _refuse_foreign_origin(request: Request, operator: Operator) -> None:
+    """403 origin-not-allowed for a browser page the caller's operator did not register
+    (nor the platform's own pages). Valid credentials: not an authentication failure."""
+    origin = request.META.get("HTTP_ORIGIN")
+    if not origin_allowed(operator=operator, origin=origin, host=request.get_host()):
+        raise OriginNotAllowedProblem(
+            f"Origin {origin} is not registered by the operator (POST /api/v1/operators/me/origins)"
+        )
+
+
 def _refuse_replay(*, operator_id: object, verified: VerifiedSignature) -> None:
     """Accept each signed request once: remember its digest until its timestamp leaves the
     tolerance (after that the clock check refuses it anyway). ``cache.add`` is atomic (SET NX
@@ -176,6 +193,7 @@ class PlayerTokenAuthentication(BaseAuthentication):
         ):
             guard.failed()
             raise AuthenticationFailedProblem("The session token is not valid or has expired")
+        _refuse_foreign_origin(request, session.player.operator)
         _touch(PlayerSession, session)
         return PlayerPrincipal(player=session.player, session=session), session
 

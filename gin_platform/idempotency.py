@@ -12,14 +12,15 @@
   died; a new request takes it over with a new claim, and the old request, should it still
   be running, fails to complete and rolls back.
 - Secrets are shown once and never stored. The stored response passes through
-  gin_platform/redaction.py: every API key, session token and signing or webhook secret in
-  it (known by its prefix, ``gop_``, ``gps_``, ``whsec_``) is replaced by ``[withheld]`` and
-  the record is marked ``secret_withheld``. A replay of such a success answers 409
-  ``secret-not-replayable`` with the first response minus its secrets (``first_response``),
-  so the caller learns what was created (to revoke it) and mints a new secret with a new
-  key. Any endpoint, present or future, gets this by issuing secrets with those prefixes.
+  gin_platform/redaction.py: every API key, session or launch token and signing or webhook
+  secret in it (known by its registered prefix: ``gop_``, ``gps_``, ``glt_``, ``whsec_``, ...)
+  is replaced by ``[withheld]`` and the record is marked ``secret_withheld``. A replay of
+  such a success answers 409 ``secret-not-replayable`` with the first response minus its
+  secrets (``first_response``), so the caller learns what was created (to revoke it) and
+  mints a new secret with a new key. Any endpoint, present or future, gets this by issuing
+  secrets with those prefixes.
 - Records are kept ``IDEMPOTENCY_RETENTION_SECONDS`` (24 h by default, as Stripe); the beat
-  job ``prune-idempotency-records`` deletes older ones, and a key replayed after the
+  job ``prune-expired-records`` deletes older ones, and a key replayed after the
   retention is a new request (a record past it is never replayed, even before the job ran).
 """
 
@@ -250,7 +251,7 @@ def _retention_cutoff() -> datetime:
 
 def idempotency_records_prune(*, batch_size: int = 5000) -> int:
     """Delete the records older than ``IDEMPOTENCY_RETENTION_SECONDS`` (beat job
-    ``prune-idempotency-records``), in batches so no statement holds many row locks for
+    ``prune-expired-records``), in batches so no statement holds many row locks for
     long. Returns how many were deleted."""
     cutoff = _retention_cutoff()
     deleted = 0

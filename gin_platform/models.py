@@ -1,5 +1,6 @@
-"""Tenancy (operators, their API keys and signing secrets, players, player sessions),
-idempotency records, webhook deliveries and the audit log."""
+"""Tenancy (operators, their API keys, signing secrets and registered origins, players,
+player sessions, game-launch tokens, socket tickets), idempotency records, webhook
+deliveries and the audit log."""
 
 from __future__ import annotations
 
@@ -138,6 +139,68 @@ class PlayerSession(models.Model):
         return self.revoked_at is None and moment < self.expires_at
 
 
+class OperatorOrigin(models.Model):
+    """A web origin (``scheme://host[:port]``) where the operator's sites run: browsers there
+    may call the API (CORS) and open sockets (docs/browser-clients.md)."""
+
+    operator = models.ForeignKey(Operator, on_delete=models.CASCADE, related_name="origins")
+    # Normalised by gin_platform.cors.normalize_origin: lower case, no default port, no path.
+    origin = models.CharField(max_length=300, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("operator", "origin"), name="operator_origin_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.operator.slug}: {self.origin}"
+
+
+class LaunchToken(models.Model):
+    """A single-use token that opens the hosted table page for one player (``glt_``, only
+    its hash stored): the page exchanges it for a player session (docs/browser-clients.md)."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="launch_tokens")
+    token_hash = models.CharField(max_length=64, unique=True)
+    # What the page opens: {"mode": "lobby" | "watch", "match": id | None, "return_url": ...}.
+    options = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    # The audit actor that minted it (an operator API key: "operator" / "key:<prefix>").
+    created_by_type = models.CharField(max_length=16)
+    created_by_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    # The session the exchange minted.
+    session = models.OneToOneField(
+        PlayerSession, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=("expires_at",))]
+
+    def __str__(self) -> str:
+        return f"launch token #{self.pk} of {self.player}"
+
+
+class SocketTicket(models.Model):
+    """A single-use, 30-second ticket a player mints to open one WebSocket (``gst_``, only
+    its hash stored; docs/realtime.md "Tickets")."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(PlayerSession, on_delete=models.CASCADE, related_name="+")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=("expires_at",))]
+
+    def __str__(self) -> str:
+        return f"socket ticket #{self.pk} of {self.player}"
+
+
 class IdempotencyRecord(models.Model):
     """One operator write, keyed by (operator, Idempotency-Key) (README "API conventions")."""
 
@@ -162,7 +225,7 @@ class IdempotencyRecord(models.Model):
     # secret-not-replayable problem instead of the body (gin_platform/idempotency.py).
     secret_withheld = models.BooleanField(default=False, db_default=False)
     # Records older than IDEMPOTENCY_RETENTION_SECONDS are deleted by the beat job
-    # prune-idempotency-records; a key replayed after that is a new request.
+    # prune-expired-records; a key replayed after that is a new request.
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

@@ -10,8 +10,9 @@ operation:
   input, not found, a ``format`` or Accept type it does not serve, a domain conflict or
   refusal, an Idempotency-Key in flight or reused);
   401 and 403 when it authenticates; 413 and 415 on writes (a body over the size limit, a
-  body that is not JSON); 429 when it is throttled. Error responses
-  a view already declares keep their description and gain the problem+json body;
+  body that is not JSON); 429 when it is throttled. Error responses a view already declares
+  (such as 401 on an endpoint whose body carries the credential) keep their description and
+  gain the problem+json body;
 - ``security`` narrowed to the credentials its permission classes accept (``IsOperator``:
   the operator API key; ``IsPlayer``: the player token; ``IsStaff``: session or basic auth);
 - the required ``Idempotency-Key`` header on operator writes (``@idempotent``), and the
@@ -93,7 +94,8 @@ def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
             view = views.get((path, method))
             if view is not None:
                 _narrow_security(operation, view)
-            for status in _error_statuses(operation, view, method):
+            declared = {s for s in operation.get("responses", {}) if s in ERROR_DESCRIPTIONS}
+            for status in sorted(declared | set(_error_statuses(operation, view, method))):
                 _add_problem_response(operation, status)
             if view is not None and _is_idempotent(view, method):
                 _add_idempotency_header(operation)

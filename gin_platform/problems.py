@@ -116,6 +116,40 @@ class SignatureReplayedProblem(Problem):
     )
 
 
+class SocketTicketInvalidProblem(Problem):
+    slug = "socket-ticket-invalid"
+    status = 401
+    title = "The socket ticket was not accepted"
+    description = (
+        "The ticket is missing, unknown, used, expired, or the session that minted it is no "
+        "longer valid. A ticket opens one socket within 30 seconds: mint a new one "
+        "(POST /api/v1/socket-tickets) for each connection (docs/realtime.md)."
+    )
+
+
+class LaunchTokenInvalidProblem(Problem):
+    slug = "launch-token-invalid"
+    status = 401
+    title = "The launch token was not accepted"
+    description = (
+        "The launch token is unknown, already exchanged or expired, or its player can no "
+        "longer play. A launch token is good once, for LAUNCH_TOKEN_TTL_SECONDS (120 s): ask "
+        "the operator for a new game-launch URL."
+    )
+
+
+class OriginNotAllowedProblem(Problem):
+    slug = "origin-not-allowed"
+    status = 403
+    title = "The request's Origin is not one the operator registered"
+    description = (
+        "A browser request (or socket) carries the Origin of the page that made it; it must "
+        "be the platform itself or an origin the caller's operator registered "
+        "(/api/v1/operators/me/origins, docs/browser-clients.md). Requests without an "
+        "Origin (servers) are not affected."
+    )
+
+
 class PermissionDeniedProblem(Problem):
     slug = "permission-denied"
     status = 403

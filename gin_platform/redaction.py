@@ -1,7 +1,8 @@
 """Finding the platform's secrets in data before it is stored or logged.
 
 Every secret the platform issues carries a registered prefix: operator API keys ``gop_``,
-player session tokens ``gps_``, webhook and request-signing secrets ``whsec_``. They are
+player session tokens ``gps_``, game-launch tokens ``glt_``, socket tickets ``gst_``, webhook
+and request-signing secrets ``whsec_``. They are
 shown to their owner once and never stored readable, so anything that keeps a copy of a
 response, an audit payload or a log line passes it through :func:`withhold_secrets` first:
 
@@ -20,7 +21,7 @@ import logging
 import re
 from typing import Any
 
-SECRET_PREFIXES = ("gop", "gps", "whsec")
+SECRET_PREFIXES = ("gop", "gps", "glt", "gst", "whsec")
 WITHHELD = "[withheld]"
 # A prefix, an underscore and at least 16 url-safe characters (the platform's secrets have
 # 43 random characters after it; an API key also has its public part and a second "_").

@@ -10,9 +10,11 @@ import uuid
 
 from django.db.models import QuerySet
 
+from gin_platform.cors import canonical_origin, is_platform_origin, registered_operator_ids
 from gin_platform.models import (
     Operator,
     OperatorApiKey,
+    OperatorOrigin,
     OperatorSigningSecret,
     Player,
     PlayerSession,
@@ -133,3 +135,37 @@ def webhook_delivery_get(*, operator: Operator, delivery_id: object) -> WebhookD
     if delivery is None:
         raise NotFoundProblem(f"No webhook delivery {delivery_id} for this operator")
     return delivery
+
+
+def operator_origin_list(*, operator: Operator) -> QuerySet[OperatorOrigin]:
+    """The origins the operator registered (newest first with the pagination)."""
+    return OperatorOrigin.objects.filter(operator=operator)
+
+
+def operator_origin_get(*, operator: Operator, origin_id: object) -> OperatorOrigin:
+    origin = (
+        OperatorOrigin.objects.select_related("operator")
+        .filter(operator=operator, pk=as_id(origin_id))
+        .first()
+    )
+    if origin is None:
+        raise NotFoundProblem(f"No origin {origin_id} for this operator")
+    return origin
+
+
+def origin_allowed(*, operator: Operator, origin: str | None, host: str) -> bool:
+    """May a page at ``origin`` act for ``operator``'s players (REST calls and sockets)?
+
+    True when there is no Origin (not a browser), when it is the platform itself (the same
+    host as ``host``, the Host the request or socket was made to, or ``PUBLIC_BASE_URL``),
+    or when ``operator`` registered it. False for anything else, ``null`` and malformed
+    origins included (gin_platform/cors.py). Cached: no query on most calls.
+    """
+    if not origin:
+        return True
+    canonical = canonical_origin(origin)
+    if canonical is None:
+        return False
+    if is_platform_origin(canonical, host=host):
+        return True
+    return str(operator.pk) in registered_operator_ids(canonical)

@@ -1,4 +1,5 @@
-"""State changes of the platform app: operators, credentials, players, player sessions.
+"""State changes of the platform app: operators, credentials, registered origins, players,
+player sessions, game-launch tokens and socket tickets.
 
 One function per change, keyword-only and typed, atomic, each writing its audit row in the
 same transaction (README "Architecture").
@@ -8,12 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from gin_platform.audit import audit_changes, audit_record
+from gin_platform.cors import OriginError, forget_origin, normalize_origin
+from gin_platform.idempotency import idempotency_records_prune
 from gin_platform.locks import (
     lock_api_key,
     lock_operator,
@@ -23,16 +28,35 @@ from gin_platform.locks import (
     lock_signing_secret,
 )
 from gin_platform.models import (
+    AuditEvent,
+    LaunchToken,
     Operator,
     OperatorApiKey,
+    OperatorOrigin,
     OperatorSigningSecret,
     Player,
     PlayerSession,
+    SocketTicket,
 )
 from gin_platform.money import CurrencyError, is_real_currency, normalize_currency
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
-from gin_platform.tokens import new_api_key, new_player_token, new_signing_secret
+from gin_platform.principals import Actor, PlayerPrincipal
+from gin_platform.problems import (
+    LaunchTokenInvalidProblem,
+    OriginNotAllowedProblem,
+    Problem,
+    SocketTicketInvalidProblem,
+)
+from gin_platform.selectors import origin_allowed
+from gin_platform.tokens import (
+    LAUNCH_TOKEN_PREFIX,
+    SOCKET_TICKET_PREFIX,
+    hash_secret,
+    new_api_key,
+    new_launch_token,
+    new_player_token,
+    new_signing_secret,
+    new_socket_ticket,
+)
 from gin_platform.webhook_targets import webhook_url_problem
 
 
@@ -458,3 +482,309 @@ def player_session_revoke(*, session: PlayerSession, actor: Actor) -> PlayerSess
 
 def player_operator(session: PlayerSession) -> Operator:
     return session.player.operator
+
+
+# --- Registered origins (gin_platform/cors.py) ---------------------------------------------
+class OriginInvalidProblem(Problem):
+    slug = "origin-invalid"
+    status = 422
+    title = "The origin is not allowed"
+    description = (
+        "An origin is scheme://host[:port]: https:// (http:// also for localhost, 127.0.0.1 "
+        "and [::1] outside production), no path, query, fragment, user name or wildcard "
+        "(docs/browser-clients.md)."
+    )
+
+
+class OriginExistsProblem(Problem):
+    slug = "origin-exists"
+    status = 409
+    title = "The operator already registered this origin"
+    description = "`id` is the registration's id (DELETE /api/v1/operators/me/origins/{id})."
+
+
+@transaction.atomic
+def operator_origin_create(*, operator: Operator, origin: str, actor: Actor) -> OperatorOrigin:
+    """Register ``origin`` (normalised) for ``operator``: its pages may then call the API and
+    open sockets for the operator's players."""
+    try:
+        normalized = normalize_origin(
+            origin, allow_http_localhost=settings.OPERATOR_ORIGINS_ALLOW_HTTP_LOCALHOST
+        )
+    except OriginError as exc:
+        raise OriginInvalidProblem(f"origin: {exc}", field="origin") from exc
+    existing = OperatorOrigin.objects.filter(operator=operator, origin=normalized).first()
+    if existing is not None:
+        raise OriginExistsProblem(f"{normalized} is already registered", id=existing.pk)
+    try:
+        with transaction.atomic():
+            registered = OperatorOrigin.objects.create(operator=operator, origin=normalized)
+    except IntegrityError as exc:  # registered by a concurrent request meanwhile
+        raise OriginExistsProblem(f"{normalized} is already registered") from exc
+    audit_record(
+        actor=actor,
+        action="operator_origin.created",
+        obj=registered,
+        operator=operator,
+        data={"origin": normalized},
+    )
+    transaction.on_commit(lambda: forget_origin(normalized))
+    return registered
+
+
+@transaction.atomic
+def operator_origin_delete(*, origin: OperatorOrigin, actor: Actor) -> None:
+    """Remove a registration: pages at that origin can no longer act for the operator's
+    players (sockets already open stay until they close)."""
+    deleted, _ = OperatorOrigin.objects.filter(pk=origin.pk).delete()
+    if not deleted:
+        return  # deleted by a concurrent request
+    audit_record(
+        actor=actor,
+        action="operator_origin.deleted",
+        obj=origin,
+        operator=origin.operator,
+        data={"origin": origin.origin},
+    )
+    value = origin.origin
+    transaction.on_commit(lambda: forget_origin(value))
+
+
+# --- Game launch ----------------------------------------------------------------------------
+class LaunchOptionsInvalidProblem(Problem):
+    slug = "launch-options-invalid"
+    status = 422
+    title = "The launch options are not valid"
+    description = (
+        "mode is lobby or watch; match (a match id) is given with watch and only with it; "
+        "return_url is an https:// URL (http:// also for localhost outside production). "
+        "`field` names the option."
+    )
+
+
+LAUNCH_MODES = ("lobby", "watch")
+MAX_RETURN_URL_LENGTH = 2000
+
+
+@dataclass(frozen=True)
+class IssuedLaunchToken:
+    launch_token: LaunchToken
+    token: str  # returned once, never stored
+
+
+@dataclass(frozen=True)
+class LaunchedSession:
+    player: Player
+    options: dict
+    issued: IssuedPlayerSession
+
+
+def _return_url(url: str) -> str:
+    """A page to send the player back to: its origin follows the registered-origin rules
+    (https, no user name), then any path, query or fragment."""
+    if len(url) > MAX_RETURN_URL_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        raise LaunchOptionsInvalidProblem(
+            f"return_url: at most {MAX_RETURN_URL_LENGTH} characters, no spaces",
+            field="return_url",
+        )
+    try:
+        parts = urlsplit(url)
+        normalize_origin(
+            f"{parts.scheme}://{parts.netloc}",
+            allow_http_localhost=settings.OPERATOR_ORIGINS_ALLOW_HTTP_LOCALHOST,
+        )
+    except (ValueError, OriginError) as exc:
+        raise LaunchOptionsInvalidProblem(f"return_url: {exc}", field="return_url") from exc
+    return url
+
+
+def _launch_options(*, mode: str, match: int | None, return_url: str | None) -> dict:
+    if mode not in LAUNCH_MODES:
+        raise LaunchOptionsInvalidProblem("mode: lobby or watch", field="mode")
+    if mode == "watch" and match is None:
+        raise LaunchOptionsInvalidProblem("match: the match to watch is required", field="match")
+    if mode != "watch" and match is not None:
+        raise LaunchOptionsInvalidProblem("match: only with mode watch", field="match")
+    return {
+        "mode": mode,
+        "match": match,
+        "return_url": _return_url(return_url) if return_url else None,
+    }
+
+
+@transaction.atomic
+def launch_token_create(
+    *,
+    player: Player,
+    actor: Actor,
+    mode: str = "lobby",
+    match: int | None = None,
+    return_url: str | None = None,
+) -> IssuedLaunchToken:
+    """A single-use token that opens the hosted table page for ``player`` (the game-launch
+    URL), good for LAUNCH_TOKEN_TTL_SECONDS. A self-excluded player may still launch: they
+    can watch and read statements, and seating refuses them."""
+    if not player.is_active:
+        raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
+    options = _launch_options(mode=mode, match=match, return_url=return_url)
+    token, token_hash = new_launch_token()
+    now = timezone.now()
+    launch_token = LaunchToken.objects.create(
+        player=player,
+        token_hash=token_hash,
+        options=options,
+        created_by_type=actor.type,
+        created_by_id=actor.id,
+        created_at=now,
+        expires_at=now + timedelta(seconds=settings.LAUNCH_TOKEN_TTL_SECONDS),
+    )
+    audit_record(
+        actor=actor,
+        action="launch_token.created",
+        obj=launch_token,
+        operator=player.operator,
+        data={"player": str(player.pk), **options},
+    )
+    return IssuedLaunchToken(launch_token=launch_token, token=token)
+
+
+def _claim_once(model: type[LaunchToken] | type[SocketTicket], token_hash: str) -> bool:
+    """Mark the unused, unexpired row with ``token_hash`` used, in ONE conditional UPDATE on
+    that row alone: of any number of racing redeemers exactly one sees a row updated (the
+    others wait for its lock, re-check ``used_at IS NULL`` on the new version, and update
+    nothing)."""
+    now = timezone.now()
+    claimed = model.objects.filter(
+        token_hash=token_hash, used_at__isnull=True, expires_at__gt=now
+    ).update(used_at=now)
+    return claimed == 1
+
+
+@transaction.atomic
+def launch_token_redeem(
+    *, launch_token: str, origin: str | None = None, host: str = ""
+) -> LaunchedSession:
+    """Exchange a launch token, once, for a player session (the hosted page's first call).
+
+    Unknown, used or expired tokens, and tokens of a player or operator no longer active,
+    are all ``launch-token-invalid`` with one message. ``origin`` and ``host`` are the
+    request's Origin and Host: a page at an origin the player's operator did not register
+    is refused (403 ``origin-not-allowed``) and the token stays unused.
+    """
+    refused = LaunchTokenInvalidProblem("The launch token is not valid, was used or expired")
+    if not isinstance(launch_token, str) or not launch_token.startswith(LAUNCH_TOKEN_PREFIX + "_"):
+        raise refused
+    token_hash = hash_secret(launch_token)
+    if not _claim_once(LaunchToken, token_hash):
+        raise refused
+    row = LaunchToken.objects.select_related("player__operator").get(token_hash=token_hash)
+    player = row.player
+    if not player.is_active or not player.operator.is_active:
+        raise refused
+    if not origin_allowed(operator=player.operator, origin=origin, host=host):
+        raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
+    actor = Actor(AuditEvent.ActorType.PLAYER, str(player.pk))
+    issued = player_session_create(player=player, actor=actor)
+    row.session = issued.session
+    row.save(update_fields=["session"])
+    audit_record(
+        actor=actor,
+        action="launch_token.redeemed",
+        obj=row,
+        operator=player.operator,
+        data={"player": str(player.pk), "session": issued.session.pk},
+    )
+    return LaunchedSession(player=player, options=row.options, issued=issued)
+
+
+# --- Socket tickets (docs/realtime.md "Tickets") --------------------------------------------
+@dataclass(frozen=True)
+class IssuedSocketTicket:
+    socket_ticket: SocketTicket
+    ticket: str  # returned once, never stored
+
+
+@transaction.atomic
+def socket_ticket_create(*, session: PlayerSession, actor: Actor) -> IssuedSocketTicket:
+    """A ticket that opens one socket for the session's player within
+    SOCKET_TICKET_TTL_SECONDS (and only while the session stays valid)."""
+    ticket, token_hash = new_socket_ticket()
+    now = timezone.now()
+    socket_ticket = SocketTicket.objects.create(
+        player_id=session.player_id,
+        session=session,
+        token_hash=token_hash,
+        created_at=now,
+        expires_at=now + timedelta(seconds=settings.SOCKET_TICKET_TTL_SECONDS),
+    )
+    audit_record(
+        actor=actor,
+        action="socket_ticket.created",
+        obj=socket_ticket,
+        operator=player_operator(session),
+        data={"player": str(session.player_id), "session": session.pk},
+    )
+    return IssuedSocketTicket(socket_ticket=socket_ticket, ticket=ticket)
+
+
+@transaction.atomic
+def socket_ticket_redeem(*, ticket: str) -> PlayerPrincipal:
+    """Redeem a socket ticket, once: the player (with their operator) and the session that
+    minted it, for the socket consumer (a sync function: call it through
+    ``database_sync_to_async``).
+
+    Missing, unknown, used or expired tickets, a session revoked or expired since, and an
+    inactive player or operator are all ``socket-ticket-invalid`` (401, close 4401) with one
+    message that does not say which. Single use is one conditional UPDATE: of two sockets
+    racing with the same ticket exactly one opens.
+    """
+    refused = SocketTicketInvalidProblem("The socket ticket is not valid, was used or expired")
+    if not isinstance(ticket, str) or not ticket.startswith(SOCKET_TICKET_PREFIX + "_"):
+        raise refused
+    token_hash = hash_secret(ticket)
+    if not _claim_once(SocketTicket, token_hash):
+        raise refused
+    row = SocketTicket.objects.select_related("session", "player__operator").get(
+        token_hash=token_hash
+    )
+    player, session = row.player, row.session
+    if (
+        not session.is_valid_at(timezone.now())
+        or not player.is_active
+        or not player.operator.is_active
+    ):
+        raise refused
+    audit_record(
+        actor=Actor(AuditEvent.ActorType.PLAYER, str(player.pk)),
+        action="socket_ticket.redeemed",
+        obj=row,
+        operator=player.operator,
+        data={"session": session.pk},
+    )
+    session.player = player  # the same object, operator loaded: no query when read
+    return PlayerPrincipal(player=player, session=session)
+
+
+# --- Pruning (beat: prune-expired-records) --------------------------------------------------
+def _prune(queryset, batch_size: int) -> int:
+    deleted = 0
+    while True:
+        batch = list(queryset.values_list("pk", flat=True)[:batch_size])
+        if not batch:
+            return deleted
+        count, _ = queryset.filter(pk__in=batch).delete()
+        deleted += count
+
+
+def expired_records_prune(*, batch_size: int = 5000) -> int:
+    """Delete what is kept only for a while, in batches: Idempotency-Key records past
+    IDEMPOTENCY_RETENTION_SECONDS, socket tickets used or expired, launch tokens expired
+    (their mint and exchange stay in the audit log). Returns how many rows were deleted."""
+    now = timezone.now()
+    tickets = SocketTicket.objects.filter(Q(used_at__isnull=False) | Q(expires_at__lt=now))
+    launch_tokens = LaunchToken.objects.filter(expires_at__lt=now)
+    return (
+        idempotency_records_prune(batch_size=batch_size)
+        + _prune(tickets, batch_size)
+        + _prune(launch_tokens, batch_size)
+    )

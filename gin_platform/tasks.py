@@ -4,7 +4,7 @@ from celery import shared_task
 from django.conf import settings
 
 from gin_platform.enqueue import enqueue
-from gin_platform.idempotency import idempotency_records_prune
+from gin_platform.services import expired_records_prune
 from gin_platform.webhooks import due_deliveries, webhook_attempt
 
 # A message waiting for its countdown is held unacknowledged by a worker; the Redis broker
@@ -36,6 +36,7 @@ def redeliver_due_webhooks() -> int:
 
 
 @shared_task(ignore_result=True, acks_late=False)
-def prune_idempotency_records() -> int:
-    """Beat: delete Idempotency-Key records older than IDEMPOTENCY_RETENTION_SECONDS."""
-    return idempotency_records_prune()
+def prune_expired_records() -> int:
+    """Beat: delete Idempotency-Key records older than IDEMPOTENCY_RETENTION_SECONDS, socket
+    tickets used or expired and launch tokens expired."""
+    return expired_records_prune()

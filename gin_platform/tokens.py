@@ -1,4 +1,5 @@
-"""Minting and hashing the platform's secrets (API keys, player session tokens).
+"""Minting and hashing the platform's secrets (API keys, player session tokens, game-launch
+tokens, socket tickets).
 
 Keys are 256-bit random values; storing their SHA-256 is enough (no password stretching is
 needed for high-entropy secrets) and lets a lookup go straight to the row.
@@ -11,6 +12,8 @@ import secrets
 
 API_KEY_PREFIX = "gop"
 PLAYER_TOKEN_PREFIX = "gps"
+LAUNCH_TOKEN_PREFIX = "glt"
+SOCKET_TICKET_PREFIX = "gst"
 
 
 def hash_secret(value: str) -> str:
@@ -32,10 +35,24 @@ def split_api_key(value: str) -> str | None:
     return parts[1]
 
 
+def _new_token(prefix: str) -> tuple[str, str]:
+    token = f"{prefix}_{secrets.token_urlsafe(32)}"
+    return token, hash_secret(token)
+
+
 def new_player_token() -> tuple[str, str]:
     """Return (token shown once, its hash)."""
-    token = f"{PLAYER_TOKEN_PREFIX}_{secrets.token_urlsafe(32)}"
-    return token, hash_secret(token)
+    return _new_token(PLAYER_TOKEN_PREFIX)
+
+
+def new_launch_token() -> tuple[str, str]:
+    """Return (launch token shown once, its hash)."""
+    return _new_token(LAUNCH_TOKEN_PREFIX)
+
+
+def new_socket_ticket() -> tuple[str, str]:
+    """Return (socket ticket shown once, its hash)."""
+    return _new_token(SOCKET_TICKET_PREFIX)
 
 
 def new_signing_secret() -> str:

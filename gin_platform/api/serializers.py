@@ -4,7 +4,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
+from gin_platform.models import Operator, OperatorApiKey, OperatorOrigin, Player, PlayerSession
 
 
 class OperatorOutput(serializers.ModelSerializer):
@@ -81,11 +81,15 @@ class PlayerSessionIssuedOutput(PlayerSessionOutput):
 class HealthChecksOutput(serializers.Serializer):
     database = serializers.ChoiceField(choices=("ok", "down"))
     broker = serializers.ChoiceField(choices=("ok", "down"))
+    channel_layer = serializers.ChoiceField(
+        choices=("ok", "down"), required=False, help_text="Staff only"
+    )
 
 
 class HealthDetailOutput(serializers.Serializer):
     database = serializers.CharField()
     broker = serializers.CharField()
+    channel_layer = serializers.CharField()
 
 
 class LivenessOutput(serializers.Serializer):
@@ -97,6 +101,11 @@ class HealthOutput(serializers.Serializer):
     checks = HealthChecksOutput()
     detail = HealthDetailOutput(
         required=False, help_text="Staff only: the reason behind each check's verdict."
+    )
+    server = serializers.ChoiceField(
+        choices=("asgi", "wsgi"),
+        required=False,
+        help_text="Staff only: how this process serves (asgi: HTTP and WebSockets).",
     )
 
 
@@ -266,3 +275,92 @@ class OptionallyDisplayedMoney(Money):
     only when the reader is a player (operators and watchers get the amount alone)."""
 
     display = DisplayMoney(required=False, allow_null=True, help_text=DISPLAY_HELP)
+
+
+class OperatorOriginInput(serializers.Serializer):
+    origin = serializers.CharField(
+        max_length=300,
+        help_text="scheme://host[:port], e.g. https://casino.example.com (no path, no wildcard)",
+    )
+
+
+class OperatorOriginOutput(serializers.ModelSerializer):
+    origin = serializers.CharField(
+        read_only=True, help_text="Normalised: lower case, no default port."
+    )
+
+    class Meta:
+        model = OperatorOrigin
+        fields = ("id", "origin", "created_at")
+        read_only_fields = fields
+
+
+class SocketTicketOutput(serializers.Serializer):
+    ticket = serializers.CharField(
+        help_text="gst_...: opens one socket (?ticket=) before expires_at; never stored."
+    )
+    expires_at = serializers.DateTimeField()
+    ttl_seconds = serializers.IntegerField()
+
+
+class LaunchInput(serializers.Serializer):
+    mode = serializers.ChoiceField(
+        choices=("lobby", "watch"),
+        required=False,
+        default="lobby",
+        help_text="lobby (the default): the player's lobby; watch: watch `match`.",
+    )
+    match = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="With mode watch (and only then): the id of a match of this operator.",
+    )
+    return_url = serializers.CharField(
+        required=False,
+        allow_null=True,
+        default=None,
+        max_length=2000,
+        help_text="Where the page's exit button sends the player: an https:// URL.",
+    )
+
+
+class LaunchOptionsOutput(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=("lobby", "watch"))
+    match = serializers.IntegerField(allow_null=True)
+    return_url = serializers.CharField(allow_null=True)
+
+
+class LaunchIssuedOutput(serializers.Serializer):
+    url = serializers.CharField(
+        help_text="<base>/play/#launch=glt_...: open it in the player's browser once, before "
+        "launch_token_expires_at. The token is in the fragment, so it never reaches a server "
+        "log."
+    )
+    launch_token = serializers.CharField(help_text="glt_...: the token in `url`; never stored.")
+    launch_token_expires_at = serializers.DateTimeField()
+    player_id = serializers.UUIDField()
+    options = LaunchOptionsOutput()
+
+
+class LaunchSessionInput(serializers.Serializer):
+    launch_token = serializers.CharField(max_length=200, help_text="glt_... from the launch URL")
+
+
+class LaunchedPlayerOutput(serializers.Serializer):
+    """The player as they may see themselves: never the operator's external_ref."""
+
+    id = serializers.UUIDField()
+    screen_name = serializers.CharField(source="display_name")
+    display_currency = serializers.CharField()
+    wallet_currency = serializers.CharField()
+    locale = serializers.CharField()
+
+
+class LaunchSessionOutput(serializers.Serializer):
+    token = serializers.CharField(help_text="gps_...: the player session token; never stored.")
+    expires_at = serializers.DateTimeField()
+    player = LaunchedPlayerOutput()
+    options = LaunchOptionsOutput()

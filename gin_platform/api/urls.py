@@ -21,6 +21,16 @@ urlpatterns = [
         views.SigningSecretRevokeView.as_view(),
         name="operator-signing-secret-revoke",
     ),
+    path(
+        "operators/me/origins",
+        views.OperatorOriginListCreateView.as_view(),
+        name="operator-origin-list",
+    ),
+    path(
+        "operators/me/origins/<str:origin_id>",
+        views.OperatorOriginDetailView.as_view(),
+        name="operator-origin-detail",
+    ),
     path("api-keys", views.ApiKeyListCreateView.as_view(), name="api-key-list"),
     path(
         "api-keys/<str:api_key_id>/revoke",
@@ -55,5 +65,8 @@ urlpatterns = [
         views.PlayerSessionRevokeView.as_view(),
         name="player-session-revoke",
     ),
+    path("players/<str:player_id>/launch", views.PlayerLaunchView.as_view(), name="player-launch"),
+    path("launch/session", views.LaunchSessionView.as_view(), name="launch-session"),
+    path("socket-tickets", views.SocketTicketCreateView.as_view(), name="socket-ticket-create"),
     path("problems", views.ProblemTypeListView.as_view(), name="problem-list"),
 ]

@@ -1,5 +1,7 @@
-"""Platform endpoints: operator identity, players, player sessions, health, problem docs."""
+"""Platform endpoints: operator identity, origins, players, player sessions, game launch,
+socket tickets, health, problem docs."""
 
+from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -17,7 +19,13 @@ from gin_platform.api.serializers import (
     ApiKeyRotatedOutput,
     ApiKeyRotateInput,
     HealthOutput,
+    LaunchInput,
+    LaunchIssuedOutput,
+    LaunchSessionInput,
+    LaunchSessionOutput,
     LivenessOutput,
+    OperatorOriginInput,
+    OperatorOriginOutput,
     OperatorOutput,
     OperatorUpdateInput,
     PlayerCreateInput,
@@ -29,12 +37,20 @@ from gin_platform.api.serializers import (
     ProblemTypeOutput,
     SecretIssuedOutput,
     SigningSecretOutput,
+    SocketTicketOutput,
     WebhookDeliveryOutput,
 )
-from gin_platform.health import health_report
+from gin_platform.health import health_report, server_kind
 from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator, IsStaff
-from gin_platform.problems import REGISTRY, NotFoundProblem, Problem, ValidationProblem
+from gin_platform.permissions import IsOperator, IsPlayer, IsStaff
+from gin_platform.problems import (
+    REGISTRY,
+    LaunchTokenInvalidProblem,
+    NotFoundProblem,
+    Problem,
+    ValidationProblem,
+)
+from gin_platform.throttling import AuthFailureGuard
 from gin_platform.webhooks import webhook_redeliver
 
 
@@ -330,6 +346,163 @@ class PlayerSessionRevokeView(APIView):
         return Response(PlayerSessionOutput(session).data)
 
 
+class OperatorOriginListCreateView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = OperatorOriginOutput
+
+    @extend_schema(
+        responses=OperatorOriginOutput(many=True),
+        tags=["operators"],
+        operation_id="operator_origins_list",
+        description="The origins of the operator's sites (CORS and sockets), newest first.",
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(
+            selectors.operator_origin_list(operator=request.user.operator)
+        )
+        return self.get_paginated_response(OperatorOriginOutput(page, many=True).data)
+
+    @extend_schema(
+        request=OperatorOriginInput,
+        responses={201: OperatorOriginOutput},
+        tags=["operators"],
+        operation_id="operator_origins_create",
+        description="Register an origin (scheme://host[:port], https://): browsers on it may "
+        "call the API and open sockets for the operator's players (docs/browser-clients.md). "
+        "422 origin-invalid for anything else, 409 origin-exists when already registered.",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = OperatorOriginInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        origin = services.operator_origin_create(
+            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+        )
+        return Response(OperatorOriginOutput(origin).data, status=status.HTTP_201_CREATED)
+
+
+class OperatorOriginDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        tags=["operators"],
+        operation_id="operator_origins_delete",
+        description="Remove a registered origin: its pages can no longer call the API or "
+        "open sockets for the operator's players.",
+    )
+    @idempotent
+    def delete(self, request: Request, origin_id: str) -> Response:
+        origin = selectors.operator_origin_get(operator=request.user.operator, origin_id=origin_id)
+        services.operator_origin_delete(origin=origin, actor=request.user.actor)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _public_base_url(request: Request) -> str:
+    """Where players reach the platform: PUBLIC_BASE_URL, else this request's own scheme and
+    host (which respect the proxy settings, SECURE_PROXY_SSL_HEADER and ALLOWED_HOSTS)."""
+    return settings.PUBLIC_BASE_URL or request.build_absolute_uri("/").rstrip("/")
+
+
+class PlayerLaunchView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=LaunchInput,
+        responses={201: LaunchIssuedOutput},
+        tags=["players"],
+        operation_id="players_launch",
+        description="The game-launch URL: the hosted table page, signed in as the player "
+        "through a single-use launch token good for LAUNCH_TOKEN_TTL_SECONDS (120 s). The "
+        "token is shown once: a replay of the request answers 409 secret-not-replayable.",
+    )
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
+        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        data = LaunchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = services.launch_token_create(
+            player=player, actor=request.user.actor, **data.validated_data
+        )
+        body = {
+            "url": f"{_public_base_url(request)}/play/#launch={issued.token}",
+            "launch_token": issued.token,
+            "launch_token_expires_at": issued.launch_token.expires_at,
+            "player_id": player.pk,
+            "options": issued.launch_token.options,
+        }
+        return Response(LaunchIssuedOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class LaunchSessionView(APIView):
+    """The hosted page's first call: the launch token for a player session. No credentials;
+    failures are counted like a bad bearer token (gin_platform.throttling.AuthFailureGuard)."""
+
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(
+        request=LaunchSessionInput,
+        responses={
+            201: LaunchSessionOutput,
+            401: OpenApiResponse(description="launch-token-invalid: unknown, used or expired"),
+            403: OpenApiResponse(
+                description="origin-not-allowed: a page the player's operator did not register"
+            ),
+        },
+        tags=["players"],
+        auth=[],
+        operation_id="launch_session_create",
+        description="Exchange a launch token (once) for a player session token. 401 "
+        "launch-token-invalid when it is unknown, used or expired.",
+    )
+    def post(self, request: Request) -> Response:
+        data = LaunchSessionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        guard = AuthFailureGuard(request)
+        guard.check()
+        try:
+            launched = services.launch_token_redeem(
+                launch_token=data.validated_data["launch_token"],
+                origin=request.META.get("HTTP_ORIGIN"),
+                host=request.get_host(),
+            )
+        except LaunchTokenInvalidProblem:
+            guard.failed()
+            raise
+        body = {
+            "token": launched.issued.token,
+            "expires_at": launched.issued.session.expires_at,
+            "player": launched.player,
+            "options": launched.options,
+        }
+        return Response(LaunchSessionOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class SocketTicketCreateView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        request=None,
+        responses={201: SocketTicketOutput},
+        tags=["realtime"],
+        operation_id="socket_tickets_create",
+        description="A ticket that opens one WebSocket (/ws/v1/..., ?ticket=) for this "
+        "player within ttl_seconds, while this session stays valid (docs/realtime.md).",
+    )
+    def post(self, request: Request) -> Response:
+        issued = services.socket_ticket_create(
+            session=request.user.session, actor=request.user.actor
+        )
+        body = {
+            "ticket": issued.ticket,
+            "expires_at": issued.socket_ticket.expires_at,
+            "ttl_seconds": settings.SOCKET_TICKET_TTL_SECONDS,
+        }
+        return Response(SocketTicketOutput(body).data, status=status.HTTP_201_CREATED)
+
+
 class HealthView(APIView):
     """Readiness: the database and the broker answer. Never throttled (probes poll it).
     Anyone gets the verdicts; staff also get the reasons (gin_platform/health.py)."""
@@ -341,10 +514,13 @@ class HealthView(APIView):
         responses={200: HealthOutput, 503: HealthOutput},
         tags=["health"],
         auth=[{"cookieAuth": []}, {"basicAuth": []}, {}],
-        description="No credentials needed. Staff (session or basic auth) also get `detail`.",
+        description="No credentials needed: the readiness probe (database and broker). Staff "
+        "(session or basic auth) also get the channel-layer check, `detail` and `server`.",
     )
     def get(self, request: Request) -> Response:
-        body, healthy = health_report(detailed=IsStaff().has_permission(request, self))
+        body, healthy = health_report(
+            detailed=IsStaff().has_permission(request, self), server=server_kind(request._request)
+        )
         return Response(body, status=200 if healthy else 503)
 
 

@@ -142,7 +142,8 @@ def production_settings(extra: dict[str, str]) -> dict:
         "'SECURE_SSL_REDIRECT', 'SECURE_REDIRECT_EXEMPT', 'SECURE_HSTS_SECONDS', "
         "'SECURE_HSTS_INCLUDE_SUBDOMAINS', 'SECURE_HSTS_PRELOAD', 'SESSION_COOKIE_SECURE', "
         "'CSRF_COOKIE_SECURE', 'SECURE_PROXY_SSL_HEADER', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', "
-        "'WEBHOOK_ALLOW_HTTP', 'IDEMPOTENCY_RETENTION_SECONDS')}))"
+        "'WEBHOOK_ALLOW_HTTP', 'IDEMPOTENCY_RETENTION_SECONDS', "
+        "'OPERATOR_ORIGINS_ALLOW_HTTP_LOCALHOST')}))"
     )
     env = {
         key: value
@@ -166,6 +167,7 @@ def test_production_is_https_only_with_a_year_of_hsts():
     assert values["SESSION_COOKIE_SECURE"] is True
     assert values["CSRF_COOKIE_SECURE"] is True
     assert values["WEBHOOK_ALLOW_PRIVATE_TARGETS"] is False
+    assert values["OPERATOR_ORIGINS_ALLOW_HTTP_LOCALHOST"] is False  # https:// origins only
     assert values["WEBHOOK_ALLOW_HTTP"] is False
     assert values["IDEMPOTENCY_RETENTION_SECONDS"] == 24 * 3600
     # X-Forwarded-Proto is trusted only when the deployment says a proxy sets it.

@@ -239,11 +239,11 @@ def test_any_endpoint_issuing_a_prefixed_secret_is_covered_without_declaring_it(
 
 # --- Retention -------------------------------------------------------------------------------
 def test_records_past_the_retention_are_pruned_by_the_beat_job(operator, settings):
-    from gin_platform.tasks import prune_idempotency_records
+    from gin_platform.tasks import prune_expired_records
 
-    assert "prune-idempotency-records" in settings.CELERY_BEAT_SCHEDULE
-    entry = settings.CELERY_BEAT_SCHEDULE["prune-idempotency-records"]
-    assert entry["task"] == "gin_platform.tasks.prune_idempotency_records"
+    assert "prune-expired-records" in settings.CELERY_BEAT_SCHEDULE
+    entry = settings.CELERY_BEAT_SCHEDULE["prune-expired-records"]
+    assert entry["task"] == "gin_platform.tasks.prune_expired_records"
     assert settings.IDEMPOTENCY_RETENTION_SECONDS == 24 * 3600  # the documented default
     now = timezone.now()
     for key, age in (("old", 25 * 3600), ("older", 40 * 3600), ("recent", 23 * 3600)):
@@ -258,7 +258,7 @@ def test_records_past_the_retention_are_pruned_by_the_beat_job(operator, setting
             response_body={},
             created_at=now - timedelta(seconds=age),
         )
-    assert prune_idempotency_records.delay().get() == 2
+    assert prune_expired_records.delay().get() == 2
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["recent"]
 
 
