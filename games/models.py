@@ -156,6 +156,9 @@ class Match(models.Model):
         SETTLED = "settled"  # settlement posted (settlement app)
         ABORTED = "aborted"  # everybody left before it started; buy-ins refunded
 
+    # Statuses in which the match's feed still grows (a long poll waits only on those).
+    LIVE_STATUSES = (Status.WAITING, Status.RUNNING)
+
     class ForfeitReason(models.TextChoices):
         LEFT = "left"
         TIMEOUT = "timeout"

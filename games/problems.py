@@ -132,3 +132,44 @@ class HandInProgressProblem(Problem):
         "Its server seed, both hands and the stock stay secret until the hand is over "
         '(docs/games.md "The player\'s view"). Ask again once it has ended.'
     )
+
+
+# --- Sockets (docs/realtime.md) ------------------------------------------------------------
+class TooManySocketsProblem(Problem):
+    slug = "too-many-sockets"
+    status = 429
+    title = "Too many open sockets"
+    description = (
+        "A player holds at most REALTIME_MAX_SOCKETS_PER_PLAYER sockets at once; the socket "
+        "closes with code 4429. Close another tab, or reuse one socket."
+    )
+
+
+class TooManyMessagesProblem(Problem):
+    slug = "too-many-messages"
+    status = 429
+    title = "Messages sent too fast"
+    description = (
+        "A socket may send at most REALTIME_MAX_MESSAGES_PER_10S messages in ten seconds; "
+        "the socket closes with code 4429."
+    )
+
+
+class IdleSocketProblem(Problem):
+    slug = "socket-idle"
+    status = 408
+    title = "No message from the client for three heartbeats"
+    description = (
+        "Answer each `ping` with a `pong`; a socket silent for three heartbeats closes with "
+        "code 4408. Reconnect with `after` set to the last `seq` you handled."
+    )
+
+
+class SessionEndedProblem(Problem):
+    slug = "session-ended"
+    status = 401
+    title = "The session behind this socket has ended"
+    description = (
+        "The player session that minted the socket's ticket expired or was revoked (or the "
+        "player or operator was deactivated); the socket closes with code 4401."
+    )

@@ -268,3 +268,18 @@ def expected_dealer(hand: Hand) -> int:
     if previous is None:  # pragma: no cover - hands are numbered from 1 without gaps
         return hand.dealer
     return engine.next_dealer(previous.dealer, engine.HandOutcome.from_dict(previous.outcome))
+
+
+# --- Real time ----------------------------------------------------------------------------
+def match_for_push(*, match_id: int) -> Match | None:
+    """The match as a push renders it, with its shown seats and their players loaded once
+    for every audience."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is not None:
+        match.shown_seats = match_seats(match)
+    return match
+
+
+def match_seq(*, match_id: int) -> int | None:
+    """The match's feed sequence number now (a socket's heartbeat checks it for gaps)."""
+    return Match.objects.filter(pk=match_id).values_list("seq", flat=True).first()

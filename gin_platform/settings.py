@@ -151,6 +151,14 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Sockets (docs/realtime.md): the heartbeat, and the limits that keep one client from
+# holding the others up.
+REALTIME_HEARTBEAT_SECONDS = int(ENV.get("REALTIME_HEARTBEAT_SECONDS", "20"))
+REALTIME_MAX_SOCKETS_PER_PLAYER = int(ENV.get("REALTIME_MAX_SOCKETS_PER_PLAYER", "5"))
+# As many as the REST API allows a player (1,200 a minute).
+REALTIME_MAX_MESSAGES_PER_10S = 200
+REALTIME_SEND_TIMEOUT_SECONDS = 10
+
 CELERY_BROKER_URL = broker_url(ENV) or "memory://"
 CELERY_TASK_ALWAYS_EAGER = broker_url(ENV) is None
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -207,9 +215,10 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
     # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
-    # Forget Idempotency-Keys older than IDEMPOTENCY_RETENTION_SECONDS.
-    "prune-idempotency-records": {
-        "task": "gin_platform.tasks.prune_idempotency_records",
+    # Forget Idempotency-Keys older than IDEMPOTENCY_RETENTION_SECONDS; delete socket
+    # tickets used or expired and launch tokens expired.
+    "prune-expired-records": {
+        "task": "gin_platform.tasks.prune_expired_records",
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
@@ -339,6 +348,13 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI (/api/v1/docs/) from drf-spectacular-sidecar's static files, served by the
+    # app itself: no CDN, so the docs work offline and the page loads nothing from elsewhere.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No validator badge: Swagger UI would send the schema to validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
     # The default enum hook, then ours: problem+json error responses, per-operation security
@@ -365,6 +381,47 @@ SPECTACULAR_SETTINGS = {
 # Player session tokens: short-lived by default, capped.
 PLAYER_SESSION_DEFAULT_TTL_SECONDS = int(ENV.get("PLAYER_SESSION_TTL", "3600"))
 PLAYER_SESSION_MAX_TTL_SECONDS = 24 * 3600
+# Game launch (docs/browser-clients.md): a launch token opens the hosted table page once,
+# within this many seconds; a socket ticket opens one socket (docs/realtime.md).
+LAUNCH_TOKEN_TTL_SECONDS = 120
+SOCKET_TICKET_TTL_SECONDS = 30
+# Where players reach the platform (https://games.example.com), for the game-launch URLs.
+# Unset: the host and scheme of the operator's launch request (behind a TLS proxy, set
+# TRUSTED_PROXY_HEADERS so that scheme is https).
+PUBLIC_BASE_URL = ENV.get("PUBLIC_BASE_URL", "").rstrip("/")
+if PUBLIC_BASE_URL and not PUBLIC_BASE_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured("PUBLIC_BASE_URL: an absolute http(s) URL")
+
+# --- CORS (docs/browser-clients.md) ----------------------------------------------------------
+# Browsers on the operators' registered origins may call the API; nothing else of the site
+# answers cross-origin. Which origins is decided per request (gin_platform/cors.py:
+# allow_registered_origin, a check_request_enabled receiver), so the static list stays empty.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOWED_ORIGINS: list[str] = []
+# Bearer tokens only: no cookie (the admin's session) ever crosses origins.
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ("DELETE", "GET", "OPTIONS", "PATCH", "POST", "PUT")
+CORS_ALLOW_HEADERS = (
+    "accept",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "x-signature",
+)
+CORS_EXPOSE_HEADERS = (
+    "Idempotent-Replayed",
+    "Retry-After",
+    "Location",
+    "WWW-Authenticate",
+    "Content-Disposition",
+)
+CORS_PREFLIGHT_MAX_AGE = 600
+# How long the answer "which operators registered this origin" is cached (a change made
+# through the API is seen at once; one made otherwise, or an operator suspended, within this).
+CORS_ORIGIN_CACHE_SECONDS = 60
+# Registered origins (and launch return URLs) are https://; http:// also for localhost,
+# 127.0.0.1 and [::1] outside production.
+OPERATOR_ORIGINS_ALLOW_HTTP_LOCALHOST = GIN_ENV != "production"
 # Request signing: accepted clock skew, and how long an accepted signature is remembered
 # (a second use is refused: gin_platform/authentication.py).
 REQUEST_SIGNATURE_TOLERANCE_SECONDS = 300
@@ -408,6 +465,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
+        # The ASGI server logs request lines itself, query strings included (a socket's
+        # ticket travels there): its loggers withhold secrets too, whatever handler they use.
+        "uvicorn.access": {"filters": ["withhold_secrets"]},
+        "uvicorn.error": {"filters": ["withhold_secrets"]},
         # Eager mode has no broker; kombu's "no hostname" warning says only that.
         **({"kombu": {"level": "ERROR"}} if CELERY_TASK_ALWAYS_EAGER else {}),
     },

@@ -15,6 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.models import Match
+from games.realtime.longpoll import LONG_POLL_MAX_SECONDS
 from games.selectors import EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX
 from gin_platform.selectors import MAX_ID
 
@@ -82,3 +83,14 @@ class EventsFilterInput(serializers.Serializer):
     limit = QueryIntegerField(
         required=False, default=EVENTS_PAGE_DEFAULT, help_text=f"At most {EVENTS_PAGE_MAX}"
     )
+    wait = QueryIntegerField(
+        required=False,
+        default=0,
+        help_text="Long poll (docs/realtime.md): when no event is after `after`, hold the "
+        f"request until one is, or this many seconds (at most {LONG_POLL_MAX_SECONDS}) pass",
+    )
+
+    def validate_wait(self, value: int) -> int:
+        if not 0 <= value <= LONG_POLL_MAX_SECONDS:
+            raise serializers.ValidationError(f"from 0 to {LONG_POLL_MAX_SECONDS} seconds")
+        return value

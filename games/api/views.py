@@ -38,6 +38,7 @@ from games.api.serializers import (
     WatchViewOutput,
 )
 from games.models import Match
+from games.realtime.longpoll import wait_for_events
 from gin_platform.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.principals import OperatorPrincipal
@@ -298,6 +299,17 @@ class ActionView(APIView):
         return response
 
 
+def _events_feed(match, viewer: int | None, *, after: int, limit: int, wait: int) -> dict:
+    """The feed after ``after``; with ``wait``, a long poll: when nothing is after
+    ``after`` yet, wait for the match's next event (or ``wait`` seconds) and read again."""
+    feed = presenters.events_feed(match=match, viewer=viewer, after=after, limit=limit)
+    if feed["events"] or not wait or match.status not in Match.LIVE_STATUSES:
+        return feed
+    wait_for_events(match_id=match.pk, after=max(after, feed["seq"]), seconds=wait)
+    match = selectors.match_reload(match)
+    return presenters.events_feed(match=match, viewer=viewer, after=after, limit=limit)
+
+
 class EventsView(APIView):
     permission_classes = (IsPlayer,)
 
@@ -312,8 +324,7 @@ class EventsView(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
         filters = _validated(EventsFilterInput, request.query_params)
-        feed = presenters.events_feed(match=seat.match, viewer=seat.position, **filters)
-        return Response(EventsOutput(feed).data)
+        return Response(EventsOutput(_events_feed(seat.match, seat.position, **filters)).data)
 
 
 # --- Watchers (R11) ------------------------------------------------------------------------
@@ -345,9 +356,7 @@ class WatchEventsView(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get(operator=request.user.operator, match_id=match_id)
         filters = _validated(EventsFilterInput, request.query_params)
-        return Response(
-            EventsOutput(presenters.events_feed(match=match, viewer=None, **filters)).data
-        )
+        return Response(EventsOutput(_events_feed(match, None, **filters)).data)
 
 
 # --- Resigning and the house bot (R10, R11) -------------------------------------------------

@@ -51,6 +51,7 @@ from games.problems import (
     NotYourTurnProblem,
     StaleSequenceProblem,
 )
+from games.realtime import publisher
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
@@ -89,6 +90,7 @@ def _append_events(
             )
         )
     HandEvent.objects.bulk_create(rows)
+    publisher.match_changed(match_id=match.pk, rows=rows)
 
 
 def _engine_event_payload(event: engine.Event) -> dict[str, Any]:
@@ -524,6 +526,7 @@ def match_mark_settled(*, match: Match | int, actor: Actor) -> Match:
     locked.settled_at = timezone.now()
     locked.save(update_fields=["status", "settled_at"])
     audit_record(actor=actor, action="match.settled", obj=locked, operator=locked.operator)
+    publisher.match_changed(match_id=locked.pk)
     return locked
 
 

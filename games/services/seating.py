@@ -35,6 +35,7 @@ from games.problems import (
     StakePerPointNotOfferedProblem,
     TableFullProblem,
 )
+from games.realtime import publisher
 from games.services.house_bot import (
     BOT_ACTOR,
     _bot_chips_top_up,
@@ -161,6 +162,7 @@ def seat_take(
             actor=actor,
         )
         seat = result.seat
+        publisher.match_changed(match_id=seat.match_id)
         alone = result.created and seat.state == Seat.State.SEATED
         if alone and seat.table.room.bot_enabled and not is_house_bot(player):
             _bot_join(table=seat.table, seat=seat)
@@ -264,6 +266,7 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
             )
             seat.refresh_from_db()
             return seat
+        publisher.match_changed(match_id=match.pk)
         seat.state = Seat.State.LEFT
         seat.left_at = timezone.now()
         seat.refund_reference = f"seat:{seat.pk}:refund"

@@ -43,8 +43,15 @@ def test_match_filter_reads_status_and_room():
 
 
 def test_events_filter_defaults_and_bounds():
-    assert _parse(EventsFilterInput, "") == {"after": 0, "limit": 100}
-    assert _parse(EventsFilterInput, "after=-5&limit=9999") == {"after": -5, "limit": 9999}
+    assert _parse(EventsFilterInput, "") == {"after": 0, "limit": 100, "wait": 0}
+    assert _parse(EventsFilterInput, "after=-5&limit=9999&wait=25") == {
+        "after": -5,
+        "limit": 9999,
+        "wait": 25,
+    }
+    # A long poll holds a request for 25 seconds at most.
+    for wait in ("-1", "26"):
+        assert _parse(EventsFilterInput, f"wait={wait}") == {"wait": ["from 0 to 25 seconds"]}
     assert _parse(EventsFilterInput, "after=99999999999999999999") == {
         "after": ["must be a 64-bit integer"]
     }

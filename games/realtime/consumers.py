@@ -1,0 +1,425 @@
+"""The sockets under ``/ws/v1/`` (docs/realtime.md): a player's match, a watcher's table.
+
+One consumer per socket. It joins its audience's group before it reads the state for its
+``hello``, so no push can fall between the two; from then on it keeps ``last_seq``, the
+feed's sequence number it has shown, and forwards a push only when it continues exactly
+from there. A push that is stale is dropped; one that leaves a gap (a message lost while the
+client was slow, or the channel layer's capacity reached) makes the consumer read the
+missing events from the database instead. So within one socket the feed never goes
+backwards and never skips, whatever order the pushes arrive in.
+
+Every send to the client has a deadline: a client that stops reading is closed (4500)
+instead of holding anybody else up; the channel layer drops what such a socket cannot take.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from games import selectors, services
+from games.api.serializers import ActionInput, ResignInput
+from games.problems import (
+    IdleSocketProblem,
+    SessionEndedProblem,
+    TooManyMessagesProblem,
+    TooManySocketsProblem,
+)
+from games.realtime import presence, publisher
+from games.realtime.audience import Audience
+from games.realtime.render import audience_events, audience_view
+from gin_platform.models import PlayerSession
+from gin_platform.principals import PlayerPrincipal
+from gin_platform.problems import (
+    OriginNotAllowedProblem,
+    PermissionDeniedProblem,
+    Problem,
+    ValidationProblem,
+)
+
+logger = logging.getLogger(__name__)
+
+CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
+CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
+
+
+class MatchSocketConsumer(AsyncWebsocketConsumer):
+    """A player's socket on their match (``watching = False``) or a watcher's (``True``)."""
+
+    watching = False
+
+    # --- Connecting --------------------------------------------------------------------
+    async def connect(self) -> None:
+        # Accept first: a browser sees no reason for a refused handshake, so every refusal
+        # is a problem message followed by a close code.
+        await self.accept()
+        self.principal: PlayerPrincipal | None = None
+        self.audience: Audience | None = None
+        self.last_seq = 0
+        self.last_heard = time.monotonic()
+        self.recent: list[float] = []
+        self.heartbeat_task: asyncio.Task | None = None
+        self.counted = False  # this socket is in the player's socket count
+        self.joined = False  # ... and in its seat's presence count
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        try:
+            hello, catch_up = await self._open(query)
+        except Problem as problem:
+            await self._refuse(problem)
+            return
+        await self._send_text(publisher.encode(hello))
+        if catch_up is not None:
+            await self._send_text(publisher.encode(catch_up))
+        self.heartbeat_task = asyncio.create_task(self._heartbeats())
+        if self.audience.seat is not None:
+            await database_sync_to_async(publisher.presence_changed)(
+                match_id=self.audience.match_id
+            )
+
+    async def _open(self, query: dict[str, list[str]]) -> tuple[dict, dict | None]:
+        ticket = (query.get("ticket") or [""])[0]
+        self.principal = await database_sync_to_async(_redeem)(ticket)
+        origin = _header(self.scope, b"origin")
+        host = _header(self.scope, b"host") or ""
+        if not await database_sync_to_async(_origin_allowed)(self.principal, origin, host):
+            raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
+        count = await database_sync_to_async(presence.socket_opened)(
+            player_id=self.principal.player.pk
+        )
+        self.counted = True
+        if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
+            raise TooManySocketsProblem(
+                f"At most {settings.REALTIME_MAX_SOCKETS_PER_PLAYER} sockets per player"
+            )
+        match_id = self.scope["url_route"]["kwargs"]["match_id"]
+        seat = await database_sync_to_async(_viewer_seat)(
+            self.principal, match_id, watching=self.watching
+        )
+        self.audience = Audience(match_id=seat[0], seat=seat[1])
+        # Join the group before reading the state: a push committed meanwhile waits in
+        # this socket's channel and is recognised as stale or new by its numbers.
+        await self.channel_layer.group_add(self.audience.group, self.channel_name)
+        return await database_sync_to_async(self._hello)(_after(query))
+
+    def _hello(self, after: int | None) -> tuple[dict, dict | None]:
+        assert self.audience is not None
+        presence.listen(self.audience)
+        if self.audience.seat is not None:
+            presence.seat_joined(match_id=self.audience.match_id, seat=self.audience.seat)
+            self.joined = True
+        match = selectors.match_for_push(match_id=self.audience.match_id)
+        view = audience_view(match=match, audience=self.audience)
+        hello = {
+            "type": "hello",
+            "match": str(match.pk),
+            "seat": self.audience.seat,
+            "seq": match.seq,
+            "view": view,
+            "presence": presence.connected_seats(match_id=match.pk),
+            "heartbeat_seconds": presence.heartbeat_seconds(),
+        }
+        self.last_seq = match.seq
+        catch_up = None
+        if after is not None and after < match.seq:
+            catch_up = self._feed_after(match, after, view)
+        return hello, catch_up
+
+    def _feed_after(self, match, after: int, view: dict | None) -> dict:
+        """The events after ``after`` (every page of them) and the view: a resume, or the
+        repair of a gap."""
+        events: list[dict[str, Any]] = []
+        while True:
+            rows = list(
+                selectors.match_event_rows(
+                    match=match, after=after, limit=selectors.EVENTS_PAGE_MAX
+                )
+            )
+            if not rows:
+                break
+            events += audience_events(rows, audience=self.audience)
+            after = rows[-1].match_seq
+        seq = max(view["seq"] if view else 0, events[-1]["seq"] if events else 0)
+        self.last_seq = max(self.last_seq, seq)
+        return {"type": "events", "seq": seq, "events": events, "view": view}
+
+    async def _refuse(self, problem: Problem) -> None:
+        code = {
+            400: CLOSE_BAD_REQUEST,
+            401: CLOSE_TICKET,
+            403: CLOSE_ORIGIN,
+            404: CLOSE_NOT_FOUND,
+            429: CLOSE_LIMIT,
+        }.get(problem.status, CLOSE_NOT_FOUND)
+        await self._send_problem(problem, message_id=None)
+        await database_sync_to_async(self._forget)()
+        await self.close(code=code)
+
+    # --- Leaving -----------------------------------------------------------------------
+    async def disconnect(self, code: int) -> None:
+        if self.heartbeat_task is not None:
+            self.heartbeat_task.cancel()
+        if self.audience is not None:
+            await self.channel_layer.group_discard(self.audience.group, self.channel_name)
+        await database_sync_to_async(self._forget)()
+        if self.audience is not None and self.audience.seat is not None:
+            await database_sync_to_async(publisher.presence_changed)(
+                match_id=self.audience.match_id
+            )
+
+    def _forget(self) -> None:
+        if self.counted and self.principal is not None:
+            presence.socket_closed(player_id=self.principal.player.pk)
+            self.counted = False
+        if self.joined:
+            presence.seat_left(match_id=self.audience.match_id, seat=self.audience.seat)
+            self.joined = False
+        close_old_connections()
+
+    # --- Pushes from the channel layer --------------------------------------------------
+    async def match_push(self, message: dict[str, Any]) -> None:
+        first, last, seq = message["first"], message["last"], message["seq"]
+        if first:  # feed events
+            if last <= self.last_seq:
+                return  # already shown
+            if first != self.last_seq + 1:
+                await self._repair()
+                return
+        elif seq < self.last_seq:
+            return  # a view older than what the client has
+        self.last_seq = max(self.last_seq, seq)
+        await self._send_text(message["text"])
+
+    async def match_presence(self, message: dict[str, Any]) -> None:
+        await self._send_json(
+            {"type": "presence", "seq": self.last_seq, "presence": message["presence"]}
+        )
+
+    async def _repair(self) -> None:
+        message = await database_sync_to_async(self._repair_read)()
+        if message is not None:
+            await self._send_text(publisher.encode(message))
+
+    def _repair_read(self) -> dict | None:
+        match = selectors.match_for_push(match_id=self.audience.match_id)
+        if match is None or match.seq <= self.last_seq:
+            return None
+        view = audience_view(match=match, audience=self.audience)
+        return self._feed_after(match, self.last_seq, view)
+
+    # --- Heartbeats ----------------------------------------------------------------------
+    async def _heartbeats(self) -> None:
+        """Ask the consumer's own loop for a beat, so every send stays in one sequence."""
+        interval = presence.heartbeat_seconds()
+        while True:
+            await asyncio.sleep(interval)
+            await self.channel_layer.send(self.channel_name, {"type": "socket.heartbeat"})
+
+    async def socket_heartbeat(self, message: dict[str, Any]) -> None:
+        if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
+            await self._send_problem(
+                IdleSocketProblem("Send a message (a pong) at least every heartbeat"),
+                message_id=None,
+            )
+            await self.close(code=CLOSE_IDLE)
+            return
+        still_valid = await database_sync_to_async(self._renew)()
+        if not still_valid:
+            await self._send_problem(
+                SessionEndedProblem("The session has ended: open the game again"),
+                message_id=None,
+            )
+            await self.close(code=CLOSE_TICKET)
+            return
+        await self._repair()
+        await self._send_json({"type": "ping", "seq": self.last_seq})
+
+    def _renew(self) -> bool:
+        presence.renew(audience=self.audience, player_id=self.principal.player.pk)
+        return _session_still_valid(self.principal)
+
+    # --- Messages from the client --------------------------------------------------------
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        self.last_heard = time.monotonic()
+        if self.audience is None:
+            return  # refused and closing
+        if not self._within_rate():
+            await self._send_problem(
+                TooManyMessagesProblem(
+                    "Slow down: at most "
+                    f"{settings.REALTIME_MAX_MESSAGES_PER_10S} messages "
+                    "in ten seconds"
+                ),
+                message_id=None,
+            )
+            await self.close(code=CLOSE_LIMIT)
+            return
+        content = _parse(text_data)
+        if content is None:
+            await self._send_problem(
+                ValidationProblem("Each message is one JSON object with a type"),
+                message_id=None,
+            )
+            return
+        kind, message_id = content.get("type"), _message_id(content)
+        if kind == "pong":
+            return
+        if kind == "ping":
+            await self._send_json({"type": "pong", "seq": self.last_seq})
+            return
+        if kind in ("action", "resign"):
+            await self._play(kind, content, message_id)
+            return
+        await self._send_problem(
+            ValidationProblem(f"Unknown message type {kind!r}", errors={"type": ["unknown"]}),
+            message_id=message_id,
+        )
+
+    def _within_rate(self) -> bool:
+        now = time.monotonic()
+        self.recent = [t for t in self.recent if now - t < 10] + [now]
+        return len(self.recent) <= settings.REALTIME_MAX_MESSAGES_PER_10S
+
+    async def _play(self, kind: str, content: dict, message_id: str | None) -> None:
+        if self.audience.seat is None:
+            await self._send_problem(
+                PermissionDeniedProblem("Watchers cannot play"), message_id=message_id
+            )
+            return
+        try:
+            result = await database_sync_to_async(self._apply)(kind, content)
+        except Problem as problem:
+            await self._send_problem(problem, message_id=message_id)
+            return
+        await self._send_json(
+            {"type": "action_result", "id": message_id, **result, "seq": result["seq"]}
+        )
+
+    def _apply(self, kind: str, content: dict) -> dict[str, Any]:
+        """The REST action or resign, with the same input rules and the same service."""
+        principal = self.principal
+        if kind == "action":
+            data = _validated(ActionInput, content)
+            result = services.player_action_apply(
+                player=principal.player,
+                match_id=self.audience.match_id,
+                action={"kind": data["kind"], "card": data["card"]},
+                expected_seq=data["expected_seq"],
+                actor=principal.actor,
+            )
+            return {"applied": result.applied, "seq": result.match.seq}
+        data = _validated(ResignInput, content)
+        seat = selectors.player_match_seat(player=principal.player, match_id=self.audience.match_id)
+        match = services.match_resign(
+            seat=seat, actor=principal.actor, expected_seq=data["expected_seq"]
+        )
+        return {"applied": True, "seq": match.seq}
+
+    # --- Sending ---------------------------------------------------------------------------
+    async def _send_json(self, message: dict[str, Any]) -> None:
+        await self._send_text(publisher.encode(message))
+
+    async def _send_problem(self, problem: Problem, *, message_id: str | None) -> None:
+        await self._send_json({"type": "error", "id": message_id, "problem": problem.body()})
+
+    async def _send_text(self, text: str) -> None:
+        try:
+            await asyncio.wait_for(
+                self.send(text_data=text), timeout=settings.REALTIME_SEND_TIMEOUT_SECONDS
+            )
+        except TimeoutError:
+            logger.info("socket of %s too slow: closing", self.audience)
+            await self.close(code=CLOSE_SLOW)
+
+
+class WatchSocketConsumer(MatchSocketConsumer):
+    watching = True
+
+
+# --- Synchronous parts (run in the database thread) ----------------------------------------
+def _redeem(ticket: str) -> PlayerPrincipal:
+    from gin_platform.services import socket_ticket_redeem
+
+    return socket_ticket_redeem(ticket=ticket)
+
+
+def _origin_allowed(principal: PlayerPrincipal, origin: str | None, host: str) -> bool:
+    from gin_platform.selectors import origin_allowed
+
+    return origin_allowed(operator=principal.operator, origin=origin, host=host)
+
+
+def _viewer_seat(
+    principal: PlayerPrincipal, match_id: str, *, watching: bool
+) -> tuple[int, int | None]:
+    """(match id, seat) the socket shows: the player's own seat, or None for a watcher of a
+    match of the player's operator (R11). Anything else does not exist for them."""
+    if watching:
+        match = selectors.match_get(operator=principal.operator, match_id=match_id)
+        return match.pk, None
+    seat = selectors.player_match_seat(player=principal.player, match_id=match_id)
+    return seat.match_id, seat.position
+
+
+def _session_still_valid(principal: PlayerPrincipal) -> bool:
+    """The socket lives no longer than the session that minted its ticket (revoked,
+    expired, or the player or operator deactivated: the socket closes at its next beat)."""
+    session = (
+        PlayerSession.objects.select_related("player__operator")
+        .filter(pk=principal.session.pk)
+        .first()
+    )
+    return (
+        session is not None
+        and session.is_valid_at(timezone.now())
+        and session.player.is_active
+        and session.player.operator.is_active
+    )
+
+
+def _validated(serializer_class, data: dict) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    if not serializer.is_valid():
+        raise ValidationProblem("One or more fields are invalid", errors=serializer.errors)
+    return serializer.validated_data
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _after(query: dict[str, list[str]]) -> int | None:
+    raw = (query.get("after") or [""])[0]
+    if not raw:
+        return None
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise ValidationProblem("after is the last seq you saw", errors={"after": ["invalid"]})
+    return int(raw)
+
+
+def _parse(text: str | None) -> dict | None:
+    import json
+
+    if text is None or len(text) > 4096:
+        return None
+    try:
+        content = json.loads(text)
+    except ValueError:
+        return None
+    return content if isinstance(content, dict) else None
+
+
+def _message_id(content: dict) -> str | None:
+    value = content.get("id")
+    return value[:64] if isinstance(value, str) else None

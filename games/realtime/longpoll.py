@@ -1,0 +1,35 @@
+"""The fallback for clients without WebSockets: ``GET .../events?after=N&wait=S`` holds the
+request until the match has an event after N, or S seconds pass (docs/realtime.md).
+
+The wait watches the sequence number every commit of the match leaves in the cache
+(``presence.seq_pushed``), a read of the cache every ``POLL_SECONDS``, and looks at the
+database itself every ``DATABASE_CHECK_SECONDS`` in case the cache lost it: a lost cache
+entry delays an answer, it never loses an event. Under ASGI each waiting request holds one
+of the server's sync threads (README: ASGI_THREADS).
+"""
+
+from __future__ import annotations
+
+import time
+
+from games import selectors
+from games.realtime import presence
+
+LONG_POLL_MAX_SECONDS = 25
+POLL_SECONDS = 0.1
+DATABASE_CHECK_SECONDS = 2.0
+
+
+def wait_for_events(*, match_id: int, after: int, seconds: int) -> None:
+    """Return once the match's sequence number is past ``after``, or after ``seconds``."""
+    deadline = time.monotonic() + min(seconds, LONG_POLL_MAX_SECONDS)
+    next_database_check = time.monotonic() + DATABASE_CHECK_SECONDS
+    while (now := time.monotonic()) < deadline:
+        pushed = presence.last_pushed_seq(match_id=match_id)
+        if pushed is not None and pushed > after:
+            return
+        if now >= next_database_check:
+            if (selectors.match_seq(match_id=match_id) or 0) > after:
+                return
+            next_database_check = now + DATABASE_CHECK_SECONDS
+        time.sleep(min(POLL_SECONDS, max(deadline - now, 0)))

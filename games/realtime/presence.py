@@ -1,0 +1,116 @@
+"""Who is listening, kept in the cache (Redis in production; one process's memory on the
+embedded default, where one process serves everything).
+
+- An audience is *listened to* while a socket (or a long poll) of it has announced itself
+  within ``listen_ttl()``: the publisher renders only for those. A socket renews it at every
+  heartbeat, so an entry lost from the cache comes back within one heartbeat (and the socket
+  repairs any gap from the database meanwhile).
+- A seat is *connected* while it holds at least one socket: a counter per seat. A server that
+  dies without closing its sockets leaves its counts behind until they expire (three
+  heartbeats without renewal).
+- A player holds at most ``REALTIME_MAX_SOCKETS_PER_PLAYER`` sockets at once.
+- ``rt:seq:<match>`` is the match's latest pushed sequence number, so a long poll waits on
+  the cache instead of querying the database over and over.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.cache import cache
+
+from games.realtime.audience import Audience
+
+
+def heartbeat_seconds() -> int:
+    return settings.REALTIME_HEARTBEAT_SECONDS
+
+
+def listen_ttl() -> int:
+    return 3 * heartbeat_seconds()
+
+
+def _listen_key(audience: Audience) -> str:
+    return f"rt:listen:{audience.group}"
+
+
+def _seat_key(match_id: int, seat: int) -> str:
+    return f"rt:seat:{match_id}:{seat}"
+
+
+def _player_key(player_id: object) -> str:
+    return f"rt:player:{player_id}"
+
+
+def _seq_key(match_id: int) -> str:
+    return f"rt:seq:{match_id}"
+
+
+def listen(audience: Audience, *, seconds: int | None = None) -> None:
+    cache.set(_listen_key(audience), 1, seconds or listen_ttl())
+
+
+def listened(audiences: list[Audience]) -> list[Audience]:
+    found = cache.get_many([_listen_key(audience) for audience in audiences])
+    return [audience for audience in audiences if _listen_key(audience) in found]
+
+
+def _increment(key: str) -> int:
+    cache.add(key, 0, listen_ttl())
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, listen_ttl())
+        return 1
+
+
+def _decrement(key: str) -> int:
+    try:
+        value = cache.decr(key)
+    except ValueError:
+        return 0
+    if value <= 0:
+        cache.delete(key)
+    return max(value, 0)
+
+
+def socket_opened(*, player_id: object) -> int:
+    """Count a socket of the player; the count after it (the caller refuses over the cap)."""
+    return _increment(_player_key(player_id))
+
+
+def socket_closed(*, player_id: object) -> None:
+    _decrement(_player_key(player_id))
+
+
+def seat_joined(*, match_id: int, seat: int) -> None:
+    _increment(_seat_key(match_id, seat))
+
+
+def seat_left(*, match_id: int, seat: int) -> None:
+    _decrement(_seat_key(match_id, seat))
+
+
+def renew(*, audience: Audience, player_id: object | None) -> None:
+    """A heartbeat: the socket is still here."""
+    listen(audience)
+    keys = [_seat_key(audience.match_id, audience.seat)] if audience.seat is not None else []
+    if player_id is not None:
+        keys.append(_player_key(player_id))
+    for key in keys:
+        cache.touch(key, listen_ttl())
+
+
+def connected_seats(*, match_id: int, seat_count: int = 2) -> list[dict[str, object]]:
+    keys = [_seat_key(match_id, seat) for seat in range(seat_count)]
+    counts = cache.get_many(keys)
+    return [
+        {"seat": seat, "connected": (counts.get(key) or 0) > 0} for seat, key in enumerate(keys)
+    ]
+
+
+def seq_pushed(*, match_id: int, seq: int) -> None:
+    cache.set(_seq_key(match_id), seq, 3600)
+
+
+def last_pushed_seq(*, match_id: int) -> int | None:
+    return cache.get(_seq_key(match_id))

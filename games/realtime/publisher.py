@@ -1,0 +1,160 @@
+"""The one module that pushes (docs/realtime.md). Services call ``match_changed`` inside the
+transaction that changed a match; nothing is sent unless and until it commits.
+
+After the commit, each audience somebody listens to (``presence.listened``) gets ONE message,
+rendered once for all its sockets by the presenters that build the REST answers: a seat gets
+the new feed events as that seat may see them and its game view; the watchers get the public
+events and the watch view. The message goes out already encoded as the socket's JSON text,
+with the sequence numbers the consumer needs to keep every socket in order.
+
+Several changes of one match in one transaction (a knock that ends the hand, finishes the
+match and deals nothing more) are coalesced into one push. A push that fails (the channel
+layer down) is logged and dropped: the sockets repair themselves from the database at their
+next message or heartbeat, and the move itself has committed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import connection, transaction
+from rest_framework.utils.encoders import JSONEncoder
+
+from games.realtime import presence
+from games.realtime.audience import Audience, match_audiences
+
+if TYPE_CHECKING:
+    from games.models import HandEvent, Match
+
+logger = logging.getLogger(__name__)
+
+PUSH = "match.push"  # the consumers' handler: ``match_push``
+PRESENCE = "match.presence"
+
+
+def encode(message: dict[str, Any]) -> str:
+    """The socket's JSON, encoded as the REST answers are (DRF's encoder: ISO times)."""
+    return json.dumps(message, cls=JSONEncoder, separators=(",", ":"))
+
+
+@dataclass
+class _Pending:
+    match_id: int
+    # The feed's sequence number before the transaction's first event (None: no event yet).
+    after: int | None = None
+    # The connection's list of commit hooks this push was registered in: a later change in
+    # the same transaction joins it; a new transaction (after a commit or a rollback, when
+    # Django starts a new list) registers a push of its own.
+    hooks: object = None
+
+
+_local = threading.local()
+
+
+def _pending() -> dict[int, _Pending]:
+    if not hasattr(_local, "pending"):
+        _local.pending = {}
+    return _local.pending
+
+
+def match_changed(*, match_id: int, rows: Sequence[HandEvent] = ()) -> None:
+    """Push the match's change to its listeners once the current transaction commits:
+    ``rows`` are the feed events it appended (none for a seat taken or left, or the match
+    settled: then only the views are pushed).
+
+    The push reads the events back from the database after the commit, from the first of
+    ``rows`` on: what it sends is what committed, never a row of a rolled-back savepoint."""
+    first = min((row.match_seq for row in rows), default=None)
+    after = None if first is None else first - 1
+    hooks = connection.run_on_commit
+    pending = _pending().get(match_id)
+    if pending is not None and pending.hooks is hooks and connection.in_atomic_block:
+        if after is not None:
+            pending.after = after if pending.after is None else min(pending.after, after)
+        return
+    pending = _Pending(match_id=match_id, after=after, hooks=hooks)
+    _pending()[match_id] = pending
+    transaction.on_commit(partial(_publish_pending, pending), robust=True)
+
+
+def _publish_pending(pending: _Pending) -> None:
+    if _pending().get(pending.match_id) is pending:
+        del _pending()[pending.match_id]
+    try:
+        publish(match_id=pending.match_id, after=pending.after)
+    except Exception:  # the move has committed; sockets repair gaps from the database
+        logger.exception("push of match %s failed", pending.match_id)
+
+
+def publish(*, match_id: int, after: int | None = None) -> None:
+    """Render and send one message per listened audience: the feed events after ``after``
+    (None: none, only the views) and the views, as committed now."""
+    from games import selectors
+    from games.selectors import EVENTS_PAGE_MAX
+
+    audiences = presence.listened(match_audiences(match_id))
+    match = selectors.match_for_push(match_id=match_id)
+    if match is None:
+        return
+    presence.seq_pushed(match_id=match_id, seq=match.seq)
+    if not audiences:
+        return
+    rows = (
+        []
+        if after is None
+        else list(selectors.match_event_rows(match=match, after=after, limit=EVENTS_PAGE_MAX))
+    )
+    messages = [
+        (audience.group, message)
+        for audience in audiences
+        if (message := audience_message(match=match, audience=audience, rows=rows)) is not None
+    ]
+    async_to_sync(_send_all)(messages)
+
+
+async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every group's message in one hop to the event loop."""
+    layer = get_channel_layer()
+    for group, message in messages:
+        await layer.group_send(group, message)
+
+
+def audience_message(
+    *, match: Match, audience: Audience, rows: Sequence[HandEvent]
+) -> dict[str, Any] | None:
+    """The layer message for one audience: the socket text and its sequence numbers.
+    ``first``/``last``: the events' sequence numbers (0 when it carries only a view)."""
+    from games.realtime.render import audience_events, audience_view
+
+    view = audience_view(match=match, audience=audience)
+    if view is None:  # a seat nobody holds (yet)
+        return None
+    events = audience_events(rows, audience=audience)
+    seq = max(view["seq"], events[-1]["seq"] if events else 0)
+    text = encode(
+        {"type": "events", "seq": seq, "events": events, "view": view}
+        if events
+        else {"type": "view", "seq": seq, "view": view}
+    )
+    return {
+        "type": PUSH,
+        "first": events[0]["seq"] if events else 0,
+        "last": events[-1]["seq"] if events else 0,
+        "seq": seq,
+        "text": text,
+    }
+
+
+def presence_changed(*, match_id: int) -> None:
+    """A player's socket came or went: tell everybody at the table (not a feed event)."""
+    seats = presence.connected_seats(match_id=match_id)
+    message = {"type": PRESENCE, "presence": seats}
+    async_to_sync(_send_all)([(audience.group, message) for audience in match_audiences(match_id)])

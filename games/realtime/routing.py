@@ -1,0 +1,10 @@
+"""The sockets' URLs (docs/realtime.md): ``gin_platform.asgi`` mounts them."""
+
+from django.urls import path
+
+from games.realtime.consumers import MatchSocketConsumer, WatchSocketConsumer
+
+websocket_urlpatterns = [
+    path("ws/v1/matches/<int:match_id>", MatchSocketConsumer.as_asgi()),
+    path("ws/v1/matches/<int:match_id>/watch", WatchSocketConsumer.as_asgi()),
+]

@@ -1,0 +1,422 @@
+"""The socket protocol (docs/realtime.md) on the real ASGI application: a whole game played
+over sockets, ordering, resume, gap repair, hidden information, tickets, limits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.test import override_settings
+
+from games import engine
+from games.models import Match
+from games.realtime import presence
+from games.realtime.audience import Audience
+from tests.games.factories import RoomFactory, TableFactory
+from tests.games.helpers import (
+    HiddenInformationChecker,
+    act,
+    events,
+    seat_both,
+    view,
+    watch,
+)
+from tests.games.realtime.helpers import (
+    Socket,
+    check_message,
+    mint_ticket,
+    open_socket,
+    player_socket,
+    watcher_socket,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+sync = database_sync_to_async
+
+
+@pytest.fixture
+def table(operator):
+    return TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+
+
+@pytest.fixture
+def watcher(make_player_client):
+    return make_player_client(display_name="Watcher")
+
+
+async def _seat_both(alice, bob, table):
+    return await sync(seat_both)(alice, bob, table.pk)
+
+
+def _rest(call, *args, **kwargs) -> dict:
+    response = call(*args, **kwargs)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _comparable(view_body: dict) -> dict:
+    """A view without the fields that depend on when it was read."""
+    return json.loads(json.dumps(view_body))
+
+
+def _check(checker: HiddenInformationChecker, text: str, seat: int | None) -> None:
+    check_message(checker, text, seat)
+
+
+@override_settings(REALTIME_MAX_MESSAGES_PER_10S=100_000)  # a script plays much faster
+async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_shows(
+    alice, bob, watcher, table, seeds
+):
+    match_id, seats = await _seat_both(alice, bob, table)
+    sockets = {seat: await player_socket(seats[seat], match_id) for seat in (0, 1)}
+    watching = await watcher_socket(watcher, match_id)
+    checker = await sync(HiddenInformationChecker)(match_id)
+    views: dict[int | None, dict] = {}
+    last_seq: dict[int | None, int] = {}
+    for seat, socket in [*sockets.items(), (None, watching)]:
+        hello = await socket.receive_type("hello")
+        assert hello["seat"] == seat and hello["match"] == str(match_id)
+        await sync(_check)(checker, socket.texts[-1], seat)
+        views[seat], last_seq[seat] = hello["view"], hello["seq"]
+    # The hello is exactly the REST view at the same moment.
+    assert views[0] == _comparable(await sync(_rest)(view, seats[0], match_id))
+    assert views[None] == _comparable(await sync(_rest)(watch, watcher, match_id))
+
+    feed: dict[int | None, list[dict]] = {0: [], 1: [], None: []}
+    moves = 0
+    while views[0]["match"]["status"] == Match.Status.RUNNING:
+        to_act = views[0]["hand"]["to_act"]
+        move = engine.choose_action_from_view(views[to_act]["hand"])
+        await sockets[to_act].send(
+            {"type": "action", "id": f"m{moves}", **move, "expected_seq": views[to_act]["seq"]}
+        )
+        result = await sockets[to_act].receive_type("action_result")
+        assert result["id"] == f"m{moves}" and result["applied"] is True
+        for seat, socket in [*sockets.items(), (None, watching)]:
+            message = await socket.receive_type("events")
+            await sync(_check)(checker, socket.texts[-1], seat)
+            events_seqs = [event["seq"] for event in message["events"]]
+            # In order, with nothing skipped, from where the socket was.
+            assert events_seqs == list(range(last_seq[seat] + 1, message["seq"] + 1))
+            feed[seat] += message["events"]
+            views[seat], last_seq[seat] = message["view"], message["seq"]
+        moves += 1
+        assert moves < 2_000
+    assert moves > 0
+
+    # The pushed feed is the REST feed, event for event, for each viewer.
+    after = hello["seq"]
+    rest_feed = await sync(_rest)(events, seats[0], match_id, after=after, limit=500)
+    assert feed[0] == rest_feed["events"]
+    rest_watch = await sync(
+        lambda: watcher.get(
+            f"/api/v1/matches/{match_id}/watch/events?after={after}&limit=500"
+        ).json()
+    )()
+    assert feed[None] == rest_watch["events"]
+    # Settlement (run on commit) follows as a view: the match is settled.
+    settled = await sockets[0].receive_type("view")
+    assert settled["view"]["match"]["status"] == Match.Status.SETTLED
+    assert settled["view"] == _comparable(await sync(_rest)(view, seats[0], match_id))
+    for socket in [*sockets.values(), watching]:
+        await socket.close()
+
+
+async def test_a_resumed_socket_gets_every_event_it_missed(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    first = await player_socket(seats[0], match_id)
+    hello = await first.receive_type("hello")
+    seen = hello["seq"]
+    await first.close()
+    # Three moves while the socket is away (over REST).
+    for _ in range(3):
+        current = await sync(_rest)(view, seats[0], match_id)
+        to_act = current["hand"]["to_act"]
+        mine = await sync(_rest)(view, seats[to_act], match_id)
+        move = engine.choose_action_from_view(mine["hand"])
+        await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    again = await player_socket(seats[0], match_id, after=seen)
+    hello = await again.receive_type("hello")
+    catch_up = await again.receive_type("events")
+    assert [event["seq"] for event in catch_up["events"]] == list(range(seen + 1, hello["seq"] + 1))
+    rest = await sync(_rest)(events, seats[0], match_id, after=seen)
+    assert catch_up["events"] == rest["events"]
+    await again.close()
+
+
+async def test_a_push_after_a_gap_is_repaired_from_the_database_and_stale_ones_dropped(
+    alice, bob, table, seeds
+):
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    hello = await socket.receive_type("hello")
+    await socket.receive_type("presence")  # its own arrival
+    seq = hello["seq"]
+    group = Audience(match_id, 0).group
+    layer = get_channel_layer()
+    # A stale push (already shown) is dropped.
+    await layer.group_send(
+        group, {"type": "match.push", "first": seq, "last": seq, "seq": seq, "text": "{}"}
+    )
+    assert await socket.nothing_more()
+    # A move commits but its push is lost (nobody listed as listening: nothing is sent)...
+    await sync(presence.cache.delete)(f"rt:listen:{group}")
+    to_act = hello["view"]["hand"]["to_act"]
+    mine = await sync(_rest)(view, seats[to_act], match_id)
+    move = engine.choose_action_from_view(mine["hand"])
+    await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    assert await socket.nothing_more(), socket.texts[-1]
+    # ...and the next push starts after the gap: the socket reads the gap from the
+    # database and sends it, in order, instead of the push's own text.
+    now = (await sync(_rest)(view, seats[0], match_id))["seq"]
+    await layer.group_send(
+        group,
+        {"type": "match.push", "first": now + 1, "last": now + 1, "seq": now + 1, "text": "{}"},
+    )
+    repaired = await socket.receive_type("events")
+    assert [event["seq"] for event in repaired["events"]] == list(range(seq + 1, now + 1))
+    assert (
+        repaired["events"] == (await sync(_rest)(events, seats[0], match_id, after=seq))["events"]
+    )
+    assert repaired["view"] == await sync(_rest)(view, seats[0], match_id)
+    await socket.close()
+
+
+@override_settings(REALTIME_HEARTBEAT_SECONDS=1)
+async def test_a_gap_is_filled_from_the_database_at_the_next_heartbeat(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    hello = await socket.receive_type("hello")
+    # A move commits while nobody listens to seat 0's audience (its push is never sent).
+    await sync(presence.cache.delete)(f"rt:listen:{Audience(match_id, 0).group}")
+    to_act = hello["view"]["hand"]["to_act"]
+    mine = await sync(_rest)(view, seats[to_act], match_id)
+    move = engine.choose_action_from_view(mine["hand"])
+    await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    repaired = await socket.receive_type("events", timeout=5)
+    assert repaired["events"][0]["seq"] == hello["seq"] + 1
+    assert repaired["view"] == await sync(_rest)(view, seats[0], match_id)
+    await socket.send({"type": "pong"})
+    await socket.close()
+
+
+async def test_socket_actions_follow_the_rest_rules(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    sockets = {seat: await player_socket(seats[seat], match_id) for seat in (0, 1)}
+    hello = {seat: await sockets[seat].receive_type("hello") for seat in (0, 1)}
+    to_act = hello[0]["view"]["hand"]["to_act"]
+    waiting = 1 - to_act
+    seq = hello[0]["seq"]
+    # Not your turn: the REST problem, nothing changes.
+    await sockets[waiting].send({"type": "action", "id": "x", "kind": "pass", "expected_seq": seq})
+    error = await sockets[waiting].receive_type("error")
+    assert error["id"] == "x" and error["problem"]["type"].endswith("/not-your-turn")
+    # An illegal action lists the legal ones; a malformed one is a validation problem.
+    await sockets[to_act].send(
+        {"type": "action", "id": "y", "kind": "knock", "card": "AS", "expected_seq": seq}
+    )
+    error = await sockets[to_act].receive_type("error")
+    assert error["problem"]["status"] in (409, 422)
+    await sockets[to_act].send({"type": "action", "id": "z", "kind": "dance"})
+    error = await sockets[to_act].receive_type("error")
+    assert error["problem"]["type"].endswith("/validation-error")
+    await sockets[to_act].send({"type": "nonsense", "id": "n"})
+    assert (await sockets[to_act].receive_type("error"))["id"] == "n"
+    await sockets[to_act].communicator.send_to(text_data="not json")
+    assert (await sockets[to_act].receive_type("error"))["problem"]["status"] == 400
+    assert (await sync(_rest)(view, seats[0], match_id))["seq"] == seq
+    # A legal one applies once; its retry at the same expected_seq applies nothing.
+    move = engine.choose_action_from_view(hello[to_act]["view"]["hand"])
+    await sockets[to_act].send({"type": "action", "id": "a", **move, "expected_seq": seq})
+    first = await sockets[to_act].receive_type("action_result")
+    await sockets[to_act].send({"type": "action", "id": "b", **move, "expected_seq": seq})
+    retry = await sockets[to_act].receive_type("action_result")
+    assert first["applied"] is True and retry["applied"] is False
+    assert retry["seq"] == first["seq"]
+    # ping is answered
+    await sockets[to_act].send({"type": "ping"})
+    assert (await sockets[to_act].receive_type("pong"))["seq"] >= first["seq"]
+    for socket in sockets.values():
+        await socket.close()
+
+
+async def test_watchers_cannot_play_and_see_no_hidden_card(alice, bob, watcher, table, seeds):
+    match_id, _ = await _seat_both(alice, bob, table)
+    watching = await watcher_socket(watcher, match_id)
+    hello = await watching.receive_type("hello")
+    assert hello["seat"] is None
+    checker = await sync(HiddenInformationChecker)(match_id)
+    await sync(_check)(checker, watching.texts[-1], None)
+    await watching.send({"type": "action", "id": "w", "kind": "pass", "expected_seq": 0})
+    error = await watching.receive_type("error")
+    assert error["problem"]["status"] == 403
+    await watching.close()
+
+
+async def test_a_player_cannot_open_another_players_match_nor_another_operators(
+    alice, bob, table, make_player_client, seeds
+):
+    from tests.conftest import SYSTEM
+    from tests.factories import OperatorFactory, PlayerFactory
+
+    match_id, _ = await _seat_both(alice, bob, table)
+    carol = await sync(make_player_client)(display_name="Carol")
+    socket = await player_socket(carol, match_id)
+    assert await socket.closed_with() == 4404
+    assert socket.received[-1]["problem"]["status"] == 404
+
+    def outsider_client():
+        from rest_framework.test import APIClient
+
+        from gin_platform.services import player_session_create
+
+        player = PlayerFactory(operator=OperatorFactory())
+        client = APIClient()
+        client.credentials(
+            HTTP_AUTHORIZATION=f"Bearer {player_session_create(player=player, actor=SYSTEM).token}"
+        )
+        return client
+
+    outsider = await sync(outsider_client)()
+    socket = await watcher_socket(outsider, match_id)
+    assert await socket.closed_with() == 4404
+
+
+async def test_tickets_are_single_use_and_required(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    ticket = await mint_ticket(seats[0])
+    first = await open_socket(f"/ws/v1/matches/{match_id}", ticket=ticket)
+    await first.receive_type("hello")
+    again = await open_socket(f"/ws/v1/matches/{match_id}", ticket=ticket)
+    assert await again.closed_with() == 4401
+    assert again.received[-1]["problem"]["type"].endswith("/socket-ticket-invalid")
+    for bad in (None, "", "gst_unknown", "gps_not-a-ticket"):
+        socket = await open_socket(f"/ws/v1/matches/{match_id}", ticket=bad)
+        assert await socket.closed_with() == 4401
+        # No view, no card: only the problem.
+        assert [message["type"] for message in socket.received] == ["error"]
+    await first.close()
+
+
+async def test_an_expired_ticket_is_refused(alice, bob, table, seeds):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from gin_platform.models import SocketTicket
+
+    match_id, seats = await _seat_both(alice, bob, table)
+    ticket = await mint_ticket(seats[0])
+    await sync(
+        lambda: SocketTicket.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    )()
+    socket = await open_socket(f"/ws/v1/matches/{match_id}", ticket=ticket)
+    assert await socket.closed_with() == 4401
+
+
+@override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=2)
+async def test_a_player_holds_a_bounded_number_of_sockets(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    held = [await player_socket(seats[0], match_id) for _ in range(2)]
+    for socket in held:
+        await socket.receive_type("hello")
+    third = await player_socket(seats[0], match_id)
+    assert await third.closed_with() == 4429
+    assert third.received[-1]["problem"]["type"].endswith("/too-many-sockets")
+    # Closing one frees a place.
+    await held[0].close()
+    fourth = await player_socket(seats[0], match_id)
+    await fourth.receive_type("hello")
+    for socket in (held[1], fourth):
+        await socket.close()
+
+
+@override_settings(REALTIME_MAX_MESSAGES_PER_10S=5)
+async def test_a_client_sending_too_fast_is_closed(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    await socket.receive_type("hello")
+    for _ in range(6):
+        await socket.send({"type": "pong"})
+    assert await socket.closed_with() == 4429
+    assert socket.received[-1]["problem"]["type"].endswith("/too-many-messages")
+
+
+@override_settings(REALTIME_HEARTBEAT_SECONDS=1)
+async def test_heartbeats_ping_and_a_silent_client_is_closed(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    await socket.receive_type("hello")
+    await socket.receive_type("ping", timeout=3)
+    # Silent for three heartbeats: closed with 4408 and the socket-idle problem.
+    assert await socket.closed_with(timeout=6) == 4408
+    assert socket.received[-1]["problem"]["type"].endswith("/socket-idle")
+
+
+@override_settings(REALTIME_HEARTBEAT_SECONDS=1)
+async def test_a_revoked_session_closes_its_sockets(alice, bob, table, seeds):
+    from gin_platform.models import PlayerSession
+
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    await socket.receive_type("hello")
+    player = seats[0].player
+
+    def revoke():
+        from django.utils import timezone
+
+        PlayerSession.objects.filter(player=player).update(revoked_at=timezone.now())
+
+    await sync(revoke)()
+    await socket.send({"type": "pong"})
+    assert await socket.closed_with(timeout=4) == 4401
+    assert socket.received[-1]["problem"]["type"].endswith("/session-ended")
+
+
+async def test_the_opponent_sees_a_player_connect_and_leave(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    mine = await player_socket(seats[0], match_id)
+    hello = await mine.receive_type("hello")
+    assert hello["presence"] == [
+        {"seat": 0, "connected": True},
+        {"seat": 1, "connected": False},
+    ]
+    theirs = await player_socket(seats[1], match_id)
+    await theirs.receive_type("hello")
+    while not (await mine.receive_type("presence"))["presence"][1]["connected"]:
+        pass  # the announcement of our own arrival comes first
+    await theirs.close()
+    left = await mine.receive_type("presence")
+    assert left["presence"] == [
+        {"seat": 0, "connected": True},
+        {"seat": 1, "connected": False},
+    ]
+    await mine.close()
+
+
+async def test_a_socket_of_an_unregistered_origin_is_refused(alice, bob, table, seeds):
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id, origin="https://evil.example")
+    assert await socket.closed_with() == 4403
+    # The platform's own page (same host) is allowed.
+    own = await player_socket(seats[0], match_id, origin="http://testserver")
+    await own.receive_type("hello")
+    await own.close()
+
+
+async def test_the_seated_player_learns_when_the_opponent_arrives(alice, bob, table, seeds):
+    first = await sync(lambda: alice.post(f"/api/v1/tables/{table.pk}/sit", {}, format="json"))()
+    assert first.status_code == 201, first.content
+    match_id = first.json()["match_id"]
+    socket: Socket = await player_socket(alice, match_id)
+    hello = await socket.receive_type("hello")
+    assert hello["view"]["match"]["status"] == Match.Status.WAITING
+    second = await sync(lambda: bob.post(f"/api/v1/tables/{table.pk}/sit", {}, format="json"))()
+    assert second.status_code == 201
+    pushed = await socket.receive_type("events")
+    assert pushed["view"]["match"]["status"] == Match.Status.RUNNING
+    assert pushed["events"][0]["kind"] == "hand_dealt"
+    await socket.close()
