@@ -1,12 +1,28 @@
-"""gunicorn settings for the API (docs/deploy.md). Every value can be overridden on the command
-line or through GUNICORN_* environment variables.
+"""gunicorn settings for the web processes (docs/deploy.md). Every value can be overridden on
+the command line or through GUNICORN_* environment variables.
 
-    gunicorn gin_platform.wsgi:application --config deploy/gunicorn.conf.py
+    gunicorn gin_platform.asgi:application --config deploy/gunicorn.conf.py
+
+gunicorn manages the processes (start, graceful reload on HUP, timeouts, recycling); each
+worker is uvicorn serving the ASGI application: HTTP (Django) and the WebSockets under
+/ws/v1/ (Channels, docs/realtime.md) on the same port.
 """
 
+import asyncio
 import math
 import os
+import sys
 from pathlib import Path
+
+# The only channel layer that works without Redis keeps its groups in the memory of one
+# process (gin_platform/settings.py, CHANNEL_LAYERS): a move committed in one worker would
+# never reach the sockets held by another.
+IN_MEMORY_LAYER = "channels.layers.InMemoryChannelLayer"
+ONE_PROCESS_ONLY = (
+    "the channel layer is in memory (no REDIS_URL): it works inside one process only, so "
+    "sockets would miss the moves made through the other workers. Run one worker "
+    "(GUNICORN_WORKERS=1, the default without REDIS_URL) or set REDIS_URL."
+)
 
 
 def available_cpus() -> int:
@@ -37,18 +53,55 @@ def _cgroup_cpu_quota() -> int | None:
         return None
 
 
+def default_workers(env) -> int:
+    """One process per CPU (at least 2) when the channel layer is Redis; exactly one on the
+    embedded default, whose in-memory layer works inside one process only. Mirrors the
+    CHANNEL_LAYERS choice of the settings (Redis iff REDIS_URL); ``post_worker_init`` checks
+    the real settings, so a mismatch stops the server instead of losing pushes."""
+    return max(available_cpus(), 2) if env.get("REDIS_URL") else 1
+
+
+class SyncRequestLimit:
+    """At most ``limit`` HTTP requests of this process inside Django at once; the others wait
+    their turn in the event loop, which costs nothing. Django runs every synchronous view in
+    a thread of its own (asgiref gives each request a one-thread executor, and no longer
+    reads an ASGI_THREADS variable), so without this cap a burst of requests, or of long
+    polls holding a thread for up to 25 s each, would start as many threads and database
+    connections as there are requests. WebSocket scopes pass straight through: a socket
+    holds no thread."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.semaphore = asyncio.Semaphore(limit)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        async with self.semaphore:
+            return await self.app(scope, receive, send)
+
+
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-# One process per CPU with 4 threads each: the threads cover the time a request waits on
-# PostgreSQL, and fewer processes cost less CPU per request than 2 x CPUs + 1 sync workers
-# (measured: ~10 ms against 12.5-15 ms per request, docs/benchmarks.md). Each thread holds
-# at most one database connection (conn_max_age). GUNICORN_THREADS=1 gives sync workers.
-workers = int(os.environ.get("GUNICORN_WORKERS") or max(available_cpus(), 2))
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-worker_class = "gthread" if threads > 1 else "sync"
+# Each worker is one event loop (uvicorn): it holds any number of sockets and runs Django's
+# synchronous views in threads, so one process per CPU is enough.
+worker_class = "uvicorn_worker.UvicornWorker"
+workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers(os.environ))
+# Synchronous (Django) HTTP requests one process serves at once, each in its own thread with
+# at most one database connection: the short API calls (~10 ms each) plus every long poll
+# (GET .../events?wait=S holds its thread for up to 25 s). Sockets do not count.
+asgi_threads = int(os.environ.get("ASGI_THREADS") or 32)
+# The heartbeat uvicorn must send the arbiter; a stuck event loop is killed after this.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
-graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "30"))
+# On SIGTERM or a reload, a worker stops accepting, closes its sockets at once with 1012
+# (service restart: clients reconnect and resume, docs/realtime.md), then lets HTTP requests
+# finish; a long poll may take 25 s. Past this the arbiter kills the worker. Orchestrators
+# must wait longer still (k8s terminationGracePeriodSeconds, compose stop_grace_period,
+# systemd TimeoutStopSec; tests/deploy checks them).
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "35"))
 keepalive = 5
-# Recycle workers now and then so a slow leak can never take a web process down.
+# Recycle workers now and then so a slow leak can never take a web process down; a recycled
+# worker's sockets are closed with 1012 and reconnect to the others.
 # (20,000: at ~130 requests/s a lower figure restarts a worker every half minute.)
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
 max_requests_jitter = 2000
@@ -62,3 +115,35 @@ worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None
 # The gunicornc control socket; unset keeps gunicorn's default ($XDG_RUNTIME_DIR or ~/.gunicorn).
 if os.environ.get("GUNICORN_CONTROL_SOCKET"):
     control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
+
+
+def on_starting(server) -> None:
+    """Before any worker starts: one process only on the embedded default (no Redis)."""
+    if server.num_workers > 1 and not os.environ.get("REDIS_URL"):
+        raise RuntimeError(f"refusing to start {server.num_workers} workers: {ONE_PROCESS_ONLY}")
+
+
+def post_worker_init(worker) -> None:
+    """In each worker, once the application (and so Django's settings) is loaded: refuse to
+    serve from more than one process with the in-memory channel layer, close database
+    connections at the end of each request, and cap the synchronous requests."""
+    from django.conf import settings
+
+    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
+    if backend == IN_MEMORY_LAYER and worker.cfg.workers > 1:
+        worker.log.error("refusing to start %d workers: %s", worker.cfg.workers, ONE_PROCESS_ONLY)
+        sys.exit(4)  # gunicorn's APP_LOAD_ERROR: the arbiter stops instead of respawning
+    # Under ASGI every request runs in a new thread, and a connection kept open for reuse
+    # (CONN_MAX_AGE) stays open in its dead thread until garbage collection: 110 requests,
+    # some 10 at a time, left 32 idle PostgreSQL connections behind in one worker.
+    # So the web processes close theirs when each request ends; Celery keeps its own.
+    for database in settings.DATABASES.values():
+        database["CONN_MAX_AGE"] = 0
+    worker.wsgi = SyncRequestLimit(worker.wsgi, asgi_threads)
+
+
+def nworkers_changed(server, new_value: int, old_value: int | None) -> None:
+    """TTIN adds a worker at run time: never past one on the embedded default."""
+    if old_value is not None and new_value > 1 and not os.environ.get("REDIS_URL"):
+        server.log.error("not adding a worker: %s", ONE_PROCESS_ONLY)
+        server._num_workers = old_value  # the setter would call this hook again

@@ -1,6 +1,8 @@
 """deploy/ (docs/deploy.md): every file parses, and every way of running the platform (compose,
 Kubernetes, systemd, the Dockerfile) runs one of the four documented commands with environment
-variables the code actually reads. Static: no Docker, cluster, systemd or database needed.
+variables the code actually reads; the web role is the ASGI server everywhere, and everything in
+front of it and around it lets its WebSockets live and its requests finish. Static: no Docker,
+cluster, systemd or database needed.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import dj_database_url
 import pytest
 import yaml
 from celery.bin.worker import worker as celery_worker_command
+from django.conf import settings
 from django.http.request import validate_host
 
+from games.realtime.longpoll import LONG_POLL_MAX_SECONDS
 from gin_platform.config import env_bool, production_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +37,7 @@ LIVE_PATH = "/api/v1/health/live"
 
 # The four commands, once. docs/deploy.md must show each of them in a fenced block.
 COMMANDS = {
-    "web": "gunicorn gin_platform.wsgi:application --config deploy/gunicorn.conf.py",
+    "web": "gunicorn gin_platform.asgi:application --config deploy/gunicorn.conf.py",
     "worker": "celery -A gin_platform worker -l info",
     "beat": "celery -A gin_platform beat -l info",
     "migrate": "python manage.py migrate --noinput",
@@ -139,6 +143,7 @@ def allowed_env_names() -> set[str]:
         ROOT / "gin_platform" / "config.py",
         ROOT / "gin_platform" / "celery.py",
         ROOT / "gin_platform" / "wsgi.py",
+        ROOT / "gin_platform" / "asgi.py",
         DEPLOY / "gunicorn.conf.py",
         DEPLOY / "healthcheck.py",
     ]
@@ -189,7 +194,7 @@ def test_docs_start_roles_only_with_the_documented_commands(doc):
     path = ROOT / doc
     assert path.exists(), f"{doc} is missing"
     role = re.compile(
-        r"^(\S*/)?(gunicorn gin_platform\.wsgi|celery -A gin_platform (worker|beat)\b|"
+        r"^(\S*/)?(gunicorn gin_platform\.[aw]sgi|celery -A gin_platform (worker|beat)\b|"
         r"python3? manage\.py migrate --noinput)"
     )
     for block in fenced_blocks(path.read_text()):
@@ -376,6 +381,7 @@ def test_k8s_has_every_object_the_platform_needs():
         "Service",
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
+        "Ingress",
     }
     assert {component(obj) for obj in of_kind("Deployment")} == {"web", "worker", "beat"}
     assert component(workload("Job", "migrate")) == "migrate"
@@ -611,28 +617,132 @@ def test_docker_build_context_keeps_what_the_image_needs():
 
 
 # --- gunicorn config and the health check script --------------------------------------------
-def test_gunicorn_conf_yields_integer_workers(monkeypatch):
+def gunicorn_conf(monkeypatch, **env: str | None) -> dict:
+    """deploy/gunicorn.conf.py evaluated under exactly these GUNICORN_*/ASGI_*/REDIS_URL."""
     for name in (
         "GUNICORN_WORKERS",
-        "GUNICORN_THREADS",
         "GUNICORN_BIND",
         "GUNICORN_CONTROL_SOCKET",
+        "GUNICORN_GRACEFUL_TIMEOUT",
+        "ASGI_THREADS",
+        "REDIS_URL",
     ):
         monkeypatch.delenv(name, raising=False)
-    config = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+
+
+def test_gunicorn_conf_runs_uvicorn_workers_as_many_as_the_channel_layer_allows(monkeypatch):
+    config = gunicorn_conf(monkeypatch, REDIS_URL="redis://redis:6379/0")
+    # ASGI: one event loop per process holds the sockets; Django's views run in threads.
+    assert config["worker_class"] == "uvicorn_worker.UvicornWorker"
+    assert "threads" not in config  # meaningless for uvicorn workers
     assert isinstance(config["workers"], int) and config["workers"] >= 2
-    # Threaded workers by default (docs/benchmarks.md: less CPU per request than sync).
-    assert (config["worker_class"], config["threads"]) == ("gthread", 4)
-    monkeypatch.setenv("GUNICORN_THREADS", "1")
-    assert runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))["worker_class"] == "sync"
+    assert config["workers"] == max(config["available_cpus"](), 2)
     assert config["bind"] == "0.0.0.0:8000"
     assert "control_socket" not in config
+    # Without Redis the channel layer is in memory: one process, or pushes get lost.
+    assert gunicorn_conf(monkeypatch)["workers"] == 1
 
-    monkeypatch.setenv("GUNICORN_WORKERS", "7")
-    monkeypatch.setenv("GUNICORN_CONTROL_SOCKET", "/run/gin-web/gunicorn.ctl")
-    config = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+    config = gunicorn_conf(
+        monkeypatch,
+        REDIS_URL="redis://redis:6379/0",
+        GUNICORN_WORKERS="7",
+        GUNICORN_CONTROL_SOCKET="/run/gin-web/gunicorn.ctl",
+    )
     assert config["workers"] == 7
     assert config["control_socket"] == "/run/gin-web/gunicorn.ctl"
+
+
+def test_gunicorn_conf_caps_django_requests_per_process_with_asgi_threads(monkeypatch):
+    assert gunicorn_conf(monkeypatch)["asgi_threads"] == 32
+    assert gunicorn_conf(monkeypatch, ASGI_THREADS="8")["asgi_threads"] == 8
+
+
+def test_graceful_timeout_lets_a_long_poll_finish(monkeypatch):
+    """Stopping a worker closes its sockets at once (1012: reconnect) and waits for HTTP
+    requests; a long poll holds one for up to LONG_POLL_MAX_SECONDS."""
+    config = gunicorn_conf(monkeypatch)
+    assert config["graceful_timeout"] > LONG_POLL_MAX_SECONDS
+    # The worker heartbeat comes from the event loop, which never waits on a view.
+    assert config["timeout"] >= 30
+
+
+def seconds(value: str | int) -> int:
+    """Seconds in a compose duration ("45s", "1m30s"), a systemd time span or a number."""
+    if isinstance(value, int):
+        return value
+    parts = re.fullmatch(r"(?:(\d+)m)?\s*(?:(\d+)s?)?", value.strip())
+    assert parts and any(parts.groups()), value
+    return int(parts[1] or 0) * 60 + int(parts[2] or 0)
+
+
+def test_every_supervisor_waits_for_the_graceful_stop(monkeypatch):
+    """compose, Kubernetes and systemd kill web only after gunicorn's graceful timeout (and,
+    in Kubernetes, the preStop pause before it)."""
+    graceful = gunicorn_conf(monkeypatch)["graceful_timeout"]
+    assert seconds(compose()["services"]["web"]["stop_grace_period"]) > graceful
+    web = workload("Deployment", "web")
+    pod = web["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    pre_stop = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert pre_stop[0] == "sleep"
+    assert pod["terminationGracePeriodSeconds"] > int(pre_stop[1]) + graceful
+    assert seconds(unit("gin-web.service")["Service"]["TimeoutStopSec"]) > graceful
+
+
+def test_web_runs_the_settings_asgi_application_everywhere():
+    """compose, Kubernetes, systemd and the image start the same ASGI application, the one
+    the settings name (HTTP and the WebSockets under /ws/v1/)."""
+    application = settings.ASGI_APPLICATION.replace(".application", ":application")
+    assert application in COMMANDS["web"]
+    web = workload("Deployment", "web")
+    (container,) = web["spec"]["template"]["spec"]["containers"]
+    (cmd,) = [rest for keyword, rest in final_stage() if keyword == "CMD"]
+    commands = {
+        "compose": normalize(compose()["services"]["web"]["command"]),
+        "k8s": normalize(container["command"] + container.get("args", [])),
+        "systemd": normalize(unit("gin-web.service")["Service"]["ExecStart"]),
+        "image": normalize(yaml.safe_load(cmd)),
+    }
+    assert set(commands.values()) == {COMMANDS["web"]}, commands
+
+
+def test_ingress_routes_sockets_to_web_with_timeouts_above_the_heartbeat():
+    (ingress,) = of_kind("Ingress")
+    (service,) = of_kind("Service")
+    annotations = ingress["metadata"]["annotations"]
+    for name in ("proxy-read-timeout", "proxy-send-timeout"):
+        timeout = int(annotations[f"nginx.ingress.kubernetes.io/{name}"])
+        # A quiet socket hears a ping every heartbeat; a long poll answers within its limit.
+        assert timeout > 2 * settings.REALTIME_HEARTBEAT_SECONDS, name
+        assert timeout > LONG_POLL_MAX_SECONDS, name
+    allowed_hosts = config_env()["ALLOWED_HOSTS"].split(",")
+    for rule in ingress["spec"]["rules"]:
+        assert validate_host(rule["host"], allowed_hosts), rule["host"]
+        (path,) = rule["http"]["paths"]
+        assert (path["path"], path["pathType"]) == ("/", "Prefix")  # /api/, /ws/, /play/
+        backend = path["backend"]["service"]
+        assert backend["name"] == service["metadata"]["name"]
+        assert backend["port"]["name"] in {port["name"] for port in service["spec"]["ports"]}
+    tls_hosts = {host for tls in ingress["spec"]["tls"] for host in tls["hosts"]}
+    assert tls_hosts == {rule["host"] for rule in ingress["spec"]["rules"]}
+
+
+def test_docs_show_a_proxy_that_passes_websockets():
+    """docs/deploy.md's nginx example upgrades the connection and waits longer than the
+    heartbeat and the long poll."""
+    (block,) = [b for b in fenced_blocks(DOCS.read_text()) if "proxy_pass" in " ".join(b)]
+    text = "\n".join(block)
+    assert "proxy_http_version 1.1;" in text
+    assert re.search(r"proxy_set_header Upgrade \$http_upgrade;", text)
+    assert re.search(r"proxy_set_header Connection \$connection_upgrade;", text)
+    assert re.search(r"map \$http_upgrade \$connection_upgrade", text)
+    for directive in ("proxy_read_timeout", "proxy_send_timeout"):
+        (value,) = re.findall(rf"{directive} (\w+);", text)
+        assert seconds(value) > 2 * settings.REALTIME_HEARTBEAT_SECONDS, directive
+        assert seconds(value) > LONG_POLL_MAX_SECONDS, directive
 
 
 def test_healthcheck_names_an_allowed_host_and_the_bound_port():

@@ -1,10 +1,17 @@
-"""GET /api/v1/health tells anyone only the verdicts; staff also get the reasons."""
+"""GET /api/v1/health tells anyone only the verdicts of the readiness checks; staff also get
+the channel-layer check, the reasons and how the process serves."""
 
+import asyncio
+import base64
 import json
 
 import pytest
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.contrib.auth import get_user_model
+from django.test import AsyncRequestFactory, RequestFactory
 from rest_framework.test import APIClient
+
+from gin_platform.health import channel_layer_status, server_kind
 
 pytestmark = pytest.mark.django_db
 
@@ -37,9 +44,50 @@ def test_staff_get_the_reason_of_each_verdict(broker_down, staff_client):
     response = staff_client.get(HEALTH)
     assert response.status_code == 503
     body = response.json()
-    assert body["checks"] == {"database": "ok", "broker": "down"}
+    assert body["checks"] == {"database": "ok", "broker": "down", "channel_layer": "ok"}
     assert "6390" in body["detail"]["broker"]
     assert body["detail"]["database"] in {"sqlite", "postgresql"}
+    # The layer of this environment (Redis with REDIS_URL, else in memory) answered.
+    assert body["detail"]["channel_layer"].startswith(type(get_channel_layer()).__name__)
+    assert "round trip" in body["detail"]["channel_layer"]
+    assert body["server"] == "wsgi"  # the test client is a WSGI request
+
+
+@pytest.fixture
+def channel_layer_down(settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:6390/0"]},
+        }
+    }
+
+
+def test_a_dead_channel_layer_degrades_the_staff_check_only(channel_layer_down, staff_client):
+    """Probes are anonymous: readiness still means database and broker. Staff see that the
+    sockets would get no pushes."""
+    assert APIClient().get(HEALTH).status_code == 200
+    response = staff_client.get(HEALTH)
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["checks"] == {"database": "ok", "broker": "ok", "channel_layer": "down"}
+    assert body["detail"]["channel_layer"].startswith("RedisChannelLayer: ")
+    assert "6390" in body["detail"]["channel_layer"]
+
+
+class SilentLayer(InMemoryChannelLayer):
+    """Accepts every message and never delivers one (a layer that hangs)."""
+
+    async def receive(self, channel):
+        await asyncio.Event().wait()
+
+
+def test_the_channel_layer_round_trip_has_a_deadline(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": f"{__name__}.SilentLayer"}}
+    ok, reason = channel_layer_status(timeout=0.2)
+    assert not ok
+    assert reason == "SilentLayer: no round trip within 0.2 s"
 
 
 def test_staff_signing_in_with_basic_auth_get_the_detail(broker_down):
@@ -56,7 +104,12 @@ def test_a_healthy_service_answers_200_to_anyone():
     assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok"}}
 
 
-def _basic(user: str, password: str) -> str:
-    import base64
+def test_the_server_kind_follows_the_request_handler():
+    """``asgi`` for a request of Django's ASGI handler, as gunicorn's uvicorn workers serve
+    (tests/demo/test_server.py reads it from a real server), ``wsgi`` otherwise."""
+    assert server_kind(AsyncRequestFactory().get(HEALTH)) == "asgi"
+    assert server_kind(RequestFactory().get(HEALTH)) == "wsgi"
 
+
+def _basic(user: str, password: str) -> str:
     return base64.b64encode(f"{user}:{password}".encode()).decode()

@@ -1,15 +1,20 @@
-"""``make demo``: seed, start the API under gunicorn, play three games over HTTP, stop."""
+"""``make demo``: seed, start the web server (ASGI: HTTP and WebSockets), play three games over
+HTTP, stop. ``make play`` (``demo --play``): serve until Ctrl-C and print a game-launch URL a
+person opens in a browser to play against the house bot."""
 
 from __future__ import annotations
 
 import secrets
+import signal
+import sys
 import time
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from gin_platform import services
 from gin_platform.demo.client import ApiClient
+from gin_platform.demo.play import PortTaken, play
 from gin_platform.demo.scenario import Scenario
 from gin_platform.demo.server import running_server
 from gin_platform.principals import Actor
@@ -18,7 +23,29 @@ from gin_platform.principals import Actor
 class Command(BaseCommand):
     help = "Run the scripted demo against a real server on the embedded database."
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--play",
+            action="store_true",
+            help="Serve until Ctrl-C and print a URL to play against the house bot in a browser",
+        )
+        parser.add_argument("--port", type=int, default=8000, help="With --play (default 8000)")
+
     def handle(self, *args, **options) -> None:
+        if options["play"]:
+            # A supervisor's SIGTERM stops the server like Ctrl-C does, never orphaning it.
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
+            try:
+                play(port=options["port"], say=self.say, lines=sys.stdin)
+            except PortTaken as exc:
+                raise CommandError(str(exc)) from None
+            except KeyboardInterrupt:
+                self.say("")
+                self.say("Server stopped.")
+            return
+        self.scripted_demo()
+
+    def scripted_demo(self) -> None:
         started = time.monotonic()
         actor = Actor.system("demo")
         operator = services.operator_create(
@@ -34,14 +61,14 @@ class Command(BaseCommand):
         )
         self.say(f"Seeded operator {operator.slug} with an API key and a back-office user")
 
-        with running_server(workers=2, env={"LOG_LEVEL": "WARNING"}) as base_url:
-            health = ApiClient(base_url).get("/api/v1/health")
+        with running_server(env={"LOG_LEVEL": "WARNING"}) as server:
+            health = ApiClient(server.url).get("/api/v1/health")
             self.say(
-                f"Server up at {base_url}: {health['status']} "
+                f"Server up at {server.url} (HTTP and WebSockets): {health['status']} "
                 f"(database {health['checks']['database']}, broker {health['checks']['broker']})"
             )
             Scenario(
-                base_url=base_url,
+                base_url=server.url,
                 operator_key=key,
                 staff=(f"staff-{operator.slug}", staff_password),
                 say=self.say,
@@ -51,3 +78,4 @@ class Command(BaseCommand):
 
     def say(self, line: str) -> None:
         self.stdout.write(line)
+        self.stdout.flush()  # --play runs for long: each line as it comes, even into a pipe

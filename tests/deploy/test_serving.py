@@ -1,0 +1,141 @@
+"""How the web processes serve (deploy/gunicorn.conf.py, docs/deploy.md "The web server"): one
+process only with the in-memory channel layer, Django requests capped per process, database
+connections closed after each request; and the API docs page that works offline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+import pytest
+from rest_framework.test import APIClient
+
+ROOT = Path(__file__).resolve().parents[2]
+CONF = ROOT / "deploy" / "gunicorn.conf.py"
+IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+REDIS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]},
+    }
+}
+
+
+@pytest.fixture
+def conf(monkeypatch) -> dict:
+    monkeypatch.delenv("ASGI_THREADS", raising=False)
+    return runpy.run_path(str(CONF))
+
+
+class Log:
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def error(self, message: str, *args) -> None:
+        self.errors.append(message % args)
+
+
+def fake_worker(workers: int) -> SimpleNamespace:
+    async def app(scope, receive, send):
+        pass
+
+    return SimpleNamespace(cfg=SimpleNamespace(workers=workers), log=Log(), wsgi=app)
+
+
+# --- one process with the in-memory channel layer --------------------------------------------
+def test_the_server_refuses_two_workers_without_redis(tmp_path):
+    """Before any worker starts, with a message naming the reason and the ways out."""
+    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "GUNICORN_WORKERS"}}
+    command = [sys.executable, "-m", "gunicorn", "gin_platform.asgi:application"]
+    result = subprocess.run(
+        [*command, "--config", str(CONF), "--bind", "127.0.0.1:0", "--workers", "2"],
+        cwd=ROOT,
+        env=env | {"GIN_VAR_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "refusing to start 2 workers: the channel layer is in memory" in result.stderr
+    assert "GUNICORN_WORKERS=1" in result.stderr and "set REDIS_URL" in result.stderr
+
+
+def test_a_worker_refuses_to_serve_beside_others_with_the_in_memory_layer(conf, settings):
+    """The check in each worker reads the real settings, whatever the environment said."""
+    settings.CHANNEL_LAYERS = IN_MEMORY
+    worker = fake_worker(workers=3)
+    with pytest.raises(SystemExit) as stopped:
+        conf["post_worker_init"](worker)
+    assert stopped.value.code == 4  # APP_LOAD_ERROR: the arbiter halts instead of respawning
+    assert worker.log.errors[0].startswith("refusing to start 3 workers: the channel layer")
+
+
+@pytest.mark.parametrize(("layers", "workers"), [(IN_MEMORY, 1), (REDIS, 4)])
+def test_a_worker_serves_when_the_layer_allows_it(conf, settings, monkeypatch, layers, workers):
+    settings.CHANNEL_LAYERS = layers
+    monkeypatch.setitem(settings.DATABASES["default"], "CONN_MAX_AGE", 60)
+    worker = fake_worker(workers=workers)
+    app = worker.wsgi
+    conf["post_worker_init"](worker)
+    assert worker.log.errors == []
+    assert isinstance(worker.wsgi, conf["SyncRequestLimit"])
+    assert worker.wsgi.app is app and worker.wsgi.limit == conf["asgi_threads"]
+    # Every request runs in a new thread under ASGI: a kept connection would outlive it.
+    assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
+
+
+@pytest.mark.parametrize(("redis_url", "kept"), [("", 1), ("redis://redis:6379/0", 2)])
+def test_ttin_never_adds_a_second_worker_without_redis(conf, monkeypatch, redis_url, kept):
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    server = SimpleNamespace(_num_workers=2, log=Log())
+    conf["nworkers_changed"](server, 2, 1)
+    assert server._num_workers == kept
+    assert bool(server.log.errors) == (kept == 1)
+
+
+# --- ASGI_THREADS ----------------------------------------------------------------------------
+def test_django_requests_are_capped_per_process_and_sockets_are_not(conf):
+    inside = {"http": 0, "websocket": 0}
+    most = {"http": 0, "websocket": 0}
+
+    async def app(scope, receive, send):
+        kind = scope["type"]
+        inside[kind] += 1
+        most[kind] = max(most[kind], inside[kind])
+        await asyncio.sleep(0.01)
+        inside[kind] -= 1
+
+    limited = conf["SyncRequestLimit"](app, 3)
+
+    async def burst():
+        calls = [limited({"type": "http"}, None, None) for _ in range(20)]
+        calls += [limited({"type": "websocket"}, None, None) for _ in range(20)]
+        await asyncio.gather(*calls)
+
+    asyncio.run(burst())
+    assert most == {"http": 3, "websocket": 20}
+    assert inside == {"http": 0, "websocket": 0}
+
+
+# --- the API docs work offline ---------------------------------------------------------------
+@pytest.mark.django_db
+def test_the_api_docs_page_loads_nothing_from_another_host(operator_client):
+    response = operator_client.get("/api/v1/docs/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    references = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", page)
+    assert len(references) >= 3  # Swagger UI's script, preset and stylesheet
+    for reference in references:
+        parts = urlsplit(reference)
+        assert not parts.scheme and not parts.netloc, reference
+        # Served by the app itself (WhiteNoise), not left to a CDN.
+        assert APIClient().get(reference).status_code == 200, reference
+    assert not re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}", page, re.IGNORECASE)
+    assert '"validatorUrl": null' in page  # no schema sent to validator.swagger.io
