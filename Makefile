@@ -10,8 +10,11 @@ BASE_STAMP := $(VENV)/.installed-base-$(shell sha256sum requirements/base.lock |
 DEV_STAMP := $(VENV)/.installed-dev-$(shell sha256sum requirements/dev.lock | cut -c1-12)
 PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --require-hashes
 DEMO_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/demo
+PLAY_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/play
+# The port of `make serve` and `make play` (127.0.0.1 only).
+PORT ?= 8000
 
-.PHONY: install install-base test lint demo serve worker beat schema lock bench clean
+.PHONY: install install-base test lint demo play serve worker beat schema lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -35,24 +38,44 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
+# Debian's chromium for the browser tests (tests/browser/, docs/testing.md): installed with
+# apt-get only when /usr/bin/chromium is missing, a quick no-op otherwise. Playwright drives
+# this one; never `playwright install`.
+chromium:
+	@test -x /usr/bin/chromium || { \
+		SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
+
 # The whole suite. On PostgreSQL and Redis whenever DATABASE_URL and REDIS_URL are set
 # (.ci/run sets both); otherwise on SQLite, where PostgreSQL-only tests say they were skipped.
-test: lint
+test: lint chromium
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(PY) -m pytest
 
 # From a fresh clone: a clean embedded database (SQLite, Celery eager), then the scripted
-# client against a real server over HTTP.
+# client against a real server (ASGI, as in production) over HTTP.
 demo: install-base
 	@rm -rf var/demo
 	$(DEMO_ENV) $(PY) manage.py migrate --verbosity 0
 	$(DEMO_ENV) $(PY) manage.py demo
 
+# Play against the house bot in a browser: the embedded database in var/play (kept between
+# runs), a demo operator, practice room and player, the server on 127.0.0.1:$(PORT), and a
+# game-launch URL to open. Ctrl-C stops it.
+play: install-base
+	$(PLAY_ENV) $(PY) manage.py migrate --verbosity 0
+	$(PLAY_ENV) $(PY) manage.py demo --play --port $(PORT)
+
+# The web server as deployed (deploy/gunicorn.conf.py: HTTP and WebSockets, ASGI) on
+# 127.0.0.1:$(PORT), with this shell's settings: one process on the embedded default, one
+# per CPU when REDIS_URL is set.
 serve: install-base
 	$(PY) manage.py migrate --verbosity 0
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(VENV)/bin/gunicorn gin_platform.asgi:application --config deploy/gunicorn.conf.py \
+		--bind 127.0.0.1:$(PORT)
 
 worker: install-base
 	$(VENV)/bin/celery -A gin_platform worker -l info

@@ -21,6 +21,8 @@ urlpatterns = [
     # Problem ``type`` URIs are relative (/problems/<slug>) and resolve to their description.
     path("problems/<slug:slug>", ProblemTypeDetailView.as_view(), name="problem-type"),
     path("admin/", admin.site.urls),
+    # The hosted table page players open from their operator's launch URL (docs/play.md).
+    path("play/", include("games.web.urls")),
 ]
 
 handler404 = problem_404

@@ -1,0 +1,177 @@
+// The hosted table page (docs/play.md). Opened from an operator's launch URL
+// (/play/#launch=glt_...): the launch token is exchanged for a player session at once and
+// removed from the address bar; the session token lives in sessionStorage only.
+
+import { api, ApiError } from "./api.js";
+import { $, h } from "./dom.js";
+import { money, plainMoney } from "./format.js";
+import { LobbyScreen } from "./lobby.js";
+import { clearNotices, dismissLatest, showProblem } from "./notices.js";
+import {
+  onSessionEnd, remember, session, startSession, takeLaunchToken, watchExpiry,
+} from "./session.js";
+import { TableScreen } from "./table.js";
+
+const main = $("#main");
+let screen = null;
+
+function exchange(launchToken) {
+  return api("launch/session", { method: "POST", body: { launch_token: launchToken }, auth: false });
+}
+
+function safeUrl(value) {
+  try {
+    const url = new URL(value);
+    return ["http:", "https:"].includes(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function showReturnLink(returnUrl) {
+  const link = $("#return-link");
+  const url = safeUrl(returnUrl);
+  if (!url) {
+    link.hidden = true;
+    return;
+  }
+  link.href = url;
+  link.textContent = `Back to ${new URL(url).host}`;
+  link.hidden = false;
+}
+
+function stopScreen() {
+  if (screen) screen.stop();
+  screen = null;
+}
+
+/** Where to go: {screen: "lobby"} | {screen: "table", match} | {screen: "watch", match}. */
+function go(place) {
+  stopScreen();
+  remember(place);
+  main.setAttribute("aria-busy", "true");
+  const options = { go, refreshWallet };
+  if (place.screen === "table") screen = new TableScreen(main, { ...options, matchId: place.match });
+  else if (place.screen === "watch") screen = new TableScreen(main, { ...options, matchId: place.match, watch: true });
+  else screen = new LobbyScreen(main, options);
+  screen.start();
+  main.focus({ preventScroll: true });
+}
+
+async function refreshWallet() {
+  const current = session();
+  if (!current) return;
+  try {
+    const wallet = await api("me/wallet");
+    renderAccount(wallet);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+  }
+}
+
+function renderAccount(wallet = null) {
+  const current = session();
+  const account = $("#account");
+  if (!current) {
+    account.replaceChildren();
+    return;
+  }
+  const player = current.player || {};
+  const parts = [
+    h("span", { class: "player", id: "player-name", text: player.screen_name || player.display_name || "Player" }),
+    wallet ? h("span", { class: "balance", id: "wallet-balance", "aria-label": "Wallet balance" },
+      money(wallet.balance)) : null,
+    wallet && wallet.practice_balance && wallet.practice_balance.amount !== "0"
+      ? h("span", { class: "balance practice", id: "practice-balance", "aria-label": "Practice chips" },
+        plainMoney(wallet.practice_balance))
+      : null,
+  ];
+  account.replaceChildren(...parts.filter(Boolean));
+}
+
+/** The session is over (expired or revoked): say so, and where to open the game again. */
+function showEnded(returnUrl) {
+  stopScreen();
+  renderAccount();
+  const url = safeUrl(returnUrl);
+  main.replaceChildren(
+    h("section", { class: "ended", id: "session-ended", "aria-labelledby": "ended-title" },
+      h("h2", { id: "ended-title", text: "Your session has expired" }),
+      h("p", { text: "Open the game again from your operator's site." }),
+      url ? h("p", {}, h("a", { class: "button primary", href: url, rel: "noopener noreferrer" }, "Back to the site")) : null),
+  );
+  main.setAttribute("aria-busy", "false");
+}
+
+function showNoSession() {
+  main.replaceChildren(
+    h("section", { class: "ended", id: "no-session", "aria-labelledby": "none-title" },
+      h("h2", { id: "none-title", text: "Open the game from your operator's site" }),
+      h("p", { text: "This page is opened with a game link from the site where you play." })),
+  );
+  main.setAttribute("aria-busy", "false");
+}
+
+function showLaunchFailed(problem) {
+  main.replaceChildren(
+    h("section", { class: "ended", id: "launch-failed", "aria-labelledby": "failed-title" },
+      h("h2", { id: "failed-title", text: "This game link cannot be used" }),
+      h("p", { text: "Game links work once and only for a short time. Open the game again from your operator's site." })),
+  );
+  main.setAttribute("aria-busy", "false");
+  if (problem) showProblem(problem);
+}
+
+function setUpHelp() {
+  const dialog = $("#help");
+  $("#help-button").addEventListener("click", () => dialog.showModal());
+  $("#help-close").addEventListener("click", () => dialog.close());
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
+    if (event.key === "?" && !dialog.open) {
+      event.preventDefault();
+      dialog.showModal();
+    } else if (event.key === "Escape" && !dialog.open) {
+      if (dismissLatest()) event.preventDefault();
+    }
+  });
+}
+
+async function boot() {
+  setUpHelp();
+  onSessionEnd(() => {
+    const ended = window.sessionStorage.getItem("gin.play.session.return");
+    showEnded(ended);
+  });
+  const launchToken = takeLaunchToken();
+  let started;
+  try {
+    started = await startSession(launchToken, exchange);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showLaunchFailed(error.problem);
+    return;
+  }
+  if (started.missing) {
+    showNoSession();
+    return;
+  }
+  if (started.ended) {
+    showReturnLink(started.returnUrl);
+    showEnded(started.returnUrl);
+    return;
+  }
+  const current = started.session;
+  clearNotices();
+  showReturnLink(current.options && current.options.return_url);
+  watchExpiry();
+  renderAccount();
+  refreshWallet();
+  const options = current.options || {};
+  if (current.place) go(current.place);
+  else if (options.mode === "watch" && options.match) go({ screen: "watch", match: options.match });
+  else go({ screen: "lobby" });
+}
+
+boot();

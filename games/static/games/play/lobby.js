@@ -1,0 +1,234 @@
+// The lobby (R11): rooms and their tables, amounts in the player's display currency, the
+// player's own open tables, sitting down (Money Play asks the cashier amount), a practice
+// game against the house bot, and watching a running table.
+
+import { api, ApiError, apiList } from "./api.js";
+import { h } from "./dom.js";
+import { money, plainMoney, VARIANTS } from "./format.js";
+import { showProblem } from "./notices.js";
+
+const ACTIVE_SEAT_STATES = ["seated", "playing"];
+const OPEN_MATCH_STATUSES = ["waiting", "running"];
+
+export class LobbyScreen {
+  constructor(main, { go, refreshWallet }) {
+    this.main = main;
+    this.go = go;
+    this.refreshWallet = refreshWallet;
+    this.busy = false;
+  }
+
+  async start() {
+    this.main.replaceChildren(h("p", { class: "notice", text: "Loading the lobby…" }));
+    await this.load();
+  }
+
+  stop() {
+    this.stopped = true;
+  }
+
+  async load() {
+    this.main.setAttribute("aria-busy", "true");
+    let rooms;
+    let seats;
+    try {
+      [rooms, seats] = await Promise.all([apiList("lobby"), apiList("me/seats")]);
+    } catch (error) {
+      if (this.stopped) return;
+      if (error instanceof ApiError) {
+        if (error.status === 401) return; // the session is over: the page says so
+        showProblem(error.problem);
+        this.main.replaceChildren(
+          h("section", { class: "lobby" },
+            h("h2", { text: "Lobby" }),
+            h("p", { class: "notice", text: "The lobby could not be loaded." }),
+            h("button", { type: "button", class: "button", onclick: () => this.load() }, "Try again")),
+        );
+        return;
+      }
+      throw error;
+    }
+    if (this.stopped) return; // the player went elsewhere meanwhile
+    this.main.setAttribute("aria-busy", "false");
+    this.refreshWallet();
+    const mine = seats.filter(
+      (seat) => ACTIVE_SEAT_STATES.includes(seat.state) && OPEN_MATCH_STATUSES.includes(seat.match_status),
+    );
+    this.main.replaceChildren(
+      h("section", { class: "lobby", "aria-labelledby": "lobby-title" },
+        h("div", { class: "section-head" },
+          h("h2", { id: "lobby-title", text: "Lobby" }),
+          h("button", { type: "button", class: "link-button", onclick: () => this.load() }, "Refresh")),
+        mine.length ? this.renderMine(mine) : null,
+        rooms.length
+          ? h("div", { class: "rooms" }, rooms.map((room) => this.renderRoom(room, mine)))
+          : h("p", { class: "notice", text: "No room is open right now." })),
+    );
+  }
+
+  renderMine(seats) {
+    return h("section", { class: "my-tables", "aria-labelledby": "my-tables-title" },
+      h("h3", { id: "my-tables-title", text: "Your tables" }),
+      h("ul", { class: "plain-list" },
+        seats.map((seat) => h("li", { class: "my-table" },
+          h("span", { text: `Table ${seat.table_id}: ${seat.match_status === "running" ? "game in progress" : "waiting for an opponent"}` }),
+          h("button", {
+            type: "button",
+            class: "button",
+            onclick: () => this.go({ screen: "table", match: seat.match_id }),
+          }, "Return to the table")))));
+  }
+
+  renderRoom(room, mine) {
+    const facts = [
+      VARIANTS[room.variant] || room.variant,
+      room.is_practice ? "Practice (play chips)" : "Real money",
+      room.variant === "money"
+        ? `Stake per point ${room.stake_per_point_choices.map(money).join(" or ")}`
+        : `Stake ${money(room.stake)}`,
+      room.variant === "money" ? `Cashier ${money(room.cashier_min)} to ${money(room.cashier_max)}` : null,
+      room.target ? `Target ${room.target}` : null,
+      room.fee_bps ? `Fee ${(room.fee_bps / 100).toFixed(2).replace(/\.?0+$/, "")}%` : null,
+      room.turn_seconds ? `${room.turn_seconds} s a turn` : null,
+    ].filter(Boolean);
+    const titleId = `room-${room.id}`;
+    return h("article", { class: "room", "aria-labelledby": titleId, dataset: { roomId: room.id } },
+      h("h3", { id: titleId, text: room.name }),
+      h("p", { class: "room-facts", text: facts.join(" · ") }),
+      h("ul", { class: "tables plain-list" },
+        room.tables.map((table) => this.renderTable(room, table, mine))));
+  }
+
+  renderTable(room, table, mine) {
+    const seated = mine.find((seat) => seat.table_id === table.id);
+    const names = table.seats
+      .filter((seat) => seat.display_name !== null)
+      .map((seat) => seat.display_name || `Seat ${seat.position + 1}`);
+    const label = `Table ${table.id}`;
+    const state = {
+      empty: "empty",
+      waiting: `${names.join(", ")} waiting for an opponent`,
+      playing: `${names.join(" vs ")} playing`,
+    }[table.state] || table.state;
+    const row = h("li", { class: "table-row", dataset: { tableId: table.id, state: table.state } },
+      h("div", { class: "table-info" },
+        h("strong", { text: label }),
+        h("span", { text: ` · ${state}` }),
+        table.stake_per_point ? h("span", { text: ` · ${money(table.stake_per_point)} a point` }) : null));
+    const actions = h("div", { class: "table-actions" });
+    if (seated) {
+      actions.append(h("button", {
+        type: "button", class: "button",
+        onclick: () => this.go({ screen: "table", match: seated.match_id }),
+      }, "Return to the table"));
+    } else if (table.free_seats > 0) {
+      actions.append(h("button", {
+        type: "button", class: "button primary",
+        "aria-label": `Sit at ${label}`,
+        onclick: () => (room.variant === "money" ? this.askCashier(row, room, table) : this.sit(room, table)),
+      }, "Sit"));
+      if (room.is_practice && table.free_seats === 2) {
+        actions.append(h("button", {
+          type: "button", class: "button",
+          "aria-label": `Play the house bot at ${label}`,
+          onclick: () => this.playBot(room, table, row),
+        }, "Play the house bot"));
+      }
+    }
+    if (table.state === "playing" && table.match_id && !seated) {
+      actions.append(h("button", {
+        type: "button", class: "button",
+        "aria-label": `Watch ${label}`,
+        onclick: () => this.go({ screen: "watch", match: table.match_id }),
+      }, "Watch"));
+    }
+    row.append(actions);
+    return row;
+  }
+
+  askCashier(row, room, table, then = null) {
+    // Money Play (R10): the cashier amount within the room's bounds, and the stake per
+    // point (the table's, once somebody sits; else one of the room's choices).
+    const existing = row.querySelector("form");
+    if (existing) {
+      existing.querySelector("input").focus();
+      return;
+    }
+    const id = `cashier-${table.id}`;
+    const choices = table.stake_per_point ? [table.stake_per_point] : room.stake_per_point_choices;
+    const select = h("select", { id: `${id}-stake`, name: "stake_per_point" },
+      choices.map((choice) => h("option", { value: choice.amount, text: `${money(choice)} a point` })));
+    const input = h("input", {
+      id, name: "cashier_amount", type: "text", inputmode: "decimal", required: true,
+      autocomplete: "off", value: room.cashier_min ? room.cashier_min.amount : "",
+      "aria-describedby": `${id}-hint`,
+    });
+    const form = h("form", { class: "cashier-form", novalidate: true },
+      h("label", { for: id, text: `Cashier amount (${room.currency})` }),
+      input,
+      h("p", { id: `${id}-hint`, class: "hint", text: `Between ${plainMoney(room.cashier_min)} and ${plainMoney(room.cashier_max)}. Nobody can lose more than they bring.` }),
+      h("label", { for: `${id}-stake`, text: "Stake per point" }),
+      select,
+      h("div", { class: "form-actions" },
+        h("button", { type: "submit", class: "button primary" }, "Sit down"),
+        h("button", { type: "button", class: "button", onclick: () => form.remove() }, "Cancel")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const body = { cashier_amount: input.value.trim(), stake_per_point: select.value };
+      (then || ((b) => this.sit(room, table, b)))(body);
+    });
+    row.append(form);
+    input.focus();
+  }
+
+  async sit(room, table, body = {}) {
+    if (this.busy) return null;
+    this.busy = true;
+    try {
+      const seat = await api(`tables/${table.id}/sit`, { method: "POST", body });
+      this.refreshWallet(); // the buy-in went into the game's escrow
+      this.go({ screen: "table", match: seat.match_id });
+      return seat;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      showProblem(error.problem);
+      return null;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async playBot(room, table, row) {
+    // Practice (R11): sit down, then invite the house bot to the other seat (a room with
+    // bot_enabled seats it by itself).
+    if (room.variant === "money") {
+      this.askCashier(row, room, table, (body) => this.sitWithBot(room, table, body));
+      return;
+    }
+    await this.sitWithBot(room, table, {});
+  }
+
+  async sitWithBot(room, table, body) {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const seat = await api(`tables/${table.id}/sit`, { method: "POST", body });
+      this.refreshWallet();
+      if (seat.match_status === "waiting") {
+        try {
+          await api(`tables/${table.id}/bot`, { method: "POST" });
+        } catch (error) {
+          // Seated all the same: the table offers the bot again, or a person may sit.
+          if (!(error instanceof ApiError)) throw error;
+          showProblem(error.problem);
+        }
+      }
+      this.go({ screen: "table", match: seat.match_id });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      showProblem(error.problem);
+    } finally {
+      this.busy = false;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// Visible, dismissable messages: a refused move shows its problem's title and detail here
+// (problem+json from REST, or the socket's `error` message); nothing else on the page moves.
+
+import { $, h } from "./dom.js";
+
+let counter = 0;
+
+function box() {
+  return $("#messages");
+}
+
+export function dismiss(message) {
+  if (message && message.parentNode) message.remove();
+}
+
+/** The most recent message goes first; Esc closes it. */
+export function dismissLatest() {
+  const latest = box().firstElementChild;
+  if (!latest) return false;
+  dismiss(latest);
+  return true;
+}
+
+export function clearNotices() {
+  box().replaceChildren();
+}
+
+/** Show a problem (RFC 9457): its title, its detail when it says more. */
+export function showProblem(problem, { level = "error" } = {}) {
+  const title = (problem && problem.title) || "Something went wrong";
+  const detail = problem && problem.detail && problem.detail !== title ? problem.detail : null;
+  return show(title, detail, { level, type: problem && problem.type });
+}
+
+export function showNotice(title, detail = null, { level = "info" } = {}) {
+  return show(title, detail, { level });
+}
+
+function show(title, detail, { level, type = null }) {
+  counter += 1;
+  const id = `message-${counter}`;
+  const message = h(
+    "div",
+    {
+      class: ["message", `message-${level}`],
+      role: level === "error" ? "alert" : "status",
+      id,
+      "aria-labelledby": `${id}-title`,
+      dataset: type ? { problemType: type } : {},
+    },
+    h("div", { class: "message-text" },
+      h("strong", { id: `${id}-title`, class: "message-title", text: title }),
+      detail ? h("p", { class: "message-detail", text: detail }) : null),
+    h("button", {
+      type: "button",
+      class: "message-close",
+      "aria-label": `Dismiss: ${title}`,
+      onclick: () => dismiss(message),
+    }, "\u00d7"),
+  );
+  box().prepend(message);
+  while (box().children.length > 4) box().lastElementChild.remove();
+  return message;
+}

@@ -1,0 +1,868 @@
+// The table: a player's game (their view: own cards, piles, the opponent's card count,
+// their legal actions) or a watcher's public table (R11). Views come from the socket
+// (docs/realtime.md) and, when it is not open, from REST; moves go over the socket when it
+// is open, else over REST, always with `expected_seq` = the view's `seq`.
+
+import { api, ApiError } from "./api.js";
+import { bestSplit, cardFace, cardName, cardShort, compareCards, deadwoodOf } from "./cards.js";
+import { $, flash, h } from "./dom.js";
+import {
+  componentLabel, FORFEIT_REASONS, money, OUTCOMES, plainMoney, plural, signedMoney, VARIANTS,
+} from "./format.js";
+import { Live } from "./live.js";
+import { showNotice, showProblem } from "./notices.js";
+
+const ACTION_TIMEOUT_MS = 8000;
+const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
+const OVER = ["finished", "settled", "aborted"];
+const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
+const CONNECTION_TEXT = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  polling: "Live (without a socket)",
+};
+
+/** A card face: a button in the player's hand, an image elsewhere. */
+export function cardElement(text, { button = false, classes = [], attrs = {} } = {}) {
+  const face = cardFace(text);
+  const body = [
+    h("span", { class: "card-rank", "aria-hidden": "true", text: face.rank }),
+    h("span", { class: "card-suit", "aria-hidden": "true", text: face.symbol }),
+  ];
+  const common = {
+    class: ["card", face.red ? "red" : "black", ...classes],
+    dataset: { card: text },
+    ...attrs,
+  };
+  if (button) return h("button", { type: "button", "aria-label": cardName(text), ...common }, body);
+  return h("span", { role: "img", "aria-label": cardName(text), ...common }, body);
+}
+
+function cardBacks(count, label) {
+  const shown = Math.min(count, 11);
+  return h("div", { class: "backs", role: "img", "aria-label": label },
+    Array.from({ length: shown }, () => h("span", { class: "card back", "aria-hidden": "true" })));
+}
+
+function seconds(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+}
+
+export class TableScreen {
+  constructor(main, { matchId, watch = false, go, refreshWallet }) {
+    this.main = main;
+    this.matchId = matchId;
+    this.watch = watch;
+    this.go = go;
+    this.refreshWallet = refreshWallet;
+    this.view = null;
+    this.live = null;
+    this.presence = {};
+    this.connection = "connecting";
+    this.log = [];
+    this.seenEvents = new Set();
+    this.selected = null;
+    this.pending = null;
+    this.waiting = new Map();
+    this.counter = 0;
+    this.statement = null;
+    this.statementTries = 0;
+    this.confirmResign = false;
+    this.showdownClosed = new Set();
+    this.onKey = (event) => this.key(event);
+  }
+
+  // --- Life cycle ---------------------------------------------------------------------------
+  async start() {
+    this.main.replaceChildren(h("p", { class: "notice", text: "Opening the table…" }));
+    let view;
+    try {
+      view = await api(this.watch ? `matches/${this.matchId}/watch` : `matches/${this.matchId}/view`);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status !== 401 && !this.stopped) {
+        showProblem(error.problem);
+        this.go({ screen: "lobby" });
+      }
+      return;
+    }
+    if (this.stopped) return; // the player went elsewhere meanwhile
+    this.apply(view, []);
+    this.live = new Live({
+      matchId: this.matchId,
+      watch: this.watch,
+      after: view.seq,
+      handlers: {
+        message: (message) => this.message(message),
+        status: (state) => this.connectionChanged(state),
+        fatal: (why, problem) => this.fatal(why, problem),
+      },
+    });
+    this.live.start();
+    document.addEventListener("keydown", this.onKey);
+    this.ticker = window.setInterval(() => this.tick(), 250);
+  }
+
+  stop() {
+    this.stopped = true;
+    if (this.live) this.live.stop();
+    window.clearInterval(this.ticker);
+    window.clearTimeout(this.statementTimer);
+    document.removeEventListener("keydown", this.onKey);
+    for (const waiter of this.waiting.values()) waiter.reject(null);
+    this.waiting.clear();
+  }
+
+  fatal(why, problem) {
+    // The socket's `error` message (shown as it arrived) says why; without one, the page does.
+    if (!problem && why === "not-found") showNotice("This game is not open to you.");
+    else if (!problem) showNotice("This page may not open the game's live connection.");
+    this.connectionChanged("closed");
+  }
+
+  // --- Messages from the socket ---------------------------------------------------------------
+  message(message) {
+    switch (message.type) {
+      case "hello":
+        this.presence = Object.fromEntries((message.presence || []).map((p) => [p.seat, p.connected]));
+        this.apply(message.view, []);
+        break;
+      case "events":
+        this.apply(message.view, message.events || []);
+        break;
+      case "view":
+        this.apply(message.view, []);
+        break;
+      case "presence":
+        this.presence = Object.fromEntries((message.presence || []).map((p) => [p.seat, p.connected]));
+        this.renderPresence();
+        break;
+      case "action_result": {
+        const waiter = this.waiting.get(message.id);
+        if (waiter) waiter.resolve(message);
+        break;
+      }
+      case "error": {
+        const waiter = message.id ? this.waiting.get(message.id) : null;
+        if (waiter) waiter.reject(message.problem);
+        else if (message.problem) showProblem(message.problem);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  connectionChanged(state) {
+    this.connection = state;
+    const status = $("#connection", this.main);
+    if (status) {
+      status.textContent = CONNECTION_TEXT[state] || "Offline";
+      status.dataset.state = state;
+    }
+  }
+
+  // --- State ----------------------------------------------------------------------------------
+  get seat() {
+    return this.watch || !this.view ? null : this.view.match.your_seat;
+  }
+
+  get hand() {
+    return this.view && this.view.hand;
+  }
+
+  get legal() {
+    const hand = this.hand;
+    if (this.watch || !hand || hand.status !== "in_progress") return [];
+    return hand.legal_actions || [];
+  }
+
+  isLegal(kind, card = null) {
+    return this.legal.some((action) => action.kind === kind && (card === null || action.card === card));
+  }
+
+  name(position) {
+    if (position === null || position === undefined) return "Nobody";
+    if (position === this.seat) return "You";
+    const player = this.view.match.players.find((p) => p.position === position);
+    return (player && player.display_name) || `Seat ${position + 1}`;
+  }
+
+  apply(view, events) {
+    if (!view) return;
+    if (this.view && view.seq < this.view.seq) {
+      this.remember(events);
+      return; // an older view than the one on screen (a late REST answer)
+    }
+    const previous = this.view;
+    this.view = view;
+    const fresh = this.remember(events);
+    if (this.pending && this.pending.expectedSeq !== undefined && view.seq > this.pending.expectedSeq) {
+      this.pending = null; // the game moved on past the move in flight: it was applied
+    }
+    const hand = view.hand;
+    if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
+    this.render(previous);
+    this.animate(previous, fresh);
+    const wasOver = previous && OVER.includes(previous.match.status);
+    if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
+    if (!this.watch && ["finished", "settled"].includes(view.match.status) && !this.statement) {
+      this.loadStatement(view.match.status === "settled");
+    }
+  }
+
+  remember(events) {
+    const fresh = [];
+    for (const event of events || []) {
+      if (this.seenEvents.has(event.seq)) continue;
+      this.seenEvents.add(event.seq);
+      fresh.push(event);
+      const text = this.describe(event);
+      if (text) this.log.unshift({ seq: event.seq, text, theirs: !this.watch && event.seat !== null && event.seat !== undefined && event.seat !== this.seat });
+    }
+    this.log = this.log.slice(0, 60);
+    return fresh;
+  }
+
+  describe(event) {
+    const who = this.name(event.seat);
+    const card = event.card ? cardShort(event.card) : null;
+    switch (event.kind) {
+      case "hand_dealt":
+        return `Hand ${event.number || event.hand} dealt by ${this.name(event.dealer)}`;
+      case "take_upcard":
+        return `${who} took the upcard${card ? ` ${card}` : ""}`;
+      case "pass":
+        return `${who} passed on the upcard`;
+      case "draw_stock":
+        return card ? `${who} drew ${card} from the stock` : `${who} drew from the stock`;
+      case "draw_discard":
+        return `${who} took ${card} from the discard pile`;
+      case "discard":
+        return `${who} discarded ${card}`;
+      case "knock":
+        return `${who} knocked`;
+      case "big_gin":
+        return `${who} went Big Gin`;
+      case "stock_reshuffled":
+        return "The discard pile was shuffled into a new stock";
+      case "hand_ended": {
+        const outcome = event.outcome || {};
+        if (outcome.kind === "void") return `Hand ${event.hand} was void`;
+        const scorer = outcome.winner === null || outcome.winner === undefined
+          ? "nobody scores" : `${this.name(outcome.winner)} ${outcome.winner === this.seat ? "score" : "scores"} ${outcome.points}`;
+        return `Hand ${event.hand} ended: ${OUTCOMES[outcome.kind] || outcome.kind}, ${scorer}`;
+      }
+      case "forfeit":
+        return `${who} forfeited the game (${FORFEIT_REASONS[event.reason] || event.reason})`;
+      case "match_finished":
+        return "The game is over";
+      default:
+        return null;
+    }
+  }
+
+  // --- Moves ----------------------------------------------------------------------------------
+  async act(kind, card = null) {
+    if (this.watch || !this.view) return;
+    if (this.pending) return; // one move at a time: the view moves on before the next
+    const hand = this.hand;
+    if (!hand || hand.status !== "in_progress" || this.view.match.status !== "running") return;
+    const expectedSeq = this.view.seq;
+    const mine = { kind, card, expectedSeq };
+    this.pending = mine;
+    this.renderBusy();
+    try {
+      const answer = await this.send({ type: "action", kind, card, expected_seq: expectedSeq },
+        () => api(`matches/${this.matchId}/actions`, {
+          method: "POST", body: { kind, card, expected_seq: expectedSeq },
+        }));
+      if (answer && answer.view) {
+        if (this.pending === mine) this.pending = null;
+        this.apply(answer.view, []);
+      } else if (this.pending === mine) {
+        if (answer && answer.applied && answer.seq > this.view.seq) {
+          // Applied; its view is on its way in an `events` message (apply() clears this).
+          window.setTimeout(() => { if (this.pending === mine) this.refresh(); }, 3000);
+        } else {
+          this.pending = null;
+        }
+      }
+    } catch (problem) {
+      if (this.pending === mine) this.pending = null;
+      if (problem) showProblem(problem);
+    }
+    this.renderBusy();
+  }
+
+  async resign() {
+    this.confirmResign = false;
+    if (this.pending) return;
+    const expectedSeq = this.view.seq;
+    this.pending = { kind: "resign" };
+    this.renderBusy();
+    try {
+      const answer = await this.send({ type: "resign" },
+        () => api(`matches/${this.matchId}/resign`, { method: "POST", body: { expected_seq: expectedSeq } }));
+      this.pending = null;
+      if (answer && answer.view) this.apply(answer.view, []);
+      else this.render(this.view);
+    } catch (problem) {
+      this.pending = null;
+      if (problem) showProblem(problem);
+      this.render(this.view);
+    }
+  }
+
+  /**
+   * Over the socket when it is open (answered by action_result, or error with the problem);
+   * else, or when the socket does not answer in time, over REST (a retry at the same
+   * expected_seq is answered with the current view and applies nothing). Resolves to
+   * {view} (REST) or the action_result; rejects with a problem.
+   */
+  send(message, rest) {
+    const viaRest = async () => {
+      try {
+        return { view: await rest() };
+      } catch (error) {
+        if (error instanceof ApiError) throw error.problem;
+        throw error;
+      }
+    };
+    if (!this.live || !this.live.open) return viaRest();
+    this.counter += 1;
+    const id = `m${this.counter}`;
+    return new Promise((resolve, reject) => {
+      const timer = window.setTimeout(() => {
+        this.waiting.delete(id);
+        viaRest().then(resolve, reject);
+      }, ACTION_TIMEOUT_MS);
+      this.waiting.set(id, {
+        resolve: (value) => { window.clearTimeout(timer); this.waiting.delete(id); resolve(value); },
+        reject: (problem) => { window.clearTimeout(timer); this.waiting.delete(id); reject(problem); },
+      });
+      if (!this.live.send({ ...message, id })) {
+        window.clearTimeout(timer);
+        this.waiting.delete(id);
+        viaRest().then(resolve, reject);
+      }
+    });
+  }
+
+  async refresh() {
+    try {
+      const view = await api(this.watch ? `matches/${this.matchId}/watch` : `matches/${this.matchId}/view`);
+      this.pending = null;
+      this.apply(view, []);
+    } catch (error) {
+      if (error instanceof ApiError && error.status !== 401) showProblem(error.problem);
+    }
+  }
+
+  async loadStatement(settled) {
+    // R10: after settlement, the player's statement (GET /settlements/{match}); the socket
+    // says when the game is settled, and the page also asks again a few times.
+    window.clearTimeout(this.statementTimer);
+    if (this.statement || this.loadingStatement) return;
+    this.loadingStatement = true;
+    try {
+      const body = await api(`settlements/${this.matchId}`);
+      this.statement = body.statement;
+      this.renderStatement();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status === 401) return;
+      if (error.status !== 404) showProblem(error.problem);
+      const delay = SETTLEMENT_RETRY_MS[Math.min(this.statementTries, SETTLEMENT_RETRY_MS.length - 1)];
+      this.statementTries += 1;
+      if (settled || this.statementTries < 30) {
+        this.statementTimer = window.setTimeout(() => this.loadStatement(settled), delay);
+      }
+    } finally {
+      this.loadingStatement = false;
+    }
+  }
+
+  async leaveTable() {
+    try {
+      await api(`tables/${this.view.match.table_id}/leave`, { method: "POST" });
+      this.go({ screen: "lobby" });
+    } catch (error) {
+      if (error instanceof ApiError && error.status !== 401) showProblem(error.problem);
+    }
+  }
+
+  async inviteBot() {
+    try {
+      await api(`tables/${this.view.match.table_id}/bot`, { method: "POST" });
+      await this.refresh();
+    } catch (error) {
+      if (error instanceof ApiError && error.status !== 401) showProblem(error.problem);
+    }
+  }
+
+  // --- Keyboard -------------------------------------------------------------------------------
+  key(event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
+    if (this.watch || !this.hand || $("dialog[open]")) return;
+    const key = event.key.toLowerCase();
+    if (key in SHORTCUTS) {
+      event.preventDefault();
+      this.act(SHORTCUTS[key]);
+    } else if (key === "k") {
+      event.preventDefault();
+      const card = this.selected;
+      if (!card) {
+        showNotice("Choose the card to put down first", "Move to it with the arrow keys, then press K.");
+        return;
+      }
+      this.act("knock", card);
+    }
+  }
+
+  handKey(event) {
+    const cards = Array.from(this.main.querySelectorAll("#hand .card"));
+    const index = cards.indexOf(event.target.closest(".card"));
+    if (index < 0) return;
+    let next = null;
+    if (event.key === "ArrowRight" || event.key === "ArrowDown") next = Math.min(index + 1, cards.length - 1);
+    else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = Math.max(index - 1, 0);
+    else if (event.key === "Home") next = 0;
+    else if (event.key === "End") next = cards.length - 1;
+    if (next === null) return;
+    event.preventDefault();
+    this.select(cards[next].dataset.card, true);
+  }
+
+  select(card, focus = false) {
+    this.selected = card;
+    for (const el of this.main.querySelectorAll("#hand .card")) {
+      const on = el.dataset.card === card;
+      el.tabIndex = on ? 0 : -1;
+      el.classList.toggle("selected", on);
+      el.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on && focus) el.focus();
+    }
+  }
+
+  cardClicked(card) {
+    this.select(card);
+    const hand = this.hand;
+    if (hand && hand.your_turn && hand.phase === "discard") this.act("discard", card);
+  }
+
+  // --- Rendering ------------------------------------------------------------------------------
+  render(previous) {
+    const focused = document.activeElement;
+    const focusKey = focused && focused.dataset ? focused.dataset.key : null;
+    const handCards = Array.from(this.main.querySelectorAll("#hand .card"));
+    const handIndex = handCards.indexOf(focused);
+    const { match } = this.view;
+    const screen = h("section", {
+      class: ["table-screen", this.watch ? "watching" : "playing"],
+      "aria-labelledby": "table-title",
+      dataset: { matchId: match.id, matchStatus: match.status, seq: this.view.seq },
+    },
+    this.renderHead(),
+    match.status === "waiting" ? this.renderWaiting() : null,
+    match.status !== "waiting" ? this.renderBoard() : null,
+    this.renderShowdown(),
+    this.renderResult(),
+    this.watch ? null : h("section", { id: "statement", class: "statement", "aria-live": "polite" }),
+    this.renderLog(),
+    this.renderFooter());
+    this.main.replaceChildren(screen);
+    this.main.setAttribute("aria-busy", "false");
+    if (this.statement) this.renderStatement();
+    this.renderBusy();
+    if (focusKey) {
+      // Focus stays where the player was; a card that left the hand (discarded) hands it
+      // to the card now in its place, so keyboard play goes on without the mouse.
+      let again = this.main.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+      const cards = this.main.querySelectorAll("#hand .card");
+      if (!again && handIndex >= 0 && cards.length) again = cards[Math.min(handIndex, cards.length - 1)];
+      if (again && !again.disabled) again.focus();
+    }
+  }
+
+  renderHead() {
+    const { match } = this.view;
+    const variant = VARIANTS[match.variant] || match.variant;
+    const score = match.variant === "ftk"
+      ? "First to go out wins"
+      : `${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}${match.target ? ` (to ${match.target})` : ""}`;
+    const stake = match.variant === "money"
+      ? `${money(match.stake_per_point)} a point`
+      : match.stake ? `Stake ${money(match.stake)}` : null;
+    return h("header", { class: "table-head" },
+      h("h2", { id: "table-title" },
+        this.watch ? `Watching table ${match.table_id}` : `Table ${match.table_id}`,
+        h("span", { class: "subtitle", text: ` · ${variant}${match.is_practice ? " · practice" : ""}` })),
+      h("p", { class: "table-facts" },
+        stake ? h("span", { text: stake }) : null,
+        h("span", { class: "score", id: "score", text: score }),
+        h("span", { class: "connection", id: "connection", role: "status", dataset: { state: this.connection }, text: CONNECTION_TEXT[this.connection] || "Offline" })));
+  }
+
+  renderWaiting() {
+    const { match } = this.view;
+    return h("section", { class: "waiting", "aria-labelledby": "waiting-title" },
+      h("h3", { id: "waiting-title", text: "Waiting for an opponent…" }),
+      h("p", { text: "The game starts as soon as a second player sits down." }),
+      this.watch ? null : h("div", { class: "button-row" },
+        match.is_practice ? h("button", { type: "button", class: "button primary", onclick: () => this.inviteBot() }, "Play the house bot") : null,
+        h("button", { type: "button", class: "button", onclick: () => this.leaveTable() }, "Leave the table")));
+  }
+
+  renderPlayerBox(position) {
+    const hand = this.hand;
+    const count = hand && hand.card_counts ? hand.card_counts[position] : 0;
+    const connected = this.presence[position];
+    const turn = hand && hand.status === "in_progress" && hand.to_act === position;
+    const name = this.name(position);
+    return h("div", {
+      class: ["player-box", turn ? "to-act" : null],
+      id: `seat-${position}`,
+      dataset: { seat: position },
+    },
+    h("div", { class: "player-name" },
+      h("strong", { text: name }),
+      connected === undefined ? null : h("span", {
+        class: ["presence", connected ? "online" : "offline"],
+        id: `presence-${position}`,
+        text: connected ? "online" : "offline",
+      }),
+      turn ? h("span", { class: "turn-badge", text: "to play" }) : null),
+    hand && hand.status === "in_progress"
+      ? cardBacks(count, `${name === "You" ? "You hold" : `${name} holds`} ${plural(count, "card", "cards")}`)
+      : null);
+  }
+
+  renderBoard() {
+    const hand = this.hand;
+    const opponent = this.watch ? null : 1 - this.seat;
+    const top = hand && hand.discard_pile.length ? hand.discard_pile[hand.discard_pile.length - 1] : null;
+    const board = h("section", { class: "board", "aria-label": "Table" },
+      this.watch
+        ? h("div", { class: "players" }, this.renderPlayerBox(0), this.renderPlayerBox(1))
+        : this.renderPlayerBox(opponent),
+      hand ? h("div", { class: "piles" },
+        h("div", { class: "pile stock", id: "stock" },
+          cardBacks(Math.min(hand.stock_count, 1), "Stock"),
+          h("span", { class: "pile-label", id: "stock-count", text: `Stock: ${plural(hand.stock_count, "card", "cards")}` })),
+        h("div", { class: "pile discard", id: "discard" },
+          top ? cardElement(top, { attrs: { id: "discard-top" } }) : h("span", { class: "card empty", "aria-hidden": "true" }),
+          h("span", { class: "pile-label", text: hand.phase === "upcard_offer" ? "Upcard" : `Discard pile: ${plural(hand.discard_pile.length, "card", "cards")}` }))) : null,
+      hand ? this.renderTurn() : null,
+      this.watch ? null : this.renderActions(),
+      this.watch ? null : this.renderHand());
+    return board;
+  }
+
+  renderTurn() {
+    const hand = this.hand;
+    let text;
+    if (hand.status !== "in_progress") text = hand.status === "ended" ? "The hand is over" : "The hand was abandoned";
+    else if (this.view.match.status !== "running") text = "The game is over";
+    else if (!this.watch && hand.your_turn) {
+      text = {
+        upcard_offer: "Your turn: take the upcard or pass",
+        draw: "Your turn: draw a card",
+        discard: "Your turn: discard a card, or go out",
+      }[hand.phase] || "Your turn";
+    } else {
+      const who = this.name(hand.to_act);
+      text = `${who === "You" ? "Your" : `${who}'s`} turn`;
+    }
+    return h("p", { class: "turn-line", id: "turn", role: "status" },
+      h("span", { id: "turn-text", text }),
+      hand.turn_deadline && hand.status === "in_progress"
+        ? h("span", { class: "countdown", id: "countdown", "aria-label": "Time left for this turn", text: seconds(Date.parse(hand.turn_deadline) - Date.now()) })
+        : null);
+  }
+
+  renderActions() {
+    const hand = this.hand;
+    const buttons = [];
+    const button = (kind, label, shortcut, extra = {}) => h("button", {
+      type: "button",
+      class: ["button", "action", extra.primary ? "primary" : null],
+      dataset: { action: kind, key: `action-${kind}` },
+      "aria-keyshortcuts": shortcut,
+      onclick: () => this.act(kind),
+    }, label, h("kbd", { "aria-hidden": "true", class: "shortcut", text: shortcut }));
+    const top = hand && hand.discard_pile.length ? cardShort(hand.discard_pile[hand.discard_pile.length - 1]) : "";
+    if (this.isLegal("take_upcard")) buttons.push(button("take_upcard", `Take the upcard ${top}`, "T", { primary: true }));
+    if (this.isLegal("pass")) buttons.push(button("pass", "Pass", "P"));
+    if (this.isLegal("draw_stock")) buttons.push(button("draw_stock", "Draw from the stock", "S", { primary: true }));
+    if (this.isLegal("draw_discard")) buttons.push(button("draw_discard", `Take ${top} from the discard pile`, "D"));
+    if (this.isLegal("big_gin")) buttons.push(button("big_gin", "Big Gin", "B", { primary: true }));
+    const knocks = this.legal.filter((action) => action.kind === "knock");
+    let goingOut = null;
+    if (knocks.length) {
+      // R6: every card that may be put down to knock, with the deadwood it leaves.
+      const held = hand.hand;
+      const options = knocks
+        .map((action) => ({ card: action.card, deadwood: deadwoodOf(held.filter((c) => c !== action.card)) }))
+        .sort((a, b) => a.deadwood - b.deadwood || compareCards(a.card, b.card));
+      goingOut = h("div", { class: "going-out", role: "group", "aria-labelledby": "going-out-title" },
+        h("h3", { id: "going-out-title", text: "Go out" }),
+        h("div", { class: "button-row" }, options.map((option) => h("button", {
+          type: "button",
+          class: ["button", "knock", option.deadwood === 0 ? "gin" : null],
+          dataset: { action: "knock", card: option.card, key: `knock-${option.card}` },
+          onclick: () => this.act("knock", option.card),
+        }, option.deadwood === 0
+          ? `Gin: put down ${cardShort(option.card)}`
+          : `Knock: put down ${cardShort(option.card)}, deadwood ${option.deadwood}`))));
+    }
+    return h("div", { class: "actions", id: "actions" },
+      buttons.length ? h("div", { class: "button-row" }, buttons) : null,
+      goingOut);
+  }
+
+  renderHand() {
+    const hand = this.hand;
+    if (!hand || !hand.hand || hand.status !== "in_progress") return null;
+    const split = bestSplit(hand.hand);
+    const discardPhase = hand.your_turn && hand.phase === "discard";
+    if (!this.selected || !hand.hand.includes(this.selected)) this.selected = null;
+    const order = [...split.melds.flatMap((meld) => meld.cards), ...split.deadwood];
+    const focusable = this.selected || order[0];
+    const card = (text, deadwood) => {
+      const taken = hand.taken_from_discard === text;
+      const el = cardElement(text, {
+        button: true,
+        classes: [deadwood ? "deadwood" : "melded", taken ? "taken" : null, text === this.selected ? "selected" : null],
+        attrs: {
+          tabindex: text === focusable ? "0" : "-1",
+          "aria-pressed": text === this.selected ? "true" : "false",
+          "aria-disabled": discardPhase && taken ? "true" : null,
+          title: taken ? "Taken from the pile this turn: it cannot go back (R5)" : null,
+          dataset: { card: text, key: `card-${text}` },
+          onclick: () => this.cardClicked(text),
+          onkeydown: (event) => this.handKey(event),
+          onfocus: () => this.select(text),
+        },
+      });
+      return el;
+    };
+    const groups = split.melds.map((meld) => h("div", {
+      class: ["meld", meld.kind],
+      role: "group",
+      "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
+    }, meld.cards.map((text) => card(text, false))));
+    if (split.deadwood.length) {
+      groups.push(h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
+        split.deadwood.map((text) => card(text, true))));
+    }
+    const deadwood = hand.hand.length === 11
+      ? `Deadwood ${hand.deadwood} after your best discard`
+      : `Deadwood ${hand.deadwood}`;
+    return h("section", { class: "my-hand", "aria-labelledby": "hand-title" },
+      h("div", { class: "section-head" },
+        h("h3", { id: "hand-title", text: "Your hand" }),
+        h("span", { class: "deadwood-count", id: "deadwood", text: deadwood })),
+      h("div", { id: "hand", class: ["hand", discardPhase ? "can-discard" : null], dataset: { count: hand.hand.length } }, groups),
+      discardPhase ? h("p", { class: "hint", text: "Click a card to discard it, or use the arrow keys and Enter." }) : null);
+  }
+
+  showdownSource() {
+    const { hand, previous_hand: previous } = this.view;
+    if (hand && hand.status === "ended" && hand.outcome) return hand;
+    if (previous && previous.outcome && !this.showdownClosed.has(previous.number)) return previous;
+    return null;
+  }
+
+  renderShowdown() {
+    const source = this.showdownSource();
+    if (!source) return null;
+    const { outcome } = source;
+    const number = source.number;
+    const close = source === this.view.previous_hand
+      ? h("button", {
+        type: "button", class: "link-button",
+        onclick: () => { this.showdownClosed.add(number); this.render(this.view); },
+      }, "Close")
+      : null;
+    const head = h("div", { class: "section-head" },
+      h("h3", { id: "showdown-title", text: `Showdown: hand ${number}` }), close);
+    if (outcome.kind === "void" || !outcome.result) {
+      return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title" }, head,
+        h("p", { text: "The hand was void (R7): nobody scores, and the same dealer deals again." }));
+    }
+    const result = outcome.result;
+    const knocker = outcome.knocker;
+    const defender = 1 - knocker;
+    const scorer = outcome.winner === null || outcome.winner === undefined
+      ? "Nobody scores this hand"
+      : `${this.name(outcome.winner)} ${outcome.winner === this.seat ? "score" : "scores"} ${outcome.points}`;
+    const melds = (list, layoffs = []) => h("div", { class: "showdown-melds" },
+      list.map((meld, index) => h("div", {
+        class: ["meld", meld.kind], role: "group",
+        "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
+      },
+      meld.cards.map((text) => cardElement(text)),
+      layoffs.filter((l) => l.meld_index === index).map((l) => cardElement(l.card, { classes: ["laid-off"], attrs: { title: "laid off" } })))));
+    const side = (position, role, list, deadCards, deadwood, extra) => h("div", { class: "showdown-side", dataset: { seat: position } },
+      h("h4", { text: `${this.name(position)} (${role})` }),
+      melds(list, role === "knocker" ? result.layoffs : []),
+      deadCards.length ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
+        deadCards.map((text) => cardElement(text, { classes: ["deadwood"] }))) : null,
+      h("p", { class: "deadwood-count", text: `Deadwood ${deadwood}` }),
+      extra);
+    const layoffText = result.layoffs.length
+      ? h("p", { class: "layoffs", text: `${this.name(defender)} laid off ${result.layoffs.map((l) => cardShort(l.card)).join(", ")}` })
+      : null;
+    const { match } = this.view;
+    const running = match.variant === "ftk" ? null
+      : h("p", { class: "running-score", text: `Running score: ${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}` });
+    return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title", dataset: { hand: number, outcome: outcome.kind } },
+      head,
+      h("p", { class: "showdown-summary", id: "showdown-summary", text: `${OUTCOMES[outcome.kind] || outcome.kind} by ${this.name(knocker)}. ${scorer}.` }),
+      h("div", { class: "showdown-sides" },
+        side(knocker, "knocker", result.knocker_melds, result.knocker_deadwood_cards, result.knocker_deadwood,
+          source.knock_card ? h("p", { class: "knock-card" }, "Put down: ", cardElement(source.knock_card)) : null),
+        side(defender, "defender", result.defender_melds, result.defender_deadwood_cards, result.defender_deadwood, layoffText)),
+      h("p", { class: "hand-score", text: `Hand score: ${outcome.winner === null || outcome.winner === undefined ? "no points" : `${outcome.points} to ${this.name(outcome.winner)}`}` }),
+      running);
+  }
+
+  renderResult() {
+    const { match } = this.view;
+    if (!OVER.includes(match.status)) return null;
+    if (match.status === "aborted") {
+      return h("section", { class: "result", id: "result" }, h("h3", { text: "The game did not start" }));
+    }
+    const result = match.result;
+    if (!result) return null;
+    let headline;
+    if (result.winner_seat === null || result.winner_seat === undefined) headline = "A tie: no money moves";
+    else if (result.winner_seat === this.seat) headline = "You won the game!";
+    else headline = `${this.name(result.winner_seat)} won the game`;
+    const reason = {
+      first_to_knock: `${this.name(result.reached_target)} went out first`,
+      target_reached: `${this.name(result.reached_target)} reached ${result.target}`,
+      forfeit: result.forfeit ? `${this.name(result.forfeit.seat)} forfeited (${FORFEIT_REASONS[result.forfeit.reason] || result.forfeit.reason})` : "a forfeit",
+    }[result.reason] || result.reason;
+    const scores = match.players.map((p) => h("li", {
+      text: `${this.name(p.position)}: ${plural(result.hand_points[p.position], "point", "points")}, ${plural(result.hands_won[p.position], "hand", "hands")} won`,
+    }));
+    const moneyPlay = result.money_play;
+    return h("section", { class: "result", id: "result", "aria-labelledby": "result-title", dataset: { winner: result.winner_seat ?? "none" } },
+      h("h3", { id: "result-title", text: headline }),
+      h("p", { text: `Game over: ${reason}.` }),
+      h("ul", { class: "plain-list" }, scores),
+      moneyPlay ? h("p", { class: "money-play", text: `Final scores (hand points and bonuses): ${match.players.map((p) => `${this.name(p.position)} ${moneyPlay.totals[p.position]}`).join(" · ")}` }) : null,
+      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : "Settling the game…" }));
+  }
+
+  renderStatement() {
+    const box = $("#statement", this.main);
+    const statement = this.statement;
+    if (!box || !statement) return;
+    const wait = $("#statement-wait", this.main);
+    if (wait) wait.textContent = "";
+    const mine = statement.players.find((p) => p.seat === this.seat);
+    const lines = statement.lines.filter((line) => line.seat === this.seat);
+    const currency = statement.currency;
+    box.replaceChildren(
+      h("h3", { id: "statement-title", text: "Your statement" }),
+      h("table", { class: "statement-lines", "aria-labelledby": "statement-title" },
+        h("tbody", {},
+          lines.map((line) => h("tr", { dataset: { component: line.component } },
+            h("th", { scope: "row", text: componentLabel(line.component, line.amount) }),
+            h("td", { text: signedMoney({ amount: line.amount, currency: line.currency || currency }) }))),
+          mine ? [
+            h("tr", { class: "total" }, h("th", { scope: "row", text: "You put in" }), h("td", { text: plainMoney(mine.escrowed) })),
+            h("tr", { class: "total" }, h("th", { scope: "row", text: "Paid out to you" }), h("td", { text: plainMoney(mine.payout) })),
+            h("tr", { class: "total net" }, h("th", { scope: "row", text: "Net" }), h("td", { text: signedMoney(mine.net) })),
+            mine.credited && mine.credited.currency !== currency
+              ? h("tr", {}, h("th", { scope: "row", text: "Credited to your wallet" }), h("td", { text: plainMoney(mine.credited) }))
+              : null,
+          ] : null,
+          statement.fee && statement.fee.amount !== "0" && !/^0(\.0+)?$/.test(statement.fee.amount)
+            ? h("tr", {}, h("th", { scope: "row", text: `House fee (${statement.fee_bps / 100}% of the ${statement.variant === "money" ? "winnings" : "pot"})` }), h("td", { text: plainMoney(statement.fee) }))
+            : null)),
+      h("p", { class: "hint", text: `Reference ${statement.ledger_reference}` }));
+  }
+
+  renderLog() {
+    return h("section", { class: "log", "aria-labelledby": "log-title" },
+      h("h3", { id: "log-title", text: "Moves" }),
+      h("ol", { id: "log", class: "plain-list", "aria-live": "polite", reversed: true },
+        this.log.slice(0, 30).map((entry) => h("li", { class: entry.theirs ? "theirs" : null, dataset: { seq: entry.seq }, text: entry.text }))));
+  }
+
+  renderFooter() {
+    const { match } = this.view;
+    const over = OVER.includes(match.status);
+    const row = h("footer", { class: "table-footer button-row" });
+    if (over || this.watch) {
+      row.append(h("button", { type: "button", class: "button", onclick: () => this.go({ screen: "lobby" }) }, "Back to the lobby"));
+    }
+    if (!this.watch && match.status === "running") {
+      if (this.confirmResign) {
+        row.append(
+          h("p", { class: "warning", text: "Resigning forfeits the game: your opponent wins it (R10)." }),
+          h("button", { type: "button", class: "button danger", onclick: () => this.resign() }, "Resign the game"),
+          h("button", { type: "button", class: "button", onclick: () => { this.confirmResign = false; this.render(this.view); } }, "Keep playing"));
+      } else {
+        row.append(h("button", { type: "button", class: "button subtle", onclick: () => { this.confirmResign = true; this.render(this.view); } }, "Resign…"));
+      }
+    }
+    return row;
+  }
+
+  renderPresence() {
+    for (const [seat, connected] of Object.entries(this.presence)) {
+      const box = $(`#seat-${seat} .player-name`, this.main);
+      if (!box) continue;
+      let badge = $(`#presence-${seat}`, this.main);
+      if (!badge) {
+        badge = h("span", { id: `presence-${seat}` });
+        box.querySelector("strong").after(badge);
+      }
+      badge.className = `presence ${connected ? "online" : "offline"}`;
+      badge.textContent = connected ? "online" : "offline";
+    }
+  }
+
+  renderBusy() {
+    const busy = Boolean(this.pending);
+    for (const el of this.main.querySelectorAll(".action, .knock")) el.disabled = busy;
+    const hand = $("#hand", this.main);
+    if (hand) hand.setAttribute("aria-busy", busy ? "true" : "false");
+  }
+
+  tick() {
+    const el = $("#countdown", this.main);
+    const hand = this.hand;
+    if (!el || !hand || !hand.turn_deadline) return;
+    const left = Date.parse(hand.turn_deadline) - Date.now();
+    el.textContent = seconds(left);
+    el.classList.toggle("urgent", left < 10000);
+  }
+
+  animate(previous, events) {
+    // Light motion for what just changed: the opponent's move, the new top of the pile, a
+    // card just drawn into the player's hand.
+    if (!previous || !previous.hand || !this.hand) return;
+    for (const event of events) {
+      if (event.seat === null || event.seat === undefined || event.seat === this.seat) continue;
+      flash($(`#seat-${event.seat}`, this.main), "moved");
+    }
+    const before = previous.hand.discard_pile;
+    const after = this.hand.discard_pile;
+    if (before.length !== after.length || before[before.length - 1] !== after[after.length - 1]) {
+      flash($("#discard-top", this.main), "arrive");
+    }
+    if (previous.hand.hand && this.hand.hand && previous.hand.number === this.hand.number) {
+      for (const card of this.hand.hand) {
+        if (!previous.hand.hand.includes(card)) flash($(`#hand [data-card="${card}"]`, this.main), "arrive");
+      }
+    }
+  }
+}

@@ -1,0 +1,9 @@
+"""Route of the hosted table page, mounted at /play/ by gin_platform.urls."""
+
+from django.urls import path
+
+from games.web import views
+
+urlpatterns = [
+    path("", views.PlayPageView.as_view(), name="play"),
+]

@@ -1,0 +1,204 @@
+"""Browser tests of the hosted table page (docs/play.md): Debian's chromium, driven by
+Playwright, against a live ASGI server (uvicorn serving ``gin_platform.asgi:application``).
+
+The server is a child process on a free port, started once per session:
+
+- On PostgreSQL (CI) it serves the test database itself, so every test module here is
+  marked ``django_db(transaction=True)``: what the server commits is real, and the
+  database is flushed after each test.
+- On SQLite the test database lives in memory, which no other process can open; the server
+  then runs on its own SQLite file, migrated when it starts.
+
+Either way Celery runs eagerly inside the server (the house bot answers and settlement
+posts on commit) and the channel layer is in memory: one server process holds every socket.
+The tests create what they need over the operator API, as an operator would, and open the
+page from launch URLs minted there. Screenshots of key moments go to
+``var/test-artifacts/browser/`` (docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+from django.db import connection
+
+from tests.browser.pages import ARTIFACTS, CHROMIUM, OperatorApi
+from tests.processes import stop
+
+ROOT = Path(__file__).resolve().parents[2]
+# What the server must not inherit: it picks its own database, broker and channel layer.
+SERVER_ENV_DROP = {
+    "DATABASE_URL",
+    "REDIS_URL",
+    "CELERY_BROKER_URL",
+    "CHANNEL_LAYER_URL",
+    "PUBLIC_BASE_URL",
+    "DJANGO_SETTINGS_MODULE",
+}
+
+
+@dataclass
+class LiveServer:
+    url: str
+    env: dict[str, str]
+    shares_test_database: bool
+
+    def manage(self, *args: str) -> str:
+        """``manage.py <args>`` against the server's database; its standard output."""
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result.stdout
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _database_url(settings: dict) -> str:
+    user = settings.get("USER") or ""
+    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
+    auth = f"{user}{password}@" if user else ""
+    host = settings.get("HOST") or "127.0.0.1"
+    port = settings.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{settings['NAME']}"
+
+
+def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the page server exited:\n{log.read_text()[-3000:]}")
+        try:
+            if requests.get(f"{url}/api/v1/health/live", timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"the page server did not answer within 60 s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium")
+    workdir = tmp_path_factory.mktemp("page-server")
+    on_postgresql = connection.vendor == "postgresql"
+    env = {key: value for key, value in os.environ.items() if key not in SERVER_ENV_DROP}
+    env |= {
+        "DJANGO_SETTINGS_MODULE": "gin_platform.settings",
+        "GIN_ENV": "development",
+        "DEBUG": "0",
+        "GIN_VAR_DIR": str(workdir),
+        # Whole games in a few seconds: the player throttle must not get in the way.
+        "THROTTLE_PLAYER": "100000/min",
+        "THROTTLE_ANON": "100000/min",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if on_postgresql:
+        env["DATABASE_URL"] = _database_url(connection.settings_dict)
+    port = _free_port()
+    server = LiveServer(url=f"http://127.0.0.1:{port}", env=env, shares_test_database=on_postgresql)
+    if not on_postgresql:
+        server.manage("migrate", "--verbosity", "0")
+    log = workdir / "server.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "gin_platform.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--lifespan",
+                "off",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_until_serving(server.url, process, log)
+        yield server
+    finally:
+        stop(process)
+
+
+@pytest.fixture
+def play_server(page_server) -> LiveServer:
+    """The page server for a test of this folder. Each test module is marked
+    ``django_db(transaction=True)``: on PostgreSQL what the server commits is flushed after
+    the test (and the marker is what makes pytest-django create the test database)."""
+    return page_server
+
+
+@pytest.fixture
+def site(play_server, request) -> OperatorApi:
+    """A fresh operator on the live server, with its API key: what the test builds, it
+    builds over the operator API."""
+    slug = f"browser-{request.node.name[:30].lower().replace('_', '-')}-{time.time_ns() % 10**9}"
+    slug = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in slug)
+    key = play_server.manage("create_operator", slug, "--currency", "EUR", "--key-only").strip()
+    return OperatorApi(play_server.url, key)
+
+
+@pytest.fixture
+def browser(play_server) -> Iterator:
+    """Debian's chromium (never a downloaded one: no `playwright install`), started for each
+    test after its database fixtures and stopped before their teardown: Playwright's sync
+    API keeps an event loop running while it is open, and Django refuses database calls
+    (the transactional flush) from a thread with a running loop."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def contexts(browser) -> Iterator:
+    """Browser contexts (one per person: their own sessionStorage), closed after the test;
+    any script error on any page of them fails the test."""
+    opened: list = []
+    errors: list[str] = []
+
+    def new_context(**options):
+        context = browser.new_context(**({"viewport": {"width": 1100, "height": 900}} | options))
+        context.on("page", lambda page: page.on("pageerror", lambda exc: errors.append(str(exc))))
+        opened.append(context)
+        return context
+
+    yield new_context
+    for context in opened:
+        context.close()
+    assert errors == [], f"script errors on the page: {errors}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,215 @@
+"""Driving the hosted table page (docs/play.md) like a person, and the operator API the
+tests build their world with."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "var" / "test-artifacts" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_MS = 20_000
+
+
+class OperatorApi:
+    """An operator's API key on the live server: every write carries an Idempotency-Key."""
+
+    def __init__(self, base_url: str, key: str) -> None:
+        self.base_url = base_url
+        self.http = requests.Session()
+        self.http.headers["Authorization"] = f"Bearer {key}"
+
+    def post(self, path: str, body: dict | None = None, *, expect: int = 201) -> dict:
+        response = self.http.post(
+            f"{self.base_url}/api/v1/{path}",
+            json=body or {},
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+            timeout=30,
+        )
+        assert response.status_code == expect, (path, response.status_code, response.text)
+        return response.json()
+
+    def get(self, path: str) -> dict:
+        response = self.http.get(f"{self.base_url}/api/v1/{path}", timeout=30)
+        assert response.status_code == 200, (path, response.status_code, response.text)
+        return response.json()
+
+    def player(self, name: str, *, deposit: str | None = None) -> dict:
+        player = self.post(
+            "players",
+            {
+                "external_ref": f"{name.lower()}-{uuid.uuid4().hex[:8]}",
+                "display_name": name,
+                "kyc_status": "verified",
+            },
+        )
+        if deposit is not None:
+            self.post(
+                f"players/{player['id']}/deposits",
+                {"amount": deposit, "currency": player["wallet_currency"]},
+            )
+        return player
+
+    def room(self, **fields: Any) -> dict:
+        return self.post("rooms", fields)
+
+    def launch_url(self, player: dict, **options: Any) -> str:
+        return self.post(f"players/{player['id']}/launch", options)["url"]
+
+
+def screenshot(page, name: str) -> Path:
+    """Keep a picture of a key moment under var/test-artifacts/browser/."""
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+class PlayPage:
+    """One person's tab on /play/: what they see, and the moves they make through it."""
+
+    def __init__(self, page, name: str) -> None:
+        self.page = page
+        self.name = name
+
+    # --- Reading the page -----------------------------------------------------------------
+    def seq(self) -> int:
+        value = self.page.locator(".table-screen").get_attribute("data-seq")
+        return int(value) if value is not None else -1
+
+    def wait_seq(self, at_least: int) -> int:
+        self.page.wait_for_function(
+            "n => { const el = document.querySelector('.table-screen');"
+            " return el && Number(el.dataset.seq) >= n; }",
+            arg=at_least,
+            timeout=TIMEOUT_MS,
+        )
+        return self.seq()
+
+    def match_status(self) -> str | None:
+        return self.page.locator(".table-screen").get_attribute("data-match-status")
+
+    def hand(self) -> list[str]:
+        return self.page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+
+    def my_turn(self) -> bool:
+        return self.page.locator("#actions [data-action]").count() > 0 or (
+            self.page.locator("#hand.can-discard").count() > 0
+        )
+
+    def view_from_screen(self) -> dict:
+        """What the player sees, in the shape the engine's bot reads (a player view): the
+        hand, the top of the discard pile and the moves the page offers."""
+        return self.page.evaluate(
+            """() => {
+              const hand = [...document.querySelectorAll('#hand .card')].map(e => e.dataset.card);
+              const top = document.querySelector('#discard-top');
+              const legal = [];
+              for (const b of document.querySelectorAll('#actions [data-action]')) {
+                legal.push({kind: b.dataset.action, card: b.dataset.card || null});
+              }
+              if (document.querySelector('#hand.can-discard')) {
+                for (const c of document.querySelectorAll('#hand .card')) {
+                  if (c.getAttribute('aria-disabled') !== 'true')
+                    legal.push({kind: 'discard', card: c.dataset.card});
+                }
+              }
+              return {hand, discard_pile: top ? [top.dataset.card] : [], legal_actions: legal};
+            }"""
+        )
+
+    def top_card(self) -> str | None:
+        return self.page.evaluate(
+            "() => { const el = document.querySelector('#discard-top'); "
+            "return el ? el.dataset.card : null; }"
+        )
+
+    def log_texts(self) -> list[str]:
+        return self.page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
+
+    # --- Moves ---------------------------------------------------------------------------
+    def press_action(self, kind: str, card: str | None = None) -> None:
+        selector = f'#actions [data-action="{kind}"]'
+        if card is not None:
+            selector += f'[data-card="{card}"]'
+        self.page.locator(selector).click()
+
+    def discard_by_keyboard(self, card: str) -> None:
+        """Arrow keys to the card, Enter to discard it (docs/play.md shortcuts)."""
+        cards = self.hand()
+        self.page.locator('#hand .card[tabindex="0"]').focus()
+        self.page.keyboard.press("Home")
+        for _ in range(cards.index(card)):
+            self.page.keyboard.press("ArrowRight")
+        focused = self.page.evaluate("() => document.activeElement.dataset.card")
+        assert focused == card, (focused, card)
+        self.page.keyboard.press("Enter")
+
+    def play(self, move: dict, *, keyboard: bool = False) -> None:
+        kind, card = move["kind"], move.get("card")
+        if kind == "discard":
+            if keyboard:
+                self.discard_by_keyboard(card)
+            else:
+                self.page.locator(f'#hand .card[data-card="{card}"]').click()
+        elif kind == "knock":
+            self.press_action("knock", card)
+        elif keyboard and kind in ("draw_stock", "draw_discard", "take_upcard", "pass"):
+            key = {"draw_stock": "s", "draw_discard": "d", "take_upcard": "t", "pass": "p"}[kind]
+            self.page.locator("#main").focus()
+            self.page.keyboard.press(key)
+        else:
+            self.press_action(kind)
+
+
+RANK_NAMES = {
+    "A": "Ace", "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "7": "Seven",
+    "8": "Eight", "9": "Nine", "T": "Ten", "J": "Jack", "Q": "Queen", "K": "King",
+}  # fmt: skip
+SUIT_NAMES = {
+    "S": ("spades", "\u2660"),
+    "H": ("hearts", "\u2665"),
+    "D": ("diamonds", "\u2666"),
+    "C": ("clubs", "\u2663"),
+}
+
+
+def card_forms(card: str) -> tuple[str, str]:
+    """How the page can name ``card`` ("QS"): for screen readers and in running text."""
+    rank, suit = card[:-1], card[-1]
+    name, symbol = SUIT_NAMES[suit]
+    return f"{RANK_NAMES[rank]} of {name}", f"{'10' if rank == 'T' else rank}{symbol}"
+
+
+def shown_cards(page) -> set[str]:
+    """Every card a page shows or names: as a card element (data-card), in an aria label
+    (the screen reader's name) or in its text (the moves list)."""
+    seen = page.evaluate(
+        """() => ({
+          codes: [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
+          labels: [...document.querySelectorAll('[aria-label]')]
+            .map(e => e.getAttribute('aria-label')),
+          text: document.body.innerText,
+        })"""
+    )
+    words = " ".join([*seen["labels"], seen["text"]])
+    found = set(seen["codes"])
+    for rank in RANK_NAMES:
+        for suit in SUIT_NAMES:
+            name, short = card_forms(rank + suit)
+            if name in words or re.search(rf"(?<![0-9]){re.escape(short)}", words):
+                found.add(rank + suit)
+    return found
+
+
+def wait_for_log(page, text: str) -> None:
+    """The moves list shows ``text`` (it arrives live: nobody reloads)."""
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('#log li')].some(li => li.textContent === t)",
+        arg=text,
+        timeout=TIMEOUT_MS,
+    )
