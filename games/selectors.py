@@ -280,6 +280,11 @@ def match_for_push(*, match_id: int) -> Match | None:
     return match
 
 
+def match_bot_seat(*, match_id: int) -> int | None:
+    """The house bot's seat in the match, if it plays in it (its presence is constant)."""
+    return Match.objects.filter(pk=match_id).values_list("bot_seat", flat=True).first()
+
+
 def match_seq(*, match_id: int) -> int | None:
     """The match's feed sequence number now (a socket's heartbeat checks it for gaps)."""
     return Match.objects.filter(pk=match_id).values_list("seq", flat=True).first()

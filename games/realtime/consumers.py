@@ -124,7 +124,7 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             "seat": self.audience.seat,
             "seq": match.seq,
             "view": view,
-            "presence": presence.connected_seats(match_id=match.pk),
+            "presence": presence.connected_seats(match_id=match.pk, bot_seat=match.bot_seat),
             "heartbeat_seconds": presence.heartbeat_seconds(),
         }
         self.last_seq = match.seq

@@ -100,11 +100,16 @@ def renew(*, audience: Audience, player_id: object | None) -> None:
         cache.touch(key, listen_ttl())
 
 
-def connected_seats(*, match_id: int, seat_count: int = 2) -> list[dict[str, object]]:
+def connected_seats(
+    *, match_id: int, bot_seat: int | None = None, seat_count: int = 2
+) -> list[dict[str, object]]:
+    """Each seat and whether it is here: a socket of its player is open, or it is the house
+    bot's (which plays from the server and is always here)."""
     keys = [_seat_key(match_id, seat) for seat in range(seat_count)]
     counts = cache.get_many(keys)
     return [
-        {"seat": seat, "connected": (counts.get(key) or 0) > 0} for seat, key in enumerate(keys)
+        {"seat": seat, "connected": seat == bot_seat or (counts.get(key) or 0) > 0}
+        for seat, key in enumerate(keys)
     ]
 
 

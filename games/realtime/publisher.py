@@ -155,6 +155,9 @@ def audience_message(
 
 def presence_changed(*, match_id: int) -> None:
     """A player's socket came or went: tell everybody at the table (not a feed event)."""
-    seats = presence.connected_seats(match_id=match_id)
+    from games import selectors
+
+    bot_seat = selectors.match_bot_seat(match_id=match_id)
+    seats = presence.connected_seats(match_id=match_id, bot_seat=bot_seat)
     message = {"type": PRESENCE, "presence": seats}
     async_to_sync(_send_all)([(audience.group, message) for audience in match_audiences(match_id)])

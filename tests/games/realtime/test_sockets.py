@@ -420,3 +420,19 @@ async def test_the_seated_player_learns_when_the_opponent_arrives(alice, bob, ta
     assert pushed["view"]["match"]["status"] == Match.Status.RUNNING
     assert pushed["events"][0]["kind"] == "hand_dealt"
     await socket.close()
+
+
+async def test_the_house_bot_is_always_present(alice, operator, seeds):
+    table = await sync(
+        lambda: TableFactory(
+            room=RoomFactory(operator=operator, practice=True, stake=100, bot_enabled=True)
+        )
+    )()
+    sat = await sync(lambda: alice.post(f"/api/v1/tables/{table.pk}/sit", {}, format="json"))()
+    assert sat.status_code == 201, sat.content
+    match_id = sat.json()["match_id"]
+    socket = await player_socket(alice, match_id)
+    hello = await socket.receive_type("hello")
+    mine = sat.json()["position"]
+    assert hello["presence"][1 - mine] == {"seat": 1 - mine, "connected": True}
+    await socket.close()
