@@ -209,7 +209,9 @@ def _rename_seq(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def hand_view(*, hand: Hand, seat: int, match_over: bool) -> dict[str, Any]:
-    """``seat``'s view of a hand (engine.player_view), plus the table's facts about it.
+    """``seat``'s view of a hand (engine.player_view), plus the table's facts about it. The
+    engine arranges the player's own cards (``melds``, ``deadwood_cards``, ``best_discard``,
+    R2) and gives each knock's ``deadwood`` (R6): clients show them and work out nothing.
 
     An abandoned hand (the match ended by forfeit during it) reveals its seed once the match
     is over, so its deal can be verified like any other (fairness)."""
@@ -241,12 +243,11 @@ def _abandoned_showdown(hand: Hand) -> dict[str, Any]:
     }
 
 
-def showdown_view(*, hand: Hand, seat: int | None) -> dict[str, Any]:
-    """An ended hand: both arrangements, lay-offs, hand score and the revealed seed (the
-    same for both players and for watchers, ``seat=None``)."""
-    state = _hand_state(hand)
-    full = engine.watcher_view(state) if seat is None else engine.player_view(state, seat)
-    view = _only(full, SHOWDOWN_KEYS)
+def showdown_view(*, hand: Hand) -> dict[str, Any]:
+    """An ended hand: both arrangements, lay-offs, hand score and the revealed seed, the same
+    for both players and for watchers: built from the public view (``engine.watcher_view``),
+    so no player's own arrangement is worked out for it."""
+    view = _only(engine.watcher_view(_hand_state(hand)), SHOWDOWN_KEYS)
     view.update({"number": hand.number, "seed_commitment": hand.seed_commitment})
     return view
 
@@ -255,10 +256,10 @@ def _is_over(match: Match) -> bool:
     return match.status not in (Match.Status.WAITING, Match.Status.RUNNING)
 
 
-def _previous_showdown(previous: Hand | None, *, seat: int | None) -> dict[str, Any] | None:
+def _previous_showdown(previous: Hand | None) -> dict[str, Any] | None:
     if previous is None or previous.status != Hand.Status.ENDED:
         return None
-    return showdown_view(hand=previous, seat=seat)
+    return showdown_view(hand=previous)
 
 
 def game_view(
@@ -290,7 +291,7 @@ def game_view(
             if current is None
             else hand_view(hand=current, seat=seat, match_over=_is_over(match))
         ),
-        "previous_hand": _previous_showdown(latest[1] if len(latest) > 1 else None, seat=seat),
+        "previous_hand": _previous_showdown(latest[1] if len(latest) > 1 else None),
     }
 
 
@@ -334,7 +335,7 @@ def watch_view(*, match: Match) -> dict[str, Any]:
         "hand": (
             None if current is None else watcher_hand_view(hand=current, match_over=_is_over(match))
         ),
-        "previous_hand": _previous_showdown(latest[1] if len(latest) > 1 else None, seat=None),
+        "previous_hand": _previous_showdown(latest[1] if len(latest) > 1 else None),
     }
 
 

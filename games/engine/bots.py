@@ -78,7 +78,8 @@ def choose_action(state: HandState, seat: int, rng: random.Random | None = None)
 def choose_action_from_view(view: dict) -> dict:
     """The built-in bot working from a ``player_view`` dict only (server bot, HTTP demo).
 
-    Returns one of ``view["legal_actions"]``: ``{"kind": "discard", "card": "7H"}``.
+    Returns one of ``view["legal_actions"]`` as a client sends it back (kind and card, without
+    a knock's ``deadwood``): ``{"kind": "discard", "card": "7H"}``.
     """
     hand = coerce_cards(view["hand"])
     pile = view["discard_pile"]

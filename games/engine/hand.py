@@ -259,15 +259,16 @@ def _phase_actions(state: HandState, seat: int) -> tuple[Action, ...]:
     )
 
 
-def _knock_deadwood(state: HandState, action: Action, mask: int) -> int:
-    """R6: the deadwood of the 10 cards shown when knocking with ``action.card``."""
-    return min_deadwood_mask(mask ^ 1 << action.card.index)
+def knock_deadwood(mask: int, card: Card) -> int:
+    """R6: the deadwood of the 10 cards shown when knocking from the 11 in ``mask`` with
+    ``card`` put down (the one figure the knock limit, its refusal and the views use)."""
+    return min_deadwood_mask(mask ^ 1 << card.index)
 
 
 def _going_out_allowed(state: HandState, action: Action, mask: int) -> bool:
     """R6: a knock shows 10 cards within the knock limit; Big Gin melds all 11 cards."""
     if action.kind == KNOCK:
-        return _knock_deadwood(state, action, mask) <= state.rules.knock_limit
+        return knock_deadwood(mask, action.card) <= state.rules.knock_limit
     if action.kind == BIG_GIN:
         return min_deadwood_mask(mask) == 0
     return True
@@ -311,7 +312,7 @@ def _check_legal(state: HandState, action: Action) -> None:
     if _going_out_allowed(state, action, mask):
         return
     if action.kind == KNOCK:  # R6: refused, nothing changes
-        deadwood = _knock_deadwood(state, action, mask)
+        deadwood = knock_deadwood(mask, action.card)
         raise KnockOverLimitError(deadwood=deadwood, limit=state.rules.knock_limit)
     raise IllegalActionError(
         f"{action.kind} is not allowed: not all 11 cards meld (R6)",

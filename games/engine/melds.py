@@ -273,17 +273,18 @@ def arrangement_of_mask(mask: int) -> Arrangement:
     )
 
 
-def best_arrangement(cards: str | Iterable[Card | str]) -> Arrangement:
+def best_arrangement(cards: str | Iterable[Card | str], *, keep: Card | None = None) -> Arrangement:
     """R2: the best arrangement of 10 cards, or of 11 cards with the discard that reaches it.
 
     For 11 cards every discard is tried and the lowest deadwood wins; ties go to the
-    highest-value discard, then to the later card in deck order (deterministic).
+    highest-value discard, then to the later card in deck order (deterministic). ``keep`` is
+    a card that may not be discarded (R5: the one just taken from the discard pile).
     """
     mask = hand_mask(cards)
     if mask.bit_count() == 10:
         return arrangement_of_mask(mask)
     discard = min(
-        mask_to_cards(mask),
+        (card for card in mask_to_cards(mask) if keep is None or card.index != keep.index),
         key=lambda card: (
             min_deadwood_mask(mask ^ 1 << card.index),
             -card_value(card),

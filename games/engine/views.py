@@ -1,9 +1,10 @@
 """Hidden information (docs/games.md): what each viewer may see, as JSON-able dicts.
 
-A player sees their own cards, the discard pile, the stock count, the opponent's card count
-and their own legal actions; watchers see only public information. Nobody sees the stock
-order, and before the hand ends nobody sees the opponent's hand or the server seed. Once the
-hand has ended, the showdown (both arrangements, R8) and the seed are public.
+A player sees their own cards with their best arrangement (R2), the discard pile, the stock
+count, the opponent's card count and their own legal actions (each knock with the deadwood it
+would show, R6); watchers see only public information. Nobody sees the stock order, and before
+the hand ends nobody sees the opponent's hand or the server seed. Once the hand has ended, the
+showdown (both arrangements, R8) and the seed are public.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from games.engine.hand import (
     DRAW_STOCK,
     ENDED,
     HAND_ENDED,
+    KNOCK,
     STOCK_RESHUFFLED,
+    Action,
     Event,
     HandState,
     check_seat,
+    knock_deadwood,
     legal_actions,
     other_seat,
 )
-from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
+from games.engine.melds import best_arrangement
 
 PRIVATE_CARD_EVENTS = (DRAW_STOCK,)  # R5: a stock draw is seen by the drawer only
 
@@ -33,12 +37,18 @@ def _text(card: Card | None) -> str | None:
     return None if card is None else str(card)
 
 
-def own_deadwood(cards: tuple[Card, ...]) -> int:
-    """A player's own deadwood: R2 minimum for 10 cards, best after a discard for 11."""
-    mask = cards_to_mask(cards)
-    if len(cards) == 11:
-        return min_deadwood_after_discard_mask(mask)
-    return min_deadwood_mask(mask)
+def own_arrangement(cards: tuple[Card, ...], *, keep: Card | None = None) -> dict:
+    """A player's own best arrangement (R2), the one that gives their ``deadwood``: 10 cards
+    as they are; 11 cards after the best discard they may make (``best_discard``, in neither
+    ``melds`` nor ``deadwood_cards``; never ``keep``, the card just taken from the pile, R5;
+    None with 10 cards). Only ever built from the viewer's own cards."""
+    arrangement = best_arrangement(cards, keep=keep)
+    return {
+        "deadwood": arrangement.deadwood,
+        "melds": [meld.to_dict() for meld in arrangement.melds],
+        "deadwood_cards": _texts(arrangement.deadwood_cards),
+        "best_discard": _text(arrangement.discard),
+    }
 
 
 def _public(state: HandState) -> dict:
@@ -72,9 +82,22 @@ def _showdown(state: HandState) -> dict:
     }
 
 
-def action_view(action) -> dict:
-    """An action as the client sends it back: ``{"kind": ..., "card": "7H" or None}``."""
-    return {"kind": action.kind, "card": _text(action.card)}
+def action_view(action: Action, held: int) -> dict:
+    """An action as the client sends it back: ``{"kind": ..., "card": "7H" or None}``; a
+    knock also carries the deadwood of the 10 cards it would show (R6; ``held``: the mask of
+    the 11 cards held), so a client never works it out."""
+    view = {"kind": action.kind, "card": _text(action.card)}
+    if action.kind == KNOCK:
+        view["deadwood"] = knock_deadwood(held, action.card)
+    return view
+
+
+def _taken_by(state: HandState, seat: int) -> Card | None:
+    """The card ``seat`` took from the discard pile this turn, if they did (R5: it stays)."""
+    taken = state.taken_from_discard
+    if taken is None or all(card.index != taken.index for card in state.hands[seat]):
+        return None
+    return taken
 
 
 def player_view(state: HandState, seat: int) -> dict:
@@ -82,13 +105,14 @@ def player_view(state: HandState, seat: int) -> dict:
     seat = check_seat(seat)
     view = _public(state)
     hand = sort_by_suit(state.hands[seat])
+    mask = cards_to_mask(hand)
     view.update(
         {
             "seat": seat,
             "hand": _texts(hand),
-            "deadwood": own_deadwood(hand),
+            **own_arrangement(hand, keep=_taken_by(state, seat)),
             "opponent_card_count": len(state.hands[other_seat(seat)]),
-            "legal_actions": [action_view(action) for action in legal_actions(state, seat)],
+            "legal_actions": [action_view(action, mask) for action in legal_actions(state, seat)],
         }
     )
     return view

@@ -184,8 +184,10 @@ def play_to_end(
         to_act = looks[0]["hand"]["to_act"]
         mine = looks[to_act]
         assert mine["hand"]["your_turn"] and not looks[1 - to_act]["hand"]["your_turn"]
-        move = policy(mine["hand"])
-        response = act(seats[to_act], match_id, **move, expected_seq=mine["seq"])
+        move = policy(mine["hand"])  # a legal action as offered (a knock says its deadwood)
+        response = act(
+            seats[to_act], match_id, kind=move["kind"], card=move["card"], expected_seq=mine["seq"]
+        )
         assert response.status_code == 200, response.json()
         record(response, to_act)
     raise AssertionError(f"match {match_id} did not end within {max_actions} actions")

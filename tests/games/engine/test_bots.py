@@ -24,6 +24,7 @@ from games.engine import (
 from games.engine.hand import all_cards
 from tests.games.engine.helpers import state_with
 
+KNOCKABLE = "AS 2S 3S 7H 8H 9H 4D 4C 4S 2C 3D"  # 9 cards meld; knocking with 3D leaves 2
 ENDINGS = {"knock", "gin", "big_gin", "undercut", "void"}
 RULE_OPTIONS = (
     RuleSet(),
@@ -119,6 +120,12 @@ def test_view_bot_returns_one_of_the_views_legal_actions():
     state = deal(seed="view-bot", dealer=0, rules=RuleSet())
     view = player_view(state, 1)
     assert choose_action_from_view(view) in view["legal_actions"]
+    knocking = player_view(
+        state_with(KNOCKABLE, "AH 2H 9D TD TC JC QS KS TH JH", phase="discard"), 0
+    )
+    move = choose_action_from_view(knocking)  # as sent back: without the knock's deadwood
+    assert move == {"kind": "knock", "card": "3D"}
+    assert {**move, "deadwood": 2} in knocking["legal_actions"]
     with pytest.raises(ValueError):
         choose_action_from_view(player_view(state, 0))  # not seat 0's turn
 

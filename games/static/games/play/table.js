@@ -4,7 +4,7 @@
 // is open, else over REST, always with `expected_seq` = the view's `seq`.
 
 import { api, ApiError } from "./api.js";
-import { bestSplit, cardFace, cardName, cardShort, compareCards, deadwoodOf } from "./cards.js";
+import { cardFace, cardName, cardShort, compareCards } from "./cards.js";
 import { $, flash, h } from "./dom.js";
 import {
   componentLabel, FORFEIT_REASONS, money, OUTCOMES, plainMoney, plural, signedMoney, VARIANTS,
@@ -602,10 +602,10 @@ export class TableScreen {
     const knocks = this.legal.filter((action) => action.kind === "knock");
     let goingOut = null;
     if (knocks.length) {
-      // R6: every card that may be put down to knock, with the deadwood it leaves.
-      const held = hand.hand;
+      // R6: every card that may be put down to knock, with the deadwood it leaves (the
+      // server's figure, on each knock action).
       const options = knocks
-        .map((action) => ({ card: action.card, deadwood: deadwoodOf(held.filter((c) => c !== action.card)) }))
+        .map((action) => ({ card: action.card, deadwood: action.deadwood }))
         .sort((a, b) => a.deadwood - b.deadwood || compareCards(a.card, b.card));
       goingOut = h("div", { class: "going-out", role: "group", "aria-labelledby": "going-out-title" },
         h("h3", { id: "going-out-title", text: "Go out" }),
@@ -626,16 +626,20 @@ export class TableScreen {
   renderHand() {
     const hand = this.hand;
     if (!hand || !hand.hand || hand.status !== "in_progress") return null;
-    const split = bestSplit(hand.hand);
+    // The server's arrangement of the player's own cards (R2): melds, deadwood cards and,
+    // with 11 cards, the discard it assumes. The page groups them as given.
+    const melds = hand.melds;
+    const deadCards = hand.deadwood_cards;
+    const bestDiscard = hand.best_discard;
     const discardPhase = hand.your_turn && hand.phase === "discard";
     if (!this.selected || !hand.hand.includes(this.selected)) this.selected = null;
-    const order = [...split.melds.flatMap((meld) => meld.cards), ...split.deadwood];
+    const order = [...melds.flatMap((meld) => meld.cards), ...deadCards, ...(bestDiscard ? [bestDiscard] : [])];
     const focusable = this.selected || order[0];
-    const card = (text, deadwood) => {
+    const card = (text, role) => {
       const taken = hand.taken_from_discard === text;
       const el = cardElement(text, {
         button: true,
-        classes: [deadwood ? "deadwood" : "melded", taken ? "taken" : null, text === this.selected ? "selected" : null],
+        classes: [role, taken ? "taken" : null, text === this.selected ? "selected" : null],
         attrs: {
           tabindex: text === focusable ? "0" : "-1",
           "aria-pressed": text === this.selected ? "true" : "false",
@@ -649,17 +653,25 @@ export class TableScreen {
       });
       return el;
     };
-    const groups = split.melds.map((meld) => h("div", {
+    const groups = melds.map((meld) => h("div", {
       class: ["meld", meld.kind],
       role: "group",
       "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
-    }, meld.cards.map((text) => card(text, false))));
-    if (split.deadwood.length) {
+    }, meld.cards.map((text) => card(text, "melded"))));
+    if (deadCards.length) {
       groups.push(h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
-        split.deadwood.map((text) => card(text, true))));
+        deadCards.map((text) => card(text, "deadwood"))));
     }
-    const deadwood = hand.hand.length === 11
-      ? `Deadwood ${hand.deadwood} after your best discard`
+    if (bestDiscard) {
+      groups.push(h("div", {
+        class: "meld best-discard-group",
+        role: "group",
+        "aria-label": `Best discard: ${cardName(bestDiscard)}`,
+        title: `Putting it down leaves deadwood ${hand.deadwood}`,
+      }, card(bestDiscard, "best-discard")));
+    }
+    const deadwood = bestDiscard
+      ? `Deadwood ${hand.deadwood} after your best discard, ${cardShort(bestDiscard)}`
       : `Deadwood ${hand.deadwood}`;
     return h("section", { class: "my-hand", "aria-labelledby": "hand-title" },
       h("div", { class: "section-head" },
