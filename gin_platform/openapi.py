@@ -16,9 +16,21 @@ operation:
 - ``security`` narrowed to the credentials its permission classes accept (``IsOperator``:
   the operator API key; ``IsPlayer``: the player token; ``IsStaff``: session or basic auth);
 - the required ``Idempotency-Key`` header on operator writes (``@idempotent``), and the
-  ``Idempotent-Replayed`` header their responses may carry.
+  ``Idempotent-Replayed`` header their responses may carry;
+- the ``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers on every
+  response of a throttled operation but its 401 (gin_platform/throttling.py).
 
-The API-fuzzing suite (tests/fuzz/, docs/api-fuzzing.md) checks every response against it.
+It also gives the webhooks (``SPECTACULAR_SETTINGS["WEBHOOKS"]``, OpenAPI 3.1) the headers we
+send with them (event, delivery id, signature), and says null the OpenAPI 3.1 way
+everywhere (``_nullable_as_31``).
+
+Views declare the examples of their refusals with ``problem_response`` and
+``problem_example``: the body is the problem exactly as ``gin_platform.problems`` renders it,
+and the hook files it under ``application/problem+json``.
+
+The API-fuzzing suite (tests/fuzz/, docs/api-fuzzing.md) checks every response against it;
+tests/platform/test_openapi_document.py checks that every operation teaches (summary,
+description, examples) and that every webhook the code sends is documented.
 """
 
 from __future__ import annotations
@@ -26,12 +38,18 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.settings import spectacular_settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 
 from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
 from gin_platform.idempotency import MAX_KEY_LENGTH, REPLAY_HEADER
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer, IsStaff
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
+from gin_platform.problems import PROBLEM_CONTENT_TYPE, Problem
+from gin_platform.throttling import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
+from gin_platform.webhooks import SIGNATURE_HEADER
 
+# A fresh one per write, e.g. a UUID (also what the fuzzer's example phase sends).
+IDEMPOTENCY_KEY_EXAMPLE = "0f8b6a4e-5d0c-4c1b-9f57-2a9e3c7d1b64"
 PROBLEM_COMPONENT = "Problem"
 PROBLEM_REF = {"$ref": f"#/components/schemas/{PROBLEM_COMPONENT}"}
 WRITE_METHODS = frozenset({"post", "put", "patch", "delete"})
@@ -82,6 +100,81 @@ PERMISSION_SCHEMES: dict[type, frozenset[str]] = {
 }
 
 
+_RATE_LIMIT_NOTE = (
+    " Sent with every answer the rate limiter counted or refused (gin_platform/throttling.py; "
+    "IETF draft httpapi-ratelimit-headers); absent when it let the request through unseen "
+    "(cache unreachable) or refused the credentials first."
+)
+RATE_LIMIT_RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    LIMIT_HEADER: {
+        "schema": {"type": "integer", "minimum": 0},
+        "description": "Requests allowed per period (THROTTLE_*) for this caller."
+        + _RATE_LIMIT_NOTE,
+    },
+    REMAINING_HEADER: {
+        "schema": {"type": "integer", "minimum": 0},
+        "description": "How many more requests would pass now; 0 on a 429." + _RATE_LIMIT_NOTE,
+    },
+    RESET_HEADER: {
+        "schema": {"type": "integer", "minimum": 0},
+        "description": "Seconds until nothing sent so far counts any more (Remaining back at "
+        "Limit if no request comes meanwhile). On a 429, Retry-After says when the next "
+        "single request passes." + _RATE_LIMIT_NOTE,
+    },
+}
+
+# What we send with every webhook (gin_platform/webhooks.py, docs/webhooks.md).
+WEBHOOK_HEADERS: list[dict[str, Any]] = [
+    {
+        "in": "header",
+        "name": "X-Gin-Event",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "The event type, as in the body's `type`.",
+    },
+    {
+        "in": "header",
+        "name": "X-Gin-Delivery",
+        "required": True,
+        "schema": {"type": "string", "format": "uuid"},
+        "description": "The event id, as in the body's `id`: drop an id already processed "
+        "(delivery is at least once).",
+    },
+    {
+        "in": "header",
+        "name": SIGNATURE_HEADER,
+        "required": True,
+        "schema": {"type": "string", "pattern": "^t=[0-9]+,v1=[0-9a-f]{64}$"},
+        "description": 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + the raw body, '
+        "keyed with the operator's webhook secret>. Reject a t more than 300 s from your "
+        "clock; compare in constant time (docs/webhooks.md).",
+    },
+]
+
+
+def problem_example(
+    problem: type[Problem],
+    detail: str,
+    *,
+    name: str | None = None,
+    instance: str | None = None,
+    **extensions: Any,
+) -> OpenApiExample:
+    """An example refusal: the problem+json body ``problem`` renders with this detail."""
+    return OpenApiExample(
+        name or problem.slug.replace("-", " "),
+        summary=problem.title,
+        value=problem(detail, **extensions).body(instance),
+        response_only=True,
+    )
+
+
+def problem_response(description: str, *examples: OpenApiExample) -> OpenApiResponse:
+    """An error response with example refusals (``problem_example``); the hook gives it the
+    ``Problem`` schema under ``application/problem+json``."""
+    return OpenApiResponse(OpenApiTypes.OBJECT, description=description, examples=list(examples))
+
+
 def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
     """POSTPROCESSING_HOOKS entry: see the module docstring."""
     views = _views_by_operation(generator, request)
@@ -99,6 +192,14 @@ def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
                 _add_problem_response(operation, status)
             if view is not None and _is_idempotent(view, method):
                 _add_idempotency_header(operation)
+            if view is not None and view.get_throttles():
+                _add_rate_limit_headers(operation)
+    for event, operations in result.get("webhooks", {}).items():
+        for method, operation in operations.items():
+            if method in _HTTP_METHODS:
+                _add_webhook_headers(operation, event)
+    if str(result.get("openapi", "")).startswith("3.1"):
+        _nullable_as_31(result)
     return result
 
 
@@ -135,8 +236,14 @@ def _add_problem_response(operation: dict, status: str) -> None:
     response = responses.setdefault(status, {"description": ERROR_DESCRIPTIONS[status]})
     if not response.get("description"):
         response["description"] = ERROR_DESCRIPTIONS[status]
-    if "content" not in response:
-        response["content"] = {PROBLEM_CONTENT_TYPE: {"schema": PROBLEM_REF}}
+    # Whatever a view declared (problem_response: examples under application/json), errors
+    # are problem+json with the Problem schema; the declared examples are kept.
+    examples: dict[str, Any] = {}
+    for media in response.get("content", {}).values():
+        examples.update(media.get("examples", {}))
+    response["content"] = {PROBLEM_CONTENT_TYPE: {"schema": PROBLEM_REF}}
+    if examples:
+        response["content"][PROBLEM_CONTENT_TYPE]["examples"] = examples
     headers = response.setdefault("headers", {})
     if status == "401":
         headers.setdefault(
@@ -178,10 +285,14 @@ def _is_idempotent(view, method: str) -> bool:
 
 def _add_idempotency_header(operation: dict) -> None:
     parameters = operation.setdefault("parameters", [])
-    if not any(
-        p.get("in") == "header" and p.get("name", "").lower() == IDEMPOTENCY_HEADER.lower()
-        for p in parameters
-    ):
+    for parameter in parameters:
+        if (
+            parameter.get("in") == "header"
+            and parameter["name"].lower() == IDEMPOTENCY_HEADER.lower()
+        ):
+            parameter.setdefault("example", IDEMPOTENCY_KEY_EXAMPLE)
+            break
+    else:
         parameters.append(
             {
                 "in": "header",
@@ -192,6 +303,7 @@ def _add_idempotency_header(operation: dict) -> None:
                     "Unique per operator write. A replay with the same method, path and body "
                     "returns the first response; another request with this key is 422."
                 ),
+                "example": IDEMPOTENCY_KEY_EXAMPLE,
             }
         )
     for status, response in operation.get("responses", {}).items():
@@ -203,3 +315,62 @@ def _add_idempotency_header(operation: dict) -> None:
                     "description": "Present when this is the stored response to a replay",
                 },
             )
+
+
+def _add_rate_limit_headers(operation: dict) -> None:
+    for status, response in operation.get("responses", {}).items():
+        if status == "401":  # credentials are refused before the throttle runs
+            continue
+        headers = response.setdefault("headers", {})
+        for name, header in RATE_LIMIT_RESPONSE_HEADERS.items():
+            headers.setdefault(name, header)
+
+
+def _add_webhook_headers(operation: dict, event: str) -> None:
+    parameters = operation.setdefault("parameters", [])
+    named = {p.get("name") for p in parameters}
+    for header in WEBHOOK_HEADERS:
+        if header["name"] in named:
+            continue
+        if header["name"] == "X-Gin-Event":
+            header = header | {"schema": {"type": "string", "const": event}}
+        parameters.append(header)
+
+
+def _nullable_as_31(node: Any) -> None:
+    """Null as OpenAPI 3.1 (JSON Schema 2020-12) says it:
+
+    - ``nullable: true`` (OpenAPI 3.0, in hand-made schemas such as DRF's paginated lists)
+      becomes ``null`` among the types (or one of the alternatives);
+    - ``oneOf: [X, {"type": "null"}]`` (drf-spectacular's nullable field in 3.1) becomes
+      ``anyOf``: with ``oneOf`` a null that X also accepts (X a JSON field: anything) would
+      match both alternatives and be refused."""
+    if isinstance(node, list):
+        for item in node:
+            _nullable_as_31(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for value in node.values():
+        _nullable_as_31(value)
+    if _NULL in node.get("oneOf", ()) and "anyOf" not in node:
+        node["anyOf"] = node.pop("oneOf")
+    if not isinstance(node.get("nullable"), bool):
+        return
+    if not node.pop("nullable"):
+        return
+    kind = node.get("type")
+    if isinstance(kind, str):
+        node["type"] = [kind, "null"]
+    elif isinstance(kind, list):
+        node["type"] = kind if "null" in kind else [*kind, "null"]
+    else:
+        alternative = {k: node.pop(k) for k in list(node) if k in _SCHEMA_SHAPE_KEYS}
+        node["anyOf"] = [alternative, _NULL]
+        return
+    if isinstance(node.get("enum"), list) and None not in node["enum"]:
+        node["enum"].append(None)
+
+
+_NULL = {"type": "null"}
+_SCHEMA_SHAPE_KEYS = frozenset({"$ref", "allOf", "oneOf", "anyOf", "properties", "items"})

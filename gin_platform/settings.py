@@ -347,6 +347,8 @@ SPECTACULAR_SETTINGS = {
         "RFC 9457 problem+json with a stable `type`."
     ),
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: the document lists the webhooks we send (``webhooks``, a 3.1 field).
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI (/api/v1/docs/) from drf-spectacular-sidecar's static files, served by the
     # app itself: no CDN, so the docs work offline and the page loads nothing from elsewhere.
@@ -356,9 +358,15 @@ SPECTACULAR_SETTINGS = {
     # No validator badge: Swagger UI would send the schema to validator.swagger.io.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # The events we POST to operators (docs/webhooks.md), with their payloads.
+    "WEBHOOKS": [
+        "settlement.api.webhooks.GAME_FINISHED",
+        "settlement.api.webhooks.GAME_SETTLED",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
-    # The default enum hook, then ours: problem+json error responses, per-operation security
-    # and the Idempotency-Key header (gin_platform/openapi.py).
+    # The default enum hook, then ours: problem+json error responses, per-operation security,
+    # the Idempotency-Key and RateLimit-* headers, the webhooks' headers, OpenAPI 3.1 nulls
+    # (gin_platform/openapi.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "gin_platform.openapi.postprocess_schema",
@@ -373,8 +381,28 @@ SPECTACULAR_SETTINGS = {
             ("revoked", "revoked"),
         ],
         "HealthCheckStatusEnum": [("ok", "ok"), ("down", "down")],
+        "WebhookDeliveryStatusEnum": "gin_platform.models.WebhookDelivery.Status",
         "LedgerTransactionKindEnum": "wallet.models.LedgerTransaction.Kind",
         "WalletLimitKindEnum": "wallet.models.LimitKind",
+        # Games and settlement: closed sets as enums, each named once (several share a field
+        # name such as status, state or kind; docs/api.md).
+        "VariantEnum": "games.models.Variant",
+        "TableStatusEnum": "games.models.Table.Status",
+        "MatchStatusEnum": "games.models.Match.Status",
+        "SeatStateEnum": "games.models.Seat.State",
+        "ForfeitReasonEnum": "games.models.Match.ForfeitReason",
+        "LobbyTableStateEnum": [("empty", "empty"), ("waiting", "waiting"), ("playing", "playing")],
+        "HandStatusEnum": [
+            ("in_progress", "in_progress"),
+            ("ended", "ended"),
+            ("abandoned", "abandoned"),
+        ],
+        "FinishedHandStatusEnum": [("ended", "ended"), ("abandoned", "abandoned")],
+        "HandPhaseEnum": "games.engine.PHASES",
+        "ActionKindEnum": "games.engine.ACTION_KINDS",
+        "MatchEventKindEnum": "games.api.choices.MATCH_EVENT_KINDS",
+        "MatchEndReasonEnum": "games.api.choices.MATCH_END_REASONS",
+        "PayoutComponentEnum": "settlement.api.serializers.PAYOUT_COMPONENTS",
     },
 }
 
@@ -411,6 +439,10 @@ CORS_ALLOW_HEADERS = (
 CORS_EXPOSE_HEADERS = (
     "Idempotent-Replayed",
     "Retry-After",
+    # The rate-limit headers of every throttled answer (gin_platform/throttling.py).
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
     "Location",
     "WWW-Authenticate",
     "Content-Disposition",

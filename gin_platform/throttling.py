@@ -27,6 +27,16 @@ The same counter, with ``_full`` and ``_count`` in place of ``_admit``, counts f
 authentications per client address and per credential (``AuthFailureGuard``): consulted
 before the expensive check, incremented only when the check fails.
 
+Every answer of a throttled view says where the caller stands (IETF draft
+httpapi-ratelimit-headers): ``RateLimit-Limit`` (the requests allowed per period),
+``RateLimit-Remaining`` (how many more would pass now: the limit minus the sliding estimate,
+rounded down; 0 on a 429) and ``RateLimit-Reset`` (seconds until nothing the caller sent
+counts any more, so Remaining is back at Limit if no request comes meanwhile; rounded up like
+``Retry-After``, which on a 429 says when the next single request would pass). The throttle
+hands them to the view (DRF writes ``view.headers`` onto the response, success or error), so
+they are on every answer the throttle has counted or refused, and on no other (the health
+probes, failed authentication refused before the throttle runs, a fail-open request).
+
 When the cache cannot be reached (Redis down or refusing connections) the throttle fails
 open: the request is let through and a warning is logged, at most once a minute per process.
 Rate limiting is protection, not correctness (money moves are guarded by row locks and
@@ -42,6 +52,7 @@ import ipaddress
 import logging
 import threading
 import time
+from dataclasses import dataclass
 
 from django.core.cache import cache as default_cache
 from redis.exceptions import RedisError
@@ -59,6 +70,28 @@ CACHE_ERRORS: tuple[type[Exception], ...] = (RedisError, OSError)
 
 # A Redis outage at thousands of requests a second must not flood the log as well.
 WARNING_INTERVAL = 60.0
+
+# The rate-limit answer headers (IETF draft httpapi-ratelimit-headers), in this order.
+LIMIT_HEADER = "RateLimit-Limit"
+REMAINING_HEADER = "RateLimit-Remaining"
+RESET_HEADER = "RateLimit-Reset"
+RATE_LIMIT_HEADERS = (LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER)
+
+
+@dataclass(frozen=True)
+class RateLimitStatus:
+    """Where a caller stands after one request: what the RateLimit-* headers answer."""
+
+    limit: int
+    remaining: int
+    reset: int
+
+    def headers(self) -> dict[str, str]:
+        return {
+            LIMIT_HEADER: str(self.limit),
+            REMAINING_HEADER: str(self.remaining),
+            RESET_HEADER: str(self.reset),
+        }
 
 
 class _Warner:
@@ -190,6 +223,24 @@ class SlidingWindowCounter:
             self.cache.add(key, 0, timeout)
             return self.cache.incr(key)
 
+    def status(self, *, admitted: bool) -> RateLimitStatus:
+        """The RateLimit-* answer after ``_admit`` (module docstring): ``current`` holds the
+        hits before this one, which counts only when it was admitted."""
+        counted = self.current + 1 if admitted else self.current
+        remaining = int(self.num_requests - self._estimate(counted)) if admitted else 0
+        if counted:  # this window's hits slide out over the whole next window
+            until_empty = 2 * self.duration - self.elapsed
+        elif self.previous:  # only the last window's, gone when this one ends
+            until_empty = self.duration - self.elapsed
+        else:
+            until_empty = 0
+        return RateLimitStatus(
+            limit=self.num_requests,
+            remaining=max(remaining, 0),
+            # Whole seconds, never early: the rounding of Retry-After (problem_handler).
+            reset=int(until_empty) + 1 if until_empty > 0 else 0,
+        )
+
     def wait(self) -> float:
         """Seconds until one more hit would be admitted, if no other comes meanwhile."""
         limit, period = self.num_requests, self.duration
@@ -224,10 +275,12 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
             return True
         window = self._open_window()
         try:
-            return self._admit(window)
+            admitted = self._admit(window)
         except CACHE_ERRORS:
             _cache_warning.warn(self.key)
             return True
+        _answer_status(view, self.status(admitted=admitted))
+        return admitted
 
     @staticmethod
     def _scope_for(user) -> str:
@@ -249,6 +302,17 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
         else:
             ident = f"ip:{self.get_ident(request)}"
         return f"throttle:{self.scope}:{ident}"
+
+
+def _answer_status(view, status: RateLimitStatus) -> None:
+    """Have the view answer the RateLimit-* headers (DRF copies ``view.headers`` onto its
+    response, a 429 included). With several throttles the one with the least remaining wins."""
+    headers = getattr(view, "headers", None)
+    if headers is None:
+        return
+    answered = headers.get(REMAINING_HEADER)
+    if answered is None or status.remaining < int(answered):
+        headers.update(status.headers())
 
 
 # --- Failed authentication ---------------------------------------------------------------

@@ -9,13 +9,12 @@ fields of a shape is written once, here.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games import engine
+from games.api.choices import MATCH_EVENT_KINDS
 from games.models import Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import OptionallyDisplayedMoney
@@ -24,15 +23,11 @@ from wallet.amounts import parse_money
 
 
 def choice(choices, **kwargs) -> serializers.ChoiceField:
-    """A ChoiceField whose schema lists the values as a pattern rather than an enum
-    component, so the games schema never collides with another app's ``status``, ``state`` or
-    ``kind`` enum (drf-spectacular names enum components by field name)."""
-    values = [value[0] if isinstance(value, tuple | list) else value for value in choices]
-    schema = {"type": "string", "pattern": "^(" + "|".join(map(re.escape, values)) + ")$"}
-    field_class = extend_schema_field(schema)(
-        type("InlineChoiceField", (serializers.ChoiceField,), {})
-    )
-    return field_class(choices=choices, **kwargs)
+    """A ChoiceField: the schema lists its values as an enum. drf-spectacular names enum
+    components by field name, so each set of games values (a ``status``, ``state`` or
+    ``kind`` that another app also has) is named in SPECTACULAR_SETTINGS
+    ``ENUM_NAME_OVERRIDES`` (``MatchStatusEnum``, ``SeatStateEnum``, ``ActionKindEnum``, ...)."""
+    return serializers.ChoiceField(choices=choices, **kwargs)
 
 
 def parse_amount(value: object, currency: str, field: str) -> int | None:
@@ -338,6 +333,16 @@ class PlayerMatchSummaryOutput(MatchSummaryOutput):
 class LegalActionOutput(serializers.Serializer):
     kind = choice(engine.ACTION_KINDS)
     card = serializers.CharField(allow_null=True)
+    deadwood = serializers.IntegerField(
+        required=False, help_text="knock only: the deadwood of the ten cards it shows (R6)"
+    )
+
+
+class MeldOutput(serializers.Serializer):
+    kind = choice(("set", "run"))
+    cards = serializers.ListField(
+        child=serializers.CharField(), help_text="A run in rank order, a set in suit order (R2)"
+    )
 
 
 class ShowdownOutput(serializers.Serializer):
@@ -371,7 +376,14 @@ class HandViewOutput(serializers.Serializer):
     state_seq = serializers.IntegerField(help_text="The hand's own move counter")
     seat = serializers.IntegerField()
     hand = serializers.ListField(child=serializers.CharField(), help_text="Sorted by suit")
-    deadwood = serializers.IntegerField()
+    deadwood = serializers.IntegerField(help_text="R2; with 11 cards, after the best discard")
+    melds = MeldOutput(many=True, help_text="Your own cards' best arrangement (R2)")
+    deadwood_cards = serializers.ListField(
+        child=serializers.CharField(), help_text="Your cards in no meld: they sum to deadwood"
+    )
+    best_discard = serializers.CharField(
+        allow_null=True, help_text="11 cards: the discard the arrangement assumes; else null"
+    )
     opponent_card_count = serializers.IntegerField()
     discard_pile = serializers.ListField(child=serializers.CharField(), help_text="Top last")
     stock_count = serializers.IntegerField()
@@ -406,9 +418,10 @@ class EventOutput(serializers.Serializer):
     seq = serializers.IntegerField(help_text="Per-match sequence number")
     hand = serializers.IntegerField(help_text="Hand number")
     state_seq = serializers.IntegerField()
-    kind = serializers.CharField(
+    kind = choice(
+        MATCH_EVENT_KINDS,
         help_text="An engine event (take_upcard, pass, draw_stock, draw_discard, discard, "
-        "knock, big_gin, stock_reshuffled, hand_ended) or hand_dealt, forfeit, match_finished"
+        "knock, big_gin, stock_reshuffled, hand_ended) or hand_dealt, forfeit, match_finished",
     )
     seat = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()

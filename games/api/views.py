@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.api import presenters
+from games.api import examples, presenters
 from games.api.filters import EventsFilterInput, MatchFilterInput, RoomFilterInput
 from games.api.serializers import (
     ActionInput,
@@ -62,7 +62,14 @@ class RoomListCreateView(GenericAPIView):
     permission_classes = (IsOperator,)
     serializer_class = RoomOutput
 
-    @extend_schema(parameters=[RoomFilterInput], responses=RoomOutput(many=True), tags=["rooms"])
+    @extend_schema(
+        parameters=[RoomFilterInput],
+        responses=RoomOutput(many=True),
+        tags=["rooms"],
+        summary="List rooms",
+        description="The operator's rooms, active and closed (`active` filters), with their "
+        "variant, rules, stakes, fee and number of tables.",
+    )
     def get(self, request: Request) -> Response:
         filters = _validated(RoomFilterInput, request.query_params)
         rooms = selectors.room_list(operator=request.user.operator, **filters)
@@ -71,10 +78,17 @@ class RoomListCreateView(GenericAPIView):
 
     @extend_schema(
         request=RoomCreateInput,
-        responses={201: RoomOutput, 422: PROBLEMS[422]},
+        responses={
+            201: RoomOutput,
+            400: examples.ROOM_CREATE_INVALID,
+            422: examples.ROOM_CREATE_REFUSED,
+        },
         tags=["rooms"],
-        description="Open a room (R10, R11) with its first tables. Amounts are decimal "
-        "strings in the room's currency.",
+        summary="Open a room",
+        description="Open a room (R10, R11) with its first tables: variant, rule options, "
+        "stake (FTK, Match Play) or stakes per point and cashier bounds (Money Play), fee, "
+        "turn time. Amounts are decimal strings in the room's currency.",
+        examples=examples.ROOM_CREATE,
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -88,13 +102,24 @@ class RoomListCreateView(GenericAPIView):
 class RoomDetailView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses={200: RoomOutput, 404: PROBLEMS[404]}, tags=["rooms"])
+    @extend_schema(
+        responses={200: RoomOutput, 404: PROBLEMS[404]},
+        tags=["rooms"],
+        summary="Show a room",
+        description="One of the operator's rooms with its options and number of tables.",
+    )
     def get(self, request: Request, room_id: str) -> Response:
         room = selectors.room_get(operator=request.user.operator, room_id=room_id)
         return Response(RoomOutput(room).data)
 
     @extend_schema(
-        request=RoomUpdateInput, responses={200: RoomOutput, 404: PROBLEMS[404]}, tags=["rooms"]
+        request=RoomUpdateInput,
+        responses={200: RoomOutput, 404: PROBLEMS[404]},
+        tags=["rooms"],
+        summary="Rename, close or reopen a room",
+        description="Change the name, or close the room (`active: false`: no new seats; games "
+        "being played go on) and reopen it.",
+        examples=examples.ROOM_UPDATE,
     )
     @idempotent
     def patch(self, request: Request, room_id: str) -> Response:
@@ -109,7 +134,14 @@ class RoomDetailView(APIView):
 class RoomTableCreateView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(request=None, responses={201: TableOutput, 404: PROBLEMS[404]}, tags=["rooms"])
+    @extend_schema(
+        request=None,
+        responses={201: TableOutput, 404: PROBLEMS[404]},
+        tags=["rooms"],
+        summary="Add a table to a room",
+        description="One more table with the room's options. No body.",
+        examples=examples.TABLE_CREATE,
+    )
     @idempotent
     def post(self, request: Request, room_id: str) -> Response:
         room = selectors.room_get(operator=request.user.operator, room_id=room_id)
@@ -122,7 +154,12 @@ class MatchListView(GenericAPIView):
     serializer_class = OperatorMatchOutput
 
     @extend_schema(
-        parameters=[MatchFilterInput], responses=OperatorMatchOutput(many=True), tags=["matches"]
+        parameters=[MatchFilterInput],
+        responses=OperatorMatchOutput(many=True),
+        tags=["matches"],
+        summary="List matches",
+        description="The operator's matches, newest first, by status or room: seats, "
+        "scores and result; never a card.",
     )
     def get(self, request: Request) -> Response:
         filters = _validated(MatchFilterInput, request.query_params)
@@ -141,6 +178,7 @@ class MatchDetailView(APIView):
     @extend_schema(
         responses={200: OperatorMatchOutput, 404: PROBLEMS[404]},
         tags=["matches"],
+        summary="Show a match",
         description="A match's seats, scores and result. No cards: those belong to the "
         "players while a hand is played.",
     )
@@ -157,6 +195,7 @@ class LobbyView(GenericAPIView):
     @extend_schema(
         responses=LobbyRoomOutput(many=True),
         tags=["lobby"],
+        summary="Browse the lobby",
         description="Open rooms with their tables, free seats and stakes; amounts also in "
         "the player's display currency (R11).",
     )
@@ -170,7 +209,13 @@ class LobbyView(GenericAPIView):
 class LobbyRoomView(APIView):
     permission_classes = (IsPlayer,)
 
-    @extend_schema(responses={200: LobbyRoomOutput, 404: PROBLEMS[404]}, tags=["lobby"])
+    @extend_schema(
+        responses={200: LobbyRoomOutput, 404: PROBLEMS[404]},
+        tags=["lobby"],
+        summary="Show a lobby room",
+        description="One open room with its tables, who sits where and the free seats; "
+        "amounts also in the player's display currency (R11).",
+    )
     def get(self, request: Request, room_id: str) -> Response:
         room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
         return Response(
@@ -187,8 +232,11 @@ class SitView(APIView):
             201: SeatOutput,
             200: OpenApiResponse(SeatOutput, description="Already seated here: that seat"),
             **PROBLEMS,
+            409: examples.SIT_REFUSED,
         },
         tags=["seats"],
+        summary="Sit down at a table",
+        examples=examples.SIT,
         description="Sit down. At a money table the stake (FTK, Match Play) or the cashier "
         "amount (Money Play) moves into the game's escrow; wallet refusals (insufficient "
         "funds, limits, self-exclusion) pass through and move nothing. The second seat starts "
@@ -210,10 +258,12 @@ class LeaveView(APIView):
 
     @extend_schema(
         request=None,
-        responses={200: SeatOutput, **PROBLEMS},
+        responses={200: SeatOutput, **PROBLEMS, 409: examples.LEAVE_REFUSED},
         tags=["seats"],
+        summary="Leave a table",
         description="Leave the table. Before the match starts the buy-in is refunded; "
-        "leaving a running game forfeits it (R10).",
+        "leaving a running game forfeits it (R10). No body.",
+        examples=examples.LEAVE,
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.table_get(operator=request.user.operator, table_id=table_id)
@@ -226,7 +276,13 @@ class MySeatsView(GenericAPIView):
     permission_classes = (IsPlayer,)
     serializer_class = SeatOutput
 
-    @extend_schema(responses=SeatOutput(many=True), tags=["seats"])
+    @extend_schema(
+        responses=SeatOutput(many=True),
+        tags=["seats"],
+        summary="List my seats",
+        description="The calling player's seats, newest first, with their match's status and "
+        "the amount each put into escrow.",
+    )
     def get(self, request: Request) -> Response:
         player = request.user.player
         page = self.paginate_queryset(selectors.player_seats(player=player))
@@ -248,6 +304,7 @@ class GameView(APIView):
     @extend_schema(
         responses={200: GameViewOutput, 404: PROBLEMS[404]},
         tags=["game"],
+        summary="Show my view of the game",
         description="The seated player's view of the game: own cards sorted by suit, the "
         "discard pile, stock and card counts, scores, whose turn, own legal actions, seed "
         "commitment, turn deadline; after a hand both arrangements, lay-offs, the hand score "
@@ -266,15 +323,12 @@ class ActionView(APIView):
         responses={
             200: GameViewOutput,
             404: PROBLEMS[404],
-            409: OpenApiResponse(
-                description="not-your-turn, stale-sequence, match-not-in-progress"
-            ),
-            422: OpenApiResponse(
-                description="illegal-action (lists legal_actions), "
-                "knock-over-limit (names the deadwood)"
-            ),
+            409: examples.ACTION_CONFLICT,
+            422: examples.ACTION_REFUSED,
         },
         tags=["game"],
+        summary="Play a move",
+        examples=examples.ACTION,
         description="Play: take_upcard, pass, draw_stock, draw_discard, discard (card), "
         "knock (card put down), big_gin. A retry of the action already applied at "
         "expected_seq returns the current view (header Idempotent-Replayed: true) and "
@@ -317,6 +371,7 @@ class EventsView(APIView):
         parameters=[EventsFilterInput],
         responses={200: EventsOutput, 404: PROBLEMS[404]},
         tags=["game"],
+        summary="Read the match's events",
         description="The match's events with a per-match sequence number greater than "
         "`after`, oldest first, each as this player may see it (another player's stock draw "
         "has no card; seeds and hands appear when a hand ends).",
@@ -334,6 +389,7 @@ class WatchView(APIView):
     @extend_schema(
         responses={200: WatchViewOutput, 404: PROBLEMS[404]},
         tags=["watch"],
+        summary="Watch a game",
         description="Watch any game of the operator (R11): the public table only — discard "
         "pile, stock count, card counts, scores, whose turn, the seed commitment. No card of "
         "either hand while it is played; the showdown once a hand has ended.",
@@ -350,6 +406,7 @@ class WatchEventsView(APIView):
         parameters=[EventsFilterInput],
         responses={200: EventsOutput, 404: PROBLEMS[404]},
         tags=["watch"],
+        summary="Read a watched game's events",
         description="The events feed as a watcher may see it: nobody's stock draw shows its "
         "card; hands and seeds appear when a hand ends.",
     )
@@ -365,8 +422,10 @@ class ResignView(APIView):
 
     @extend_schema(
         request=ResignInput,
-        responses={200: GameViewOutput, **PROBLEMS},
+        responses={200: GameViewOutput, **PROBLEMS, 409: examples.RESIGN_REFUSED},
         tags=["game"],
+        summary="Resign the game",
+        examples=examples.RESIGN,
         description="Give the game up (R10: a forfeit, reason `resigned`): the opponent wins "
         "as if first to knock (FTK) or reaching the target; settlement pays out as usual.",
     )
@@ -390,11 +449,14 @@ class BotSeatView(APIView):
             201: SeatOutput,
             200: OpenApiResponse(SeatOutput, description="The bot already sits there"),
             **PROBLEMS,
+            409: examples.BOT_REFUSED,
         },
         tags=["seats"],
+        summary="Invite the house bot to my table",
         description="Practice tables only: a player seated alone invites the house bot to the "
         "second seat, which starts the game. The bot plays for chips on the worker within a "
-        "short delay. Real-money tables: 409 bot-not-allowed.",
+        "short delay. Real-money tables: 409 bot-not-allowed. No body.",
+        examples=examples.BOT,
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.table_get(operator=request.user.operator, table_id=table_id)
@@ -421,6 +483,7 @@ class HandHistoryListView(APIView):
         operation_id="matches_hands_list",
         responses={200: HandHistoryListOutput, 404: PROBLEMS[404]},
         tags=["history"],
+        summary="List a match's finished hands",
         description="Every hand of the match that is over, with its events, both "
         "arrangements, lay-offs, score and revealed seed. For the players of the match and "
         "the operator. A hand still being played is never listed.",
@@ -436,7 +499,9 @@ class HandHistoryDetailView(APIView):
     @extend_schema(
         responses={200: HandHistoryOutput, 404: PROBLEMS[404], 409: PROBLEMS[409]},
         tags=["history"],
-        description="One hand that is over; 409 hand-in-progress while it is played.",
+        summary="Show a finished hand",
+        description="One hand that is over, every card shown: events, both arrangements, "
+        "lay-offs, score and the revealed seed; 409 hand-in-progress while it is played.",
     )
     def get(self, request: Request, match_id: str, number: str) -> Response:
         match = _readable_match(request, match_id)
@@ -451,6 +516,7 @@ class HandFairnessView(APIView):
     @extend_schema(
         responses={200: FairnessOutput, 404: PROBLEMS[404], 409: PROBLEMS[409]},
         tags=["history"],
+        summary="Verify a hand's deal",
         description="Provable fairness (docs/games.md): re-derives the deck from the "
         "revealed seed and checks it against the commitment published before the deal and "
         "against the cards dealt (dealer, both hands, upcard, stock). docs/fairness.md shows "

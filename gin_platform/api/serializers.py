@@ -4,7 +4,14 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from gin_platform.models import Operator, OperatorApiKey, OperatorOrigin, Player, PlayerSession
+from gin_platform.models import (
+    Operator,
+    OperatorApiKey,
+    OperatorOrigin,
+    Player,
+    PlayerSession,
+    WebhookDelivery,
+)
 
 
 class OperatorOutput(serializers.ModelSerializer):
@@ -20,6 +27,10 @@ class OperatorOutput(serializers.ModelSerializer):
             "require_signed_requests",
             "created_at",
         )
+
+
+# A player's KYC statuses, for other apps' serializers (wallet) that answer one.
+KYC_STATUSES = Player.KycStatus.choices
 
 
 class PlayerCreateInput(serializers.Serializer):
@@ -232,9 +243,14 @@ class WebhookAttemptOutput(serializers.Serializer):
 
 class WebhookDeliveryOutput(serializers.Serializer):
     id = serializers.UUIDField()
-    event_type = serializers.CharField()
+    event_type = serializers.CharField(
+        help_text="game.finished or game.settled: the OpenAPI document's `webhooks` describe each"
+    )
     url = serializers.URLField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=WebhookDelivery.Status.choices,
+        help_text="pending (more attempts to come), delivered (a 2xx), failed (10 attempts)",
+    )
     attempt_count = serializers.IntegerField()
     next_attempt_at = serializers.DateTimeField()
     created_at = serializers.DateTimeField()

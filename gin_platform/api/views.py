@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gin_platform import selectors, services
+from gin_platform.api import examples
 from gin_platform.api.serializers import (
     ApiKeyCreateInput,
     ApiKeyIssuedOutput,
@@ -68,15 +69,27 @@ def _text_filter(request: Request, name: str) -> str | None:
 class OperatorMeView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=OperatorOutput, tags=["operators"], operation_id="operators_me")
+    @extend_schema(
+        responses=OperatorOutput,
+        tags=["operators"],
+        operation_id="operators_me",
+        summary="Show the calling operator",
+        description="The operator the API key belongs to: name, status, base currency, "
+        "webhook URL and whether every request must be signed.",
+    )
     def get(self, request: Request) -> Response:
         return Response(OperatorOutput(request.user.operator).data)
 
     @extend_schema(
         request=OperatorUpdateInput,
-        responses=OperatorOutput,
+        responses={200: OperatorOutput, 422: examples.OPERATOR_UPDATE_REFUSED},
         tags=["operators"],
         operation_id="operators_me_update",
+        summary="Set the webhook URL or require signed requests",
+        description="Change the URL webhooks go to (checked now and at every delivery: "
+        "docs/webhooks.md; empty turns them off) and whether every request must carry an "
+        "X-Signature. 422 webhook-url-invalid for a URL we will not post to.",
+        examples=examples.OPERATOR_UPDATE,
     )
     @idempotent
     def patch(self, request: Request) -> Response:
@@ -95,7 +108,10 @@ class WebhookSecretRotateView(APIView):
         request=None,
         responses={201: SecretIssuedOutput},
         tags=["operators"],
-        description="Replace the secret that signs outgoing webhooks; shown once.",
+        summary="Rotate the webhook signing secret",
+        description="Replace the secret that signs outgoing webhooks (X-Gin-Signature); "
+        "shown once. No body. Accept both secrets while your receivers switch over.",
+        examples=examples.WEBHOOK_SECRET,
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -113,7 +129,11 @@ class SigningSecretCreateView(APIView):
         request=None,
         responses={201: SecretIssuedOutput},
         tags=["operators"],
-        description="Add a request-signing secret (several may be active during rotation).",
+        summary="Add a request-signing secret",
+        description="Add a secret to sign requests with (X-Signature, docs/webhooks.md "
+        "'Signing requests'); several may be active during a rotation. No body; the secret "
+        "is shown once.",
+        examples=examples.SIGNING_SECRET_CREATE,
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -127,7 +147,14 @@ class SigningSecretCreateView(APIView):
 class SigningSecretRevokeView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(request=None, responses=SigningSecretOutput, tags=["operators"])
+    @extend_schema(
+        request=None,
+        responses=SigningSecretOutput,
+        tags=["operators"],
+        summary="Revoke a request-signing secret",
+        description="Stop accepting signatures made with this secret, at once. No body.",
+        examples=examples.SIGNING_SECRET_REVOKE,
+    )
     @idempotent
     def post(self, request: Request, secret_id: str) -> Response:
         secret = selectors.signing_secret_get(operator=request.user.operator, secret_id=secret_id)
@@ -142,6 +169,7 @@ class ApiKeyListCreateView(GenericAPIView):
     @extend_schema(
         responses=ApiKeyOutput(many=True),
         tags=["operators"],
+        summary="List the operator's API keys",
         description="The operator's API keys, newest first, revoked ones included. Never the "
         "key itself: only its public prefix.",
     )
@@ -155,8 +183,10 @@ class ApiKeyListCreateView(GenericAPIView):
         request=ApiKeyCreateInput,
         responses={201: ApiKeyIssuedOutput},
         tags=["operators"],
+        summary="Create an API key",
         description="Create an API key. The key is in this response only: store it now (a "
         "replay of the request does not show it again).",
+        examples=examples.API_KEY_CREATE,
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -174,11 +204,13 @@ class ApiKeyRevokeView(APIView):
 
     @extend_schema(
         request=None,
-        responses=ApiKeyOutput,
+        responses={200: ApiKeyOutput, 409: examples.API_KEY_REVOKE_REFUSED},
         tags=["operators"],
         operation_id="api_keys_revoke",
+        summary="Revoke an API key",
         description="Revoke a key at once (the calling key too, if another stays active). The "
-        "operator's last active key cannot be revoked: 409 last-api-key.",
+        "operator's last active key cannot be revoked: 409 last-api-key. No body.",
+        examples=examples.API_KEY_REVOKE,
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
@@ -192,11 +224,13 @@ class ApiKeyRotateView(APIView):
 
     @extend_schema(
         request=ApiKeyRotateInput,
-        responses={201: ApiKeyRotatedOutput},
+        responses={201: ApiKeyRotatedOutput, 422: examples.API_KEY_ROTATE_REFUSED},
         tags=["operators"],
         operation_id="api_keys_rotate",
+        summary="Rotate an API key",
         description="Replace a key: a new key (shown once, in this response only) and the old "
         "one revoked at once or, with grace_seconds, when the grace period ends.",
+        examples=examples.API_KEY_ROTATE,
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
@@ -222,10 +256,13 @@ class WebhookDeliveryListView(GenericAPIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("status", str, enum=["pending", "delivered", "failed"]),
-            OpenApiParameter("event_type", str),
+            OpenApiParameter("event_type", str, description="game.finished or game.settled"),
         ],
         responses=WebhookDeliveryOutput(many=True),
         tags=["webhooks"],
+        summary="List webhook deliveries",
+        description="Every event sent (or being sent) to the operator's webhook URL, newest "
+        "first, with each attempt's status code, duration and error.",
     )
     def get(self, request: Request) -> Response:
         deliveries = selectors.webhook_delivery_list(
@@ -240,7 +277,12 @@ class WebhookDeliveryListView(GenericAPIView):
 class WebhookDeliveryDetailView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=WebhookDeliveryOutput, tags=["webhooks"])
+    @extend_schema(
+        responses=WebhookDeliveryOutput,
+        tags=["webhooks"],
+        summary="Show a webhook delivery",
+        description="One event sent to the operator's webhook URL: its payload and every attempt.",
+    )
     def get(self, request: Request, delivery_id: str) -> Response:
         delivery = selectors.webhook_delivery_get(
             operator=request.user.operator, delivery_id=delivery_id
@@ -251,7 +293,15 @@ class WebhookDeliveryDetailView(APIView):
 class WebhookRedeliverView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(request=None, responses={202: WebhookDeliveryOutput}, tags=["webhooks"])
+    @extend_schema(
+        request=None,
+        responses={202: WebhookDeliveryOutput, 404: examples.REDELIVER_NOT_FOUND},
+        tags=["webhooks"],
+        summary="Send a webhook again",
+        description="Queue one more attempt at once, e.g. after fixing the receiving "
+        "endpoint; a failed delivery becomes pending again. No body.",
+        examples=examples.REDELIVER,
+    )
     @idempotent
     def post(self, request: Request, delivery_id: str) -> Response:
         delivery = selectors.webhook_delivery_get(
@@ -269,6 +319,9 @@ class PlayerListCreateView(GenericAPIView):
         parameters=[OpenApiParameter("external_ref", str, description="Exact match")],
         responses=PlayerOutput(many=True),
         tags=["players"],
+        summary="List players",
+        description="The operator's players, newest first; `external_ref` finds one by your "
+        "own reference.",
     )
     def get(self, request: Request) -> Response:
         players = selectors.player_list(
@@ -277,7 +330,16 @@ class PlayerListCreateView(GenericAPIView):
         page = self.paginate_queryset(players)
         return self.get_paginated_response(PlayerOutput(page, many=True).data)
 
-    @extend_schema(request=PlayerCreateInput, responses={201: PlayerOutput}, tags=["players"])
+    @extend_schema(
+        request=PlayerCreateInput,
+        responses={201: PlayerOutput, 409: examples.PLAYER_CREATE_EXISTS},
+        tags=["players"],
+        summary="Create a player",
+        description="Register one of your players under your own `external_ref` (unique per "
+        "operator) with a wallet currency (the operator's base currency by default) and a "
+        "display currency (R11). 409 player-exists when the reference is taken.",
+        examples=examples.PLAYER_CREATE,
+    )
     @idempotent
     def post(self, request: Request) -> Response:
         data = PlayerCreateInput(data=request.data)
@@ -291,12 +353,25 @@ class PlayerListCreateView(GenericAPIView):
 class PlayerDetailView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=PlayerOutput, tags=["players"])
+    @extend_schema(
+        responses=PlayerOutput,
+        tags=["players"],
+        summary="Show a player",
+        description="One of the operator's players (another operator's is 404).",
+    )
     def get(self, request: Request, player_id: str) -> Response:
         player = selectors.player_get(operator=request.user.operator, player_id=player_id)
         return Response(PlayerOutput(player).data)
 
-    @extend_schema(request=PlayerUpdateInput, responses=PlayerOutput, tags=["players"])
+    @extend_schema(
+        request=PlayerUpdateInput,
+        responses={200: PlayerOutput, 400: examples.PLAYER_UPDATE_INVALID},
+        tags=["players"],
+        summary="Update a player",
+        description="Change the screen name, locale, display currency, status (active, "
+        "suspended, closed) or KYC status; fields left out stay as they are.",
+        examples=examples.PLAYER_UPDATE,
+    )
     @idempotent
     def patch(self, request: Request, player_id: str) -> Response:
         player = selectors.player_get(operator=request.user.operator, player_id=player_id)
@@ -313,9 +388,12 @@ class PlayerSessionCreateView(APIView):
 
     @extend_schema(
         request=PlayerSessionCreateInput,
-        responses={201: PlayerSessionIssuedOutput},
+        responses={201: PlayerSessionIssuedOutput, 422: examples.SESSION_CREATE_REFUSED},
         tags=["players"],
-        description="Mint a short-lived bearer token for the player. The token is shown once.",
+        summary="Mint a player session token",
+        description="Mint a short-lived bearer token for the player (ttl_seconds, 60 to "
+        "86400). The token is shown once.",
+        examples=examples.SESSION_CREATE,
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
@@ -334,7 +412,15 @@ class PlayerSessionCreateView(APIView):
 class PlayerSessionRevokeView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(request=None, responses=PlayerSessionOutput, tags=["players"])
+    @extend_schema(
+        request=None,
+        responses=PlayerSessionOutput,
+        tags=["players"],
+        summary="Revoke a player session",
+        description="End the session at once: its token and the socket tickets minted with "
+        "it stop working. No body.",
+        examples=examples.SESSION_REVOKE,
+    )
     @idempotent
     def post(self, request: Request, player_id: str, session_id: str) -> Response:
         operator = request.user.operator
@@ -354,6 +440,7 @@ class OperatorOriginListCreateView(GenericAPIView):
         responses=OperatorOriginOutput(many=True),
         tags=["operators"],
         operation_id="operator_origins_list",
+        summary="List registered origins",
         description="The origins of the operator's sites (CORS and sockets), newest first.",
     )
     def get(self, request: Request) -> Response:
@@ -364,9 +451,15 @@ class OperatorOriginListCreateView(GenericAPIView):
 
     @extend_schema(
         request=OperatorOriginInput,
-        responses={201: OperatorOriginOutput},
+        responses={
+            201: OperatorOriginOutput,
+            409: examples.ORIGIN_CREATE_EXISTS,
+            422: examples.ORIGIN_CREATE_INVALID,
+        },
         tags=["operators"],
         operation_id="operator_origins_create",
+        summary="Register an origin",
+        examples=examples.ORIGIN_CREATE,
         description="Register an origin (scheme://host[:port], https://): browsers on it may "
         "call the API and open sockets for the operator's players (docs/browser-clients.md). "
         "422 origin-invalid for anything else, 409 origin-exists when already registered.",
@@ -389,8 +482,9 @@ class OperatorOriginDetailView(APIView):
         responses={204: None},
         tags=["operators"],
         operation_id="operator_origins_delete",
+        summary="Remove a registered origin",
         description="Remove a registered origin: its pages can no longer call the API or "
-        "open sockets for the operator's players.",
+        "open sockets for the operator's players. No body; 204 with none.",
     )
     @idempotent
     def delete(self, request: Request, origin_id: str) -> Response:
@@ -410,9 +504,11 @@ class PlayerLaunchView(APIView):
 
     @extend_schema(
         request=LaunchInput,
-        responses={201: LaunchIssuedOutput},
+        responses={201: LaunchIssuedOutput, 422: examples.LAUNCH_REFUSED},
         tags=["players"],
         operation_id="players_launch",
+        summary="Get a game-launch URL for a player",
+        examples=examples.LAUNCH,
         description="The game-launch URL: the hosted table page, signed in as the player "
         "through a single-use launch token good for LAUNCH_TOKEN_TTL_SECONDS (120 s). The "
         "token is shown once: a replay of the request answers 409 secret-not-replayable.",
@@ -446,7 +542,7 @@ class LaunchSessionView(APIView):
         request=LaunchSessionInput,
         responses={
             201: LaunchSessionOutput,
-            401: OpenApiResponse(description="launch-token-invalid: unknown, used or expired"),
+            401: examples.LAUNCH_SESSION_REFUSED,
             403: OpenApiResponse(
                 description="origin-not-allowed: a page the player's operator did not register"
             ),
@@ -454,6 +550,8 @@ class LaunchSessionView(APIView):
         tags=["players"],
         auth=[],
         operation_id="launch_session_create",
+        summary="Exchange a launch token for a player session",
+        examples=examples.LAUNCH_SESSION,
         description="Exchange a launch token (once) for a player session token. 401 "
         "launch-token-invalid when it is unknown, used or expired.",
     )
@@ -488,8 +586,11 @@ class SocketTicketCreateView(APIView):
         responses={201: SocketTicketOutput},
         tags=["realtime"],
         operation_id="socket_tickets_create",
+        summary="Get a ticket to open a WebSocket",
         description="A ticket that opens one WebSocket (/ws/v1/..., ?ticket=) for this "
-        "player within ttl_seconds, while this session stays valid (docs/realtime.md).",
+        "player within ttl_seconds, while this session stays valid (docs/realtime.md). No "
+        "body.",
+        examples=examples.SOCKET_TICKET,
     )
     def post(self, request: Request) -> Response:
         issued = services.socket_ticket_create(
@@ -514,6 +615,7 @@ class HealthView(APIView):
         responses={200: HealthOutput, 503: HealthOutput},
         tags=["health"],
         auth=[{"cookieAuth": []}, {"basicAuth": []}, {}],
+        summary="Check readiness",
         description="No credentials needed: the readiness probe (database and broker). Staff "
         "(session or basic auth) also get the channel-layer check, `detail` and `server`.",
     )
@@ -532,7 +634,14 @@ class LivenessView(APIView):
     authentication_classes = ()
     throttle_classes = ()
 
-    @extend_schema(responses={200: LivenessOutput}, tags=["health"], auth=[])
+    @extend_schema(
+        responses={200: LivenessOutput},
+        tags=["health"],
+        auth=[],
+        summary="Check liveness",
+        description="The process serves requests; checks no dependency (a database outage "
+        "must not make an orchestrator restart healthy web processes). Never throttled.",
+    )
     def get(self, request: Request) -> Response:
         return Response({"status": "ok"})
 
@@ -551,7 +660,14 @@ class ProblemTypeListView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()
 
-    @extend_schema(responses=ProblemTypeOutput(many=True), tags=["problems"], auth=[])
+    @extend_schema(
+        responses=ProblemTypeOutput(many=True),
+        tags=["problems"],
+        auth=[],
+        summary="List problem types",
+        description="Every error `type` the API answers (RFC 9457 problem+json), with its "
+        "status, title and what it means (docs/api-errors.md).",
+    )
     def get(self, request: Request) -> Response:
         types = [_problem_type(p) for slug, p in sorted(REGISTRY.items()) if slug != "about-blank"]
         return Response(types)
@@ -567,6 +683,8 @@ class ProblemTypeDetailView(APIView):
         responses={200: ProblemTypeOutput, 404: OpenApiResponse(description="Unknown type")},
         tags=["problems"],
         auth=[],
+        summary="Explain a problem type",
+        description="What a problem `type` means: its URI `/problems/<slug>` resolves here.",
     )
     def get(self, request: Request, slug: str) -> Response:
         problem = REGISTRY.get(slug)

@@ -1,11 +1,27 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.api.choices import FORFEIT_REASONS, MATCH_END_REASONS, VARIANTS
 from gin_platform.api.serializers import Money
+from settlement import payouts
+
+# The tags of a statement's lines (settlement.payouts): why each amount moves.
+PAYOUT_COMPONENTS = (
+    payouts.STAKE,
+    payouts.POT,
+    payouts.FEE_DEDUCTION,
+    payouts.CASHIER_RETURN,
+    payouts.POINTS,
+    payouts.LINE_BONUS,
+    payouts.TARGET_BONUS,
+    payouts.ZERO_POINT_BONUS,
+    payouts.CAP_ADJUSTMENT,
+)
 
 
 class SettlementOutput(serializers.Serializer):
     match_id = serializers.IntegerField()
-    variant = serializers.CharField()
+    variant = serializers.ChoiceField(choices=VARIANTS)
     currency = serializers.CharField()
     is_practice = serializers.BooleanField()
     escrow = Money()
@@ -67,3 +83,176 @@ class ReconciliationRunOutput(serializers.Serializer):
     transactions_checked = serializers.IntegerField()
     unsettled_games = serializers.IntegerField()
     report = serializers.JSONField()
+
+
+# --- Webhooks (docs/webhooks.md): the events settlement sends the operator -----------------
+# Documentation only (settlement.api.webhooks, the OpenAPI document's `webhooks`): the
+# bodies are built by settlement.services and settlement.statements.
+def _pair(help_text: str = "") -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.IntegerField(), min_length=2, max_length=2, help_text=help_text
+    )
+
+
+def _event_type(name: str) -> serializers.CharField:
+    # A subclass of its own: extend_schema_field marks the class it is given.
+    field_class = type("EventTypeField", (serializers.CharField,), {})
+    field_class = extend_schema_field({"type": "string", "const": name})(field_class)
+    return field_class(help_text=f"Always {name}; also in the X-Gin-Event header")
+
+
+class MoneyPlayScoresOutput(serializers.Serializer):
+    """R10 Money Play final scores per seat (games.engine.MoneyPlayResult)."""
+
+    hand_points = _pair()
+    line_bonus = _pair()
+    target_bonus = _pair()
+    zero_point_bonus = _pair()
+    totals = _pair()
+    winner = serializers.IntegerField(allow_null=True, help_text="Null: equal totals")
+    point_difference = serializers.IntegerField()
+    target = serializers.IntegerField()
+    reached_target = serializers.IntegerField(allow_null=True)
+
+
+class ForfeitRecordOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=FORFEIT_REASONS)
+
+
+class SeatStakeOutput(serializers.Serializer):
+    position = serializers.IntegerField()
+    seat_id = serializers.IntegerField()
+    player_id = serializers.UUIDField()
+    amount = serializers.IntegerField(help_text="In escrow, in minor units of `currency`")
+    currency = serializers.CharField()
+
+
+class MatchResultRecordOutput(serializers.Serializer):
+    """A finished match's result as games records it (docs/games.md "Match result"):
+    amounts are integers in minor units of ``currency``, not decimal strings."""
+
+    format = serializers.IntegerField()
+    match_id = serializers.IntegerField()
+    game_ref = serializers.CharField(help_text="match:<id>, the escrow's reference")
+    variant = serializers.ChoiceField(choices=VARIANTS)
+    reason = serializers.ChoiceField(choices=MATCH_END_REASONS)
+    winner_seat = serializers.IntegerField(
+        allow_null=True, help_text="Null only in Money Play with equal final scores"
+    )
+    reached_target = serializers.IntegerField(
+        allow_null=True, help_text="The seat that knocked first (FTK) or reached the target"
+    )
+    hand_points = _pair()
+    hands_won = _pair()
+    hands_played = serializers.IntegerField()
+    target = serializers.IntegerField(allow_null=True)
+    money_play = MoneyPlayScoresOutput(allow_null=True, help_text="Money Play only")
+    forfeit = ForfeitRecordOutput(allow_null=True)
+    currency = serializers.CharField()
+    is_practice = serializers.BooleanField()
+    fee_bps = serializers.IntegerField()
+    stake = serializers.IntegerField(
+        allow_null=True, help_text="FTK and Match Play, in minor units"
+    )
+    stake_per_point = serializers.IntegerField(
+        allow_null=True, help_text="Money Play, in minor units"
+    )
+    seats = SeatStakeOutput(many=True)
+    finished_at = serializers.DateTimeField()
+
+
+class StatementLineOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player_id = serializers.UUIDField()
+    component = serializers.ChoiceField(
+        choices=PAYOUT_COMPONENTS,
+        help_text="Why the money moves: the own stake back, the pot won or lost, the fee, "
+        "Money Play's points and bonuses, a cashier cap (docs/settlement.md)",
+    )
+    amount = serializers.CharField(help_text='Signed decimal string, e.g. "-4.75"')
+    currency = serializers.CharField()
+
+
+class StatementPlayerOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player_id = serializers.UUIDField()
+    screen_name = serializers.CharField()
+    external_ref = serializers.CharField(help_text="Your own reference for the player")
+    escrowed = Money()
+    payout = Money()
+    net = Money(help_text="payout - escrowed")
+    credited = Money(
+        allow_null=True, help_text="What the wallet received, in the wallet's currency"
+    )
+    fx = serializers.JSONField(
+        allow_null=True, help_text="The rate used when the wallet's currency differs"
+    )
+
+
+class StatementBonusPointsOutput(serializers.Serializer):
+    line_bonus = _pair()
+    target_bonus = _pair()
+    zero_point_bonus = _pair()
+
+
+class StatementMoneyPlayOutput(serializers.Serializer):
+    scores = MoneyPlayScoresOutput()
+    winnings_before_caps = Money()
+    winnings = Money()
+    caps_applied = serializers.ListField(
+        child=serializers.JSONField(), help_text="Each cashier cap that limited the winnings"
+    )
+    bonus_points = StatementBonusPointsOutput()
+
+
+class StatementOutput(serializers.Serializer):
+    """The statement of a settled game (docs/settlement.md): every line of money and why."""
+
+    format = serializers.IntegerField()
+    match_id = serializers.IntegerField()
+    game_ref = serializers.CharField()
+    variant = serializers.ChoiceField(choices=VARIANTS)
+    currency = serializers.CharField()
+    is_practice = serializers.BooleanField()
+    reason = serializers.ChoiceField(choices=MATCH_END_REASONS)
+    winner_seat = serializers.IntegerField(allow_null=True)
+    forfeit = ForfeitRecordOutput(allow_null=True)
+    hand_points = _pair()
+    hands_won = _pair()
+    hands_played = serializers.IntegerField()
+    target = serializers.IntegerField(allow_null=True)
+    stake = Money(allow_null=True)
+    stake_per_point = Money(allow_null=True)
+    fee_bps = serializers.IntegerField()
+    fee = Money()
+    escrow = Money()
+    lines = StatementLineOutput(many=True)
+    players = StatementPlayerOutput(many=True)
+    ledger_reference = serializers.CharField()
+    ledger_transaction_id = serializers.IntegerField()
+    money_play = StatementMoneyPlayOutput(required=False, help_text="Money Play only")
+
+
+class GameFinishedDataOutput(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    result = MatchResultRecordOutput()
+
+
+class GameSettledDataOutput(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    statement = StatementOutput()
+
+
+class GameFinishedWebhook(serializers.Serializer):
+    id = serializers.UUIDField(help_text="The event id (X-Gin-Delivery): drop duplicates by it")
+    type = _event_type("game.finished")
+    created_at = serializers.DateTimeField()
+    data = GameFinishedDataOutput()
+
+
+class GameSettledWebhook(serializers.Serializer):
+    id = serializers.UUIDField(help_text="The event id (X-Gin-Delivery): drop duplicates by it")
+    type = _event_type("game.settled")
+    created_at = serializers.DateTimeField()
+    data = GameSettledDataOutput()

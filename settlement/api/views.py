@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -67,7 +67,12 @@ class SettlementListView(GenericAPIView):
     serializer_class = SettlementOutput
 
     @extend_schema(
-        parameters=PERIOD_PARAMETERS, responses=SettlementOutput(many=True), tags=["settlement"]
+        parameters=PERIOD_PARAMETERS,
+        responses=SettlementOutput(many=True),
+        tags=["settlement"],
+        summary="List settled games",
+        description="The operator's settled games, newest first, each with its statement; "
+        "optionally those settled in a period (`from`, `to`) and one currency.",
     )
     def get(self, request: Request) -> Response:
         params = request.query_params
@@ -90,7 +95,14 @@ class SettlementDetailView(APIView):
 
     permission_classes = (IsOperatorOrPlayer,)
 
-    @extend_schema(responses=SettlementOutput, tags=["settlement"])
+    @extend_schema(
+        responses=SettlementOutput,
+        tags=["settlement"],
+        summary="Show a game's settlement",
+        description="The statement of one settled game: for its operator, and for each of "
+        "its players (who see the other player by screen name, never by your reference). "
+        "The same statement the game.settled webhook carries.",
+    )
     def get(self, request: Request, match_id: str) -> Response:
         if isinstance(request.user, OperatorPrincipal):
             settlement = selectors.settlement_get_for_operator(
@@ -154,7 +166,15 @@ class OperatorReportView(APIView):
     permission_classes = (IsOperator,)
     renderer_classes = (JSONRenderer, CSVRenderer)
 
-    @extend_schema(parameters=REPORT_PARAMETERS, responses=REPORT_RESPONSES, tags=["reports"])
+    @extend_schema(
+        parameters=REPORT_PARAMETERS,
+        responses=REPORT_RESPONSES,
+        tags=["reports"],
+        summary="Download the operator's daily report",
+        description="Turnover, fees, payouts and bonus points per UTC day and currency, and "
+        "each player's stakes, payouts and net, for a period: JSON, or one table as CSV. The "
+        "same cut-off always gives the same report.",
+    )
     def get(self, request: Request) -> Response:
         return _report_response(request, request.user.operator)
 
@@ -170,6 +190,9 @@ class StaffReportView(APIView):
         ],
         responses=REPORT_RESPONSES,
         tags=["backoffice"],
+        summary="Download the daily report of every operator",
+        description="The daily report (as operators get theirs) for one operator by slug, or "
+        "for all of them; back office.",
     )
     def get(self, request: Request) -> Response:
         slug = request.query_params.get("operator")
@@ -183,6 +206,28 @@ class StaffReportView(APIView):
         return _report_response(request, operator)
 
 
+RECONCILIATION_RUN = OpenApiExample(
+    "all good",
+    value={
+        "id": 318,
+        "started_at": "2026-11-29T16:50:16.291769Z",
+        "ok": True,
+        "accounts_checked": 1742,
+        "transactions_checked": 98114,
+        "unsettled_games": 0,
+        "report": {
+            "lines": [
+                "reconciliation at 2026-11-29T16:50:16.277831+00:00: 1742 accounts, 98114 "
+                "transactions, 196230 entries",
+                "OK: the ledger reconciles",
+            ]
+        },
+    },
+    response_only=True,
+    status_codes=["201"],
+)
+
+
 class StaffReconciliationView(GenericAPIView):
     permission_classes = (IsStaff,)
     serializer_class = ReconciliationRunOutput
@@ -193,12 +238,27 @@ class StaffReconciliationView(GenericAPIView):
 
     pagination_class = Pagination
 
-    @extend_schema(responses=ReconciliationRunOutput(many=True), tags=["backoffice"])
+    @extend_schema(
+        responses=ReconciliationRunOutput(many=True),
+        tags=["backoffice"],
+        summary="List reconciliation runs",
+        description="Every recorded reconciliation run, newest first: ledger checks, "
+        "statements against the ledger, games still waiting for settlement.",
+    )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(selectors.reconciliation_runs())
         return self.get_paginated_response(ReconciliationRunOutput(page, many=True).data)
 
-    @extend_schema(request=None, responses={201: ReconciliationRunOutput}, tags=["backoffice"])
+    @extend_schema(
+        request=None,
+        responses={201: ReconciliationRunOutput},
+        tags=["backoffice"],
+        summary="Run a reconciliation now",
+        description="Check the ledger (balances, zero-sum transactions), every statement "
+        "against its ledger transaction and the games waiting over an hour for settlement, "
+        "and record the run (as the periodic job does). No body.",
+        examples=[RECONCILIATION_RUN],
+    )
     def post(self, request: Request) -> Response:
         run = services.reconciliation_run()
         return Response(ReconciliationRunOutput(run).data, status=201)

@@ -55,6 +55,7 @@ def test_a_preflight_from_a_registered_origin_gets_the_cors_headers(mine):
     assert "POST" in response["Access-Control-Allow-Methods"]
     exposed = {h.strip() for h in response["Access-Control-Expose-Headers"].split(",")}
     assert {"Idempotent-Replayed", "Retry-After", "Location"} <= exposed
+    assert {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= exposed
     assert "Access-Control-Allow-Credentials" not in response  # no cookies cross origins
 
 

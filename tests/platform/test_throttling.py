@@ -91,6 +91,94 @@ def test_the_refusal_is_the_throttled_problem_with_retry_after(operator_client, 
     assert response["Retry-After"] == "76"
 
 
+def rate_limit(response) -> tuple[int, int, int]:
+    """The RateLimit-Limit, -Remaining and -Reset of an answer, as integers."""
+    return tuple(int(response[name]) for name in throttling.RATE_LIMIT_HEADERS)
+
+
+@pytest.mark.django_db
+def test_every_answer_says_the_limit_what_remains_and_when_it_resets(operator_client, rates, clock):
+    rates("operator", "5/min")
+    clock.set(at(T0 + 15))
+    answers = [operator_client.get("/api/v1/operators/me") for _ in range(5)]
+
+    assert [a.status_code for a in answers] == [200] * 5
+    # Each request takes one; the hits slide out over the next window, which ends at
+    # T0 + 120: 105 s away, rounded up like Retry-After.
+    assert [rate_limit(a) for a in answers] == [(5, n, 106) for n in (4, 3, 2, 1, 0)]
+
+    clock.set(at(T0 + PERIOD + 30))  # half of the last window's 5 hits have slid out
+    # An error answered after the throttle counted the request says it too.
+    missing = operator_client.get("/api/v1/players/00000000-0000-0000-0000-000000000000")
+    assert missing.status_code == 404
+    assert rate_limit(missing) == (5, 1, 91)  # 5 * 0.5 + 1 = 3.5 taken; gone at T0 + 180
+
+
+@pytest.mark.django_db
+def test_the_refusal_has_nothing_remaining_and_resets_no_sooner_than_retry_after(
+    operator_client, rates, clock
+):
+    rates("operator", "2/min")
+    clock.set(at(T0 + 15))
+    for _ in range(2):
+        operator_client.get("/api/v1/operators/me")
+    refused = [operator_client.get("/api/v1/operators/me") for _ in range(2)]
+
+    for response in refused:
+        assert response.status_code == 429
+        limit, remaining, reset = rate_limit(response)
+        assert (limit, remaining) == (2, 0)
+        # Retry-After: when one more request passes (76 s); Reset: when both hits are gone.
+        assert reset == 106 >= int(response["Retry-After"]) == 76
+
+
+@pytest.mark.django_db
+def test_answers_the_throttle_did_not_count_carry_no_rate_limit(rates, clock):
+    rates("anon", "2/min")
+    client = APIClient()
+    health = client.get("/api/v1/health")  # never throttled
+    unknown_key = client.get("/api/v1/operators/me", HTTP_AUTHORIZATION="Bearer gop_x_y")
+
+    assert health.status_code == 200 and unknown_key.status_code == 401
+    for response in (health, unknown_key):
+        assert not any(name in response for name in throttling.RATE_LIMIT_HEADERS)
+
+
+def test_the_status_weighs_the_last_window_like_the_admission(rates, clock):
+    rates("anon", "10/min")
+    request = caller()
+
+    def answer() -> dict[str, str]:
+        view = SimpleNamespace(headers={})
+        PrincipalRateThrottle().allow_request(request, view)
+        return view.headers
+
+    assert [answer()["RateLimit-Remaining"] for _ in range(10)] == [str(n) for n in range(10)][::-1]
+    clock.set(at(T0 + PERIOD))  # the last window's 10 hits weigh fully, none in this one yet
+    assert answer() == {
+        "RateLimit-Limit": "10",
+        "RateLimit-Remaining": "0",
+        "RateLimit-Reset": "61",
+    }
+    clock.set(at(T0 + PERIOD + 45))  # a quarter of them still weighs: 2.5 + 1 taken
+    assert answer() == {
+        "RateLimit-Limit": "10",
+        "RateLimit-Remaining": "6",
+        "RateLimit-Reset": "76",
+    }
+    clock.set(at(T0 + 5 * PERIOD))  # long quiet: a fresh bucket
+    assert answer()["RateLimit-Remaining"] == "9"
+
+
+def test_with_several_throttles_the_tightest_answers(rates, clock):
+    rates("anon", "10/min")
+    view = SimpleNamespace(headers={})
+    for ip, hits in (("198.51.100.1", 1), ("198.51.100.2", 4), ("198.51.100.3", 2)):
+        for _ in range(hits):
+            PrincipalRateThrottle().allow_request(caller(ip=ip), view)
+    assert view.headers["RateLimit-Remaining"] == "6"
+
+
 @pytest.mark.django_db
 def test_anonymous_callers_are_limited_per_address(rates, clock):
     rates("anon", "3/min")

@@ -13,7 +13,7 @@ import json
 from rest_framework import serializers
 
 from gin_platform.api.fields import DecimalString
-from gin_platform.api.serializers import DisplayedMoney, Money
+from gin_platform.api.serializers import KYC_STATUSES, DisplayedMoney, Money
 from gin_platform.parsers import json_shape
 from wallet.models import Account, LedgerTransaction, LimitKind, LimitPeriod
 
@@ -96,7 +96,7 @@ class WalletOutput(serializers.Serializer):
     player_id = serializers.UUIDField()
     balance = DisplayedMoney()
     practice_balance = Money()
-    kyc_status = serializers.CharField()
+    kyc_status = serializers.ChoiceField(choices=KYC_STATUSES)
     self_excluded_until = serializers.DateTimeField(allow_null=True)
 
 

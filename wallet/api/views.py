@@ -28,7 +28,7 @@ from gin_platform.principals import actor_for
 from gin_platform.problems import NotFoundProblem
 from wallet import selectors, services
 from wallet.amounts import parse_amount, parse_currency
-from wallet.api import presenters
+from wallet.api import examples, presenters
 from wallet.api.serializers import (
     CashierCapsInput,
     CashierCapsOutput,
@@ -85,7 +85,14 @@ def _filters(request: Request) -> dict:
 class PlayerWalletView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=WalletOutput, tags=["wallet"], operation_id="players_wallet")
+    @extend_schema(
+        responses=WalletOutput,
+        tags=["wallet"],
+        operation_id="players_wallet",
+        summary="Show a player's wallet",
+        description="The player's balance in the wallet currency (and in their display "
+        "currency, R11), practice chips, KYC status and any self-exclusion.",
+    )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         return Response(WalletOutput(presenters.wallet_summary(player=player)).data)
@@ -128,9 +135,15 @@ class DepositCreateView(_CashierView):
 
     @extend_schema(
         request=CashierInput,
-        responses={201: WalletOperatorTransactionOutput},
+        responses={
+            201: WalletOperatorTransactionOutput,
+            403: examples.DEPOSIT_SELF_EXCLUDED,
+            422: examples.DEPOSIT_REFUSED,
+        },
         parameters=[IDEMPOTENCY_PARAMETER],
         tags=["wallet"],
+        summary="Deposit into a player's wallet",
+        examples=examples.DEPOSIT,
         description="Credit the player's wallet (wallet currency only). Refused with its own "
         "problem type: amount-invalid, amount-too-precise, amount-not-positive, "
         "unknown-currency, currency-mismatch, player-inactive, self-excluded, "
@@ -146,9 +159,15 @@ class WithdrawalCreateView(_CashierView):
 
     @extend_schema(
         request=CashierInput,
-        responses={201: WalletOperatorTransactionOutput},
+        responses={
+            201: WalletOperatorTransactionOutput,
+            403: examples.WITHDRAWAL_KYC,
+            409: examples.WITHDRAWAL_INSUFFICIENT,
+        },
         parameters=[IDEMPOTENCY_PARAMETER],
         tags=["wallet"],
+        summary="Withdraw from a player's wallet",
+        examples=examples.WITHDRAWAL,
         description="Debit the player's wallet. Needs kyc_status 'verified'; never blocked by "
         "self-exclusion. Refused: kyc-required, insufficient-funds, amount-below-minimum, "
         "cap-exceeded and the amount/currency problems.",
@@ -166,6 +185,10 @@ class PlayerTransactionListView(GenericAPIView):
         parameters=TRANSACTION_FILTERS,
         responses=WalletOperatorTransactionOutput(many=True),
         tags=["wallet"],
+        summary="List a player's transactions",
+        description="Every ledger transaction that touched the player's wallet, newest "
+        "first: deposits, withdrawals, buy-ins, settlements, reversals, practice chips; with "
+        "its entries, any FX and your metadata.",
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
@@ -179,7 +202,13 @@ class PlayerTransactionListView(GenericAPIView):
 class PlayerTransactionDetailView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=WalletOperatorTransactionOutput, tags=["wallet"])
+    @extend_schema(
+        responses=WalletOperatorTransactionOutput,
+        tags=["wallet"],
+        summary="Show one of a player's transactions",
+        description="One ledger transaction of the player's wallet, with its entries, FX and "
+        "your metadata.",
+    )
     def get(self, request: Request, player_id: str, transaction_id: str) -> Response:
         player = _player(request, player_id)
         txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
@@ -190,7 +219,13 @@ class PlayerTransactionDetailView(APIView):
 class PlayerLimitsView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=LimitOutput(many=True), tags=["wallet-limits"])
+    @extend_schema(
+        responses=LimitOutput(many=True),
+        tags=["wallet-limits"],
+        summary="Show a player's limits",
+        description="The player's deposit and loss limits per day, week and month: the amount "
+        "in force, any pending change, what is used and left in the current window.",
+    )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         states = [presenters.limit_state(s) for s in selectors.player_limit_states(player=player)]
@@ -198,9 +233,11 @@ class PlayerLimitsView(APIView):
 
     @extend_schema(
         request=LimitChangeInput,
-        responses=LimitOutput,
+        responses={200: LimitOutput, 422: examples.LIMIT_SET_REFUSED},
         parameters=[IDEMPOTENCY_PARAMETER],
         tags=["wallet-limits"],
+        summary="Set a player's deposit or loss limit",
+        examples=examples.LIMIT_SET,
         description="Set one deposit or loss limit (day, week, month) in the wallet currency. "
         "A decrease applies at once; an increase or a removal (amount null) after 24 hours.",
     )
@@ -233,7 +270,13 @@ class PlayerLimitHistoryView(GenericAPIView):
     permission_classes = (IsOperator,)
     serializer_class = LimitChangeOutput
 
-    @extend_schema(responses=LimitChangeOutput(many=True), tags=["wallet-limits"])
+    @extend_schema(
+        responses=LimitChangeOutput(many=True),
+        tags=["wallet-limits"],
+        summary="List a player's limit changes",
+        description="Every change to the player's limits, newest first, with when it takes "
+        "effect and who made it.",
+    )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         page = self.paginate_queryset(selectors.player_limit_history(player=player))
@@ -244,7 +287,13 @@ class PlayerLimitHistoryView(GenericAPIView):
 class SelfExclusionView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=SelfExclusionStatusOutput, tags=["wallet-limits"])
+    @extend_schema(
+        responses=SelfExclusionStatusOutput,
+        tags=["wallet-limits"],
+        summary="Show a player's self-exclusion",
+        description="Whether the player is self-excluded now, until when, and every "
+        "exclusion they took.",
+    )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         until = selectors.self_excluded_until(player=player)
@@ -259,9 +308,11 @@ class SelfExclusionView(APIView):
 
     @extend_schema(
         request=SelfExclusionInput,
-        responses={201: SelfExclusionOutput},
+        responses={201: SelfExclusionOutput, 422: examples.SELF_EXCLUSION_REFUSED},
         parameters=[IDEMPOTENCY_PARAMETER],
         tags=["wallet-limits"],
+        summary="Self-exclude a player",
+        examples=examples.SELF_EXCLUSION,
         description="Exclude the player from deposits and real-money tables for `days` days. "
         "It cannot be lifted or shortened; withdrawals and payouts stay possible.",
     )
@@ -310,11 +361,14 @@ class PracticeTopUpCreateView(APIView):
         responses={
             201: WalletOperatorTransactionOutput,
             200: OpenApiResponse(WalletOutput, description="Nothing to top up: the wallet"),
+            409: examples.TOP_UP_TOO_SOON,
         },
         parameters=[IDEMPOTENCY_PARAMETER],
         tags=["wallet"],
         operation_id="players_wallet_practice_chips_top_up",
-        description=PRACTICE_TOP_UP_DESCRIPTION,
+        summary="Top a player's practice chips up",
+        description=PRACTICE_TOP_UP_DESCRIPTION + " No body.",
+        examples=examples.OPERATOR_TOP_UP,
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
@@ -325,7 +379,13 @@ class PracticeTopUpCreateView(APIView):
 class OperatorCashierCapsView(APIView):
     permission_classes = (IsOperator,)
 
-    @extend_schema(responses=CashierCapsOutput(many=True), tags=["wallet"])
+    @extend_schema(
+        responses=CashierCapsOutput(many=True),
+        tags=["wallet"],
+        summary="List the operator's cashier caps",
+        description="Per currency: minimum and maximum deposit and withdrawal, daily, weekly "
+        "and monthly deposit caps (set by back-office staff; null: no cap).",
+    )
     def get(self, request: Request) -> Response:
         caps = selectors.cashier_caps_list(operator=request.user.operator)
         return Response(
@@ -337,7 +397,14 @@ class OperatorCashierCapsView(APIView):
 class MyWalletView(APIView):
     permission_classes = (IsPlayer,)
 
-    @extend_schema(responses=WalletOutput, tags=["me"], operation_id="me_wallet")
+    @extend_schema(
+        responses=WalletOutput,
+        tags=["me"],
+        operation_id="me_wallet",
+        summary="Show my wallet",
+        description="The calling player's balance (also in their display currency, R11), "
+        "practice chips, KYC status and any self-exclusion.",
+    )
     def get(self, request: Request) -> Response:
         return Response(WalletOutput(presenters.wallet_summary(player=request.user.player)).data)
 
@@ -350,10 +417,13 @@ class MyPracticeTopUpView(APIView):
         responses={
             201: WalletTransactionOutput,
             200: OpenApiResponse(WalletOutput, description="Nothing to top up: the wallet"),
+            409: examples.TOP_UP_TOO_SOON,
         },
         tags=["me"],
         operation_id="me_wallet_practice_chips_top_up",
-        description=PRACTICE_TOP_UP_DESCRIPTION,
+        summary="Top my practice chips up",
+        description=PRACTICE_TOP_UP_DESCRIPTION + " No body.",
+        examples=examples.PLAYER_TOP_UP,
     )
     def post(self, request: Request) -> Response:
         return _practice_top_up_response(request, request.user.player, operator_view=False)
@@ -364,7 +434,12 @@ class MyTransactionListView(GenericAPIView):
     serializer_class = WalletTransactionOutput
 
     @extend_schema(
-        parameters=TRANSACTION_FILTERS, responses=WalletTransactionOutput(many=True), tags=["me"]
+        parameters=TRANSACTION_FILTERS,
+        responses=WalletTransactionOutput(many=True),
+        tags=["me"],
+        summary="List my transactions",
+        description="Every ledger transaction that touched the calling player's wallet, "
+        "newest first (the operator's metadata is not shown).",
     )
     def get(self, request: Request) -> Response:
         player = request.user.player
@@ -378,7 +453,12 @@ class MyTransactionListView(GenericAPIView):
 class MyTransactionDetailView(APIView):
     permission_classes = (IsPlayer,)
 
-    @extend_schema(responses=WalletTransactionOutput, tags=["me"])
+    @extend_schema(
+        responses=WalletTransactionOutput,
+        tags=["me"],
+        summary="Show one of my transactions",
+        description="One ledger transaction of the calling player's wallet.",
+    )
     def get(self, request: Request, transaction_id: str) -> Response:
         player = request.user.player
         txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
@@ -395,6 +475,8 @@ class StaffExchangeRateListCreateView(GenericAPIView):
         parameters=[OpenApiParameter("base", str), OpenApiParameter("quote", str)],
         responses=ExchangeRateOutput(many=True),
         tags=["wallet-staff"],
+        summary="List exchange rates",
+        description="Recorded rates, newest first, optionally for one base or quote currency.",
     )
     def get(self, request: Request) -> Response:
         data = ExchangeRateFilterInput(data=request.query_params)
@@ -406,8 +488,14 @@ class StaffExchangeRateListCreateView(GenericAPIView):
 
     @extend_schema(
         request=ExchangeRateInput,
-        responses={201: ExchangeRateOutput, 200: ExchangeRateOutput},
+        responses={
+            201: ExchangeRateOutput,
+            200: ExchangeRateOutput,
+            409: examples.EXCHANGE_RATE_CONFLICT,
+        },
         tags=["wallet-staff"],
+        summary="Record an exchange rate",
+        examples=examples.EXCHANGE_RATE,
         description="Record 1 base = rate quote as of a time. The same (pair, as_of, source) "
         "with the same rate is 200 and changes nothing; with another rate 409.",
     )
@@ -429,7 +517,12 @@ class StaffCashierCapsView(APIView):
     def _operator(self, operator_id: str) -> Operator:
         return platform_selectors.operator_get(operator_id=operator_id)
 
-    @extend_schema(responses=CashierCapsOutput, tags=["wallet-staff"])
+    @extend_schema(
+        responses=CashierCapsOutput,
+        tags=["wallet-staff"],
+        summary="Show an operator's cashier caps",
+        description="The operator's caps for one currency; 404 when none are set.",
+    )
     def get(self, request: Request, operator_id: str, currency: str) -> Response:
         operator = self._operator(operator_id)
         caps = selectors.cashier_caps_get(operator=operator, currency=parse_currency(currency))
@@ -439,8 +532,10 @@ class StaffCashierCapsView(APIView):
 
     @extend_schema(
         request=CashierCapsInput,
-        responses=CashierCapsOutput,
+        responses={200: CashierCapsOutput, 422: examples.CASHIER_CAPS_REFUSED},
         tags=["wallet-staff"],
+        summary="Set an operator's cashier caps",
+        examples=examples.CASHIER_CAPS,
         description="Replace the operator's caps for the currency; a missing or null cap "
         "means no cap. Daily, weekly and monthly caps count each player's deposits over UTC "
         "calendar windows (docs/wallet.md).",
@@ -464,7 +559,13 @@ class StaffCashierCapsView(APIView):
 class StaffTransactionView(APIView):
     permission_classes = (IsStaff,)
 
-    @extend_schema(responses=LedgerTransactionOutput, tags=["wallet-staff"])
+    @extend_schema(
+        responses=LedgerTransactionOutput,
+        tags=["wallet-staff"],
+        summary="Show a ledger transaction",
+        description="Any ledger transaction with every entry, account and FX snapshot "
+        "(back office).",
+    )
     def get(self, request: Request, transaction_id: str) -> Response:
         txn = selectors.transaction_get(transaction_id=transaction_id)
         return Response(LedgerTransactionOutput(presenters.ledger_transaction(txn)).data)
@@ -475,9 +576,12 @@ class StaffTransactionReversalView(APIView):
 
     @extend_schema(
         request=ReversalInput,
-        responses={201: LedgerTransactionOutput},
+        responses={201: LedgerTransactionOutput, 409: examples.REVERSAL_REFUSED},
         tags=["wallet-staff"],
-        description="Post the exact opposite of a transaction (idempotent by `reference`).",
+        summary="Reverse a ledger transaction",
+        description="Post the exact opposite of a transaction (idempotent by `reference`). "
+        "Ledger rows are never changed: this is the correction.",
+        examples=examples.REVERSAL,
     )
     def post(self, request: Request, transaction_id: str) -> Response:
         original = selectors.transaction_get(transaction_id=transaction_id)
@@ -498,6 +602,12 @@ class StaffTransactionReversalView(APIView):
 class StaffReconciliationView(APIView):
     permission_classes = (IsStaff,)
 
-    @extend_schema(responses=ReconciliationOutput, tags=["wallet-staff"])
+    @extend_schema(
+        responses=ReconciliationOutput,
+        tags=["wallet-staff"],
+        summary="Reconcile the ledger now",
+        description="Check that every cached balance equals the sum of its entries and that "
+        "every transaction sums to zero per currency; reads only, records nothing.",
+    )
     def get(self, request: Request) -> Response:
         return Response(ReconciliationOutput(presenters.reconciliation(selectors.reconcile())).data)

@@ -1,0 +1,471 @@
+"""Examples of the wallet endpoints' writes for the OpenAPI document (docs/api.md).
+
+Taken from real answers of the API (ids and times replaced by stable values); every one is
+checked against its schema by tests/platform/test_openapi_document.py. Amounts are decimal
+strings with their currency, as everywhere in the API.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample
+
+from gin_platform.openapi import problem_example, problem_response
+from wallet.problems import (
+    AlreadyReversedProblem,
+    AmountInvalidProblem,
+    CapExceededProblem,
+    CurrencyMismatchProblem,
+    ExchangeRateConflictProblem,
+    InsufficientFundsProblem,
+    KycRequiredProblem,
+    LimitExceededProblem,
+    PracticeTopUpTooSoonProblem,
+    SelfExcludedProblem,
+    SelfExclusionPeriodInvalidProblem,
+)
+
+OPERATOR_ID = "5408f625-bf01-4e11-8fbb-35b4bfc1fa10"
+PLAYER_ID = "86d94968-00df-4cd7-8c65-245f055edd98"
+PLAYER_PATH = f"/api/v1/players/{PLAYER_ID}"
+
+
+def request(name: str, value: dict, summary: str = "") -> OpenApiExample:
+    return OpenApiExample(name, value=value, summary=summary, request_only=True)
+
+
+def response(name: str, value: dict, status: int, summary: str = "") -> OpenApiExample:
+    return OpenApiExample(
+        name, value=value, summary=summary, response_only=True, status_codes=[str(status)]
+    )
+
+
+def eur(amount: str) -> dict[str, str]:
+    return {"amount": amount, "currency": "EUR"}
+
+
+def _movement(
+    txn_id: int, kind: str, reference: str, amount: str, change: str, after: str, metadata: dict
+) -> dict:
+    """A cashier movement as the operator sees it (WalletOperatorTransactionOutput): the
+    outside world's account moves the other way."""
+    outside = amount if change.startswith("-") else f"-{amount}"
+    return {
+        "id": txn_id,
+        "reference": f"{kind}:{OPERATOR_ID}:{reference}",
+        "kind": kind,
+        "created_at": "2026-11-29T16:50:15.043989Z",
+        "game_ref": None,
+        "amount": eur(amount),
+        "wallet_change": eur(change),
+        "balance_after": eur(after),
+        "reverses": None,
+        "reversed_by": None,
+        "entries": [
+            {
+                "account": "outside",
+                "component": kind,
+                "amount": outside,
+                "currency": "EUR",
+                "balance_after": None,
+            },
+            {
+                "account": "player",
+                "component": kind,
+                "amount": change,
+                "currency": "EUR",
+                "balance_after": after,
+            },
+        ],
+        "fx": [],
+        "metadata": metadata,
+    }
+
+
+# --- Deposits and withdrawals ----------------------------------------------------------------
+DEPOSIT = [
+    request(
+        "card deposit",
+        {
+            "amount": "50.00",
+            "currency": "EUR",
+            "reference": "dep-20261129-0001",
+            "metadata": {"method": "card", "psp_ref": "pi_3QkZ2v"},
+        },
+        "50.00 EUR with your cashier's reference and notes",
+    ),
+    request(
+        "minimal",
+        {"amount": "12.50", "currency": "EUR"},
+        "The Idempotency-Key is the reference",
+    ),
+    response(
+        "credited",
+        _movement(
+            101,
+            "deposit",
+            "dep-20261129-0001",
+            "50.00",
+            "50.00",
+            "80.00",
+            {"method": "card", "psp_ref": "pi_3QkZ2v"},
+        ),
+        201,
+    ),
+]
+DEPOSIT_REFUSED = problem_response(
+    "Refused: the amount, the currency, a cap or the player's own limit",
+    problem_example(
+        AmountInvalidProblem,
+        '12.5 is not an amount: send a JSON string such as "12.50" (ASCII digits, at most '
+        "the currency's decimals), never a JSON number",
+        instance=f"{PLAYER_PATH}/deposits",
+        field="amount",
+    ),
+    problem_example(
+        CurrencyMismatchProblem,
+        "the player's wallet is in EUR, not USD",
+        instance=f"{PLAYER_PATH}/deposits",
+        field="currency",
+        wallet_currency="EUR",
+    ),
+    problem_example(
+        LimitExceededProblem,
+        "the player's day deposit limit is 100.00 EUR; 50.00 is left",
+        instance=f"{PLAYER_PATH}/deposits",
+        limit="deposit_day",
+        value=eur("100.00"),
+        remaining=eur("50.00"),
+        window_start="2026-11-29T00:00:00+00:00",
+        window_end="2026-11-30T00:00:00+00:00",
+    ),
+    problem_example(
+        CapExceededProblem,
+        "the largest deposit is 5000.00",
+        instance=f"{PLAYER_PATH}/deposits",
+        cap="max_deposit",
+        limit=eur("5000.00"),
+        remaining=eur("5000.00"),
+    ),
+)
+DEPOSIT_SELF_EXCLUDED = problem_response(
+    "self-excluded: no deposits until the exclusion ends",
+    problem_example(
+        SelfExcludedProblem,
+        "the player is self-excluded until 2026-12-29T16:50:15.270210+00:00",
+        instance=f"{PLAYER_PATH}/deposits",
+        until="2026-12-29T16:50:15.270210+00:00",
+    ),
+)
+WITHDRAWAL = [
+    request(
+        "bank transfer",
+        {
+            "amount": "20.00",
+            "currency": "EUR",
+            "reference": "wd-20261129-0001",
+            "metadata": {"method": "bank_transfer"},
+        },
+    ),
+    response(
+        "debited",
+        _movement(
+            102,
+            "withdrawal",
+            "wd-20261129-0001",
+            "20.00",
+            "-20.00",
+            "60.00",
+            {"method": "bank_transfer"},
+        ),
+        201,
+    ),
+]
+WITHDRAWAL_INSUFFICIENT = problem_response(
+    "insufficient-funds: `available` is what the wallet holds",
+    problem_example(
+        InsufficientFundsProblem,
+        "the player wallet holds 60.00 EUR, 500.00 is needed",
+        instance=f"{PLAYER_PATH}/withdrawals",
+        available=eur("60.00"),
+        needed=eur("500.00"),
+    ),
+)
+
+WITHDRAWAL_KYC = problem_response(
+    "kyc-required: withdrawals need a verified identity",
+    problem_example(
+        KycRequiredProblem,
+        "withdrawals need a verified identity (kyc_status is pending)",
+        instance=f"{PLAYER_PATH}/withdrawals",
+        kyc_status="pending",
+    ),
+)
+
+# --- Limits and self-exclusion ---------------------------------------------------------------
+LIMIT_SET = [
+    request("daily deposit limit", {"kind": "deposit", "period": "day", "amount": "100.00"}),
+    request(
+        "remove the weekly loss limit",
+        {"kind": "loss", "period": "week", "amount": None},
+        "Takes effect after the 24-hour cooling-off",
+    ),
+    response(
+        "in force",
+        {
+            "kind": "deposit",
+            "period": "day",
+            "currency": "EUR",
+            "amount": "100.00",
+            "pending_amount": None,
+            "pending_effective_at": None,
+            "pending_removal": False,
+            "used": "50.00",
+            "remaining": "50.00",
+            "window_start": "2026-11-29T00:00:00Z",
+            "window_end": "2026-11-30T00:00:00Z",
+        },
+        200,
+        "A decrease applies at once",
+    ),
+]
+LIMIT_SET_REFUSED = problem_response(
+    "amount-invalid (and the other amount problems)",
+    problem_example(
+        AmountInvalidProblem,
+        '100 is not an amount: send a JSON string such as "12.50" (ASCII digits, at most '
+        "the currency's decimals), never a JSON number",
+        instance=f"{PLAYER_PATH}/limits",
+        field="amount",
+    ),
+)
+SELF_EXCLUSION = [
+    request("thirty days", {"days": 30, "reason": "Player asked for a break"}),
+    response(
+        "excluded",
+        {
+            "id": 12,
+            "starts_at": "2026-11-29T16:50:15.270210Z",
+            "ends_at": "2026-12-29T16:50:15.270210Z",
+            "reason": "Player asked for a break",
+            "created_at": "2026-11-29T16:50:15.270210Z",
+        },
+        201,
+    ),
+]
+SELF_EXCLUSION_REFUSED = problem_response(
+    "self-exclusion-period-invalid: 1 to 3650 days",
+    problem_example(
+        SelfExclusionPeriodInvalidProblem,
+        "days must be between 1 and 3650",
+        instance=f"{PLAYER_PATH}/self-exclusion",
+    ),
+)
+
+# --- Practice chips --------------------------------------------------------------------------
+_CHIPS = {"amount": "10000", "currency": "XGC"}
+_TOP_UP = {
+    "id": 103,
+    "reference": f"practice-top-up:{PLAYER_ID}:2026-11-29T16:00:00Z",
+    "kind": "practice_top_up",
+    "created_at": "2026-11-29T16:50:15.205438Z",
+    "game_ref": None,
+    "amount": {"amount": "2500", "currency": "XGC"},
+    "wallet_change": {"amount": "2500", "currency": "XGC"},
+    "balance_after": _CHIPS,
+    "reverses": None,
+    "reversed_by": None,
+    "entries": [
+        {
+            "account": "outside",
+            "component": "practice_top_up",
+            "amount": "-2500",
+            "currency": "XGC",
+            "balance_after": None,
+        },
+        {
+            "account": "player",
+            "component": "practice_top_up",
+            "amount": "2500",
+            "currency": "XGC",
+            "balance_after": "10000",
+        },
+    ],
+    "fx": [],
+}
+_TOP_UP_METADATA = {
+    "target": 10000,
+    "balance_before": 7500,
+    "window_start": "2026-11-29T16:00:00+00:00",
+    "window_end": "2026-11-29T17:00:00+00:00",
+}
+_WALLET = {
+    "player_id": PLAYER_ID,
+    "balance": {
+        "amount": "80.00",
+        "currency": "EUR",
+        "display": {
+            "amount": "85.76",
+            "currency": "USD",
+            "rate": "1.072",
+            "as_of": "2026-11-29T16:00:00+00:00",
+        },
+    },
+    "practice_balance": _CHIPS,
+    "kyc_status": "verified",
+    "self_excluded_until": None,
+}
+OPERATOR_TOP_UP = [
+    response(
+        "topped up",
+        _TOP_UP | {"metadata": _TOP_UP_METADATA},
+        201,
+        "7500 chips left: 2500 more make the grant",
+    ),
+    response("nothing to do", _WALLET, 200, "The wallet already holds the grant"),
+]
+PLAYER_TOP_UP = [
+    response("topped up", _TOP_UP, 201, "7500 chips left: 2500 more make the grant"),
+    response("nothing to do", _WALLET, 200, "The wallet already holds the grant"),
+]
+TOP_UP_TOO_SOON = problem_response(
+    "practice-top-up-too-soon: once per period",
+    problem_example(
+        PracticeTopUpTooSoonProblem,
+        "the practice chips were topped up at 2026-11-29T16:50:15.205438+00:00; the next "
+        "top-up is possible from 2026-11-29T17:00:00+00:00",
+        instance="/api/v1/me/wallet/practice-chips/top-up",
+        transaction_id=103,
+        window_start="2026-11-29T16:00:00+00:00",
+        window_end="2026-11-29T17:00:00+00:00",
+        next_top_up_at="2026-11-29T17:00:00+00:00",
+    ),
+)
+
+# --- Staff -----------------------------------------------------------------------------------
+EXCHANGE_RATE = [
+    request(
+        "ECB reference rate",
+        {
+            "base": "EUR",
+            "quote": "USD",
+            "rate": "1.0720",
+            "as_of": "2026-11-29T16:00:00Z",
+            "source": "ecb",
+        },
+        "1 EUR = 1.0720 USD",
+    ),
+    response(
+        "recorded",
+        {
+            "id": 57,
+            "base": "EUR",
+            "quote": "USD",
+            "rate": "1.072",
+            "as_of": "2026-11-29T16:00:00Z",
+            "source": "ecb",
+            "created_at": "2026-11-29T16:05:12.203123Z",
+        },
+        201,
+    ),
+]
+EXCHANGE_RATE_CONFLICT = problem_response(
+    "exchange-rate-conflict: another rate for this pair, time and source",
+    problem_example(
+        ExchangeRateConflictProblem,
+        "ecb already published 1 EUR = 1.072 USD as of 2026-11-29T16:00:00+00:00",
+        instance="/api/v1/staff/exchange-rates",
+    ),
+)
+_CAPS = {
+    "min_deposit": "10.00",
+    "max_deposit": "5000.00",
+    "min_withdrawal": "20.00",
+    "max_withdrawal": "10000.00",
+    "daily_deposit_cap": "2000.00",
+    "weekly_deposit_cap": "5000.00",
+    "monthly_deposit_cap": "15000.00",
+}
+CASHIER_CAPS = [
+    request("every cap", _CAPS),
+    request("deposits only", {"min_deposit": "10.00", "daily_deposit_cap": "2000.00"}),
+    response(
+        "replaced",
+        {"operator_id": OPERATOR_ID, "currency": "EUR"}
+        | _CAPS
+        | {"updated_at": "2026-11-29T16:50:16.250737Z"},
+        200,
+    ),
+]
+CASHIER_CAPS_REFUSED = problem_response(
+    "amount-invalid (naming the cap)",
+    problem_example(
+        AmountInvalidProblem,
+        "'ten' is not a decimal amount like '12.50'",
+        instance=f"/api/v1/staff/operators/{OPERATOR_ID}/cashier-caps/EUR",
+        field="min_deposit",
+    ),
+)
+REVERSAL = [
+    request(
+        "returned transfer",
+        {"reference": "ticket-4712", "reason": "Bank transfer returned: account closed"},
+    ),
+    response(
+        "reversed",
+        {
+            "id": 115,
+            "operator_id": OPERATOR_ID,
+            "reference": "reversal:ticket-4712",
+            "kind": "reversal",
+            "created_at": "2026-11-29T16:50:48.400910Z",
+            "game_ref": None,
+            "player_id": PLAYER_ID,
+            "amount": eur("20.00"),
+            "reverses": 102,
+            "reversed_by": None,
+            "entries": [
+                {
+                    "account_id": 2,
+                    "account": "player",
+                    "player_id": PLAYER_ID,
+                    "component": "withdrawal",
+                    "amount": "20.00",
+                    "currency": "EUR",
+                    "balance_after": "80.00",
+                },
+                {
+                    "account_id": 1,
+                    "account": "outside",
+                    "player_id": PLAYER_ID,
+                    "component": "withdrawal",
+                    "amount": "-20.00",
+                    "currency": "EUR",
+                    "balance_after": "-80.00",
+                },
+            ],
+            "fx": [],
+            "metadata": {
+                "reason": "Bank transfer returned: account closed",
+                "reverses": f"withdrawal:{OPERATOR_ID}:wd-20261129-0001",
+            },
+            "actor_type": "staff",
+            "actor_id": "4",
+        },
+        201,
+    ),
+]
+REVERSAL_REFUSED = problem_response(
+    "already-reversed, or insufficient-funds when the wallet no longer holds the amount",
+    problem_example(
+        AlreadyReversedProblem,
+        "transaction #102 is already reversed",
+        instance="/api/v1/staff/ledger/transactions/102/reversal",
+    ),
+    problem_example(
+        InsufficientFundsProblem,
+        "the player wallet holds 30.00 EUR, 50.00 is needed",
+        instance="/api/v1/staff/ledger/transactions/101/reversal",
+        available=eur("30.00"),
+        needed=eur("50.00"),
+    ),
+)
