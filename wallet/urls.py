@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from wallet.api import views
+from wallet.api import staff_views, views
 
 urlpatterns = [
     # Operator API key: one player's wallet (player_id is scoped to the operator).
@@ -64,27 +64,27 @@ urlpatterns = [
     # Back-office staff.
     path(
         "staff/exchange-rates",
-        views.StaffExchangeRateListCreateView.as_view(),
+        staff_views.StaffExchangeRateListCreateView.as_view(),
         name="staff-exchange-rates",
     ),
     path(
         "staff/operators/<str:operator_id>/cashier-caps/<str:currency>",
-        views.StaffCashierCapsView.as_view(),
+        staff_views.StaffCashierCapsView.as_view(),
         name="staff-cashier-caps",
     ),
     path(
         "staff/ledger/transactions/<str:transaction_id>",
-        views.StaffTransactionView.as_view(),
+        staff_views.StaffTransactionView.as_view(),
         name="staff-ledger-transaction",
     ),
     path(
         "staff/ledger/transactions/<str:transaction_id>/reversal",
-        views.StaffTransactionReversalView.as_view(),
+        staff_views.StaffTransactionReversalView.as_view(),
         name="staff-ledger-reversal",
     ),
     path(
         "staff/ledger/reconciliation",
-        views.StaffReconciliationView.as_view(),
+        staff_views.StaffReconciliationView.as_view(),
         name="staff-ledger-reconciliation",
     ),
 ]
