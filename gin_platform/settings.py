@@ -139,7 +139,16 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [ENV.get("CHANNEL_LAYER_URL", REDIS_URL)],
+                "hosts": [
+                    {
+                        "address": ENV.get("CHANNEL_LAYER_URL", REDIS_URL),
+                        # Above the layer's own 5 s blocking read (BZPOPMIN), or an idle
+                        # socket's receive loop times out and the socket dies; and enough
+                        # connections for many sockets closing at once.
+                        "socket_timeout": 30,
+                        "max_connections": 1000,
+                    }
+                ],
                 "prefix": ENV.get("CHANNEL_LAYER_PREFIX", "gin:ws"),
                 # A socket that falls this far behind loses messages (its consumer then
                 # reads the gap from the database) instead of holding memory for it.

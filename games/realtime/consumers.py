@@ -17,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
@@ -47,6 +48,15 @@ from gin_platform.problems import (
 )
 
 logger = logging.getLogger(__name__)
+
+
+def database_sync_to_async(func):
+    """A socket's database work on the thread pool: by default every consumer of a process
+    would queue on one shared thread (no request context sets a thread per connection).
+    SQLite (the embedded default) takes one writer at a time anyway: one thread there."""
+    one_thread = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
+    return _database_sync_to_async(func, thread_sensitive=one_thread)
+
 
 CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
 CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
@@ -167,9 +177,11 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
-        if self.audience is not None:
-            await self.channel_layer.group_discard(self.audience.group, self.channel_name)
-        await database_sync_to_async(self._forget)()
+        try:
+            if self.audience is not None:
+                await self.channel_layer.group_discard(self.audience.group, self.channel_name)
+        finally:  # the counts are released even when the layer cannot be reached
+            await database_sync_to_async(self._forget)()
         if self.audience is not None and self.audience.seat is not None:
             await database_sync_to_async(publisher.presence_changed)(
                 match_id=self.audience.match_id
@@ -203,12 +215,18 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             {"type": "presence", "seq": self.last_seq, "presence": message["presence"]}
         )
 
-    async def _repair(self) -> None:
-        message = await database_sync_to_async(self._repair_read)()
+    async def _repair(self, *, only_if_moved: bool = False) -> None:
+        message = await database_sync_to_async(
+            partial(self._repair_read, only_if_moved=only_if_moved)
+        )()
         if message is not None:
             await self._send_text(publisher.encode(message))
 
-    def _repair_read(self) -> dict | None:
+    def _repair_read(self, *, only_if_moved: bool = False) -> dict | None:
+        if only_if_moved:
+            pushed = presence.last_pushed_seq(match_id=self.audience.match_id)
+            if pushed is not None and pushed <= self.last_seq:
+                return None  # nothing committed since (the database would say the same)
         match = selectors.match_for_push(match_id=self.audience.match_id)
         if match is None or match.seq <= self.last_seq:
             return None
@@ -221,7 +239,10 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
         interval = presence.heartbeat_seconds()
         while True:
             await asyncio.sleep(interval)
-            await self.channel_layer.send(self.channel_name, {"type": "socket.heartbeat"})
+            try:
+                await self.channel_layer.send(self.channel_name, {"type": "socket.heartbeat"})
+            except Exception:  # a full channel or a Redis hiccup: try again at the next beat
+                logger.warning("heartbeat of %s not queued", self.audience, exc_info=True)
 
     async def socket_heartbeat(self, message: dict[str, Any]) -> None:
         if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
@@ -239,7 +260,7 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             )
             await self.close(code=CLOSE_TICKET)
             return
-        await self._repair()
+        await self._repair(only_if_moved=True)
         await self._send_json({"type": "ping", "seq": self.last_seq})
 
     def _renew(self) -> bool:

@@ -3,6 +3,7 @@ over sockets, ordering, resume, gap repair, hidden information, tickets, limits.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -435,4 +436,22 @@ async def test_the_house_bot_is_always_present(alice, operator, seeds):
     hello = await socket.receive_type("hello")
     mine = sat.json()["position"]
     assert hello["presence"][1 - mine] == {"seat": 1 - mine, "connected": True}
+    await socket.close()
+
+
+@pytest.mark.redis
+async def test_an_idle_socket_stays_open_on_the_redis_layer(alice, bob, table, seeds):
+    """The Redis layer blocks 5 s per read: its connection's read timeout must be longer, or
+    a socket with nothing to receive for 5 s dies."""
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    hello = await socket.receive_type("hello")
+    await socket.receive_type("presence")
+    await asyncio.sleep(7)
+    to_act = hello["view"]["hand"]["to_act"]
+    mine = await sync(_rest)(view, seats[to_act], match_id)
+    move = engine.choose_action_from_view(mine["hand"])
+    await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    pushed = await socket.receive_type("events")
+    assert pushed["events"][0]["seq"] == hello["seq"] + 1
     await socket.close()
