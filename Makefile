@@ -93,13 +93,18 @@ lock:
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes -o requirements/dev.lock
 
 # Each benchmark prints its own table; all but the engine's need PostgreSQL (and Redis for
-# settlement and the load test) on 127.0.0.1. Figures and commands: README, docs/benchmarks.md.
+# settlement, the load test, pushes and sockets) on 127.0.0.1, or DATABASE_URL / REDIS_URL.
+# About 40 minutes in all. The last three exit 1 when they print a PROBLEM line (a failed
+# request, a lost push, an error in the server log): make reports it and carries on.
+# Figures and commands: README, docs/benchmarks.md.
 bench: install
 	$(PY) tests/benchmarks/bench_engine.py
 	$(PY) tests/benchmarks/bench_wallet.py
 	$(PY) tests/benchmarks/bench_actions.py
 	$(PY) tests/benchmarks/bench_settlement.py
-	$(PY) tests/benchmarks/bench_load.py --games 8,32,64 --duration 60
+	-$(PY) tests/benchmarks/bench_load.py --games 8,32,64 --duration 60 --compare
+	-$(PY) tests/benchmarks/bench_push.py --games 100 --interval 2 --duration 60 --act both
+	-$(PY) tests/benchmarks/bench_sockets.py --sockets 1000 --idle 60
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis

@@ -15,11 +15,14 @@ What it does:
    game two players with session tokens, seated beforehand (the load is the game, not the
    buy-ins). The database is dropped at the end, also after Ctrl-C, SIGTERM or an error
    (``--keep-database`` keeps it);
-2. starts gunicorn with deploy/gunicorn.conf.py on a free loopback port, in its own process
-   group, with that file's defaults unless ``--workers``/``--threads`` (or GUNICORN_WORKERS /
-   GUNICORN_THREADS) say otherwise: on 2 CPUs that is 2 workers x 4 threads, gthread. DEBUG
-   and the access log are off; the throttle rates are raised to 10^8/min, so the limiter
-   still runs (its cache round trips on every request) but never refuses;
+2. starts the web server as deployed (gunicorn with deploy/gunicorn.conf.py, its workers
+   uvicorn serving ``gin_platform.asgi:application``) on a free loopback port, in its own
+   process group, with that file's defaults unless ``--workers``/``--asgi-threads`` (or
+   GUNICORN_WORKERS / ASGI_THREADS) say otherwise: on 2 CPUs with REDIS_URL that is 2
+   workers, each letting 32 synchronous requests into Django at once (without REDIS_URL
+   one worker: the in-memory channel layer works inside one process only). DEBUG and the
+   access log are off; the throttle rates are raised to 10^8/min, so the limiter still runs
+   (its cache round trips on every request) but never refuses;
 3. the stack, printed with the results: with REDIS_URL set, the server uses that Redis for
    the cache and the throttle buckets (as in production; keys under a per-run prefix,
    deleted at the end), and Celery gets an in-process memory broker
@@ -100,6 +103,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the project
 from harness import (
+    APPLICATION,
     CpuMeter,
     KeepAliveClient,
     exit_on_sigterm,
@@ -512,14 +516,12 @@ def bench_database_url(base_url: str) -> tuple[str, str]:
     return urlunsplit(parts._replace(path="/" + name)), name
 
 
-def _maintenance_url(base_url: str) -> str:
-    return urlunsplit(urlsplit(base_url)._replace(path="/postgres"))
-
-
 def pg_execute(base_url: str, statement: str) -> None:
+    """CREATE or DROP DATABASE, issued from the database DATABASE_URL names (the scratch
+    database lives on its server; nothing in that database is touched)."""
     import psycopg
 
-    with psycopg.connect(_maintenance_url(base_url), autocommit=True, connect_timeout=10) as c:
+    with psycopg.connect(base_url, autocommit=True, connect_timeout=10) as c:
         c.execute(statement)
 
 
@@ -566,18 +568,17 @@ def setup_data(games: int) -> dict:
     return {"operator_key": key, "pairs": pairs}
 
 
-def gunicorn_settings(env: dict[str, str], workers: int | None, threads: int | None) -> dict:
-    """What deploy/gunicorn.conf.py gives under ``env`` (command-line values win)."""
+def gunicorn_settings(env: dict[str, str], workers: int | None) -> dict:
+    """What deploy/gunicorn.conf.py gives under ``env`` (a command-line worker count wins;
+    ASGI_THREADS comes from ``env``)."""
     spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "deploy/gunicorn.conf.py")
     module = importlib.util.module_from_spec(spec)
     with mock.patch.dict(os.environ, env):
         spec.loader.exec_module(module)
-    workers = workers or module.workers
-    threads = threads or module.threads
     return {
-        "workers": workers,
-        "threads": threads,
-        "worker_class": "gthread" if threads > 1 else "sync",
+        "workers": workers or module.workers,
+        "asgi_threads": module.asgi_threads,
+        "worker_class": module.worker_class,
         "max_requests": module.max_requests,
     }
 
@@ -631,7 +632,12 @@ def parse_args(argv=None):
     parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--workers", type=int, default=None, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=None, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--asgi-threads",
+        type=int,
+        default=None,
+        help="synchronous requests per worker at once (ASGI_THREADS)",
+    )
     parser.add_argument(
         "--client-processes", type=int, default=2, help="client processes (default 2)"
     )
@@ -697,6 +703,7 @@ def main(argv=None) -> int:
         env |= {
             "REDIS_URL": redis_url,
             "CACHE_KEY_PREFIX": name,
+            "CHANNEL_LAYER_PREFIX": f"{name}:ws",
             "CELERY_BROKER_URL": MEMORY_BROKER,
         }
     else:
@@ -704,15 +711,15 @@ def main(argv=None) -> int:
             os.environ.pop(variable, None)
     if args.workers:
         env["GUNICORN_WORKERS"] = str(args.workers)
-    if args.threads:
-        env["GUNICORN_THREADS"] = str(args.threads)
+    if args.asgi_threads:
+        env["ASGI_THREADS"] = str(args.asgi_threads)
     os.environ.update(env)
-    server = gunicorn_settings(dict(os.environ), args.workers, args.threads)
+    server = gunicorn_settings(dict(os.environ), args.workers)
     stack = {
         "server": (
-            f"gunicorn {server['workers']} workers x {server['threads']} threads "
-            f"({server['worker_class']}), deploy/gunicorn.conf.py, "
-            f"max_requests {server['max_requests']}"
+            f"gunicorn {server['workers']} workers ({server['worker_class']}, "
+            f"{APPLICATION}), ASGI_THREADS {server['asgi_threads']}, "
+            f"deploy/gunicorn.conf.py, max_requests {server['max_requests']}"
         ),
         "database": f"PostgreSQL {urlsplit(url).hostname}:{urlsplit(url).port or 5432}/{name}",
         "cache_and_throttling": (
@@ -750,7 +757,7 @@ def main(argv=None) -> int:
         )
         port = free_port()
         base_url = f"http://127.0.0.1:{port}"
-        command = gunicorn_command(port=port, workers=server["workers"], threads=server["threads"])
+        command = gunicorn_command(port=port, workers=server["workers"])
         gunicorn = start_group(command, dict(os.environ), logs / "gunicorn.log")
         wait_healthy(base_url, gunicorn, database_only=True)
         clients = Clients(

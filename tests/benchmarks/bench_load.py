@@ -1,13 +1,16 @@
-"""Load test (docs/benchmarks.md): bot pairs playing whole games over HTTP, settled by Celery.
+"""Load test (docs/benchmarks.md): bot pairs playing whole games over HTTP and WebSockets,
+settled by Celery.
 
-    .venv/bin/python tests/benchmarks/bench_load.py --games 8,32,64 --duration 60
+    .venv/bin/python tests/benchmarks/bench_load.py --games 8,32,64 --duration 60 [--compare]
 
-Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth) and Redis on 127.0.0.1:6379;
-everything else it sets up and tears down itself (tests/benchmarks/harness.py): a scratch
-database ``gin_bench_<random>`` (migrated, dropped at the end), Redis db 14 (must be empty;
-flushed at the end), gunicorn with ``--workers`` x ``--threads`` on a free loopback port,
-one real Celery worker (``celery -A gin_platform worker``) that settles every game, and no
-beat, so a settlement the worker misses stays missing and is reported.
+Needs PostgreSQL (DATABASE_URL's server, default 127.0.0.1:5432, user postgres, trust auth)
+and Redis (REDIS_URL's, default 127.0.0.1:6379 db 14); everything else it sets up and tears
+down itself (tests/benchmarks/harness.py): a scratch database ``gin_bench_<random>``
+(migrated, dropped at the end), the Redis db (must be empty; flushed at the end), the web
+server as deployed (gunicorn, ``--workers`` uvicorn workers serving the ASGI application,
+deploy/gunicorn.conf.py) on a free loopback port, one real Celery worker (``celery -A
+gin_platform worker``) that settles every game, and no beat, so a settlement the worker
+misses stays missing and is reported.
 
 Setup over the API, like an operator's integration (gin_platform/demo/scenario.py): exchange
 rates through the staff API; per pair two players (one EUR wallet, one USD wallet, so buy-ins
@@ -18,10 +21,23 @@ pair's variant (``--mix``, FTK-heavy by default: 6 FTK, 1 Match Play to 100, 1 M
 Then for each concurrency level: that many client threads, one per pair, each playing games
 back to back: the lobby, both players sit (the second seat starts the game), then the
 engine's bot (games.engine.choose_action_from_view) chooses every move from the mover's own
-view; ``POST /matches/{id}/actions`` carries ``expected_seq`` and answers the mover's view, so
-``GET /matches/{id}/view`` is called only when the turn passes to the other player. An error
-is counted and the pair resynchronises from fresh views (10 errors in one game: the pair
-leaves, which forfeits the game). With ``--duration`` pairs start games until the time is up
+view; ``POST /matches/{id}/actions`` carries ``expected_seq`` and answers the mover's view.
+How a player learns the opponent's moves is the mode:
+
+- sockets (the default, as the browser client does): each player mints a ticket
+  (``POST /api/v1/socket-tickets``) and holds one socket to the match
+  (``/ws/v1/matches/{id}?ticket=...``); its view is the ``hello``'s, then the newest of its
+  own action's answer and the pushes (``events``/``view``), and it acts when that view says
+  it is its turn. ``GET .../view`` is read only to resynchronise: after a refused move, or
+  when no push came for ``--push-timeout`` seconds. A socket that closes is reopened with a
+  new ticket and ``after=<seq>`` (its ``hello`` carries the view). Pings are answered;
+- ``--poll`` (as before sockets): ``GET /matches/{id}/view`` whenever the turn passes to the
+  other player, about one view per two actions;
+- ``--compare``: each level in both modes, one after the other on the same stack, and a
+  table of the ratios sockets / polling.
+
+An error is counted and the pair resynchronises from fresh views (10 errors in one game: the
+pair leaves, which forfeits the game). With ``--duration`` pairs start games until the time is up
 and finish the game in hand (at most ``--drain`` seconds, then they leave); games per minute,
 actions per second and the latencies are taken over the measured window (after
 ``--warmup``). With ``--games-per-pair`` each pair plays that many games and the window is the
@@ -34,7 +50,7 @@ reconcile`` must exit 0, and the server and worker logs are searched for errors.
 any of that fails or any request failed.
 
 Clients, gunicorn, Celery and PostgreSQL share the machine; the CPU line under the table says
-who used how many CPUs.
+who used how many CPUs, and what the web server spent per request and per action.
 """
 
 from __future__ import annotations
@@ -63,6 +79,9 @@ from harness import (
     ms,
     percentile,
 )
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as socket_connect
 
 from games.engine import choose_action_from_view
 from gin_platform.demo.client import ApiClient, ApiError
@@ -90,6 +109,9 @@ ROOM_SPECS = {
 SIT_BODY = {"money": {"cashier_amount": "20.00", "stake_per_point": "0.05"}}
 DEPOSIT = "5000.00"
 MAX_ERRORS_PER_GAME = 10
+SOCKET_TIMEOUT = 30.0  # opening a socket and its hello
+HTTP_ENDPOINTS = ("lobby", "sit", "view", "action", "ticket", "leave")
+SOCKETS, POLLING = "sockets", "polling"
 
 
 def say(line: str = "") -> None:
@@ -138,6 +160,9 @@ class LevelResult:
     recorder: Recorder = field(default_factory=Recorder)
     window_start: float = 0.0
     window_end: float = 0.0
+    mode: str = SOCKETS
+    # pg_stat_database over the measured window: connections opened, statement time (ms)
+    pg: dict = field(default_factory=dict)
 
 
 def call(rec: Recorder, endpoint: str, client: ApiClient, method: str, path: str, body=None):
@@ -219,20 +244,51 @@ def seed(stack: Stack, pairs: int, mix: list[str]) -> list[Pair]:
 
 
 # --- Playing ------------------------------------------------------------------------------
+@dataclass
+class Live:
+    """One player's socket on one match and the newest view it has (sockets mode)."""
+
+    player: Player
+    seat: int
+    socket: ClientConnection
+    view: dict
+
+    @property
+    def seq(self) -> int:
+        return self.view["seq"]
+
+    def my_turn(self) -> bool:
+        hand = self.view.get("hand")
+        return bool(hand) and hand.get("to_act") == self.seat
+
+
 class PairRunner:
-    def __init__(self, pair: Pair, rec: Recorder, stop: threading.Event) -> None:
+    def __init__(
+        self,
+        pair: Pair,
+        rec: Recorder,
+        stop: threading.Event,
+        *,
+        mode: str = SOCKETS,
+        ws_url: str = "",
+        push_timeout: float = 10.0,
+    ) -> None:
         self.pair = pair
         self.rec = rec
         self.stop = stop
+        self.mode = mode
+        self.ws_url = ws_url
+        self.push_timeout = push_timeout
         self.games: list[Game] = []
         self.abandoned = 0
 
     def run(self, *, deadline: float, drain_until: float, games: int | None) -> None:
+        play = self.play_live if self.mode == SOCKETS else self.play_one
         while not self.stop.is_set() and time.monotonic() < deadline:
             if games is not None and len(self.games) >= games:
                 return
             try:
-                self.play_one(drain_until)
+                play(drain_until)
             except RequestFailed:
                 time.sleep(0.1)  # counted; try a new game
             except Exception as exc:
@@ -242,7 +298,9 @@ class PairRunner:
     def view(self, player: Player, match_id: int) -> dict:
         return call(self.rec, "view", player.client, "GET", f"/api/v1/matches/{match_id}/view")
 
-    def play_one(self, drain_until: float) -> None:
+    def sit_both(self) -> tuple[int, int, dict[int, Player], float]:
+        """The lobby, then both players sit at a free table (the second seat starts the
+        game): (table, match, players by seat, start time)."""
         rec, pair = self.rec, self.pair
         first, second = pair.players
         lobby = call(rec, "lobby", first.client, "GET", f"/api/v1/lobby/{pair.room_id}")
@@ -255,26 +313,33 @@ class PairRunner:
         except RequestFailed:
             self.leave(first, table)
             raise
-        started = time.monotonic()
-        match_id = seat_b["match_id"]
         seats = {seat_a["position"]: first, seat_b["position"]: second}
+        return table, seat_b["match_id"], seats, time.monotonic()
+
+    def finished(self, match_id: int, started: float, actions: int, match: dict) -> None:
+        result = match.get("result") or {}
+        self.games.append(
+            Game(
+                match_id,
+                self.pair.variant,
+                started,
+                time.monotonic(),
+                actions,
+                result.get("hands_played"),
+                bool(result.get("forfeit")),
+            )
+        )
+
+    # Polling: the opponent's moves from GET .../view -----------------------------------
+    def play_one(self, drain_until: float) -> None:
+        rec = self.rec
+        table, match_id, seats, started = self.sit_both()
         actions, errors = 0, 0
         look = self.view(seats[0], match_id)
         while True:
             match = look["match"]
             if match["status"] != "running":
-                result = match.get("result") or {}
-                self.games.append(
-                    Game(
-                        match_id,
-                        pair.variant,
-                        started,
-                        time.monotonic(),
-                        actions,
-                        result.get("hands_played"),
-                        bool(result.get("forfeit")),
-                    )
-                )
+                self.finished(match_id, started, actions, match)
                 return
             if (
                 self.stop.is_set()
@@ -308,6 +373,152 @@ class PairRunner:
                     look = self.view(seats[0], match_id)
                 except RequestFailed:
                     errors += 1
+
+    # Sockets: the opponent's moves from pushes -----------------------------------------
+    def open_socket(self, player: Player, match_id: int, after: int | None = None):
+        """A ticket, then the socket and its hello: (socket, hello)."""
+        rec = self.rec
+        ticket = call(rec, "ticket", player.client, "POST", "/api/v1/socket-tickets")["ticket"]
+        url = f"{self.ws_url}/ws/v1/matches/{match_id}?ticket={ticket}"
+        if after is not None:
+            url += f"&after={after}"
+        started, clock = time.monotonic(), time.perf_counter()
+        try:
+            socket = socket_connect(
+                url,
+                proxy=None,
+                open_timeout=SOCKET_TIMEOUT,
+                close_timeout=2,
+                ping_interval=None,  # the protocol's own heartbeat is answered below
+                max_size=2**22,
+                legacy=True,  # the connection itself, closed by play_live
+            )
+        except (OSError, TimeoutError, WebSocketException) as exc:
+            rec.error("socket", type(exc).__name__)
+            raise RequestFailed(f"socket: {exc!r}") from None
+        try:
+            hello = json.loads(socket.recv(timeout=SOCKET_TIMEOUT))
+        except (TimeoutError, ConnectionClosed, ValueError) as exc:
+            socket.close()
+            rec.error("socket", f"no hello: {type(exc).__name__}")
+            raise RequestFailed("socket: no hello") from None
+        if hello.get("type") != "hello":
+            socket.close()
+            slug = (hello.get("problem") or {}).get("type", "").rsplit("/", 1)[-1]
+            rec.error("socket", f"refused {slug}")
+            raise RequestFailed(f"socket refused: {hello}")
+        rec.add("socket_open", started, time.perf_counter() - clock)
+        rec.count("socket_opened", started)
+        return socket, hello
+
+    def absorb(self, live: Live, raw: str | bytes) -> None:
+        message = json.loads(raw)
+        kind = message.get("type")
+        if kind in ("events", "view"):
+            self.rec.count("push")
+            view = message.get("view")
+            # Never back: a push of this player's own earlier move may arrive after the
+            # answer to its next one. A "view" at the same seq is a change that is not a
+            # feed event (the match settled): take it.
+            if view and view["seq"] >= live.seq:
+                live.view = view
+        elif kind == "ping":
+            live.socket.send('{"type":"pong"}')
+            self.rec.count("ping")
+        elif kind == "presence":
+            self.rec.count("presence")
+        elif kind == "error":
+            slug = (message.get("problem") or {}).get("type", "").rsplit("/", 1)[-1]
+            self.rec.error("socket", f"error {slug}")
+
+    def receive(self, live: Live, match_id: int, timeout: float) -> bool:
+        """Handle one message within ``timeout`` seconds (0: only one already here); False
+        when none came. A closed socket is reopened and resumed (``after``)."""
+        try:
+            raw = live.socket.recv(timeout=timeout)
+        except TimeoutError:
+            return False
+        except ConnectionClosed:
+            self.rec.count("reconnect")
+            socket, hello = self.open_socket(live.player, match_id, after=live.seq)
+            live.socket = socket
+            if hello["view"]["seq"] >= live.seq:
+                live.view = hello["view"]
+            return True
+        self.absorb(live, raw)
+        return True
+
+    def play_live(self, drain_until: float) -> None:
+        rec = self.rec
+        table, match_id, seats, started = self.sit_both()
+        lives: dict[int, Live] = {}
+        try:
+            for seat, player in seats.items():
+                socket, hello = self.open_socket(player, match_id)
+                lives[seat] = Live(player, seat, socket, hello["view"])
+        except RequestFailed:
+            for live in lives.values():
+                live.socket.close()
+            self.forfeit(seats, table, match_id, started, 0)
+            raise
+        actions, errors = 0, 0
+        try:
+            while True:
+                for live in lives.values():  # whatever has arrived
+                    while self.receive(live, match_id, 0):
+                        pass
+                done = next(
+                    (x.view for x in lives.values() if x.view["match"]["status"] != "running"),
+                    None,
+                )
+                if done is not None:
+                    self.finished(match_id, started, actions, done["match"])
+                    return
+                if (
+                    self.stop.is_set()
+                    or time.monotonic() > drain_until
+                    or errors >= MAX_ERRORS_PER_GAME
+                ):
+                    self.forfeit(seats, table, match_id, started, actions)
+                    return
+                movers = [x for x in lives.values() if x.my_turn()]
+                if not movers:
+                    # Wait for the push that gives the turn to whoever the newest view says.
+                    newest = max(lives.values(), key=lambda x: x.seq)
+                    hand = newest.view.get("hand") or {}
+                    waiting = lives.get(hand.get("to_act"), lives[1 - newest.seat])
+                    if not self.receive(waiting, match_id, self.push_timeout):
+                        rec.count("push_timeout")
+                        try:  # resynchronise from a fresh view
+                            waiting.view = self.view(waiting.player, match_id)
+                            rec.count("resync")
+                        except RequestFailed:
+                            errors += 1
+                    continue
+                mover = max(movers, key=lambda x: x.seq)
+                move = choose_action_from_view(mover.view["hand"])
+                try:
+                    mover.view = call(
+                        rec,
+                        "action",
+                        mover.player.client,
+                        "POST",
+                        f"/api/v1/matches/{match_id}/actions",
+                        {**move, "expected_seq": mover.seq},
+                    )
+                    actions += 1
+                except RequestFailed:
+                    errors += 1
+                    time.sleep(0.05)
+                    try:  # resynchronise from a fresh view
+                        mover.view = self.view(mover.player, match_id)
+                        rec.count("resync")
+                    except RequestFailed:
+                        errors += 1
+        finally:
+            for live in lives.values():
+                with contextlib.suppress(Exception):
+                    live.socket.close()
 
     def leave(self, player: Player, table: int) -> None:
         with contextlib.suppress(RequestFailed):
@@ -355,10 +566,13 @@ def wait_settled(stack: Stack, games: list[Game], timeout: float) -> tuple[set[i
     return settled, pending
 
 
-def run_level(stack: Stack, pairs: list[Pair], args) -> LevelResult:
+def run_level(stack: Stack, pairs: list[Pair], args, mode: str) -> LevelResult:
     rec = Recorder()
     stop = threading.Event()
-    runners = [PairRunner(pair, rec, stop) for pair in pairs]
+    runners = [
+        PairRunner(pair, rec, stop, mode=mode, ws_url=stack.ws_url, push_timeout=args.push_timeout)
+        for pair in pairs
+    ]
     start = time.monotonic()
     if args.games_per_pair:
         deadline = start + args.max_seconds
@@ -367,8 +581,10 @@ def run_level(stack: Stack, pairs: list[Pair], args) -> LevelResult:
         deadline = start + args.warmup + args.duration
         drain_until = deadline + args.drain
     meter = stack.cpu_meter()
+    pg: dict[str, float] = {}
     if args.games_per_pair:
         meter.start()
+        pg = stack.pg_stats()
     threads = [
         threading.Thread(
             target=runner.run,
@@ -384,8 +600,10 @@ def run_level(stack: Stack, pairs: list[Pair], args) -> LevelResult:
         if not args.games_per_pair:  # CPU over the measured window only
             time.sleep(args.warmup)
             meter.start()
+            pg = stack.pg_stats()
             time.sleep(max(0.0, deadline - time.monotonic()))
             cpu = meter.stop()
+            pg = {k: v - pg[k] for k, v in stack.pg_stats().items()}
         for thread in threads:
             while thread.is_alive():
                 thread.join(timeout=0.5)
@@ -396,16 +614,18 @@ def run_level(stack: Stack, pairs: list[Pair], args) -> LevelResult:
     games = [g for r in runners for g in r.games]
     if args.games_per_pair:
         cpu = meter.stop()
+        pg = {k: v - pg[k] for k, v in stack.pg_stats().items()}
         window_start = start
         window_end = max((g.finished for g in games), default=end)
     else:
         window_start, window_end = start + args.warmup, deadline
     window = max(window_end - window_start, 1e-9)
-    result = LevelResult(len(pairs), window, recorder=rec)
+    result = LevelResult(len(pairs), window, recorder=rec, mode=mode)
     result.window_start, result.window_end = window_start, window_end
     result.finished = games
     result.abandoned = sum(r.abandoned for r in runners)
     result.cpu = cpu
+    result.pg = pg
     say(
         f"  {len(games)} games finished ({result.abandoned} stopped by a forfeit) in "
         f"{end - start:.0f} s; waiting for their settlements"
@@ -429,9 +649,20 @@ def level_row(result: LevelResult) -> dict:
     in_window = [g for g in result.finished if lo <= g.finished <= hi and not g.forfeit]
     by_variant = Counter(g.variant for g in in_window)
     actions = rec.latencies("action", lo, hi)
+    views = len(rec.latencies("view", lo, hi))
+    requests = sum(len(rec.latencies(e, lo, hi)) for e in HTTP_ENDPOINTS)
     errors = sum(rec.errors.values())
     minutes = result.window / 60
+    c = result.cpu
+
+    def per_action(count: float) -> float | None:
+        return round(count / len(actions), 3) if actions else None
+
+    def cpu_ms(name: str, per: int) -> float | None:
+        return round(c.get(name, 0) * result.window / per * 1000, 2) if per else None
+
     return {
+        "mode": result.mode,
         "concurrent_games": result.games,
         "games": len(in_window),
         "games_per_minute": round(len(in_window) / minutes, 1),
@@ -442,7 +673,22 @@ def level_row(result: LevelResult) -> dict:
         "action_p99_ms": ms(percentile(actions, 99)),
         "view_p99_ms": ms(percentile(rec.latencies("view", lo, hi), 99)),
         "sit_p99_ms": ms(percentile(rec.latencies("sit", lo, hi), 99)),
-        "requests_per_second": round(rec.total(lo, hi) / result.window, 1),
+        "requests_per_second": round(requests / result.window, 1),
+        "requests_per_action": per_action(requests),
+        "view_reads_per_action": per_action(views),
+        "sockets_opened": rec.counted("socket_opened", lo, hi),
+        "socket_open_p99_ms": ms(percentile(rec.latencies("socket_open", lo, hi), 99)),
+        "pushes_per_second": round(rec.counted("push", lo, hi) / result.window, 1),
+        "pushes_per_action": per_action(rec.counted("push", lo, hi)),
+        "pings_answered": rec.counted("ping", lo, hi),
+        "reconnects": rec.counted("reconnect"),
+        "push_timeouts": rec.counted("push_timeout"),
+        "resyncs": rec.counted("resync"),
+        "gunicorn_cpu_ms_per_request": cpu_ms("gunicorn", requests),
+        "gunicorn_cpu_ms_per_action": cpu_ms("gunicorn", len(actions)),
+        "postgres_cpu_ms_per_action": cpu_ms("postgres", len(actions)),
+        "pg_connections_per_action": per_action(result.pg.get("sessions", 0)),
+        "pg_active_ms_per_action": per_action(result.pg.get("active_ms", 0)),
         "errors": errors,
         "error_kinds": {f"{e} {w}": n for (e, w), n in rec.errors.most_common()},
         "finished_total": len(result.finished),
@@ -460,23 +706,79 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _num(value) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
 def markdown(rows: list[dict]) -> str:
     lines = [
-        "| concurrent games | games | games/min | FTK / Match / Money | actions/s "
-        "| action p50 ms | action p99 ms | requests/s | errors | settled "
-        "| settle lag p50 / max s |",
-        "| ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| mode | concurrent games | games | games/min | FTK / Match / Money | actions/s "
+        "| action p50 ms | action p99 ms | requests/s | view reads per action "
+        "| sockets opened | pushes/s | errors | settled | settle lag p50 / max s |",
+        "| --- | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: | ---: | ---: |",
     ]
     for r in rows:
         v = r["by_variant"]
+        live = r["mode"] == SOCKETS
         lines.append(
-            f"| {r['concurrent_games']} | {r['games']} | {r['games_per_minute']:,} "
-            f"| {v['ftk']} / {v['match']} / {v['money']} | {r['actions_per_second']:,} "
-            f"| {r['action_p50_ms']} | {r['action_p99_ms']} | {r['requests_per_second']:,} "
-            f"| {r['errors']} | {r['settled']}/{r['finished_total']} "
+            f"| {r['mode']} | {r['concurrent_games']} | {r['games']} "
+            f"| {r['games_per_minute']:,} | {v['ftk']} / {v['match']} / {v['money']} "
+            f"| {r['actions_per_second']:,} | {r['action_p50_ms']} | {r['action_p99_ms']} "
+            f"| {r['requests_per_second']:,} | {_num(r['view_reads_per_action'])} "
+            f"| {r['sockets_opened'] if live else '-'} "
+            f"| {r['pushes_per_second'] if live else '-'} | {r['errors']} "
+            f"| {r['settled']}/{r['finished_total']} "
             f"| {r['settle_lag_p50_s']} / {r['settle_lag_max_s']} |"
         )
     return "\n".join(lines)
+
+
+RATIOS = (
+    ("games/min", "games_per_minute"),
+    ("actions/s", "actions_per_second"),
+    ("action p50 ms", "action_p50_ms"),
+    ("action p99 ms", "action_p99_ms"),
+    ("requests/s", "requests_per_second"),
+    ("requests per action", "requests_per_action"),
+    ("view reads per action", "view_reads_per_action"),
+    ("gunicorn CPU ms per action", "gunicorn_cpu_ms_per_action"),
+    ("PostgreSQL CPU ms per action (whole server)", "postgres_cpu_ms_per_action"),
+    ("PostgreSQL statement ms per action", "pg_active_ms_per_action"),
+    ("PostgreSQL connections per action", "pg_connections_per_action"),
+)
+
+
+def comparison(rows: list[dict]) -> str:
+    """Sockets against polling, level by level: 'ratio (sockets / polling)'."""
+    by_level: dict[int, dict[str, dict]] = {}
+    for r in rows:
+        by_level.setdefault(r["concurrent_games"], {})[r["mode"]] = r
+    lines = [
+        "| concurrent games | " + " | ".join(name for name, _ in RATIOS) + " |",
+        "| ---: | " + " | ".join("---:" for _ in RATIOS) + " |",
+    ]
+    for level, modes in sorted(by_level.items()):
+        if SOCKETS not in modes or POLLING not in modes:
+            continue
+        cells = []
+        for _, key in RATIOS:
+            a, b = _float(modes[SOCKETS][key]), _float(modes[POLLING][key])
+            ratio = f"{a / b:.2f}" if a is not None and b else "-"
+            cells.append(f"{ratio} ({_short(a)} / {_short(b)})")
+        lines.append(f"| {level} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _float(value) -> float | None:
+    try:
+        return float(str(value).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _short(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}" if value < 1 else f"{value:.1f}"
 
 
 def cpu_lines(rows: list[dict]) -> str:
@@ -484,19 +786,26 @@ def cpu_lines(rows: list[dict]) -> str:
     for r in rows:
         c = r["cpu"]
         ours = sum(c.get(k, 0) for k in ("gunicorn", "celery", "postgres", "redis", "client"))
-        per_request = (
-            c.get("gunicorn", 0) / r["requests_per_second"] * 1000
-            if r["requests_per_second"]
-            else 0
-        )
         lines.append(
-            f"- {r['concurrent_games']} games, CPUs busy: gunicorn {c.get('gunicorn', 0)} "
-            f"({per_request:.1f} ms per request), postgres {c.get('postgres', 0)}, "
+            f"- {r['mode']}, {r['concurrent_games']} games, CPUs busy: gunicorn "
+            f"{c.get('gunicorn', 0)} ({_num(r['gunicorn_cpu_ms_per_request'])} ms per request, "
+            f"{_num(r['gunicorn_cpu_ms_per_action'])} ms per action), postgres (whole server) "
+            f"{c.get('postgres', 0)} ({_num(r['postgres_cpu_ms_per_action'])} ms per action; "
+            f"this database alone: {_num(r['pg_active_ms_per_action'])} ms of statements and "
+            f"{_num(r['pg_connections_per_action'])} connections opened per action), "
             f"celery {c.get('celery', 0)}, redis {c.get('redis', 0)}, "
             f"load client {c.get('client', 0)}; other processes "
             f"{max(0.0, c.get('machine', 0) - ours):.2f}; whole machine "
             f"{c.get('machine', 0)} of {len(os.sched_getaffinity(0))}"
         )
+        if r["mode"] == SOCKETS:
+            lines.append(
+                f"  sockets: {r['sockets_opened']} opened in the window (open + hello p99 "
+                f"{r['socket_open_p99_ms']} ms), {r['pushes_per_action']} pushes per action, "
+                f"{r['pings_answered']} pings answered, {r['reconnects']} reconnects, "
+                f"{r['push_timeouts']} waits for a push timed out, {r['resyncs']} view "
+                f"resyncs; {r['requests_per_action']} requests per action"
+            )
     return "\n".join(lines)
 
 
@@ -522,14 +831,32 @@ def parse_args(argv=None):
     )
     parser.add_argument("--settle-timeout", type=float, default=120)
     parser.add_argument("--mix", default="ftk=6,match=1,money=1", help="variants per pair")
-    parser.add_argument(
-        "--workers", type=int, default=2, help="gunicorn worker processes (default 2)"
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument(
+        "--poll", action="store_true", help="learn moves by polling GET .../view, as before"
+    )
+    modes.add_argument(
+        "--compare", action="store_true", help="each level with sockets, then polling; ratios"
     )
     parser.add_argument(
-        "--threads", type=int, default=4, help="threads per worker, gthread when > 1 (default 4)"
+        "--push-timeout",
+        type=float,
+        default=10.0,
+        help="sockets: seconds without the expected push before reading the view (10)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="gunicorn (uvicorn) worker processes (default 2)"
+    )
+    parser.add_argument(
+        "--asgi-threads",
+        type=int,
+        default=None,
+        help="synchronous requests per worker at once (ASGI_THREADS; the conf file's default)",
     )
     parser.add_argument("--celery-concurrency", type=int, default=2)
-    parser.add_argument("--redis-db", type=int, default=14)
+    parser.add_argument(
+        "--redis-db", type=int, default=None, help="default: REDIS_URL's number, else 14"
+    )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument("--keep-logs", action="store_true", help="keep the server/worker logs")
     args = parser.parse_args(argv)
@@ -546,6 +873,7 @@ def parse_args(argv=None):
         parser.error("--games-per-pair: 1 to 1000")
     if args.duration <= 0 or args.duration > 3600:
         parser.error("--duration: up to an hour")
+    args.modes = [POLLING] if args.poll else [SOCKETS, POLLING] if args.compare else [SOCKETS]
     return args
 
 
@@ -556,43 +884,47 @@ def main(argv=None) -> int:
     say(f"machine: {machine_summary()}")
     config = StackConfig(
         workers=args.workers,
-        threads=args.threads,
+        asgi_threads=args.asgi_threads,
         celery_concurrency=args.celery_concurrency,
         redis_db=args.redis_db,
         keep_logs=args.keep_logs,
     )
-    server = f"gunicorn {args.workers} workers x {args.threads} threads" + (
-        " (gthread)" if args.threads > 1 else " (sync)"
-    )
+    rows, problems = [], []
+    stack = Stack(config, say=say)
+    server = stack.describe()
     say(
         f"stack: {server}, celery worker --concurrency {args.celery_concurrency}, "
-        f"PostgreSQL 127.0.0.1:5432, Redis db {args.redis_db}; mix {args.mix}"
+        f"PostgreSQL (scratch database {stack.database}), Redis db {stack.redis_db}; "
+        f"mix {args.mix}; modes {', '.join(args.modes)}"
     )
-    rows, problems = [], []
-    with Stack(config, say=say) as stack:
+    with stack:
         pairs = seed(stack, max(args.levels), args.mix_list)
         say(f"seeded {len(pairs)} pairs over the API; server {stack.base_url}")
         for level in args.levels:
-            mode = (
-                f"{args.games_per_pair} games per pair"
-                if args.games_per_pair
-                else f"{args.warmup:g} s warm-up + {args.duration:g} s measured"
-            )
-            say(f"level {level} concurrent games: {mode}")
-            result = run_level(stack, pairs[:level], args)
-            row = level_row(result)
-            rows.append(row)
-            say(
-                f"  {row['games_per_minute']} games/min, action p50 {row['action_p50_ms']} ms "
-                f"p99 {row['action_p99_ms']} ms, errors {row['errors']}, "
-                f"settled {row['settled']}/{row['finished_total']}"
-            )
-            for kind, count in row["error_kinds"].items():
-                say(f"    error: {kind} x{count}")
-            if row["unsettled"]:
-                problems.append(f"{level} games: never settled: matches {row['unsettled'][:20]}")
-            if row["errors"]:
-                problems.append(f"{level} games: {row['errors']} failed requests")
+            for mode in args.modes:
+                what = (
+                    f"{args.games_per_pair} games per pair"
+                    if args.games_per_pair
+                    else f"{args.warmup:g} s warm-up + {args.duration:g} s measured"
+                )
+                say(f"level {level} concurrent games, {mode}: {what}")
+                result = run_level(stack, pairs[:level], args, mode)
+                row = level_row(result)
+                rows.append(row)
+                say(
+                    f"  {row['games_per_minute']} games/min, action p50 {row['action_p50_ms']} "
+                    f"ms p99 {row['action_p99_ms']} ms, view reads per action "
+                    f"{row['view_reads_per_action']}, errors {row['errors']}, "
+                    f"settled {row['settled']}/{row['finished_total']}"
+                )
+                for kind, count in row["error_kinds"].items():
+                    say(f"    error: {kind} x{count}")
+                if row["unsettled"]:
+                    problems.append(
+                        f"{level} games, {mode}: never settled: matches {row['unsettled'][:20]}"
+                    )
+                if row["errors"]:
+                    problems.append(f"{level} games, {mode}: {row['errors']} failed requests")
         statuses = dict(stack.sql("SELECT status, count(*) FROM games_match GROUP BY status"))
         unsettled = statuses.get("finished", 0)
         if unsettled:
@@ -623,6 +955,11 @@ def main(argv=None) -> int:
     say(f"- total wall time {time.monotonic() - started:.0f} s")
     for line in log_problems:
         say(f"  log: {line}")
+    if len(args.modes) > 1:
+        say("")
+        say("### Sockets against polling: ratio (sockets / polling)")
+        say("")
+        say(comparison(rows))
     if args.json:
         args.json.write_text(
             json.dumps(

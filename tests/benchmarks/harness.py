@@ -1,24 +1,27 @@
-"""Shared pieces of the HTTP benchmarks: a throw-away stack and the measurements.
+"""Shared pieces of the HTTP and socket benchmarks: a throw-away stack and the measurements.
 
 ``Stack`` is a context manager that, on loopback only:
 
-1. creates a scratch PostgreSQL database ``gin_bench_<random>`` (psycopg against the
-   ``postgres`` database, 127.0.0.1:5432, user postgres) and runs ``manage.py migrate``;
-2. uses one Redis database number (14 unless told) for the broker, the cache and the
-   throttle buckets, refusing to start if it already holds keys, and flushes it at the end;
+1. creates a scratch PostgreSQL database ``gin_bench_<random>`` on the server of
+   DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the database named
+   there is only used to issue CREATE and DROP DATABASE) and runs ``manage.py migrate``;
+2. uses one Redis database (REDIS_URL's host, port and number when set, else db 14 on
+   127.0.0.1:6379; ``--redis-db`` wins) for the broker, the cache, the throttle buckets and
+   the channel layer, refusing to start if it already holds keys, and flushes it at the end;
 3. seeds an operator, its API key and a staff user through ``manage.py shell -c``;
-4. starts a real Celery worker (``celery -A gin_platform worker``) and gunicorn
-   (deploy/gunicorn.conf.py) on a free 127.0.0.1 port, each in its own process group with
-   its output in a log file;
+4. starts a real Celery worker (``celery -A gin_platform worker``) and the web server as
+   deployed: gunicorn with deploy/gunicorn.conf.py, its workers uvicorn serving
+   ``gin_platform.asgi:application`` (HTTP and the sockets under /ws/v1/ on one port), on a
+   free 127.0.0.1 port, each in its own process group with its output in a log file;
 5. on the way out, also after Ctrl-C, SIGTERM or an exception: stops both process groups
    (SIGTERM, then SIGKILL after a grace period), flushes the Redis database and drops the
    scratch database.
 
 The other pieces are shared with bench_actions.py (which runs its own, smaller stack): the
-percentiles, ``KeepAliveClient`` (one persistent connection per client thread), the CPU
-accounting from /proc and the process-group helpers.
+percentiles, ``KeepAliveClient`` (one persistent connection per client thread), the CPU and
+memory accounting from /proc and the process-group helpers.
 
-Nothing here imports Django: the benchmark process is a pure HTTP client.
+Nothing here imports Django: the benchmark process is a pure HTTP (and socket) client.
 """
 
 from __future__ import annotations
@@ -42,15 +45,16 @@ import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from tests.processes import worker_command  # noqa: E402  (needs ROOT on the path)
 
-PG_MAINTENANCE_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS_DB = 14
+APPLICATION = "gin_platform.asgi:application"
 # Loopback only: never let urllib send our requests to a proxy.
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 
@@ -90,6 +94,8 @@ class Recorder:
     samples: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     errors: Counter = field(default_factory=Counter)
     error_times: list[float] = field(default_factory=list)
+    # Timestamped counts that are not requests (sockets opened, pushes received, resyncs).
+    events: dict[str, list[float]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, endpoint: str, started: float, seconds: float) -> None:
@@ -100,6 +106,14 @@ class Recorder:
         with self.lock:
             self.errors[(endpoint, what)] += 1
             self.error_times.append(time.monotonic())
+
+    def count(self, name: str, at: float | None = None) -> None:
+        with self.lock:
+            self.events.setdefault(name, []).append(time.monotonic() if at is None else at)
+
+    def counted(self, name: str, start: float = 0.0, end: float = float("inf")) -> int:
+        with self.lock:
+            return sum(1 for t in self.events.get(name, ()) if start <= t < end)
 
     def latencies(self, endpoint: str, start: float = 0.0, end: float = float("inf")) -> list:
         with self.lock:
@@ -188,14 +202,21 @@ class CpuMeter:
 
     Our process groups (gunicorn, the Celery worker) count their live processes plus the
     children they reaped (cutime/cstime), so workers recycled by ``max_requests`` are not lost.
-    PostgreSQL backends of the scratch database and Redis (shared with others: an upper bound)
-    are sampled twice a second and summed per process id, so a backend that exits loses at
-    most its last half second. ``client`` is this process; ``machine`` the whole machine.
+
+    ``postgres`` is the whole PostgreSQL server, every database: the web processes close
+    their connection at the end of each request (CONN_MAX_AGE=0 in deploy/gunicorn.conf.py),
+    so most backends live a few milliseconds and no sampling could see them; the postmaster's
+    reaped-children time (cutime/cstime) catches every backend that exits, and the live
+    postgres processes are sampled twice a second. On a shared machine other sessions'
+    databases count too (an upper bound; the Redis figure likewise). ``client`` is this
+    process; ``machine`` the whole machine.
     """
 
-    def __init__(self, *, groups: dict[str, int], database: str, interval: float = 0.5) -> None:
+    def __init__(
+        self, *, groups: dict[str, int], database: str = "", interval: float = 0.5
+    ) -> None:
         self.groups = groups
-        self.database = f" {database} ".encode()
+        self.database = database  # kept for the callers; the PostgreSQL figure is server-wide
         self.interval = interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -220,8 +241,10 @@ class CpuMeter:
                 cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
             except OSError:
                 continue
-            if cmdline.startswith(b"postgres: ") and self.database in cmdline:
+            if cmdline.startswith(b"postgres: "):  # a backend or helper process
                 sampled[("postgres", int(entry))] = own
+            elif b"postgres\0" in cmdline and b"-D\0" in cmdline:  # the postmaster
+                sampled[("postgres", int(entry))] = own + children
             elif cmdline.startswith(b"redis-server"):
                 sampled[("redis", int(entry))] = own
         return grouped, sampled
@@ -259,25 +282,56 @@ class CpuMeter:
         return {name: round(value / seconds, 2) for name, value in used.items()}
 
 
+# --- Memory from /proc (Linux) ---------------------------------------------------------------
+def group_memory(pgid: int) -> dict[int, int]:
+    """Resident set size in bytes of every live process of the group (``VmRSS``)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        stat = _proc_stat(entry)
+        if stat is None or stat[0] != pgid:
+            continue
+        with contextlib.suppress(OSError, ValueError, StopIteration):
+            status = Path(f"/proc/{entry}/status").read_text()
+            line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
+            found[int(entry)] = int(line.split()[1]) * 1024
+    return found
+
+
+def worker_pids(pgid: int) -> list[int]:
+    """gunicorn's worker processes: the live members of its group other than the arbiter
+    (the group leader)."""
+    return sorted(pid for pid in group_memory(pgid) if pid != pgid)
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    stat = _proc_stat(str(pid))
+    return None if stat is None else stat[1] / TICK
+
+
 # --- Processes --------------------------------------------------------------------------------
-def gunicorn_command(*, port: int, workers: int, threads: int) -> list[str]:
-    """The API under gunicorn with deploy/gunicorn.conf.py on a loopback port."""
-    return [
+def gunicorn_command(*, port: int, workers: int | None = None) -> list[str]:
+    """The web server as deployed (deploy/gunicorn.conf.py: uvicorn workers serving the ASGI
+    application, HTTP and sockets) on a loopback port. ``workers`` None: the conf file's
+    count (one per CPU, at least 2, with Redis). The synchronous requests each worker lets
+    into Django at once come from ASGI_THREADS in the environment (the conf file's default
+    when unset)."""
+    command = [
         sys.executable,
         "-m",
         "gunicorn",
-        "gin_platform.wsgi:application",
+        APPLICATION,
         "--config",
         str(ROOT / "deploy" / "gunicorn.conf.py"),
         "--bind",
         f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--threads",
-        str(threads),
         "--log-level",
         "warning",
     ]
+    if workers is not None:
+        command += ["--workers", str(workers)]
+    return command
 
 
 def free_port() -> int:
@@ -359,7 +413,7 @@ def wait_healthy(
         with contextlib.suppress(ValueError):
             health = json.loads(body or b"{}")
             if health.get("status") == "ok" or (
-                database_only and health.get("database", {}).get("ok")
+                database_only and health.get("checks", {}).get("database") == "ok"
             ):
                 return
         time.sleep(0.3)
@@ -367,13 +421,35 @@ def wait_healthy(
 
 
 # --- The stack --------------------------------------------------------------------------------
+def database_server_url() -> str:
+    """The PostgreSQL server to create the scratch database on: DATABASE_URL when it names
+    a PostgreSQL database (its database is only used for CREATE and DROP DATABASE), else
+    the postgres database on 127.0.0.1."""
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith(("postgres://", "postgresql://")) else DEFAULT_PG_URL
+
+
+def redis_target(db: int | None = None) -> tuple[str, int, int]:
+    """(host, port, db) of the benchmark's Redis: REDIS_URL's when set, else 127.0.0.1:6379
+    db 14; ``db`` (a --redis-db option) wins over both."""
+    url = os.environ.get("REDIS_URL", "")
+    if url.startswith(("redis://", "rediss://")):
+        parts = urlsplit(url)
+        path_db = parts.path.strip("/")
+        number = int(path_db) if path_db.isdigit() else DEFAULT_REDIS_DB
+        return parts.hostname or "127.0.0.1", parts.port or 6379, number if db is None else db
+    return "127.0.0.1", 6379, DEFAULT_REDIS_DB if db is None else db
+
+
 @dataclass
 class StackConfig:
-    workers: int = 4
-    threads: int = 1
+    workers: int | None = 2  # gunicorn worker processes; None: the conf file's count
+    # Synchronous HTTP requests each worker lets into Django at once (ASGI_THREADS);
+    # None: the conf file's default.
+    asgi_threads: int | None = None
     celery_concurrency: int = 2
     celery: bool = True
-    redis_db: int = 14
+    redis_db: int | None = None  # None: REDIS_URL's number, else 14
     keep_logs: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -385,8 +461,10 @@ class Stack:
         self.config = config
         self.say = say
         self.database = f"gin_bench_{secrets.token_hex(4)}"
-        self.database_url = f"postgres://postgres@127.0.0.1:5432/{self.database}"
-        self.redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{config.redis_db}"
+        self.server_url = database_server_url()
+        self.database_url = urlunsplit(urlsplit(self.server_url)._replace(path=f"/{self.database}"))
+        self.redis_host, self.redis_port, self.redis_db = redis_target(config.redis_db)
+        self.redis_url = f"redis://{self.redis_host}:{self.redis_port}/{self.redis_db}"
         self.logs = Path(tempfile.mkdtemp(prefix="gin-bench-"))
         self.base_url = ""
         self.operator_key = ""
@@ -400,6 +478,7 @@ class Stack:
             "DATABASE_URL": self.database_url,
             "REDIS_URL": self.redis_url,
             "CACHE_KEY_PREFIX": self.database,
+            "CHANNEL_LAYER_PREFIX": f"{self.database}:ws",
             "DEBUG": "0",
             "GIN_ENV": "development",
             "LOG_LEVEL": "WARNING",
@@ -408,11 +487,13 @@ class Stack:
             "THROTTLE_OPERATOR": "100000000/min",
             "THROTTLE_ANON": "100000000/min",
             "GUNICORN_ACCESSLOG": "",
-            "GUNICORN_WORKERS": str(config.workers),
-            "GUNICORN_THREADS": str(config.threads),
             "PYTHONUNBUFFERED": "1",
             **config.extra_env,
         }
+        if config.workers is not None:
+            self.env["GUNICORN_WORKERS"] = str(config.workers)
+        if config.asgi_threads is not None:
+            self.env["ASGI_THREADS"] = str(config.asgi_threads)
         self.env.pop("CELERY_BROKER_URL", None)
 
     # The with-block -----------------------------------------------------------------------
@@ -454,7 +535,7 @@ class Stack:
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
         self.gunicorn = start_group(
-            gunicorn_command(port=port, workers=self.config.workers, threads=self.config.threads),
+            gunicorn_command(port=port, workers=self.config.workers),
             self.env,
             self.logs / "gunicorn.log",
         )
@@ -474,7 +555,7 @@ class Stack:
             try:
                 self._redis().flushdb()
             except Exception as exc:
-                self.say(f"cleanup: flushing Redis db {self.config.redis_db}: {exc}")
+                self.say(f"cleanup: flushing Redis db {self.redis_db}: {exc}")
             self._redis_claimed = False
         if self._database_created:
             try:
@@ -486,6 +567,20 @@ class Stack:
             shutil.rmtree(self.logs, ignore_errors=True)
 
     # Helpers ------------------------------------------------------------------------------
+    @property
+    def ws_url(self) -> str:
+        """The sockets' base URL: ws://127.0.0.1:<port>."""
+        return "ws" + self.base_url.removeprefix("http")
+
+    def describe(self) -> str:
+        """The server line of a report: what gunicorn runs, as configured."""
+        workers = self.config.workers or "the conf file's (one per CPU, at least 2)"
+        threads = self.config.asgi_threads or "the conf file's default"
+        return (
+            f"gunicorn + uvicorn workers (ASGI, deploy/gunicorn.conf.py), {workers} workers, "
+            f"ASGI_THREADS {threads}"
+        )
+
     def manage(self, *args: str, check: bool = True) -> str:
         """``manage.py`` against the scratch database; its output (stdout and stderr)."""
         done = subprocess.run(
@@ -507,9 +602,20 @@ class Stack:
     def sql(self, query: str) -> list[tuple]:
         import psycopg
 
-        url = PG_MAINTENANCE_URL.rsplit("/", 1)[0] + "/" + self.database
-        with psycopg.connect(url, autocommit=True) as connection:
+        with psycopg.connect(self.database_url, autocommit=True) as connection:
             return connection.execute(query).fetchall()
+
+    def pg_stats(self) -> dict[str, float]:
+        """The scratch database's counters (pg_stat_database): ``sessions``, connections
+        ever opened (the web processes open one per request, CONN_MAX_AGE=0, and one per
+        database call of a socket's consumer), and ``active_ms``, the time its backends
+        spent running statements: the PostgreSQL work of this database alone, which the
+        server-wide CPU figure cannot separate from other databases'."""
+        rows = self.sql(
+            "SELECT sessions, active_time FROM pg_stat_database WHERE datname = current_database()"
+        )
+        sessions, active = rows[0] if rows else (0, 0)
+        return {"sessions": float(sessions or 0), "active_ms": float(active or 0)}
 
     def pids(self) -> dict[str, int]:
         groups = {}
@@ -538,15 +644,14 @@ class Stack:
     def _redis(self):
         import redis
 
-        return redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=self.config.redis_db)
+        return redis.Redis(host=self.redis_host, port=self.redis_port, db=self.redis_db)
 
     def _claim_redis(self) -> None:
         keys = self._redis().dbsize()
         if keys:
             raise RuntimeError(
-                f"Redis db {self.config.redis_db} holds {keys} keys: not ours to flush. Choose "
-                f"another with --redis-db, or clear it: redis-cli -n {self.config.redis_db} "
-                "flushdb"
+                f"Redis db {self.redis_db} holds {keys} keys: not ours to flush. Choose "
+                f"another with --redis-db, or clear it: redis-cli -n {self.redis_db} flushdb"
             )
         self._redis_claimed = True
 
@@ -554,11 +659,10 @@ class Stack:
         self._pg(f'CREATE DATABASE "{self.database}"')
         self._database_created = True
 
-    @staticmethod
-    def _pg(statement: str) -> None:
+    def _pg(self, statement: str) -> None:
         import psycopg
 
-        with psycopg.connect(PG_MAINTENANCE_URL, autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(self.server_url, autocommit=True, connect_timeout=10) as conn:
             conn.execute(statement)
 
 
