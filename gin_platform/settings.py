@@ -167,6 +167,10 @@ REALTIME_MAX_SOCKETS_PER_PLAYER = int(ENV.get("REALTIME_MAX_SOCKETS_PER_PLAYER",
 # As many as the REST API allows a player (1,200 a minute).
 REALTIME_MAX_MESSAGES_PER_10S = 200
 REALTIME_SEND_TIMEOUT_SECONDS = 10
+# Long polls (GET .../events?wait=S) hold a server thread each: at most this many at once in
+# a process (a quarter of ASGI_THREADS' default 32) and per player; more answer at once.
+REALTIME_LONG_POLLS_PER_PROCESS = int(ENV.get("REALTIME_LONG_POLLS_PER_PROCESS", "8"))
+REALTIME_LONG_POLLS_PER_PLAYER = 2
 
 CELERY_BROKER_URL = broker_url(ENV) or "memory://"
 CELERY_TASK_ALWAYS_EAGER = broker_url(ENV) is None

@@ -353,13 +353,23 @@ class ActionView(APIView):
         return response
 
 
-def _events_feed(match, viewer: int | None, *, after: int, limit: int, wait: int) -> dict:
+def _events_feed(
+    request: Request, match, viewer: int | None, *, after: int, limit: int, wait: int
+) -> dict:
     """The feed after ``after``; with ``wait``, a long poll: when nothing is after
-    ``after`` yet, wait for the match's next event (or ``wait`` seconds) and read again."""
+    ``after`` yet, wait for the match's next event (or ``wait`` seconds) and read again.
+    With no wait free (games.realtime.longpoll), it answers at once."""
     feed = presenters.events_feed(match=match, viewer=viewer, after=after, limit=limit)
     if feed["events"] or not wait or match.status not in Match.LIVE_STATUSES:
         return feed
-    wait_for_events(match_id=match.pk, after=max(after, feed["seq"]), seconds=wait)
+    waited = wait_for_events(
+        match_id=match.pk,
+        after=max(after, feed["seq"]),
+        seconds=wait,
+        player_id=request.user.player.pk,
+    )
+    if not waited:
+        return feed
     match = selectors.match_reload(match)
     return presenters.events_feed(match=match, viewer=viewer, after=after, limit=limit)
 
@@ -379,7 +389,9 @@ class EventsView(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
         filters = _validated(EventsFilterInput, request.query_params)
-        return Response(EventsOutput(_events_feed(seat.match, seat.position, **filters)).data)
+        return Response(
+            EventsOutput(_events_feed(request, seat.match, seat.position, **filters)).data
+        )
 
 
 # --- Watchers (R11) ------------------------------------------------------------------------
@@ -413,7 +425,7 @@ class WatchEventsView(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get(operator=request.user.operator, match_id=match_id)
         filters = _validated(EventsFilterInput, request.query_params)
-        return Response(EventsOutput(_events_feed(match, None, **filters)).data)
+        return Response(EventsOutput(_events_feed(request, match, None, **filters)).data)
 
 
 # --- Resigning and the house bot (R10, R11) -------------------------------------------------

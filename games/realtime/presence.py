@@ -113,6 +113,19 @@ def connected_seats(
     ]
 
 
+def _poll_key(player_id: object) -> str:
+    return f"rt:poll:{player_id}"
+
+
+def long_poll_started(*, player_id: object) -> int:
+    """Count a long poll of the player; the count after it (the caller refuses over the cap)."""
+    return _increment(_poll_key(player_id))
+
+
+def long_poll_ended(*, player_id: object) -> None:
+    _decrement(_poll_key(player_id))
+
+
 def seq_pushed(*, match_id: int, seq: int) -> None:
     cache.set(_seq_key(match_id), seq, 3600)
 

@@ -81,3 +81,45 @@ def test_events_already_there_answer_at_once_and_the_wait_is_bounded(running):
     refused = seats[0].get(f"/api/v1/matches/{match_id}/events?after=0&wait=26")
     assert refused.status_code == 400
     assert refused.json()["errors"] == {"wait": ["from 0 to 25 seconds"]}
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"REALTIME_LONG_POLLS_PER_PROCESS": 0},  # the process's waits all taken
+        {"REALTIME_LONG_POLLS_PER_PLAYER": 0},  # the player's share taken
+    ],
+)
+def test_a_long_poll_without_a_free_wait_answers_at_once(running, settings, limits):
+    for name, value in limits.items():
+        setattr(settings, name, value)
+    match_id, seats = running
+    seq = view(seats[0], match_id).json()["seq"]
+    started = time.monotonic()
+    response = seats[0].get(f"/api/v1/matches/{match_id}/events?after={seq}&wait=20")
+    assert time.monotonic() - started < 10  # not held: the threads stay for other requests
+    assert response.status_code == 200 and response.json()["events"] == []
+
+
+def test_a_players_long_polls_are_counted_while_they_wait(running):
+    from games.realtime import presence
+
+    match_id, seats = running
+    player = seats[0].player
+    seq = view(seats[0], match_id).json()["seq"]
+    seen: list[int] = []
+
+    def poll() -> None:
+        try:
+            seats[0].get(f"/api/v1/matches/{match_id}/events?after={seq}&wait=2")
+        finally:
+            connection.close()
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    time.sleep(0.5)
+    seen.append(presence.long_poll_started(player_id=player.pk) - 1)
+    presence.long_poll_ended(player_id=player.pk)
+    waiting.join()
+    assert seen == [1]  # one wait in progress
+    assert presence.long_poll_started(player_id=player.pk) == 1  # released when it ended
