@@ -48,8 +48,10 @@ def encode(message: dict[str, Any]) -> str:
 @dataclass
 class _Pending:
     match_id: int
-    # The feed's sequence number before the transaction's first event (None: no event yet).
+    # The feed's sequence number before the transaction's first event and after its last
+    # (None: no event yet).
     after: int | None = None
+    last: int | None = None
     # The connection's list of commit hooks this push was registered in: a later change in
     # the same transaction joins it; a new transaction (after a commit or a rollback, when
     # Django starts a new list) registers a push of its own.
@@ -73,14 +75,16 @@ def match_changed(*, match_id: int, rows: Sequence[HandEvent] = ()) -> None:
     The push reads the events back from the database after the commit, from the first of
     ``rows`` on: what it sends is what committed, never a row of a rolled-back savepoint."""
     first = min((row.match_seq for row in rows), default=None)
+    last = max((row.match_seq for row in rows), default=None)
     after = None if first is None else first - 1
     hooks = connection.run_on_commit
     pending = _pending().get(match_id)
     if pending is not None and pending.hooks is hooks and connection.in_atomic_block:
         if after is not None:
             pending.after = after if pending.after is None else min(pending.after, after)
+            pending.last = last if pending.last is None else max(pending.last, last)
         return
-    pending = _Pending(match_id=match_id, after=after, hooks=hooks)
+    pending = _Pending(match_id=match_id, after=after, last=last, hooks=hooks)
     _pending()[match_id] = pending
     transaction.on_commit(partial(_publish_pending, pending), robust=True)
 
@@ -89,23 +93,26 @@ def _publish_pending(pending: _Pending) -> None:
     if _pending().get(pending.match_id) is pending:
         del _pending()[pending.match_id]
     try:
-        publish(match_id=pending.match_id, after=pending.after)
+        publish(match_id=pending.match_id, after=pending.after, last=pending.last)
     except Exception:  # the move has committed; sockets repair gaps from the database
         logger.exception("push of match %s failed", pending.match_id)
 
 
-def publish(*, match_id: int, after: int | None = None) -> None:
+def publish(*, match_id: int, after: int | None = None, last: int | None = None) -> None:
     """Render and send one message per listened audience: the feed events after ``after``
-    (None: none, only the views) and the views, as committed now."""
+    (None: none, only the views) and the views, as committed now. ``last``, the feed's
+    sequence number the change ended at, wakes the long polls. With nobody listening this
+    reads nothing from the database (a game played over REST pays two cache calls)."""
     from games import selectors
     from games.selectors import EVENTS_PAGE_MAX
 
+    if last is not None:
+        presence.seq_pushed(match_id=match_id, seq=last)
     audiences = presence.listened(match_audiences(match_id))
+    if not audiences:
+        return
     match = selectors.match_for_push(match_id=match_id)
     if match is None:
-        return
-    presence.seq_pushed(match_id=match_id, seq=match.seq)
-    if not audiences:
         return
     rows = (
         []

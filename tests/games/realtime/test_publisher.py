@@ -104,3 +104,13 @@ def test_a_failing_channel_layer_never_fails_the_move(running, monkeypatch, capl
     with transaction.atomic():
         publisher.match_changed(match_id=match_id, rows=[])
     assert "push of match" in caplog.text
+
+
+def test_with_nobody_listening_a_push_reads_nothing_from_the_database(
+    running, sent, django_assert_num_queries
+):
+    match_id, _ = running
+    with django_assert_num_queries(0):
+        publisher.publish(match_id=match_id, after=0, last=7)
+    assert sent == []
+    assert presence.last_pushed_seq(match_id=match_id) == 7  # long polls still wake up
