@@ -123,10 +123,26 @@ def on_starting(server) -> None:
         raise RuntimeError(f"refusing to start {server.num_workers} workers: {ONE_PROCESS_ONLY}")
 
 
+def database_pool_options(database: dict, env) -> dict | None:
+    """psycopg's pool for a PostgreSQL database of a web process, sized to the requests that
+    may hold a connection at once (``ASGI_THREADS``, plus the sockets' short reads), or None
+    (SQLite, or ``DATABASE_POOL=0``). Idle connections beyond ``min_size`` close after 5
+    minutes; a request waits at most ``DATABASE_POOL_TIMEOUT`` seconds for one (then 500,
+    never an unbounded queue)."""
+    if "postgresql" not in database.get("ENGINE", "") or env.get("DATABASE_POOL") == "0":
+        return None
+    return {
+        "min_size": int(env.get("DATABASE_POOL_MIN_SIZE") or 2),
+        "max_size": int(env.get("DATABASE_POOL_MAX_SIZE") or asgi_threads + 8),
+        "timeout": float(env.get("DATABASE_POOL_TIMEOUT") or 10),
+        "max_idle": 300,
+    }
+
+
 def post_worker_init(worker) -> None:
     """In each worker, once the application (and so Django's settings) is loaded: refuse to
-    serve from more than one process with the in-memory channel layer, close database
-    connections at the end of each request, and cap the synchronous requests."""
+    serve from more than one process with the in-memory channel layer, hand database
+    connections back at the end of each request, and cap the synchronous requests."""
     from django.conf import settings
 
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
@@ -136,9 +152,13 @@ def post_worker_init(worker) -> None:
     # Under ASGI every request runs in a new thread, and a connection kept open for reuse
     # (CONN_MAX_AGE) stays open in its dead thread until garbage collection: 110 requests,
     # some 10 at a time, left 32 idle PostgreSQL connections behind in one worker.
-    # So the web processes close theirs when each request ends; Celery keeps its own.
+    # So a request hands its connection back when it ends: to the process's pool on
+    # PostgreSQL (opening one costs more than most requests), closed elsewhere.
     for database in settings.DATABASES.values():
         database["CONN_MAX_AGE"] = 0
+        pool = database_pool_options(database, os.environ)
+        if pool:
+            database.setdefault("OPTIONS", {})["pool"] = pool
     worker.wsgi = SyncRequestLimit(worker.wsgi, asgi_threads)
 
 

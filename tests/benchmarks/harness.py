@@ -203,9 +203,9 @@ class CpuMeter:
     Our process groups (gunicorn, the Celery worker) count their live processes plus the
     children they reaped (cutime/cstime), so workers recycled by ``max_requests`` are not lost.
 
-    ``postgres`` is the whole PostgreSQL server, every database: the web processes close
-    their connection at the end of each request (CONN_MAX_AGE=0 in deploy/gunicorn.conf.py),
-    so most backends live a few milliseconds and no sampling could see them; the postmaster's
+    ``postgres`` is the whole PostgreSQL server, every database: backends that live a few
+    milliseconds (``DATABASE_POOL=0``, or a pool growing and shrinking) escape any sampling,
+    so the postmaster's
     reaped-children time (cutime/cstime) catches every backend that exits, and the live
     postgres processes are sampled twice a second. On a shared machine other sessions'
     databases count too (an upper bound; the Redis figure likewise). ``client`` is this
@@ -607,9 +607,9 @@ class Stack:
 
     def pg_stats(self) -> dict[str, float]:
         """The scratch database's counters (pg_stat_database): ``sessions``, connections
-        ever opened (the web processes open one per request, CONN_MAX_AGE=0, and one per
-        database call of a socket's consumer), and ``active_ms``, the time its backends
-        spent running statements: the PostgreSQL work of this database alone, which the
+        ever opened (the web processes' pools open a few; with ``DATABASE_POOL=0`` one per
+        request and per database call of a socket's consumer), and ``active_ms``, the time
+        its backends spent running statements: the PostgreSQL work of this database alone, which the
         server-wide CPU figure cannot separate from other databases'."""
         rows = self.sql(
             "SELECT sessions, active_time FROM pg_stat_database WHERE datname = current_database()"

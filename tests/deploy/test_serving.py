@@ -1,6 +1,6 @@
 """How the web processes serve (deploy/gunicorn.conf.py, docs/deploy.md "The web server"): one
 process only with the in-memory channel layer, Django requests capped per process, database
-connections closed after each request; and the API docs page that works offline."""
+connections handed back to a pool after each request; and the API docs page that works offline."""
 
 from __future__ import annotations
 
@@ -98,6 +98,88 @@ def test_ttin_never_adds_a_second_worker_without_redis(conf, monkeypatch, redis_
     conf["nworkers_changed"](server, 2, 1)
     assert server._num_workers == kept
     assert bool(server.log.errors) == (kept == 1)
+
+
+# --- the database pool -----------------------------------------------------------------------
+POSTGRES = {"ENGINE": "django.db.backends.postgresql", "NAME": "gin", "OPTIONS": {}}
+SQLITE = {"ENGINE": "django.db.backends.sqlite3", "NAME": "gin.sqlite3", "OPTIONS": {}}
+
+
+def test_a_postgresql_worker_hands_connections_back_to_a_pool_sized_to_its_threads(conf, settings):
+    settings.DATABASES = {"default": dict(POSTGRES, OPTIONS={}, CONN_MAX_AGE=60)}
+    conf["post_worker_init"](fake_worker(workers=1))
+    database = settings.DATABASES["default"]
+    assert database["CONN_MAX_AGE"] == 0  # the pool refuses persistent connections
+    assert database["OPTIONS"]["pool"] == {
+        "min_size": 2,
+        "max_size": conf["asgi_threads"] + 8,
+        "timeout": 10.0,
+        "max_idle": 300,
+    }
+
+
+def test_sqlite_has_no_pool_and_postgresql_can_do_without(conf, monkeypatch):
+    assert conf["database_pool_options"](SQLITE, {}) is None
+    assert conf["database_pool_options"](POSTGRES, {"DATABASE_POOL": "0"}) is None
+    sized = {"DATABASE_POOL_MIN_SIZE": "1", "DATABASE_POOL_MAX_SIZE": "5"}
+    assert conf["database_pool_options"](POSTGRES, sized)["max_size"] == 5
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
+    """A real server on PostgreSQL: 30 requests that each read the database are served by the
+    same few connections, which stay open between requests (before the pool, each request
+    opened and closed one)."""
+    from django.db import connection
+
+    from tests.browser.conftest import _database_url, _free_port, _wait_until_serving
+    from tests.processes import stop
+
+    name = f"gin-pool-test-{os.getpid()}"
+    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "GUNICORN_WORKERS"}}
+    env |= {
+        "DATABASE_URL": f"{_database_url(connection.settings_dict)}?application_name={name}",
+        "GIN_VAR_DIR": str(tmp_path),
+        "GIN_ENV": "development",
+        "DEBUG": "0",
+        "GUNICORN_ACCESSLOG": "",
+    }
+    port = _free_port()
+    log = tmp_path / "server.log"
+    command = [sys.executable, "-m", "gunicorn", "gin_platform.asgi:application"]
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            [*command, "--config", str(CONF), "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+
+    def backends() -> set[tuple[int, object]]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid, backend_start FROM pg_stat_activity WHERE application_name = %s",
+                [name],
+            )
+            return set(cursor.fetchall())
+
+    import requests
+
+    try:
+        _wait_until_serving(url, server, log)
+        for _ in range(5):
+            assert requests.get(f"{url}/api/v1/health", timeout=10).status_code == 200
+        first = backends()
+        for _ in range(25):
+            assert requests.get(f"{url}/api/v1/health", timeout=10).status_code == 200
+        # The same connections served all 25 (the pool may grow by one while it fills at start).
+        assert first and backends() == first
+        assert len(first) < 5
+    finally:
+        stop(server)
 
 
 # --- ASGI_THREADS ----------------------------------------------------------------------------
