@@ -10,6 +10,8 @@ from django.contrib import admin
 
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat, Table
 from gin_platform.admin import ReadOnlyAdmin
+from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.admin_site import AuditedModelAdmin
 
 
 class TableInline(admin.TabularInline):
@@ -21,7 +23,7 @@ class TableInline(admin.TabularInline):
 
 
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(AuditedModelAdmin):
     list_display = (
         "name",
         "operator",
@@ -61,7 +63,7 @@ class RoomAdmin(admin.ModelAdmin):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(AuditedModelAdmin):
     list_display = ("id", "room", "status", "created_at")
     list_filter = ("status", "room__operator")
     readonly_fields = ("room", "created_at")
@@ -85,7 +87,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(ReadOnlyAdmin):
+class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = (
         "id",
         "operator",
@@ -98,8 +100,33 @@ class MatchAdmin(ReadOnlyAdmin):
         "created_at",
         "finished_at",
     )
-    list_filter = ("status", "variant", "is_practice", "operator")
+    list_filter = (
+        ("finished_at", DateRangeFilter),
+        ("created_at", DateRangeFilter),
+        "status",
+        "variant",
+        "is_practice",
+        "operator",
+    )
     inlines = (SeatInline,)
+    csv_select_related = ("operator",)
+    csv_columns = (
+        ("id", lambda m: m.pk),
+        ("operator", lambda m: m.operator.slug),
+        ("variant", lambda m: m.variant),
+        ("status", lambda m: m.status),
+        ("currency", lambda m: m.currency),
+        ("is_practice", lambda m: m.is_practice),
+        ("stake", lambda m: money(m.stake, m.currency)),
+        ("stake_per_point", lambda m: money(m.stake_per_point, m.currency)),
+        ("fee_bps", lambda m: m.fee_bps),
+        ("points_0", lambda m: m.points_0),
+        ("points_1", lambda m: m.points_1),
+        ("winner_seat", lambda m: "" if m.winner_seat is None else m.winner_seat),
+        ("created_at", lambda m: moment(m.created_at)),
+        ("finished_at", lambda m: moment(m.finished_at)),
+        ("settled_at", lambda m: moment(m.settled_at)),
+    )
 
 
 @admin.register(Seat)

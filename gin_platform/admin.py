@@ -3,9 +3,15 @@ field appears as "set (sha256 ...)" or "not set"; the audit log is read-only."""
 
 import json
 
+import axes.admin  # noqa: F401  (registers its pages; re-registered audited below)
 from django.contrib import admin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.utils.html import format_html
+from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from gin_platform.admin_site import AuditedModelAdmin
 from gin_platform.encryption import fingerprint
 from gin_platform.models import (
     AuditEvent,
@@ -18,12 +24,13 @@ from gin_platform.models import (
     Player,
     PlayerSession,
     SocketTicket,
+    StaffOperatorScope,
     WebhookAttempt,
     WebhookDelivery,
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(AuditedModelAdmin):
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
@@ -49,14 +56,57 @@ class OperatorOriginInline(admin.TabularInline):
         return False
 
 
+class ModeFilter(admin.SimpleListFilter):
+    """Live operators' rows, or the sandboxes' (test mode, docs/api.md "Sandbox")."""
+
+    title = "mode"
+    parameter_name = "mode"
+    lookup = "is_sandbox"
+
+    def lookups(self, request, model_admin):
+        return (("live", "live"), ("test", "test (sandbox)"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("live", "test"):
+            return queryset.filter(**{self.lookup: self.value() == "test"})
+        return queryset
+
+
+class OperatorModeFilter(ModeFilter):
+    lookup = "operator__is_sandbox"
+
+
+SANDBOX_BADGE_STYLE = (
+    "background:#f5a623;color:#000;padding:0 .4em;border-radius:3px;font-weight:bold"
+)
+
+
+def sandbox_badge(operator: Operator) -> str:
+    """A visible TEST badge on sandbox rows, nothing on live ones."""
+    if not operator.is_sandbox:
+        return ""
+    return format_html('<span style="{}">TEST</span>', SANDBOX_BADGE_STYLE)
+
+
 @admin.register(Operator)
-class OperatorAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "status", "base_currency", "require_signed_requests")
-    list_filter = ("status", "base_currency")
+class OperatorAdmin(AuditedModelAdmin):
+    list_display = (
+        "name",
+        "slug",
+        "mode_badge",
+        "status",
+        "base_currency",
+        "require_signed_requests",
+    )
+    list_filter = (ModeFilter, "status", "base_currency")
     search_fields = ("name", "slug")
     exclude = ("webhook_secret",)
-    readonly_fields = ("webhook_secret_status",)
+    readonly_fields = ("webhook_secret_status", "is_sandbox", "live_operator")
     inlines = (OperatorOriginInline,)
+
+    @admin.display(description="mode")
+    def mode_badge(self, obj: Operator) -> str:
+        return sandbox_badge(obj) or "live"
 
     @admin.display(description="webhook secret")
     def webhook_secret_status(self, obj: Operator) -> str:
@@ -65,9 +115,22 @@ class OperatorAdmin(admin.ModelAdmin):
 
 @admin.register(OperatorApiKey)
 class OperatorApiKeyAdmin(ReadOnlyAdmin):
-    list_display = ("operator", "name", "prefix", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("operator",)
+    list_display = (
+        "operator",
+        "mode_badge",
+        "name",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    list_filter = (OperatorModeFilter, "operator")
+    list_select_related = ("operator",)
     exclude = ("key_hash",)
+
+    @admin.display(description="mode")
+    def mode_badge(self, obj: OperatorApiKey) -> str:
+        return sandbox_badge(obj.operator) or "live"
 
 
 @admin.register(OperatorSigningSecret)
@@ -103,11 +166,23 @@ class SocketTicketAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    list_display = ("external_ref", "operator", "wallet_currency", "status", "kyc_status")
-    list_filter = ("operator", "status", "kyc_status")
+class PlayerAdmin(AuditedModelAdmin):
+    list_display = (
+        "external_ref",
+        "operator",
+        "mode_badge",
+        "wallet_currency",
+        "status",
+        "kyc_status",
+    )
+    list_filter = (OperatorModeFilter, "operator", "status", "kyc_status")
+    list_select_related = ("operator",)
     search_fields = ("external_ref", "display_name")
     readonly_fields = ("operator", "external_ref", "wallet_currency", "created_at")
+
+    @admin.display(description="mode")
+    def mode_badge(self, obj: Player) -> str:
+        return sandbox_badge(obj.operator) or "live"
 
 
 @admin.register(PlayerSession)
@@ -158,3 +233,58 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "operator", "event_type", "status", "attempt_count")
     list_filter = ("status", "event_type", "operator")
     inlines = (WebhookAttemptInline,)
+
+
+# --- Staff users, roles, second factors (docs/backoffice.md) ------------------------------
+class StaffOperatorScopeInline(admin.TabularInline):
+    """The operators a staff user is limited to (none: every operator)."""
+
+    model = StaffOperatorScope
+    extra = 0
+    verbose_name = "operator scope"
+    verbose_name_plural = "operator scope (no row: every operator)"
+
+
+admin.site.unregister(User)
+admin.site.unregister(Group)
+admin.site.unregister(TOTPDevice)
+
+
+@admin.register(User)
+class StaffUserAdmin(AuditedModelAdmin, UserAdmin):
+    """Staff users: roles are groups; every change (and a password set) is audited."""
+
+    inlines = (StaffOperatorScopeInline,)
+
+    def user_change_password(self, request, id, form_url=""):
+        response = super().user_change_password(request, id, form_url)
+        if request.method == "POST" and response.status_code == 302:
+            user = self.get_object(request, id)
+            self._audit(request, "password", user, None, {"password": "[changed]"})
+        return response
+
+
+@admin.register(Group)
+class RoleAdmin(AuditedModelAdmin, GroupAdmin):
+    """Roles: support, finance, risk, admin (gin_platform/staff.py); changes are audited."""
+
+
+@admin.register(TOTPDevice)
+class StaffTOTPDeviceAdmin(AuditedModelAdmin, TOTPDeviceAdmin):
+    """Staff TOTP devices (``manage.py staff_otp_enrol`` creates them); the key is never
+    written to the audit log."""
+
+
+# django-axes' pages (lockouts; deleting an attempt lifts a lockout): audited too. Imported
+# here so that its registration happens first, whatever the order of INSTALLED_APPS.
+def _audited_again(module) -> None:
+    for model, model_admin in list(admin.site._registry.items()):
+        if model.__module__.startswith(module) and not isinstance(model_admin, AuditedModelAdmin):
+            audited = type(
+                f"Audited{type(model_admin).__name__}", (AuditedModelAdmin, type(model_admin)), {}
+            )
+            admin.site.unregister(model)
+            admin.site.register(model, audited)
+
+
+_audited_again("axes.")

@@ -49,3 +49,25 @@ def audit_changes(
         obj.save(update_fields=list(changes))
         audit_record(actor=actor, action=action, obj=obj, operator=operator, data=changes)
     return changes
+
+
+def audit_record_for(
+    *,
+    actor: Actor,
+    action: str,
+    object_type: str,
+    object_id: str,
+    operator: Operator | None,
+    data: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """An audit row about something that is not one row, such as a changelist exported as
+    CSV (``object_type`` the model's label, ``object_id`` what was exported)."""
+    return AuditEvent.objects.create(
+        operator=operator,
+        actor_type=actor.type,
+        actor_id=actor.id,
+        action=action,
+        object_type=object_type,
+        object_id=object_id,
+        data=withhold_secrets(data or {})[0],
+    )

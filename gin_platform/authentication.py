@@ -1,8 +1,9 @@
 """Operator API-key, player-token and staff authentication; optional request signing.
 
 Operator and player credentials travel as ``Authorization: Bearer <value>``; the value's
-prefix says which kind it is (``gop_`` operator key, ``gps_`` player session token), so each
-class handles only its own kind and leaves the rest to the next class. Staff use Django
+prefix says which kind it is (``gop_`` operator key, ``gop_test_`` a sandbox operator's key,
+``gps_`` player session token), so each class handles only its own kind and leaves the rest
+to the next class. Staff use Django
 sessions (the admin login) or HTTP Basic.
 
 A browser request (one with an ``Origin``) authenticated as an operator or a player must
@@ -54,7 +55,7 @@ from gin_platform.throttling import (
     client_address,
     warn_cache_unreachable,
 )
-from gin_platform.tokens import PLAYER_TOKEN_PREFIX, hash_secret, split_api_key
+from gin_platform.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_api_key
 
 SIGNATURE_HEADER = "HTTP_X_SIGNATURE"
 IDEMPOTENCY_HEADER = "HTTP_IDEMPOTENCY_KEY"
@@ -78,11 +79,11 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         value = bearer_value(request)
         if value is None or not value.startswith("gop_"):
             return None
-        prefix = split_api_key(value)
+        prefix, test = parse_api_key(value)
         guard = AuthFailureGuard(request, credential=f"api-key:{prefix}" if prefix else None)
         guard.check()
         try:
-            api_key = self._api_key(value, prefix)
+            api_key = self._api_key(value, prefix, test=test)
             self._check_signature(request, api_key)
         except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
             guard.failed()  # a wrong signature or a replay is a failed authentication too
@@ -92,9 +93,13 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         return OperatorPrincipal(operator=api_key.operator, api_key=api_key), api_key
 
     @staticmethod
-    def _api_key(value: str, prefix: str | None) -> OperatorApiKey:
+    def _api_key(value: str, prefix: str | None, *, test: bool) -> OperatorApiKey:
         api_key = (
-            _first(OperatorApiKey.objects.select_related("operator").filter(prefix=prefix))
+            _first(
+                OperatorApiKey.objects.select_related("operator__live_operator").filter(
+                    prefix=prefix
+                )
+            )
             if prefix
             else None
         )
@@ -104,6 +109,9 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
             or not _same_hash(api_key.key_hash, hash_secret(value))
             or not _in_force(api_key)
             or not api_key.operator.is_active
+            # A gop_test_ key authenticates as a sandbox operator only, a live key as a
+            # live one only (the hash already binds the mode; this keeps it explicit).
+            or api_key.operator.is_sandbox != test
         ):
             raise AuthenticationFailedProblem("The API key is not valid")
         return api_key
@@ -180,7 +188,7 @@ class PlayerTokenAuthentication(BaseAuthentication):
         guard = AuthFailureGuard(request)
         guard.check()
         session = _first(
-            PlayerSession.objects.select_related("player__operator").filter(
+            PlayerSession.objects.select_related("player__operator__live_operator").filter(
                 token_hash=hash_secret(value)
             )
         )

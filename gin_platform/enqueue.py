@@ -22,6 +22,7 @@ it in the database and queues it again (docs/settlement.md "Recovery times"):
 | ``settlement.tasks.settle_game`` | ``settle-stragglers`` | finished games not settled |
 | ``gin_platform.tasks.deliver_webhook`` | ``redeliver-due-webhooks`` | pending deliveries due |
 | ``games.tasks.bot_move`` | ``expire-turns`` | bot turns past their deadline |
+| ``wallet.tasks.seamless_call_retry`` | ``seamless-wallet-calls`` | wallet calls due (unacked) |
 
 Tasks take ids only, so the log line names exactly what the sweeper will pick up.
 """

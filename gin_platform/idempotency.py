@@ -55,6 +55,7 @@ from gin_platform.problems import (
     SecretNotReplayableProblem,
 )
 from gin_platform.redaction import withhold_secrets
+from gin_platform.webhooks import run_after_rollback
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"
@@ -126,6 +127,7 @@ def run_idempotently(*, request: Request, handler: Callable[[], Response]) -> Re
             return response
         with transaction.atomic():
             _complete(record, response)
+            run_after_rollback(exc)  # a refusal's event (deposit.refused...): once per key
         return response
     except _LostClaim as exc:
         raise IdempotencyRequestInFlightProblem(

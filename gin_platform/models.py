@@ -1,14 +1,16 @@
 """Tenancy (operators, their API keys, signing secrets and registered origins, players,
-player sessions, game-launch tokens, socket tickets), idempotency records, webhook
-deliveries and the audit log."""
+player sessions, game-launch tokens, socket tickets), idempotency records, the operator
+event log, webhook subscriptions and deliveries, and the audit log."""
 
 from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from gin_platform.encryption import EncryptedTextField
@@ -34,21 +36,51 @@ class Operator(models.Model):
     webhook_secret = EncryptedTextField(blank=True, default="")
     # When set, every request authenticated with this operator's API key must be signed.
     require_signed_requests = models.BooleanField(default=False)
+    # The sandbox (test mode, docs/api.md "Sandbox"): a live operator may have one sandbox
+    # twin, a tenant of its own that its gop_test_ keys authenticate as.
+    is_sandbox = models.BooleanField(default=False, db_default=False)
+    live_operator = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="sandbox",
+        help_text="The live operator this sandbox belongs to (sandbox operators only).",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         ordering = ("name",)
+        # Back-office actions without a model of their own (gin_platform/staff.py roles).
+        permissions = [("view_reports", "Can view every operator's reports")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(is_sandbox=True, live_operator__isnull=False)
+                | Q(is_sandbox=False, live_operator__isnull=True),
+                name="operator_sandbox_has_live_operator",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.slug
 
     @property
     def is_active(self) -> bool:
-        return self.status == self.Status.ACTIVE
+        """Active, and for a sandbox its live operator too: suspending an operator stops its
+        test keys, sandbox players, launches, tickets and sockets, wherever this is asked."""
+        if self.status != self.Status.ACTIVE:
+            return False
+        return self.live_operator_id is None or self.live_operator.is_active
+
+    @property
+    def mode(self) -> str:
+        """``test`` for a sandbox operator, ``live`` otherwise (every API body says which)."""
+        return "test" if self.is_sandbox else "live"
 
 
 class OperatorApiKey(models.Model):
-    """An operator API credential: ``gop_<prefix>_<secret>``, only its hash is stored."""
+    """An operator API credential: ``gop_<prefix>_<secret>`` (``gop_test_<prefix>_<secret>``
+    for a sandbox operator's), only its hash is stored."""
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="api_keys")
     name = models.CharField(max_length=100, default="default")
@@ -324,3 +356,67 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"attempt {self.number} of {self.delivery_id}"
+
+
+class TransactionNow(Now):
+    """The time the current transaction began (``CURRENT_TIMESTAMP`` on PostgreSQL).
+
+    Every event a transaction records gets the same ``created_at``, never later than the
+    start of the transaction; the events API reads up to the start of the oldest transaction
+    still running, so an event can never appear behind a cursor (gin_platform/events.py)."""
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, template="CURRENT_TIMESTAMP", **extra_context)
+
+
+class OperatorEvent(models.Model):
+    """Something that changed for an operator (docs/webhooks.md "Event types"), recorded in
+    the transaction that made it true whether or not the operator has a webhook URL. The id
+    is the event id: the webhook body's ``id`` and the events API's."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    operator = models.ForeignKey(Operator, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField(max_length=64)
+    created_at = models.DateTimeField(db_default=TransactionNow(), editable=False)
+    data = models.JSONField(encoder=DjangoJSONEncoder)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=("operator", "created_at", "id"), name="operator_event_feed"),
+            models.Index(fields=("created_at",), name="operator_event_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.pk}"
+
+
+class OperatorWebhookSubscription(models.Model):
+    """The event types an operator's webhook receives; no row: every type (``["*"]``)."""
+
+    operator = models.OneToOneField(
+        Operator, on_delete=models.CASCADE, primary_key=True, related_name="webhook_subscription"
+    )
+    event_types = models.JSONField(default=list)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.operator_id}: {', '.join(self.event_types)}"
+
+
+class StaffOperatorScope(models.Model):
+    """Limits a staff user to some operators (docs/backoffice.md "Operator scope"): a user
+    with rows sees only those operators' objects, in the staff API and the admin; a user
+    without any row sees every operator."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="operator_scopes"
+    )
+    operator = models.ForeignKey(Operator, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("user", "operator"), name="staff_scope_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} -> {self.operator_id}"

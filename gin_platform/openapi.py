@@ -20,9 +20,10 @@ operation:
 - the ``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers on every
   response of a throttled operation but its 401 (gin_platform/throttling.py).
 
-It also gives the webhooks (``SPECTACULAR_SETTINGS["WEBHOOKS"]``, OpenAPI 3.1) the headers we
-send with them (event, delivery id, signature), and says null the OpenAPI 3.1 way
-everywhere (``_nullable_as_31``).
+It also gives the webhooks (``SPECTACULAR_SETTINGS["WEBHOOKS"]``, OpenAPI 3.1: every type of
+the catalogue, gin_platform/event_types.py) the headers we send with them (event, delivery
+id, signature, and the Standard Webhooks webhook-id, -timestamp and -signature), and says
+null the OpenAPI 3.1 way everywhere (``_nullable_as_31``).
 
 Views declare the examples of their refusals with ``problem_response`` and
 ``problem_example``: the body is the problem exactly as ``gin_platform.problems`` renders it,
@@ -46,7 +47,12 @@ from gin_platform.idempotency import MAX_KEY_LENGTH, REPLAY_HEADER
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer, IsStaff
 from gin_platform.problems import PROBLEM_CONTENT_TYPE, Problem
 from gin_platform.throttling import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
-from gin_platform.webhooks import SIGNATURE_HEADER
+from gin_platform.webhooks import (
+    SIGNATURE_HEADER,
+    STANDARD_ID_HEADER,
+    STANDARD_SIGNATURE_HEADER,
+    STANDARD_TIMESTAMP_HEADER,
+)
 
 # A fresh one per write, e.g. a UUID (also what the fuzzer's example phase sends).
 IDEMPOTENCY_KEY_EXAMPLE = "0f8b6a4e-5d0c-4c1b-9f57-2a9e3c7d1b64"
@@ -148,6 +154,31 @@ WEBHOOK_HEADERS: list[dict[str, Any]] = [
         "description": 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + the raw body, '
         "keyed with the operator's webhook secret>. Reject a t more than 300 s from your "
         "clock; compare in constant time (docs/webhooks.md).",
+    },
+    # Standard Webhooks (https://www.standardwebhooks.com/): the same event, signed the
+    # standard way, so any Standard Webhooks library verifies it (docs/webhooks.md).
+    {
+        "in": "header",
+        "name": STANDARD_ID_HEADER,
+        "required": True,
+        "schema": {"type": "string", "format": "uuid"},
+        "description": "The event id, as in the body's `id` and X-Gin-Delivery.",
+    },
+    {
+        "in": "header",
+        "name": STANDARD_TIMESTAMP_HEADER,
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        "description": "Unix seconds when this attempt was signed (the t of X-Gin-Signature).",
+    },
+    {
+        "in": "header",
+        "name": STANDARD_SIGNATURE_HEADER,
+        "required": True,
+        "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/]{43}=$"},
+        "description": 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw '
+        'body>">, keyed with the UTF-8 bytes of the whole webhook secret (whsec_ included). '
+        'A Standard Webhooks library takes the key as "whsec_" + base64(those bytes).',
     },
 ]
 

@@ -1,5 +1,8 @@
 """Who may call what: operators, players, staff."""
 
+from __future__ import annotations
+
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
@@ -39,3 +42,60 @@ class IsStaff(BasePermission):
             and getattr(user, "is_authenticated", False)
             and getattr(user, "is_staff", False)
         )
+
+
+class HasStaffPermission(BasePermission):
+    """A staff user holding a Django permission (through a role, docs/backoffice.md), never
+    ``is_staff`` alone; superusers hold them all. Use after ``IsStaff``:
+
+        permission_classes = (IsStaff, HasStaffPermission("wallet.view_exchangerate",
+                                                          POST="wallet.add_exchangerate"))
+
+    The first permission guards every method without its own. ``money`` names the methods
+    that move money: a role that needs a second factor must have passed it (403
+    ``otp-required``). ``all_operators``: the endpoint spans every operator, so a staff user
+    limited to some operators is refused."""
+
+    message = "Your back-office role does not allow this"
+
+    def __init__(
+        self,
+        permission: str,
+        *,
+        money: tuple[str, ...] = (),
+        all_operators: tuple[str, ...] = (),
+        **per_method: str,
+    ) -> None:
+        self.permission = permission
+        self.per_method = {method.upper(): name for method, name in per_method.items()}
+        self.money = frozenset(m.upper() for m in money)
+        self.all_operators = frozenset(m.upper() for m in all_operators)
+
+    def __call__(self) -> HasStaffPermission:
+        return self  # DRF instantiates permission_classes; this one is configured already
+
+    def required(self, method: str) -> str:
+        method = "GET" if method in ("HEAD", "OPTIONS") else method
+        return self.per_method.get(method, self.permission)
+
+    def has_permission(self, request, view) -> bool:
+        from gin_platform import staff
+
+        user = request.user
+        if not IsStaff().has_permission(request, view):
+            return False
+        if not user.has_perm(self.required(request.method)):
+            return False
+        if request.method in self.all_operators and staff.operator_scope(user) is not None:
+            raise PermissionDenied(
+                "This action spans every operator; your access is limited to some"
+            )
+        if (
+            request.method in self.money
+            and staff.otp_required(user)
+            and not staff.otp_verified(request, user)
+        ):
+            raise staff.OtpRequiredProblem(
+                "This action moves money: log in with your TOTP token or send it in X-OTP"
+            )
+        return True

@@ -150,6 +150,16 @@ class OriginNotAllowedProblem(Problem):
     )
 
 
+class LiveModeForbiddenProblem(Problem):
+    slug = "live-mode-forbidden"
+    status = 403
+    title = "A test-mode key cannot reach live mode"
+    description = (
+        "A gop_test_ key acts in its sandbox only: it cannot create, list or manage live keys "
+        '(docs/api.md "Sandbox"). Use a live key (gop_...) for live mode.'
+    )
+
+
 class PermissionDeniedProblem(Problem):
     slug = "permission-denied"
     status = 403

@@ -7,11 +7,14 @@ caller cannot even learn that it exists.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Mapping
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from gin_platform.cors import canonical_origin, is_platform_origin, registered_operator_ids
 from gin_platform.models import (
+    AuditEvent,
     Operator,
     OperatorApiKey,
     OperatorOrigin,
@@ -20,7 +23,7 @@ from gin_platform.models import (
     PlayerSession,
     WebhookDelivery,
 )
-from gin_platform.problems import NotFoundProblem
+from gin_platform.problems import LiveModeForbiddenProblem, NotFoundProblem
 
 
 def _as_uuid(value: object) -> uuid.UUID | None:
@@ -91,15 +94,29 @@ def as_id(value: object) -> int | None:
     return number if 0 < number <= MAX_ID else None
 
 
-def api_key_list(*, operator: Operator) -> QuerySet[OperatorApiKey]:
-    """The operator's API keys, revoked ones included (newest first with the pagination)."""
-    return OperatorApiKey.objects.filter(operator=operator)
+def api_key_list(*, operator: Operator, mode: str | None = None) -> QuerySet[OperatorApiKey]:
+    """The operator's API keys, revoked ones included (newest first with the pagination).
+
+    ``mode`` test from a live operator: its sandbox twin's keys (none before the twin
+    exists); a sandbox operator cannot list live keys (LiveModeForbiddenProblem)."""
+    if mode is None or mode == operator.mode:
+        return OperatorApiKey.objects.filter(operator=operator)
+    if operator.is_sandbox:
+        raise LiveModeForbiddenProblem("A test-mode key cannot list live keys", field="mode")
+    return OperatorApiKey.objects.filter(operator__live_operator=operator)
 
 
-def api_key_get(*, operator: Operator, api_key_id: object) -> OperatorApiKey:
+def api_key_get(
+    *, operator: Operator, api_key_id: object, include_sandbox: bool = False
+) -> OperatorApiKey:
+    """One of the operator's keys; with ``include_sandbox`` a live operator's sandbox twin's
+    keys too (a live key manages its test keys). A sandbox never reaches a live key."""
+    owners = Q(operator=operator)
+    if include_sandbox and not operator.is_sandbox:
+        owners |= Q(operator__live_operator=operator)
     api_key = (
         OperatorApiKey.objects.select_related("operator")
-        .filter(operator=operator, pk=as_id(api_key_id))
+        .filter(owners, pk=as_id(api_key_id))
         .first()
     )
     if api_key is None:
@@ -169,3 +186,43 @@ def origin_allowed(*, operator: Operator, origin: str | None, host: str) -> bool
     if is_platform_origin(canonical, host=host):
         return True
     return str(operator.pk) in registered_operator_ids(canonical)
+
+
+# --- Back office (staff pages: any operator's player) -----------------------------------
+def player_session_list(*, player: Player) -> QuerySet[PlayerSession]:
+    """The player's sessions, newest first (never the token: only its hash is stored)."""
+    return PlayerSession.objects.filter(player=player).order_by("-created_at", "-pk")
+
+
+def _mentions(field: str, text: str) -> Q:
+    """Rows whose JSON ``field`` contains ``text`` anywhere (the JSON cast to text)."""
+    return Q(**{f"{field}_text__contains": text})
+
+
+def player_webhook_deliveries(*, player: Player) -> QuerySet[WebhookDelivery]:
+    """The operator's webhook deliveries whose payload names the player (by their id)."""
+    return (
+        WebhookDelivery.objects.filter(operator_id=player.operator_id)
+        .annotate(payload_text=Cast("payload", TextField()))
+        .filter(_mentions("payload", str(player.pk)))
+        .order_by("-created_at", "-pk")
+    )
+
+
+def audit_events_about(
+    *, player: Player, objects: Mapping[str, Iterable[object]]
+) -> QuerySet[AuditEvent]:
+    """Audit rows about the player: rows on the player itself, on ``objects`` (object type
+    -> primary keys: their sessions, seats, limits, ...), and the operator's rows whose
+    data names the player's id."""
+    about = Q(object_type=Player._meta.label_lower, object_id=str(player.pk))
+    for object_type, ids in objects.items():
+        keys = [str(pk) for pk in ids]
+        if keys:
+            about |= Q(object_type=object_type, object_id__in=keys)
+    about |= Q(operator_id=player.operator_id) & _mentions("data", str(player.pk))
+    return (
+        AuditEvent.objects.annotate(data_text=Cast("data", TextField()))
+        .filter(about)
+        .order_by("-created_at", "-pk")
+    )

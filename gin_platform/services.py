@@ -7,6 +7,7 @@ same transaction (README "Architecture").
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
@@ -42,6 +43,7 @@ from gin_platform.money import CurrencyError, is_real_currency, normalize_curren
 from gin_platform.principals import Actor, PlayerPrincipal
 from gin_platform.problems import (
     LaunchTokenInvalidProblem,
+    LiveModeForbiddenProblem,
     OriginNotAllowedProblem,
     Problem,
     SocketTicketInvalidProblem,
@@ -193,9 +195,69 @@ def _locked_keys(operator: Operator) -> None:
     lock_operator_row(operator.pk)
 
 
+# --- Sandbox (test mode, docs/api.md "Sandbox") ---------------------------------------------
+SANDBOX_SLUG_SUFFIX = "-sandbox"
+
+
+def _sandbox_slug(operator: Operator) -> str:
+    """``<slug>-sandbox``, or with a random tail when a live operator already took it."""
+    base = operator.slug[: 64 - len(SANDBOX_SLUG_SUFFIX) - 5] + SANDBOX_SLUG_SUFFIX
+    slug = base
+    while Operator.objects.filter(slug=slug).exists():
+        slug = f"{base}-{secrets.token_hex(2)}"
+    return slug
+
+
 @transaction.atomic
-def api_key_create(*, operator: Operator, name: str = "default", actor: Actor) -> IssuedApiKey:
-    full, prefix, key_hash = new_api_key()
+def sandbox_operator_get_or_create(*, operator: Operator, actor: Actor) -> Operator:
+    """The sandbox twin of the live ``operator``, created (and audited, on the live
+    operator) on first use: an operator of its own, "<name> (sandbox)" with slug
+    ``<slug>-sandbox``, the same base currency, its own webhook secret, no webhook URL, no
+    signing secret or origin. A sandbox operator is its own sandbox."""
+    if operator.is_sandbox:
+        return operator
+    lock_operator_row(operator.pk)  # two first uses racing create one twin
+    twin = Operator.objects.filter(live_operator=operator).first()
+    if twin is not None:
+        return twin
+    twin = Operator.objects.create(
+        name=f"{operator.name} (sandbox)"[:200],
+        slug=_sandbox_slug(operator),
+        base_currency=operator.base_currency,
+        webhook_secret=new_signing_secret(),
+        is_sandbox=True,
+        live_operator=operator,
+    )
+    audit_record(
+        actor=actor,
+        action="operator.sandbox_created",
+        obj=twin,
+        operator=operator,
+        data={"sandbox": str(twin.pk), "slug": twin.slug},
+    )
+    return twin
+
+
+def operator_for_mode(*, operator: Operator, mode: str | None, actor: Actor) -> Operator:
+    """The tenant a caller authenticated as ``operator`` acts on in ``mode``: itself (no mode
+    or its own), or a live operator's sandbox twin (created on first use). A sandbox
+    operator never reaches live mode (LiveModeForbiddenProblem)."""
+    if mode is None or mode == operator.mode:
+        return operator
+    if operator.is_sandbox:
+        raise LiveModeForbiddenProblem("A test-mode key cannot act in live mode", field="mode")
+    return sandbox_operator_get_or_create(operator=operator, actor=actor)
+
+
+@transaction.atomic
+def api_key_create(
+    *, operator: Operator, name: str = "default", actor: Actor, mode: str | None = None
+) -> IssuedApiKey:
+    """A new key. ``mode`` test from a live operator issues a ``gop_test_`` key of its
+    sandbox twin (created on first use); no mode, or the operator's own, a key of
+    ``operator`` (``gop_test_`` when it is a sandbox). A sandbox cannot create live keys."""
+    operator = operator_for_mode(operator=operator, mode=mode, actor=actor)
+    full, prefix, key_hash = new_api_key(test=operator.is_sandbox)
     api_key = OperatorApiKey.objects.create(
         operator=operator, name=name, prefix=prefix, key_hash=key_hash
     )
@@ -204,7 +266,7 @@ def api_key_create(*, operator: Operator, name: str = "default", actor: Actor) -
         action="api_key.created",
         obj=api_key,
         operator=operator,
-        data={"name": name, "prefix": prefix},
+        data={"name": name, "prefix": prefix, "mode": operator.mode},
     )
     return IssuedApiKey(api_key=api_key, key=full)
 
@@ -273,7 +335,7 @@ def api_key_rotate(
     now = timezone.now()
     if locked.revoked_at is not None and locked.revoked_at <= now:
         raise ApiKeyRevokedProblem(f"Key {locked.prefix} was revoked at {locked.revoked_at}")
-    full, prefix, key_hash = new_api_key()
+    full, prefix, key_hash = new_api_key(test=api_key.operator.is_sandbox)
     new_name = name if name is not None else locked.name
     replacement = OperatorApiKey.objects.create(
         operator_id=locked.operator_id, name=new_name, prefix=prefix, key_hash=key_hash

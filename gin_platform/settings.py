@@ -39,7 +39,8 @@ SECRET_KEY = ENV.get("SECRET_KEY") or "insecure-development-key-never-use-in-pro
 ALLOWED_HOSTS = env_list(ENV, "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin site asks the roles that move money for a TOTP token (gin_platform/admin_site.py).
+    "gin_platform.admin_apps.StaffAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -56,6 +57,9 @@ INSTALLED_APPS = [
     "settlement.apps.SettlementConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
+    # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
 ]
 
 MIDDLEWARE = [
@@ -70,6 +74,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Staff sessions end after STAFF_SESSION_IDLE_SECONDS idle, 8 h at most (gin_platform/staff.py).
+    "gin_platform.staff.StaffSessionTimeoutMiddleware",
+    # request.user.otp_device: the TOTP device the session was verified with, if any.
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns an admin login that reaches the lockout into the login-locked-out answer.
@@ -225,6 +233,13 @@ CELERY_BEAT_SCHEDULE: dict = {
         "options": {"expires": float(SETTLEMENT_SWEEP_INTERVAL_SECONDS)},
     },
     "reconcile-ledger": {"task": "settlement.tasks.reconcile_ledger", "schedule": 3600.0},
+    # Seamless wallet (docs/wallet.md): retry due credits and rollbacks, roll back debits
+    # left pending by a dead request.
+    "seamless-wallet-calls": {
+        "task": "wallet.tasks.seamless_calls_sweep",
+        "schedule": 15.0,
+        "options": {"expires": 15.0},
+    },
     # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
     # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
@@ -232,6 +247,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # tickets used or expired and launch tokens expired.
     "prune-expired-records": {
         "task": "gin_platform.tasks.prune_expired_records",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
+    # Delete operator events older than WEBHOOK_EVENT_RETENTION_DAYS, and done deliveries.
+    "prune-operator-events": {
+        "task": "gin_platform.tasks.prune_operator_events",
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
@@ -275,6 +296,11 @@ WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool(
     ENV, "WEBHOOK_ALLOW_PRIVATE_TARGETS", default=GIN_ENV != "production"
 )
 WEBHOOK_ALLOW_HTTP = GIN_ENV != "production"
+# The operator event log (docs/webhooks.md "Events API"): events older than this are not
+# listed and the prune-operator-events beat job deletes them (and deliveries as old, done).
+WEBHOOK_EVENT_RETENTION_DAYS = int(ENV.get("WEBHOOK_EVENT_RETENTION_DAYS", "30"))
+# The events feed waits for transactions still running, but never for one older than this.
+WEBHOOK_EVENT_FEED_MAX_LAG_SECONDS = int(ENV.get("WEBHOOK_EVENT_FEED_MAX_LAG", "60"))
 
 # Staff passwords (admin login, HTTP Basic on the staff API) go through django-axes first:
 # after AXES_FAILURE_LIMIT failures from one address, no password is checked from there for
@@ -293,6 +319,13 @@ AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "gin_platform.throttling.client_address"
 AXES_LOCKOUT_CALLABLE = "gin_platform.authentication.lockout_response"
+
+# Staff sessions (the admin's, and the staff API's over its cookie) end after this long
+# without a request, and this long after login whatever happens (docs/backoffice.md).
+STAFF_SESSION_IDLE_SECONDS = int(ENV.get("STAFF_SESSION_IDLE_SECONDS", "1800"))
+STAFF_SESSION_MAX_SECONDS = int(ENV.get("STAFF_SESSION_MAX_SECONDS", str(8 * 3600)))
+# The issuer shown in authenticator apps for staff TOTP devices (manage.py staff_otp_enrol).
+OTP_TOTP_ISSUER = ENV.get("OTP_TOTP_ISSUER", "Gin Rummy back office")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -375,6 +408,18 @@ SPECTACULAR_SETTINGS = {
     "WEBHOOKS": [
         "settlement.api.webhooks.GAME_FINISHED",
         "settlement.api.webhooks.GAME_SETTLED",
+        # The rest of the catalogue (gin_platform/event_types.py).
+        "gin_platform.api.event_webhooks.DEPOSIT_COMPLETED",
+        "gin_platform.api.event_webhooks.DEPOSIT_REFUSED",
+        "gin_platform.api.event_webhooks.WITHDRAWAL_COMPLETED",
+        "gin_platform.api.event_webhooks.WITHDRAWAL_REFUSED",
+        "gin_platform.api.event_webhooks.LIMIT_CHANGED",
+        "gin_platform.api.event_webhooks.SELF_EXCLUSION_STARTED",
+        "gin_platform.api.event_webhooks.SEAT_TAKEN",
+        "gin_platform.api.event_webhooks.SEAT_LEFT",
+        "gin_platform.api.event_webhooks.HAND_ENDED",
+        "gin_platform.api.event_webhooks.SETTLEMENT_FAILED",
+        "gin_platform.api.event_webhooks.WALLET_CALL_FAILED",
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     # The default enum hook, then ours: problem+json error responses, per-operation security,
@@ -397,6 +442,11 @@ SPECTACULAR_SETTINGS = {
         "WebhookDeliveryStatusEnum": "gin_platform.models.WebhookDelivery.Status",
         "LedgerTransactionKindEnum": "wallet.models.LedgerTransaction.Kind",
         "WalletLimitKindEnum": "wallet.models.LimitKind",
+        "OperatorWalletModeEnum": "wallet.models.OperatorWallet.Mode",
+        "ApprovalKindEnum": "wallet.models.ApprovalRequest.Kind",
+        "ApprovalStatusEnum": "wallet.models.ApprovalRequest.Status",
+        "LiveModeEnum": [("live", "live"), ("test", "test")],  # the sandbox, docs/api.md
+        "LaunchModeEnum": [("lobby", "lobby"), ("watch", "watch")],
         # Games and settlement: closed sets as enums, each named once (several share a field
         # name such as status, state or kind; docs/api.md).
         "VariantEnum": "games.models.Variant",
@@ -488,6 +538,9 @@ WALLET_PRACTICE_TOP_UP_SECONDS = 3600
 WALLET_HOUSE_SHARDS = 8
 # The oldest exchange rate money may move at (display amounts use any age).
 WALLET_FX_MAX_AGE_SECONDS = 7 * 86400
+# Seamless wallet (docs/wallet.md): a credit (or rollback) the operator's wallet has not
+# acknowledged after this many seconds is an alert (log ERROR, webhook wallet.call_failed).
+WALLET_CREDIT_ALERT_SECONDS = int(ENV.get("WALLET_CREDIT_ALERT_SECONDS", "900"))
 # Seconds past a turn's deadline before the beat job forfeits the game (network slack).
 GAMES_TURN_GRACE_SECONDS = 2
 # Practice: seconds between the house bot's turn coming up and its move (eager Celery, as in

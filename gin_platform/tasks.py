@@ -4,6 +4,7 @@ from celery import shared_task
 from django.conf import settings
 
 from gin_platform.enqueue import enqueue
+from gin_platform.events import events_prune
 from gin_platform.services import expired_records_prune
 from gin_platform.webhooks import due_deliveries, webhook_attempt
 
@@ -40,3 +41,10 @@ def prune_expired_records() -> int:
     """Beat: delete Idempotency-Key records older than IDEMPOTENCY_RETENTION_SECONDS, socket
     tickets used or expired and launch tokens expired."""
     return expired_records_prune()
+
+
+@shared_task(ignore_result=True, acks_late=False)
+def prune_operator_events() -> int:
+    """Beat: delete operator events older than WEBHOOK_EVENT_RETENTION_DAYS and deliveries as
+    old that are done (gin_platform.events.events_prune)."""
+    return events_prune()

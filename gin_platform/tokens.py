@@ -11,6 +11,8 @@ import hashlib
 import secrets
 
 API_KEY_PREFIX = "gop"
+# After API_KEY_PREFIX in a sandbox operator's keys: gop_test_<prefix>_<secret>.
+TEST_MODE_MARK = "test"
 PLAYER_TOKEN_PREFIX = "gps"
 LAUNCH_TOKEN_PREFIX = "glt"
 SOCKET_TICKET_PREFIX = "gst"
@@ -20,19 +22,32 @@ def hash_secret(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
 
 
-def new_api_key() -> tuple[str, str, str]:
-    """Return (full key shown once, public prefix, hash of the full key)."""
+def new_api_key(*, test: bool = False) -> tuple[str, str, str]:
+    """Return (full key shown once, public prefix, hash of the full key).
+
+    A sandbox operator's key reads ``gop_test_<prefix>_<secret>`` (``test``), a live one's
+    ``gop_<prefix>_<secret>``; the prefix is hex, so it can never read ``test``.
+    """
     public = secrets.token_hex(6)
-    full = f"{API_KEY_PREFIX}_{public}_{secrets.token_urlsafe(32)}"
+    mode = f"{TEST_MODE_MARK}_" if test else ""
+    full = f"{API_KEY_PREFIX}_{mode}{public}_{secrets.token_urlsafe(32)}"
     return full, public, hash_secret(full)
 
 
 def split_api_key(value: str) -> str | None:
-    """The public prefix of something shaped like an API key, else None."""
+    """The public prefix of something shaped like an API key (live or test), else None."""
+    return parse_api_key(value)[0]
+
+
+def parse_api_key(value: str) -> tuple[str | None, bool]:
+    """(the public prefix or None when not shaped like an API key, whether it is a test key)."""
+    test = value.startswith(f"{API_KEY_PREFIX}_{TEST_MODE_MARK}_")
+    if test:
+        value = API_KEY_PREFIX + value[len(API_KEY_PREFIX) + len(TEST_MODE_MARK) + 1 :]
     parts = value.split("_", 2)
     if len(parts) != 3 or parts[0] != API_KEY_PREFIX or not parts[1] or not parts[2]:
-        return None
-    return parts[1]
+        return None, test
+    return parts[1], test
 
 
 def _new_token(prefix: str) -> tuple[str, str]:

@@ -2,7 +2,11 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 
 from gin_platform.api.views import ProblemTypeDetailView
 from gin_platform.views import problem_404, problem_500
@@ -14,6 +18,11 @@ api_v1 = [
     path("", include("settlement.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="platform/redoc.html"),
+        name="redoc",
+    ),
 ]
 
 urlpatterns = [

@@ -1,10 +1,18 @@
-"""Outgoing webhooks: signed, retried with exponential backoff, every attempt logged.
+"""Operator events and outgoing webhooks: signed, retried with exponential backoff, every
+attempt logged.
+
+Every event is recorded (``OperatorEvent``, the events API reads it: gin_platform/events.py)
+in the transaction that made it true, webhook URL or not; its type must be in the catalogue
+(gin_platform/event_types.py). A delivery, whose id is the event id, is made only when the
+operator has a URL and subscribes to the type.
 
 Delivery is at least once; receivers drop duplicates by the event ``id``. The body is
 ``{"id", "type", "created_at", "data"}`` and the header ``X-Gin-Signature`` carries
 ``t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`` made with the operator's webhook secret
 (requests operators sign to us use a canonical string that also covers the method, path,
 Idempotency-Key and body hash: gin_platform/signing.py; docs/webhooks.md has both snippets).
+The Standard Webhooks headers ``webhook-id``, ``webhook-timestamp`` and ``webhook-signature``
+sign the same body with the same key (``standard_signature``).
 
 Where a webhook may go (gin_platform/webhook_targets.py): the URL is checked when it is set,
 and at every attempt the host is resolved and every address must be public (no loopback,
@@ -21,6 +29,9 @@ message costs time, never an event.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import http.client
 import json
 import random
@@ -35,12 +46,24 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from gin_platform.event_types import ALL as ALL_EVENT_TYPES
+from gin_platform.event_types import event_type_get
 from gin_platform.locks import lock_webhook_delivery
-from gin_platform.models import Operator, WebhookAttempt, WebhookDelivery
+from gin_platform.models import (
+    Operator,
+    OperatorEvent,
+    OperatorWebhookSubscription,
+    WebhookAttempt,
+    WebhookDelivery,
+)
 from gin_platform.signing import signature_header
 from gin_platform.webhook_targets import Target, TargetRefused, resolve_target
 
 SIGNATURE_HEADER = "X-Gin-Signature"
+# Standard Webhooks (https://www.standardwebhooks.com/), sent beside X-Gin-Signature.
+STANDARD_ID_HEADER = "webhook-id"
+STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
+STANDARD_SIGNATURE_HEADER = "webhook-signature"
 MAX_ATTEMPTS = 10
 BASE_DELAY_SECONDS = 30
 MAX_DELAY_SECONDS = 6 * 3600
@@ -59,14 +82,29 @@ def retry_delay(attempt: int, *, rng: random.Random | None = None) -> float:
 def webhook_enqueue(
     *, operator: Operator, event_type: str, data: dict[str, Any]
 ) -> WebhookDelivery | None:
-    """Record an event for the operator's webhook and send it once the caller commits.
+    """Record an event (``OperatorEvent``) and, if the operator has a webhook URL and is
+    subscribed to its type, a delivery with the event's id, sent once the caller commits.
 
-    Call inside the transaction that makes the event true; no URL configured: no delivery.
+    Call inside the transaction that makes the event true. The type must be in the catalogue
+    (gin_platform.event_types): an unknown type raises ``UnknownEventType``.
     """
-    if not operator.webhook_url:
+    return _event_record(operator=operator, event_type=event_type, data=data)
+
+
+def _event_record(
+    *, operator: Operator, event_type: str, data: dict[str, Any]
+) -> WebhookDelivery | None:
+    event_type_get(event_type)
+    event = OperatorEvent.objects.create(operator=operator, type=event_type, data=data)
+    if not operator.webhook_url or not event_subscribed(operator=operator, event_type=event_type):
         return None
     delivery = WebhookDelivery.objects.create(
-        operator=operator, event_type=event_type, payload=data, url=operator.webhook_url
+        id=event.pk,
+        operator=operator,
+        event_type=event_type,
+        payload=data,
+        url=operator.webhook_url,
+        created_at=event.created_at,
     )
     from gin_platform.enqueue import enqueue_on_commit
     from gin_platform.tasks import deliver_webhook
@@ -75,14 +113,102 @@ def webhook_enqueue(
     return delivery
 
 
-def webhook_body(delivery: WebhookDelivery) -> bytes:
-    envelope = {
-        "id": str(delivery.pk),
-        "type": delivery.event_type,
-        "created_at": delivery.created_at,
-        "data": delivery.payload,
-    }
+AFTER_ROLLBACK = "_events_after_rollback"
+
+
+def webhook_enqueue_after_rollback(
+    *, refusal: BaseException, operator: Operator, event_type: str, data: dict[str, Any]
+) -> None:
+    """Record an event about a refusal, whose own transaction is rolling back with it.
+
+    Outside any transaction it is recorded at once, in its own. Inside one (an operator
+    write runs inside its Idempotency-Key's transaction) it rides on the exception:
+    ``run_after_rollback`` records it in the transaction that stores the refusal as the
+    key's answer (gin_platform.idempotency), so it is recorded once per request and never
+    for a replay. A caller that swallows the refusal inside a transaction records nothing.
+    """
+
+    def record() -> None:
+        with transaction.atomic():
+            _event_record(operator=operator, event_type=event_type, data=data)
+
+    if not transaction.get_connection().in_atomic_block:
+        record()
+        return
+    pending = getattr(refusal, AFTER_ROLLBACK, None)
+    if pending is None:
+        pending = []
+        setattr(refusal, AFTER_ROLLBACK, pending)
+    pending.append(record)
+
+
+def run_after_rollback(refusal: BaseException) -> None:
+    """Record the events ``webhook_enqueue_after_rollback`` attached to ``refusal``."""
+    for record in getattr(refusal, AFTER_ROLLBACK, ()):
+        record()
+
+
+def event_subscribed(*, operator: Operator, event_type: str) -> bool:
+    """Does the operator's webhook receive events of this type? (No subscription: all.)"""
+    types = (
+        OperatorWebhookSubscription.objects.filter(operator=operator)
+        .values_list("event_types", flat=True)
+        .first()
+    )
+    return types is None or ALL_EVENT_TYPES in types or event_type in types
+
+
+def event_envelope(*, event_id: Any, event_type: str, created_at: Any, data: Any) -> dict:
+    """The webhook body and the events API item: ``{"id", "type", "created_at", "data"}``."""
+    return {"id": str(event_id), "type": event_type, "created_at": created_at, "data": data}
+
+
+def event_json(*, event_id: Any, event_type: str, created_at: Any, data: Any) -> bytes:
+    """The envelope as JSON bytes: the webhook body; the events API answers the same."""
+    envelope = event_envelope(
+        event_id=event_id, event_type=event_type, created_at=created_at, data=data
+    )
     return json.dumps(envelope, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
+
+
+def webhook_body(delivery: WebhookDelivery) -> bytes:
+    return event_json(
+        event_id=delivery.pk,
+        event_type=delivery.event_type,
+        created_at=delivery.created_at,
+        data=delivery.payload,
+    )
+
+
+def standard_signature(*, secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` value (Standard Webhooks): ``v1,<base64 HMAC-SHA256 of
+    "<webhook-id>.<webhook-timestamp>.<body>">``, keyed with the UTF-8 bytes of the whole
+    webhook secret, ``whsec_`` included (the key of X-Gin-Signature too). A Standard
+    Webhooks library wants the key as ``"whsec_" + base64(key)``: docs/webhooks.md."""
+    message = f"{msg_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+def webhook_headers(
+    *, delivery: WebhookDelivery, body: bytes, timestamp: int | None = None
+) -> dict[str, str]:
+    """Every header of one attempt: ours (X-Gin-*) and the Standard Webhooks ones, signed
+    with the same timestamp."""
+    moment = int(time.time()) if timestamp is None else timestamp
+    secret = delivery.operator.webhook_secret
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": "gin-platform-webhooks/1",
+        "X-Gin-Event": delivery.event_type,
+        "X-Gin-Delivery": str(delivery.pk),
+        SIGNATURE_HEADER: signature_header(secret=secret, body=body, timestamp=moment),
+        STANDARD_ID_HEADER: str(delivery.pk),
+        STANDARD_TIMESTAMP_HEADER: str(moment),
+        STANDARD_SIGNATURE_HEADER: standard_signature(
+            secret=secret, msg_id=str(delivery.pk), timestamp=moment, body=body
+        ),
+    }
 
 
 @dataclass(frozen=True)
@@ -171,13 +297,7 @@ def webhook_attempt(*, delivery_id: str) -> float | None:
         return None
     delivery = WebhookDelivery.objects.select_related("operator").get(pk=delivery_id)
     body = webhook_body(delivery)
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "gin-platform-webhooks/1",
-        "X-Gin-Event": delivery.event_type,
-        "X-Gin-Delivery": str(delivery.pk),
-        SIGNATURE_HEADER: signature_header(secret=delivery.operator.webhook_secret, body=body),
-    }
+    headers = webhook_headers(delivery=delivery, body=body)
     started = timezone.now()
     clock = time.monotonic()
     result = _post(delivery.url, body, headers)

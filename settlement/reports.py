@@ -11,7 +11,13 @@ equal the ledger's.
 - turnover: stakes and cashier amounts taken into the escrows of those games;
 - fees: what the house fee accounts received (the platform's revenue);
 - payouts: what left those escrows for the players (turnover - fees);
-- bonus_points: line, target and zero-point bonus points awarded (Money Play, R10).
+- bonus_points: line, target and zero-point bonus points awarded (Money Play, R10);
+- ggr: gross gaming revenue. In a peer-to-peer game the operator's GGR is the rake it
+  keeps, so ggr = fees;
+- ngr: net gaming revenue: ggr minus what was handed back that day: fees given back by
+  reversals and manual adjustments credited to players (net of debits), as the ledger
+  posted them that day (``wallet.backoffice_selectors.revenue_corrections``). A day with only
+  corrections has a row with no games.
 
 ``players``: one row per day x operator x currency x player, named by the operator's own
 ``external_ref`` (an operator's report shows only its own players):
@@ -22,6 +28,10 @@ equal the ledger's.
 
 So every numeric column adds up to what it says: no figure is repeated on another row.
 A period is [from, to) in UTC; a day covers [00:00, 24:00) UTC of its date.
+
+Sandbox operators (test mode, docs/api.md "Sandbox") are kept apart: every row says its
+``mode`` (live or test), and the all-operators report covers one mode, live unless asked,
+so test money is never counted in live totals.
 """
 
 from __future__ import annotations
@@ -30,20 +40,21 @@ import csv
 import io
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from games.engine import MatchResult
+from gin_platform.admin_csv import safe_cell  # the same formula-injection rule as the admin's CSV
 from gin_platform.models import Operator, Player
 from gin_platform.money import to_decimal_string, to_minor
 from gin_platform.problems import ValidationProblem
 from settlement.models import Settlement
 from settlement.problems import ReportRangeProblem
 from settlement.selectors import report_currency
+from wallet.backoffice_selectors import revenue_corrections
 
 MAX_DAYS = 366
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 TABLES = ("totals", "players")
+MODES = ("live", "test")
 
 
 def parse_period(raw_from: str | None, raw_to: str | None) -> tuple[datetime, datetime]:
@@ -67,6 +78,19 @@ def parse_table(raw: str | None) -> str:
         raise ValidationProblem(
             "One or more fields are invalid",
             errors={"table": [f"one of: {', '.join(TABLES)}"]},
+        )
+    return raw
+
+
+def parse_mode(raw: str | None) -> str:
+    """Which operators an all-operators report covers: ``live`` (the default) or ``test``
+    (the sandboxes)."""
+    if not raw:
+        return MODES[0]
+    if raw not in MODES:
+        raise ValidationProblem(
+            "One or more fields are invalid",
+            errors={"mode": [f"one of: {', '.join(MODES)}"]},
         )
     return raw
 
@@ -98,6 +122,19 @@ class TotalsRow:
     fees: int = 0
     payouts: int = 0
     bonus_points: int = 0
+    mode: str = "live"
+    fee_reversals: int = 0  # fees handed back by reversals posted that day
+    adjustments: int = 0  # manual adjustments credited to players that day (net)
+
+    @property
+    def ggr(self) -> int:
+        """Gross gaming revenue: the rake (fees) the operator keeps."""
+        return self.fees
+
+    @property
+    def ngr(self) -> int:
+        """Net gaming revenue: GGR minus fee reversals and adjustments of the day."""
+        return self.ggr - self.fee_reversals - self.adjustments
 
 
 @dataclass
@@ -113,6 +150,7 @@ class PlayerRow:
     staked: int = 0
     paid: int = 0
     net: int = 0
+    mode: str = "live"
 
 
 @dataclass
@@ -124,12 +162,22 @@ class DailyReport:
 
 
 def daily_report(
-    *, operator: Operator | None, start: datetime, end: datetime, currency: str | None = None
+    *,
+    operator: Operator | None,
+    start: datetime,
+    end: datetime,
+    currency: str | None = None,
+    mode: str = "live",
 ) -> DailyReport:
-    """The report for ``[start, end)``: one operator's, or every operator's (staff)."""
+    """The report for ``[start, end)``: one operator's, or every operator's of ``mode``
+    (staff: the live operators', or with ``test`` the sandboxes')."""
     settlements = Settlement.objects.filter(settled_at__gte=start, settled_at__lt=end)
+    sandbox = None
     if operator is not None:
         settlements = settlements.filter(operator=operator)
+    else:
+        sandbox = parse_mode(mode) == "test"
+        settlements = settlements.filter(operator__is_sandbox=sandbox)
     if currency := report_currency(currency):
         settlements = settlements.filter(currency=currency)
     totals: dict[tuple[date, str, str], TotalsRow] = {}
@@ -140,7 +188,7 @@ def daily_report(
         slug = settlement.operator.slug
         operator_of[slug] = settlement.operator_id
         key = (day, slug, settlement.currency)
-        row = totals.setdefault(key, TotalsRow(*key))
+        row = totals.setdefault(key, TotalsRow(*key, mode=settlement.operator.mode))
         result = MatchResult.from_dict(settlement.match.result)
         row.games += 1
         row.player_games += len(result.seats)
@@ -151,12 +199,18 @@ def daily_report(
         staked = {seat.player_id: seat.amount for seat in result.seats}
         for entry in settlement.statement["players"]:
             player_id = str(entry["player_id"])
-            line = players.setdefault((*key, player_id), PlayerRow(*key, player_id=player_id))
+            line = players.setdefault(
+                (*key, player_id),
+                PlayerRow(*key, player_id=player_id, mode=settlement.operator.mode),
+            )
             net = to_minor(entry["net"]["amount"], settlement.currency)
             line.games += 1
             line.staked += staked[player_id]
             line.paid += staked[player_id] + net
             line.net += net
+    _add_corrections(
+        totals, start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
+    )
     _name_players(players.values(), operator_of)
     return DailyReport(
         start=start,
@@ -167,6 +221,29 @@ def daily_report(
             key=lambda p: (p.day, p.operator, p.currency, p.external_ref, p.player_id),
         ),
     )
+
+
+def _add_corrections(
+    totals: dict[tuple[date, str, str], TotalsRow],
+    *,
+    start: datetime,
+    end: datetime,
+    operator: Operator | None,
+    sandbox: bool | None,
+    currency: str | None,
+) -> None:
+    """Fee reversals and adjustments posted in the period, on the day they were posted (a
+    row of their own when nothing was settled that day)."""
+    corrections = revenue_corrections(
+        start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
+    )
+    for key, (fee_reversals, adjustments) in corrections.items():
+        row = totals.get(key)
+        if row is None:
+            mode = operator.mode if operator is not None else ("test" if sandbox else "live")
+            row = totals[key] = TotalsRow(*key, mode=mode)
+        row.fee_reversals += fee_reversals
+        row.adjustments += adjustments
 
 
 def _bonus_points(result: MatchResult) -> int:
@@ -205,6 +282,9 @@ def totals_dict(row: TotalsRow) -> dict[str, Any]:
         "fees": amount(row.fees, row.currency),
         "payouts": amount(row.payouts, row.currency),
         "bonus_points": row.bonus_points,
+        "mode": row.mode,
+        "ggr": amount(row.ggr, row.currency),
+        "ngr": amount(row.ngr, row.currency),
     }
 
 
@@ -219,6 +299,7 @@ def player_dict(row: PlayerRow) -> dict[str, Any]:
         "staked": amount(row.staked, row.currency),
         "paid": amount(row.paid, row.currency),
         "net": amount(row.net, row.currency),
+        "mode": row.mode,
     }
 
 
@@ -242,6 +323,9 @@ CSV_COLUMNS = {
         "fees",
         "payouts",
         "bonus_points",
+        "mode",  # added with the sandbox, so earlier columns keep their places
+        "ggr",  # added last for the same reason
+        "ngr",
     ),
     "players": (
         "day",
@@ -253,6 +337,7 @@ CSV_COLUMNS = {
         "staked",
         "paid",
         "net",
+        "mode",
     ),
 }
 
@@ -273,19 +358,3 @@ def report_csv(report: DailyReport, *, table: str = "totals") -> str:
     for row in rows:
         writer.writerow([safe_cell(row[column]) for column in columns])
     return buffer.getvalue()
-
-
-def safe_cell(value: object) -> str:
-    """Neutralise spreadsheet formula injection; numbers (even negative) stay numbers."""
-    text = "" if value is None else str(value)
-    if text.startswith(FORMULA_PREFIXES) and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        Decimal(text)
-    except InvalidOperation:
-        return False
-    return text.strip() == text and text.lstrip("-").replace(".", "", 1).isdigit()

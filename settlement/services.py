@@ -11,18 +11,23 @@ everything back; the task is acks_late, so the message is redelivered and the wo
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from games import services as game_services
 from games.engine import MatchResult
 from games.locks import lock_match
 from games.models import Match
+from gin_platform.events import event_recorded
 from gin_platform.models import Player
 from gin_platform.principals import Actor
+from gin_platform.problems import Problem, ServerErrorProblem
 from gin_platform.webhooks import webhook_enqueue
 from settlement import selectors
 from settlement.models import ReconciliationRun, Settlement
@@ -53,6 +58,47 @@ def payout_for(result: MatchResult) -> Payout:
     return pot_payout(stakes=amounts, winner=result.winner_seat, fee_bps=result.fee_bps)
 
 
+def _failure_recorded(settle: Callable[..., Settlement]) -> Callable[..., Settlement]:
+    """settlement.failed: an error that a retry will not fix (not a transient database
+    error) is recorded for the operator after the settlement rolled back, once per game."""
+
+    @functools.wraps(settle)
+    def recorded(*, match_id: int, **kwargs: Any) -> Settlement:
+        try:
+            return settle(match_id=match_id, **kwargs)
+        except (OperationalError, InterfaceError, GameNotFinishedProblem):
+            raise
+        except Exception as error:
+            settlement_failure_record(match_id=match_id, error=error)
+            raise
+
+    return recorded
+
+
+@transaction.atomic
+def settlement_failure_record(*, match_id: int, error: BaseException) -> None:
+    """Tell the operator a finished game could not be settled (``settlement.failed``)."""
+    match = lock_match(match_id)
+    if match.status != Match.Status.FINISHED or event_recorded(
+        operator=match.operator, event_type="settlement.failed", match_id=match.pk
+    ):
+        return
+    problem = error if isinstance(error, Problem) else ServerErrorProblem()
+    webhook_enqueue(
+        operator=match.operator,
+        event_type="settlement.failed",
+        data={
+            "match_id": match.pk,
+            "problem": {
+                "type": problem.type_uri(),
+                "title": problem.title,
+                "detail": problem.detail,
+            },
+        },
+    )
+
+
+@_failure_recorded
 @transaction.atomic
 def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement:
     match = lock_match(match_id)
@@ -80,6 +126,9 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         actor=actor,
         metadata={"match_id": match.pk, "variant": result.variant},
     )
+    # Seamless mode: what the payout put in the players' platform wallets goes back to the
+    # operator's wallet; the credits are written here and sent after the commit.
+    wallet_services.seamless_credits_record(ledger_transaction=ledger_transaction, actor=actor)
     statement = build_statement(
         result=result,
         payout=payout,

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from gin_platform.celery import app as celery_app
 from gin_platform.services import api_key_create, player_session_create
-from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
 
 
 def on_postgresql() -> bool:
@@ -84,9 +84,27 @@ def player_client(player_token) -> APIClient:
 
 @pytest.fixture
 def staff_client(db, django_user_model) -> APIClient:
-    user = django_user_model.objects.create_user("staff", password="pw-staff-1", is_staff=True)
+    """The back office's admin role (every permission), its TOTP verified
+    (docs/backoffice.md)."""
+    user = staff_user("staff", "admin")
     client = APIClient()
     client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def admin_client(client, admin_user):
+    """pytest-django's admin client, with the TOTP step a superuser's admin login needs
+    (docs/backoffice.md)."""
+    admin_login(client, admin_user)
+    return client
+
+
+@pytest.fixture
+def approver_client(staff_client) -> APIClient:
+    """A second admin (four eyes: the one who approves what ``staff_client`` proposed)."""
+    client = APIClient()
+    client.force_authenticate(staff_user("approver", "admin"))
     return client
 
 

@@ -5,18 +5,23 @@ API), rates come from the staff API or ``manage.py load_rates``, caps from the s
 limits and self-exclusions from the operator API; all of them are audited.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from gin_platform.admin import ReadOnlyAdmin
+from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.problems import Problem
 from wallet.models import (
     Account,
+    ApprovalRequest,
     CashierCaps,
     ExchangeRate,
     LedgerEntry,
     LedgerTransaction,
+    OperatorWallet,
     PlayerLimit,
     PlayerLimitChange,
     SelfExclusion,
+    WalletCall,
 )
 
 
@@ -43,18 +48,48 @@ class AccountAdmin(ReadOnlyAdmin):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(ReadOnlyAdmin):
+class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = ("id", "created_at", "kind", "reference", "amount", "currency", "game_ref")
-    list_filter = ("kind", "currency", "operator")
+    list_filter = (("created_at", DateRangeFilter), "kind", "currency", "operator")
+    csv_select_related = ("operator",)
+    csv_columns = (
+        ("id", lambda t: t.pk),
+        ("created_at", lambda t: moment(t.created_at)),
+        ("operator", lambda t: t.operator.slug),
+        ("kind", lambda t: t.kind),
+        ("reference", lambda t: t.reference),
+        ("amount", lambda t: money(t.amount, t.currency)),
+        ("currency", lambda t: t.currency),
+        ("player_id", lambda t: t.player_id or ""),
+        ("game_ref", lambda t: t.game_ref or ""),
+        ("reverses_id", lambda t: t.reverses_id or ""),
+        ("actor_type", lambda t: t.actor_type),
+        ("actor_id", lambda t: t.actor_id),
+    )
     search_fields = ("reference", "game_ref")
     date_hierarchy = "created_at"
     inlines = (LedgerEntryInline,)
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(ReadOnlyAdmin):
+class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = ("id", "transaction", "account", "currency", "amount", "component")
-    list_filter = ("currency", "component", "account__kind")
+    list_filter = (("created_at", DateRangeFilter), "currency", "component", "account__kind")
+    csv_select_related = ("transaction", "account")
+    csv_columns = (
+        ("id", lambda e: e.pk),
+        ("created_at", lambda e: moment(e.created_at)),
+        ("transaction_id", lambda e: e.transaction_id),
+        ("transaction_kind", lambda e: e.transaction.kind),
+        ("reference", lambda e: e.transaction.reference),
+        ("account_id", lambda e: e.account_id),
+        ("account_kind", lambda e: e.account.kind),
+        ("currency", lambda e: e.currency),
+        ("amount", lambda e: money(e.amount, e.currency)),
+        ("balance_after", lambda e: money(e.balance_after, e.currency)),
+        ("component", lambda e: e.component),
+        ("player_id", lambda e: e.player_id or ""),
+    )
     search_fields = ("transaction__reference",)
 
 
@@ -103,3 +138,78 @@ class PlayerLimitChangeAdmin(ReadOnlyAdmin):
 @admin.register(SelfExclusion)
 class SelfExclusionAdmin(ReadOnlyAdmin):
     list_display = ("player", "starts_at", "ends_at", "reason", "actor_type")
+
+
+@admin.register(OperatorWallet)
+class OperatorWalletAdmin(ReadOnlyAdmin):
+    list_display = ("operator", "mode", "base_url", "timeout_ms", "updated_at")
+    list_filter = ("mode",)
+
+
+@admin.register(WalletCall)
+class WalletCallAdmin(ReadOnlyAdmin):
+    """Seamless wallet calls: what the operator's wallet was asked, and what it answered."""
+
+    list_display = (
+        "id",
+        "kind",
+        "status",
+        "player",
+        "amount",
+        "currency",
+        "reason",
+        "attempt_count",
+        "last_error",
+        "created_at",
+        "acknowledged_at",
+    )
+    list_filter = ("kind", "status", "reason")
+    search_fields = ("id", "purpose")
+
+
+@admin.register(ApprovalRequest)
+class ApprovalRequestAdmin(ReadOnlyAdmin):
+    """Four-eyes requests (docs/backoffice.md): approve or reject the selected ones, through
+    the same services as the staff API (the proposer cannot decide their own; each decision
+    is audited by the service). Proposals are made over the staff API."""
+
+    list_display = (
+        "id",
+        "kind",
+        "operator",
+        "status",
+        "reason",
+        "proposed_by",
+        "proposed_at",
+        "decided_by",
+        "decided_at",
+        "result_ref",
+    )
+    list_filter = ("status", "kind", "operator")
+    list_select_related = ("operator", "proposed_by", "decided_by")
+    actions = ("approve_selected", "reject_selected")
+
+    def has_decide_permission(self, request) -> bool:
+        user = request.user
+        return any(user.has_perm(f"wallet.approve_{kind}") for kind in ApprovalRequest.Kind)
+
+    def _decide(self, request, queryset, decide, verb: str) -> None:
+        from wallet import services
+
+        done = 0
+        for approval in queryset.order_by("pk"):
+            try:
+                getattr(services, decide)(approval=approval, user=request.user)
+                done += 1
+            except Problem as problem:
+                self.message_user(request, f"#{approval.pk}: {problem.detail}", messages.ERROR)
+        if done:
+            self.message_user(request, f"{done} request(s) {verb}", messages.SUCCESS)
+
+    @admin.action(description="Approve and execute the selected requests", permissions=["decide"])
+    def approve_selected(self, request, queryset) -> None:
+        self._decide(request, queryset, "approval_approve", "approved and executed")
+
+    @admin.action(description="Reject the selected requests", permissions=["decide"])
+    def reject_selected(self, request, queryset) -> None:
+        self._decide(request, queryset, "approval_reject", "rejected")

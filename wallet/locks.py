@@ -9,14 +9,25 @@ skeleton of every posting (``posting_make``, wallet/services/posting.py) makes t
 
 Every ``select_for_update`` of the wallet is in this module. Besides the accounts, a service
 locks at most one other row, and then no account: ``player_limit_set`` one of the player's
-limit rows (``lock_player_limit``), ``cashier_caps_set`` one caps row (``lock_cashier_caps``).
+limit rows (``lock_player_limit``), ``cashier_caps_set`` one caps row (``lock_cashier_caps``),
+``operator_wallet_set`` the operator's wallet settings (``lock_operator_wallet``). The
+seamless wallet's call log (``lock_wallet_calls``) is locked first, then the mirror posting's
+accounts (a rollback and its debit together, in key order). A four-eyes approval
+(``lock_approval``) is locked first, then what its action locks (accounts or one caps row).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from wallet.models import Account, CashierCaps, PlayerLimit
+from wallet.models import (
+    Account,
+    ApprovalRequest,
+    CashierCaps,
+    OperatorWallet,
+    PlayerLimit,
+    WalletCall,
+)
 
 
 def lock_accounts(accounts: Iterable[Account]) -> dict[int, Account]:
@@ -40,3 +51,21 @@ def lock_player_limit(*, player_id, kind: str, period: str) -> PlayerLimit | Non
 def lock_cashier_caps(*, operator_id, currency: str) -> CashierCaps:
     """Lock an operator's caps row for one currency (it must exist)."""
     return CashierCaps.objects.select_for_update().get(operator_id=operator_id, currency=currency)
+
+
+def lock_operator_wallet(*, operator_id) -> OperatorWallet:
+    """Lock an operator's wallet settings row (created with the defaults if missing)."""
+    OperatorWallet.objects.get_or_create(operator_id=operator_id)
+    return OperatorWallet.objects.select_for_update().get(operator_id=operator_id)
+
+
+def lock_wallet_calls(*ids) -> dict:
+    """Lock seamless wallet calls (primary-key order) and return them keyed by id."""
+    rows = WalletCall.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
+    return {row.pk: row for row in rows.select_related("player", "operator")}
+
+
+def lock_approval(*, approval_id) -> ApprovalRequest:
+    """Lock a four-eyes approval request (wallet.services.approvals): taken before any
+    account lock, so two approvers of one request queue here and it executes once."""
+    return ApprovalRequest.objects.select_for_update(of=("self",)).get(pk=approval_id)

@@ -18,12 +18,16 @@ Ledger invariants and who holds them:
 
 from __future__ import annotations
 
+import uuid
+
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
 from gin_platform.models import Operator, Player
+from gin_platform.webhook_targets import MAX_URL_LENGTH, validate_webhook_url
 
 CURRENCY_LENGTH = 3
 GAME_REF_LENGTH = 100
@@ -67,6 +71,10 @@ class AppendOnlyModel(models.Model):
         raise AppendOnlyError(f"{type(self).__name__} rows are append-only")
 
 
+# Accounts owned by the operator alone (no player, no game), sharded like the house's.
+_OPERATOR_OWNED = ("house_fee", "house_fx", "outside", "operator_wallet")
+
+
 class Account(models.Model):
     """One currency, one owner: a player's wallet, a game's escrow, or a house account."""
 
@@ -76,6 +84,8 @@ class Account(models.Model):
         HOUSE_FEE = "house_fee", "House fee"
         HOUSE_FX = "house_fx", "House FX"
         OUTSIDE = "outside", "Outside world"
+        # Seamless mode: the mirror of what the operator's own wallet moved for us.
+        OPERATOR_WALLET = "operator_wallet", "Operator wallet"
 
     NON_NEGATIVE_KINDS = (Kind.PLAYER, Kind.ESCROW, Kind.HOUSE_FEE)
     HOUSE_KINDS = (Kind.HOUSE_FEE, Kind.HOUSE_FX, Kind.OUTSIDE)
@@ -102,17 +112,13 @@ class Account(models.Model):
                 name="wallet_account_balance_non_negative",
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=("house_fee", "house_fx", "outside")) | Q(shard=0),
+                condition=Q(kind__in=_OPERATOR_OWNED) | Q(shard=0),
                 name="wallet_account_only_house_accounts_are_sharded",
             ),
             models.CheckConstraint(
                 condition=(Q(kind="player") & Q(player__isnull=False) & Q(game_ref__isnull=True))
                 | (Q(kind="escrow") & Q(player__isnull=True) & Q(game_ref__isnull=False))
-                | (
-                    Q(kind__in=("house_fee", "house_fx", "outside"))
-                    & Q(player__isnull=True)
-                    & Q(game_ref__isnull=True)
-                ),
+                | (Q(kind__in=_OPERATOR_OWNED) & Q(player__isnull=True) & Q(game_ref__isnull=True)),
                 name="wallet_account_owner_matches_kind",
             ),
             models.UniqueConstraint(
@@ -127,7 +133,7 @@ class Account(models.Model):
             ),
             models.UniqueConstraint(
                 fields=("operator", "kind", "currency", "shard"),
-                condition=Q(kind__in=("house_fee", "house_fx", "outside")),
+                condition=Q(kind__in=_OPERATOR_OWNED),
                 name="wallet_one_house_account_per_operator_kind_currency_shard",
             ),
         ]
@@ -153,9 +159,15 @@ class LedgerTransaction(AppendOnlyModel):
         REVERSAL = "reversal"
         PRACTICE_GRANT = "practice_grant"
         PRACTICE_TOP_UP = "practice_top_up"
+        # Seamless mode (docs/wallet.md "Seamless wallet"): mirrors of acknowledged calls.
+        SEAMLESS_DEBIT = "seamless_debit"
+        SEAMLESS_CREDIT = "seamless_credit"
+        SEAMLESS_ROLLBACK = "seamless_rollback"
+        # A staff credit or debit of a player's wallet, approved by a second person.
+        ADJUSTMENT = "adjustment"
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=24, choices=Kind.choices)
     reference = models.CharField(max_length=REFERENCE_LENGTH, unique=True)
     # The request's headline amount (deposit amount, buy-in in the room currency, escrow
     # total settled, ...): what a repeated reference is compared with.
@@ -395,3 +407,154 @@ class SelfExclusion(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.player_id} excluded until {self.ends_at:%Y-%m-%d %H:%M} UTC"
+
+
+# --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
+class OperatorWallet(models.Model):
+    """Where an operator's players keep their money: with us (``transfer``, the default when
+    there is no row) or in the operator's own wallet, which we call (``seamless``)."""
+
+    class Mode(models.TextChoices):
+        TRANSFER = "transfer"
+        SEAMLESS = "seamless"
+
+    operator = models.OneToOneField(Operator, on_delete=models.PROTECT, related_name="+")
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.TRANSFER)
+    # <base_url>/balance|debit|credit|rollback; checked like a webhook URL.
+    base_url = models.CharField(
+        max_length=MAX_URL_LENGTH, blank=True, default="", validators=[validate_webhook_url]
+    )
+    timeout_ms = models.PositiveIntegerField(default=3000)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(timeout_ms__gte=100) & Q(timeout_ms__lte=30000),
+                name="wallet_operator_wallet_timeout_range",
+            ),
+            models.CheckConstraint(
+                condition=~Q(mode="seamless") | ~Q(base_url=""),
+                name="wallet_operator_wallet_seamless_has_url",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.operator_id} {self.mode}"
+
+
+class WalletCall(models.Model):
+    """One call to an operator's wallet. ``id`` is the transaction id the operator
+    deduplicates: every retry of a call sends the same id. The row is committed before the
+    first attempt, so a call is never lost; ``purpose`` is unique, so it is never made twice
+    (one debit per buy-in attempt, one credit per payout or refund, one rollback per debit)."""
+
+    class Kind(models.TextChoices):
+        DEBIT = "debit"
+        CREDIT = "credit"
+        ROLLBACK = "rollback"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"  # not answered yet (or not conclusively): will be retried
+        APPLIED = "applied"  # acknowledged by the operator and mirrored in the ledger
+        REFUSED = "refused"  # a debit the operator refused (insufficient funds)
+        UNKNOWN = "unknown"  # a debit never answered: its rollback is on the way
+        ROLLED_BACK = "rolled_back"  # a debit whose rollback the operator acknowledged
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=CURRENCY_LENGTH)
+    rolls_back = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rollback"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    purpose = models.CharField(max_length=REFERENCE_LENGTH, unique=True)
+    reason = models.CharField(max_length=32)  # buy_in, payout, refund, return, rollback
+    attempt_count = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    last_error = models.CharField(max_length=64, blank=True, default="")  # generic class only
+    # The mirror posting of the acknowledged call (none for a refused or rolled-back debit
+    # that was never applied).
+    ledger_transaction = models.OneToOneField(
+        LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    # A buy-in's debit: the buy-in posting that moved its money on to the escrow, written in
+    # the seat's transaction. An applied debit never consumed lost its seat: the sweep rolls
+    # it back (and a consumed one is never rolled back).
+    consumed_by = models.OneToOneField(
+        LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    alerted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_call_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(kind="rollback", rolls_back__isnull=False)
+                | (~Q(kind="rollback") & Q(rolls_back__isnull=True)),
+                name="wallet_call_rollback_names_its_debit",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=("status", "next_attempt_at"), name="wallet_call_due"),
+            models.Index(fields=("player", "created_at"), name="wallet_call_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id} {self.status}"
+
+
+class ApprovalRequest(models.Model):
+    """A staff action that needs a second person (four eyes, docs/backoffice.md): proposed by
+    one staff user, approved (and executed in the same transaction) or rejected by another.
+    ``payload`` holds the action's arguments; ``result_ref`` what the execution made (the
+    ledger transaction's id, the caps row's)."""
+
+    class Kind(models.TextChoices):
+        REVERSAL = "reversal"
+        CASHIER_CAPS = "cashier_caps"
+        ADJUSTMENT = "adjustment"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        EXECUTED = "executed"
+        FAILED = "failed"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    payload = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    reason = models.CharField(max_length=500)
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=500, blank=True, default="")
+    result_ref = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ("-proposed_at", "-id")
+        indexes = [models.Index(fields=("status", "proposed_at"), name="wallet_approval_status")]
+        permissions = [
+            ("propose_reversal", "Can propose a ledger reversal"),
+            ("approve_reversal", "Can approve a ledger reversal"),
+            ("propose_adjustment", "Can propose a manual wallet adjustment"),
+            ("approve_adjustment", "Can approve a manual wallet adjustment"),
+            ("propose_cashier_caps", "Can propose raising cashier caps"),
+            ("approve_cashier_caps", "Can approve raising cashier caps"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status})"

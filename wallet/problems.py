@@ -17,6 +17,8 @@ __all__ = [
     "AmountInvalidProblem",
     "AmountNotPositiveProblem",
     "AmountTooPreciseProblem",
+    "ApprovalInvalidProblem",
+    "ApprovalNotPendingProblem",
     "CapExceededProblem",
     "CashierCapsInvalidProblem",
     "CurrencyMismatchProblem",
@@ -26,6 +28,7 @@ __all__ = [
     "EscrowUnbalancedProblem",
     "ExchangeRateConflictProblem",
     "ExchangeRateInvalidProblem",
+    "FourEyesRequiredProblem",
     "FxRateStaleProblem",
     "FxRateUnavailableProblem",
     "GameRefInvalidProblem",
@@ -34,16 +37,20 @@ __all__ = [
     "LimitExceededProblem",
     "LimitInvalidProblem",
     "NothingToRefundProblem",
+    "OperatorWalletInvalidProblem",
     "PayoutInvalidProblem",
     "PlayerInactiveProblem",
     "PracticeChipsNotConvertibleProblem",
     "PracticeTopUpTooSoonProblem",
     "ReferenceConflictProblem",
     "ReferenceInvalidProblem",
+    "SeamlessWalletModeProblem",
     "SelfExcludedProblem",
     "SelfExclusionPeriodInvalidProblem",
     "TransactionNotReversibleProblem",
     "UnknownCurrencyProblem",
+    "WalletModeSwitchRefusedProblem",
+    "WalletUnavailableProblem",
 ]
 
 
@@ -281,3 +288,79 @@ class AlreadyReversedProblem(Problem):
     slug = "already-reversed"
     status = 409
     title = "The transaction is already reversed"
+
+
+# --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
+class WalletUnavailableProblem(Problem):
+    slug = "wallet-unavailable"
+    status = 503
+    title = "The operator's wallet did not answer"
+    description = (
+        "Seamless mode: the operator's wallet did not answer the debit in time (timeout, "
+        "5xx, connection error). The debit was rolled back (or its rollback is being "
+        "retried), so nothing is charged; try again later."
+    )
+
+
+class SeamlessWalletModeProblem(Problem):
+    slug = "seamless-wallet-mode"
+    status = 409
+    title = "The operator keeps its players' balances (seamless wallet)"
+    description = (
+        "The operator's wallet is in seamless mode: the platform calls the operator's wallet "
+        "for every buy-in and payout, so deposits and withdrawals through the platform are "
+        "refused, and tables are played in the player's wallet currency only."
+    )
+
+
+class WalletModeSwitchRefusedProblem(Problem):
+    slug = "wallet-mode-switch-refused"
+    status = 409
+    title = "The wallet mode cannot change while players' money is in the platform"
+    description = (
+        "Switching between transfer and seamless mode needs every platform wallet of the "
+        "operator's players empty, no open escrow and no wallet call in flight. "
+        "`funded_wallets`, `open_escrows` and `calls_in_flight` say what is left."
+    )
+
+
+class OperatorWalletInvalidProblem(Problem):
+    slug = "operator-wallet-invalid"
+    status = 422
+    title = "The wallet settings are not valid"
+    description = (
+        "`mode` is transfer or seamless; seamless needs a `base_url` allowed like a webhook "
+        "URL; `timeout_ms` is 100 to 30000. `field` names the field."
+    )
+
+
+# --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
+class FourEyesRequiredProblem(Problem):
+    slug = "four-eyes-required"
+    status = 403
+    title = "Another person must decide"
+    description = (
+        "Reversals, manual adjustments and cashier-cap raises are proposed by one staff "
+        "member and approved or rejected by another: the proposer can never decide their own "
+        "request."
+    )
+
+
+class ApprovalNotPendingProblem(Problem):
+    slug = "approval-not-pending"
+    status = 409
+    title = "The request is already decided"
+    description = (
+        "The approval request was rejected or failed (or, for a rejection, already executed): "
+        "`status` says which. Approving an executed request again changes nothing (200)."
+    )
+
+
+class ApprovalInvalidProblem(Problem):
+    slug = "approval-invalid"
+    status = 422
+    title = "The proposal is not valid"
+    description = (
+        "The proposed action's payload does not fit its kind (docs/backoffice.md): e.g. a "
+        "reversal of another operator's transaction, an adjustment of zero."
+    )

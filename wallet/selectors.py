@@ -33,6 +33,7 @@ from wallet.models import (
     PlayerLimitChange,
     SelfExclusion,
 )
+from wallet.seamless_selectors import seamless_mismatches
 from wallet.windows import PERIODS, Window, windows
 
 Kind = LedgerTransaction.Kind
@@ -461,6 +462,7 @@ class ReconciliationReport:
     currency_mismatches: list[int] = field(default_factory=list)  # entry ids
     negative_accounts: list[AccountDrift] = field(default_factory=list)
     unsettled_residues: list[AccountDrift] = field(default_factory=list)
+    seamless_mismatches: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -470,6 +472,7 @@ class ReconciliationReport:
             or self.currency_mismatches
             or self.negative_accounts
             or self.unsettled_residues
+            or self.seamless_mismatches
         )
 
     @property
@@ -499,6 +502,7 @@ class ReconciliationReport:
                 f"RESIDUE escrow #{residue.account_id} {residue.label} is settled but holds "
                 f"{residue.cached}"
             )
+        out.extend(self.seamless_mismatches)
         out.append("OK: the ledger reconciles" if self.ok else "FAILED: the ledger has drifted")
         return out
 
@@ -509,7 +513,8 @@ class ReconciliationReport:
 def reconcile() -> ReconciliationReport:
     """Check the whole ledger: cached balances equal the sum of their entries; every
     transaction sums to zero per currency; entries carry their account's currency;
-    non-negative accounts are not negative; settled escrows are empty."""
+    non-negative accounts are not negative; settled escrows are empty; in seamless mode,
+    every acknowledged wallet call is mirrored once in the ledger and nothing else is."""
     entry_sums = (
         LedgerEntry.objects.filter(account=OuterRef("pk"))
         .order_by()
@@ -558,4 +563,5 @@ def reconcile() -> ReconciliationReport:
         currency_mismatches=list(mismatched.values_list("pk", flat=True)),
         negative_accounts=[AccountDrift(a.pk, str(a), a.balance, a.balance) for a in negative],
         unsettled_residues=[AccountDrift(a.pk, str(a), a.balance, 0) for a in residues],
+        seamless_mismatches=seamless_mismatches(),
     )

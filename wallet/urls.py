@@ -44,6 +44,7 @@ urlpatterns = [
         name="wallet-practice-top-up",
     ),
     path("wallet/cashier-caps", views.OperatorCashierCapsView.as_view(), name="wallet-caps"),
+    path("operators/me/wallet", views.OperatorWalletView.as_view(), name="operator-wallet"),
     # Player session token: their own wallet.
     path("me/wallet", views.MyWalletView.as_view(), name="me-wallet"),
     path(
@@ -86,5 +87,25 @@ urlpatterns = [
         "staff/ledger/reconciliation",
         staff_views.StaffReconciliationView.as_view(),
         name="staff-ledger-reconciliation",
+    ),
+    path(
+        "staff/approvals",
+        staff_views.StaffApprovalListCreateView.as_view(),
+        name="staff-approvals",
+    ),
+    path(
+        "staff/approvals/<str:approval_id>",
+        staff_views.StaffApprovalDetailView.as_view(),
+        name="staff-approval",
+    ),
+    path(
+        "staff/approvals/<str:approval_id>/approve",
+        staff_views.StaffApprovalApproveView.as_view(),
+        name="staff-approval-approve",
+    ),
+    path(
+        "staff/approvals/<str:approval_id>/reject",
+        staff_views.StaffApprovalRejectView.as_view(),
+        name="staff-approval-reject",
     ),
 ]

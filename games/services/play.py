@@ -55,9 +55,11 @@ from games.realtime import publisher
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
+from gin_platform.event_types import player_ref
 from gin_platform.models import Player
 from gin_platform.principals import Actor
 from gin_platform.problems import ValidationProblem
+from gin_platform.webhooks import webhook_enqueue
 
 RESULT_FORMAT = engine.RESULT_FORMAT
 
@@ -324,11 +326,32 @@ def _action_apply(
         dealt = _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
         if dealt is not None:
             latest = (dealt, hand)
+        webhook_enqueue(
+            operator=locked.operator,
+            event_type="hand.ended",
+            data=_hand_ended_event(match=locked, hand=hand, outcome=new_state.outcome),
+        )
     # R10: the running score is part of the game's state; it is stored with the hand that
     # changed it, in this transaction, and every reader reads this one figure.
     locked.save(update_fields=["seq", *SCORE_FIELDS] if new_state.is_over else ["seq"])
     _bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
+
+
+def _hand_ended_event(*, match: Match, hand: Hand, outcome: engine.HandOutcome) -> dict:
+    """hand.ended (gin_platform/event_types.py): the result, never the cards."""
+    seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)
+    winner = seats.order_by("-pk").first() if outcome.winner is not None else None
+    return {
+        "match_id": match.pk,
+        "hand": hand.number,
+        "outcome": outcome.kind,
+        "knocker_seat": outcome.knocker,
+        "winner_seat": outcome.winner,
+        "winner": None if winner is None else player_ref(winner.player),
+        "points": outcome.points,
+        "score": list(match.points),
+    }
 
 
 def _card_text(card: engine.Card | None) -> str | None:

@@ -17,6 +17,7 @@ top-level and durable; the wallet's buy-in and refund run inside them.
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from functools import partial
 
@@ -48,10 +49,12 @@ from games.services.rooms import _ensure_free_table
 from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import on_commit_logged
+from gin_platform.event_types import player_ref
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ValidationProblem
+from gin_platform.webhooks import webhook_enqueue
 from wallet import services as wallet
 from wallet.problems import InsufficientFundsProblem
 
@@ -145,6 +148,75 @@ def seat_take(
     stake_per_point: int | None = None,
     actor: Actor,
 ) -> SeatResult:
+    """Sit down (``_seat_take_durable``). A seamless operator's player (docs/wallet.md
+    "Seamless wallet") is first debited in the operator's wallet, outside any transaction;
+    if the seat is then refused (or the player already sat there), the debit is rolled
+    back, so nothing is charged."""
+    debit = _seamless_buy_in(
+        player=player,
+        table=table,
+        cashier_amount=cashier_amount,
+        stake_per_point=stake_per_point,
+        actor=actor,
+    )
+    try:
+        result = _seat_take_durable(
+            player=player,
+            table=table,
+            cashier_amount=cashier_amount,
+            stake_per_point=stake_per_point,
+            actor=actor,
+            seamless_debit=debit,
+        )
+    except BaseException:
+        if debit is not None:
+            wallet.seamless_rollback(debit=debit, actor=actor)
+        raise
+    if debit is not None and not result.created:
+        wallet.seamless_rollback(debit=debit, actor=actor)
+    return result
+
+
+def _seamless_buy_in(
+    *,
+    player: Player,
+    table: Table,
+    cashier_amount: int | None,
+    stake_per_point: int | None,
+    actor: Actor,
+):
+    """The operator's wallet debit of a seamless buy-in, or None (transfer mode, practice
+    chips, or a seat that will not be taken: already seated, game running)."""
+    room = table.room
+    if not wallet.seamless_mode(player=player, currency=room.currency):
+        return None
+    match = _open_match(table)
+    if match is not None and (
+        match.status != Match.Status.WAITING
+        or Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).exists()
+    ):
+        return None
+    amount, _ = _buy_in_amount(
+        room=room, match=match, cashier_amount=cashier_amount, stake_per_point=stake_per_point
+    )
+    return wallet.seamless_debit(
+        player=player,
+        amount=amount,
+        currency=room.currency,
+        purpose=f"buy-in:table:{table.pk}:{uuid.uuid4()}",
+        actor=actor,
+    )
+
+
+def _seat_take_durable(
+    *,
+    player: Player,
+    table: Table,
+    cashier_amount: int | None = None,
+    stake_per_point: int | None = None,
+    actor: Actor,
+    seamless_debit=None,
+) -> SeatResult:
     """Sit down (R10, R11). At a money table the buy-in (the stake, or the Money Play
     cashier amount) moves into the game's escrow through the wallet; a refusal (funds,
     limits, self-exclusion) raises the wallet's problem and nothing moves or changes.
@@ -160,6 +232,7 @@ def seat_take(
             cashier_amount=cashier_amount,
             stake_per_point=stake_per_point,
             actor=actor,
+            seamless_debit=seamless_debit,
         )
         seat = result.seat
         publisher.match_changed(match_id=seat.match_id)
@@ -177,6 +250,7 @@ def _seat_take(
     cashier_amount: int | None,
     stake_per_point: int | None,
     actor: Actor,
+    seamless_debit=None,
 ) -> SeatResult:
     with transaction.atomic():
         table = lock_table(table.pk)
@@ -216,7 +290,7 @@ def _seat_take(
         )
         seat.buy_in_reference = f"seat:{seat.pk}:buy-in"
         seat.save(update_fields=["buy_in_reference"])
-        wallet.table_buy_in(
+        buy_in = wallet.table_buy_in(
             player=player,
             game_ref=match.game_ref,
             amount=amount,
@@ -224,6 +298,10 @@ def _seat_take(
             reference=seat.buy_in_reference,
             actor=actor,
         )
+        if seamless_debit is not None:  # the operator's debit now sits in this escrow
+            wallet.seamless_debit_consume(
+                debit=seamless_debit, ledger_transaction=buy_in, actor=actor
+            )
         audit_record(
             actor=actor,
             action="seat.taken",
@@ -237,11 +315,28 @@ def _seat_take(
                 "stake_per_point": match.stake_per_point,
             },
         )
+        webhook_enqueue(
+            operator=room.operator,
+            event_type="seat.taken",
+            data={**_seat_event(seat, room), "buy_in": money_dict(amount, match.currency)},
+        )
         if len(others) + 1 == len(SEAT_POSITIONS):
             _match_start(match=match, seats=[*others, seat], actor=actor)
             _ensure_free_table(room)
             seat.refresh_from_db()
     return SeatResult(seat=seat, created=True)
+
+
+def _seat_event(seat: Seat, room: Room) -> dict:
+    """What seat.taken and seat.left say of the seat (gin_platform/event_types.py)."""
+    return {
+        **player_ref(seat.player),
+        "match_id": seat.match_id,
+        "table_id": seat.table_id,
+        "room_id": room.pk,
+        "position": seat.position,
+        "is_practice": room.is_practice,
+    }
 
 
 def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
@@ -265,19 +360,26 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
                 actor=actor,
             )
             seat.refresh_from_db()
+            webhook_enqueue(
+                operator=table.room.operator,
+                event_type="seat.left",
+                data={**_seat_event(seat, table.room), "refunded": None, "forfeited": True},
+            )
             return seat
         publisher.match_changed(match_id=match.pk)
         seat.state = Seat.State.LEFT
         seat.left_at = timezone.now()
         seat.refund_reference = f"seat:{seat.pk}:refund"
         seat.save(update_fields=["state", "left_at", "refund_reference"])
-        wallet.table_refund(
+        refund = wallet.table_refund(
             player=player,
             game_ref=match.game_ref,
             currency=match.currency,
             reference=seat.refund_reference,
             actor=actor,
         )
+        # Seamless mode: the refund goes back to the operator's wallet after the commit.
+        wallet.seamless_credits_record(ledger_transaction=refund, actor=actor)
         audit_record(
             actor=actor,
             action="seat.left",
@@ -287,6 +389,15 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
                 "match": match.pk,
                 "refunded": seat.amount,
                 "currency": seat.currency,
+            },
+        )
+        webhook_enqueue(
+            operator=table.room.operator,
+            event_type="seat.left",
+            data={
+                **_seat_event(seat, table.room),
+                "refunded": money_dict(seat.amount, seat.currency),
+                "forfeited": False,
             },
         )
         if not Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).exists():

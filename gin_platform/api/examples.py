@@ -10,7 +10,12 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiExample
 
 from gin_platform.openapi import problem_example, problem_response
-from gin_platform.problems import LaunchTokenInvalidProblem, NotFoundProblem, ValidationProblem
+from gin_platform.problems import (
+    LaunchTokenInvalidProblem,
+    LiveModeForbiddenProblem,
+    NotFoundProblem,
+    ValidationProblem,
+)
 from gin_platform.services import (
     ApiKeyGraceProblem,
     LastApiKeyProblem,
@@ -58,6 +63,7 @@ OPERATOR = {
     "id": OPERATOR_ID,
     "name": "Casino Royale Online",
     "slug": "casino-royale",
+    "mode": "live",
     "status": "active",
     "base_currency": "EUR",
     "webhook_url": "https://casino.example.com/hooks/gin",
@@ -109,6 +115,7 @@ SIGNING_SECRET_REVOKE = [
 _KEY = {
     "id": 7,
     "prefix": "4a18d36c5b1f",
+    "mode": "live",
     "name": "backoffice",
     "status": "active",
     "current": False,
@@ -117,10 +124,27 @@ _KEY = {
     "revoked_at": None,
 }
 _NEW_KEY = "gop_4a18d36c5b1f_EXAMPLE-zyvmlWQTxd3fa_Lm2cSKcY"
+_TEST_KEY = "gop_test_9c0e51d2a7b3_EXAMPLE-qX2vMd8wKp4Rt_Yh6nJsLzB"
 API_KEY_CREATE = [
     request("named key", {"name": "backoffice"}),
+    request("sandbox key", {"name": "ci", "mode": "test"}, "A gop_test_ key of the sandbox"),
     response("created", _KEY | {"key": _NEW_KEY}, 201, "The key is in this response only"),
+    response(
+        "sandbox key created",
+        _KEY | {"id": 9, "prefix": "9c0e51d2a7b3", "mode": "test", "name": "ci", "key": _TEST_KEY},
+        201,
+        "Acts in the sandbox only: its own players, money, games, webhooks and reports",
+    ),
 ]
+API_KEY_CREATE_LIVE_FROM_TEST = problem_response(
+    "live-mode-forbidden: a test key cannot create live keys",
+    problem_example(
+        LiveModeForbiddenProblem,
+        "A test-mode key cannot act in live mode",
+        instance="/api/v1/api-keys",
+        field="mode",
+    ),
+)
 API_KEY_REVOKE = [
     response(
         "revoked",

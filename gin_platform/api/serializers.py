@@ -13,14 +13,19 @@ from gin_platform.models import (
     WebhookDelivery,
 )
 
+MODE_HELP = 'live, or test for the sandbox (gop_test_ keys; docs/api.md "Sandbox")'
+
 
 class OperatorOutput(serializers.ModelSerializer):
+    mode = serializers.ChoiceField(choices=("live", "test"), read_only=True, help_text=MODE_HELP)
+
     class Meta:
         model = Operator
         fields = (
             "id",
             "name",
             "slug",
+            "mode",
             "status",
             "base_currency",
             "webhook_url",
@@ -162,7 +167,12 @@ class ApiKeyOutput(serializers.ModelSerializer):
     """An operator API key as its owner sees it: never the key, never its hash."""
 
     prefix = serializers.CharField(
-        read_only=True, help_text="The public part: the key reads gop_<prefix>_<secret>."
+        read_only=True,
+        help_text="The public part: the key reads gop_<prefix>_<secret> (live) or "
+        "gop_test_<prefix>_<secret> (test).",
+    )
+    mode = serializers.ChoiceField(
+        choices=("live", "test"), source="operator.mode", read_only=True, help_text=MODE_HELP
     )
     status = serializers.SerializerMethodField(
         help_text=(
@@ -178,6 +188,7 @@ class ApiKeyOutput(serializers.ModelSerializer):
         fields = (
             "id",
             "prefix",
+            "mode",
             "name",
             "status",
             "current",
@@ -201,6 +212,16 @@ class ApiKeyOutput(serializers.ModelSerializer):
 
 class ApiKeyCreateInput(serializers.Serializer):
     name = serializers.CharField(max_length=100, required=False, default="default")
+    mode = serializers.ChoiceField(
+        choices=("live", "test"),
+        required=False,
+        help_text="test: a gop_test_ key of the sandbox (created on first use); live: a live "
+        "key. Default: the calling key's mode. A test key cannot create live keys.",
+    )
+
+
+class ApiKeyListQuery(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=("live", "test"), required=False)
 
 
 class ApiKeyRotateInput(serializers.Serializer):

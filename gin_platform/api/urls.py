@@ -1,6 +1,6 @@
 from django.urls import path
 
-from gin_platform.api import views
+from gin_platform.api import event_views, views
 
 urlpatterns = [
     path("health", views.HealthView.as_view(), name="health"),
@@ -41,6 +41,17 @@ urlpatterns = [
         "api-keys/<str:api_key_id>/rotate",
         views.ApiKeyRotateView.as_view(),
         name="api-key-rotate",
+    ),
+    path("operators/me/events", event_views.OperatorEventListView.as_view(), name="event-list"),
+    path(
+        "operators/me/events/<str:event_id>",
+        event_views.OperatorEventDetailView.as_view(),
+        name="event-detail",
+    ),
+    path(
+        "operators/me/webhook-subscriptions",
+        event_views.WebhookSubscriptionView.as_view(),
+        name="webhook-subscriptions",
     ),
     path("webhooks/deliveries", views.WebhookDeliveryListView.as_view(), name="webhook-list"),
     path(

@@ -16,6 +16,7 @@ from gin_platform.api import examples
 from gin_platform.api.serializers import (
     ApiKeyCreateInput,
     ApiKeyIssuedOutput,
+    ApiKeyListQuery,
     ApiKeyOutput,
     ApiKeyRotatedOutput,
     ApiKeyRotateInput,
@@ -74,8 +75,9 @@ class OperatorMeView(APIView):
         tags=["operators"],
         operation_id="operators_me",
         summary="Show the calling operator",
-        description="The operator the API key belongs to: name, status, base currency, "
-        "webhook URL and whether every request must be signed.",
+        description="The operator the API key belongs to: name, mode (live, or test for "
+        "the sandbox a gop_test_ key acts in), status, base currency, webhook URL and whether "
+        "every request must be signed.",
     )
     def get(self, request: Request) -> Response:
         return Response(OperatorOutput(request.user.operator).data)
@@ -167,25 +169,43 @@ class ApiKeyListCreateView(GenericAPIView):
     serializer_class = ApiKeyOutput
 
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "mode",
+                str,
+                enum=["live", "test"],
+                description="Whose keys: the calling key's mode by default; a live key may "
+                "list its sandbox's test keys (test), a test key never live keys (403 "
+                "live-mode-forbidden).",
+            )
+        ],
         responses=ApiKeyOutput(many=True),
         tags=["operators"],
         summary="List the operator's API keys",
-        description="The operator's API keys, newest first, revoked ones included. Never the "
-        "key itself: only its public prefix.",
+        description="The operator's API keys of one mode (live or test), newest first, "
+        "revoked ones included. Never the key itself: only its public prefix.",
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.api_key_list(operator=request.user.operator))
+        query = ApiKeyListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        keys = selectors.api_key_list(
+            operator=request.user.operator, mode=query.validated_data.get("mode")
+        )
+        page = self.paginate_queryset(keys)
         return self.get_paginated_response(
             ApiKeyOutput(page, many=True, context={"request": request}).data
         )
 
     @extend_schema(
         request=ApiKeyCreateInput,
-        responses={201: ApiKeyIssuedOutput},
+        responses={201: ApiKeyIssuedOutput, 403: examples.API_KEY_CREATE_LIVE_FROM_TEST},
         tags=["operators"],
         summary="Create an API key",
         description="Create an API key. The key is in this response only: store it now (a "
-        "replay of the request does not show it again).",
+        "replay of the request does not show it again). `mode` test (from a live key) "
+        "issues a gop_test_ key of the operator's sandbox, created on first use "
+        '(docs/api.md "Sandbox"); a test key cannot create live keys (403 '
+        "live-mode-forbidden).",
         examples=examples.API_KEY_CREATE,
     )
     @idempotent
@@ -209,13 +229,23 @@ class ApiKeyRevokeView(APIView):
         operation_id="api_keys_revoke",
         summary="Revoke an API key",
         description="Revoke a key at once (the calling key too, if another stays active). The "
-        "operator's last active key cannot be revoked: 409 last-api-key. No body.",
+        "operator's last active key cannot be revoked: 409 last-api-key. A live key may "
+        "also revoke its sandbox's test keys, the last one included (it can issue another). "
+        "No body.",
         examples=examples.API_KEY_REVOKE,
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
-        api_key = selectors.api_key_get(operator=request.user.operator, api_key_id=api_key_id)
-        api_key = services.api_key_revoke(api_key=api_key, actor=request.user.actor)
+        operator = request.user.operator
+        api_key = selectors.api_key_get(
+            operator=operator, api_key_id=api_key_id, include_sandbox=True
+        )
+        api_key = services.api_key_revoke(
+            api_key=api_key,
+            actor=request.user.actor,
+            # A live key can always issue test keys again: no lock-out to guard against.
+            allow_last=api_key.operator_id != operator.pk,
+        )
         return Response(ApiKeyOutput(api_key, context={"request": request}).data)
 
 
@@ -228,13 +258,16 @@ class ApiKeyRotateView(APIView):
         tags=["operators"],
         operation_id="api_keys_rotate",
         summary="Rotate an API key",
-        description="Replace a key: a new key (shown once, in this response only) and the old "
-        "one revoked at once or, with grace_seconds, when the grace period ends.",
+        description="Replace a key: a new key of the same mode (shown once, in this response "
+        "only) and the old one revoked at once or, with grace_seconds, when the grace period "
+        "ends. A live key may also rotate its sandbox's test keys.",
         examples=examples.API_KEY_ROTATE,
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
-        api_key = selectors.api_key_get(operator=request.user.operator, api_key_id=api_key_id)
+        api_key = selectors.api_key_get(
+            operator=request.user.operator, api_key_id=api_key_id, include_sandbox=True
+        )
         data = ApiKeyRotateInput(data=request.data)
         data.is_valid(raise_exception=True)
         issued = services.api_key_rotate(
@@ -256,7 +289,7 @@ class WebhookDeliveryListView(GenericAPIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("status", str, enum=["pending", "delivered", "failed"]),
-            OpenApiParameter("event_type", str, description="game.finished or game.settled"),
+            OpenApiParameter("event_type", str, description="An event type (docs/webhooks.md)"),
         ],
         responses=WebhookDeliveryOutput(many=True),
         tags=["webhooks"],

@@ -24,6 +24,9 @@ class SettlementOutput(serializers.Serializer):
     variant = serializers.ChoiceField(choices=VARIANTS)
     currency = serializers.CharField()
     is_practice = serializers.BooleanField()
+    mode = serializers.ChoiceField(
+        choices=("live", "test"), help_text="test: a sandbox game (test money, docs/api.md)"
+    )
     escrow = Money()
     fee = Money()
     settled_at = serializers.DateTimeField()
@@ -48,6 +51,16 @@ class ReportTotalsOutput(serializers.Serializer):
     bonus_points = serializers.IntegerField(
         help_text="Line, target and zero-point bonus points awarded (Money Play)"
     )
+    mode = serializers.ChoiceField(
+        choices=("live", "test"), help_text="test: a sandbox operator's row (test money)"
+    )
+    ggr = serializers.CharField(
+        help_text="Gross gaming revenue: the rake the operator keeps (peer-to-peer), = fees"
+    )
+    ngr = serializers.CharField(
+        help_text="Net gaming revenue: ggr minus fees handed back by reversals and manual "
+        "adjustments credited to players, as posted that day"
+    )
 
 
 class ReportPlayerOutput(serializers.Serializer):
@@ -60,6 +73,9 @@ class ReportPlayerOutput(serializers.Serializer):
     staked = serializers.CharField(help_text="What the player put into those escrows")
     paid = serializers.CharField(help_text="What those escrows paid the player back")
     net = serializers.CharField(help_text="paid - staked; the day's nets sum to minus its fees")
+    mode = serializers.ChoiceField(
+        choices=("live", "test"), help_text="test: a sandbox operator's row (test money)"
+    )
 
 
 class ReportOutput(serializers.Serializer):

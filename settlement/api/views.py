@@ -13,10 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gin_platform import selectors as platform_selectors
+from gin_platform import staff
 from gin_platform.pagination import CheckedCursorPagination
-from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsStaff
+from gin_platform.permissions import HasStaffPermission, IsOperator, IsOperatorOrPlayer, IsStaff
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import ValidationProblem
+from gin_platform.problems import NotFoundProblem, ValidationProblem
 from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
@@ -37,7 +38,9 @@ PERIOD_PARAMETERS = [
 ]
 
 
-def settlement_body(settlement: Settlement, *, for_player: bool = False) -> dict:
+def settlement_body(settlement: Settlement, *, mode: str, for_player: bool = False) -> dict:
+    """``mode``: the caller's operator's (live, or test in the sandbox): its settlements are
+    all of that mode."""
     statement = settlement.statement
     if for_player:
         statement = statements.statement_for_player(statement)
@@ -46,6 +49,7 @@ def settlement_body(settlement: Settlement, *, for_player: bool = False) -> dict
         "variant": settlement.variant,
         "currency": settlement.currency,
         "is_practice": settlement.is_practice,
+        "mode": mode,
         "escrow": statement["escrow"],
         "fee": statement["fee"],
         "settled_at": settlement.settled_at,
@@ -86,7 +90,9 @@ class SettlementListView(GenericAPIView):
         )
         page = self.paginate_queryset(settlements)
         return self.get_paginated_response(
-            SettlementOutput([settlement_body(s) for s in page], many=True).data
+            SettlementOutput(
+                [settlement_body(s, mode=request.user.operator.mode) for s in page], many=True
+            ).data
         )
 
 
@@ -108,19 +114,21 @@ class SettlementDetailView(APIView):
             settlement = selectors.settlement_get_for_operator(
                 operator=request.user.operator, match_id=match_id
             )
-            return Response(SettlementOutput(settlement_body(settlement)).data)
+            body = settlement_body(settlement, mode=request.user.operator.mode)
+            return Response(SettlementOutput(body).data)
         settlement = selectors.settlement_get_for_player(
             player=request.user.player, match_id=match_id
         )
-        return Response(SettlementOutput(settlement_body(settlement, for_player=True)).data)
+        body = settlement_body(settlement, mode=request.user.operator.mode, for_player=True)
+        return Response(SettlementOutput(body).data)
 
 
-def _report_response(request: Request, operator: Operator | None) -> Response:
+def _report_response(request: Request, operator: Operator | None, mode: str = "live") -> Response:
     params = request.query_params
     table = reports.parse_table(params.get("table"))
     start, end = reports.parse_period(params.get("from"), params.get("to"))
     report = reports.daily_report(
-        operator=operator, start=start, end=end, currency=params.get("currency")
+        operator=operator, start=start, end=end, currency=params.get("currency"), mode=mode
     )
     if request.accepted_renderer.format == "csv":
         response = Response(reports.report_csv(report, table=table))
@@ -180,21 +188,30 @@ class OperatorReportView(APIView):
 
 
 class StaffReportView(APIView):
-    permission_classes = (IsStaff,)
+    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))
     renderer_classes = (JSONRenderer, CSVRenderer)
 
     @extend_schema(
         parameters=[
             *REPORT_PARAMETERS,
             OpenApiParameter("operator", str, description="Operator slug; all when omitted"),
+            OpenApiParameter(
+                "mode",
+                str,
+                enum=list(reports.MODES),
+                description="Without `operator`: live (the default) covers the live "
+                "operators only, test the sandboxes only; test money is never in live totals",
+            ),
         ],
         responses=REPORT_RESPONSES,
         tags=["backoffice"],
         summary="Download the daily report of every operator",
         description="The daily report (as operators get theirs) for one operator by slug, or "
-        "for all of them; back office.",
+        "for all live operators (or, with mode=test, all sandboxes); every row says its mode; "
+        "back office.",
     )
     def get(self, request: Request) -> Response:
+        mode = reports.parse_mode(request.query_params.get("mode"))
         slug = request.query_params.get("operator")
         operator = None
         if slug:
@@ -203,7 +220,26 @@ class StaffReportView(APIView):
                     "One or more fields are invalid", errors={"operator": ["not a slug"]}
                 )
             operator = platform_selectors.operator_get_by_slug(slug=slug)
-        return _report_response(request, operator)
+        operator = _in_staff_scope(request, operator)
+        return _report_response(request, operator, mode)
+
+
+def _in_staff_scope(request: Request, operator: Operator | None) -> Operator | None:
+    """A staff user limited to some operators (docs/backoffice.md) gets theirs only: another
+    operator is a 404, and without ``operator`` the one they may see (several: name one)."""
+    scope = staff.operator_scope(request.user)
+    if scope is None:
+        return operator
+    if operator is not None:
+        if operator.pk not in scope:
+            raise NotFoundProblem(f"No operator {operator.slug!r}")
+        return operator
+    if len(scope) == 1:
+        return platform_selectors.operator_get(operator_id=next(iter(scope)))
+    raise ValidationProblem(
+        "One or more fields are invalid",
+        errors={"operator": ["required: your access is limited to some operators"]},
+    )
 
 
 RECONCILIATION_RUN = OpenApiExample(
@@ -229,7 +265,14 @@ RECONCILIATION_RUN = OpenApiExample(
 
 
 class StaffReconciliationView(GenericAPIView):
-    permission_classes = (IsStaff,)
+    permission_classes = (
+        IsStaff,
+        HasStaffPermission(
+            "settlement.view_reconciliationrun",
+            POST="settlement.add_reconciliationrun",
+            all_operators=("GET", "POST"),
+        ),
+    )
     serializer_class = ReconciliationRunOutput
 
     class Pagination(CheckedCursorPagination):

@@ -5,6 +5,7 @@ connections handed back to a pool after each request; and the API docs page that
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import re
 import runpy
@@ -77,10 +78,24 @@ def test_a_worker_refuses_to_serve_beside_others_with_the_in_memory_layer(conf, 
     assert worker.log.errors[0].startswith("refusing to start 3 workers: the channel layer")
 
 
+@pytest.fixture
+def worker_databases(monkeypatch) -> dict:
+    """The databases post_worker_init changes: a copy of the settings' own, so the pool and
+    CONN_MAX_AGE it sets never reach this test process's connections (a pool option left on
+    them breaks the test database's teardown)."""
+    from django.conf import settings as django_settings
+
+    databases = copy.deepcopy(django_settings.DATABASES)
+    monkeypatch.setattr(django_settings, "DATABASES", databases)
+    return databases
+
+
 @pytest.mark.parametrize(("layers", "workers"), [(IN_MEMORY, 1), (REDIS, 4)])
-def test_a_worker_serves_when_the_layer_allows_it(conf, settings, monkeypatch, layers, workers):
+def test_a_worker_serves_when_the_layer_allows_it(
+    conf, settings, worker_databases, layers, workers
+):
     settings.CHANNEL_LAYERS = layers
-    monkeypatch.setitem(settings.DATABASES["default"], "CONN_MAX_AGE", 60)
+    worker_databases["default"]["CONN_MAX_AGE"] = 60
     worker = fake_worker(workers=workers)
     app = worker.wsgi
     conf["post_worker_init"](worker)
@@ -88,7 +103,7 @@ def test_a_worker_serves_when_the_layer_allows_it(conf, settings, monkeypatch, l
     assert isinstance(worker.wsgi, conf["SyncRequestLimit"])
     assert worker.wsgi.app is app and worker.wsgi.limit == conf["asgi_threads"]
     # Every request runs in a new thread under ASGI: a kept connection would outlive it.
-    assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
+    assert worker_databases["default"]["CONN_MAX_AGE"] == 0
 
 
 @pytest.mark.parametrize(("redis_url", "kept"), [("", 1), ("redis://redis:6379/0", 2)])
@@ -105,10 +120,12 @@ POSTGRES = {"ENGINE": "django.db.backends.postgresql", "NAME": "gin", "OPTIONS":
 SQLITE = {"ENGINE": "django.db.backends.sqlite3", "NAME": "gin.sqlite3", "OPTIONS": {}}
 
 
-def test_a_postgresql_worker_hands_connections_back_to_a_pool_sized_to_its_threads(conf, settings):
-    settings.DATABASES = {"default": dict(POSTGRES, OPTIONS={}, CONN_MAX_AGE=60)}
+def test_a_postgresql_worker_hands_connections_back_to_a_pool_sized_to_its_threads(
+    conf, worker_databases
+):
+    worker_databases["default"] = dict(POSTGRES, OPTIONS={}, CONN_MAX_AGE=60)
     conf["post_worker_init"](fake_worker(workers=1))
-    database = settings.DATABASES["default"]
+    database = worker_databases["default"]
     assert database["CONN_MAX_AGE"] == 0  # the pool refuses persistent connections
     assert database["OPTIONS"]["pool"] == {
         "min_size": 2,
@@ -208,16 +225,24 @@ def test_django_requests_are_capped_per_process_and_sockets_are_not(conf):
 
 # --- the API docs work offline ---------------------------------------------------------------
 @pytest.mark.django_db
-def test_the_api_docs_page_loads_nothing_from_another_host(operator_client):
-    response = operator_client.get("/api/v1/docs/")
+@pytest.mark.parametrize(
+    ("path", "assets"),
+    [
+        ("/api/v1/docs/", 3),  # Swagger UI's script, preset and stylesheet
+        ("/api/v1/redoc/", 1),  # Redoc's standalone script (its Google Fonts links left out)
+    ],
+)
+def test_the_api_docs_pages_load_nothing_from_another_host(operator_client, path, assets):
+    response = operator_client.get(path)
     assert response.status_code == 200
     page = response.content.decode()
     references = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", page)
-    assert len(references) >= 3  # Swagger UI's script, preset and stylesheet
+    assert len(references) >= assets
     for reference in references:
         parts = urlsplit(reference)
         assert not parts.scheme and not parts.netloc, reference
         # Served by the app itself (WhiteNoise), not left to a CDN.
         assert APIClient().get(reference).status_code == 200, reference
     assert not re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}", page, re.IGNORECASE)
-    assert '"validatorUrl": null' in page  # no schema sent to validator.swagger.io
+    if path == "/api/v1/docs/":
+        assert '"validatorUrl": null' in page  # no schema sent to validator.swagger.io

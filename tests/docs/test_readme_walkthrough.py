@@ -203,8 +203,18 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path):
     assert totals_header.split(",")[:4] == ["day", "operator", "currency", "games"]
     assert totals_row.split(",")[3:] == [
         str(totals[key])
-        for key in ("games", "player_games", "turnover", "fees", "payouts", "bonus_points")
+        for key in (
+            "games",
+            "player_games",
+            "turnover",
+            "fees",
+            "payouts",
+            "bonus_points",
+            "mode",
+            "ggr",
+            "ngr",
+        )
     ]
-    assert players_header.split(",")[-4:] == ["games", "staked", "paid", "net"]
+    assert players_header.split(",")[-5:] == ["games", "staked", "paid", "net", "mode"]
     assert len(player_rows) == 2
-    assert sum(Decimal(row.split(",")[-1]) for row in player_rows) == -fee
+    assert sum(Decimal(row.split(",")[-2]) for row in player_rows) == -fee

@@ -35,7 +35,7 @@ from werkzeug.test import Client
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
 from gin_platform.services import api_key_create, player_session_create
 from gin_platform.wsgi import application
-from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 
 STAFF_USERNAME = "fuzz-staff"
 STAFF_PASSWORD = "fuzz-staff-password-1"  # only ever in the rolled-back test database
@@ -164,7 +164,9 @@ def build_world(*, schema_paths: dict[str, dict[str, Any]], django_user_model) -
     player = PlayerFactory(operator=operator, display_name="Fuzz Player")
     opponent = PlayerFactory(operator=operator, display_name="Fuzz Opponent")
     issued = player_session_create(player=player, actor=SYSTEM)
-    django_user_model.objects.create_user(STAFF_USERNAME, password=STAFF_PASSWORD, is_staff=True)
+    # The admin role (docs/backoffice.md); no TOTP device: the money endpoints answer 403
+    # otp-required, every other staff endpoint is reachable.
+    staff_user(STAFF_USERNAME, "admin", password=STAFF_PASSWORD, otp=False)
     basic = base64.b64encode(f"{STAFF_USERNAME}:{STAFF_PASSWORD}".encode()).decode()
     world = World(
         operator=operator,

@@ -4,12 +4,14 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
+from tests.factories import admin_login
+
 pytestmark = pytest.mark.django_db
 
 
 def test_every_admin_changelist_opens(client, django_user_model):
     user = django_user_model.objects.create_superuser("root", password="pw-root-12345")
-    client.force_login(user)
+    admin_login(client, user)
     for model in admin.site._registry:
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
         assert client.get(url).status_code == 200, url
@@ -50,7 +52,7 @@ def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_m
     operator.refresh_from_db()
     assert operator.webhook_secret == rotated
 
-    client.force_login(django_user_model.objects.create_superuser("root", password="pw-12345"))
+    admin_login(client, django_user_model.objects.create_superuser("root", password="pw-12345"))
     pages = [
         reverse("admin:platform_operator_change", args=[operator.pk]),
         reverse("admin:platform_operator_changelist"),

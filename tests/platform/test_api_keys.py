@@ -19,6 +19,7 @@ ME = "/api/v1/operators/me"
 LISTED_FIELDS = {
     "id",
     "prefix",
+    "mode",
     "name",
     "status",
     "current",

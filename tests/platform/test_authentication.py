@@ -5,12 +5,13 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework.test import APIClient
 
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.services import api_key_create, api_key_revoke, player_session_revoke
 from gin_platform.tokens import hash_secret
-from tests.factories import SYSTEM
+from tests.factories import SYSTEM, totp_code
 from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -126,13 +127,19 @@ LOGIN = "/admin/login/?next=/admin/"
 @pytest.fixture
 def staff(django_user_model, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    return django_user_model.objects.create_superuser("boss", password="pw-boss-correct")
+    user = django_user_model.objects.create_superuser("boss", password="pw-boss-correct")
+    TOTPDevice.objects.create(user=user, name="tests", confirmed=True)
+    return user
 
 
 def admin_login(password: str, address: str):
+    """The admin login form; a superuser also types the TOTP code (docs/backoffice.md)."""
     from django.test import Client
 
-    return Client(REMOTE_ADDR=address).post(LOGIN, {"username": "boss", "password": password})
+    code = totp_code(TOTPDevice.objects.get(user__username="boss"))
+    return Client(REMOTE_ADDR=address).post(
+        LOGIN, {"username": "boss", "password": password, "otp_token": code}
+    )
 
 
 def test_the_admin_login_locks_an_address_out_after_repeated_failures(staff):

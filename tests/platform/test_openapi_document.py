@@ -18,6 +18,7 @@ from drf_spectacular.validation import validate_schema
 from jsonschema import Draft202012Validator
 
 from games import engine
+from gin_platform.event_types import EVENT_TYPES
 from gin_platform.problems import PROBLEM_CONTENT_TYPE
 from gin_platform.throttling import RATE_LIMIT_HEADERS
 
@@ -218,7 +219,7 @@ def _webhooks_sent() -> tuple[set[str], list[str]]:
                 if not isinstance(node, ast.Call):
                     continue
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
-                if name != "webhook_enqueue":
+                if name not in ("webhook_enqueue", "webhook_enqueue_after_rollback"):
                     continue
                 event = next((k.value for k in node.keywords if k.arg == "event_type"), None)
                 if isinstance(event, ast.Constant) and isinstance(event.value, str):
@@ -234,6 +235,7 @@ def test_every_webhook_the_code_sends_is_in_the_document(document):
     assert not unreadable, f"write the event type out (a string literal): {unreadable}"
     assert sent >= {"game.finished", "game.settled"}  # the scan finds the calls
     documented = set(document.get("webhooks", {}))
+    assert documented == set(EVENT_TYPES), "the catalogue and the document's webhooks differ"
     assert sent - documented == set(), "sent but not in SPECTACULAR_SETTINGS['WEBHOOKS']"
     assert documented - sent == set(), "documented but never sent"
     for event in documented:
@@ -243,4 +245,16 @@ def test_every_webhook_the_code_sends_is_in_the_document(document):
         assert envelope["properties"]["type"]["const"] == event
         assert {"id", "type", "created_at", "data"} <= set(envelope["required"])
         headers = {p["name"] for p in operation["parameters"] if p["in"] == "header"}
-        assert headers == {"X-Gin-Event", "X-Gin-Delivery", "X-Gin-Signature"}
+        assert headers == {
+            "X-Gin-Event",
+            "X-Gin-Delivery",
+            "X-Gin-Signature",
+            "webhook-id",
+            "webhook-timestamp",
+            "webhook-signature",
+        }
+        assert operation.get("summary") and operation.get("description"), event
+        media = operation["requestBody"]["content"]["application/json"]
+        assert media.get("examples"), f"{event}: no example"
+        for example in media["examples"].values():
+            Draft202012Validator({**document, "$ref": schema["$ref"]}).validate(example["value"])

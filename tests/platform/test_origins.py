@@ -7,7 +7,7 @@ from django.contrib import admin
 from gin_platform.cors import OriginError, normalize_origin
 from gin_platform.models import AuditEvent, OperatorOrigin
 from gin_platform.services import operator_origin_create
-from tests.factories import SYSTEM, OperatorFactory
+from tests.factories import SYSTEM, OperatorFactory, admin_login
 from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -182,7 +182,7 @@ def test_players_cannot_manage_origins(player_client):
 def test_staff_read_origins_per_operator_in_the_admin(client, django_user_model, operator):
     operator_origin_create(operator=operator, origin="https://casino.example.com", actor=SYSTEM)
     user = django_user_model.objects.create_superuser("root", password="pw-root-12345")
-    client.force_login(user)
+    admin_login(client, user)
 
     changelist = client.get(f"/admin/platform/operatororigin/?operator__id__exact={operator.pk}")
     operator_page = client.get(f"/admin/platform/operator/{operator.pk}/change/")

@@ -15,6 +15,7 @@ from gin_platform import throttling
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.throttling import PrincipalRateThrottle
 from tests.factories import OperatorFactory, PlayerFactory
+from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock
 
 PERIOD = 60
@@ -430,7 +431,8 @@ def basic(username: str, password: str) -> str:
 def staff_user(db, django_user_model, settings):
     # A fast hasher keeps the test quick; the tests count hash checks, not their cost.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    return django_user_model.objects.create_user("ops", password="pw-ops-correct", is_staff=True)
+    # The finance role: the staff endpoints check a role's permission (docs/backoffice.md).
+    return staff_user_with_roles("ops", "finance", password="pw-ops-correct", otp=False)
 
 
 @pytest.fixture

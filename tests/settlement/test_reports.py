@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from gin_platform.services import api_key_create
 from settlement import reports, services
 from settlement.models import Settlement
-from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import play_out, seat_two
 from wallet.models import Account, LedgerEntry, LedgerTransaction
@@ -120,7 +120,7 @@ def test_each_csv_sums_to_the_totals_the_json_states(busy_operator, operator_cli
     by_grain = {tuple(row[k] for k in GRAIN): row for row in body["totals"]}
 
     totals_csv = csv_rows(operator_client.get(url + "&format=csv"))
-    assert list(totals_csv[0]) == [*GRAIN, *TOTALS_NUMBERS]
+    assert list(totals_csv[0]) == [*GRAIN, *TOTALS_NUMBERS, "mode", "ggr", "ngr"]
     assert len(totals_csv) == len(by_grain)  # one line per day x operator x currency
     for line in totals_csv:
         row = by_grain[tuple(line[k] for k in GRAIN)]
@@ -135,7 +135,7 @@ def test_each_csv_sums_to_the_totals_the_json_states(busy_operator, operator_cli
             )
 
     players_csv = csv_rows(operator_client.get(url + "&format=csv&table=players"))
-    assert list(players_csv[0]) == [*GRAIN, "player_id", "external_ref", *PLAYER_NUMBERS]
+    assert list(players_csv[0]) == [*GRAIN, "player_id", "external_ref", *PLAYER_NUMBERS, "mode"]
     sums: dict[tuple, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
     for line in players_csv:
         for column in PLAYER_NUMBERS:
@@ -302,7 +302,7 @@ def test_safe_cell():
 
 def test_admin_report_page_shows_both_tables(busy_operator, client, django_user_model):
     user = django_user_model.objects.create_superuser("boss", password="pw-boss-12345")
-    client.force_login(user)
+    admin_login(client, user)
     start = datetime.now(UTC).date() - timedelta(days=1)
     end = start + timedelta(days=2)
     page = client.get(f"/admin/settlement/dailyreport/?from={start}&to={end}")

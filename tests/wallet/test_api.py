@@ -7,7 +7,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from gin_platform.services import player_session_create
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, admin_login
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
 from wallet import selectors, services
 from wallet.models import LedgerTransaction
@@ -196,7 +196,9 @@ def test_an_operator_cannot_use_player_endpoints(operator_client):
 
 
 # --- Caps ----------------------------------------------------------------------------------
-def test_staff_set_caps_and_the_operator_reads_them(staff_client, operator_client, operator):
+def test_staff_set_caps_and_the_operator_reads_them(
+    staff_client, approver_client, operator_client, operator
+):
     url = f"/api/v1/staff/operators/{operator.pk}/cashier-caps/eur"
     assert staff_client.get(url).status_code == 404
     response = staff_client.put(
@@ -211,8 +213,21 @@ def test_staff_set_caps_and_the_operator_reads_them(staff_client, operator_clien
     assert staff_client.get(url).json() == body
     listing = operator_client.get("/api/v1/wallet/cashier-caps").json()
     assert [c["currency"] for c in listing] == ["EUR"]
-    replaced = staff_client.put(url, {"max_deposit": "100.00"}, format="json").json()
+    # Loosening (the minimum and the daily cap removed) is a four-eyes proposal.
+    proposed = staff_client.put(
+        url, {"max_deposit": "100.00", "reason": "new terms"}, format="json"
+    )
+    assert proposed.status_code == 201, proposed.content
+    assert proposed.json()["status"] == "pending" and staff_client.get(url).json() == body
+    approved = approver_client.post(
+        f"/api/v1/staff/approvals/{proposed.json()['id']}/approve", {}, format="json"
+    )
+    assert approved.json()["status"] == "executed", approved.content
+    replaced = staff_client.get(url).json()
     assert replaced["min_deposit"] is None and replaced["max_deposit"] == "100.00"
+    # Tightening applies at once.
+    tightened = staff_client.put(url, {"max_deposit": "50.00"}, format="json")
+    assert tightened.status_code == 200 and tightened.json()["max_deposit"] == "50.00"
 
 
 @pytest.mark.parametrize(
@@ -258,21 +273,33 @@ def test_caps_are_enforced_over_the_api(operator_client, operator, player, idem)
 
 
 # --- Staff: reversal, reconciliation, transaction ---------------------------------------------
-def test_staff_reverse_a_transaction(staff_client, player):
+def test_staff_reverse_a_transaction(staff_client, approver_client, player):
+    """A reversal is proposed by one staff member and posted when another approves."""
     txn = fund(player, 1000)
     url = f"/api/v1/staff/ledger/transactions/{txn.pk}/reversal"
     body = {"reference": "chargeback-1", "reason": "card chargeback"}
     response = staff_client.post(url, body, format="json")
     assert response.status_code == 201, response.content
-    reversal = response.json()
+    proposal = response.json()
+    assert proposal["kind"] == "reversal" and proposal["status"] == "pending"
+    assert selectors.wallet_balance(player=player) == 1000
+    approve = f"/api/v1/staff/approvals/{proposal['id']}/approve"
+    executed = approver_client.post(approve, {}, format="json").json()
+    assert executed["status"] == "executed", executed
+    reversal_id = int(executed["result_ref"].split(":")[1])
+    reversal = staff_client.get(f"/api/v1/staff/ledger/transactions/{reversal_id}").json()
     assert reversal["kind"] == "reversal" and reversal["reverses"] == txn.pk
+    assert reversal["reference"] == "reversal:chargeback-1"
     assert reversal["metadata"]["reason"] == "card chargeback"
     assert reversal["actor_type"] == "staff"
-    assert staff_client.post(url, body, format="json").json()["id"] == reversal["id"]
-    again = staff_client.post(url, {"reference": "other", "reason": "x"}, format="json")
-    assert again.status_code == 409 and again.json()["type"] == "/problems/already-reversed"
+    assert approver_client.post(approve, {}, format="json").json() == executed  # idempotent
+    again = staff_client.post(url, {"reference": "other", "reason": "x"}, format="json").json()
+    refused = approver_client.post(f"/api/v1/staff/approvals/{again['id']}/approve", {})
+    assert refused.status_code == 409 and refused.json()["type"] == "/problems/already-reversed"
+    detail = staff_client.get(f"/api/v1/staff/approvals/{again['id']}").json()
+    assert detail["status"] == "failed"
     original = staff_client.get(f"/api/v1/staff/ledger/transactions/{txn.pk}").json()
-    assert original["reversed_by"] == reversal["id"]
+    assert original["reversed_by"] == reversal_id
     assert selectors.wallet_balance(player=player) == 0
 
 
@@ -300,7 +327,7 @@ def test_operators_cannot_use_staff_endpoints(operator_client, operator, player)
 def test_the_ledger_admin_is_read_only(client, django_user_model, player):
     fund(player, 100)
     admin = django_user_model.objects.create_superuser("root", password="pw-root-1")
-    client.force_login(admin)
+    admin_login(client, admin)
     txn = LedgerTransaction.objects.get()
     for name in ("account", "ledgertransaction", "ledgerentry", "exchangerate", "cashiercaps"):
         assert client.get(f"/admin/wallet/{name}/").status_code == 200

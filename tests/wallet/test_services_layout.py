@@ -35,6 +35,9 @@ CONCERNS = {
         "check_loss_limits",
     ],
     "corrections": ["transaction_reverse", "reversal_reference"],
+    "approvals": ["approval_propose", "approval_approve", "approval_reject", "wallet_adjust"],
+    "seamless": ["seamless_debit", "seamless_credit", "seamless_rollback", "operator_wallet_set"],
+    "seamless_retry": ["seamless_call_retry", "seamless_calls_sweep", "seamless_balance"],
 }
 
 # Every name another app, view, command, test, benchmark or doc imports from wallet.services.
@@ -127,7 +130,7 @@ def test_only_the_posting_core_locks_accounts_checks_replays_and_posts():
         if path.name not in ("posting.py", "locks.py") and steps & _calls(path)
     }
     assert offenders == {}
-    for concern in ("cashier", "escrow", "practice", "corrections"):
+    for concern in ("cashier", "escrow", "practice", "corrections", "seamless"):
         assert "posting_make" in _calls(SERVICES / f"{concern}.py"), concern
 
 
@@ -189,7 +192,9 @@ def test_the_cashier_and_correction_reference_formats():
     assert services.reversal_reference(reference="chargeback-7") == "reversal:chargeback-7"
 
 
-def test_the_views_post_under_the_services_reference_formats(operator_client, player, staff_client):
+def test_the_views_post_under_the_services_reference_formats(
+    operator_client, player, staff_client, approver_client
+):
     response = operator_client.post(
         f"/api/v1/players/{player.pk}/deposits",
         {"amount": "5.00", "currency": "EUR", "reference": "psp-9"},
@@ -205,7 +210,11 @@ def test_the_views_post_under_the_services_reference_formats(operator_client, pl
         format="json",
     )
     assert reversal.status_code == 201, reversal.content
-    assert reversal.json()["reference"] == services.reversal_reference(reference="undo-9")
+    executed = approver_client.post(
+        f"/api/v1/staff/approvals/{reversal.json()['id']}/approve", {}, format="json"
+    ).json()
+    posted = LedgerTransaction.objects.get(pk=executed["result_ref"].split(":")[1])
+    assert posted.reference == services.reversal_reference(reference="undo-9")
 
 
 # --- Durable transactions -----------------------------------------------------------------

@@ -22,6 +22,7 @@ from wallet.problems import (
     PracticeTopUpTooSoonProblem,
     SelfExcludedProblem,
     SelfExclusionPeriodInvalidProblem,
+    WalletModeSwitchRefusedProblem,
 )
 
 OPERATOR_ID = "5408f625-bf01-4e11-8fbb-35b4bfc1fa10"
@@ -300,6 +301,7 @@ _TOP_UP_METADATA = {
 }
 _WALLET = {
     "player_id": PLAYER_ID,
+    "wallet_mode": "transfer",
     "balance": {
         "amount": "80.00",
         "currency": "EUR",
@@ -310,6 +312,7 @@ _WALLET = {
             "as_of": "2026-11-29T16:00:00+00:00",
         },
     },
+    "operator_balance": None,
     "practice_balance": _CHIPS,
     "kyc_status": "verified",
     "self_excluded_until": None,
@@ -467,5 +470,36 @@ REVERSAL_REFUSED = problem_response(
         instance="/api/v1/staff/ledger/transactions/101/reversal",
         available=eur("30.00"),
         needed=eur("50.00"),
+    ),
+)
+
+
+# --- Seamless wallet --------------------------------------------------------------------------
+OPERATOR_WALLET = [
+    request(
+        "seamless",
+        {"mode": "seamless", "base_url": "https://wallet.example.com/gin", "timeout_ms": 3000},
+    ),
+    request("transfer", {"mode": "transfer"}),
+    response(
+        "seamless",
+        {
+            "mode": "seamless",
+            "base_url": "https://wallet.example.com/gin",
+            "timeout_ms": 3000,
+            "updated_at": "2026-11-30T19:10:00.000000Z",
+        },
+        200,
+    ),
+]
+OPERATOR_WALLET_REFUSED = problem_response(
+    "wallet-mode-switch-refused",
+    problem_example(
+        WalletModeSwitchRefusedProblem,
+        "empty the players' platform wallets and finish the open games first",
+        instance="/api/v1/operators/me/wallet",
+        funded_wallets=3,
+        open_escrows=1,
+        calls_in_flight=0,
     ),
 )

@@ -11,7 +11,7 @@ from typing import Any
 
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from wallet import selectors
+from wallet import seamless_selectors, selectors
 from wallet.fx import rate_string
 from wallet.models import Account, LedgerEntry, LedgerTransaction, SelfExclusion
 
@@ -112,12 +112,21 @@ def ledger_transaction(txn: LedgerTransaction) -> dict:
     }
 
 
-def wallet_summary(*, player: Player) -> dict:
+def wallet_summary(*, player: Player, operator_balance: int | None = None) -> dict:
+    """``operator_balance``: minor units the operator's wallet reported (seamless mode),
+    asked by the caller outside any transaction (None: not asked, or no answer)."""
     balance = selectors.wallet_balance(player=player)
+    seamless = seamless_selectors.is_seamless(operator_id=player.operator_id)
     return {
         "player_id": player.pk,
+        "wallet_mode": "seamless" if seamless else "transfer",
         "balance": selectors.display_amount(
             amount=balance, currency=player.wallet_currency, player=player
+        ),
+        "operator_balance": None
+        if operator_balance is None
+        else selectors.display_amount(
+            amount=operator_balance, currency=player.wallet_currency, player=player
         ),
         "practice_balance": money_dict(
             selectors.wallet_balance(player=player, currency=PRACTICE_CURRENCY),
@@ -202,4 +211,41 @@ def reconciliation(report: selectors.ReconciliationReport) -> dict:
         "transactions_checked": report.transactions_checked,
         "entries_checked": report.entries_checked,
         "lines": report.lines,
+    }
+
+
+def operator_wallet(row) -> dict:
+    """The operator's wallet settings; no row yet: the defaults (transfer)."""
+    if row is None:
+        return {"mode": "transfer", "base_url": "", "timeout_ms": 3000, "updated_at": None}
+    return {
+        "mode": row.mode,
+        "base_url": row.base_url,
+        "timeout_ms": row.timeout_ms,
+        "updated_at": row.updated_at,
+    }
+
+
+def approval(request) -> dict:
+    """A four-eyes approval request; the payload's amounts as decimal strings."""
+    payload = dict(request.payload)
+    if "amount" in payload and payload.get("currency"):
+        payload["amount"] = _amount(payload["amount"], payload["currency"])
+    if isinstance(payload.get("caps"), dict):
+        payload["caps"] = {
+            name: _amount(value, payload["currency"]) for name, value in payload["caps"].items()
+        }
+    return {
+        "id": request.pk,
+        "kind": request.kind,
+        "operator_id": request.operator_id,
+        "payload": payload,
+        "reason": request.reason,
+        "status": request.status,
+        "proposed_by": request.proposed_by.get_username(),
+        "proposed_at": request.proposed_at,
+        "decided_by": request.decided_by.get_username() if request.decided_by else None,
+        "decided_at": request.decided_at,
+        "decision_note": request.decision_note,
+        "result_ref": request.result_ref,
     }

@@ -15,7 +15,14 @@ from rest_framework import serializers
 from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import KYC_STATUSES, DisplayedMoney, Money
 from gin_platform.parsers import json_shape
-from wallet.models import Account, LedgerTransaction, LimitKind, LimitPeriod
+from wallet.models import (
+    Account,
+    ApprovalRequest,
+    LedgerTransaction,
+    LimitKind,
+    LimitPeriod,
+    OperatorWallet,
+)
 
 # An operator's own notes on a cashier movement (docs/wallet.md "Cashier metadata"): a JSON
 # object of at most 4096 bytes, 64 keys (counted at every level) and 4 levels.
@@ -94,7 +101,19 @@ class LedgerTransactionOutput(serializers.Serializer):
 # --- Wallet, cashier ---------------------------------------------------------------------
 class WalletOutput(serializers.Serializer):
     player_id = serializers.UUIDField()
+    wallet_mode = serializers.ChoiceField(
+        choices=["transfer", "seamless"],
+        help_text="Where the player's money lives: `transfer`, in this platform wallet "
+        "(`balance`); `seamless`, in the operator's own wallet (`operator_balance`), "
+        '`balance` being only money in transit (docs/wallet.md "Seamless wallet").',
+    )
     balance = DisplayedMoney()
+    operator_balance = DisplayedMoney(
+        allow_null=True,
+        help_text="Seamless mode: the balance the operator's wallet reports now (a `balance` "
+        "call, shown only; nothing moves). Null in transfer mode, or when the operator's wallet "
+        "did not answer in time.",
+    )
     practice_balance = Money()
     kyc_status = serializers.ChoiceField(choices=KYC_STATUSES)
     self_excluded_until = serializers.DateTimeField(allow_null=True)
@@ -207,6 +226,11 @@ class CashierCapsInput(serializers.Serializer):
     daily_deposit_cap = DecimalString(required=False, allow_null=True, default=None)
     weekly_deposit_cap = DecimalString(required=False, allow_null=True, default=None)
     monthly_deposit_cap = DecimalString(required=False, allow_null=True, default=None)
+    reason = serializers.CharField(
+        required=False,
+        max_length=500,
+        help_text="Why: required when the new caps loosen any cap (a four-eyes proposal)",
+    )
 
 
 class ExchangeRateInput(serializers.Serializer):
@@ -244,3 +268,69 @@ class ReconciliationOutput(serializers.Serializer):
     transactions_checked = serializers.IntegerField()
     entries_checked = serializers.IntegerField()
     lines = serializers.ListField(child=serializers.CharField())
+
+
+# --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
+class OperatorWalletInput(serializers.Serializer):
+    mode = serializers.ChoiceField(
+        choices=OperatorWallet.Mode.choices,
+        help_text="transfer: the platform holds the balance (deposits and withdrawals); "
+        "seamless: your wallet holds it and the platform calls your wallet API",
+    )
+    base_url = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=200,
+        help_text="Your wallet API: the platform POSTs to <base_url>/balance, /debit, /credit "
+        "and /rollback. Required for seamless; checked like a webhook URL",
+    )
+    timeout_ms = serializers.IntegerField(
+        required=False, default=3000, min_value=100, max_value=30000
+    )
+
+
+class OperatorWalletOutput(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=OperatorWallet.Mode.choices)
+    base_url = serializers.CharField()
+    timeout_ms = serializers.IntegerField()
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+
+# --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
+class ApprovalInput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=ApprovalRequest.Kind.choices)
+    operator_id = serializers.UUIDField(
+        required=False, help_text="The operator of a cashier_caps or adjustment proposal"
+    )
+    reason = serializers.CharField(max_length=500)
+    payload = serializers.DictField(
+        help_text="reversal: transaction_id, reference; adjustment: player_id, direction "
+        "(credit/debit), amount (decimal string), currency, reference; cashier_caps: "
+        "currency, caps (each cap a decimal string or null)"
+    )
+
+
+class ApprovalFilterInput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ApprovalRequest.Status.choices, required=False)
+
+
+class ApprovalDecisionInput(serializers.Serializer):
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class ApprovalOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ApprovalRequest.Kind.choices)
+    operator_id = serializers.UUIDField()
+    payload = serializers.DictField(help_text="The action's arguments; amounts as decimal strings")
+    reason = serializers.CharField()
+    status = serializers.ChoiceField(choices=ApprovalRequest.Status.choices)
+    proposed_by = serializers.CharField()
+    proposed_at = serializers.DateTimeField()
+    decided_by = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_note = serializers.CharField()
+    result_ref = serializers.CharField(
+        help_text="What the execution made, e.g. ledger_transaction:115; empty until executed"
+    )

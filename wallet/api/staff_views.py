@@ -1,5 +1,10 @@
-"""Wallet endpoints for back-office staff (``IsStaff``): exchange rates, cashier caps,
-ledger transactions and their reversal, reconciliation. Thin views, as in ``views``.
+"""Wallet endpoints for back-office staff: exchange rates, cashier caps, ledger
+transactions, reversals and adjustments through four-eyes approvals, reconciliation. Thin
+views, as in ``views``.
+
+Each endpoint names the permission it needs (``HasStaffPermission``: a role's, never
+``is_staff`` alone; docs/backoffice.md), answers 404 for an operator outside the staff
+user's scope, and the ones that move money want a verified second factor (``money``).
 """
 
 from __future__ import annotations
@@ -14,13 +19,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gin_platform import selectors as platform_selectors
-from gin_platform.permissions import IsStaff
+from gin_platform import staff
+from gin_platform.pagination import CheckedCursorPagination
+from gin_platform.permissions import HasStaffPermission, IsStaff
 from gin_platform.principals import actor_for
 from gin_platform.problems import NotFoundProblem
-from wallet import selectors, services
+from wallet import approval_selectors, selectors, services
 from wallet.amounts import parse_amount, parse_currency
-from wallet.api import examples, presenters
+from wallet.api import approval_examples, examples, presenters
 from wallet.api.serializers import (
+    ApprovalDecisionInput,
+    ApprovalFilterInput,
+    ApprovalInput,
+    ApprovalOutput,
     CashierCapsInput,
     CashierCapsOutput,
     ExchangeRateFilterInput,
@@ -36,8 +47,41 @@ if TYPE_CHECKING:
     from gin_platform.models import Operator
 
 
+def scoped_operator(request: Request, operator_id: object) -> Operator:
+    """The operator, or 404 when it is outside the staff user's scope (as if unknown)."""
+    operator = platform_selectors.operator_get(operator_id=operator_id)
+    if not staff.in_scope(request.user, operator.pk):
+        raise NotFoundProblem(f"No operator {operator_id}")
+    return operator
+
+
+def scoped_transaction(request: Request, transaction_id: str):
+    txn = selectors.transaction_get(transaction_id=transaction_id)
+    if not staff.in_scope(request.user, txn.operator_id):
+        raise NotFoundProblem(f"No ledger transaction {transaction_id}")
+    return txn
+
+
+# The second factor over HTTP Basic (docs/backoffice.md); a verified session needs none.
+X_OTP = OpenApiParameter(
+    "X-OTP",
+    str,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="The current TOTP code, for finance and admin roles and superusers using "
+    "HTTP Basic (a session that passed the code at login needs none); without it 403 "
+    "otp-required",
+)
+
+
 class StaffExchangeRateListCreateView(GenericAPIView):
-    permission_classes = (IsStaff,)
+    # Rates are global: a staff user limited to some operators may read them, not set them.
+    permission_classes = (
+        IsStaff,
+        HasStaffPermission(
+            "wallet.view_exchangerate", POST="wallet.add_exchangerate", all_operators=("POST",)
+        ),
+    )
     serializer_class = ExchangeRateOutput
 
     @extend_schema(
@@ -81,10 +125,10 @@ class StaffExchangeRateListCreateView(GenericAPIView):
 
 
 class StaffCashierCapsView(APIView):
-    permission_classes = (IsStaff,)
-
-    def _operator(self, operator_id: str) -> Operator:
-        return platform_selectors.operator_get(operator_id=operator_id)
+    permission_classes = (
+        IsStaff,
+        HasStaffPermission("wallet.view_cashiercaps", PUT="wallet.change_cashiercaps"),
+    )
 
     @extend_schema(
         responses=CashierCapsOutput,
@@ -93,7 +137,7 @@ class StaffCashierCapsView(APIView):
         description="The operator's caps for one currency; 404 when none are set.",
     )
     def get(self, request: Request, operator_id: str, currency: str) -> Response:
-        operator = self._operator(operator_id)
+        operator = scoped_operator(request, operator_id)
         caps = selectors.cashier_caps_get(operator=operator, currency=parse_currency(currency))
         if caps is None:
             raise NotFoundProblem(f"No cashier caps for {currency.upper()}")
@@ -101,16 +145,23 @@ class StaffCashierCapsView(APIView):
 
     @extend_schema(
         request=CashierCapsInput,
-        responses={200: CashierCapsOutput, 422: examples.CASHIER_CAPS_REFUSED},
+        responses={
+            200: CashierCapsOutput,
+            201: ApprovalOutput,
+            422: examples.CASHIER_CAPS_REFUSED,
+        },
         tags=["wallet-staff"],
         summary="Set an operator's cashier caps",
-        examples=examples.CASHIER_CAPS,
+        examples=[*examples.CASHIER_CAPS, approval_examples.CAPS_RAISE_PROPOSED],
         description="Replace the operator's caps for the currency; a missing or null cap "
         "means no cap. Daily, weekly and monthly caps count each player's deposits over UTC "
-        "calendar windows (docs/wallet.md).",
+        "calendar windows (docs/wallet.md). Tightening (or setting the first caps) applies "
+        "at once (200); loosening any cap (a maximum up or removed, a minimum down or "
+        "removed) is a four-eyes proposal instead (201 with the approval request; send a "
+        "`reason`), applied when another staff member approves it (docs/backoffice.md).",
     )
     def put(self, request: Request, operator_id: str, currency: str) -> Response:
-        operator = self._operator(operator_id)
+        operator = scoped_operator(request, operator_id)
         code = parse_currency(currency)
         data = CashierCapsInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -119,6 +170,18 @@ class StaffCashierCapsView(APIView):
             for name, value in data.validated_data.items()
             if name in CashierCaps.FIELDS
         }
+        if services.caps_are_raise(operator=operator, currency=code, caps=caps):
+            proposal = services.approval_propose(
+                kind="cashier_caps",
+                operator=operator,
+                payload={"currency": code, "caps": caps},
+                reason=data.validated_data.get("reason"),
+                user=request.user,
+            )
+            return Response(
+                ApprovalOutput(presenters.approval(proposal)).data,
+                status=status.HTTP_201_CREATED,
+            )
         row = services.cashier_caps_set(
             operator=operator, currency=code, actor=actor_for(request.user), **caps
         )
@@ -126,7 +189,7 @@ class StaffCashierCapsView(APIView):
 
 
 class StaffTransactionView(APIView):
-    permission_classes = (IsStaff,)
+    permission_classes = (IsStaff, HasStaffPermission("wallet.view_ledgertransaction"))
 
     @extend_schema(
         responses=LedgerTransactionOutput,
@@ -136,40 +199,48 @@ class StaffTransactionView(APIView):
         "(back office).",
     )
     def get(self, request: Request, transaction_id: str) -> Response:
-        txn = selectors.transaction_get(transaction_id=transaction_id)
+        txn = scoped_transaction(request, transaction_id)
         return Response(LedgerTransactionOutput(presenters.ledger_transaction(txn)).data)
 
 
 class StaffTransactionReversalView(APIView):
-    permission_classes = (IsStaff,)
+    permission_classes = (
+        IsStaff,
+        HasStaffPermission("wallet.propose_reversal", money=("POST",)),
+    )
 
     @extend_schema(
         request=ReversalInput,
-        responses={201: LedgerTransactionOutput, 409: examples.REVERSAL_REFUSED},
+        responses={201: ApprovalOutput, 422: approval_examples.APPROVAL_INVALID},
         tags=["wallet-staff"],
-        summary="Reverse a ledger transaction",
-        description="Post the exact opposite of a transaction (idempotent by `reference`). "
-        "Ledger rows are never changed: this is the correction.",
-        examples=examples.REVERSAL,
+        summary="Propose reversing a ledger transaction",
+        parameters=[X_OTP],
+        description="Propose posting the exact opposite of a transaction: a four-eyes "
+        "approval request (201), which another staff member approves (it is then posted "
+        "under `reversal:<reference>`) or rejects; the same as POST /staff/approvals with "
+        "kind reversal. Ledger rows are never changed: the reversal is the correction.",
+        examples=[examples.REVERSAL[0], approval_examples.REVERSAL_PROPOSED],
     )
     def post(self, request: Request, transaction_id: str) -> Response:
-        original = selectors.transaction_get(transaction_id=transaction_id)
+        original = scoped_transaction(request, transaction_id)
         data = ReversalInput(data=request.data)
         data.is_valid(raise_exception=True)
-        reversal = services.transaction_reverse(
-            ledger_transaction=original,
-            reference=services.reversal_reference(reference=data.validated_data["reference"]),
+        proposal = services.approval_propose(
+            kind="reversal",
+            payload={"transaction_id": original.pk, "reference": data.validated_data["reference"]},
             reason=data.validated_data["reason"],
-            actor=actor_for(request.user),
+            user=request.user,
         )
         return Response(
-            LedgerTransactionOutput(presenters.ledger_transaction(reversal)).data,
-            status=status.HTTP_201_CREATED,
+            ApprovalOutput(presenters.approval(proposal)).data, status=status.HTTP_201_CREATED
         )
 
 
 class StaffReconciliationView(APIView):
-    permission_classes = (IsStaff,)
+    permission_classes = (
+        IsStaff,
+        HasStaffPermission("settlement.view_reconciliationrun", all_operators=("GET",)),
+    )
 
     @extend_schema(
         responses=ReconciliationOutput,
@@ -180,3 +251,167 @@ class StaffReconciliationView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(ReconciliationOutput(presenters.reconciliation(selectors.reconcile())).data)
+
+
+# --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
+def _clean_payload(kind: str, payload: dict) -> dict:
+    """The API's decimal strings as minor units; the service checks everything else."""
+    payload = dict(payload)
+    if kind == "adjustment" and isinstance(payload.get("currency"), str):
+        code = parse_currency(payload["currency"])
+        payload["amount"] = parse_amount(payload.get("amount"), code)
+    if kind == "cashier_caps" and isinstance(payload.get("caps"), dict):
+        code = parse_currency(payload.get("currency"))
+        payload["caps"] = {
+            name: None if value is None else parse_amount(value, code, field=name, allow_zero=True)
+            for name, value in payload["caps"].items()
+        }
+    return payload
+
+
+APPROVAL_PERMISSIONS = (
+    IsStaff,
+    # Which kind may be proposed or decided is the service's check (wallet.<action>_<kind>).
+    HasStaffPermission("wallet.view_approvalrequest", money=("POST",)),
+)
+
+
+class StaffApprovalListCreateView(GenericAPIView):
+    permission_classes = APPROVAL_PERMISSIONS
+    serializer_class = ApprovalOutput
+
+    class Pagination(CheckedCursorPagination):
+        ordering = ("-proposed_at", "-pk")
+        page_size = 50
+
+    pagination_class = Pagination
+
+    @extend_schema(
+        parameters=[ApprovalFilterInput],
+        responses=ApprovalOutput(many=True),
+        tags=["wallet-staff"],
+        summary="List approval requests",
+        description="Four-eyes requests of the operators in the caller's scope, newest "
+        "first, optionally of one status (pending, executed, rejected, failed).",
+    )
+    def get(self, request: Request) -> Response:
+        data = ApprovalFilterInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        rows = approval_selectors.approval_list(
+            operator_ids=staff.operator_scope(request.user),
+            status=data.validated_data.get("status"),
+        )
+        page = self.paginate_queryset(rows)
+        body = [presenters.approval(row) for row in page]
+        return self.get_paginated_response(ApprovalOutput(body, many=True).data)
+
+    @extend_schema(
+        request=ApprovalInput,
+        responses={201: ApprovalOutput, 422: approval_examples.APPROVAL_INVALID},
+        tags=["wallet-staff"],
+        summary="Propose a reversal, an adjustment or a cashier-cap raise",
+        parameters=[X_OTP],
+        description="Record a pending request that another staff member must approve "
+        "(docs/backoffice.md). Needs the kind's propose permission (wallet.propose_reversal, "
+        "wallet.propose_adjustment, wallet.propose_cashier_caps) and, for finance and admin "
+        "roles, a verified second factor. An adjustment credits or debits the player's "
+        "wallet against the operator's outside account (ledger kind adjustment).",
+        examples=approval_examples.APPROVAL_PROPOSE,
+    )
+    def post(self, request: Request) -> Response:
+        data = ApprovalInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        kind = data.validated_data["kind"]
+        operator = None
+        if "operator_id" in data.validated_data:
+            operator = scoped_operator(request, data.validated_data["operator_id"])
+        payload = _clean_payload(kind, data.validated_data["payload"])
+        if kind == "reversal":
+            payload["transaction_id"] = scoped_transaction(
+                request, str(payload.get("transaction_id"))
+            ).pk
+        proposal = services.approval_propose(
+            kind=kind,
+            operator=operator,
+            payload=payload,
+            reason=data.validated_data["reason"],
+            user=request.user,
+        )
+        return Response(
+            ApprovalOutput(presenters.approval(proposal)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class StaffApprovalDetailView(APIView):
+    permission_classes = APPROVAL_PERMISSIONS
+
+    @extend_schema(
+        responses=ApprovalOutput,
+        tags=["wallet-staff"],
+        summary="Show an approval request",
+        description="One four-eyes request: its action, who proposed and who decided, and "
+        "what the execution made.",
+    )
+    def get(self, request: Request, approval_id: str) -> Response:
+        row = approval_selectors.approval_get(
+            approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
+        )
+        return Response(ApprovalOutput(presenters.approval(row)).data)
+
+
+class _ApprovalDecisionView(APIView):
+    permission_classes = APPROVAL_PERMISSIONS
+    decide = staticmethod(services.approval_approve)
+
+    def post(self, request: Request, approval_id: str) -> Response:
+        row = approval_selectors.approval_get(
+            approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
+        )
+        data = ApprovalDecisionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        decided = self.decide(approval=row, user=request.user, note=data.validated_data["note"])
+        return Response(ApprovalOutput(presenters.approval(decided)).data)
+
+
+class StaffApprovalApproveView(_ApprovalDecisionView):
+    decide = staticmethod(services.approval_approve)
+
+    @extend_schema(
+        request=ApprovalDecisionInput,
+        responses={
+            200: ApprovalOutput,
+            403: approval_examples.FOUR_EYES_REQUIRED,
+            409: approval_examples.APPROVAL_NOT_PENDING,
+        },
+        tags=["wallet-staff"],
+        summary="Approve and execute a request",
+        parameters=[X_OTP],
+        description="Run the proposed action and mark the request executed, in one "
+        "transaction: two approvers racing execute it once, and approving an executed "
+        "request again returns it unchanged. Never by its proposer (403 four-eyes-required). "
+        "An action the ledger refuses marks the request failed and answers its problem.",
+        examples=approval_examples.APPROVAL_APPROVED,
+    )
+    def post(self, request: Request, approval_id: str) -> Response:
+        return super().post(request, approval_id)
+
+
+class StaffApprovalRejectView(_ApprovalDecisionView):
+    decide = staticmethod(services.approval_reject)
+
+    @extend_schema(
+        request=ApprovalDecisionInput,
+        responses={
+            200: ApprovalOutput,
+            403: approval_examples.FOUR_EYES_REQUIRED,
+            409: approval_examples.APPROVAL_NOT_PENDING,
+        },
+        tags=["wallet-staff"],
+        summary="Reject a request",
+        parameters=[X_OTP],
+        description="Close a pending request without running it, with a note. Never by its "
+        "proposer (403 four-eyes-required).",
+        examples=approval_examples.APPROVAL_REJECTED,
+    )
+    def post(self, request: Request, approval_id: str) -> Response:
+        return super().post(request, approval_id)

@@ -24,7 +24,8 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator, IsPlayer
-from wallet import selectors, services
+from gin_platform.problems import Problem
+from wallet import seamless_selectors, selectors, services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import examples, presenters
 from wallet.api.serializers import (
@@ -33,6 +34,8 @@ from wallet.api.serializers import (
     LimitChangeInput,
     LimitChangeOutput,
     LimitOutput,
+    OperatorWalletInput,
+    OperatorWalletOutput,
     SelfExclusionInput,
     SelfExclusionOutput,
     SelfExclusionStatusOutput,
@@ -86,7 +89,24 @@ class PlayerWalletView(APIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        return Response(WalletOutput(presenters.wallet_summary(player=player)).data)
+        return Response(WalletOutput(_wallet_summary(player)).data)
+
+
+def _wallet_summary(player) -> dict:
+    """The wallet, and in seamless mode what the operator's wallet says the player has
+    (asked now, within the operator's timeout; null if it does not answer)."""
+    if not seamless_selectors.is_seamless(operator_id=player.operator_id):
+        return presenters.wallet_summary(player=player)
+    reported = services.seamless_balance(player=player)
+    try:
+        minor = (
+            None
+            if reported is None
+            else parse_amount(str(reported), player.wallet_currency, allow_zero=True)
+        )
+    except Problem:  # more decimals than the currency has, or negative: not shown
+        minor = None
+    return presenters.wallet_summary(player=player, operator_balance=minor)
 
 
 class _CashierView(APIView):
@@ -397,7 +417,7 @@ class MyWalletView(APIView):
         "practice chips, KYC status and any self-exclusion.",
     )
     def get(self, request: Request) -> Response:
-        return Response(WalletOutput(presenters.wallet_summary(player=request.user.player)).data)
+        return Response(WalletOutput(_wallet_summary(request.user.player)).data)
 
 
 class MyPracticeTopUpView(APIView):
@@ -455,3 +475,41 @@ class MyTransactionDetailView(APIView):
         txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=False)
         return Response(WalletTransactionOutput(body).data)
+
+
+# --- Operator API key: the operator's wallet mode (docs/wallet.md "Seamless wallet") -------
+class OperatorWalletView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        responses=OperatorWalletOutput,
+        tags=["wallet"],
+        summary="Show the operator's wallet mode",
+        description="transfer (the default: the platform holds the players' balances, you "
+        "deposit and withdraw) or seamless (your wallet holds them and the platform calls "
+        "your wallet API for every buy-in and payout), with your wallet's URL and timeout.",
+    )
+    def get(self, request: Request) -> Response:
+        row = seamless_selectors.operator_wallet_get(operator_id=request.user.operator.pk)
+        return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)
+
+    @extend_schema(
+        request=OperatorWalletInput,
+        responses={200: OperatorWalletOutput, 409: examples.OPERATOR_WALLET_REFUSED},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        tags=["wallet"],
+        summary="Set the operator's wallet mode",
+        examples=examples.OPERATOR_WALLET,
+        description="Replace the wallet settings (audited). Seamless needs a base_url, checked "
+        "like a webhook URL. Switching mode is refused (wallet-mode-switch-refused) while "
+        "your players have money in platform wallets or open games, or wallet calls are in "
+        "flight; a bad URL or timeout is operator-wallet-invalid.",
+    )
+    @idempotent
+    def put(self, request: Request) -> Response:
+        data = OperatorWalletInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        row = services.operator_wallet_set(
+            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+        )
+        return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)

@@ -9,7 +9,12 @@
 - ``rates``: exchange rates, and the rate money moves at;
 - ``responsible_gaming``: the player's deposit and loss limits, self-exclusion, the KYC
   check of withdrawals;
-- ``corrections``: reversals.
+- ``corrections``: reversals;
+- ``approvals``: four eyes: proposals, approvals (which run the action) and rejections of
+  reversals, cashier-cap raises and manual adjustments (``wallet_adjust``);
+- ``seamless``: seamless wallet mode: the operator's wallet settings, debits, credits and
+  rollbacks through the operator's wallet API and their mirror postings;
+- ``seamless_retry``: their retries (task and beat sweep), the late-call alert, the balance.
 
 Every function is keyword-only, typed and atomic, makes one state change, and writes its
 audit row in the same database transaction. Other apps move money only through here:
@@ -34,11 +39,24 @@ Transactions: durable, or designed to run inside a caller's transaction.
     it inside the transaction each example rolls back;
   - ``exchange_rate_record``: ``exchange_rates_load`` records every row of a file inside
     its own transaction (all rows or none). ``exchange_rates_load`` takes no row lock.
+- Never inside a transaction (they call the operator over HTTP, and no lock may be held
+  meanwhile; they raise if called inside one): ``seamless_debit``, ``seamless_rollback``,
+  ``seamless_credit``, ``seamless_call_retry``, ``seamless_calls_sweep``,
+  ``seamless_balance``. ``seamless_credits_record`` is the opposite: it runs inside the
+  transaction that posted a payout or refund and sends after the commit.
 A service that nests keeps its guarantees: it raises with nothing posted (its savepoint
 rolls back), and its row locks, taken in primary-key order, are held until the caller's
 transaction ends.
 """
 
+from wallet.services.approvals import (
+    adjustment_reference,
+    approval_approve,
+    approval_propose,
+    approval_reject,
+    caps_are_raise,
+    wallet_adjust,
+)
 from wallet.services.cashier import (
     cashier_caps_set,
     deposit,
@@ -84,6 +102,21 @@ from wallet.services.responsible_gaming import (
     player_limit_set,
     self_exclusion_create,
 )
+from wallet.services.seamless import (
+    check_transfer_mode,
+    operator_wallet_set,
+    seamless_credit,
+    seamless_credits_record,
+    seamless_debit,
+    seamless_debit_consume,
+    seamless_mode,
+    seamless_rollback,
+)
+from wallet.services.seamless_retry import (
+    seamless_balance,
+    seamless_call_retry,
+    seamless_calls_sweep,
+)
 
 __all__ = [
     "COMPONENT_SHAPE",
@@ -97,7 +130,13 @@ __all__ = [
     "ExchangeRateLoadResult",
     "LedgerInvariantError",
     "RateRowError",
+    "adjustment_reference",
+    "approval_approve",
+    "approval_propose",
+    "approval_reject",
+    "caps_are_raise",
     "cashier_caps_set",
+    "check_transfer_mode",
     "deposit",
     "deposit_reference",
     "escrow_settle",
@@ -105,6 +144,7 @@ __all__ = [
     "exchange_rates_load",
     "fx_max_age",
     "house_shards",
+    "operator_wallet_set",
     "player_limit_set",
     "practice_chips_top_up",
     "practice_grant_amount",
@@ -113,11 +153,21 @@ __all__ = [
     "practice_top_up_seconds",
     "practice_top_up_window",
     "reversal_reference",
+    "seamless_balance",
+    "seamless_call_retry",
+    "seamless_calls_sweep",
+    "seamless_credit",
+    "seamless_credits_record",
+    "seamless_debit",
+    "seamless_debit_consume",
+    "seamless_mode",
+    "seamless_rollback",
     "self_exclusion_create",
     "shard_for",
     "table_buy_in",
     "table_refund",
     "transaction_reverse",
+    "wallet_adjust",
     "withdraw",
     "withdrawal_reference",
 ]

@@ -15,7 +15,8 @@ operator's cashier caps (docs/wallet.md "deposit / withdraw" and "Cashier caps")
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -23,9 +24,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
+from gin_platform.event_types import player_ref
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
+from gin_platform.problems import Problem
+from gin_platform.webhooks import webhook_enqueue, webhook_enqueue_after_rollback
 from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_cashier_caps
@@ -61,6 +65,7 @@ from wallet.services.responsible_gaming import (
     check_not_self_excluded,
     check_withdrawal_kyc,
 )
+from wallet.services.seamless import check_transfer_mode
 from wallet.windows import windows
 
 WINDOW_CAPS = (("day", "daily"), ("week", "weekly"), ("month", "monthly"))
@@ -93,6 +98,7 @@ def _cashier_currency(player: Player, currency: str) -> str:
             field="currency",
             wallet_currency=player.wallet_currency,
         )
+    check_transfer_mode(player=player)  # a seamless operator keeps the balance itself
     return code
 
 
@@ -108,6 +114,72 @@ def _cashier_keys(*, player: Player, currency: str) -> tuple[AccountKey, Account
     return outside, _player_key(player=player, currency=currency)
 
 
+def _own_reference(reference: str) -> str:
+    """The operator's reference inside ``deposit:<operator id>:<reference>``."""
+    parts = reference.split(":", 2)
+    return parts[2] if len(parts) == 3 else reference
+
+
+def _cashier_event(
+    *, player: Player, txn: LedgerTransaction, wallet: Account, amount: int
+) -> dict[str, Any]:
+    """deposit.completed / withdrawal.completed (gin_platform/event_types.py)."""
+    return {
+        **player_ref(player),
+        "transaction_id": txn.pk,
+        "reference": _own_reference(txn.reference),
+        "amount": money_dict(amount, wallet.currency),
+        "balance": money_dict(wallet.balance, wallet.currency),
+    }
+
+
+def _refusal_recorded(
+    service: Callable[..., LedgerTransaction],
+) -> Callable[..., LedgerTransaction]:
+    """deposit.refused / withdrawal.refused: the refusal rolls the service's transaction
+    back, so its event is recorded after the rollback (once per Idempotency-Key, never for a
+    replay: gin_platform.webhooks.webhook_enqueue_after_rollback)."""
+
+    @functools.wraps(service)
+    def recorded(**kwargs: Any) -> LedgerTransaction:
+        try:
+            return service(**kwargs)
+        except Problem as refusal:
+            player, amount = kwargs["player"], kwargs["amount"]
+            data = {
+                **player_ref(player),
+                "reference": _own_reference(str(kwargs["reference"])),
+                "amount": (
+                    money_dict(amount, player.wallet_currency)
+                    if isinstance(amount, int) and not isinstance(amount, bool)
+                    else {"amount": str(amount), "currency": player.wallet_currency}
+                ),
+                "problem": {
+                    "type": refusal.type_uri(),
+                    "title": refusal.title,
+                    "detail": refusal.detail,
+                },
+            }
+            if service.__name__ == "deposit":
+                webhook_enqueue_after_rollback(
+                    refusal=refusal,
+                    operator=player.operator,
+                    event_type="deposit.refused",
+                    data=data,
+                )
+            else:
+                webhook_enqueue_after_rollback(
+                    refusal=refusal,
+                    operator=player.operator,
+                    event_type="withdrawal.refused",
+                    data=data,
+                )
+            raise
+
+    return recorded
+
+
+@_refusal_recorded
 @_reference_guard
 @transaction.atomic
 def deposit(
@@ -139,7 +211,7 @@ def deposit(
         check_deposit_limits(
             player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
         )
-        return _post_transfer(
+        txn = _post_transfer(
             locked=locked.accounts,
             player=player,
             kind=Kind.DEPOSIT,
@@ -152,6 +224,12 @@ def deposit(
             now=locked.now,
             metadata=meta,
         )
+        webhook_enqueue(
+            operator=player.operator,
+            event_type="deposit.completed",
+            data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
+        )
+        return txn
 
     return posting_make(
         reference=reference,
@@ -161,6 +239,7 @@ def deposit(
     )
 
 
+@_refusal_recorded
 @_reference_guard
 @transaction.atomic
 def withdraw(
@@ -188,7 +267,7 @@ def withdraw(
         check_withdrawal_kyc(player)
         _check_withdrawal_caps(player=player, amount=amount, currency=code)
         _check_funds(wallet, amount)
-        return _post_transfer(
+        txn = _post_transfer(
             locked=locked.accounts,
             player=player,
             kind=Kind.WITHDRAWAL,
@@ -201,6 +280,12 @@ def withdraw(
             now=locked.now,
             metadata=meta,
         )
+        webhook_enqueue(
+            operator=player.operator,
+            event_type="withdrawal.completed",
+            data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
+        )
+        return txn
 
     return posting_make(
         reference=reference,
@@ -278,6 +363,16 @@ def cashier_caps_set(
     Durable (``transaction.atomic(durable=True)``): its one caller, the staff endpoint, runs
     it on its own; nesting it by accident raises instead of holding the caps row lock, and
     keeping the new caps from the operator's deposits, until the caller commits."""
+    return cashier_caps_write(operator=operator, currency=currency, actor=actor, **caps)
+
+
+@transaction.atomic
+def cashier_caps_write(
+    *, operator: Operator, currency: str, actor: Actor, **caps: int | None
+) -> CashierCaps:
+    """``cashier_caps_set``'s work, as a savepoint of the caller's transaction: the one
+    caller is an approved four-eyes raise (wallet.services.approvals), which sets the caps
+    in the transaction that marks the approval executed."""
     code = parse_currency(currency)
     if code == PRACTICE_CURRENCY:
         raise PracticeChipsNotConvertibleProblem("practice chips have no cashier", field="currency")

@@ -248,6 +248,7 @@ _CREATION_ORDER = {
     AccountKind.HOUSE_FEE: 0,
     AccountKind.HOUSE_FX: 0,
     AccountKind.OUTSIDE: 0,
+    AccountKind.OPERATOR_WALLET: 0,
     AccountKind.ESCROW: 1,
     AccountKind.PLAYER: 2,
 }

@@ -6,7 +6,7 @@ identity (KYC) check of withdrawals (docs/wallet.md "Player limits, self-exclusi
   increase or a removal after ``LIMIT_COOLING_OFF``.
 - Self-exclusion blocks deposits and real-money buy-ins, never a withdrawal, a refund or a
   payout already owed; it cannot be lifted or shortened.
-- A withdrawal needs a verified identity (``check_withdrawal_kyc``).
+- A withdrawal needs a verified identity (``check_withdrawal_kyc``), except in the sandbox.
 
 The ``check_*`` functions are called by the cashier and escrow services under their
 account locks, so concurrent postings of one player are checked one after the other.
@@ -20,9 +20,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
+from gin_platform.event_types import player_ref
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
+from gin_platform.webhooks import webhook_enqueue
 from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_player_limit
@@ -62,7 +64,11 @@ def check_not_self_excluded(player: Player, now: datetime) -> None:
 
 
 def check_withdrawal_kyc(player: Player) -> None:
-    """Withdrawals need a verified identity: ``Player.kyc_status == "verified"``."""
+    """Withdrawals need a verified identity: ``Player.kyc_status == "verified"``. Not in
+    the sandbox: its players are test data and its money is not real (docs/api.md
+    "Sandbox"); the player's limits and self-exclusion still apply there."""
+    if player.operator.is_sandbox:
+        return
     if player.kyc_status != Player.KycStatus.VERIFIED:
         raise KycRequiredProblem(
             f"withdrawals need a verified identity (kyc_status is {player.kyc_status})",
@@ -204,6 +210,19 @@ def player_limit_set(
             "effective_at": effective_at.isoformat(),
         },
     )
+    webhook_enqueue(
+        operator=player.operator,
+        event_type="limit.changed",
+        data={
+            **player_ref(player),
+            "kind": kind,
+            "period": period,
+            "old": None if current is None else money_dict(current, limit.currency),
+            "new": None if amount is None else money_dict(amount, limit.currency),
+            "effective_at": effective_at,
+            "pending": effective_at > now,
+        },
+    )
     return limit
 
 
@@ -239,5 +258,15 @@ def self_exclusion_create(
         obj=exclusion,
         operator=player.operator,
         data={"player": str(player.pk), "days": days, "until": exclusion.ends_at.isoformat()},
+    )
+    webhook_enqueue(
+        operator=player.operator,
+        event_type="self_exclusion.started",
+        data={
+            **player_ref(player),
+            "starts_at": exclusion.starts_at,
+            "ends_at": exclusion.ends_at,
+            "days": days,
+        },
     )
     return exclusion

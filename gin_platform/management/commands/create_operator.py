@@ -1,4 +1,5 @@
-"""Create an operator with its first API key (the key is printed once, never stored)."""
+"""Create an operator with its first API key, and with --test-key its sandbox and a test key
+(keys are printed once, never stored)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -19,6 +20,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--key-only", action="store_true", help="Print only the API key (for scripts)"
         )
+        parser.add_argument(
+            "--test-key",
+            action="store_true",
+            help="Also create the sandbox and print a test key (gop_test_...; with --key-only "
+            "on a second line)",
+        )
 
     def handle(self, *args, **options) -> None:
         if Operator.objects.filter(slug=options["slug"]).exists():
@@ -35,10 +42,22 @@ class Command(BaseCommand):
         except Problem as exc:
             raise CommandError(exc.detail) from exc
         issued = services.api_key_create(operator=operator, name="initial", actor=actor)
+        test = (
+            services.api_key_create(operator=operator, name="initial", actor=actor, mode="test")
+            if options["test_key"]
+            else None
+        )
         if options["key_only"]:
             self.stdout.write(issued.key)
+            if test is not None:
+                self.stdout.write(test.key)
             return
         self.stdout.write(f"operator:       {operator.slug} ({operator.pk})")
         self.stdout.write(f"api key:        {issued.key}")
         self.stdout.write(f"webhook secret: {operator.webhook_secret}")
-        self.stdout.write("Store both now: they are not shown again.")
+        if test is not None:
+            sandbox = test.api_key.operator
+            self.stdout.write(f"sandbox:        {sandbox.slug} ({sandbox.pk})")
+            self.stdout.write(f"test api key:   {test.key}")
+            self.stdout.write(f"test webhook secret: {sandbox.webhook_secret}")
+        self.stdout.write("Store them now: they are not shown again.")

@@ -1,6 +1,7 @@
 """``make demo``: seed, start the web server (ASGI: HTTP and WebSockets), play three games over
-HTTP, stop. ``make play`` (``demo --play``): serve until Ctrl-C and print a game-launch URL a
-person opens in a browser to play against the house bot."""
+HTTP for a transfer-wallet operator and one for a seamless-wallet operator (against the
+reference operator wallet), stop. ``make play`` (``demo --play``): serve until Ctrl-C and
+print a game-launch URL a person opens in a browser to play against the house bot."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ import sys
 import time
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
 from gin_platform import services
 from gin_platform.demo.client import ApiClient
 from gin_platform.demo.play import PortTaken, play
 from gin_platform.demo.scenario import Scenario
+from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.demo.server import running_server
 from gin_platform.principals import Actor
+from gin_platform.staff import ADMIN
 
 
 class Command(BaseCommand):
@@ -56,12 +60,26 @@ class Command(BaseCommand):
         )
         key = services.api_key_create(operator=operator, name="demo", actor=actor).key
         staff_password = secrets.token_urlsafe(16)
-        get_user_model().objects.create_user(
+        staff_user = get_user_model().objects.create_user(
             f"staff-{operator.slug}", password=staff_password, is_staff=True
         )
+        # The admin role (docs/backoffice.md): the scenario records exchange rates, which
+        # needs no second factor (only the endpoints that move money do).
+        staff_user.groups.add(Group.objects.get(name=ADMIN))
         self.say(f"Seeded operator {operator.slug} with an API key and a back-office user")
 
-        with running_server(env={"LOG_LEVEL": "WARNING"}) as server:
+        seamless = services.operator_create(
+            name="Demo Seamless Casino",
+            slug=f"demo-seamless-{secrets.token_hex(3)}",
+            base_currency="EUR",
+            actor=actor,
+        )
+        seamless_key = services.api_key_create(operator=seamless, name="demo", actor=actor).key
+
+        with (
+            OperatorWalletServer(secret=seamless.webhook_secret) as wallet_server,
+            running_server(env={"LOG_LEVEL": "WARNING"}) as server,
+        ):
             health = ApiClient(server.url).get("/api/v1/health")
             self.say(
                 f"Server up at {server.url} (HTTP and WebSockets): {health['status']} "
@@ -73,6 +91,12 @@ class Command(BaseCommand):
                 staff=(f"staff-{operator.slug}", staff_password),
                 say=self.say,
             ).run()
+            Scenario(
+                base_url=server.url,
+                operator_key=seamless_key,
+                staff=(f"staff-{operator.slug}", staff_password),
+                say=self.say,
+            ).run_seamless(wallet_server)
         self.say("")
         self.say(f"Server stopped. Demo finished in {time.monotonic() - started:.0f} s.")
 

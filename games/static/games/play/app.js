@@ -69,6 +69,14 @@ async function refreshWallet() {
   }
 }
 
+/** The money the player can play with: in the seamless model it is in the operator's own
+ * wallet (`operator_balance`, null when that wallet did not answer), the platform's only
+ * holding money in transit. */
+function walletBalance(wallet) {
+  if (wallet.wallet_mode !== "seamless") return money(wallet.balance);
+  return wallet.operator_balance ? money(wallet.operator_balance) : "balance unavailable";
+}
+
 function renderAccount(wallet = null) {
   const current = session();
   const account = $("#account");
@@ -80,7 +88,7 @@ function renderAccount(wallet = null) {
   const parts = [
     h("span", { class: "player", id: "player-name", text: player.screen_name || player.display_name || "Player" }),
     wallet ? h("span", { class: "balance", id: "wallet-balance", "aria-label": "Wallet balance" },
-      money(wallet.balance)) : null,
+      walletBalance(wallet)) : null,
     wallet && wallet.practice_balance && wallet.practice_balance.amount !== "0"
       ? h("span", { class: "balance practice", id: "practice-balance", "aria-label": "Practice chips" },
         plainMoney(wallet.practice_balance))

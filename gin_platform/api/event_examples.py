@@ -1,0 +1,179 @@
+"""OpenAPI examples of the operator events: one ``data`` per type (the webhooks and the
+events API share them), and the events API's and subscriptions' requests and answers."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample
+
+from gin_platform.openapi import problem_example, problem_response
+from gin_platform.problems import NotFoundProblem, ValidationProblem
+
+ALICE = {"player_id": "8d0f6f5e-2b1c-4e7a-9a34-2f1d5c6b7a80", "external_ref": "casino-user-1001"}
+BOB = {"player_id": "c41e9b2a-7d3f-4a61-8e5b-0b9c2d4f6a13", "external_ref": "casino-user-1002"}
+
+
+def _eur(amount: str) -> dict[str, str]:
+    return {"amount": amount, "currency": "EUR"}
+
+
+_SEAT = {"match_id": 42, "table_id": 7, "room_id": 3, "position": 0, "is_practice": False}
+
+# The ``data`` of one example event of each type (gin_platform/event_types.py).
+DATA: dict[str, dict] = {
+    "deposit.completed": {
+        **ALICE,
+        "transaction_id": 9001,
+        "reference": "dep-2026-11-30-0001",
+        "amount": _eur("50.00"),
+        "balance": _eur("62.50"),
+    },
+    "deposit.refused": {
+        **ALICE,
+        "reference": "dep-2026-11-30-0002",
+        "amount": _eur("500.00"),
+        "problem": {
+            "type": "/problems/limit-exceeded",
+            "title": "The player's limit does not allow this",
+            "detail": "the daily deposit limit (100.00 EUR) would be exceeded",
+        },
+    },
+    "withdrawal.completed": {
+        **ALICE,
+        "transaction_id": 9002,
+        "reference": "wd-2026-11-30-0001",
+        "amount": _eur("20.00"),
+        "balance": _eur("42.50"),
+    },
+    "withdrawal.refused": {
+        **BOB,
+        "reference": "wd-2026-11-30-0002",
+        "amount": _eur("20.00"),
+        "problem": {
+            "type": "/problems/kyc-required",
+            "title": "The player's identity is not verified",
+            "detail": "withdrawals need a verified identity (kyc_status is pending)",
+        },
+    },
+    "limit.changed": {
+        **ALICE,
+        "kind": "deposit",
+        "period": "day",
+        "old": _eur("100.00"),
+        "new": _eur("200.00"),
+        "effective_at": "2026-12-01T18:40:00.000Z",
+        "pending": True,
+    },
+    "self_exclusion.started": {
+        **BOB,
+        "starts_at": "2026-11-30T18:40:00.000Z",
+        "ends_at": "2026-12-30T18:40:00.000Z",
+        "days": 30,
+    },
+    "seat.taken": {**ALICE, **_SEAT, "buy_in": _eur("12.50")},
+    "seat.left": {
+        **BOB,
+        **_SEAT,
+        "position": 1,
+        "refunded": _eur("12.50"),
+        "forfeited": False,
+    },
+    "hand.ended": {
+        "match_id": 42,
+        "hand": 3,
+        "outcome": "knock",
+        "knocker_seat": 0,
+        "winner_seat": 0,
+        "winner": ALICE,
+        "points": 18,
+        "score": [61, 25],
+    },
+    "settlement.failed": {
+        "match_id": 42,
+        "problem": {
+            "type": "/problems/server-error",
+            "title": "Internal server error",
+            "detail": "Internal server error",
+        },
+    },
+    "wallet.call_failed": {
+        "transaction_id": "5b0e2c8a-1f4d-4b7e-9c3a-6d2e8f1a7b40",
+        "kind": "credit",
+        **ALICE,
+        **_eur("23.75"),
+        "reason": "payout",
+        "purpose": "settlement:match:42:seat:0",
+        "attempts": 12,
+        "last_error": "timeout",
+        "since": "2026-11-30T18:25:00.000000+00:00",
+    },
+}
+
+EVENT_IDS = {
+    name: f"0e9a7c52-3b1d-4f6e-8a20-{index:012d}" for index, name in enumerate(sorted(DATA))
+}
+
+
+def envelope(name: str) -> dict:
+    """The example webhook body (and events API item) of type ``name``."""
+    return {
+        "id": EVENT_IDS[name],
+        "type": name,
+        "created_at": "2026-11-30T18:40:00.125Z",
+        "data": DATA[name],
+    }
+
+
+EVENT_LIST = [
+    OpenApiExample(
+        "A page, more to read",
+        value={
+            "results": [envelope("seat.taken"), envelope("hand.ended")],
+            "next_cursor": "MjAyNi0xMS0zMFQxODo0MDowMC4xMjUwMDArMDA6MDB8MGU5YTdjNTI",
+            "has_more": True,
+        },
+        response_only=True,
+    ),
+    OpenApiExample(
+        "Caught up",
+        value={
+            "results": [],
+            "next_cursor": "MjAyNi0xMS0zMFQxODo0MDowMC4xMjUwMDArMDA6MDB8MGU5YTdjNTI",
+            "has_more": False,
+        },
+        response_only=True,
+    ),
+]
+EVENT_LIST_INVALID = problem_response(
+    "An unknown `type`, a `limit` out of range or a cursor this API did not give out",
+    problem_example(
+        ValidationProblem,
+        "unknown event type: game.started",
+        errors={"type": ["unknown event type 'game.started'"]},
+    ),
+)
+EVENT_DETAIL = [
+    OpenApiExample("A deposit", value=envelope("deposit.completed"), response_only=True)
+]
+EVENT_NOT_FOUND = problem_response(
+    "No such event of this operator (or older than the retention)",
+    problem_example(
+        NotFoundProblem,
+        "event 0e9a7c52-3b1d-4f6e-8a20-000000000099 not found",
+        instance="/api/v1/operators/me/events/0e9a7c52-3b1d-4f6e-8a20-000000000099",
+    ),
+)
+SUBSCRIPTION = [
+    OpenApiExample(
+        "Money events only",
+        value={"event_types": ["deposit.completed", "game.settled", "withdrawal.completed"]},
+    ),
+    OpenApiExample("Everything (the default)", value={"event_types": ["*"]}),
+]
+SUBSCRIPTION_INVALID = problem_response(
+    'An event type not in the catalogue, or "*" with other types',
+    problem_example(
+        ValidationProblem,
+        "unknown event type: game.started",
+        errors={"event_types": ["unknown event type 'game.started'"]},
+    ),
+)

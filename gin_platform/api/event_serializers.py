@@ -1,0 +1,158 @@
+"""The operator events API, webhook subscriptions, and the ``data`` of each event type
+(documentation of the webhooks and of the events feed: gin_platform/event_types.py names
+them; the payloads are built where each event is made true)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from gin_platform.api.serializers import Money
+from gin_platform.event_types import ALL, EVENT_TYPES
+
+
+# --- Payloads -----------------------------------------------------------------------------
+class PlayerRefData(serializers.Serializer):
+    player_id = serializers.UUIDField(help_text="The player's id on the platform")
+    external_ref = serializers.CharField(help_text="Your own reference for the player")
+
+
+class CashierEventData(PlayerRefData):
+    """deposit.completed, withdrawal.completed."""
+
+    transaction_id = serializers.IntegerField(
+        help_text="The ledger transaction (GET .../wallet/transactions lists it)"
+    )
+    reference = serializers.CharField(help_text="Your reference, by default the Idempotency-Key")
+    amount = Money()
+    balance = Money(help_text="The wallet balance after the movement")
+
+
+class ProblemRefData(serializers.Serializer):
+    type = serializers.CharField(help_text="The problem type, as the API answered it")
+    title = serializers.CharField()
+    detail = serializers.CharField()
+
+
+class CashierRefusedEventData(PlayerRefData):
+    """deposit.refused, withdrawal.refused."""
+
+    reference = serializers.CharField(help_text="Your reference, by default the Idempotency-Key")
+    amount = Money()
+    problem = ProblemRefData(help_text="Why: the problem the request was answered with")
+
+
+class LimitChangedEventData(PlayerRefData):
+    kind = serializers.ChoiceField(choices=["deposit", "loss"])
+    period = serializers.ChoiceField(choices=["day", "week", "month"])
+    old = Money(allow_null=True, help_text="The limit in force before; null: none")
+    new = Money(allow_null=True, help_text="The limit asked for; null: removed")
+    effective_at = serializers.DateTimeField(
+        help_text="When `new` applies: now for a decrease, 24 h later for an increase or removal"
+    )
+    pending = serializers.BooleanField(help_text="True until `effective_at` (an increase)")
+
+
+class SelfExclusionEventData(PlayerRefData):
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField()
+    days = serializers.IntegerField()
+
+
+class SeatEventData(PlayerRefData):
+    match_id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    room_id = serializers.IntegerField()
+    position = serializers.IntegerField(help_text="Seat 0 or 1")
+    is_practice = serializers.BooleanField()
+
+
+class SeatTakenEventData(SeatEventData):
+    buy_in = Money(help_text="Moved into the game's escrow (practice: chips)")
+
+
+class SeatLeftEventData(SeatEventData):
+    refunded = Money(allow_null=True, help_text="The buy-in returned; null after a forfeit")
+    forfeited = serializers.BooleanField(
+        help_text="Left a running game: the match is forfeited (game.finished follows)"
+    )
+
+
+class HandEndedEventData(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    hand = serializers.IntegerField(help_text="The hand's number in the match, from 1")
+    outcome = serializers.CharField(
+        help_text="How it ended: knock, undercut, gin, big_gin or void (R7, no score)"
+    )
+    knocker_seat = serializers.IntegerField(allow_null=True)
+    winner_seat = serializers.IntegerField(allow_null=True, help_text="Null: void")
+    winner = PlayerRefData(allow_null=True, help_text="The player of winner_seat")
+    points = serializers.IntegerField(help_text="Points the winner scored")
+    score = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Match points after the hand, by seat"
+    )
+
+
+class SettlementFailedEventData(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    problem = ProblemRefData(help_text="What went wrong (a generic internal-error if unknown)")
+
+
+class WalletCallFailedEventData(PlayerRefData):
+    """Built by wallet.services.seamless: the money is flat (``amount``, ``currency``)."""
+
+    transaction_id = serializers.UUIDField(help_text="The call's id, sent to your wallet with it")
+    kind = serializers.ChoiceField(choices=["debit", "credit", "rollback"])
+    amount = serializers.CharField(help_text="Decimal string, in `currency`")
+    currency = serializers.CharField()
+    reason = serializers.CharField(help_text="buy_in, payout, refund, return or rollback")
+    purpose = serializers.CharField(help_text="What the call is for (unique per call)")
+    attempts = serializers.IntegerField(help_text="Attempts made so far")
+    last_error = serializers.CharField(help_text="A short generic error class")
+    since = serializers.DateTimeField(help_text="When the call was first made")
+
+
+# --- The events API -------------------------------------------------------------------------
+@extend_schema_field({"type": "string", "enum": sorted(EVENT_TYPES)})
+class EventTypeField(serializers.CharField):
+    pass
+
+
+class OperatorEventOutput(serializers.Serializer):
+    """An event, exactly as its webhook body (docs/webhooks.md)."""
+
+    id = serializers.UUIDField(help_text="The event id: webhook-id, X-Gin-Delivery")
+    type = EventTypeField()
+    created_at = serializers.DateTimeField()
+    data = serializers.JSONField(
+        help_text="The payload of the type, as in its webhook (OpenAPI `webhooks`)"
+    )
+
+
+class OperatorEventPageOutput(serializers.Serializer):
+    results = OperatorEventOutput(many=True)
+    next_cursor = serializers.CharField(
+        allow_null=True,
+        help_text="Pass as `cursor` to read on (also when has_more is false: new events "
+        "come after it); null when nothing has been read yet",
+    )
+    has_more = serializers.BooleanField(help_text="True: read on at once")
+
+
+@extend_schema_field(
+    {"type": "string", "enum": [ALL, *sorted(EVENT_TYPES)]},
+)
+class SubscriptionTypeField(serializers.CharField):
+    pass
+
+
+class WebhookSubscriptionInput(serializers.Serializer):
+    event_types = serializers.ListField(
+        child=SubscriptionTypeField(),
+        allow_empty=True,
+        help_text='The types your webhook receives: ["*"] for every type, [] for none',
+    )
+
+
+class WebhookSubscriptionOutput(serializers.Serializer):
+    event_types = serializers.ListField(child=SubscriptionTypeField())

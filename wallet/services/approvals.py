@@ -1,0 +1,325 @@
+"""Four eyes (docs/backoffice.md "Four-eyes approval"): ledger reversals, manual wallet
+adjustments and cashier-cap raises are proposed by one staff member and executed only when
+another approves.
+
+- ``approval_propose`` checks the payload and records a pending ``ApprovalRequest``;
+- ``approval_approve`` locks the request (wallet/locks.py ``lock_approval``), then runs the
+  action in the same transaction and marks it executed: two approvers racing execute it
+  once, and approving an executed request again returns it unchanged (idempotent). An action
+  the ledger refuses (insufficient funds, already reversed...) rolls back and the request is
+  recorded ``failed`` with the problem's detail, which is raised again;
+- ``approval_reject`` closes a pending request with a note.
+The proposer can never approve or reject their own request (``four-eyes-required``), and
+each step needs its permission (``wallet.propose_<kind>``, ``wallet.approve_<kind>``: the
+roles of gin_platform/staff.py). Every step writes its audit row.
+
+``wallet_adjust`` is the adjustment itself: a staff credit or debit of a player's wallet
+against the operator's outside-world account, ledger kind ``adjustment``, reference
+``adjustment:<operator id>:<reference>``; it runs only from an approved request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from gin_platform import selectors as platform_selectors
+from gin_platform.audit import audit_record
+from gin_platform.models import Operator, Player
+from gin_platform.principals import Actor, actor_for
+from gin_platform.problems import PermissionDeniedProblem, Problem
+from wallet import selectors
+from wallet.amounts import parse_currency
+from wallet.locks import lock_approval
+from wallet.models import ApprovalRequest, CashierCaps, LedgerTransaction
+from wallet.problems import (
+    ApprovalInvalidProblem,
+    ApprovalNotPendingProblem,
+    FourEyesRequiredProblem,
+)
+from wallet.services.cashier import _cashier_currency, _cashier_keys, cashier_caps_write
+from wallet.services.corrections import reversal_reference, transaction_reverse
+from wallet.services.posting import (
+    Kind,
+    Locked,
+    _check_amount,
+    _check_funds,
+    _check_reference,
+    _post_transfer,
+    _reference_guard,
+    posting_make,
+)
+
+ApprovalKind = ApprovalRequest.Kind
+Status = ApprovalRequest.Status
+CREDIT, DEBIT = "credit", "debit"
+REASON_LENGTH = 500
+
+
+def adjustment_reference(*, operator_id: Any, reference: str) -> str:
+    """The ledger reference of a staff adjustment: ``adjustment:<operator id>:<reference>``."""
+    return f"adjustment:{operator_id}:{reference}"
+
+
+# --- The adjustment -----------------------------------------------------------------------
+@_reference_guard
+@transaction.atomic
+def wallet_adjust(
+    *,
+    player: Player,
+    direction: str,
+    amount: int,
+    currency: str,
+    reference: str,
+    reason: str,
+    actor: Actor,
+) -> LedgerTransaction:
+    """Credit (``credit``) or debit (``debit``) the player's wallet by ``amount`` against the
+    operator's outside-world account, in the wallet currency. No cap, limit or
+    self-exclusion applies (a correction, not a deposit); a debit needs the funds. Idempotent
+    by ``reference`` (the full ``adjustment:...`` reference)."""
+    if direction not in (CREDIT, DEBIT):
+        raise ApprovalInvalidProblem("direction must be credit or debit", field="direction")
+    code = _cashier_currency(player, currency)
+    _check_amount(amount)
+    reference = _check_reference(reference)
+    same = {"kind": Kind.ADJUSTMENT, "player": player, "amount": amount, "currency": code}
+
+    def rules(locked: Locked) -> LedgerTransaction:
+        outside, wallet = locked.resolved
+        if direction == DEBIT:
+            _check_funds(wallet, amount)
+        source, target = (outside, wallet) if direction == CREDIT else (wallet, outside)
+        return _post_transfer(
+            locked=locked.accounts,
+            player=player,
+            kind=Kind.ADJUSTMENT,
+            reference=reference,
+            source=source,
+            target=target,
+            amount=amount,
+            currency=code,
+            actor=actor,
+            now=locked.now,
+            metadata={"reason": reason, "direction": direction},
+        )
+
+    return posting_make(
+        reference=reference,
+        same=same,
+        keys=_cashier_keys(player=player, currency=code),
+        rules=rules,
+    )
+
+
+# --- Proposals ------------------------------------------------------------------------------
+def _need(user: Any, action: str, kind: str) -> None:
+    if not user.has_perm(f"wallet.{action}_{kind}"):
+        raise PermissionDeniedProblem(f"Your back-office role may not {action} a {kind}")
+
+
+def _text(value: object, field: str, *, required: bool = True) -> str:
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ApprovalInvalidProblem(f"{field} must be a non-empty string", field=field)
+    if len(value) > REASON_LENGTH:
+        raise ApprovalInvalidProblem(f"{field} is longer than {REASON_LENGTH}", field=field)
+    return value.strip()
+
+
+def _reversal_payload(payload: dict) -> tuple[Operator, dict]:
+    original = selectors.transaction_get(transaction_id=payload.get("transaction_id"))
+    if original.kind == Kind.REVERSAL:
+        raise ApprovalInvalidProblem("a reversal cannot be reversed", field="transaction_id")
+    reference = _check_reference(payload.get("reference"))
+    return original.operator, {"transaction_id": original.pk, "reference": reference}
+
+
+def _caps_payload(operator: Operator | None, payload: dict) -> tuple[Operator, dict]:
+    if operator is None:
+        raise ApprovalInvalidProblem("a cap raise names its operator", field="operator")
+    currency = parse_currency(payload.get("currency"))
+    caps = payload.get("caps")
+    if not isinstance(caps, dict) or set(caps) - set(CashierCaps.FIELDS):
+        raise ApprovalInvalidProblem(
+            f"caps maps some of {', '.join(CashierCaps.FIELDS)} to minor units or null",
+            field="caps",
+        )
+    for name, value in caps.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ApprovalInvalidProblem(f"{name} must be an integer or null", field=name)
+    return operator, {"currency": currency, "caps": {n: caps.get(n) for n in CashierCaps.FIELDS}}
+
+
+def _adjustment_payload(operator: Operator | None, payload: dict) -> tuple[Operator, dict]:
+    if operator is None:
+        raise ApprovalInvalidProblem("an adjustment names its operator", field="operator")
+    player = platform_selectors.player_get(operator=operator, player_id=payload.get("player_id"))
+    direction = payload.get("direction")
+    if direction not in (CREDIT, DEBIT):
+        raise ApprovalInvalidProblem("direction must be credit or debit", field="direction")
+    amount = _check_amount(payload.get("amount"))
+    currency = _cashier_currency(player, payload.get("currency") or "")
+    reference = _check_reference(payload.get("reference"))
+    return operator, {
+        "player_id": str(player.pk),
+        "direction": direction,
+        "amount": amount,
+        "currency": currency,
+        "reference": reference,
+    }
+
+
+def caps_are_raise(*, operator: Operator, currency: str, caps: dict[str, int | None]) -> bool:
+    """Whether new caps loosen anything: a maximum up or removed, a minimum down or removed,
+    or caps where none were (nothing capped is the loosest). Only raises need four eyes."""
+    current = selectors.cashier_caps_get(operator=operator, currency=currency)
+    if current is None:
+        return False  # no caps yet: any cap only tightens
+    for name in CashierCaps.FIELDS:
+        old, new = getattr(current, name), caps.get(name)
+        if old is None:
+            continue  # uncapped already: nothing looser exists
+        if new is None or (new < old if name.startswith("min_") else new > old):
+            return True
+    return False
+
+
+@transaction.atomic
+def approval_propose(
+    *,
+    kind: str,
+    payload: dict,
+    reason: str,
+    user: Any,
+    operator: Operator | None = None,
+) -> ApprovalRequest:
+    """Record a pending request for another staff member to approve. ``operator``: the
+    operator of a cap raise or an adjustment (a reversal's is its transaction's)."""
+    if kind not in ApprovalKind.values:
+        raise ApprovalInvalidProblem(f"kind must be one of {', '.join(ApprovalKind.values)}")
+    _need(user, "propose", kind)
+    if not isinstance(payload, dict):
+        raise ApprovalInvalidProblem("payload must be an object", field="payload")
+    reason = _text(reason, "reason")
+    if kind == ApprovalKind.REVERSAL:
+        operator, clean = _reversal_payload(payload)
+    elif kind == ApprovalKind.CASHIER_CAPS:
+        operator, clean = _caps_payload(operator, payload)
+    else:
+        operator, clean = _adjustment_payload(operator, payload)
+    approval = ApprovalRequest.objects.create(
+        kind=kind, operator=operator, payload=clean, reason=reason, proposed_by=user
+    )
+    audit_record(
+        actor=actor_for(user),
+        action="approval.proposed",
+        obj=approval,
+        operator=operator,
+        data={"kind": kind, "payload": clean, "reason": reason},
+    )
+    return approval
+
+
+# --- Decisions ------------------------------------------------------------------------------
+def _execute(approval: ApprovalRequest, actor: Actor) -> str:
+    """Run the approved action (inside the approval's transaction); its result reference."""
+    payload = approval.payload
+    if approval.kind == ApprovalKind.REVERSAL:
+        original = selectors.transaction_get(transaction_id=payload["transaction_id"])
+        txn = transaction_reverse(
+            ledger_transaction=original,
+            reference=reversal_reference(reference=payload["reference"]),
+            reason=approval.reason,
+            actor=actor,
+        )
+        return f"ledger_transaction:{txn.pk}"
+    if approval.kind == ApprovalKind.CASHIER_CAPS:
+        row = cashier_caps_write(
+            operator=approval.operator, currency=payload["currency"], actor=actor, **payload["caps"]
+        )
+        return f"cashier_caps:{row.pk}"
+    player = platform_selectors.player_get(
+        operator=approval.operator, player_id=payload["player_id"]
+    )
+    txn = wallet_adjust(
+        player=player,
+        direction=payload["direction"],
+        amount=payload["amount"],
+        currency=payload["currency"],
+        reference=adjustment_reference(
+            operator_id=approval.operator_id, reference=payload["reference"]
+        ),
+        reason=approval.reason,
+        actor=actor,
+    )
+    return f"ledger_transaction:{txn.pk}"
+
+
+def _decide(approval: ApprovalRequest, user: Any, status: str, note: str) -> None:
+    approval.status = status
+    approval.decided_by = user
+    approval.decided_at = timezone.now()
+    approval.decision_note = note
+    approval.save(
+        update_fields=["status", "decided_by", "decided_at", "decision_note", "result_ref"]
+    )
+    audit_record(
+        actor=actor_for(user),
+        action=f"approval.{status}",
+        obj=approval,
+        operator=approval.operator,
+        data={"kind": approval.kind, "note": note, "result": approval.result_ref},
+    )
+
+
+def _check_decider(approval: ApprovalRequest, user: Any) -> None:
+    _need(user, "approve", approval.kind)
+    if approval.proposed_by_id == user.pk:
+        raise FourEyesRequiredProblem(
+            "You proposed this request: another staff member must decide it"
+        )
+
+
+def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") -> ApprovalRequest:
+    """Approve and execute, atomically, under the request's row lock (then the action's own
+    locks). Executed already: returned unchanged. Refused by the ledger: recorded failed."""
+    note = _text(note, "note", required=False)
+    _check_decider(approval, user)
+    try:
+        with transaction.atomic():
+            locked = lock_approval(approval_id=approval.pk)
+            if locked.status == Status.EXECUTED:
+                return locked
+            if locked.status != Status.PENDING:
+                raise ApprovalNotPendingProblem(
+                    f"The request is {locked.status}", approval_status=locked.status
+                )
+            locked.result_ref = _execute(locked, actor_for(user))
+            _decide(locked, user, Status.EXECUTED, note)
+            return locked
+    except (ApprovalNotPendingProblem, FourEyesRequiredProblem, PermissionDeniedProblem):
+        raise
+    except Problem as problem:
+        with transaction.atomic():
+            locked = lock_approval(approval_id=approval.pk)
+            if locked.status == Status.PENDING:
+                _decide(locked, user, Status.FAILED, f"{note} [{problem.detail}]".strip())
+        raise
+
+
+@transaction.atomic
+def approval_reject(*, approval: ApprovalRequest, user: Any, note: str = "") -> ApprovalRequest:
+    """Close a pending request without running it."""
+    note = _text(note, "note", required=False)
+    _check_decider(approval, user)
+    locked = lock_approval(approval_id=approval.pk)
+    if locked.status != Status.PENDING:
+        raise ApprovalNotPendingProblem(
+            f"The request is {locked.status}", approval_status=locked.status
+        )
+    _decide(locked, user, Status.REJECTED, note)
+    return locked
