@@ -4,11 +4,17 @@ Seeds exchange rates (staff API), creates players and funds their wallets (opera
 opens a room of each variant, then two players sit and play a whole game in each room,
 their moves chosen by the engine's bot from each player's own view. Prints every hand
 (melds, lay-offs, score), each settlement statement and the wallets before and after.
+
+Then the same for an operator in seamless mode (docs/wallet.md "Seamless wallet"): its
+players' money stays in the operator's own wallet (the reference wallet server,
+gin_platform/demo/seamless_wallet.py), which the platform debits at the buy-in and credits
+with the payout; printed with every wallet call and the ledger's mirror of it.
 """
 
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -101,7 +107,7 @@ class Scenario:
             )
         self.say(f"Exchange rates: {', '.join(f'1 {b} = {r} {q}' for b, q, r in RATES)}")
 
-    def player(self, ref: str, *, wallet: str, display: str, deposit: str) -> DemoPlayer:
+    def player(self, ref: str, *, wallet: str, display: str, deposit: str | None) -> DemoPlayer:
         body = self.operator.write(
             "POST",
             "/api/v1/players",
@@ -113,15 +119,15 @@ class Scenario:
                 "kyc_status": "verified",
             },
         )
-        self.operator.write(
-            "POST",
-            f"/api/v1/players/{body['id']}/deposits",
-            {"amount": deposit, "currency": wallet},
-        )
+        if deposit is not None:
+            self.operator.write(
+                "POST",
+                f"/api/v1/players/{body['id']}/deposits",
+                {"amount": deposit, "currency": wallet},
+            )
         session = self.operator.write("POST", f"/api/v1/players/{body['id']}/sessions")
-        self.say(
-            f"Player {ref}: wallet in {wallet}, shown in {display}; deposited {deposit} {wallet}"
-        )
+        funded = f"deposited {deposit} {wallet}" if deposit else "money in the operator's wallet"
+        self.say(f"Player {ref}: wallet in {wallet}, shown in {display}; {funded}")
         return DemoPlayer(ref, body["id"], self.operator.with_token(session["token"]))
 
     def wallet(self, player: DemoPlayer) -> str:
@@ -136,12 +142,69 @@ class Scenario:
             room = self.operator.write("POST", "/api/v1/rooms", spec)
             self.play_room(room, alice, bob)
 
-    def play_room(self, room: dict, first: DemoPlayer, second: DemoPlayer) -> None:
+    def run_seamless(self, wallet_server) -> None:
+        """An operator whose players' balance stays in its own wallet (seamless mode)."""
+        self.say("")
+        self.say("=" * 78)
+        self.say("Seamless wallet: the operator keeps the balance, the platform calls it")
+        self.say("=" * 78)
+        setting = self.operator.write(
+            "PUT",
+            "/api/v1/operators/me/wallet",
+            {"mode": "seamless", "base_url": wallet_server.base_url, "timeout_ms": 3000},
+        )
+        self.say(f"Wallet mode {setting['mode']}, operator wallet at {setting['base_url']}")
+        carol = self.player("carol", wallet="EUR", display="EUR", deposit=None)
+        dave = self.player("dave", wallet="EUR", display="EUR", deposit=None)
+        for player in (carol, dave):
+            wallet_server.set_balance(player.name, "100.00")
+        room = self.operator.write("POST", "/api/v1/rooms", ROOMS[0])
+        self.play_room(
+            room,
+            carol,
+            dave,
+            balance=lambda player: f"{wallet_server.balance(player.name)} EUR",
+            settled=lambda statement: self.wait_for_credits(wallet_server, statement),
+        )
+        self.say("Calls the platform made to the operator's wallet (each applied once):")
+        for transaction_id, call in wallet_server.applied():
+            self.say(f"  {call.kind:<8} {call.player_id:<6} {call.amount:>7} EUR  {transaction_id}")
+        self.say("The platform's ledger mirrors each call (the platform wallet is only transit):")
+        for player in (carol, dave):
+            page = self.operator.get(f"/api/v1/players/{player.id}/transactions")
+            lines = [
+                f"{t['kind']} {t['wallet_change']['amount']}"
+                for t in reversed(page["results"])
+                if t["wallet_change"]
+            ]
+            self.say(f"  {player.name}: {', '.join(lines)}; platform wallet {self.wallet(player)}")
+
+    def wait_for_credits(self, wallet_server, statement: dict, timeout: float = 15) -> None:
+        """Payout credits go to the operator after the settlement commits (retried until
+        acknowledged): wait until every player paid something has had theirs."""
+        expected = sum(1 for p in statement["players"] if Decimal(p["payout"]["amount"]) > 0)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(wallet_server.applied("credit")) >= expected:
+                return
+            time.sleep(0.2)
+        self.say("  (payout credits still pending: the platform keeps retrying them)")
+
+    def play_room(
+        self,
+        room: dict,
+        first: DemoPlayer,
+        second: DemoPlayer,
+        *,
+        balance: Callable[[DemoPlayer], str] | None = None,
+        settled: Callable[[dict], None] | None = None,
+    ) -> None:
+        balance = balance or self.wallet
         self.say("")
         self.say("=" * 78)
         self.say(f"{room['name']}  ({room['variant']}, fee {room['fee_bps'] / 100:.2f}%)")
         self.say("=" * 78)
-        before = {p.name: self.wallet(p) for p in (first, second)}
+        before = {p.name: balance(p) for p in (first, second)}
         lobby = first.client.get(f"/api/v1/lobby/{room['id']}")
         table_id = lobby["tables"][0]["id"]
         sit = MONEY_PLAY_SIT if room["variant"] == "money" else {}
@@ -162,8 +225,10 @@ class Scenario:
         )
         statement = self.operator.get(f"/api/v1/settlements/{match_id}")["statement"]
         self.print_statement(statement, seats)
+        if settled is not None:
+            settled(statement)
         for player in (first, second):
-            self.say(f"  wallet {player.name}: {before[player.name]}  ->  {self.wallet(player)}")
+            self.say(f"  wallet {player.name}: {before[player.name]}  ->  {balance(player)}")
 
     def play_match(self, match_id: int, seats: dict[int, DemoPlayer]) -> dict:
         shown: set[int] = set()

@@ -1,6 +1,8 @@
-"""`make demo` end to end: a real server on the embedded database, three games over HTTP."""
+"""`make demo` end to end: a real server on the embedded database, three games over HTTP for
+a transfer-wallet operator and one for a seamless-wallet operator."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_the_demo_plays_and_settles_three_games(tmp_path):
+def test_the_demo_plays_and_settles_every_variant_and_both_wallet_models(tmp_path):
     env = {
         key: value
         for key, value in os.environ.items()
@@ -30,8 +32,17 @@ def test_the_demo_plays_and_settles_three_games(tmp_path):
     out = result.stdout
     for variant in ("(ftk,", "(match,", "(money,"):
         assert variant in out
-    assert out.count("Settlement statement") == 3
-    assert out.count("Game over:") == 3
+    assert out.count("Settlement statement") == 4
+    assert out.count("Game over:") == 4
     assert "final scores" in out  # the Money Play statement explains its bonuses
     assert "wallet alice:" in out and "->" in out
+    # Seamless: two buy-in debits and the winner's payout credit reached the operator's
+    # wallet, each once, and the platform wallets are empty again (transit only).
+    seamless = out[out.index("Seamless wallet:") :]
+    calls = re.findall(r"^  (debit|credit|rollback) +(\w+) +([\d.]+) EUR", seamless, re.M)
+    assert sorted(kind for kind, _, _ in calls) == ["credit", "debit", "debit"]
+    assert {(kind, amount) for kind, _, amount in calls} == {("debit", "5.00"), ("credit", "9.50")}
+    assert seamless.count("seamless_debit 5.00, buy_in -5.00") == 2
+    assert "settlement 9.50, seamless_credit -9.50" in seamless
+    assert seamless.count("platform wallet 0.00 EUR") == 2
     assert "Server stopped. Demo finished" in out
