@@ -25,6 +25,7 @@ HMAC *of* differs by direction:
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import time
@@ -57,6 +58,16 @@ def signature_header(*, secret: str, body: bytes, timestamp: int | None = None) 
     """The ``X-Gin-Signature`` value our webhook sender attaches."""
     moment = int(time.time()) if timestamp is None else timestamp
     return f"t={moment},v1={compute_signature(secret=secret, timestamp=moment, body=body)}"
+
+
+def standard_signature(*, secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` value (Standard Webhooks): ``v1,<base64 HMAC-SHA256 of
+    "<webhook-id>.<webhook-timestamp>.<body>">``, keyed with the UTF-8 bytes of the whole
+    webhook secret, ``whsec_`` included (the key of X-Gin-Signature too). A Standard
+    Webhooks library wants the key as ``"whsec_" + base64(key)``: docs/webhooks.md."""
+    message = f"{msg_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
 
 
 def verify_signature(

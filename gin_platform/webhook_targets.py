@@ -20,8 +20,10 @@ No model import here: the model's field validator uses this module.
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import socket
+import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -163,3 +165,51 @@ def resolve_target(url: str) -> Target:
         # One non-public answer is enough to refuse: the name is pointed inside.
         raise TargetRefused("refused: private address")
     return Target(scheme=scheme, host=host, port=port, path=path, address=str(addresses[0]))
+
+
+# --- Connecting to a checked target ----------------------------------------------------------
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to an address checked in advance (no second DNS lookup)."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout)
+        self._address = target.address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS to a checked address; the certificate is verified for the URL's host name."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(
+            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
+        )
+        self._address = target.address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def pinned_connection(target: Target, *, timeout: float) -> http.client.HTTPConnection:
+    """A connection to the address :func:`resolve_target` checked, never resolved again
+    (webhooks and the seamless wallet's calls). Redirects are the caller's to refuse:
+    http.client never follows them."""
+    connection_class = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
+    return connection_class(target, timeout)
+
+
+def connection_error_class(exc: BaseException) -> str:
+    """A short, generic description of a failed connection: what the attempt logs keep,
+    never the socket's own text (it would tell an operator what answered at an address)."""
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return "timeout"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, ssl.SSLError | ssl.CertificateError):
+        return "tls error"
+    if isinstance(exc, http.client.HTTPException):
+        return "invalid http response"
+    return "connection failed"

@@ -29,14 +29,9 @@ message costs time, never an event.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import http.client
 import json
 import random
-import socket
-import ssl
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -56,8 +51,13 @@ from gin_platform.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
-from gin_platform.signing import signature_header
-from gin_platform.webhook_targets import Target, TargetRefused, resolve_target
+from gin_platform.signing import signature_header, standard_signature
+from gin_platform.webhook_targets import (
+    TargetRefused,
+    connection_error_class,
+    pinned_connection,
+    resolve_target,
+)
 
 SIGNATURE_HEADER = "X-Gin-Signature"
 # Standard Webhooks (https://www.standardwebhooks.com/), sent beside X-Gin-Signature.
@@ -180,16 +180,6 @@ def webhook_body(delivery: WebhookDelivery) -> bytes:
     )
 
 
-def standard_signature(*, secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
-    """The ``webhook-signature`` value (Standard Webhooks): ``v1,<base64 HMAC-SHA256 of
-    "<webhook-id>.<webhook-timestamp>.<body>">``, keyed with the UTF-8 bytes of the whole
-    webhook secret, ``whsec_`` included (the key of X-Gin-Signature too). A Standard
-    Webhooks library wants the key as ``"whsec_" + base64(key)``: docs/webhooks.md."""
-    message = f"{msg_id}.{timestamp}.".encode() + body
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    return "v1," + base64.b64encode(digest).decode()
-
-
 def webhook_headers(
     *, delivery: WebhookDelivery, body: bytes, timestamp: int | None = None
 ) -> dict[str, str]:
@@ -222,44 +212,6 @@ class AttemptResult:
     error: str
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
-    """An HTTP connection to an address checked in advance (no second DNS lookup)."""
-
-    def __init__(self, target: Target, timeout: float) -> None:
-        super().__init__(target.host, target.port, timeout=timeout)
-        self._address = target.address
-
-    def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
-
-
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPS to a checked address; the certificate is verified for the URL's host name."""
-
-    def __init__(self, target: Target, timeout: float) -> None:
-        super().__init__(
-            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
-        )
-        self._address = target.address
-
-    def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
-
-
-def _error_class(exc: BaseException) -> str:
-    """A short, generic description of a failed connection."""
-    if isinstance(exc, TimeoutError | socket.timeout):
-        return "timeout"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, ssl.SSLError | ssl.CertificateError):
-        return "tls error"
-    if isinstance(exc, http.client.HTTPException):
-        return "invalid http response"
-    return "connection failed"
-
-
 def _post(url: str, body: bytes, headers: dict[str, str]) -> AttemptResult:
     """POST once to the checked address of ``url``. Redirects are never followed: a 3xx is
     a failed attempt like any other non-2xx answer."""
@@ -267,14 +219,13 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> AttemptResult:
         target = resolve_target(url)
     except TargetRefused as refused:
         return AttemptResult(False, None, refused.reason)
-    connection_class = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
-    connection = connection_class(target, TIMEOUT_SECONDS)
+    connection = pinned_connection(target, timeout=TIMEOUT_SECONDS)
     try:
         connection.request("POST", target.path, body=body, headers=headers)
         response = connection.getresponse()
         status = response.status
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        return AttemptResult(False, None, _error_class(exc))
+        return AttemptResult(False, None, connection_error_class(exc))
     finally:
         connection.close()
     if 200 <= status < 300:

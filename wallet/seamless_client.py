@@ -22,20 +22,20 @@ What an answer means (``WalletAnswer.outcome``):
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import http.client
 import json
-import socket
-import ssl
 import time
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from gin_platform.signing import compute_signature
-from gin_platform.webhook_targets import Target, TargetRefused, resolve_target
+from gin_platform.signing import signature_header, standard_signature
+from gin_platform.webhook_targets import (
+    TargetRefused,
+    connection_error_class,
+    pinned_connection,
+    resolve_target,
+)
 
 SIGNATURE_HEADER = "X-Gin-Signature"
 ACTIONS = ("balance", "debit", "credit", "rollback")
@@ -51,57 +51,20 @@ class WalletAnswer:
     balance: Decimal | None = None
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
-    """HTTP to an address checked in advance (no second DNS lookup)."""
-
-    def __init__(self, target: Target, timeout: float) -> None:
-        super().__init__(target.host, target.port, timeout=timeout)
-        self._address = target.address
-
-    def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
-
-
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPS to a checked address; the certificate is verified for the URL's host name."""
-
-    def __init__(self, target: Target, timeout: float) -> None:
-        super().__init__(
-            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
-        )
-        self._address = target.address
-
-    def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
-
-
-def _error_class(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError | socket.timeout):
-        return "timeout"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, ssl.SSLError | ssl.CertificateError):
-        return "tls error"
-    if isinstance(exc, http.client.HTTPException):
-        return "invalid http response"
-    return "connection failed"
-
-
 def request_body(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
 
 
 def signed_headers(*, secret: str, msg_id: str, body: bytes, timestamp: int) -> dict[str, str]:
-    """X-Gin-Signature and the Standard Webhooks headers, one timestamp."""
-    message = f"{msg_id}.{timestamp}.".encode() + body
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    """X-Gin-Signature and the Standard Webhooks headers, one timestamp (the webhooks'
+    scheme, gin_platform/signing.py)."""
     return {
-        SIGNATURE_HEADER: f"t={timestamp},v1="
-        + compute_signature(secret=secret, timestamp=timestamp, body=body),
+        SIGNATURE_HEADER: signature_header(secret=secret, body=body, timestamp=timestamp),
         "webhook-id": msg_id,
         "webhook-timestamp": str(timestamp),
-        "webhook-signature": "v1," + base64.b64encode(digest).decode(),
+        "webhook-signature": standard_signature(
+            secret=secret, msg_id=msg_id, timestamp=timestamp, body=body
+        ),
     }
 
 
@@ -127,15 +90,14 @@ def wallet_call_send(
             timestamp=int(time.time()),
         ),
     }
-    connection_class = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
-    connection = connection_class(target, timeout_ms / 1000)
+    connection = pinned_connection(target, timeout=timeout_ms / 1000)
     try:
         connection.request("POST", target.path, body=body, headers=headers)
         response = connection.getresponse()
         status = response.status
         raw = response.read(MAX_ANSWER_BYTES + 1)
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        return WalletAnswer("unknown", None, _error_class(exc))
+        return WalletAnswer("unknown", None, connection_error_class(exc))
     finally:
         connection.close()
     return _classify(status, raw, payload.get("transaction_id"))

@@ -30,12 +30,11 @@ from gin_platform.event_types import EVENT_TYPES, UnknownEventType
 from gin_platform.events import events_prune
 from gin_platform.models import AuditEvent, OperatorEvent, WebhookDelivery
 from gin_platform.services import api_key_create
-from gin_platform.signing import verify_signature
+from gin_platform.signing import standard_signature, verify_signature
 from gin_platform.webhooks import (
     STANDARD_ID_HEADER,
     STANDARD_SIGNATURE_HEADER,
     STANDARD_TIMESTAMP_HEADER,
-    standard_signature,
     webhook_attempt,
     webhook_body,
     webhook_enqueue,

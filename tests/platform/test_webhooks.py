@@ -294,7 +294,7 @@ def production_targets(settings):
 )
 def test_a_private_target_is_refused_at_delivery_and_nothing_is_sent(operator, settings, url):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
-    with mock.patch("gin_platform.webhooks.socket.create_connection") as connect:
+    with mock.patch("gin_platform.webhook_targets.socket.create_connection") as connect:
         delivery = attempt(operator, url)
     connect.assert_not_called()
     (logged,) = delivery.attempts.all()
