@@ -3,9 +3,11 @@
 - A declared ``Content-Length`` above ``REQUEST_MAX_BODY_BYTES`` is 413
   ``request-too-large`` at once, before authentication reads or signs the body. (The JSON
   parser also stops reading at the limit, for a body that lies about its length.)
-- A NUL character in the query string (``?cursor=%00``) or in a header value is 400
-  ``malformed-request``: PostgreSQL cannot compare or store text holding one, so any filter,
-  cursor or key carrying it would otherwise fail deep inside a query with a 500.
+- A NUL character in the path (``/players/%00``), the query string (``?cursor=%00``) or a
+  header value is 400 ``malformed-request``: PostgreSQL cannot compare or store text
+  holding one, so any id, filter, cursor or key carrying it, and any record of the request
+  (an idempotency record, a lockout's failed attempt, an audit row), would otherwise fail
+  deep inside a query with a 500.
 
 Both answer RFC 9457 problem+json like every other error.
 """
@@ -34,7 +36,9 @@ def _declared_length(request: HttpRequest) -> int:
         return 0
 
 
-def _nul_in_query_or_headers(request: HttpRequest) -> str | None:
+def _nul_in_request(request: HttpRequest) -> str | None:
+    if "\x00" in request.path_info:
+        return "The path holds a NUL character (%00)"
     if b"\x00" in unquote_to_bytes(request.META.get("QUERY_STRING", "")):
         return "The query string holds a NUL character (%00)"
     for name, value in request.META.items():
@@ -51,7 +55,7 @@ class RequestHygieneMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if _declared_length(request) > max_body_bytes():
             return problem_http_response(request_too_large(), request)
-        nul = _nul_in_query_or_headers(request)
+        nul = _nul_in_request(request)
         if nul is not None:
             return problem_http_response(MalformedRequestProblem(nul), request)
         return self.get_response(request)

@@ -40,7 +40,15 @@ def _send(world, method: str, url: str, credential: str, body=None):
             "GET", "/api/v1/webhooks/deliveries?status=%00", None, 400, id="nul-webhook-status"
         ),
         # The idempotency record stored the raw path (text) ...
-        pytest.param("POST", "/api/v1/players/%00/sessions", {}, 404, id="nul-in-write-path"),
+        pytest.param("POST", "/api/v1/players/%00/sessions", {}, 400, id="nul-in-write-path"),
+        # A lockout's failed-attempt row stored the path (a wrong X-OTP on a money endpoint).
+        pytest.param(
+            "POST",
+            "/api/v1/staff/ledger/transactions/%00/reversal",
+            {},
+            400,
+            id="nul-in-path-of-a-failed-second-factor",
+        ),
         # ... and the problem body echoing the input (jsonb).
         pytest.param(
             "POST",

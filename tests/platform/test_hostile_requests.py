@@ -135,6 +135,28 @@ def test_a_nul_in_the_query_string_is_400(operator_client, query):
     assert_problem(operator_client.get(f"/api/v1/players?{query}"), 400, "malformed-request")
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/api/v1/players/%00"),
+        ("post", "/api/v1/players/%00/sessions"),
+        # A money endpoint with a wrong second factor: the lockout's failed-attempt row
+        # stored the request's path (a 500 found by the fuzzer).
+        ("post", "/api/v1/staff/ledger/transactions/%00/reversal"),
+    ],
+)
+def test_a_nul_in_the_path_is_400_and_nothing_is_recorded(
+    operator_client, staff_client, method, path, idem
+):
+    from axes.models import AccessAttempt
+
+    client = staff_client if "/staff/" in path else operator_client
+    response = getattr(client, method)(path, {}, format="json", HTTP_X_OTP="q2!", **idem())
+    assert_problem(response, 400, "malformed-request")
+    assert_nothing_stored()
+    assert not AccessAttempt.objects.exists()
+
+
 def test_a_nul_in_a_header_is_400(operator_client, player, idem):
     response = operator_client.post(
         deposits(player),

@@ -65,7 +65,7 @@ def scoped_transaction(request: Request, transaction_id: str):
 # The second factor over HTTP Basic (docs/backoffice.md); a verified session needs none.
 X_OTP = OpenApiParameter(
     "X-OTP",
-    str,
+    {"type": "string", "pattern": "^[0-9]{6,8}$"},  # a TOTP code: 6 (or 8) digits
     location=OpenApiParameter.HEADER,
     required=False,
     description="The current TOTP code, for finance and admin roles and superusers using "
