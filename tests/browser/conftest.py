@@ -18,7 +18,9 @@ page from launch URLs minted there. Screenshots of key moments go to
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -51,6 +53,7 @@ class LiveServer:
     url: str
     env: dict[str, str]
     shares_test_database: bool
+    log: Path | None = None
 
     def manage(self, *args: str) -> str:
         """``manage.py <args>`` against the server's database; its standard output."""
@@ -115,10 +118,12 @@ def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
     if on_postgresql:
         env["DATABASE_URL"] = _database_url(connection.settings_dict)
     port = _free_port()
-    server = LiveServer(url=f"http://127.0.0.1:{port}", env=env, shares_test_database=on_postgresql)
+    log = workdir / "server.log"
+    server = LiveServer(
+        url=f"http://127.0.0.1:{port}", env=env, shares_test_database=on_postgresql, log=log
+    )
     if not on_postgresql:
         server.manage("migrate", "--verbosity", "0")
-    log = workdir / "server.log"
     with log.open("w") as output:
         process = subprocess.Popen(
             [
@@ -179,23 +184,54 @@ def browser(play_server) -> Iterator:
         browser.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test, so fixtures can tell a failed test apart."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
 @pytest.fixture
-def contexts(browser) -> Iterator:
+def contexts(browser, request, page_server) -> Iterator:
     """Browser contexts (one per person: their own sessionStorage), closed after the test;
-    any script error on any page of them fails the test."""
+    any script error on any page of them fails the test. When the test fails, every open
+    page is kept as a screenshot (``failed-<test>-<n>.png``) and its console messages and
+    the server log's tail are printed, so a failure that happens only on a loaded CI
+    machine can be read afterwards."""
     opened: list = []
     errors: list[str] = []
+    console: list[str] = []
+
+    def watch(page) -> None:
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
 
     def new_context(**options):
         context = browser.new_context(**({"viewport": {"width": 1100, "height": 900}} | options))
-        context.on("page", lambda page: page.on("pageerror", lambda exc: errors.append(str(exc))))
+        context.on("page", watch)
         opened.append(context)
         return context
 
     yield new_context
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        _keep_failure(request.node.name, opened, console, page_server)
     for context in opened:
         context.close()
     assert errors == [], f"script errors on the page: {errors}"
+
+
+def _keep_failure(name: str, contexts: list, console: list[str], server: LiveServer) -> None:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:80]
+    pages = [page for context in contexts for page in context.pages]
+    for number, page in enumerate(pages):
+        with contextlib.suppress(Exception):  # a crashed page must not hide the failure
+            page.screenshot(path=str(ARTIFACTS / f"failed-{safe}-{number}.png"), full_page=True)
+    print(f"\n--- console of the pages of {name} ---")
+    print("\n".join(console[-80:]) or "(nothing)")
+    if server.log is not None and server.log.exists():
+        print(f"--- the page server's log, last lines ---\n{server.log.read_text()[-6000:]}")
 
 
 @pytest.fixture(scope="session", autouse=True)
