@@ -68,7 +68,11 @@ slug = "bench-" + secrets.token_hex(3)
 operator = services.operator_create(name="Bench", slug=slug, base_currency="EUR", actor=actor)
 key = services.api_key_create(operator=operator, name="bench", actor=actor).key
 password = secrets.token_urlsafe(16)
-get_user_model().objects.create_user("staff-" + slug, password=password, is_staff=True)
+staff = get_user_model().objects.create_user("staff-" + slug, password=password, is_staff=True)
+# The finance role records the exchange rates the seed needs (docs/backoffice.md).
+from django.contrib.auth.models import Group
+from gin_platform.staff import FINANCE
+staff.groups.add(Group.objects.get(name=FINANCE))
 print("SEED " + json.dumps({"operator_key": key, "staff": ["staff-" + slug, password]}))
 """
 
