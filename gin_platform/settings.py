@@ -141,27 +141,19 @@ else:
 
 # The channel layer carries pushes from the process that commits a move to the processes
 # holding the sockets (docs/realtime.md): Redis groups across processes; in memory on the
-# embedded default, where one server process serves everything.
+# embedded default, where one server process serves everything. Redis pub/sub, not
+# channels_redis's list-based layer: that one receives every message of a process through
+# one serialised loop of blocking pops (two or three Redis round trips per message), which
+# at 50 moves a second on two cores queued pushes for seconds (docs/benchmarks.md, "Push
+# latency"). Pub/sub delivers at most once, like the list layer past its capacity: a
+# socket repairs any gap from the database (its next push or heartbeat).
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
-                "hosts": [
-                    {
-                        "address": ENV.get("CHANNEL_LAYER_URL", REDIS_URL),
-                        # Above the layer's own 5 s blocking read (BZPOPMIN), or an idle
-                        # socket's receive loop times out and the socket dies; and enough
-                        # connections for many sockets closing at once.
-                        "socket_timeout": 30,
-                        "max_connections": 1000,
-                    }
-                ],
+                "hosts": [ENV.get("CHANNEL_LAYER_URL", REDIS_URL)],
                 "prefix": ENV.get("CHANNEL_LAYER_PREFIX", "gin:ws"),
-                # A socket that falls this far behind loses messages (its consumer then
-                # reads the gap from the database) instead of holding memory for it.
-                "capacity": 100,
-                "expiry": 30,
             },
         }
     }

@@ -3,13 +3,13 @@
 One consumer per socket. It joins its audience's group before it reads the state for its
 ``hello``, so no push can fall between the two; from then on it keeps ``last_seq``, the
 feed's sequence number it has shown, and forwards a push only when it continues exactly
-from there. A push that is stale is dropped; one that leaves a gap (a message lost while the
-client was slow, or the channel layer's capacity reached) makes the consumer read the
-missing events from the database instead. So within one socket the feed never goes
+from there. A push that is stale is dropped; one that leaves a gap (a message the channel
+layer lost: Redis pub/sub delivers at most once) makes the consumer read the missing events
+from the database instead. So within one socket the feed never goes
 backwards and never skips, whatever order the pushes arrive in.
 
 Every send to the client has a deadline: a client that stops reading is closed (4500)
-instead of holding anybody else up; the channel layer drops what such a socket cannot take.
+instead of holding anybody else up.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ CONF = ROOT / "deploy" / "gunicorn.conf.py"
 IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 REDIS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]},
     }
 }

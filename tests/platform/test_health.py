@@ -57,7 +57,7 @@ def test_staff_get_the_reason_of_each_verdict(broker_down, staff_client):
 def channel_layer_down(settings):
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": ["redis://127.0.0.1:6390/0"]},
         }
     }
@@ -72,7 +72,7 @@ def test_a_dead_channel_layer_degrades_the_staff_check_only(channel_layer_down, 
     body = response.json()
     assert body["status"] == "degraded"
     assert body["checks"] == {"database": "ok", "broker": "ok", "channel_layer": "down"}
-    assert body["detail"]["channel_layer"].startswith("RedisChannelLayer: ")
+    assert body["detail"]["channel_layer"].startswith("RedisPubSubChannelLayer: ")
     assert "6390" in body["detail"]["channel_layer"]
 
 
