@@ -112,11 +112,15 @@ def ledger_transaction(txn: LedgerTransaction) -> dict:
     }
 
 
-def wallet_summary(*, player: Player, operator_balance: int | None = None) -> dict:
-    """``operator_balance``: minor units the operator's wallet reported (seamless mode),
-    asked by the caller outside any transaction (None: not asked, or no answer)."""
+def wallet_summary(
+    *, player: Player, seamless: bool | None = None, operator_balance: int | None = None
+) -> dict:
+    """``seamless``: the operator's wallet mode if the caller already read it.
+    ``operator_balance``: minor units the operator's wallet reported (seamless mode), asked
+    by the caller outside any transaction (None: not asked, or no answer)."""
     balance = selectors.wallet_balance(player=player)
-    seamless = seamless_selectors.is_seamless(operator_id=player.operator_id)
+    if seamless is None:
+        seamless = seamless_selectors.is_seamless(operator_id=player.operator_id)
     return {
         "player_id": player.pk,
         "wallet_mode": "seamless" if seamless else "transfer",

@@ -96,7 +96,7 @@ def _wallet_summary(player) -> dict:
     """The wallet, and in seamless mode what the operator's wallet says the player has
     (asked now, within the operator's timeout; null if it does not answer)."""
     if not seamless_selectors.is_seamless(operator_id=player.operator_id):
-        return presenters.wallet_summary(player=player)
+        return presenters.wallet_summary(player=player, seamless=False)
     reported = services.seamless_balance(player=player)
     try:
         minor = (
@@ -106,7 +106,7 @@ def _wallet_summary(player) -> dict:
         )
     except Problem:  # more decimals than the currency has, or negative: not shown
         minor = None
-    return presenters.wallet_summary(player=player, operator_balance=minor)
+    return presenters.wallet_summary(player=player, seamless=True, operator_balance=minor)
 
 
 class _CashierView(APIView):
