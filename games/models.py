@@ -108,6 +108,23 @@ class Room(models.Model):
         return f"{self.name} ({self.get_variant_display()})"
 
 
+class NetworkRoomOptIn(models.Model):
+    """An operator offering one network room to its players (docs/network.md); a member
+    with ``NetworkMembership.all_rooms`` needs no row per room."""
+
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="network_opt_ins")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("operator", "room"), name="network_room_opt_in_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.operator_id} in room {self.room_id}"
+
+
 class HouseBot(models.Model):
     """The operator's house bot (R11): an ordinary Player of the operator, marked here as the
     bot. It sits through ``services.seat_take`` and plays through

@@ -10,11 +10,14 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Now
+from django.db.models.functions import Lower, Now
 from django.utils import timezone
 
 from gin_platform.encryption import EncryptedTextField
 from gin_platform.webhook_targets import validate_webhook_url
+
+
+SCREEN_NAME_MAX_LENGTH = 20
 
 
 class Operator(models.Model):
@@ -136,13 +139,18 @@ class Player(models.Model):
     locale = models.CharField(max_length=16, default="en")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     kyc_status = models.CharField(max_length=16, choices=KycStatus.choices, default=KycStatus.NONE)
+    # The name other players see at network tables (docs/network.md): chosen by the player,
+    # unique across the whole network whatever the case; never the operator's external_ref.
+    # NULL until chosen (the unique index ignores NULLs).
+    screen_name = models.CharField(max_length=SCREEN_NAME_MAX_LENGTH, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=("operator", "external_ref"), name="player_external_ref_unique"
-            )
+            ),
+            models.UniqueConstraint(Lower("screen_name"), name="player_screen_name_unique_ci"),
         ]
         indexes = [models.Index(fields=("operator", "created_at"))]
 
@@ -152,6 +160,51 @@ class Player(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status == self.Status.ACTIVE
+
+
+class Network(models.Model):
+    """The platform's player network (docs/network.md): one row at most. Network rooms belong
+    to ``operator``, a platform-owned operator row that no API key authenticates as; players
+    of the member operators meet at their tables."""
+
+    operator = models.OneToOneField(Operator, on_delete=models.PROTECT, related_name="network")
+    # The network's share of the fee of each network game, in basis points; the rest is
+    # shared among the operators by their players' contributions to the pot.
+    fee_share_bps = models.PositiveIntegerField(default=2000)
+    # Whether a player may see which operator an opponent at a network table belongs to.
+    reveal_operators = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(fee_share_bps__lte=10_000), name="network_fee_share_at_most_all"
+            ),
+            # One network: a constant unique expression allows a single row.
+            models.UniqueConstraint(models.Value(1), name="network_single_row"),
+        ]
+
+    def __str__(self) -> str:
+        return f"network {self.operator_id}"
+
+
+class NetworkMembership(models.Model):
+    """An operator's opt-in to the network: to every network room (``all_rooms``) or to the
+    rooms it opts into one by one (games.NetworkRoomOptIn). ``left_at`` set: opted out."""
+
+    operator = models.OneToOneField(
+        Operator, on_delete=models.PROTECT, related_name="network_membership"
+    )
+    all_rooms = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(default=timezone.now)
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"network member {self.operator_id}"
+
+    @property
+    def is_member(self) -> bool:
+        return self.left_at is None
 
 
 class PlayerSession(models.Model):
