@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
 from django.core.cache import cache
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from gin_platform.problems import Problem
@@ -98,14 +98,13 @@ def roles_sync(apps: Any) -> None:
         if role == ADMIN:
             permissions = permission_model.objects.filter(content_type__app_label__in=ADMIN_APPS)
         else:
-            permissions = []
+            # A permission a later migration introduces does not exist yet when an earlier
+            # migration syncs the roles: that migration grants it.
+            wanted = Q()
             for name in names:
                 app_label, codename = name.split(".")
-                permissions.append(
-                    permission_model.objects.get(
-                        content_type__app_label=app_label, codename=codename
-                    )
-                )
+                wanted |= Q(content_type__app_label=app_label, codename=codename)
+            permissions = list(permission_model.objects.filter(wanted))
         group.permissions.set(permissions)
 
 

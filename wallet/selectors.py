@@ -8,6 +8,9 @@ here is then restricted to that player's rows.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -115,6 +118,32 @@ def exchange_rate_list(*, base: str | None = None, quote: str | None = None) -> 
     return rates
 
 
+# (base, quote) -> the latest rate, while ``display_rates_reused`` is active.
+_display_rates: ContextVar[dict[tuple[str, str], RateQuote | None] | None] = ContextVar(
+    "display_rates", default=None
+)
+
+
+@contextmanager
+def display_rates_reused() -> Iterator[None]:
+    """Within the block, ``display_amount`` reads each currency pair's latest rate once: a
+    push renders the same few amounts for every audience (display only, nothing moves)."""
+    token = _display_rates.set({})
+    try:
+        yield
+    finally:
+        _display_rates.reset(token)
+
+
+def _display_rate(*, base: str, quote: str) -> RateQuote | None:
+    memo = _display_rates.get()
+    if memo is None:
+        return latest_rate(base=base, quote=quote)
+    if (base, quote) not in memo:
+        memo[base, quote] = latest_rate(base=base, quote=quote)
+    return memo[base, quote]
+
+
 def display_amount(*, amount: int, currency: str, player: Player) -> dict[str, Any]:
     """An amount, and the same amount in the player's display currency (R11).
 
@@ -130,7 +159,7 @@ def display_amount(*, amount: int, currency: str, player: Player) -> dict[str, A
     elif target == code:
         body["display"] = money_dict(amount, code) | {"rate": "1", "as_of": None}
     else:
-        quote = latest_rate(base=code, quote=target)
+        quote = _display_rate(base=code, quote=target)
         if quote is None:
             body["display"] = None
         else:

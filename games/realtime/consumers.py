@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -215,18 +214,12 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             {"type": "presence", "seq": self.last_seq, "presence": message["presence"]}
         )
 
-    async def _repair(self, *, only_if_moved: bool = False) -> None:
-        message = await database_sync_to_async(
-            partial(self._repair_read, only_if_moved=only_if_moved)
-        )()
+    async def _repair(self) -> None:
+        message = await database_sync_to_async(self._repair_read)()
         if message is not None:
             await self._send_text(publisher.encode(message))
 
-    def _repair_read(self, *, only_if_moved: bool = False) -> dict | None:
-        if only_if_moved:
-            pushed = presence.last_pushed_seq(match_id=self.audience.match_id)
-            if pushed is not None and pushed <= self.last_seq:
-                return None  # nothing committed since (the database would say the same)
+    def _repair_read(self) -> dict | None:
         match = selectors.match_for_push(match_id=self.audience.match_id)
         if match is None or match.seq <= self.last_seq:
             return None
@@ -235,12 +228,19 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
 
     # --- Heartbeats ----------------------------------------------------------------------
     async def _heartbeats(self) -> None:
-        """Ask the consumer's own loop for a beat, so every send stays in one sequence."""
+        """Every beat, check the session and the last pushed sequence number here, beside the
+        consumer's message loop, then ask that loop (through the socket's own channel) to
+        act on the answer, so every send stays in one sequence. A beat thus never holds up
+        a push behind its database and cache reads."""
         interval = presence.heartbeat_seconds()
         while True:
             await asyncio.sleep(interval)
             try:
-                await self.channel_layer.send(self.channel_name, {"type": "socket.heartbeat"})
+                still_valid, pushed = await database_sync_to_async(self._renew)()
+                await self.channel_layer.send(
+                    self.channel_name,
+                    {"type": "socket.heartbeat", "valid": still_valid, "pushed": pushed},
+                )
             except Exception:  # a full channel or a Redis hiccup: try again at the next beat
                 logger.warning("heartbeat of %s not queued", self.audience, exc_info=True)
 
@@ -252,20 +252,26 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             )
             await self.close(code=CLOSE_IDLE)
             return
-        still_valid = await database_sync_to_async(self._renew)()
-        if not still_valid:
+        if not message["valid"]:
             await self._send_problem(
                 SessionEndedProblem("The session has ended: open the game again"),
                 message_id=None,
             )
             await self.close(code=CLOSE_TICKET)
             return
-        await self._repair(only_if_moved=True)
+        pushed = message["pushed"]
+        if pushed is None or pushed > self.last_seq:  # a push may have been lost: repair
+            await self._repair()
         await self._send_json({"type": "ping", "seq": self.last_seq})
 
-    def _renew(self) -> bool:
+    def _renew(self) -> tuple[bool, int | None]:
+        """Still here: the session's validity and the match's last pushed sequence number
+        (None when the cache has lost it: the database decides)."""
         presence.renew(audience=self.audience, player_id=self.principal.player.pk)
-        return _session_still_valid(self.principal)
+        return (
+            _session_still_valid(self.principal),
+            presence.last_pushed_seq(match_id=self.audience.match_id),
+        )
 
     # --- Messages from the client --------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):

@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import connection, transaction
 from rest_framework.utils.encoders import JSONEncoder
 
 from games.realtime import presence
 from games.realtime.audience import Audience, match_audiences
+from games.realtime.layer_send import group_send_many
 
 if TYPE_CHECKING:
     from games.models import HandEvent, Match
@@ -105,6 +104,7 @@ def publish(*, match_id: int, after: int | None = None, last: int | None = None)
     reads nothing from the database (a game played over REST pays two cache calls)."""
     from games import selectors
     from games.selectors import EVENTS_PAGE_MAX
+    from wallet.selectors import display_rates_reused
 
     if last is not None:
         presence.seq_pushed(match_id=match_id, seq=last)
@@ -119,19 +119,13 @@ def publish(*, match_id: int, after: int | None = None, last: int | None = None)
         if after is None
         else list(selectors.match_event_rows(match=match, after=after, limit=EVENTS_PAGE_MAX))
     )
-    messages = [
-        (audience.group, message)
-        for audience in audiences
-        if (message := audience_message(match=match, audience=audience, rows=rows)) is not None
-    ]
-    async_to_sync(_send_all)(messages)
-
-
-async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    """Every group's message in one hop to the event loop."""
-    layer = get_channel_layer()
-    for group, message in messages:
-        await layer.group_send(group, message)
+    with display_rates_reused():
+        messages = [
+            (audience.group, message)
+            for audience in audiences
+            if (message := audience_message(match=match, audience=audience, rows=rows)) is not None
+        ]
+    group_send_many(messages)
 
 
 def audience_message(
@@ -167,4 +161,4 @@ def presence_changed(*, match_id: int) -> None:
     bot_seat = selectors.match_bot_seat(match_id=match_id)
     seats = presence.connected_seats(match_id=match_id, bot_seat=bot_seat)
     message = {"type": PRESENCE, "presence": seats}
-    async_to_sync(_send_all)([(audience.group, message) for audience in match_audiences(match_id)])
+    group_send_many([(audience.group, message) for audience in match_audiences(match_id)])

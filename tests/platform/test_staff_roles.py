@@ -188,6 +188,21 @@ def test_the_data_migration_made_the_four_roles():
     assert everything > 100  # every model permission of the apps, and the custom ones
 
 
+def test_after_the_migrations_every_role_holds_every_permission_it_names():
+    """An earlier migration syncs the roles before a later one creates some of their
+    permissions; the later one grants them, and none may be missing or misspelt."""
+    from gin_platform.staff import ROLES as PERMISSIONS_BY_ROLE
+
+    for role, names in PERMISSIONS_BY_ROLE.items():
+        held = {
+            f"{app_label}.{codename}"
+            for app_label, codename in Group.objects.get(name=role).permissions.values_list(
+                "content_type__app_label", "codename"
+            )
+        }
+        assert set(names) <= held, (role, set(names) - held)
+
+
 # --- The admin, role by role -----------------------------------------------------------------
 ADMIN_PAGES = {
     "/admin/platform/player/": {"support", "finance", "risk", "admin"},

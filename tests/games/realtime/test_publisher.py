@@ -9,7 +9,7 @@ import pytest
 from django.db import transaction
 
 from games.models import HandEvent
-from games.realtime import presence, publisher
+from games.realtime import layer_send, presence, publisher
 from games.realtime.audience import Audience, match_audiences
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import HiddenInformationChecker, seat_both, view
@@ -34,7 +34,7 @@ def sent(monkeypatch):
         async def group_send(self, group, message):
             calls.append((group, message))
 
-    monkeypatch.setattr(publisher, "get_channel_layer", lambda: Layer())
+    monkeypatch.setattr(layer_send, "get_channel_layer", lambda: Layer())
     return calls
 
 
@@ -100,7 +100,7 @@ def test_a_failing_channel_layer_never_fails_the_move(running, monkeypatch, capl
         async def group_send(self, group, message):
             raise ConnectionError("channel layer down")
 
-    monkeypatch.setattr(publisher, "get_channel_layer", lambda: Broken())
+    monkeypatch.setattr(layer_send, "get_channel_layer", lambda: Broken())
     with transaction.atomic():
         publisher.match_changed(match_id=match_id, rows=[])
     assert "push of match" in caplog.text

@@ -1,0 +1,63 @@
+"""Group sends from synchronous code (games/realtime/layer_send.py): on the Redis pub/sub
+layer they are PUBLISHed from the calling thread, so they must land exactly where the
+layer's own ``group_send`` would put them, for a consumer that joined the group through the
+layer; any other layer gets them through ``group_send``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from django.test import override_settings
+
+from games.realtime import layer_send
+
+
+async def _received_after_sync_send(messages):
+    """Join two groups through the layer, send ``messages`` from another thread with
+    ``group_send_many``, and return what the channel receives."""
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("match.1.seat0", channel)
+    await layer.group_add("match.1.watch", channel)
+    sender = threading.Thread(target=layer_send.group_send_many, args=(messages,))
+    sender.start()
+    await asyncio.to_thread(sender.join)
+    received = [await asyncio.wait_for(layer.receive(channel), 5) for _ in messages]
+    await layer.group_discard("match.1.seat0", channel)
+    await layer.group_discard("match.1.watch", channel)
+    return layer, received
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_a_sync_send_reaches_a_consumer_of_the_redis_pubsub_layer():
+    messages = [
+        ("match.1.seat0", {"type": "match.push", "seq": 7, "text": '{"a":1}'}),
+        ("match.1.watch", {"type": "match.presence", "presence": [{"seat": 0}]}),
+    ]
+    layer, received = await _received_after_sync_send(messages)
+    assert isinstance(layer, RedisPubSubChannelLayer)
+    assert layer_send._pubsub_target(layer) is not None  # published from the thread
+    assert received == [message for _, message in messages]
+
+
+@pytest.mark.asyncio
+@override_settings(CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}})
+async def test_any_other_layer_gets_the_messages_through_group_send():
+    messages = [("match.1.seat0", {"type": "match.push", "seq": 1, "text": "{}"})]
+    layer, received = await _received_after_sync_send(messages)
+    assert layer_send._pubsub_target(layer) is None
+    assert received == [messages[0][1]]
+
+
+def test_an_unreachable_redis_fails_the_send_within_the_timeout():
+    """A push that cannot leave must not hold the move's request: the publisher logs the
+    error and the sockets repair the gap from the database."""
+    layer = RedisPubSubChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test")
+    with pytest.raises(Exception) as raised:
+        layer_send._send_published(layer, [("match.1.seat0", {"type": "match.push"})])
+    assert "Connection" in type(raised.value).__name__ or "connect" in str(raised.value).lower()
