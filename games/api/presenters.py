@@ -199,7 +199,14 @@ def public_result(match: Match) -> dict[str, Any] | None:
 
 # --- The game: a player's view, a watcher's view ----------------------------------------
 def _hand_state(hand: Hand) -> engine.HandState:
-    return engine.state_from_json(hand.state)
+    """The engine state of ``hand``, parsed once per stored JSON document: a push renders
+    the same hand for every audience. Keyed by the document's identity, so a hand given a
+    new state (services assign a fresh document) is parsed again."""
+    parsed = getattr(hand, "_parsed_state", None)
+    if parsed is None or parsed[0] is not hand.state:
+        parsed = (hand.state, engine.state_from_json(hand.state))
+        hand._parsed_state = parsed
+    return parsed[1]
 
 
 def _rename_seq(view: dict[str, Any]) -> dict[str, Any]:
@@ -324,10 +331,11 @@ def watcher_hand_view(*, hand: Hand, match_over: bool) -> dict[str, Any]:
     return _only(view, WATCH_HAND_KEYS)
 
 
-def watch_view(*, match: Match) -> dict[str, Any]:
+def watch_view(*, match: Match, latest_hands: Sequence[Hand] = ()) -> dict[str, Any]:
     """Everything a watcher may see of the match now (``WatchViewOutput``): public match
-    facts, the hand being played (public part only) and the showdown of the hand before."""
-    latest = selectors.latest_hands(match)
+    facts, the hand being played (public part only) and the showdown of the hand before.
+    ``latest_hands`` as for ``game_view``."""
+    latest = selectors.latest_hands(match, known=latest_hands)
     current = latest[0] if latest else None
     return {
         "seq": match.seq,

@@ -31,7 +31,7 @@ from games.realtime.audience import Audience, match_audiences
 from games.realtime.layer_send import group_send_many
 
 if TYPE_CHECKING:
-    from games.models import HandEvent, Match
+    from games.models import Hand, HandEvent, Match
 
 logger = logging.getLogger(__name__)
 
@@ -119,23 +119,33 @@ def publish(*, match_id: int, after: int | None = None, last: int | None = None)
         if after is None
         else list(selectors.match_event_rows(match=match, after=after, limit=EVENTS_PAGE_MAX))
     )
+    latest_hands = selectors.latest_hands(match)  # read once for every audience
     with display_rates_reused():
         messages = [
             (audience.group, message)
             for audience in audiences
-            if (message := audience_message(match=match, audience=audience, rows=rows)) is not None
+            if (
+                message := audience_message(
+                    match=match, audience=audience, rows=rows, latest_hands=latest_hands
+                )
+            )
+            is not None
         ]
     group_send_many(messages)
 
 
 def audience_message(
-    *, match: Match, audience: Audience, rows: Sequence[HandEvent]
+    *,
+    match: Match,
+    audience: Audience,
+    rows: Sequence[HandEvent],
+    latest_hands: Sequence[Hand] = (),
 ) -> dict[str, Any] | None:
     """The layer message for one audience: the socket text and its sequence numbers.
     ``first``/``last``: the events' sequence numbers (0 when it carries only a view)."""
     from games.realtime.render import audience_events, audience_view
 
-    view = audience_view(match=match, audience=audience)
+    view = audience_view(match=match, audience=audience, latest_hands=latest_hands)
     if view is None:  # a seat nobody holds (yet)
         return None
     events = audience_events(rows, audience=audience)

@@ -4,30 +4,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from games.api import presenters
 from games.api.serializers import EventOutput
-from games.models import HandEvent, Match
+from games.models import Hand, HandEvent, Match
 from games.realtime.audience import Audience
 from games.selectors import match_seats
 
 
-def audience_view(*, match: Match, audience: Audience) -> dict[str, Any] | None:
-    """The seat's game view (None when nobody holds that seat), or the watch view."""
+def audience_view(
+    *, match: Match, audience: Audience, latest_hands: Sequence[Hand] = ()
+) -> dict[str, Any] | None:
+    """The seat's game view (None when nobody holds that seat), or the watch view.
+    ``latest_hands``: the match's newest hands when the caller has read them (a push reads
+    them once for all its audiences)."""
     if audience.seat is None:
-        return presenters.watch_view(match=match)
+        return presenters.watch_view(match=match, latest_hands=latest_hands)
     seat = next((s for s in match_seats(match) if s.position == audience.seat), None)
     if seat is None:
         return None
-    return presenters.game_view(match=match, seat=seat.position, player=seat.player)
+    return presenters.game_view(
+        match=match, seat=seat.position, player=seat.player, latest_hands=latest_hands
+    )
+
+
+# One serializer for every push (``EventOutput(events, many=True)`` per audience built its
+# two dozen fields each time, which cost more than formatting the events).
+_EVENT_OUTPUT = EventOutput()
 
 
 def audience_events(rows: Iterable[HandEvent], *, audience: Audience) -> list[dict[str, Any]]:
     """Feed events as the audience may see them, formatted as the events feed formats them."""
-    events = [
-        presenters.event_for_viewer(row, hand_number=row.hand.number, viewer=audience.seat)
+    return [
+        _EVENT_OUTPUT.to_representation(
+            presenters.event_for_viewer(row, hand_number=row.hand.number, viewer=audience.seat)
+        )
         for row in rows
     ]
-    return EventOutput(events, many=True).data

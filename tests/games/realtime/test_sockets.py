@@ -237,11 +237,15 @@ async def test_socket_actions_follow_the_rest_rules(alice, bob, table, seeds):
     retry = await sockets[to_act].receive_type("action_result")
     assert first["applied"] is True and retry["applied"] is False
     assert retry["seq"] == first["seq"]
+
     # The move's events are pushed to the mover's socket too (the answer carries only the
-    # view); the push may come after the answer. Then a ping is answered with that seq.
-    pushed = await sockets[to_act].receive_type("events")
-    while pushed["seq"] < first["seq"]:
-        pushed = await sockets[to_act].receive_type("events")
+    # view); the push may come before or after either answer. Then a ping is answered with
+    # that seq.
+    def pushed_up_to(seq: int) -> bool:
+        return any(m["type"] == "events" and m["seq"] >= seq for m in sockets[to_act].received)
+
+    while not pushed_up_to(first["seq"]):
+        await sockets[to_act].receive_type("events")
     await sockets[to_act].send({"type": "ping"})
     assert (await sockets[to_act].receive_type("pong"))["seq"] >= first["seq"]
     for socket in sockets.values():
