@@ -1,4 +1,4 @@
-"""The Gin Rummy rules engine: the referee (R1-R10 in docs/rules.md; docs/engine.md).
+"""The Gin Rummy rules engine: the referee (R1-R12 in docs/rules.md; docs/engine.md).
 
 Pure Python, standard library only: nothing here may import Django or any other framework.
 This module is the public facade; other code imports from ``games.engine`` only.
@@ -41,10 +41,6 @@ from games.engine.hand import (
     Event,
     HandOutcome,
     HandState,
-    apply,
-    deal,
-    legal_actions,
-    replay,
 )
 from games.engine.match import (
     FIRST_TO_KNOCK,
@@ -65,7 +61,29 @@ from games.engine.match import (
     next_dealer,
     targets_for,
 )
-from games.engine.melds import Arrangement, Meld, best_arrangement, deadwood, melded_deadwood
+from games.engine.melds import (
+    Arrangement,
+    Meld,
+    best_arrangement,
+    best_arrangement_r12,
+    deadwood,
+    melded_deadwood,
+    seven_card_deadwood,
+)
+from games.engine.multi_hand import MULTI_EVENT_KINDS, MultiHandOutcome, MultiHandState
+from games.engine.multi_match import (
+    PRIZE_TABLES,
+    MultiMatchResult,
+    PenaltyScore,
+    Ranking,
+    check_prize_table,
+    ftk_multi_ranking,
+    ftk_multi_winner,
+    next_multi_dealer,
+    penalty_progress,
+    rank_penalty_play,
+    split_pot,
+)
 from games.engine.result import (
     REASON_FIRST_TO_KNOCK,
     REASON_FORFEIT,
@@ -76,8 +94,20 @@ from games.engine.result import (
     SeatStake,
 )
 from games.engine.rules import RuleSet
-from games.engine.serialization import state_from_json, state_to_json
-from games.engine.views import event_view, player_view, watcher_view
+from games.engine.showdown import OpponentReply, ShowdownResult, score_penalties, settle_showdown
+from games.engine.table import (
+    AnyHandState,
+    apply,
+    deal,
+    forfeit,
+    legal_actions,
+    player_view,
+    replay,
+    state_from_json,
+    state_to_json,
+    watcher_view,
+)
+from games.engine.views import event_view
 
 __all__ = [
     "ACTION_KINDS",
@@ -88,7 +118,9 @@ __all__ = [
     "MATCH_PLAY_TARGETS",
     "MONEY_PLAY",
     "MONEY_PLAY_TARGETS",
+    "MULTI_EVENT_KINDS",
     "PHASES",
+    "PRIZE_TABLES",
     "RANK_SYMBOLS",
     "REASON_FIRST_TO_KNOCK",
     "REASON_FORFEIT",
@@ -97,6 +129,7 @@ __all__ = [
     "SUITS",
     "VARIANTS",
     "Action",
+    "AnyHandState",
     "Arrangement",
     "Card",
     "CardParseError",
@@ -116,12 +149,21 @@ __all__ = [
     "MatchScore",
     "Meld",
     "MoneyPlayResult",
+    "MultiHandOutcome",
+    "MultiHandState",
+    "MultiMatchResult",
     "NotYourTurnError",
+    "OpponentReply",
+    "PenaltyScore",
+    "Ranking",
     "RuleSet",
     "SeatStake",
+    "ShowdownResult",
     "apply",
     "best_arrangement",
+    "best_arrangement_r12",
     "card_value",
+    "check_prize_table",
     "check_variant",
     "choose_action",
     "choose_action_from_view",
@@ -129,8 +171,11 @@ __all__ = [
     "deal",
     "event_view",
     "first_dealer",
+    "forfeit",
     "forfeit_result",
     "format_cards",
+    "ftk_multi_ranking",
+    "ftk_multi_winner",
     "ftk_winner",
     "hands_won",
     "legal_actions",
@@ -139,16 +184,23 @@ __all__ = [
     "money_play_final_scores",
     "new_server_seed",
     "next_dealer",
+    "next_multi_dealer",
     "parse_card",
     "parse_cards",
+    "penalty_progress",
     "player_view",
     "random_action",
+    "rank_penalty_play",
     "replay",
     "score_knock",
+    "score_penalties",
     "seed_commitment",
     "settle_knock",
+    "settle_showdown",
+    "seven_card_deadwood",
     "shuffled_deck",
     "sort_by_suit",
+    "split_pot",
     "state_from_json",
     "state_to_json",
     "targets_for",

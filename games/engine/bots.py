@@ -1,6 +1,7 @@
 """Built-in players: a sensible bot for practice tables and demos, and a random player.
 
-The bot only uses what its seat may see (own cards, the discard pile, its legal actions),
+It plays heads-up and R12 (three and four seats) hands alike. The bot only uses what its
+seat may see (own cards, the discard pile, its legal actions),
 so the same decision runs on a :class:`HandState` or on a ``player_view`` dict:
 
 * Big Gin when possible (R6), else knock with the lowest deadwood left (Gin first) whenever
@@ -24,10 +25,9 @@ from games.engine.hand import (
     PASS,
     TAKE_UPCARD,
     Action,
-    HandState,
-    legal_actions,
 )
 from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
+from games.engine.table import AnyHandState, legal_actions
 
 Choice = tuple[str, Card | None]  # (action kind, card)
 
@@ -67,9 +67,10 @@ def decide(hand: tuple[Card, ...], top: Card | None, legal: list[Choice]) -> Cho
     raise ValueError(f"no decision for legal actions {legal!r}")  # pragma: no cover
 
 
-def choose_action(state: HandState, seat: int, rng: random.Random | None = None) -> Action:
-    """The built-in bot's action for ``seat`` (always legal). ``rng`` is accepted for
-    interface symmetry with :func:`random_action`; the bot is deterministic."""
+def choose_action(state: AnyHandState, seat: int, rng: random.Random | None = None) -> Action:
+    """The built-in bot's action for ``seat`` (always legal), heads-up or R12 (the same
+    decisions with 7-8 cards). ``rng`` is accepted for interface symmetry with
+    :func:`random_action`; the bot is deterministic."""
     legal = legal_actions(state, seat)
     kind, card = decide(state.hands[seat], state.upcard, [(a.kind, a.card) for a in legal])
     return Action(kind, seat, card)
@@ -93,7 +94,7 @@ def choose_action_from_view(view: dict) -> dict:
     return {"kind": kind, "card": None if card is None else str(card)}
 
 
-def random_action(state: HandState, seat: int, rng: random.Random) -> Action:
+def random_action(state: AnyHandState, seat: int, rng: random.Random) -> Action:
     """A uniformly random legal action (test player)."""
     legal = legal_actions(state, seat)
     if not legal:

@@ -283,6 +283,11 @@ def best_arrangement(cards: str | Iterable[Card | str], *, keep: Card | None = N
     mask = hand_mask(cards)
     if mask.bit_count() == 10:
         return arrangement_of_mask(mask)
+    return _arrangement_after_discard(mask, keep)
+
+
+def _arrangement_after_discard(mask: int, keep: Card | None) -> Arrangement:
+    """The best arrangement after the best discard (ties as in :func:`best_arrangement`)."""
     discard = min(
         (card for card in mask_to_cards(mask) if keep is None or card.index != keep.index),
         key=lambda card: (
@@ -298,3 +303,28 @@ def best_arrangement(cards: str | Iterable[Card | str], *, keep: Card | None = N
         deadwood=arrangement.deadwood,
         discard=discard,
     )
+
+
+R12_SIZES = (7, 8)  # R12: seven cards held, eight after drawing
+
+
+def seven_card_deadwood(cards: str | Iterable[Card | str]) -> int:
+    """R12 (R2 with seven cards): exact minimum deadwood of 7 cards, or of 8 cards after the
+    best of the 8 discards. The 8-card figure uses the same table solver as 11 cards: like 11,
+    8 is not a multiple of 3, so 8 melded cards always include a meld of 4+ cards and the
+    solver's best-discard argument holds (docs/engine.md)."""
+    mask = hand_mask(cards, R12_SIZES)
+    if mask.bit_count() == 8:
+        return min_deadwood_after_discard_mask(mask)
+    return min_deadwood_mask(mask)
+
+
+def best_arrangement_r12(
+    cards: str | Iterable[Card | str], *, keep: Card | None = None
+) -> Arrangement:
+    """R12: :func:`best_arrangement` for 7 cards, or 8 cards with the discard reaching the
+    minimum (same tie rules; ``keep`` may not be discarded)."""
+    mask = hand_mask(cards, R12_SIZES)
+    if mask.bit_count() == 7:
+        return arrangement_of_mask(mask)
+    return _arrangement_after_discard(mask, keep)

@@ -174,10 +174,12 @@ def min_deadwood_mask(mask: int) -> int:
 
 
 def min_deadwood_after_discard_mask(mask: int) -> int:
-    """R2: exact minimum deadwood of 11 cards after their best discard (11 -> 10 cards).
+    """R2: exact minimum deadwood of 11 cards after their best discard (11 -> 10 cards);
+    R12: likewise 8 cards (8 -> 7).
 
-    Exact for 11 cards only: with all 11 melded some meld has 4+ cards, so a discard never
-    has to break a three-card meld (docs/engine.md).
+    Exact for card counts that are not a multiple of 3 (11, and 8 for R12): with all the
+    cards melded some meld then has 4+ cards, so a discard never has to break a three-card
+    meld (docs/engine.md). Not for 9 or 12 cards.
     """
     rd = RUN_DEADWOOD
     g = RUN_DROP_GAIN

@@ -10,6 +10,9 @@ precomputed from the rules at import time. The best of R runs is reported.
 
 * random 10: 10 cards from the full deck.
 * dense 10 / dense 11: cards from a window of 5 or 6 consecutive ranks (overlapping melds).
+* dense 8 (R12, three and four players): ours only, the exact best over the 8 discards
+  (``seven_card_deadwood``); OpenSpiel and RLCard have no 7-card game. Compare it with the
+  dense 11 row: the same solver path, per hand.
 * 11 cards: ours is the exact best over the 11 discards (R2). OpenSpiel's ``min_deadwood`` on
   11 cards is timed as is, although it takes the shortcut R2 forbids (it drops the highest
   deadwood card of its best 11-card split); RLCard only melds 10 cards, so it is timed as the
@@ -32,7 +35,16 @@ from rlcard.games.base import Card as RLCard
 from rlcard.games.gin_rummy.utils import utils as rl_utils
 from rlcard.games.gin_rummy.utils.melding import get_best_meld_clusters
 
-from games.engine import FULL_DECK, Card, RuleSet, apply, choose_action, deadwood, deal
+from games.engine import (
+    FULL_DECK,
+    Card,
+    RuleSet,
+    apply,
+    choose_action,
+    deadwood,
+    deal,
+    seven_card_deadwood,
+)
 from games.engine.cards import cards_to_mask
 from games.engine.solver import (
     min_deadwood_after_discard_mask,
@@ -98,6 +110,11 @@ def ours_public(hands):
         deadwood(hand)
 
 
+def ours_public_8(hands):
+    for hand in hands:
+        seven_card_deadwood(hand)
+
+
 def open_spiel(int_lists):
     min_deadwood = OPEN_SPIEL.min_deadwood
     for ints in int_lists:
@@ -127,10 +144,11 @@ def check_agreement(hands) -> None:
         assert ours == rlcard_10([RLCARD[c] for c in hand]), hand
 
 
-def bot_hands_per_second(count: int) -> float:
+def bot_hands_per_second(count: int, rules: RuleSet | None = None) -> float:
+    rules = rules or RuleSet()
     start = time.perf_counter()
     for k in range(count):
-        state = deal(seed=f"bench-{k}", dealer=k % 2, rules=RuleSet())
+        state = deal(seed=f"bench-{k}", dealer=k % rules.seats, rules=rules)
         while state.phase != "ended":
             state, _ = apply(state, choose_action(state, state.to_act))
     return count / (time.perf_counter() - start)
@@ -179,7 +197,16 @@ def main() -> None:
             f"{name:<10}{ours:>13,.0f}{public:>14,.0f}{spiel:>13,.0f}{rl:>11,.0f}"
             f"{ours / spiel:>15.2f}x{public / spiel:>16.2f}x{ours / rl:>12.0f}x"
         )
+    hands = distinct_hands(rng, args.hands, 8, True)
+    masks = [cards_to_mask(hand) for hand in hands]
+    rates = best_rates(
+        {"ours": (ours_mask_11, masks), "public": (ours_public_8, hands)}, args.repeat
+    )
+    print(f"{'dense 8':<10}{rates['ours']:>13,.0f}{rates['public']:>14,.0f}{'-':>13}{'-':>11}")
     print(f"\nbot vs bot: {bot_hands_per_second(args.bot_hands):,.0f} complete hands/s")
+    for seats in (3, 4):
+        rate = bot_hands_per_second(args.bot_hands, RuleSet(seats=seats))
+        print(f"bot vs bot, {seats} seats (R12): {rate:,.0f} complete hands/s")
 
 
 if __name__ == "__main__":

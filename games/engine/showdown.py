@@ -1,0 +1,360 @@
+"""R12 showdown: going out, laying off and penalty scoring with three or four players.
+
+The knocker shows 7 cards (8 for Big Gin); every other seat still in the hand is an opponent
+holding 7. Opponents reply in turn order from the knocker's left, each on its own: an
+opponent lays off onto the knocker's melds as shown plus its own earlier lay-offs, never
+onto another opponent's (R12). Scores are penalty points, "points against".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from games.engine.cards import FULL_DECK, Card, cards_to_mask, coerce_cards, mask_to_cards
+from games.engine.errors import DuplicateCardError, InvalidHandError, KnockOverLimitError
+from games.engine.going_out import Layoff, _knocker_splits, _layoff_groups
+from games.engine.melds import (
+    ALL_MELD_MASKS,
+    CARD_VALUES,
+    Meld,
+    arrangement_of_mask,
+    best_split,
+    meld_from_mask,
+    sort_melds,
+)
+from games.engine.rules import RuleSet
+from games.engine.solver import min_deadwood_mask
+
+ShowdownKind = Literal["knock", "gin", "big_gin", "undercut"]
+R12_HAND_SIZE = 7  # R12: seven cards each
+_MELD_MASKS = frozenset(ALL_MELD_MASKS)
+
+
+@dataclass(frozen=True, slots=True)
+class OpponentReply:
+    """One opponent's arrangement after an R12 showdown: own melds, lay-offs onto the
+    knocker's melds (``Layoff.meld_index`` indexes ``ShowdownResult.knocker_melds``; listed in
+    an order in which each is legal: 9 before 10 onto 6-7-8), and the deadwood left."""
+
+    seat: int
+    deadwood: int
+    melds: tuple[Meld, ...]
+    layoffs: tuple[Layoff, ...]
+    deadwood_cards: tuple[Card, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "seat": self.seat,
+            "deadwood": self.deadwood,
+            "melds": [meld.to_dict() for meld in self.melds],
+            "layoffs": [layoff.to_dict() for layoff in self.layoffs],
+            "deadwood_cards": [str(card) for card in self.deadwood_cards],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> OpponentReply:
+        return cls(
+            seat=data["seat"],
+            deadwood=data["deadwood"],
+            melds=tuple(Meld.from_dict(meld) for meld in data["melds"]),
+            layoffs=tuple(Layoff.from_dict(layoff) for layoff in data["layoffs"]),
+            deadwood_cards=coerce_cards(data["deadwood_cards"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownResult:
+    """The showdown of an R12 hand that ``knocker`` went out of.
+
+    ``winner`` is the hand's winner: the knocker, or the undercutter. ``penalties`` and
+    ``deadwood`` have one entry per seat (``deadwood`` is None for a seat out of the hand, and
+    the knocker's is K); opponents' deadwood is after lay-offs (none against Gin or Big Gin).
+    ``opponents`` are in turn order from the knocker's left.
+    """
+
+    kind: ShowdownKind
+    knocker: int
+    winner: int
+    penalties: tuple[int, ...]
+    deadwood: tuple[int | None, ...]
+    knocker_melds: tuple[Meld, ...]
+    knocker_deadwood_cards: tuple[Card, ...]
+    opponents: tuple[OpponentReply, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.penalties) != len(self.deadwood) or len(self.penalties) not in (3, 4):
+            raise ValueError("a showdown has one penalty and one deadwood per seat (3-4 seats)")
+        if any(type(value) is not int or value < 0 for value in self.penalties):
+            raise ValueError("penalties are non-negative ints")
+
+    @property
+    def knocker_deadwood(self) -> int:
+        return self.deadwood[self.knocker] or 0
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "knocker": self.knocker,
+            "winner": self.winner,
+            "penalties": list(self.penalties),
+            "deadwood": list(self.deadwood),
+            "knocker_melds": [meld.to_dict() for meld in self.knocker_melds],
+            "knocker_deadwood_cards": [str(card) for card in self.knocker_deadwood_cards],
+            "opponents": [reply.to_dict() for reply in self.opponents],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ShowdownResult:
+        return cls(
+            kind=data["kind"],
+            knocker=data["knocker"],
+            winner=data["winner"],
+            penalties=tuple(data["penalties"]),
+            deadwood=tuple(data["deadwood"]),
+            knocker_melds=tuple(Meld.from_dict(meld) for meld in data["knocker_melds"]),
+            knocker_deadwood_cards=coerce_cards(data["knocker_deadwood_cards"]),
+            opponents=tuple(OpponentReply.from_dict(reply) for reply in data["opponents"]),
+        )
+
+
+def score_penalties(
+    *,
+    knocker: int,
+    knocker_deadwood: int,
+    opponent_deadwood: Sequence[tuple[int, int]],
+    seats: int,
+    rules: RuleSet,
+) -> tuple[ShowdownKind, int, tuple[int, ...]]:
+    """R12 penalty scoring of a knock (not Gin): ``(kind, winner, penalties per seat)``.
+
+    ``opponent_deadwood``: ``(seat, D_i)`` in turn order from the knocker's left. Every
+    ``D_i > K``: each opponent is charged ``D_i - K``. Otherwise the undercutter ``u`` is the
+    first opponent (in that order) with the lowest ``D_i``; every other player ``j``, the
+    knocker included, is charged ``max(0, D_j - D_u)`` and the knocker also the undercut bonus.
+    """
+    penalties = [0] * seats
+    k = knocker_deadwood
+    lowest_seat, lowest = None, None
+    for seat, value in opponent_deadwood:
+        if lowest is None or value < lowest:
+            lowest_seat, lowest = seat, value
+    if lowest is None:
+        raise InvalidHandError("a showdown needs at least one opponent (R12)")
+    if lowest > k:
+        for seat, value in opponent_deadwood:
+            penalties[seat] = value - k
+        return "knock", knocker, tuple(penalties)
+    for seat, value in opponent_deadwood:
+        if seat != lowest_seat:
+            penalties[seat] = max(0, value - lowest)
+    penalties[knocker] = max(0, k - lowest) + rules.undercut_bonus
+    return "undercut", lowest_seat, tuple(penalties)
+
+
+def turn_order_from(knocker: int, in_hand: Sequence[bool]) -> tuple[int, ...]:
+    """R12: the other seats still in the hand, clockwise from the knocker's left."""
+    seats = len(in_hand)
+    return tuple(
+        seat for seat in ((knocker + step) % seats for step in range(1, seats)) if in_hand[seat]
+    )
+
+
+def _validate(knocker: int, hands: Sequence, seats: int) -> list[int | None]:
+    if len(hands) != seats:
+        raise InvalidHandError(f"one hand per seat: {seats} seats, got {len(hands)} hands")
+    if type(knocker) is not int or not 0 <= knocker < seats or hands[knocker] is None:
+        raise InvalidHandError(f"the knocker {knocker!r} is not a seat in the hand")
+    masks: list[int | None] = []
+    seen = 0
+    for seat, cards in enumerate(hands):
+        if cards is None:
+            masks.append(None)
+            continue
+        parsed = coerce_cards(cards)
+        mask = cards_to_mask(parsed)
+        if mask & seen:
+            raise DuplicateCardError(mask_to_cards(mask & seen)[0])
+        seen |= mask
+        if seat != knocker and len(parsed) != R12_HAND_SIZE:
+            raise InvalidHandError(
+                f"an opponent holds 7 cards (R12), seat {seat} has {len(parsed)}"
+            )
+        masks.append(mask)
+    return masks
+
+
+def settle_showdown(
+    *,
+    knocker: int,
+    hands: Sequence[str | Sequence[Card | str] | None],
+    rules: RuleSet,
+) -> ShowdownResult:
+    """Show, lay off and score an R12 hand that ``knocker`` goes out of.
+
+    ``hands``: one entry per seat (``rules.seats`` of them); None for a seat that is out of
+    the hand (forfeited, R12). The knocker's entry is the 7 cards shown after the knock card
+    is put down, or all 8 for Big Gin; each opponent's is its 7 cards.
+    """
+    seats = rules.seats
+    masks = _validate(knocker, hands, seats)
+    order = turn_order_from(knocker, [mask is not None for mask in masks])
+    if not order:
+        raise InvalidHandError("a showdown needs at least one opponent (R12)")
+    shown = masks[knocker]
+    count = shown.bit_count()
+    if count == R12_HAND_SIZE + 1:
+        melded = min_deadwood_mask(shown)
+        if melded:
+            raise InvalidHandError(
+                f"Big Gin needs all 8 cards melded (R12); these leave {melded} deadwood"
+            )
+        return _settle_gin(knocker, masks, order, "big_gin", rules.big_gin_bonus)
+    if count != R12_HAND_SIZE:
+        raise InvalidHandError(f"the knocker shows 7 cards (8 for Big Gin, R12), got {count}")
+    least = min_deadwood_mask(shown)
+    if least > rules.knock_limit:
+        raise KnockOverLimitError(deadwood=least, limit=rules.knock_limit)
+    if least == 0:
+        return _settle_gin(knocker, masks, order, "gin", rules.gin_bonus)
+    melds = choose_knocker_melds(knocker=knocker, masks=masks, order=order, rules=rules)
+    return _show(knocker, masks, order, melds, rules)
+
+
+def choose_knocker_melds(
+    *, knocker: int, masks: Sequence[int | None], order: Sequence[int], rules: RuleSet
+) -> tuple[int, ...]:
+    """R12 (R8 generalised): the knocker's melds, as sorted meld masks.
+
+    Every split within the knock limit is scored against each opponent's best reply (found
+    on its own: lay-offs never help another opponent). The best split maximises the sum of
+    the opponents' penalties minus the knocker's; ties go to the lower knocker deadwood, then
+    to the split whose melds, as the ascending tuple of their 52-bit masks, compare smallest.
+    """
+    replies: dict[tuple[int, tuple[int, ...]], int] = {}
+    best_key: tuple[int, int] | None = None
+    best_melds: tuple[int, ...] = ()
+    for melds, knocker_deadwood in _knocker_splits(masks[knocker], rules.knock_limit):
+        answers = []
+        for seat in order:
+            opponent = masks[seat]
+            groups = tuple(mask for mask, _, _ in _layoff_groups(melds, opponent))
+            reply = replies.get((opponent, groups))
+            if reply is None:
+                reply = replies[opponent, groups] = best_split(opponent, groups)[0]
+            answers.append((seat, reply))
+        _, _, penalties = score_penalties(
+            knocker=knocker,
+            knocker_deadwood=knocker_deadwood,
+            opponent_deadwood=answers,
+            seats=len(masks),
+            rules=rules,
+        )
+        gain = sum(penalties[seat] for seat in order) - penalties[knocker]
+        key = (gain, -knocker_deadwood)
+        canonical = tuple(sorted(melds))
+        if best_key is None or key > best_key or (key == best_key and canonical < best_melds):
+            best_key, best_melds = key, canonical
+    return best_melds
+
+
+def _opponent_reply(seat: int, opponent: int, ordered: tuple[int, ...]) -> OpponentReply:
+    """R12: one opponent's own melds and lay-offs onto ``ordered`` (the knocker's melds in
+    display order), chosen together for minimum deadwood (chains within this opponent)."""
+    layoff_groups = _layoff_groups(ordered, opponent)
+    deadwood, chosen = best_split(opponent, tuple(mask for mask, _, _ in layoff_groups))
+    own, layoffs, free = [], [], opponent
+    for group in chosen:
+        free ^= group
+        if group in _MELD_MASKS:
+            own.append(meld_from_mask(group))
+            continue
+        _, meld_index, chain = next(entry for entry in layoff_groups if entry[0] == group)
+        layoffs.extend(Layoff(FULL_DECK[bit.bit_length() - 1], meld_index) for bit in chain)
+    layoffs.sort(key=lambda layoff: layoff.meld_index)
+    return OpponentReply(
+        seat=seat,
+        deadwood=deadwood,
+        melds=sort_melds(own),
+        layoffs=tuple(layoffs),
+        deadwood_cards=mask_to_cards(free),
+    )
+
+
+def _show(
+    knocker: int,
+    masks: Sequence[int | None],
+    order: tuple[int, ...],
+    melds: tuple[int, ...],
+    rules: RuleSet,
+) -> ShowdownResult:
+    knocker_melds = sort_melds(meld_from_mask(meld) for meld in melds)
+    ordered = tuple(meld.mask for meld in knocker_melds)
+    free = masks[knocker]
+    for meld in ordered:
+        free ^= meld
+    knocker_deadwood = sum(CARD_VALUES[card.index] for card in mask_to_cards(free))
+    replies = tuple(_opponent_reply(seat, masks[seat], ordered) for seat in order)
+    kind, winner, penalties = score_penalties(
+        knocker=knocker,
+        knocker_deadwood=knocker_deadwood,
+        opponent_deadwood=[(reply.seat, reply.deadwood) for reply in replies],
+        seats=len(masks),
+        rules=rules,
+    )
+    return ShowdownResult(
+        kind=kind,
+        knocker=knocker,
+        winner=winner,
+        penalties=penalties,
+        deadwood=_deadwood_per_seat(len(masks), knocker, knocker_deadwood, replies),
+        knocker_melds=knocker_melds,
+        knocker_deadwood_cards=mask_to_cards(free),
+        opponents=replies,
+    )
+
+
+def _deadwood_per_seat(
+    seats: int, knocker: int, knocker_deadwood: int, replies: tuple[OpponentReply, ...]
+) -> tuple[int | None, ...]:
+    deadwood: list[int | None] = [None] * seats
+    deadwood[knocker] = knocker_deadwood
+    for reply in replies:
+        deadwood[reply.seat] = reply.deadwood
+    return tuple(deadwood)
+
+
+def _settle_gin(
+    knocker: int,
+    masks: Sequence[int | None],
+    order: tuple[int, ...],
+    kind: ShowdownKind,
+    bonus: int,
+) -> ShowdownResult:
+    """R12 Gin / Big Gin: each opponent is charged ``D_i + bonus``, no lay-offs."""
+    shown = arrangement_of_mask(masks[knocker])
+    replies = []
+    penalties = [0] * len(masks)
+    for seat in order:
+        arrangement = arrangement_of_mask(masks[seat])
+        penalties[seat] = arrangement.deadwood + bonus
+        replies.append(
+            OpponentReply(
+                seat=seat,
+                deadwood=arrangement.deadwood,
+                melds=arrangement.melds,
+                layoffs=(),
+                deadwood_cards=arrangement.deadwood_cards,
+            )
+        )
+    return ShowdownResult(
+        kind=kind,
+        knocker=knocker,
+        winner=knocker,
+        penalties=tuple(penalties),
+        deadwood=_deadwood_per_seat(len(masks), knocker, 0, tuple(replies)),
+        knocker_melds=shown.melds,
+        knocker_deadwood_cards=(),
+        opponents=tuple(replies),
+    )
