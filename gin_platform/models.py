@@ -16,7 +16,6 @@ from django.utils import timezone
 from gin_platform.encryption import EncryptedTextField
 from gin_platform.webhook_targets import validate_webhook_url
 
-
 SCREEN_NAME_MAX_LENGTH = 20
 
 
