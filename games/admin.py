@@ -42,6 +42,8 @@ class RoomAdmin(AuditedModelAdmin):
         "variant",
         "rules",
         "target",
+        "seats",
+        "prize_table",
         "stake",
         "stake_per_point_choices",
         "cashier_min",
@@ -94,8 +96,8 @@ class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):
         "variant",
         "status",
         "currency",
-        "points_0",
-        "points_1",
+        "seat_count",
+        "score",
         "winner_seat",
         "created_at",
         "finished_at",
@@ -110,6 +112,12 @@ class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):
     )
     inlines = (SeatInline,)
     csv_select_related = ("operator",)
+
+    @admin.display(description="score")
+    def score(self, match):
+        """Heads-up: each seat's hand points; three and four seats (R12): penalty totals."""
+        return " / ".join(str(points) for points in match.points)
+
     csv_columns = (
         ("id", lambda m: m.pk),
         ("operator", lambda m: m.operator.slug),
@@ -120,8 +128,9 @@ class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):
         ("stake", lambda m: money(m.stake, m.currency)),
         ("stake_per_point", lambda m: money(m.stake_per_point, m.currency)),
         ("fee_bps", lambda m: m.fee_bps),
-        ("points_0", lambda m: m.points_0),
-        ("points_1", lambda m: m.points_1),
+        ("seat_count", lambda m: m.seat_count),
+        # Heads-up: hand points; three and four seats (R12): penalty totals.
+        ("points", lambda m: "/".join(str(points) for points in m.points)),
         ("winner_seat", lambda m: "" if m.winner_seat is None else m.winner_seat),
         ("created_at", lambda m: moment(m.created_at)),
         ("finished_at", lambda m: moment(m.finished_at)),

@@ -10,6 +10,8 @@ this one order, so two services can never wait for each other (no deadlocks):
   ``waiting`` match and its seats.
 - Playing (actions, forfeits, turn timers) serialises on the Match row, then the Hand row;
   it never touches the Table row.
+- The waiting list locks one WaitingListEntry row alone (joining, leaving, expiring); it
+  seats players through ``seat_take``, in a transaction of its own.
 Wallet services take their own locks after ours; they never lock games rows.
 """
 
@@ -19,8 +21,9 @@ from collections.abc import Iterable
 
 from django.db.models import Exists, OuterRef
 
-from games.models import Hand, Match, Room, Seat, Table
+from games.models import Hand, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.models import Player
+from gin_platform.selectors import network_operator_id
 
 
 def lock_room(room_id: int) -> Room:
@@ -45,14 +48,18 @@ def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
     row locked, in ONE statement (the action path: the caller's seat and the locked match
     without a second round trip). Only the Match row is locked (FOR UPDATE OF), so the
     order above holds. Empty, and nothing locked, when the player has no seat there (or the
-    match is another operator's)."""
+    match is another operator's: neither the player's operator's nor the network's)."""
+    operators = [player.operator_id]
+    network_id = network_operator_id()  # cached: no statement on the action path
+    if network_id is not None:
+        operators.append(network_id)
     return list(
         Seat.objects.select_for_update(of=("match",))
         .select_related("match", "player")
         .filter(
             Exists(Seat.objects.filter(match_id=OuterRef("match_id"), player_id=player.pk)),
             match_id=match_id,
-            match__operator_id=player.operator_id,
+            match__operator_id__in=operators,
         )
         .order_by("pk")
     )
@@ -80,4 +87,22 @@ def lock_seats(seat_ids: Iterable[int]) -> list[Seat]:
         .select_related("player")
         .filter(pk__in=sorted(set(seat_ids)))
         .order_by("pk")
+    )
+
+
+def lock_waiting_entry(*, entry_id: int, status: str | None = None) -> WaitingListEntry | None:
+    """A waiting-list entry, locked (None when it is gone or, with ``status``, no longer in
+    that status). Alone: no other games row is locked with it."""
+    entries = WaitingListEntry.objects.select_for_update().filter(pk=entry_id)
+    if status is not None:
+        entries = entries.filter(status=status)
+    return entries.first()
+
+
+def lock_waiting_entry_of(*, player: Player, room: Room, status: str) -> WaitingListEntry | None:
+    """The player's entry in ``status`` for the room, locked (None when there is none)."""
+    return (
+        WaitingListEntry.objects.select_for_update()
+        .filter(player=player, room=room, status=status)
+        .first()
     )

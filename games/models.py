@@ -26,7 +26,13 @@ from django.utils import timezone
 from games import engine
 from gin_platform.models import Operator, Player
 
-SEAT_POSITIONS = (0, 1)
+HEADS_UP_POSITIONS = (0, 1)
+# R12: a table seats 2 (heads-up), 3 or 4 players; positions are 0..seats-1.
+SEAT_COUNTS = (2, 3, 4)
+MAX_SEATS = max(SEAT_COUNTS)
+SEAT_POSITIONS = tuple(range(MAX_SEATS))
+PRIZE_TABLES = tuple(engine.PRIZE_TABLES)  # R12: how a 3-4 player pot is shared
+WINNER_TAKES_ALL = "winner_takes_all"
 MAX_FEE_BPS = 10_000
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 600
 MATCH_PLAY_TARGETS = engine.MATCH_PLAY_TARGETS  # R10, from the engine
@@ -70,12 +76,23 @@ class Room(models.Model):
         default=30,
         validators=[MinValueValidator(MIN_TURN_SECONDS), MaxValueValidator(MAX_TURN_SECONDS)],
     )
+    # R12: the seat count (2 heads-up; 3 or 4 for First To Knock and Match Play only; also
+    # ``rules["seats"]``, so the engine deals 7 cards) and the prize table sharing the pot
+    # less the fee (winner takes all with 2 seats and in First To Knock). With 3-4 seats a
+    # Match Play ``target`` is the penalty target (R12 "points against", 100 by default).
+    seats = models.PositiveSmallIntegerField(default=2)
+    prize_table = models.CharField(max_length=20, default=WINNER_TAKES_ALL)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         indexes = [models.Index(fields=("operator", "created_at"))]
         constraints = [
+            models.CheckConstraint(
+                condition=Q(seats=2, prize_table=WINNER_TAKES_ALL)
+                | Q(seats__in=(3, 4), variant__in=("ftk", "match"), prize_table__in=PRIZE_TABLES),
+                name="room_seats_and_prize_table",
+            ),
             models.CheckConstraint(
                 condition=Q(fee_bps__gte=0, fee_bps__lte=MAX_FEE_BPS), name="room_fee_bps_range"
             ),
@@ -132,12 +149,19 @@ class HouseBot(models.Model):
     own ``engine.player_view`` only. It has no session token (it never calls the API) and it
     never sits at a real-money table (``services.seat_take`` refuses)."""
 
-    operator = models.OneToOneField(Operator, on_delete=models.PROTECT, related_name="+")
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
     player = models.OneToOneField(Player, on_delete=models.PROTECT, related_name="house_bot")
+    # R12: a 3-4 seat practice table may seat up to three bots; each is its own Player.
+    number = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("operator", "number"), name="house_bot_number_once")
+        ]
+
     def __str__(self) -> str:
-        return f"house bot of {self.operator_id}"
+        return f"house bot {self.number} of {self.operator_id}"
 
 
 class Table(models.Model):
@@ -203,6 +227,15 @@ class Match(models.Model):
     points_1 = models.PositiveIntegerField(default=0)
     hands_won_0 = models.PositiveIntegerField(default=0)
     hands_won_1 = models.PositiveIntegerField(default=0)
+    # R12 (docs/games.md "Three and four players"): the seat count and prize table copied
+    # from the room; with 3-4 seats the running score is ``seat_scores`` =
+    # {"penalty_totals": [..], "hands_won": [..]}, one entry per seat (the heads-up columns
+    # above stay 0), and ``forfeits`` lists the seats that forfeited, in order:
+    # [{"seat": 2, "reason": "timeout"}, ...] (a heads-up forfeit is ``forfeit_seat``).
+    seat_count = models.PositiveSmallIntegerField(default=2)
+    prize_table = models.CharField(max_length=20, default=WINNER_TAKES_ALL)
+    seat_scores = models.JSONField(default=dict, blank=True)
+    forfeits = models.JSONField(default=list, blank=True)
     winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_reason = models.CharField(
@@ -211,6 +244,9 @@ class Match(models.Model):
     # Practice: the house bot's position, fixed when the match starts (null: two players).
     # Kept on the row so a move knows whether the bot answers without another query.
     bot_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Every seat the house bots hold in a practice match (R12: up to three at a 4-seat
+    # table); ``bot_seat`` is the first of them.
+    bot_seats = models.JSONField(default=list, blank=True)
     # The result settlement reads (docs/games.md "Match result"); set when finished.
     result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -249,6 +285,9 @@ class Match(models.Model):
                 | Q(result__isnull=False, finished_at__isnull=False),
                 name="match_finished_has_result",
             ),
+            models.CheckConstraint(
+                condition=Q(seat_count__in=SEAT_COUNTS), name="match_seat_count_valid"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -260,12 +299,37 @@ class Match(models.Model):
         return f"match:{self.pk}"
 
     @property
-    def points(self) -> tuple[int, int]:
+    def is_multi(self) -> bool:
+        """R12: a three- or four-player game."""
+        return self.seat_count > 2
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        return tuple(range(self.seat_count))
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Heads-up: each seat's hand points; R12: each seat's penalty total."""
+        if self.is_multi:
+            return tuple(self.seat_scores.get("penalty_totals") or (0,) * self.seat_count)
         return (self.points_0, self.points_1)
 
     @property
-    def hands_won(self) -> tuple[int, int]:
+    def hands_won(self) -> tuple[int, ...]:
+        if self.is_multi:
+            return tuple(self.seat_scores.get("hands_won") or (0,) * self.seat_count)
         return (self.hands_won_0, self.hands_won_1)
+
+    @property
+    def forfeited_seats(self) -> tuple[int, ...]:
+        """R12: the seats that forfeited, in the order they left."""
+        return tuple(entry["seat"] for entry in self.forfeits)
+
+    @property
+    def house_bot_seats(self) -> tuple[int, ...]:
+        if self.bot_seats:
+            return tuple(self.bot_seats)
+        return () if self.bot_seat is None else (self.bot_seat,)
 
 
 class Seat(models.Model):
@@ -415,3 +479,48 @@ class HandEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.match_seq} of match #{self.match_id}"
+
+
+class WaitingListEntry(models.Model):
+    """A player waiting for an opponent in a room (docs/network.md "Lobby and waiting list"):
+    nothing is charged while waiting; when an opponent is there the player is seated through
+    ``seat_take`` (buy-in and all) and the entry points at the seat. An entry ends seated,
+    left (the player), expired (``expires_at`` passed) or refused (the seat was refused:
+    ``problem_type`` says why, e.g. insufficient funds)."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        SEATED = "seated"
+        LEFT = "left"
+        EXPIRED = "expired"
+        REFUSED = "refused"
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="waiting_list")
+    # Money Play: the stake per point and the cashier amount to sit with (minor units).
+    stake_per_point = models.BigIntegerField(null=True, blank=True)
+    cashier_amount = models.BigIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    seat = models.ForeignKey(
+        Seat, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    problem_type = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField()
+    # When a matching run took the entry to seat it (status ``seated``, no seat yet): an
+    # entry left like that by a run that died is repaired by ``waiting_list_expire``.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=("room", "status", "created_at"))]
+        constraints = [
+            models.UniqueConstraint(
+                fields=("player", "room"),
+                condition=Q(status="waiting"),
+                name="waiting_list_once_per_room",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} waiting in room {self.room_id} ({self.status})"

@@ -124,6 +124,64 @@ class BotNotAllowedProblem(Problem):
     )
 
 
+class NetworkNotJoinedProblem(Problem):
+    slug = "network-not-joined"
+    status = 403
+    title = "Your operator does not offer this network room"
+    description = (
+        "A network room's tables seat the players of the operators that are members of the "
+        "network and offer that room (docs/network.md); pick a room in your lobby."
+    )
+
+
+class NetworkTableOtherModeProblem(Problem):
+    slug = "network-table-other-mode"
+    status = 409
+    title = "This network table plays in the other mode"
+    description = (
+        "Live and test-mode (sandbox) players never sit at the same network table: the table "
+        "already seats players of the other mode. Pick another table (or join the room's "
+        "waiting list)."
+    )
+
+
+class ScreenNameRequiredProblem(Problem):
+    slug = "screen-name-required"
+    status = 409
+    title = "Choose a screen name first"
+    description = (
+        "At a network table the other players see only your screen name: choose one "
+        "(PUT /api/v1/me/screen-name), then sit down."
+    )
+
+
+class ScreenNameInvalidProblem(Problem):
+    slug = "screen-name-invalid"
+    status = 422
+    title = "The screen name is not allowed"
+    description = (
+        "3 to 20 characters: letters A-Z, digits, and '_' or '-' between them; not a reserved "
+        "word, not the player's external_ref or display name (docs/network.md)."
+    )
+
+
+class ScreenNameTakenProblem(Problem):
+    slug = "screen-name-taken"
+    status = 409
+    title = "The screen name is taken"
+    description = "Screen names are unique across the platform whatever the case; choose another."
+
+
+class ScreenNameLockedProblem(Problem):
+    slug = "screen-name-locked"
+    status = 409
+    title = "The screen name cannot change during a network game"
+    description = (
+        "While you hold a seat at a network table your opponent knows you by that name; "
+        "change it once the game is over (or after leaving before the start)."
+    )
+
+
 class HandInProgressProblem(Problem):
     slug = "hand-in-progress"
     status = 409

@@ -9,16 +9,32 @@ never returned by the API as such.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from games import engine
-from games.models import Hand, HandEvent, Match, Room, Seat, Table
+from games.models import (
+    Hand,
+    HandEvent,
+    Match,
+    NetworkRoomOptIn,
+    Room,
+    Seat,
+    Table,
+    WaitingListEntry,
+)
 from games.problems import HandInProgressProblem
 from gin_platform.models import Operator, Player
 from gin_platform.problems import NotFoundProblem
-from gin_platform.selectors import MAX_ID, as_id
+from gin_platform.selectors import (
+    MAX_ID,
+    as_id,
+    network_membership_get,
+    network_operator_id,
+)
 
 EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX = 100, 500
 
@@ -49,6 +65,98 @@ def table_get(*, operator: Operator, table_id: object) -> Table:
     return table
 
 
+# --- Network rooms (docs/network.md) -------------------------------------------------------
+def network_rooms_offered(*, operator: Operator) -> QuerySet[Room]:
+    """The network rooms ``operator`` offers its players: none unless it is a member of the
+    network now; every network room with ``all_rooms``, else those it opted into."""
+    network_id = network_operator_id()
+    membership = network_membership_get(operator=operator)
+    if network_id is None or membership is None or not membership.is_member:
+        return Room.objects.none()
+    rooms = Room.objects.filter(operator_id=network_id)
+    if not membership.all_rooms:
+        rooms = rooms.filter(
+            pk__in=NetworkRoomOptIn.objects.filter(operator=operator).values("room_id")
+        )
+    return rooms
+
+
+def network_room_list() -> QuerySet[Room]:
+    """Every network room (open and closed), with its table count, for the member
+    operators choosing which to offer (``GET /operators/me/network/rooms``)."""
+    network_id = network_operator_id()
+    if network_id is None:
+        return Room.objects.none()
+    return Room.objects.filter(operator_id=network_id).annotate(table_count=Count("tables"))
+
+
+def network_room_get(*, room_id: object) -> Room:
+    room = network_room_list().filter(pk=as_id(room_id)).first()
+    if room is None:
+        raise NotFoundProblem(f"No network room {room_id}")
+    return room
+
+
+def network_room_opt_in_ids(*, operator: Operator) -> set[int]:
+    """The network rooms the operator opted into one by one."""
+    return set(NetworkRoomOptIn.objects.filter(operator=operator).values_list("room_id", flat=True))
+
+
+def network_room_offered(*, operator: Operator, room: Room) -> bool:
+    """Whether ``room`` is a network room that ``operator`` offers its players now."""
+    return network_rooms_offered(operator=operator).filter(pk=room.pk).exists()
+
+
+def room_offered_to_player(*, player: Player, room: Room) -> bool:
+    """Whether the room is in the player's lobby: their operator's, or a network room their
+    operator offers."""
+    return room.operator_id == player.operator_id or network_room_offered(
+        operator=player.operator, room=room
+    )
+
+
+def _player_rooms(operator: Operator) -> Q:
+    """The rooms an operator's players may reach: its own and the network rooms it offers."""
+    return Q(operator=operator) | Q(pk__in=network_rooms_offered(operator=operator).values("pk"))
+
+
+def player_table_get(*, player: Player, table_id: object) -> Table:
+    """A table the player may sit at or leave: one of their operator's, or one in a network
+    room (the seating rules decide whether they may sit there, ``seat_take``). A network
+    table is found for a player who is seated at it even once the operator stopped offering
+    its room, so that they can still leave."""
+    table = (
+        Table.objects.select_related("room")
+        .filter(pk=as_id(table_id))
+        .filter(
+            Q(room__operator_id=player.operator_id)
+            | Q(room__operator_id=network_operator_id() or uuid.UUID(int=0))
+        )
+        .first()
+    )
+    if table is None:
+        raise NotFoundProblem(f"No table {table_id} for this operator")
+    return table
+
+
+def player_network_seated(*, player: Player) -> bool:
+    """Whether the player holds a seat at a network table now (waiting or playing)."""
+    network_id = network_operator_id()
+    return network_id is not None and (
+        Seat.objects.filter(
+            player=player, state__in=Seat.ACTIVE_STATES, match__operator_id=network_id
+        ).exists()
+    )
+
+
+def match_player_operator_ids(match: Match) -> set[uuid.UUID]:
+    """The operators of the players who took a seat in the match (also those who left it
+    before the start): each sees the match and gets its webhooks about its own players."""
+    return set(
+        Seat.objects.filter(match=match).values_list("player__operator_id", flat=True).distinct()
+    )
+
+
 def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
     """Active rooms with their open tables, each with its game (if any) and seated players."""
     seats = Seat.objects.filter(state__in=Seat.ACTIVE_STATES).select_related("player")
@@ -58,8 +166,14 @@ def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
     tables = Table.objects.filter(status=Table.Status.OPEN).prefetch_related(
         Prefetch("matches", queryset=open_matches, to_attr="open_matches")
     )
-    return Room.objects.filter(operator=operator, active=True).prefetch_related(
-        Prefetch("tables", queryset=tables, to_attr="open_tables")
+    waiting = Q(
+        waiting_list__status=WaitingListEntry.Status.WAITING,
+        waiting_list__expires_at__gt=timezone.now(),
+    )
+    return (
+        Room.objects.filter(_player_rooms(operator), active=True)
+        .annotate(players_waiting=Count("waiting_list", filter=waiting))
+        .prefetch_related(Prefetch("tables", queryset=tables, to_attr="open_tables"))
     )
 
 
@@ -68,6 +182,31 @@ def lobby_room_get(*, operator: Operator, room_id: object) -> Room:
     if room is None:
         raise NotFoundProblem(f"No open room {room_id}")
     return room
+
+
+# --- The waiting list (docs/network.md "Lobby and waiting list") -----------------------------
+def player_waiting_list(
+    *, player: Player, waiting_only: bool = False
+) -> QuerySet[WaitingListEntry]:
+    """The player's waiting-list entries, newest first (only those still waiting)."""
+    entries = WaitingListEntry.objects.select_related("room", "seat").filter(player=player)
+    if waiting_only:
+        entries = entries.filter(status=WaitingListEntry.Status.WAITING)
+    return entries.order_by("-created_at", "-pk")
+
+
+def room_has_waiting_players(*, room_id: int) -> bool:
+    return WaitingListEntry.objects.filter(
+        room_id=room_id, status=WaitingListEntry.Status.WAITING
+    ).exists()
+
+
+def player_waiting_entry(*, player: Player, room: Room) -> WaitingListEntry:
+    """The player's latest entry for the room (waiting or ended); 404 when none."""
+    entry = player_waiting_list(player=player).filter(room=room).first()
+    if entry is None:
+        raise NotFoundProblem(f"You have not joined the waiting list of room {room.pk}")
+    return entry
 
 
 def player_seats(*, player: Player) -> QuerySet[Seat]:
@@ -86,9 +225,10 @@ def _shown_seats() -> Prefetch:
 def match_list(
     *, operator: Operator, status: str | None = None, room_id: int | None = None
 ) -> QuerySet[Match]:
-    """The operator's matches, with their seats and hand counts (no cards)."""
+    """The operator's matches, with their seats and hand counts (no cards): the games of
+    its rooms, and the network games its players sat in (docs/network.md "Tenancy")."""
     matches = (
-        Match.objects.filter(operator=operator)
+        Match.objects.filter(_operator_matches(operator))
         .annotate(hands_played=Count("hands"))
         .prefetch_related(_shown_seats())
     )
@@ -97,6 +237,33 @@ def match_list(
     if room_id is not None:
         matches = matches.filter(room_id=room_id)
     return matches
+
+
+def _operator_matches(operator: Operator) -> Q:
+    """The matches an operator reads: its own rooms', and network matches where one of its
+    players took a seat."""
+    network_id = network_operator_id()
+    own = Q(operator=operator)
+    if network_id is None:
+        return own
+    sat = Seat.objects.filter(player__operator=operator, match__operator_id=network_id)
+    return own | Q(operator_id=network_id, pk__in=sat.values("match_id"))
+
+
+def watch_match_get(*, operator: Operator, match_id: object) -> Match:
+    """A match a player of ``operator`` may watch (R11): one the operator reads
+    (``match_get``), or a game in a network room the operator offers its players."""
+    offered = network_rooms_offered(operator=operator).values("pk")
+    match = (
+        Match.objects.filter(_operator_matches(operator) | Q(room_id__in=offered))
+        .annotate(hands_played=Count("hands"))
+        .prefetch_related(_shown_seats())
+        .filter(pk=as_id(match_id))
+        .first()
+    )
+    if match is None:
+        raise NotFoundProblem(f"No match {match_id} for this operator")
+    return match
 
 
 def match_get(*, operator: Operator, match_id: object) -> Match:
@@ -112,10 +279,21 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     match's players may see it; for anybody else it does not exist."""
     seats = list(
         Seat.objects.select_related("match", "player")
-        .filter(match_id=as_id(match_id), match__operator_id=player.operator_id)
+        .filter(match_id=as_id(match_id))
+        .filter(_player_match_operators(player))
         .order_by("pk")
     )
     return own_seat(seats, player=player, match_id=match_id)
+
+
+def _player_match_operators(player: Player) -> Q:
+    """The matches a player may reach as one of its players: their operator's and the
+    network's (the player must still hold a seat in it, ``own_seat``)."""
+    network_id = network_operator_id()
+    operators = Q(match__operator_id=player.operator_id)
+    if network_id is not None:
+        operators |= Q(match__operator_id=network_id)
+    return operators
 
 
 def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat:
@@ -164,6 +342,23 @@ def match_reload(match: Match) -> Match:
 
 
 # --- Events ---------------------------------------------------------------------------
+def hand_outcome(data: dict | None) -> engine.HandOutcome | engine.MultiHandOutcome | None:
+    """A stored hand outcome: heads-up, or R12 (it has ``penalties`` per seat)."""
+    if data is None:
+        return None
+    if "penalties" in data:
+        return engine.MultiHandOutcome.from_dict(data)
+    return engine.HandOutcome.from_dict(data)
+
+
+def match_result(data: dict) -> engine.MatchResult | engine.MultiMatchResult:
+    """A stored match result: heads-up (R10), or three and four players (R12: it has a
+    ``ranking``)."""
+    if "ranking" in data:
+        return engine.MultiMatchResult.from_dict(data)
+    return engine.MatchResult.from_dict(data)
+
+
 def engine_event(row: HandEvent) -> engine.Event:
     """The engine event stored on ``row`` (``services.play._engine_event_payload`` wrote
     it)."""
@@ -176,7 +371,7 @@ def engine_event(row: HandEvent) -> engine.Event:
         seat=row.seat,
         seq=row.state_seq,
         card=None if card is None else engine.parse_card(card),
-        outcome=None if outcome is None else engine.HandOutcome.from_dict(outcome),
+        outcome=hand_outcome(outcome),
         hands=None if hands is None else tuple(tuple(map(engine.parse_card, h)) for h in hands),
         seed=payload.get("seed"),
         stock_count=payload.get("stock_count"),
@@ -215,15 +410,41 @@ def hand_actions(hand: Hand) -> list[engine.Action]:
     return [engine.Action.from_dict(action) for action in recorded]
 
 
-def hand_replay(hand: Hand) -> engine.HandState:
+def hand_replay(hand: Hand) -> engine.AnyHandState:
     """Exact replay (docs/fairness.md): re-deal the hand from its server seed and apply its
-    recorded actions; the result equals the stored state."""
+    recorded actions; the result equals the stored state. R12: forfeits are replayed from
+    their recorded entries, and the seats that had forfeited before the deal are dealt
+    dead cards as they were."""
+    rules = engine.RuleSet.from_dict(hand.match.rules)
+    if not rules.is_multi:
+        return engine.replay(
+            seed=hand.server_seed, dealer=hand.dealer, rules=rules, actions=hand_actions(hand)
+        )
+    recorded = _recorded_actions(hand)
     return engine.replay(
         seed=hand.server_seed,
         dealer=hand.dealer,
-        rules=engine.RuleSet.from_dict(hand.match.rules),
-        actions=hand_actions(hand),
+        rules=rules,
+        actions=recorded,
+        out=out_at_deal(hand, recorded),
     )
+
+
+def _recorded_actions(hand: Hand) -> list[dict]:
+    return list(
+        HandEvent.objects.filter(hand=hand, action__isnull=False)
+        .order_by("seq")
+        .values_list("action", flat=True)
+    )
+
+
+def out_at_deal(hand: Hand, recorded: Sequence[dict] | None = None) -> list[int]:
+    """R12: the seats that had forfeited the match when ``hand`` was dealt (the hand's
+    ``out`` less the seats that forfeited during it)."""
+    if recorded is None:
+        recorded = _recorded_actions(hand)
+    left_here = {entry["seat"] for entry in recorded if entry.get("kind") == HandEvent.FORFEIT}
+    return [seat for seat in hand.state.get("out", []) if seat not in left_here]
 
 
 # --- Hand history and fairness -------------------------------------------------------------
@@ -259,14 +480,36 @@ def hand_events(hands: list[Hand]) -> dict[int, list[HandEvent]]:
     return grouped
 
 
+_DEALER_CARDS = 48  # a multiple of 3 and of 4
+
+
+def first_dealer_for(seed: str, seats: int) -> int:
+    """R3 heads-up: ``engine.first_dealer``. R12: chosen by the first hand's shuffle too:
+    the first card of the shuffled deck among the 48 lowest card indexes (48 is a multiple
+    of 3 and of 4, so every seat is equally likely), its index modulo the seat count."""
+    if seats == 2:
+        return engine.first_dealer(seed)
+    card = next(card for card in engine.shuffled_deck(seed) if card.index < _DEALER_CARDS)
+    return card.index % seats
+
+
 def expected_dealer(hand: Hand) -> int:
-    """R3: the first dealer comes from the first hand's seed; afterwards the deal alternates,
-    and a void hand is redealt by the same dealer."""
+    """R3: the first dealer comes from the first hand's seed; afterwards the deal alternates
+    (R12: rotates clockwise among the seats still in), and a void hand is redealt by the
+    same dealer."""
+    rules = engine.RuleSet.from_dict(hand.state["rules"])
     if hand.number == 1:
-        return engine.first_dealer(hand.server_seed)
+        return first_dealer_for(hand.server_seed, rules.seats)
     previous = Hand.objects.filter(match_id=hand.match_id, number=hand.number - 1).first()
     if previous is None:  # pragma: no cover - hands are numbered from 1 without gaps
         return hand.dealer
+    if rules.is_multi:
+        return engine.next_multi_dealer(
+            previous.dealer,
+            hand_outcome(previous.outcome),
+            seats=rules.seats,
+            out=out_at_deal(hand),
+        )
     return engine.next_dealer(previous.dealer, engine.HandOutcome.from_dict(previous.outcome))
 
 
@@ -283,6 +526,14 @@ def match_for_push(*, match_id: int) -> Match | None:
 def match_bot_seat(*, match_id: int) -> int | None:
     """The house bot's seat in the match, if it plays in it (its presence is constant)."""
     return Match.objects.filter(pk=match_id).values_list("bot_seat", flat=True).first()
+
+
+def match_presence_facts(*, match_id: int) -> tuple[int, tuple[int, ...]]:
+    """The match's seat count (R12) and the seats its house bots hold (always here)."""
+    match = Match.objects.filter(pk=match_id).only("seat_count", "bot_seat", "bot_seats").first()
+    if match is None:
+        return 2, ()
+    return match.seat_count, match.house_bot_seats
 
 
 def match_seq(*, match_id: int) -> int | None:

@@ -5,6 +5,10 @@ one service call (``games.services.house_bot.bot_play``, ``games.services.timers
   Idempotent through ``expected_seq``: a stale or redelivered message does nothing.
 - ``expire_turns``: beat job (``CELERY_BEAT_SCHEDULE["expire-turns"]``, every 5 s): turns
   past their deadline forfeit (R10).
+- ``waiting_list_match``: seat a room's waiting players who have an opponent now, queued on
+  commit after a join or a lone seat (``games.services.waiting_list``). Idempotent: each
+  entry is claimed once; a run that finds nobody to seat does nothing.
+- ``expire_waiting_list``: beat job (every 30 s): waiting-list entries whose time is up end.
 """
 
 from celery import shared_task
@@ -31,3 +35,20 @@ def bot_move(match_id: int, expected_seq: int) -> bool:
 @shared_task(ignore_result=True, acks_late=False)
 def expire_turns() -> int:
     return len(services.turn_timers_expire().forfeited)
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=1,
+    max_retries=5,
+    ignore_result=True,
+)
+def waiting_list_match(room_id: int) -> int:
+    return services.waiting_list_match(room_id=room_id)
+
+
+@shared_task(ignore_result=True, acks_late=False)
+def expire_waiting_list() -> int:
+    return services.waiting_list_expire()

@@ -6,7 +6,7 @@ wait for each other:
 
     Operator  ->  OperatorApiKey / OperatorSigningSecret
     Player    ->  PlayerSession
-    IdempotencyRecord, WebhookDelivery: alone
+    IdempotencyRecord, WebhookDelivery, Network: alone
 
 (API key changes lock the operator row first, then the key: ``services.api_key_revoke``,
 ``api_key_rotate``.)
@@ -20,6 +20,7 @@ from django.db import models
 
 from gin_platform.models import (
     IdempotencyRecord,
+    Network,
     Operator,
     OperatorApiKey,
     OperatorSigningSecret,
@@ -70,3 +71,8 @@ def lock_idempotency_record(record_id: object) -> IdempotencyRecord | None:
 
 def lock_webhook_delivery(delivery_id: object) -> WebhookDelivery:
     return lock_row(WebhookDelivery, delivery_id)
+
+
+def lock_network(network_id: object) -> Network:
+    """The network's row (docs/network.md): its settings change one at a time."""
+    return lock_row(Network, network_id)

@@ -6,15 +6,20 @@ caller cannot even learn that it exists.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 
+from django.core.cache import cache
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from gin_platform.cors import canonical_origin, is_platform_origin, registered_operator_ids
 from gin_platform.models import (
     AuditEvent,
+    Network,
+    NetworkMembership,
     Operator,
     OperatorApiKey,
     OperatorOrigin,
@@ -79,6 +84,89 @@ def player_session_get(*, operator: Operator, player: Player, session_id: object
     if session is None:
         raise NotFoundProblem(f"No session {session_id} for this player")
     return session
+
+
+# --- The network (docs/network.md) -------------------------------------------------------
+def network_get() -> Network | None:
+    """The platform's network, or None before staff created it (one row at most)."""
+    return Network.objects.select_related("operator").first()
+
+
+NETWORK_CACHE_KEY = "platform:network:v1"
+NETWORK_CACHE_SECONDS = 300
+
+
+# The facts as this process last read them, and when (time.monotonic): every seat of every
+# view asks, so the shared cache is asked at most every NETWORK_LOCAL_SECONDS.
+NETWORK_LOCAL_SECONDS = 2.0
+_local_network_facts: tuple[float, tuple[str, bool]] | None = None
+
+
+def _network_facts() -> tuple[str, bool]:
+    """(the network operator's id or "", reveal_operators), from this process's memory
+    (at most NETWORK_LOCAL_SECONDS old) or the cache: every player view asks, and a move's
+    path reads nothing it need not (docs/games.md "Speed"). ``services.network_create`` /
+    ``network_update`` forget it (``network_cache_forget``)."""
+    global _local_network_facts
+    now = time.monotonic()
+    local = _local_network_facts
+    if local is not None and now - local[0] < NETWORK_LOCAL_SECONDS:
+        return local[1]
+    facts = _shared_network_facts()
+    _local_network_facts = (now, facts)
+    return facts
+
+
+def _shared_network_facts() -> tuple[str, bool]:
+    try:
+        facts = cache.get(NETWORK_CACHE_KEY)
+    except Exception:  # a cache that does not answer: read the row
+        facts = None
+    if facts is None:
+        row = Network.objects.values_list("operator_id", "reveal_operators").first()
+        facts = (str(row[0]), bool(row[1])) if row is not None else ("", False)
+        with suppress(Exception):
+            cache.set(NETWORK_CACHE_KEY, facts, NETWORK_CACHE_SECONDS)
+    return facts[0], facts[1]
+
+
+def network_cache_forget() -> None:
+    """Forget the network's facts: here at once, in other processes within
+    NETWORK_LOCAL_SECONDS."""
+    global _local_network_facts
+    _local_network_facts = None
+    with suppress(Exception):
+        cache.delete(NETWORK_CACHE_KEY)
+
+
+def network_operator_id() -> uuid.UUID | None:
+    """The id of the operator that owns the network rooms, or None without a network."""
+    operator_id, _ = _network_facts()
+    return uuid.UUID(operator_id) if operator_id else None
+
+
+def network_reveals_operators() -> bool:
+    """Whether players at network tables see their opponents' operator names."""
+    return _network_facts()[1]
+
+
+def is_network_operator(operator_id: object) -> bool:
+    """Whether ``operator_id`` is the network's operator: its rooms, tables and matches are
+    network ones, shared by the member operators' players."""
+    network_id = network_operator_id()
+    return network_id is not None and _as_uuid(operator_id) == network_id
+
+
+def network_membership_get(*, operator: Operator) -> NetworkMembership | None:
+    """The operator's membership row (also once it left: ``left_at`` set), or None."""
+    return NetworkMembership.objects.filter(operator=operator).first()
+
+
+def network_member_operator_ids() -> set[uuid.UUID]:
+    """The operators that are members of the network now (joined and not left)."""
+    return set(
+        NetworkMembership.objects.filter(left_at__isnull=True).values_list("operator_id", flat=True)
+    )
 
 
 MAX_ID = 2**63 - 1  # BIGINT primary keys

@@ -22,6 +22,7 @@ from gin_platform.cors import OriginError, forget_origin, normalize_origin
 from gin_platform.idempotency import idempotency_records_prune
 from gin_platform.locks import (
     lock_api_key,
+    lock_network,
     lock_operator,
     lock_operator_row,
     lock_player,
@@ -31,6 +32,8 @@ from gin_platform.locks import (
 from gin_platform.models import (
     AuditEvent,
     LaunchToken,
+    Network,
+    NetworkMembership,
     Operator,
     OperatorApiKey,
     OperatorOrigin,
@@ -44,11 +47,13 @@ from gin_platform.principals import Actor, PlayerPrincipal
 from gin_platform.problems import (
     LaunchTokenInvalidProblem,
     LiveModeForbiddenProblem,
+    NotFoundProblem,
     OriginNotAllowedProblem,
     Problem,
     SocketTicketInvalidProblem,
+    ValidationProblem,
 )
-from gin_platform.selectors import origin_allowed
+from gin_platform.selectors import network_cache_forget, network_get, origin_allowed
 from gin_platform.tokens import (
     LAUNCH_TOKEN_PREFIX,
     SOCKET_TICKET_PREFIX,
@@ -159,6 +164,138 @@ def operator_create(
         data={"slug": slug, "base_currency": operator.base_currency},
     )
     return operator
+
+
+# --- The network (docs/network.md "Rooms, membership and screen names") ---------------------
+class NetworkExistsProblem(Problem):
+    slug = "network-exists"
+    status = 409
+    title = "The network already exists"
+    description = "The platform has one network; change its settings instead."
+
+
+def _fee_share_bps(value: object) -> int:
+    if type(value) is not int or not 0 <= value <= 10_000:
+        raise ValidationProblem(
+            "One or more fields are invalid",
+            errors={"fee_share_bps": ["a whole number of basis points from 0 to 10000"]},
+        )
+    return value
+
+
+@transaction.atomic
+def network_create(
+    *,
+    name: str = "Gin Network",
+    slug: str = "network",
+    base_currency: str = "EUR",
+    fee_share_bps: int = 2000,
+    reveal_operators: bool = False,
+    actor: Actor,
+) -> Network:
+    """The platform's network and the operator row that owns its rooms (staff, once). No
+    API key is ever issued to that operator: nobody calls the API as the network."""
+    if Network.objects.exists():
+        raise NetworkExistsProblem("the platform already has its network")
+    operator = operator_create(name=name, slug=slug, base_currency=base_currency, actor=actor)
+    try:
+        with transaction.atomic():
+            network = Network.objects.create(
+                operator=operator,
+                fee_share_bps=_fee_share_bps(fee_share_bps),
+                reveal_operators=bool(reveal_operators),
+            )
+    except IntegrityError as exc:  # a concurrent creation won (network_single_row)
+        raise NetworkExistsProblem("the platform already has its network") from exc
+    network_cache_forget()
+    transaction.on_commit(network_cache_forget)
+    audit_record(
+        actor=actor,
+        action="network.created",
+        obj=network,
+        operator=operator,
+        data={"fee_share_bps": network.fee_share_bps, "reveal_operators": reveal_operators},
+    )
+    return network
+
+
+@transaction.atomic
+def network_update(
+    *,
+    actor: Actor,
+    fee_share_bps: int | None = None,
+    reveal_operators: bool | None = None,
+) -> Network:
+    """Staff change the network's fee share or whether opponents' operators are shown."""
+    network = network_get()
+    if network is None:
+        raise NotFoundProblem("The platform has no network")
+    locked = lock_network(network.pk)
+    audit_changes(
+        obj=locked,
+        values={
+            "fee_share_bps": None if fee_share_bps is None else _fee_share_bps(fee_share_bps),
+            "reveal_operators": reveal_operators,
+        },
+        actor=actor,
+        action="network.updated",
+        operator=locked.operator,
+    )
+    network_cache_forget()
+    transaction.on_commit(network_cache_forget)
+    return locked
+
+
+@transaction.atomic
+def network_membership_update(
+    *, operator: Operator, member: bool, all_rooms: bool | None = None, actor: Actor
+) -> NetworkMembership:
+    """An operator joins the network (``member``; again after leaving), leaves it, or
+    chooses whether it offers every network room (``all_rooms``) or those it opts into one
+    by one. Leaving takes nobody off a table: seated players play on (or leave), nobody of
+    the operator sits down at a network table again until it rejoins."""
+    network = network_get()
+    if network is None:
+        raise NotFoundProblem("The platform has no network")
+    if network.operator_id == operator.pk:
+        raise ValidationProblem(
+            "One or more fields are invalid",
+            errors={"member": ["the network's own operator is not a member"]},
+        )
+    lock_operator_row(operator.pk)
+    membership = NetworkMembership.objects.filter(operator=operator).first()
+    now = timezone.now()
+    if membership is None:
+        if not member:
+            raise NotFoundProblem("This operator is not a member of the network")
+        membership = NetworkMembership.objects.create(
+            operator=operator, all_rooms=bool(all_rooms), joined_at=now
+        )
+        audit_record(
+            actor=actor,
+            action="network.joined",
+            obj=membership,
+            operator=operator,
+            data={"all_rooms": membership.all_rooms},
+        )
+        return membership
+    if member and not membership.is_member:
+        membership.left_at = None
+        membership.joined_at = now
+        membership.save(update_fields=["left_at", "joined_at"])
+        audit_record(actor=actor, action="network.joined", obj=membership, operator=operator)
+    elif not member and membership.is_member:
+        membership.left_at = now
+        membership.save(update_fields=["left_at"])
+        audit_record(actor=actor, action="network.left", obj=membership, operator=operator)
+    audit_changes(
+        obj=membership,
+        values={"all_rooms": all_rooms},
+        actor=actor,
+        action="network.membership_updated",
+        operator=operator,
+    )
+    return membership
 
 
 API_KEY_NAME_MAX_LENGTH = 100

@@ -162,6 +162,8 @@ else:
 
 # Sockets (docs/realtime.md): the heartbeat, and the limits that keep one client from
 # holding the others up.
+# How long a player stays on a room's waiting list without an opponent (docs/network.md).
+WAITING_LIST_SECONDS = 600
 REALTIME_HEARTBEAT_SECONDS = int(ENV.get("REALTIME_HEARTBEAT_SECONDS", "20"))
 REALTIME_MAX_SOCKETS_PER_PLAYER = int(ENV.get("REALTIME_MAX_SOCKETS_PER_PLAYER", "5"))
 # As many as the REST API allows a player (1,200 a minute).
@@ -235,6 +237,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
     # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
+    # The lobby's waiting list (docs/network.md): end the entries whose time is up.
+    "expire-waiting-list": {
+        "task": "games.tasks.expire_waiting_list",
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
     # Forget Idempotency-Keys older than IDEMPOTENCY_RETENTION_SECONDS; delete socket
     # tickets used or expired and launch tokens expired.
     "prune-expired-records": {

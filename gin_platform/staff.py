@@ -62,6 +62,8 @@ ROLES: dict[str, tuple[str, ...]] = {
         "wallet.approve_reversal",
         "wallet.propose_adjustment",
         "wallet.approve_adjustment",
+        "wallet.propose_net_settlement",
+        "wallet.approve_net_settlement",
     ),
     RISK: (
         "platform.view_operator",
@@ -99,7 +101,7 @@ def roles_sync(apps: Any) -> None:
             permissions = permission_model.objects.filter(content_type__app_label__in=ADMIN_APPS)
         else:
             # A permission a later migration introduces does not exist yet when an earlier
-            # migration syncs the roles: that migration grants it.
+            # migration syncs the roles: that migration grants it (wallet 0006, say).
             wanted = Q()
             for name in names:
                 app_label, codename = name.split(".")

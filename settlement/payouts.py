@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.engine import MoneyPlayResult
+from games.engine import MoneyPlayResult, Ranking, split_pot
 
 BPS = 10_000
 
@@ -32,6 +32,10 @@ CAP_ADJUSTMENT = "cap_adjustment"
 # The winner's line that hands the fee over. The house side of it is the wallet's own
 # ``fee`` entry (escrow -> house fee account), so the player's line has its own name.
 FEE_DEDUCTION = "fee_deduction"
+# R12 (three and four players): a place's share of the pot less the fee, by the room's
+# prize table. Each player's stake goes into the pot (``pot``, negative) and comes back as
+# ``stake``, so per player the lines add up to the prize.
+PRIZE = "prize"
 MONEY_PLAY_SCORE_COMPONENTS = (
     ("hand_points", POINTS),
     ("line_bonus", LINE_BONUS),
@@ -96,6 +100,47 @@ def pot_payout(*, stakes: Sequence[int], winner: int, fee_bps: int) -> Payout:
         "fee": fee,
         "winner": winner,
         "payouts": [pot - fee if seat == winner else 0 for seat in (0, 1)],
+    }
+    return Payout(lines=_nonzero(lines), fee=fee, statement=statement)
+
+
+def prize_table_payout(
+    *,
+    stakes: Sequence[int],
+    ranking: Ranking,
+    prize_table: str,
+    fee_bps: int,
+    payouts: Sequence[int] | None = None,
+) -> Payout:
+    """First To Knock and Match Play with 3-4 players (R12): the pot (every stake) less the
+    fee (R10, rounded down) is shared by the room's prize table in the ranking's order,
+    with the engine's rounding (``split_pot``: a division's remainder goes to the
+    better-placed player, then by seat order). Per player: ``stake`` (released from the
+    escrow), ``pot`` (the same stake put into the pot, negative) and ``prize`` (that place's
+    share, when it has one). ``payouts``: the split the match result recorded; it must be
+    this very split."""
+    if len(stakes) not in (3, 4) or min(stakes) < 0 or len(stakes) != ranking.seats:
+        raise ValueError("a prize-table payout needs one stake per seat of a 3-4 seat table")
+    pot = sum(stakes)
+    fee = fee_for(pot, fee_bps)
+    shares = split_pot(pot - fee, ranking, prize_table)
+    if payouts is not None and tuple(payouts) != shares:
+        raise ValueError("the recorded payouts are not the prize table's split (R12)")
+    lines = []
+    for seat, stake in enumerate(stakes):
+        lines += [
+            PayoutLine(seat, STAKE, stake),
+            PayoutLine(seat, POT, -stake),
+            PayoutLine(seat, PRIZE, shares[seat]),
+        ]
+    statement = {
+        "pot": pot,
+        "stakes": list(stakes),
+        "fee_bps": fee_bps,
+        "fee": fee,
+        "prize_table": prize_table,
+        "ranking": ranking.to_list(),
+        "payouts": list(shares),
     }
     return Payout(lines=_nonzero(lines), fee=fee, statement=statement)
 

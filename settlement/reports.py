@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from games.engine import MatchResult
+from games.engine import MatchResult, MultiMatchResult
+from games.selectors import match_result
 from gin_platform.admin_csv import safe_cell  # the same formula-injection rule as the admin's CSV
 from gin_platform.models import Operator, Player
 from gin_platform.money import to_decimal_string, to_minor
@@ -189,7 +190,7 @@ def daily_report(
         operator_of[slug] = settlement.operator_id
         key = (day, slug, settlement.currency)
         row = totals.setdefault(key, TotalsRow(*key, mode=settlement.operator.mode))
-        result = MatchResult.from_dict(settlement.match.result)
+        result = match_result(settlement.match.result)  # heads-up, or R12
         row.games += 1
         row.player_games += len(result.seats)
         row.turnover += settlement.escrow_total
@@ -246,9 +247,9 @@ def _add_corrections(
         row.adjustments += adjustments
 
 
-def _bonus_points(result: MatchResult) -> int:
+def _bonus_points(result: MatchResult | MultiMatchResult) -> int:
     """Line, target and zero-point bonus points awarded (Money Play; 0 otherwise)."""
-    scores = result.money_play
+    scores = getattr(result, "money_play", None)  # R12 results have none
     if scores is None:
         return 0
     return sum(scores.line_bonus) + sum(scores.target_bonus) + sum(scores.zero_point_bonus)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import QuerySet, Sum
+from django.db.models import Q, QuerySet, Sum
 
+from gin_platform import selectors as platform_selectors
 from gin_platform.models import Operator, Player
 from gin_platform.money import CurrencyError, normalize_currency, to_minor
 from gin_platform.problems import NotFoundProblem, ValidationProblem
@@ -26,6 +27,39 @@ def report_currency(value: str | None) -> str | None:
         ) from exc
 
 
+def network_operator_names(operator_ids) -> dict[str, str] | None:
+    """Operator names by id when the network reveals them to other operators' players and
+    operators (``Network.reveal_operators``), else None (docs/network.md)."""
+    network = platform_selectors.network_get()
+    if network is None or not network.reveal_operators:
+        return None
+    return {
+        str(pk): name
+        for pk, name in Operator.objects.filter(pk__in=list(operator_ids)).values_list("pk", "name")
+    }
+
+
+def network_member_operators() -> list[Operator]:
+    """Every operator with a network position (a member now or before), the network's own
+    operator left out, by slug."""
+    network_id = platform_selectors.network_operator_id()
+    with_positions = Account.objects.filter(kind=Account.Kind.NETWORK_POSITION).values(
+        "operator_id"
+    )
+    return list(
+        Operator.objects.filter(pk__in=with_positions).exclude(pk=network_id).order_by("slug")
+    )
+
+
+def _visible_to(operator: Operator) -> Q:
+    """The operator's own settlements, and the network games one of its players sat in."""
+    network_id = platform_selectors.network_operator_id()
+    own = Q(operator=operator)
+    if network_id is None:
+        return own
+    return own | Q(operator_id=network_id, match__seats__player__operator=operator)
+
+
 def settlement_list(
     *,
     operator: Operator,
@@ -33,7 +67,9 @@ def settlement_list(
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> QuerySet[Settlement]:
-    settlements = Settlement.objects.filter(operator=operator)
+    settlements = Settlement.objects.filter(
+        pk__in=Settlement.objects.filter(_visible_to(operator)).values("pk")
+    )
     if currency := report_currency(currency):
         settlements = settlements.filter(currency=currency)
     if start:
@@ -44,7 +80,11 @@ def settlement_list(
 
 
 def settlement_get_for_operator(*, operator: Operator, match_id: object) -> Settlement:
-    settlement = Settlement.objects.filter(operator=operator, match_id=as_id(match_id)).first()
+    settlement = (
+        Settlement.objects.filter(_visible_to(operator), match_id=as_id(match_id))
+        .distinct()
+        .first()
+    )
     if settlement is None:
         raise NotFoundProblem(f"No settlement for game {match_id}")
     return settlement
@@ -53,9 +93,7 @@ def settlement_get_for_operator(*, operator: Operator, match_id: object) -> Sett
 def settlement_get_for_player(*, player: Player, match_id: object) -> Settlement:
     """A player reads the statement of a game they played, and no other."""
     settlement = (
-        Settlement.objects.filter(
-            operator=player.operator, match_id=as_id(match_id), match__seats__player=player
-        )
+        Settlement.objects.filter(match_id=as_id(match_id), match__seats__player=player)
         .distinct()
         .first()
     )

@@ -20,20 +20,22 @@ from typing import Any
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from games import selectors as game_selectors
 from games import services as game_services
-from games.engine import MatchResult
+from games.engine import MatchResult, MultiMatchResult
 from games.locks import lock_match
 from games.models import Match
+from gin_platform import selectors as platform_selectors
 from gin_platform.events import event_recorded
-from gin_platform.models import Player
+from gin_platform.models import Operator, Player
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ServerErrorProblem
 from gin_platform.webhooks import webhook_enqueue
 from settlement import selectors
 from settlement.models import ReconciliationRun, Settlement
-from settlement.payouts import Payout, money_play_payout, pot_payout
+from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
 from settlement.problems import GameNotFinishedProblem
-from settlement.statements import build_statement
+from settlement.statements import build_statement, statement_for_operator
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 
@@ -45,9 +47,17 @@ def settlement_reference(match_id: int) -> str:
     return f"settlement:match:{match_id}"
 
 
-def payout_for(result: MatchResult) -> Payout:
-    """R10: which rule splits this game's escrow."""
-    amounts = [seat.amount for seat in result.seats_by_position]
+def payout_for(result: MatchResult | MultiMatchResult) -> Payout:
+    """R10 (R12 with three and four players): which rule splits this game's escrow."""
+    amounts = [seat.amount for seat in sorted(result.seats, key=lambda seat: seat.position)]
+    if isinstance(result, MultiMatchResult):
+        return prize_table_payout(
+            stakes=amounts,
+            ranking=result.ranking,
+            prize_table=result.prize_table,
+            fee_bps=result.fee_bps,
+            payouts=result.payouts,
+        )
     if result.money_play is not None:
         return money_play_payout(
             cashier=amounts,
@@ -77,24 +87,28 @@ def _failure_recorded(settle: Callable[..., Settlement]) -> Callable[..., Settle
 
 @transaction.atomic
 def settlement_failure_record(*, match_id: int, error: BaseException) -> None:
-    """Tell the operator a finished game could not be settled (``settlement.failed``)."""
+    """Tell the operator a finished game could not be settled (``settlement.failed``): for
+    a network game, each operator whose players sat in it (docs/network.md)."""
     match = lock_match(match_id)
-    if match.status != Match.Status.FINISHED or event_recorded(
-        operator=match.operator, event_type="settlement.failed", match_id=match.pk
+    if match.status != Match.Status.FINISHED:
+        return
+    readers = (
+        Operator.objects.filter(pk__in=game_selectors.match_player_operator_ids(match))
+        if platform_selectors.is_network_operator(match.operator_id)
+        else [match.operator]
+    )
+    if any(
+        event_recorded(operator=reader, event_type="settlement.failed", match_id=match.pk)
+        for reader in readers
     ):
         return
     problem = error if isinstance(error, Problem) else ServerErrorProblem()
-    webhook_enqueue(
-        operator=match.operator,
-        event_type="settlement.failed",
-        data={
-            "match_id": match.pk,
-            "problem": {
-                "type": problem.type_uri(),
-                "title": problem.title,
-                "detail": problem.detail,
-            },
-        },
+    payload = {
+        "match_id": match.pk,
+        "problem": {"type": problem.type_uri(), "title": problem.title, "detail": problem.detail},
+    }
+    game_services.match_event_enqueue(
+        match=match, event_type="settlement.failed", data=lambda _operator_id: payload
     )
 
 
@@ -106,8 +120,8 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         return Settlement.objects.get(match=match)
     if match.status != Match.Status.FINISHED:
         raise GameNotFinishedProblem(f"match {match_id} is {match.status}")
-    result = MatchResult.from_dict(match.result)
-    seats = result.seats_by_position
+    result = game_selectors.match_result(match.result)  # heads-up, or R12
+    seats = tuple(sorted(result.seats, key=lambda seat: seat.position))
     players = {str(p.pk): p for p in Player.objects.filter(pk__in=[s.player_id for s in seats])}
     payout = payout_for(result)
     ledger_transaction = wallet_services.escrow_settle(
@@ -129,11 +143,13 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
     # Seamless mode: what the payout put in the players' platform wallets goes back to the
     # operator's wallet; the credits are written here and sent after the commit.
     wallet_services.seamless_credits_record(ledger_transaction=ledger_transaction, actor=actor)
+    network = platform_selectors.is_network_operator(match.operator_id)
     statement = build_statement(
         result=result,
         payout=payout,
         ledger_transaction=ledger_transaction,
         players_by_id=players,
+        network=network,
     )
     settlement = Settlement.objects.create(
         match=match,
@@ -147,22 +163,48 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         statement=statement,
     )
     game_services.match_mark_settled(match=match, actor=actor)
-    webhook_enqueue(
-        operator=match.operator,
-        event_type="game.settled",
-        data={"match_id": match.pk, "statement": statement},
-    )
+    if network:
+        _network_settled_notify(match=match, statement=statement)
+    else:
+        webhook_enqueue(
+            operator=match.operator,
+            event_type="game.settled",
+            data={"match_id": match.pk, "statement": statement},
+        )
     return settlement
+
+
+def _network_settled_notify(*, match: Match, statement: dict[str, Any]) -> None:
+    """A network game's ``game.settled`` goes to each operator whose players sat in it,
+    with the statement masked for that operator (docs/network.md)."""
+    operator_ids = game_selectors.match_player_operator_ids(match)
+    names = selectors.network_operator_names(operator_ids)
+    for operator in Operator.objects.filter(pk__in=operator_ids).order_by("pk"):
+        webhook_enqueue(
+            operator=operator,
+            event_type="game.settled",
+            data={
+                "match_id": match.pk,
+                "statement": statement_for_operator(
+                    statement, operator_id=operator.pk, operator_names=names
+                ),
+            },
+        )
 
 
 @transaction.atomic
 def game_finished_notify(*, match_id: int) -> None:
     """Tell the operator a game has a result (``game.finished``), before it is paid."""
     match = Match.objects.select_related("operator").get(pk=match_id)
-    webhook_enqueue(
-        operator=match.operator,
+    # A network game's result goes to each operator whose players sat in it, the other
+    # operators' players by screen name only (docs/network.md "Tenancy").
+    game_services.match_event_enqueue(
+        match=match,
         event_type="game.finished",
-        data={"match_id": match.pk, "result": match.result},
+        data=lambda operator_id: {
+            "match_id": match.pk,
+            "result": game_services.result_for_operator(match=match, operator_id=operator_id),
+        },
     )
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from settlement.api import views
+from settlement.api import network_views, views
 
 urlpatterns = [
     path("settlements", views.SettlementListView.as_view(), name="settlement-list"),
@@ -12,6 +12,16 @@ urlpatterns = [
         name="settlement-detail",
     ),
     path("reports/daily", views.OperatorReportView.as_view(), name="report-daily"),
+    path(
+        "network/statement",
+        network_views.OperatorNetworkStatementView.as_view(),
+        name="network-statement",
+    ),
+    path(
+        "backoffice/network/statement",
+        network_views.StaffNetworkStatementView.as_view(),
+        name="staff-network-statement",
+    ),
     path("backoffice/reports/daily", views.StaffReportView.as_view(), name="staff-report-daily"),
     path(
         "backoffice/reconciliation",

@@ -44,7 +44,10 @@ def _fresh_cache():
     """Throttle buckets and cached values never leak from one test into the next."""
     from django.core.cache import cache
 
+    from gin_platform.selectors import network_cache_forget
+
     cache.clear()
+    network_cache_forget()  # and this process's copy of the network's facts
     yield
 
 

@@ -72,7 +72,7 @@ class AppendOnlyModel(models.Model):
 
 
 # Accounts owned by the operator alone (no player, no game), sharded like the house's.
-_OPERATOR_OWNED = ("house_fee", "house_fx", "outside", "operator_wallet")
+_OPERATOR_OWNED = ("house_fee", "house_fx", "outside", "operator_wallet", "network_position")
 
 
 class Account(models.Model):
@@ -86,6 +86,11 @@ class Account(models.Model):
         OUTSIDE = "outside", "Outside world"
         # Seamless mode: the mirror of what the operator's own wallet moved for us.
         OPERATOR_WALLET = "operator_wallet", "Operator wallet"
+        # Network play (docs/network.md "Money between operators"): what an operator's books
+        # have put into the network's books (positive: the operator owes the network) or
+        # taken out of them (negative: the network owes the operator). Every operator has
+        # one per currency (sharded), the network's operator too; they net to zero.
+        NETWORK_POSITION = "network_position", "Network position"
 
     NON_NEGATIVE_KINDS = (Kind.PLAYER, Kind.ESCROW, Kind.HOUSE_FEE)
     HOUSE_KINDS = (Kind.HOUSE_FEE, Kind.HOUSE_FX, Kind.OUTSIDE)
@@ -165,6 +170,8 @@ class LedgerTransaction(AppendOnlyModel):
         SEAMLESS_ROLLBACK = "seamless_rollback"
         # A staff credit or debit of a player's wallet, approved by a second person.
         ADJUSTMENT = "adjustment"
+        # The net settlement of an operator's network position (four eyes).
+        NETWORK_SETTLEMENT = "network_settlement"
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=24, choices=Kind.choices)
@@ -520,6 +527,7 @@ class ApprovalRequest(models.Model):
         REVERSAL = "reversal"
         CASHIER_CAPS = "cashier_caps"
         ADJUSTMENT = "adjustment"
+        NET_SETTLEMENT = "net_settlement"  # an operator's network position paid off
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -554,6 +562,8 @@ class ApprovalRequest(models.Model):
             ("approve_adjustment", "Can approve a manual wallet adjustment"),
             ("propose_cashier_caps", "Can propose raising cashier caps"),
             ("approve_cashier_caps", "Can approve raising cashier caps"),
+            ("propose_net_settlement", "Can propose a network net settlement"),
+            ("approve_net_settlement", "Can approve a network net settlement"),
         ]
 
     def __str__(self) -> str:

@@ -36,6 +36,7 @@ __all__ = [
     "KycRequiredProblem",
     "LimitExceededProblem",
     "LimitInvalidProblem",
+    "NetworkSettlementInvalidProblem",
     "NothingToRefundProblem",
     "OperatorWalletInvalidProblem",
     "PayoutInvalidProblem",
@@ -220,6 +221,17 @@ class EscrowOperatorMismatchProblem(Problem):
     slug = "escrow-operator-mismatch"
     status = 409
     title = "The game's escrow belongs to another operator"
+
+
+class NetworkSettlementInvalidProblem(Problem):
+    slug = "network-settlement-invalid"
+    status = 422
+    title = "The network net settlement is not valid"
+    description = (
+        "A net settlement is between a member operator and the network, in a real currency, "
+        "at a cut-off in the past, for exactly the position outstanding then (`outstanding`); "
+        "nothing outstanding means nothing to settle (docs/network.md)."
+    )
 
 
 class EscrowUnbalancedProblem(Problem):

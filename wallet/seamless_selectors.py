@@ -31,9 +31,19 @@ def wallet_mode_blockers(*, operator_id: Any) -> dict[str, int]:
     money = Account.objects.filter(operator_id=operator_id, balance__gt=0).exclude(
         currency=PRACTICE_CURRENCY
     )
+    # Network games' escrows belong to the network's operator: count those holding a stake
+    # of this operator's players too (docs/network.md).
+    network_escrows = (
+        Account.objects.filter(
+            kind=Account.Kind.ESCROW, balance__gt=0, entries__player__operator_id=operator_id
+        )
+        .exclude(operator_id=operator_id)
+        .exclude(currency=PRACTICE_CURRENCY)
+        .distinct()
+    )
     return {
         "funded_wallets": money.filter(kind=Account.Kind.PLAYER).count(),
-        "open_escrows": money.filter(kind=Account.Kind.ESCROW).count(),
+        "open_escrows": money.filter(kind=Account.Kind.ESCROW).count() + network_escrows.count(),
         "calls_in_flight": WalletCall.objects.filter(
             operator_id=operator_id,
             status__in=(WalletCall.Status.PENDING, WalletCall.Status.UNKNOWN),

@@ -16,6 +16,7 @@ from games.problems import (
     MatchNotInProgressProblem,
     NotSeatedProblem,
     NotYourTurnProblem,
+    ScreenNameTakenProblem,
     StaleSequenceProblem,
 )
 from gin_platform.openapi import problem_example, problem_response
@@ -68,6 +69,8 @@ ROOM = {
     "is_practice": False,
     "bot_enabled": False,
     "turn_seconds": 30,
+    "seats": 2,
+    "prize_table": "winner_takes_all",
     "active": True,
     "tables": 2,
     "created_at": NOW,
@@ -113,6 +116,21 @@ ROOM_CREATE = [
         },
         "Play money (XGC chips); the house bot takes the second seat",
     ),
+    request(
+        "four players",
+        {
+            "name": "Four players, Match Play",
+            "variant": "match",
+            "currency": "EUR",
+            "stake": "5.00",
+            "seats": 4,
+            "prize_table": "50_30_20",
+            "target": 100,
+            "fee_bps": 250,
+        },
+        "R12: four seats, 7 cards each, penalty points to 100, prizes 50/30/20 % of the pot "
+        "less the fee",
+    ),
     response("opened", ROOM, 201),
 ]
 ROOM_CREATE_REFUSED = problem_response(
@@ -142,6 +160,65 @@ ROOM_UPDATE = [
 ]
 TABLE_CREATE = [
     response("opened", {"id": 12, "room_id": 7, "status": "open", "created_at": NOW}, 201)
+]
+
+# --- The network -----------------------------------------------------------------------------
+NETWORK_ROOM_OPT_IN = [
+    response(
+        "offered",
+        ROOM | {"id": 3, "name": "Network FTK 12.50", "opted_in": True, "offered": True},
+        200,
+        "The room's tables are in the operator's players' lobby",
+    )
+]
+SCREEN_NAME = [
+    request("choose", {"screen_name": "AceOfClubs"}),
+    response("chosen", {"screen_name": "AceOfClubs", "changeable": True}, 200),
+]
+SCREEN_NAME_REFUSED = problem_response(
+    "screen-name-taken, screen-name-locked (seated at a network table)",
+    problem_example(
+        ScreenNameTakenProblem,
+        "the screen name 'AceOfClubs' is taken",
+        instance="/api/v1/me/screen-name",
+        field="screen_name",
+    ),
+)
+
+_WAITING = {
+    "id": 5,
+    "room_id": 7,
+    "status": "waiting",
+    "stake_per_point": None,
+    "cashier_amount": None,
+    "seat": None,
+    "problem_type": None,
+    "created_at": NOW,
+    "expires_at": "2026-11-29T20:25:02.913404Z",
+    "ended_at": None,
+}
+WAITING_LIST_JOIN = [
+    request("first to knock", {}, "Seated at the room's stake once an opponent is there"),
+    request(
+        "money play",
+        {"cashier_amount": "50.00", "stake_per_point": "0.25"},
+        "Seated with 50.00 EUR at a 0.25 EUR a point table",
+    ),
+    response("waiting", _WAITING, 201, "Nobody to play yet: nothing charged"),
+    response(
+        "already waiting",
+        _WAITING,
+        200,
+        "A retry: the entry made before",
+    ),
+]
+WAITING_LIST_LEAVE = [
+    response(
+        "left",
+        _WAITING | {"status": "left", "ended_at": "2026-11-29T20:17:02Z"},
+        200,
+        "Free: nothing was charged",
+    )
 ]
 
 # --- Seats -----------------------------------------------------------------------------------
@@ -239,13 +316,16 @@ _SUMMARY = {
     "turn_seconds": 30,
     "rules": RULES,
     "players": [
-        {"position": 0, "display_name": "alice"},
-        {"position": 1, "display_name": "bob"},
+        {"position": 0, "display_name": "alice", "screen_name": "AceOfClubs", "operator": None},
+        {"position": 1, "display_name": "bob", "screen_name": None, "operator": None},
     ],
+    "seats": 2,
+    "prize_table": "winner_takes_all",
     "hand_points": [0, 0],
     "hands_won": [0, 0],
     "winner_seat": None,
     "forfeit": None,
+    "forfeits": [],
     "result": None,
     "started_at": "2026-11-29T20:15:47.975645Z",
     "finished_at": None,

@@ -29,10 +29,11 @@ from games.api.serializers import (
     ShowdownOutput,
     WatchHandOutput,
 )
-from games.models import Hand, HandEvent, Match, Room, Seat, Table
+from games.models import Hand, HandEvent, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.problems import Problem
+from gin_platform.selectors import is_network_operator, network_reveals_operators
 from wallet.selectors import display_amount
 
 if TYPE_CHECKING:
@@ -67,10 +68,27 @@ def money(amount: int | None, currency: str, *, player: Player | None = None) ->
         return {**money_dict(amount, currency), "display": None}
 
 
+# --- Who sits there (docs/network.md "Tenancy") ----------------------------------------------
+def seat_identity(player: Player, *, match_operator_id: object, viewer: object) -> dict[str, Any]:
+    """How a seated player is named to ``viewer`` (an operator's id; None: anybody, such as
+    a watcher or the lobby). At an operator's own table: the display name, as always. At a
+    network table: the screen name only, unless ``viewer`` is the player's own operator
+    (then the display name too); with ``Network.reveal_operators`` also the operator's name
+    (never an id or a reference)."""
+    network = is_network_operator(match_operator_id)
+    own = not network or (viewer is not None and str(player.operator_id) == str(viewer))
+    revealed = network and network_reveals_operators()
+    return {
+        "display_name": player.display_name if own else None,
+        "screen_name": player.screen_name,
+        "operator": player.operator.name if revealed else None,
+    }
+
+
 # --- Lobby and seats ----------------------------------------------------------------------
 def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
     """A room as the lobby shows it to ``player`` (from ``selectors.lobby_rooms``)."""
-    tables = [lobby_table(table, player=player) for table in room.open_tables]
+    tables = [lobby_table(table, player=player, seats=room.seats) for table in room.open_tables]
     currency = room.currency
     return {
         "id": room.pk,
@@ -83,6 +101,8 @@ def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
         "bot_enabled": room.bot_enabled,
         "fee_bps": room.fee_bps,
         "turn_seconds": room.turn_seconds,
+        "seats": room.seats,
+        "prize_table": room.prize_table,
         "stake": money(room.stake, currency, player=player),
         "stake_per_point_choices": [
             money(choice, currency, player=player) for choice in room.stake_per_point_choices
@@ -90,13 +110,19 @@ def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
         "cashier_min": money(room.cashier_min, currency, player=player),
         "cashier_max": money(room.cashier_max, currency, player=player),
         "free_seats": sum(table["free_seats"] for table in tables),
+        # Liquidity (docs/network.md "Lobby and waiting list"): games being played, tables
+        # where somebody waits for an opponent, players on the room's waiting list.
+        "tables_running": sum(table["state"] == "playing" for table in tables),
+        "tables_waiting": sum(table["state"] == "waiting" for table in tables),
+        "players_waiting": getattr(room, "players_waiting", 0),
         "tables": tables,
     }
 
 
-def lobby_table(table: Table, *, player: Player) -> dict[str, Any]:
+def lobby_table(table: Table, *, player: Player, seats: int = 2) -> dict[str, Any]:
     """A table as the lobby shows it (from ``selectors.lobby_rooms``' prefetches)."""
     match = table.open_matches[0] if table.open_matches else None
+    seat_count = seats  # R12: 2, 3 or 4 places at the table
     seats = sorted(match.active_seats, key=lambda seat: seat.position) if match else []
     taken = {seat.position: seat for seat in seats}
     running = match is not None and match.status == Match.Status.RUNNING
@@ -104,16 +130,22 @@ def lobby_table(table: Table, *, player: Player) -> dict[str, Any]:
         "id": table.pk,
         "state": "playing" if running else ("waiting" if seats else "empty"),
         "match_id": match.pk if match else None,
-        "free_seats": 0 if running else 2 - len(seats),
+        "free_seats": 0 if running else seat_count - len(seats),
         "stake_per_point": (
             money(match.stake_per_point, match.currency, player=player) if match else None
         ),
         "seats": [
             {
                 "position": position,
-                "display_name": taken[position].player.display_name if position in taken else None,
+                **(
+                    seat_identity(
+                        taken[position].player, match_operator_id=match.operator_id, viewer=None
+                    )
+                    if position in taken
+                    else {"display_name": None, "screen_name": None, "operator": None}
+                ),
             }
-            for position in (0, 1)
+            for position in range(seat_count)
         ],
     }
 
@@ -137,10 +169,16 @@ def player_seat(seat: Seat, *, player: Player) -> dict[str, Any]:
 
 
 # --- Matches ---------------------------------------------------------------------------
-def match_summary(match: Match, *, player: Player | None = None) -> dict[str, Any]:
+def match_summary(
+    match: Match, *, player: Player | None = None, viewer: object = None
+) -> dict[str, Any]:
     """Public facts of a match: who sits where, scores, status and, once over, the result
-    (amounts also in ``player``'s display currency)."""
+    (amounts also in ``player``'s display currency). Seated players are named as
+    ``seat_identity`` names them to ``viewer`` (an operator's id; by default ``player``'s
+    operator; None for anybody)."""
     seats = selectors.match_seats(match)
+    if viewer is None and player is not None:
+        viewer = player.operator_id
     return {
         "id": match.pk,
         "status": match.status,
@@ -156,8 +194,15 @@ def match_summary(match: Match, *, player: Player | None = None) -> dict[str, An
         "turn_seconds": match.turn_seconds,
         "rules": match.rules,
         "players": [
-            {"position": seat.position, "display_name": seat.player.display_name} for seat in seats
+            {
+                "position": seat.position,
+                **seat_identity(seat.player, match_operator_id=match.operator_id, viewer=viewer),
+            }
+            for seat in seats
         ],
+        "seats": match.seat_count,
+        "prize_table": match.prize_table,
+        # Heads-up: hand points; R12: penalty totals ("points against").
         "hand_points": list(match.points),
         "hands_won": list(match.hands_won),
         "winner_seat": match.winner_seat,
@@ -166,20 +211,25 @@ def match_summary(match: Match, *, player: Player | None = None) -> dict[str, An
             if match.forfeit_seat is not None
             else None
         ),
+        "forfeits": list(match.forfeits),
         "result": public_result(match),
         "started_at": match.started_at,
         "finished_at": match.finished_at,
     }
 
 
-def operator_match(match: Match) -> dict[str, Any]:
-    """A match as its operator sees it (from ``selectors.match_list``): the summary, who sits
-    where with what in escrow, how many hands were dealt. Never a card."""
-    summary = match_summary(match)
+def operator_match(match: Match, *, operator_id: object) -> dict[str, Any]:
+    """A match as operator ``operator_id`` sees it (from ``selectors.match_list``): the
+    summary, who sits where with what in escrow, how many hands were dealt. Never a card. In
+    a network game another operator's player has no ``player_id``, only a screen name."""
+    summary = match_summary(match, viewer=operator_id)
     summary["seats"] = [
         {
             "position": seat.position,
-            "player_id": seat.player_id,
+            "player_id": (
+                seat.player_id if str(seat.player.operator_id) == str(operator_id) else None
+            ),
+            "screen_name": seat.player.screen_name,
             "state": seat.state,
             "amount": money(seat.amount, seat.currency),
         }
@@ -193,8 +243,18 @@ def public_result(match: Match) -> dict[str, Any] | None:
     """The result of a finished match as both players (and operators) see it."""
     if match.result is None:
         return None
-    public = engine.MatchResult.from_dict(match.result).public()
-    return {key: public[key] for key in PUBLIC_RESULT_KEYS}
+    result = selectors.match_result(match.result)
+    public = result.public()
+    if isinstance(result, engine.MultiMatchResult):
+        # R12: the ranking and the penalty totals; hand_points carries the totals too.
+        public = {
+            **public,
+            "reached_target": None,
+            "hand_points": public["penalty_totals"],
+            "money_play": None,
+            "forfeit": None,
+        }
+    return {key: public[key] for key in PUBLIC_RESULT_KEYS if key in public}
 
 
 # --- The game: a player's view, a watcher's view ----------------------------------------
@@ -390,6 +450,8 @@ def _history_event(row: HandEvent, hand_number: int) -> dict[str, Any]:
 
 
 def _hand_points(outcome: dict | None) -> list[int]:
+    if outcome is not None and "penalties" in outcome:  # R12: points against, per seat
+        return list(outcome["penalties"])
     points = [0, 0]
     if outcome is not None and outcome.get("winner") is not None:
         points[outcome["winner"]] = outcome["points"]
@@ -409,6 +471,9 @@ def hand_history(hand: Hand, rows: Iterable[HandEvent]) -> dict[str, Any]:
         "outcome": hand.outcome,
         "points": _hand_points(hand.outcome),
         "hands": [[str(card) for card in held] for held in state.hands],
+        # R12: the seats that forfeited and their dead cards (empty heads-up).
+        "out": list(getattr(state, "out", ())),
+        "dead": [str(card) for card in getattr(state, "dead", ())],
         "knock_card": None if state.knock_card is None else str(state.knock_card),
         "discard_pile": [str(card) for card in state.discard_pile],
         "stock": [str(card) for card in state.stock],
@@ -437,7 +502,7 @@ def dealt_cards(history: dict[str, Any], *, stock_size: int) -> dict[str, Any]:
     of it (R7 reshuffles go under the original stock, so its first ``stock_size`` cards are
     the dealt stock); the upcard as dealt face up. ``consistent`` is False if the record cannot be a
     deal (a card held twice or given up without being held)."""
-    held: list[Counter[str]] = [Counter(history["hands"][0]), Counter(history["hands"][1])]
+    held: list[Counter[str]] = [Counter(cards) for cards in history["hands"]]
     draws: list[str] = []
     upcard = None
     for event in history["events"]:
@@ -450,7 +515,12 @@ def dealt_cards(history: dict[str, Any], *, stock_size: int) -> dict[str, Any]:
                 draws.append(card)
         elif kind in ("discard", "knock"):
             held[seat][card] += 1
-    consistent = all(n in (0, 1) for counts in held for n in counts.values())
+    # R12: a seat that forfeited during the hand holds nothing at its end (its cards went
+    # dead), so its own record cannot be worked back; the other seats' can.
+    out = history.get("out", ())
+    consistent = all(
+        n in (0, 1) for seat, counts in enumerate(held) if seat not in out for n in counts.values()
+    )
     hands = [
         engine.sort_by_suit(engine.parse_card(card) for card, n in counts.items() if n > 0)
         for counts in held
@@ -473,7 +543,8 @@ def hand_fairness(*, match: Match, number: object) -> dict[str, Any]:
     deck = [str(card) for card in engine.shuffled_deck(seed)]
     # R3 as the engine deals it from this seed: both hands, the upcard, the stock.
     rules = engine.RuleSet.from_dict(hand.state["rules"])
-    dealt_by_seed = engine.deal(seed=seed, dealer=hand.dealer, rules=rules)
+    out = selectors.out_at_deal(hand) if rules.is_multi else ()  # R12: dead seats
+    dealt_by_seed = engine.deal(seed=seed, dealer=hand.dealer, rules=rules, out=out)
     expected = [[str(card) for card in held] for held in dealt_by_seed.hands]
     dealer = hand.dealer
     dealt = dealt_cards(history, stock_size=len(dealt_by_seed.stock))
@@ -481,7 +552,13 @@ def hand_fairness(*, match: Match, number: object) -> dict[str, Any]:
         "commitment": engine.verify_deck(seed, hand.seed_commitment),
         "dealer": selectors.expected_dealer(hand) == dealer,
         "hands": dealt["consistent"]
-        and all(set(expected[seat]) == set(dealt["hands"][seat]) for seat in (0, 1)),
+        # R12: a seat that forfeited holds no cards at the end (they went dead): the check
+        # covers the seats still in at the end of the hand.
+        and all(
+            set(expected[seat]) == set(dealt["hands"][seat])
+            for seat in range(len(expected))
+            if seat not in history["out"]
+        ),
         "upcard": dealt["upcard"] == str(dealt_by_seed.discard_pile[0]),
         "stock": dealt["stock"] == [str(card) for card in dealt_by_seed.stock],
     }
@@ -496,4 +573,27 @@ def hand_fairness(*, match: Match, number: object) -> dict[str, Any]:
         "dealt": {key: dealt[key] for key in ("hands", "upcard", "stock")},
         "checks": checks,
         "verified": all(checks.values()),
+    }
+
+
+# --- The waiting list ---------------------------------------------------------------------------
+def waiting_list_entry(entry: WaitingListEntry, *, player: Player) -> dict[str, Any]:
+    """A waiting-list entry as its player sees it (``WaitingListEntryOutput``); amounts also
+    in their display currency."""
+    currency, seat = entry.room.currency, entry.seat
+    return {
+        "id": entry.pk,
+        "room_id": entry.room_id,
+        "status": entry.status,
+        "stake_per_point": money(entry.stake_per_point, currency, player=player),
+        "cashier_amount": money(entry.cashier_amount, currency, player=player),
+        "seat": (
+            None
+            if seat is None
+            else {"table_id": seat.table_id, "match_id": seat.match_id, "position": seat.position}
+        ),
+        "problem_type": entry.problem_type or None,
+        "created_at": entry.created_at,
+        "expires_at": entry.expires_at,
+        "ended_at": entry.ended_at,
     }

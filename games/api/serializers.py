@@ -80,6 +80,14 @@ class RoomCreateInput(serializers.Serializer):
         required=False, default=30, min_value=0, max_value=10**6
     )
     tables = serializers.IntegerField(required=False, default=1, min_value=0, max_value=10**6)
+    seats = serializers.IntegerField(
+        required=False, default=None, allow_null=True, min_value=0, max_value=100,
+        help_text="2 (default), or 3-4 for First To Knock and Match Play (R12)",
+    )  # fmt: skip
+    prize_table = serializers.CharField(
+        required=False, default=None, allow_null=True, max_length=20,
+        help_text="R12: winner_takes_all (default); 70_30 (3 seats); 65_35, 50_30_20 (4)",
+    )  # fmt: skip
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         practice = attrs["is_practice"]
@@ -134,6 +142,8 @@ class RoomOutput(serializers.ModelSerializer):
             "is_practice",
             "bot_enabled",
             "turn_seconds",
+            "seats",
+            "prize_table",
             "active",
             "tables",
             "created_at",
@@ -167,7 +177,16 @@ class TableOutput(serializers.ModelSerializer):
 # --- Lobby ----------------------------------------------------------------------------
 class LobbySeatOutput(serializers.Serializer):
     position = serializers.IntegerField()
-    display_name = serializers.CharField(allow_null=True)
+    display_name = serializers.CharField(
+        allow_null=True, help_text="Null for a free seat, and at every network table"
+    )
+    screen_name = serializers.CharField(
+        allow_null=True, help_text="The seated player's screen name (docs/network.md)"
+    )
+    operator = serializers.CharField(
+        allow_null=True,
+        help_text="Network tables with operators revealed: the player's operator's name",
+    )
 
 
 class LobbyTableOutput(serializers.Serializer):
@@ -190,11 +209,20 @@ class LobbyRoomOutput(serializers.Serializer):
     bot_enabled = serializers.BooleanField()
     fee_bps = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
+    seats = serializers.IntegerField(help_text="Seats at each table: 2, 3 or 4 (R12)")
+    prize_table = serializers.CharField(help_text="How a 3-4 player pot is shared (R12)")
     stake = OptionallyDisplayedMoney(allow_null=True)
     stake_per_point_choices = OptionallyDisplayedMoney(many=True)
     cashier_min = OptionallyDisplayedMoney(allow_null=True)
     cashier_max = OptionallyDisplayedMoney(allow_null=True)
     free_seats = serializers.IntegerField()
+    tables_running = serializers.IntegerField(help_text="Tables where a game is being played")
+    tables_waiting = serializers.IntegerField(
+        help_text="Tables where somebody waits for an opponent"
+    )
+    players_waiting = serializers.IntegerField(
+        help_text="Players on the room's waiting list (docs/network.md)"
+    )
     tables = LobbyTableOutput(many=True)
 
 
@@ -273,7 +301,15 @@ class ActionInput(serializers.Serializer):
 
 class MatchPlayerOutput(serializers.Serializer):
     position = serializers.IntegerField()
-    display_name = serializers.CharField()
+    display_name = serializers.CharField(
+        allow_null=True,
+        help_text="Null for another operator's player at a network table (docs/network.md)",
+    )
+    screen_name = serializers.CharField(allow_null=True)
+    operator = serializers.CharField(
+        allow_null=True,
+        help_text="Network games with operators revealed: the player's operator's name",
+    )
 
 
 class ForfeitOutput(serializers.Serializer):
@@ -300,6 +336,13 @@ class MatchResultOutput(serializers.Serializer):
         "bonuses, totals, winner, point difference",
     )
     forfeit = ForfeitOutput(allow_null=True)
+    # R12 only (3-4 seats): places best first (a shared place lists several seats), each
+    # seat's points against, the seats that left in order.
+    ranking = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()), required=False
+    )
+    penalty_totals = serializers.ListField(child=serializers.IntegerField(), required=False)
+    forfeits = ForfeitOutput(many=True, required=False)
 
 
 class MatchSummaryOutput(serializers.Serializer):
@@ -317,10 +360,16 @@ class MatchSummaryOutput(serializers.Serializer):
     turn_seconds = serializers.IntegerField()
     rules = serializers.JSONField()
     players = MatchPlayerOutput(many=True)
-    hand_points = serializers.ListField(child=serializers.IntegerField())
+    seats = serializers.IntegerField(help_text="2, 3 or 4 (R12)")
+    prize_table = serializers.CharField()
+    hand_points = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Per seat: hand points (heads-up) or penalty totals (3-4 seats, R12)",
+    )
     hands_won = serializers.ListField(child=serializers.IntegerField())
     winner_seat = serializers.IntegerField(allow_null=True)
-    forfeit = ForfeitOutput(allow_null=True)
+    forfeit = ForfeitOutput(allow_null=True, help_text="Heads-up; 3-4 seats: forfeits")
+    forfeits = ForfeitOutput(many=True, help_text="3-4 seats (R12): who left, in order")
     result = MatchResultOutput(allow_null=True)
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -359,6 +408,11 @@ class ShowdownOutput(serializers.Serializer):
     discard_pile = serializers.ListField(child=serializers.CharField())
     number = serializers.IntegerField()
     seed_commitment = serializers.CharField()
+    # R12 only (3-4 seats): seats that forfeited, their dead cards (count; cards once over).
+    seats = serializers.IntegerField(required=False)
+    out = serializers.ListField(child=serializers.IntegerField(), required=False)
+    dead_count = serializers.IntegerField(required=False)
+    dead = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class HandViewOutput(serializers.Serializer):
@@ -403,6 +457,11 @@ class HandViewOutput(serializers.Serializer):
     seed = serializers.CharField(
         required=False, help_text="The revealed server seed: only once the hand is over"
     )
+    # R12 only (3-4 seats): seats that forfeited, their dead cards (count; cards once over).
+    seats = serializers.IntegerField(required=False)
+    out = serializers.ListField(child=serializers.IntegerField(), required=False)
+    dead_count = serializers.IntegerField(required=False)
+    dead = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class GameViewOutput(serializers.Serializer):
@@ -448,6 +507,11 @@ class EventOutput(serializers.Serializer):
     target = serializers.IntegerField(required=False, allow_null=True)
     money_play = serializers.JSONField(required=False, allow_null=True)
     forfeit = ForfeitOutput(required=False, allow_null=True)
+    ranking = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()), required=False
+    )
+    penalty_totals = serializers.ListField(child=serializers.IntegerField(), required=False)
+    forfeits = ForfeitOutput(many=True, required=False)
 
 
 class EventsOutput(serializers.Serializer):
@@ -458,7 +522,11 @@ class EventsOutput(serializers.Serializer):
 
 class OperatorSeatOutput(serializers.Serializer):
     position = serializers.IntegerField()
-    player_id = serializers.UUIDField()
+    player_id = serializers.UUIDField(
+        allow_null=True,
+        help_text="Null for another operator's player in a network game (docs/network.md)",
+    )
+    screen_name = serializers.CharField(allow_null=True)
     state = choice(Seat.State.choices)
     amount = OptionallyDisplayedMoney()
 
@@ -496,6 +564,11 @@ class WatchHandOutput(serializers.Serializer):
     )
     knock_card = serializers.CharField(required=False, allow_null=True)
     seed = serializers.CharField(required=False, help_text="Only once the hand is over")
+    # R12 only (3-4 seats): seats that forfeited, their dead cards (count; cards once over).
+    seats = serializers.IntegerField(required=False)
+    out = serializers.ListField(child=serializers.IntegerField(), required=False)
+    dead_count = serializers.IntegerField(required=False)
+    dead = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class WatchViewOutput(serializers.Serializer):
@@ -514,70 +587,3 @@ class ResignInput(serializers.Serializer):
         max_value=2**63 - 1,
         help_text="Optional: resign only if the game is still at this `seq`",
     )
-
-
-class HandHistoryOutput(serializers.Serializer):
-    number = serializers.IntegerField()
-    status = choice(("ended", "abandoned"))
-    dealer = serializers.IntegerField()
-    seed_commitment = serializers.CharField(help_text="Published before the deal")
-    seed = serializers.CharField(help_text="The revealed server seed")
-    outcome = serializers.JSONField(
-        allow_null=True,
-        help_text="Kind, knocker, winner, points and both arrangements with the lay-offs "
-        "(R8, R9); null for a hand abandoned by a forfeit",
-    )
-    points = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Hand points scored by seat 0 and seat 1"
-    )
-    hands = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text="Both players' cards at the end of the hand",
-    )
-    knock_card = serializers.CharField(allow_null=True)
-    discard_pile = serializers.ListField(child=serializers.CharField())
-    stock = serializers.ListField(
-        child=serializers.CharField(), help_text="What was left of the stock, next card first"
-    )
-    started_at = serializers.DateTimeField()
-    ended_at = serializers.DateTimeField(allow_null=True)
-    events = EventOutput(many=True, help_text="Every event, every card shown")
-
-
-class HandHistoryListOutput(serializers.Serializer):
-    match_id = serializers.IntegerField()
-    hands = HandHistoryOutput(many=True)
-
-
-class DealtOutput(serializers.Serializer):
-    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
-    upcard = serializers.CharField(allow_null=True)
-    stock = serializers.ListField(child=serializers.CharField())
-
-
-class FairnessChecksOutput(serializers.Serializer):
-    commitment = serializers.BooleanField(help_text="SHA-256(seed) equals the commitment")
-    dealer = serializers.BooleanField(
-        help_text="R3: hand 1's dealer is first_dealer(seed); then the deal alternates "
-        "(a void hand is redealt by the same dealer)"
-    )
-    hands = serializers.BooleanField(help_text="Both hands dealt are the deck's")
-    upcard = serializers.BooleanField()
-    stock = serializers.BooleanField(help_text="The stock order is the deck's")
-
-
-class FairnessOutput(serializers.Serializer):
-    match_id = serializers.IntegerField()
-    number = serializers.IntegerField()
-    seed = serializers.CharField()
-    seed_commitment = serializers.CharField()
-    dealer = serializers.IntegerField()
-    first_dealer = serializers.IntegerField(
-        allow_null=True, help_text="Hand 1 only: the dealer the seed chooses (R3)"
-    )
-    deck = serializers.ListField(
-        child=serializers.CharField(), help_text="The deck re-derived from the seed"
-    )
-    dealt = DealtOutput(help_text="The deal worked back from the recorded play")
-    checks = FairnessChecksOutput()
-    verified = serializers.BooleanField()

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import views
+from games.api import network_views, views
 
 urlpatterns = [
     # Operators
@@ -11,9 +11,27 @@ urlpatterns = [
     path("rooms/<str:room_id>/tables", views.RoomTableCreateView.as_view(), name="room-tables"),
     path("matches", views.MatchListView.as_view(), name="match-list"),
     path("matches/<str:match_id>", views.MatchDetailView.as_view(), name="match-detail"),
+    # Operators: the network's rooms they offer (docs/network.md)
+    path(
+        "operators/me/network/rooms",
+        network_views.NetworkRoomListView.as_view(),
+        name="network-room-list",
+    ),
+    path(
+        "operators/me/network/rooms/<str:room_id>",
+        network_views.NetworkRoomDetailView.as_view(),
+        name="network-room-detail",
+    ),
     # Players
+    path("me/screen-name", network_views.ScreenNameView.as_view(), name="my-screen-name"),
     path("lobby", views.LobbyView.as_view(), name="lobby"),
     path("lobby/<str:room_id>", views.LobbyRoomView.as_view(), name="lobby-room"),
+    path(
+        "lobby/<str:room_id>/waiting-list",
+        network_views.WaitingListView.as_view(),
+        name="lobby-waiting-list",
+    ),
+    path("me/waiting-list", network_views.MyWaitingListView.as_view(), name="my-waiting-list"),
     path("tables/<str:table_id>/sit", views.SitView.as_view(), name="table-sit"),
     path("tables/<str:table_id>/leave", views.LeaveView.as_view(), name="table-leave"),
     path("me/seats", views.MySeatsView.as_view(), name="my-seats"),

@@ -19,13 +19,15 @@ from rest_framework.views import APIView
 from games import selectors, services
 from games.api import examples, presenters
 from games.api.filters import EventsFilterInput, MatchFilterInput, RoomFilterInput
+from games.api.history_serializers import (
+    FairnessOutput,
+    HandHistoryListOutput,
+    HandHistoryOutput,
+)
 from games.api.serializers import (
     ActionInput,
     EventsOutput,
-    FairnessOutput,
     GameViewOutput,
-    HandHistoryListOutput,
-    HandHistoryOutput,
     LobbyRoomOutput,
     OperatorMatchOutput,
     ResignInput,
@@ -163,12 +165,15 @@ class MatchListView(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         filters = _validated(MatchFilterInput, request.query_params)
+        operator = request.user.operator
         matches = selectors.match_list(
-            operator=request.user.operator, status=filters["status"], room_id=filters["room"]
+            operator=operator, status=filters["status"], room_id=filters["room"]
         )
         page = self.paginate_queryset(matches)
         return self.get_paginated_response(
-            OperatorMatchOutput([presenters.operator_match(m) for m in page], many=True).data
+            OperatorMatchOutput(
+                [presenters.operator_match(m, operator_id=operator.pk) for m in page], many=True
+            ).data
         )
 
 
@@ -184,7 +189,10 @@ class MatchDetailView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get(operator=request.user.operator, match_id=match_id)
-        return Response(OperatorMatchOutput(presenters.operator_match(match)).data)
+        operator_id = request.user.operator.pk
+        return Response(
+            OperatorMatchOutput(presenters.operator_match(match, operator_id=operator_id)).data
+        )
 
 
 # --- Players: lobby and seats --------------------------------------------------------------
@@ -243,7 +251,7 @@ class SitView(APIView):
         "the match and deals the first hand.",
     )
     def post(self, request: Request, table_id: str) -> Response:
-        table = selectors.table_get(operator=request.user.operator, table_id=table_id)
+        table = selectors.player_table_get(player=request.user.player, table_id=table_id)
         data = _validated(SitInput, request.data, currency=table.room.currency)
         player = request.user.player
         result = services.seat_take(player=player, table=table, actor=request.user.actor, **data)
@@ -266,7 +274,7 @@ class LeaveView(APIView):
         examples=examples.LEAVE,
     )
     def post(self, request: Request, table_id: str) -> Response:
-        table = selectors.table_get(operator=request.user.operator, table_id=table_id)
+        table = selectors.player_table_get(player=request.user.player, table_id=table_id)
         player = request.user.player
         seat = services.seat_leave(player=player, table=table, actor=request.user.actor)
         return Response(SeatOutput(presenters.player_seat(seat, player=player)).data)
@@ -407,7 +415,7 @@ class WatchView(APIView):
         "either hand while it is played; the showdown once a hand has ended.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.match_get(operator=request.user.operator, match_id=match_id)
+        match = selectors.watch_match_get(operator=request.user.operator, match_id=match_id)
         return Response(presenters.watch_view(match=match))
 
 
@@ -423,7 +431,7 @@ class WatchEventsView(APIView):
         "card; hands and seeds appear when a hand ends.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.match_get(operator=request.user.operator, match_id=match_id)
+        match = selectors.watch_match_get(operator=request.user.operator, match_id=match_id)
         filters = _validated(EventsFilterInput, request.query_params)
         return Response(EventsOutput(_events_feed(request, match, None, **filters)).data)
 
@@ -466,12 +474,13 @@ class BotSeatView(APIView):
         tags=["seats"],
         summary="Invite the house bot to my table",
         description="Practice tables only: a player seated alone invites the house bot to the "
-        "second seat, which starts the game. The bot plays for chips on the worker within a "
-        "short delay. Real-money tables: 409 bot-not-allowed. No body.",
+        "second seat, which starts the game (R12: at a 3-4 seat table each call seats one more "
+        "house bot; the call that fills the table starts the game). The bot plays for chips on "
+        "the worker within a short delay. Real-money tables: 409 bot-not-allowed. No body.",
         examples=examples.BOT,
     )
     def post(self, request: Request, table_id: str) -> Response:
-        table = selectors.table_get(operator=request.user.operator, table_id=table_id)
+        table = selectors.player_table_get(player=request.user.player, table_id=table_id)
         player = request.user.player
         result = services.table_seat_bot(player=player, table=table, actor=request.user.actor)
         return Response(

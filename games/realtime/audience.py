@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WATCHERS = "watch"
+MAX_SEATS = 4  # R12: a table seats 2, 3 or 4 players
 
 
 @dataclass(frozen=True)
@@ -26,4 +27,7 @@ class Audience:
 
 
 def match_audiences(match_id: int, seat_count: int = 2) -> list[Audience]:
+    """Every seat's audience and the watchers'. A push asks for ``MAX_SEATS`` seats and
+    keeps those somebody listens to (``presence.listened``), so it needs no query to know
+    the table's size (R12); a seat nobody holds renders nothing."""
     return [Audience(match_id, seat) for seat in range(seat_count)] + [Audience(match_id, None)]

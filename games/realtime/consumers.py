@@ -133,7 +133,9 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             "seat": self.audience.seat,
             "seq": match.seq,
             "view": view,
-            "presence": presence.connected_seats(match_id=match.pk, bot_seat=match.bot_seat),
+            "presence": presence.connected_seats(
+                match_id=match.pk, bot_seats=match.house_bot_seats, seat_count=match.seat_count
+            ),
             "heartbeat_seconds": presence.heartbeat_seconds(),
         }
         self.last_seq = match.seq
@@ -390,7 +392,7 @@ def _viewer_seat(
     """(match id, seat) the socket shows: the player's own seat, or None for a watcher of a
     match of the player's operator (R11). Anything else does not exist for them."""
     if watching:
-        match = selectors.match_get(operator=principal.operator, match_id=match_id)
+        match = selectors.watch_match_get(operator=principal.operator, match_id=match_id)
         return match.pk, None
     seat = selectors.player_match_seat(player=principal.player, match_id=match_id)
     return seat.match_id, seat.position

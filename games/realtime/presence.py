@@ -15,6 +15,8 @@ embedded default, where one process serves everything).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.core.cache import cache
 
@@ -101,14 +103,19 @@ def renew(*, audience: Audience, player_id: object | None) -> None:
 
 
 def connected_seats(
-    *, match_id: int, bot_seat: int | None = None, seat_count: int = 2
+    *,
+    match_id: int,
+    bot_seat: int | None = None,
+    seat_count: int = 2,
+    bot_seats: Iterable[int] = (),
 ) -> list[dict[str, object]]:
-    """Each seat and whether it is here: a socket of its player is open, or it is the house
-    bot's (which plays from the server and is always here)."""
+    """Each seat and whether it is here: a socket of its player is open, or it is a house
+    bot's (which plays from the server and is always here; R12: several at 3-4 seats)."""
+    bots = {*bot_seats, *(() if bot_seat is None else (bot_seat,))}
     keys = [_seat_key(match_id, seat) for seat in range(seat_count)]
     counts = cache.get_many(keys)
     return [
-        {"seat": seat, "connected": seat == bot_seat or (counts.get(key) or 0) > 0}
+        {"seat": seat, "connected": seat in bots or (counts.get(key) or 0) > 0}
         for seat, key in enumerate(keys)
     ]
 

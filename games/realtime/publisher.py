@@ -27,7 +27,7 @@ from django.db import connection, transaction
 from rest_framework.utils.encoders import JSONEncoder
 
 from games.realtime import presence
-from games.realtime.audience import Audience, match_audiences
+from games.realtime.audience import MAX_SEATS, Audience, match_audiences
 from games.realtime.layer_send import group_send_many
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def publish(*, match_id: int, after: int | None = None, last: int | None = None)
 
     if last is not None:
         presence.seq_pushed(match_id=match_id, seq=last)
-    audiences = presence.listened(match_audiences(match_id))
+    audiences = presence.listened(match_audiences(match_id, seat_count=MAX_SEATS))
     if not audiences:
         return
     match = selectors.match_for_push(match_id=match_id)
@@ -168,7 +168,35 @@ def presence_changed(*, match_id: int) -> None:
     """A player's socket came or went: tell everybody at the table (not a feed event)."""
     from games import selectors
 
-    bot_seat = selectors.match_bot_seat(match_id=match_id)
-    seats = presence.connected_seats(match_id=match_id, bot_seat=bot_seat)
+    seat_count, bot_seats = selectors.match_presence_facts(match_id=match_id)
+    seats = presence.connected_seats(match_id=match_id, bot_seats=bot_seats, seat_count=seat_count)
     message = {"type": PRESENCE, "presence": seats}
-    group_send_many([(audience.group, message) for audience in match_audiences(match_id)])
+    audiences = match_audiences(match_id, seat_count=seat_count)
+    group_send_many([(audience.group, message) for audience in audiences])
+
+
+# --- A player's own channel (docs/realtime.md "The player's socket") ------------------------
+PLAYER_PUSH = "player.push"  # the player socket's handler: ``player_push``
+
+
+def player_group(player_id: object) -> str:
+    return f"player.{player_id}"
+
+
+def player_waiting_list_changed(*, player_id: object, entry_id: int) -> None:
+    """A waiting-list entry of the player changed: once the transaction commits, the entry
+    as the player sees it goes to their sockets (``/ws/v1/me``). Logged, never raised."""
+    from gin_platform.enqueue import on_commit_logged
+
+    on_commit_logged(
+        partial(_player_waiting_list_push, player_id, entry_id),
+        what=f"push of waiting-list entry {entry_id}",
+    )
+
+
+def _player_waiting_list_push(player_id: object, entry_id: int) -> None:
+    from games.realtime.render import waiting_list_message
+
+    message = waiting_list_message(entry_id=entry_id)
+    if message is not None:
+        group_send_many([(player_group(player_id), {"type": PLAYER_PUSH, "text": encode(message)})])

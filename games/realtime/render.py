@@ -43,3 +43,20 @@ def audience_events(rows: Iterable[HandEvent], *, audience: Audience) -> list[di
         )
         for row in rows
     ]
+
+
+def waiting_list_message(*, entry_id: int) -> dict[str, Any] | None:
+    """The player socket's ``waiting_list`` message: the entry as its player sees it."""
+    from games.models import WaitingListEntry
+
+    entry = (
+        WaitingListEntry.objects.select_related("room", "seat", "player")
+        .filter(pk=entry_id)
+        .first()
+    )
+    if entry is None:
+        return None
+    return {
+        "type": "waiting_list",
+        "entry": presenters.waiting_list_entry(entry, player=entry.player),
+    }

@@ -1,11 +1,16 @@
 """State changes of the games app, one module per concern (docs/games.md "Where things are").
 
     rooms       rooms and tables (operators)
+    dealing     the deal (R3, R12) and the event log of a match
+    multi       three and four players (R12): after a hand, the ranking, the result
     seating     sit, leave, buy-ins, a match opened and started; the house bot sits here too
     play        the deal, actions, the end of a hand, the next deal, the match's finish and
                 result, settled; each turn's deadline; the bot's turn queued on commit
     timers      turn timers expiring, forfeits (leaving, resigning, timing out), resigning
     house_bot   the practice house bot: who it is, its chips, its moves
+    network     network rooms, operators' opt-ins to them, players' screen names; the
+                events of network games for each operator
+    waiting_list  the lobby's waiting list: joining, leaving, seating the waiting players
 
 One function per change, keyword-only and typed, atomic, each writing its audit row in the
 same transaction. Locks follow ``games.locks`` (Room -> Table -> Match -> Hand -> Seat). The
@@ -14,8 +19,9 @@ actions, scores hands and decides matches through the engine's functions. Money 
 through ``wallet.services``; a finished match is announced with
 ``games.signals.match_finished`` for settlement to pay out.
 
-The modules import each other in one direction only (rooms, play <- timers, house_bot <-
-seating). Reads are in ``games.selectors``, API shapes in ``games.api.presenters``.
+The modules import each other in one direction only (rooms <- network <- play <- timers,
+house_bot <- seating; dealing <- multi <- play, timers). Reads are in
+``games.selectors``, API shapes in ``games.api.presenters``.
 
 Transactions (docs/games.md "Locks and transactions"): the services a request or a task
 calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
@@ -37,6 +43,16 @@ from games.services.house_bot import (
     bot_seat,
     house_bot_player,
     is_house_bot,
+)
+from games.services.network import (
+    match_event_enqueue,
+    network_room_create,
+    network_room_opt_in,
+    network_room_opt_out,
+    player_ref_for,
+    player_screen_name_set,
+    result_for_operator,
+    screen_name_problem,
 )
 from games.services.play import (
     RESULT_FORMAT,
@@ -65,6 +81,13 @@ from games.services.timers import (
     turn_grace,
     turn_timers_expire,
 )
+from games.services.waiting_list import (
+    WAITING_LIST_ACTOR,
+    waiting_list_expire,
+    waiting_list_join,
+    waiting_list_leave,
+    waiting_list_match,
+)
 
 __all__ = [
     "BOT_ACTOR",
@@ -76,6 +99,7 @@ __all__ = [
     "SCORE_FIELDS",
     "TIMER_ACTOR",
     "TIMER_BATCH",
+    "WAITING_LIST_ACTOR",
     "ActionResult",
     "SeatResult",
     "TimerSweep",
@@ -85,16 +109,28 @@ __all__ = [
     "hand_apply_action",
     "house_bot_player",
     "is_house_bot",
+    "match_event_enqueue",
     "match_forfeit",
     "match_mark_settled",
     "match_resign",
+    "network_room_create",
+    "network_room_opt_in",
+    "network_room_opt_out",
     "player_action_apply",
+    "player_ref_for",
+    "player_screen_name_set",
+    "result_for_operator",
     "room_create",
     "room_update",
+    "screen_name_problem",
     "seat_leave",
     "seat_take",
     "table_create",
     "table_seat_bot",
     "turn_grace",
     "turn_timers_expire",
+    "waiting_list_expire",
+    "waiting_list_join",
+    "waiting_list_leave",
+    "waiting_list_match",
 ]

@@ -45,10 +45,12 @@ def is_house_bot(player: Player) -> bool:
     return HouseBot.objects.filter(player_id=player.pk).exists()
 
 
-def house_bot_player(*, operator: Operator) -> Player:
-    """The operator's house bot, created on first use (one per operator: a race to create it
+def house_bot_player(*, operator: Operator, number: int = 0) -> Player:
+    """The operator's house bot ``number`` (0 at a heads-up table; R12: 0, 1, 2 at a 3-4
+    seat table), created on first use (one per operator and number: a race to create it
     leaves exactly one, the loser's player row rolls back with its savepoint)."""
-    bot = HouseBot.objects.select_related("player").filter(operator=operator).first()
+    bots = HouseBot.objects.select_related("player").filter(operator=operator, number=number)
+    bot = bots.first()
     if bot is not None:
         return bot.player
     try:
@@ -56,25 +58,26 @@ def house_bot_player(*, operator: Operator) -> Player:
             player = player_create(
                 operator=operator,
                 external_ref=f"house-bot:{uuid.uuid4().hex}",
-                display_name=HOUSE_BOT_NAME,
+                display_name=HOUSE_BOT_NAME if number == 0 else f"{HOUSE_BOT_NAME} {number + 1}",
                 actor=BOT_ACTOR,
             )
-            HouseBot.objects.create(operator=operator, player=player)
+            HouseBot.objects.create(operator=operator, player=player, number=number)
     except IntegrityError:
-        return HouseBot.objects.select_related("player").get(operator=operator).player
+        return bots.get().player
     return player
 
 
-def _house_bot_position(match: Match, seats: list[Seat]) -> int | None:
-    """Where the house bot sits in a practice match about to start (None: two players)."""
+def _house_bot_positions(match: Match, seats: list[Seat]) -> list[int]:
+    """Where house bots sit in a practice match about to start, in seat order (empty: only
+    players)."""
     if not match.is_practice:
-        return None
+        return []
     bots = set(
         HouseBot.objects.filter(player_id__in=[seat.player_id for seat in seats]).values_list(
             "player_id", flat=True
         )
     )
-    return next((seat.position for seat in seats if seat.player_id in bots), None)
+    return sorted(seat.position for seat in seats if seat.player_id in bots)
 
 
 def bot_seat(match: Match | int) -> int | None:
@@ -107,10 +110,11 @@ def bot_play(*, match_id: int, expected_seq: int) -> bool:
     match = Match.objects.filter(pk=match_id).first()
     if match is None or match.seq != expected_seq or match.status != Match.Status.RUNNING:
         return False
-    seat = bot_seat(match)
     hand = Hand.objects.filter(match=match, status=Hand.Status.IN_PROGRESS).first()
-    if seat is None or hand is None or hand.to_act != seat:
+    # R12: several bots may sit at a practice table; the one to act moves.
+    if hand is None or hand.to_act not in match.house_bot_seats:
         return False
+    seat = hand.to_act
     view = engine.player_view(engine.state_from_json(hand.state), seat)
     move = engine.choose_action_from_view(view)
     try:

@@ -1,18 +1,20 @@
 """Play: the deal, the actions, the end of a hand, the next deal, the match's finish and
 its result (R3-R10; docs/games.md).
 
-- ``_hand_deal``: R3, a hand dealt from a fresh server seed, committing to the seed first.
+- ``_hand_deal`` (in ``dealing``): R3, a hand dealt from a fresh server seed, committing
+  to the seed first.
 - ``hand_apply_action`` / ``player_action_apply``: one action, under the match and hand
   locks, checked by the engine; a retry is recognised by its sequence number.
 - ``_hand_finished``: R7, R10 after each hand: a void hand is redealt, the next hand dealt
   (the deal alternates), or the match finished (FTK: the first knock; Match Play, Money
   Play: the target). A knock is scored by the engine (``engine.apply``, R8, R9); the
-  running score is stored here with the hand that changed it.
+  running score is stored here with the hand that changed it. Three and four players (R12):
+  ``multi._multi_hand_finished`` instead.
 - ``_match_finish``: the result (docs/games.md "Match result"), announced on commit with
   ``games.signals.match_finished``; ``match_mark_settled`` is settlement's ``finished ->
   settled``.
-- Every turn gets its deadline here (``_deadline``: the turn timers in ``timers`` expire
-  it), and when the turn is the house bot's, its move is queued after the commit
+- Every turn gets its deadline here (``dealing._deadline``: the turn timers in ``timers``
+  expire it), and when the turn is the house bot's, its move is queued after the commit
   (``_bot_turn_on_commit``; the bot decides and plays in ``house_bot``).
 
 Transactions: ``hand_apply_action`` and ``player_action_apply`` are top-level and durable
@@ -24,9 +26,8 @@ game_settle``), so it is atomic, not durable.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -52,102 +53,17 @@ from games.problems import (
     StaleSequenceProblem,
 )
 from games.realtime import publisher
+from games.services.dealing import _append_events, _deadline, _engine_event_payload, _hand_deal
+from games.services.multi import _multi_hand_finished
+from games.services.network import match_event_enqueue, player_ref_for
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
-from gin_platform.event_types import player_ref
 from gin_platform.models import Player
 from gin_platform.principals import Actor
 from gin_platform.problems import ValidationProblem
-from gin_platform.webhooks import webhook_enqueue
 
 RESULT_FORMAT = engine.RESULT_FORMAT
-
-
-# --- Dealing and the event log --------------------------------------------------------------
-def _actor_label(actor: Actor) -> str:
-    return f"{actor.type}:{actor.id}"
-
-
-def _deadline(match: Match):
-    return timezone.now() + timedelta(seconds=match.turn_seconds)
-
-
-def _append_events(
-    *, match: Match, hand: Hand, entries: Sequence[dict[str, Any]], actor: Actor
-) -> None:
-    """Append events to the hand and the match's feed; the caller saves hand and match."""
-    rows = []
-    for entry in entries:
-        hand.event_seq += 1
-        match.seq += 1
-        rows.append(
-            HandEvent(
-                hand=hand,
-                match=match,
-                seq=hand.event_seq,
-                match_seq=match.seq,
-                actor=_actor_label(actor),
-                **entry,
-            )
-        )
-    HandEvent.objects.bulk_create(rows)
-    publisher.match_changed(match_id=match.pk, rows=rows)
-
-
-def _engine_event_payload(event: engine.Event) -> dict[str, Any]:
-    """The full engine event as JSON (``selectors.engine_event`` reads it back)."""
-    payload: dict[str, Any] = {}
-    if event.card is not None:
-        payload["card"] = str(event.card)
-    if event.outcome is not None:
-        payload["outcome"] = event.outcome.to_dict()
-    if event.hands is not None:
-        payload["hands"] = [[str(card) for card in hand] for hand in event.hands]
-    if event.seed is not None:
-        payload["seed"] = event.seed
-    if event.stock_count is not None:
-        payload["stock_count"] = event.stock_count
-    return payload
-
-
-def _hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Actor) -> Hand:
-    """R3: deal a hand from a fresh server seed, committing to the seed first (its SHA-256
-    is stored and shown before any card is seen)."""
-    state = engine.deal(seed=seed, dealer=dealer, rules=engine.RuleSet.from_dict(match.rules))
-    hand = Hand.objects.create(
-        match=match,
-        number=number,
-        dealer=dealer,
-        server_seed=seed,
-        seed_commitment=engine.seed_commitment(seed),
-        state=engine.state_to_json(state),
-        seq=state.seq,
-        to_act=state.to_act,
-        turn_deadline=_deadline(match),
-    )
-    _append_events(
-        match=match,
-        hand=hand,
-        entries=[
-            {
-                "kind": HandEvent.DEALT,
-                "seat": dealer,
-                "state_seq": state.seq,
-                "payload": {
-                    "number": number,
-                    "dealer": dealer,
-                    "seed_commitment": hand.seed_commitment,
-                    "to_act": state.to_act,
-                    # R3: the upcard is dealt face up (public); the fairness check uses it.
-                    "upcard": str(state.upcard),
-                },
-            }
-        ],
-        actor=actor,
-    )
-    hand.save(update_fields=["event_seq"])
-    return hand
 
 
 # --- Actions ---------------------------------------------------------------------------
@@ -323,14 +239,12 @@ def _action_apply(
     )
     latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
-        dealt = _hand_finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
+        finished = _multi_hand_finished if locked.is_multi else _hand_finished
+        dealt = finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
         if dealt is not None:
             latest = (dealt, hand)
-        webhook_enqueue(
-            operator=locked.operator,
-            event_type="hand.ended",
-            data=_hand_ended_event(match=locked, hand=hand, outcome=new_state.outcome),
-        )
+        ended = _hand_ended_event(match=locked, hand=hand, outcome=new_state.outcome)
+        match_event_enqueue(match=locked, event_type="hand.ended", data=ended)
     # R10: the running score is part of the game's state; it is stored with the hand that
     # changed it, in this transaction, and every reader reads this one figure.
     locked.save(update_fields=["seq", *SCORE_FIELDS] if new_state.is_over else ["seq"])
@@ -338,20 +252,33 @@ def _action_apply(
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
 
 
-def _hand_ended_event(*, match: Match, hand: Hand, outcome: engine.HandOutcome) -> dict:
-    """hand.ended (gin_platform/event_types.py): the result, never the cards."""
+def _hand_ended_event(
+    *, match: Match, hand: Hand, outcome: engine.HandOutcome | engine.MultiHandOutcome
+) -> Callable[[object], dict]:
+    """hand.ended (gin_platform/event_types.py) for one operator: the result, never the
+    cards; the winner named as that operator may see them (``player_ref_for``)."""
     seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)
     winner = seats.order_by("-pk").first() if outcome.winner is not None else None
-    return {
-        "match_id": match.pk,
-        "hand": hand.number,
-        "outcome": outcome.kind,
-        "knocker_seat": outcome.knocker,
-        "winner_seat": outcome.winner,
-        "winner": None if winner is None else player_ref(winner.player),
-        "points": outcome.points,
-        "score": list(match.points),
-    }
+    multi = isinstance(outcome, engine.MultiHandOutcome)
+
+    def for_operator(operator_id: object) -> dict:
+        return {
+            "match_id": match.pk,
+            "hand": hand.number,
+            "outcome": outcome.kind,
+            "knocker_seat": outcome.knocker,
+            "winner_seat": outcome.winner,
+            "winner": (
+                None
+                if winner is None
+                else player_ref_for(winner.player, match=match, operator_id=operator_id)
+            ),
+            # R12: the hand's penalty per seat; the score is then the penalty totals.
+            "points": list(outcome.penalties) if multi else outcome.points,
+            "score": list(match.points),
+        }
+
+    return for_operator
 
 
 def _card_text(card: engine.Card | None) -> str | None:
@@ -433,7 +360,7 @@ def _hand_finished(
 _FTK_NO_TARGET = 10**9
 
 
-SCORE_FIELDS = ("points_0", "points_1", "hands_won_0", "hands_won_1")
+SCORE_FIELDS = ("points_0", "points_1", "hands_won_0", "hands_won_1", "seat_scores")
 
 
 def _set_score(match: Match, points: tuple[int, int], won: tuple[int, int]) -> None:
@@ -562,7 +489,7 @@ def _bot_turn_on_commit(match: Match, hand: Hand) -> None:
         match.bot_seat is not None
         and match.status == Match.Status.RUNNING
         and hand.status == Hand.Status.IN_PROGRESS
-        and hand.to_act == match.bot_seat
+        and hand.to_act in match.house_bot_seats
     ):
         on_commit_logged(
             partial(_enqueue_bot_move, match.pk, match.seq),

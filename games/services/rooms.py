@@ -23,6 +23,8 @@ from games.models import (
     MAX_FEE_BPS,
     MAX_TURN_SECONDS,
     MIN_TURN_SECONDS,
+    SEAT_COUNTS,
+    WINNER_TAKES_ALL,
     Match,
     Room,
     Table,
@@ -36,6 +38,7 @@ from gin_platform.principals import Actor
 
 MAX_STAKE_PER_POINT_CHOICES = 10
 MAX_TABLES_PER_REQUEST = 50
+DEFAULT_PENALTY_TARGET = 100  # R12: Match Play with 3-4 players, points against
 
 
 def _room_problem(message: str, field: str) -> InvalidRoomOptionsProblem:
@@ -119,6 +122,48 @@ def _room_money_options(
     }
 
 
+def _room_seating(
+    *,
+    variant: str,
+    rules: Mapping[str, Any] | None,
+    seats: int | None,
+    prize_table: str | None,
+    target: int | None,
+) -> tuple[engine.RuleSet, str, int | None]:
+    """R12: the seat count (2, or 3-4 for First To Knock and Match Play; Money Play stays
+    heads-up), carried in the rules so the engine deals 7 cards; the prize table (winner takes
+    all by default; 70/30 for 3, 65/35 or 50/30/20 for 4, Match Play only); a 3-4 seat Match
+    Play room's penalty target defaults to 100. Returns the rules, the prize table and the
+    target."""
+    options = dict(rules or {})
+    if seats is None:
+        seats = options.get("seats", 2)
+    if type(seats) is not int or seats not in SEAT_COUNTS:
+        raise _room_problem("a table seats 2, 3 or 4 players (R12)", "seats")
+    if options.get("seats", seats) != seats:
+        raise _room_problem("rules.seats disagrees with seats", "rules")
+    if seats > 2:
+        options["seats"] = seats
+        if variant == Variant.MONEY:
+            raise _room_problem("Money Play stays heads-up: seats is 2 (R12)", "seats")
+        if variant == Variant.MATCH and target is None:
+            target = DEFAULT_PENALTY_TARGET
+    try:
+        rule_set = engine.RuleSet.from_dict(options)
+    except (TypeError, ValueError) as exc:
+        raise _room_problem(str(exc), "rules") from exc
+    table = WINNER_TAKES_ALL if prize_table in (None, "") else prize_table
+    if seats == 2:
+        if table != WINNER_TAKES_ALL:
+            raise _room_problem("a heads-up table pays the winner: no prize table", "prize_table")
+        return rule_set, table, target
+    try:
+        engine.check_prize_table(table, seats, variant)
+    except ValueError as exc:
+        raise _room_problem(str(exc), "prize_table") from exc
+    return rule_set, table, target
+
+
 @transaction.atomic
 def room_create(
     *,
@@ -137,14 +182,15 @@ def room_create(
     fee_bps: int = 0,
     turn_seconds: int = 30,
     tables: int = 1,
+    seats: int | None = None,
+    prize_table: str | None = None,
     actor: Actor,
 ) -> Room:
     if variant not in Variant.values:
         raise _room_problem(f"unknown variant {variant!r}", "variant")
-    try:
-        rule_set = engine.RuleSet.from_dict(dict(rules or {}))
-    except (TypeError, ValueError) as exc:
-        raise _room_problem(str(exc), "rules") from exc
+    rule_set, prize_table, target = _room_seating(
+        variant=variant, rules=rules, seats=seats, prize_table=prize_table, target=target
+    )
     if type(fee_bps) is not int or not 0 <= fee_bps <= MAX_FEE_BPS:
         raise _room_problem(f"fee_bps is 0 to {MAX_FEE_BPS} basis points", "fee_bps")
     if type(turn_seconds) is not int or not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
@@ -165,6 +211,8 @@ def room_create(
         bot_enabled=bool(bot_enabled),
         fee_bps=fee_bps,
         turn_seconds=turn_seconds,
+        seats=rule_set.seats,
+        prize_table=prize_table,
         **_room_money_options(
             variant=variant,
             target=target,
@@ -186,6 +234,8 @@ def room_create(
             "is_practice": is_practice,
             "bot_enabled": bool(bot_enabled),
             "tables": tables,
+            "seats": rule_set.seats,
+            "prize_table": prize_table,
         },
     )
     return room

@@ -26,35 +26,40 @@ from django.utils import timezone
 
 from games import engine
 from games.locks import lock_seats, lock_table
-from games.models import SEAT_POSITIONS, Match, Room, Seat, Table, Variant
+from games.models import Match, Room, Seat, Table, Variant
 from games.problems import (
     BotNotAllowedProblem,
     CashierAmountOutOfRangeProblem,
+    NetworkNotJoinedProblem,
+    NetworkTableOtherModeProblem,
     NotSeatedProblem,
     RoomInactiveProblem,
+    ScreenNameRequiredProblem,
     StakePerPointMismatchProblem,
     StakePerPointNotOfferedProblem,
     TableFullProblem,
 )
 from games.realtime import publisher
+from games.selectors import first_dealer_for, network_room_offered, room_has_waiting_players
 from games.services.house_bot import (
     BOT_ACTOR,
     _bot_chips_top_up,
-    _house_bot_position,
+    _house_bot_positions,
     house_bot_player,
     is_house_bot,
 )
+from games.services.network import match_event_enqueue
 from games.services.play import _bot_turn_on_commit, _hand_deal
 from games.services.rooms import _ensure_free_table
 from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
-from gin_platform.enqueue import on_commit_logged
+from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
 from gin_platform.event_types import player_ref
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ValidationProblem
-from gin_platform.webhooks import webhook_enqueue
+from gin_platform.selectors import is_network_operator
 from wallet import services as wallet
 from wallet.problems import InsufficientFundsProblem
 
@@ -123,8 +128,46 @@ def _buy_in_amount(
     return cashier_amount, stake_per_point
 
 
+def _network_seat_check(*, player: Player, room: Room) -> None:
+    """Who may sit at a network room's table (docs/network.md "Rooms, membership and screen
+    names"): a player of an operator that is a member of the network now and offers the room
+    (``all_rooms`` or an opt-in), who chose a screen name, never the house bot. Any other
+    room: nothing to check here."""
+    if not is_network_operator(room.operator_id):
+        return
+    if is_house_bot(player):
+        raise BotNotAllowedProblem(f"the house bot does not play in network room {room.pk}")
+    if not network_room_offered(operator=player.operator, room=room):
+        raise NetworkNotJoinedProblem(f"your operator does not offer network room {room.pk}")
+    if not player.screen_name:
+        raise ScreenNameRequiredProblem(
+            "choose a screen name before you sit at a network table: the other players "
+            "see only that name"
+        )
+
+
+def _network_mode_check(*, player: Player, match: Match) -> None:
+    """A network table never mixes live and test-mode (sandbox) players: their money lives
+    in separate books (docs/api.md "Sandbox")."""
+    if not is_network_operator(match.operator_id):
+        return
+    others = Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).exclude(
+        player__operator__is_sandbox=player.operator.is_sandbox
+    )
+    if others.exists():
+        raise NetworkTableOtherModeProblem(
+            f"table {match.table_id} seats {'live' if player.operator.is_sandbox else 'test-mode'}"
+            " players"
+        )
+
+
 def _match_open(*, table: Table, room: Room, stake_per_point: int | None) -> Match:
+    seats = room.seats
+    multi = seats > 2  # R12: the running score per seat (docs/games.md)
     return Match.objects.create(
+        seat_count=seats,
+        prize_table=room.prize_table,
+        seat_scores=({"penalty_totals": [0] * seats, "hands_won": [0] * seats} if multi else {}),
         table=table,
         room=room,
         operator_id=room.operator_id,
@@ -237,9 +280,26 @@ def _seat_take_durable(
         seat = result.seat
         publisher.match_changed(match_id=seat.match_id)
         alone = result.created and seat.state == Seat.State.SEATED
-        if alone and seat.table.room.bot_enabled and not is_house_bot(player):
+        room = seat.table.room
+        if (
+            alone
+            and room.bot_enabled
+            and not is_house_bot(player)
+            and not is_network_operator(room.operator_id)
+        ):
             _bot_join(table=seat.table, seat=seat)
             seat.refresh_from_db()
+        if (
+            seat.state == Seat.State.SEATED
+            and result.created
+            and room_has_waiting_players(room_id=room.pk)
+        ):
+            # Somebody waits for an opponent in this room: the waiting list may seat them
+            # opposite this player (docs/network.md "Lobby and waiting list"), after the
+            # commit, in a task (``games.tasks.waiting_list_match``).
+            from games import tasks
+
+            enqueue_on_commit(tasks.waiting_list_match, room.pk)
     return result
 
 
@@ -266,6 +326,7 @@ def _seat_take(
             raise RoomInactiveProblem(f"table {table.pk} is closed")
         if not room.is_practice and is_house_bot(player):
             raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
+        _network_seat_check(player=player, room=room)
         if match is not None and match.status != Match.Status.WAITING:
             raise TableFullProblem(f"a game is being played at table {table.pk}")
         amount, chosen_stake = _buy_in_amount(
@@ -276,10 +337,12 @@ def _seat_take(
         )
         if match is None:
             match = _match_open(table=table, room=room, stake_per_point=chosen_stake)
+        else:
+            _network_mode_check(player=player, match=match)
         others = list(Seat.objects.filter(match=match, state=Seat.State.SEATED))
-        free = sorted(set(SEAT_POSITIONS) - {seat.position for seat in others})
+        free = sorted(set(match.positions) - {seat.position for seat in others})
         if not free:
-            raise TableFullProblem(f"both seats at table {table.pk} are taken")
+            raise TableFullProblem(f"every seat at table {table.pk} is taken")
         seat = Seat.objects.create(
             table=table,
             match=match,
@@ -297,6 +360,7 @@ def _seat_take(
             currency=match.currency,
             reference=seat.buy_in_reference,
             actor=actor,
+            escrow_operator=room.operator,
         )
         if seamless_debit is not None:  # the operator's debit now sits in this escrow
             wallet.seamless_debit_consume(
@@ -315,12 +379,11 @@ def _seat_take(
                 "stake_per_point": match.stake_per_point,
             },
         )
-        webhook_enqueue(
-            operator=room.operator,
-            event_type="seat.taken",
-            data={**_seat_event(seat, room), "buy_in": money_dict(amount, match.currency)},
+        taken = {**_seat_event(seat, room), "buy_in": money_dict(amount, match.currency)}
+        match_event_enqueue(
+            match=match, event_type="seat.taken", data=lambda _: taken, about=player
         )
-        if len(others) + 1 == len(SEAT_POSITIONS):
+        if len(others) + 1 == match.seat_count:  # R12: a match starts when the table is full
             _match_start(match=match, seats=[*others, seat], actor=actor)
             _ensure_free_table(room)
             seat.refresh_from_db()
@@ -360,10 +423,9 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
                 actor=actor,
             )
             seat.refresh_from_db()
-            webhook_enqueue(
-                operator=table.room.operator,
-                event_type="seat.left",
-                data={**_seat_event(seat, table.room), "refunded": None, "forfeited": True},
+            forfeited = {**_seat_event(seat, table.room), "refunded": None, "forfeited": True}
+            match_event_enqueue(
+                match=match, event_type="seat.left", data=lambda _: forfeited, about=player
             )
             return seat
         publisher.match_changed(match_id=match.pk)
@@ -377,6 +439,7 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
             currency=match.currency,
             reference=seat.refund_reference,
             actor=actor,
+            escrow_operator=table.room.operator,
         )
         # Seamless mode: the refund goes back to the operator's wallet after the commit.
         wallet.seamless_credits_record(ledger_transaction=refund, actor=actor)
@@ -391,15 +454,12 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
                 "currency": seat.currency,
             },
         )
-        webhook_enqueue(
-            operator=table.room.operator,
-            event_type="seat.left",
-            data={
-                **_seat_event(seat, table.room),
-                "refunded": money_dict(seat.amount, seat.currency),
-                "forfeited": False,
-            },
-        )
+        left = {
+            **_seat_event(seat, table.room),
+            "refunded": money_dict(seat.amount, seat.currency),
+            "forfeited": False,
+        }
+        match_event_enqueue(match=match, event_type="seat.left", data=lambda _: left, about=player)
         if not Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).exists():
             match.status = Match.Status.ABORTED
             match.finished_at = timezone.now()
@@ -414,19 +474,26 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
 
 
 def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
-    """Two seated players: the match runs and its first hand is dealt. R3: the first dealer
-    is chosen by the shuffle (from the first hand's server seed)."""
+    """A full table (two seats, or three or four, R12): the match runs and its first hand is
+    dealt. R3: the first dealer is chosen by the shuffle (from the first hand's server seed;
+    with 3-4 seats, ``engine.first_dealer`` modulo the seat count)."""
     for seat in lock_seats(seat.pk for seat in seats):
         seat.state = Seat.State.PLAYING
         seat.save(update_fields=["state"])
     match.status = Match.Status.RUNNING
     match.started_at = timezone.now()
-    match.bot_seat = _house_bot_position(match, seats)
+    bots = _house_bot_positions(match, seats)
+    match.bot_seats = bots
+    match.bot_seat = bots[0] if bots else None
     seed = engine.new_server_seed()
     hand = _hand_deal(
-        match=match, number=1, dealer=engine.first_dealer(seed), seed=seed, actor=actor
+        match=match,
+        number=1,
+        dealer=first_dealer_for(seed, match.seat_count),  # R3; R12 with 3-4 seats
+        seed=seed,
+        actor=actor,
     )
-    match.save(update_fields=["status", "started_at", "bot_seat", "seq"])
+    match.save(update_fields=["status", "started_at", "bot_seat", "bot_seats", "seq"])
     audit_record(
         actor=actor,
         action="match.started",
@@ -440,9 +507,22 @@ def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
 # --- The house bot takes a seat -----------------------------------------------------------
 def _bot_join(*, table: Table, seat: Seat) -> SeatResult | None:
     """The bot sits down opposite ``seat`` (same cashier amount and stake per point at a
-    Money Play table). A wallet refusal for the bot (e.g. it ran out of chips) leaves the
-    player waiting for a human opponent instead of refusing the player's own seat."""
-    bot = house_bot_player(operator=table.room.operator)
+    Money Play table); at a 3-4 seat table (R12) house bots take every free seat. A wallet
+    refusal for a bot (e.g. it ran out of chips) leaves the player waiting for others
+    instead of refusing the player's own seat."""
+    result = None
+    for number in range(seat.match.seat_count - 1):
+        if seat.match.status != Match.Status.WAITING:
+            break
+        result = _bot_join_one(table=table, seat=seat, number=number)
+        if result is None:
+            break
+        seat.match.refresh_from_db(fields=["status"])
+    return result
+
+
+def _bot_join_one(*, table: Table, seat: Seat, number: int) -> SeatResult | None:
+    bot = house_bot_player(operator=table.room.operator, number=number)
     try:
         with transaction.atomic():
             return _seat_take(
@@ -476,6 +556,8 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
         table = lock_table(table.pk)
         if not table.room.is_practice:
             raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
+        if is_network_operator(table.room.operator_id):
+            raise BotNotAllowedProblem(f"the house bot does not play at network table {table.pk}")
         match = _open_match(table)
         mine = (
             Seat.objects.select_related("match")
@@ -486,12 +568,17 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
         )
         if mine is None:
             raise NotSeatedProblem(f"sit down at table {table.pk} first, then invite the bot")
-        bot = house_bot_player(operator=table.room.operator)
+        active = match.seats.filter(state__in=Seat.ACTIVE_STATES)
+        seated = set(active.values_list("player", flat=True))
+        operator = table.room.operator
+        bots = [house_bot_player(operator=operator, number=n) for n in range(match.seat_count - 1)]
         if match.status != Match.Status.WAITING:
-            existing = Seat.objects.filter(match=match, player=bot).first()
+            existing = Seat.objects.filter(match=match, player__in=bots).order_by("pk").first()
             if existing is not None:
                 return SeatResult(seat=existing, created=False)
             raise TableFullProblem(f"a game is being played at table {table.pk}")
+        # R12: the next bot not seated yet (a 3-4 seat table may take several).
+        bot = next((bot for bot in bots if bot.pk not in seated), bots[-1])
         result = _seat_take(
             player=bot,
             table=table,

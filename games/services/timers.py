@@ -27,15 +27,21 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import engine
-from games.locks import lock_match
-from games.models import SEAT_POSITIONS, Hand, HandEvent, Match, Seat
+from games.locks import lock_match, lock_seats
+from games.models import HEADS_UP_POSITIONS, Hand, HandEvent, Match, Seat
 from games.problems import (
     MatchNotInProgressProblem,
     NotSeatedProblem,
     StaleSequenceProblem,
 )
+from games.services.dealing import _append_events, _deadline, _engine_event_payload
+from games.services.multi import (
+    _multi_forfeit_ranking,
+    _multi_hand_finished,
+    _multi_match_finish,
+)
 from games.services.play import (
-    _append_events,
+    _bot_turn_on_commit,
     _enqueue_bot_move,
     _lock_running_hand,
     _match_finish,
@@ -67,9 +73,13 @@ def match_forfeit(
     """
     if reason not in Match.ForfeitReason.values:
         raise ValueError(f"unknown forfeit reason {reason!r}")
-    if seat not in SEAT_POSITIONS:
-        raise ValueError(f"a seat is 0 or 1, got {seat!r}")
     locked = lock_match(match.pk if isinstance(match, Match) else match)
+    if locked.is_multi:
+        return _multi_forfeit(
+            match=locked, seat=seat, reason=reason, actor=actor, expected_seq=expected_seq
+        )
+    if seat not in HEADS_UP_POSITIONS:
+        raise ValueError(f"a seat is 0 or 1, got {seat!r}")
     if expected_seq is not None and expected_seq != locked.seq:
         raise _stale_sequence(locked, expected_seq)
     hand = _lock_running_hand(locked)
@@ -117,6 +127,94 @@ def match_forfeit(
         actor=actor,
     )
     return locked
+
+
+def _multi_forfeit(
+    *, match: Match, seat: int, reason: str, actor: Actor, expected_seq: int | None
+) -> Match:
+    """R12 "Leaving": ``seat`` forfeits (``match`` locked). Its cards go dead and its turns
+    are skipped (``engine.forfeit``); it will rank last, the latest leaver above earlier
+    ones. While two or more seats remain the game goes on (a hand the forfeit ended, void
+    after the last reshuffle, moves the match on as any ended hand); when one is left, it
+    wins and the hand is abandoned."""
+    if seat not in match.positions:
+        raise ValueError(f"a seat is 0..{match.seat_count - 1}, got {seat!r}")
+    if expected_seq is not None and expected_seq != match.seq:
+        raise _stale_sequence(match, expected_seq)
+    hand = _lock_running_hand(match)
+    if seat in match.forfeited_seats:
+        raise NotSeatedProblem("you have already left this game")
+    new_state, events = engine.forfeit(engine.state_from_json(hand.state), seat)
+    entries = [
+        {
+            "kind": event.kind,
+            "seat": event.seat,
+            "state_seq": event.seq,
+            # The hand's replay applies a forfeit from this entry (engine.replay).
+            "action": {"kind": HandEvent.FORFEIT, "seat": seat} if index == 0 else None,
+            "payload": ({"reason": reason} if event.kind == HandEvent.FORFEIT else {})
+            | _engine_event_payload(event),
+        }
+        for index, event in enumerate(events)
+    ]
+    _append_events(match=match, hand=hand, entries=entries, actor=actor)
+    match.forfeits = [*match.forfeits, {"seat": seat, "reason": reason}]
+    now = timezone.now()
+    for row in lock_seats(
+        Seat.objects.filter(match=match, position=seat, state__in=Seat.ACTIVE_STATES).values_list(
+            "pk", flat=True
+        )
+    ):
+        row.state = Seat.State.FINISHED
+        row.left_at = now
+        row.save(update_fields=["state", "left_at"])
+    audit_record(
+        actor=actor,
+        action="match.forfeited",
+        obj=match,
+        operator=match.operator,
+        data={"seat": seat, "reason": reason, "hand": hand.number},
+    )
+    if new_state.to_act != hand.to_act:
+        hand.turn_deadline = _deadline(match)
+    hand.state = engine.state_to_json(new_state)
+    hand.seq = new_state.seq
+    hand.to_act = new_state.to_act
+    if new_state.is_over:
+        hand.outcome = new_state.outcome.to_dict()
+        hand.ended_at = now
+        hand.turn_deadline = None
+        # One seat left (R12): the hand is abandoned and scores nothing; else it ended
+        # (void after the last reshuffle) and counts as any ended hand.
+        last_one = new_state.outcome.kind == "forfeit"
+        hand.status = Hand.Status.ABANDONED if last_one else Hand.Status.ENDED
+    hand.save(
+        update_fields=[
+            "state",
+            "seq",
+            "to_act",
+            "turn_deadline",
+            "status",
+            "outcome",
+            "ended_at",
+            "event_seq",
+        ]
+    )
+    latest = hand
+    if new_state.is_over and new_state.outcome.kind == "forfeit":
+        _multi_match_finish(
+            match=match,
+            hand=hand,
+            ranking=_multi_forfeit_ranking(match),
+            reason=engine.REASON_FORFEIT,
+            actor=actor,
+        )
+    elif new_state.is_over:
+        dealt = _multi_hand_finished(match=match, hand=hand, outcome=new_state.outcome, actor=actor)
+        latest = dealt if dealt is not None else hand
+    match.save(update_fields=["seq", "forfeits", "seat_scores"])
+    _bot_turn_on_commit(match, latest)
+    return match
 
 
 # --- Resigning and turn timers ---------------------------------------------------------
@@ -174,11 +272,13 @@ def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH)
             match__status=Match.Status.RUNNING,
         )
         .order_by("turn_deadline")
-        .values_list("match_id", "to_act", "match__seq", "match__bot_seat")[:limit]
+        .values_list("match_id", "to_act", "match__seq", "match__bot_seat", "match__bot_seats")[
+            :limit
+        ]
     )
     sweep = TimerSweep()
-    for match_id, seat, seq, bot in expired:
-        if bot == seat:
+    for match_id, seat, seq, bot, bots in expired:
+        if bot == seat or seat in (bots or ()):
             _enqueue_bot_move(match_id, seq)
             sweep.bot_nudged.append(match_id)
             continue

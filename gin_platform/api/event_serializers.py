@@ -78,6 +78,27 @@ class SeatLeftEventData(SeatEventData):
     )
 
 
+class GamePlayerRefData(serializers.Serializer):
+    """A player of a game: yours by id and reference; another operator's player at a network
+    table by screen name only (docs/network.md "Tenancy")."""
+
+    player_id = serializers.UUIDField(
+        required=False, help_text="Your player's id; absent for another operator's player"
+    )
+    external_ref = serializers.CharField(
+        required=False, help_text="Your own reference; absent for another operator's player"
+    )
+    screen_name = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="Another operator's player at a network table: the screen name",
+    )
+    operator = serializers.CharField(
+        required=False,
+        help_text="Another operator's player, when the network reveals operators: its name",
+    )
+
+
 class HandEndedEventData(serializers.Serializer):
     match_id = serializers.IntegerField()
     hand = serializers.IntegerField(help_text="The hand's number in the match, from 1")
@@ -86,7 +107,7 @@ class HandEndedEventData(serializers.Serializer):
     )
     knocker_seat = serializers.IntegerField(allow_null=True)
     winner_seat = serializers.IntegerField(allow_null=True, help_text="Null: void")
-    winner = PlayerRefData(allow_null=True, help_text="The player of winner_seat")
+    winner = GamePlayerRefData(allow_null=True, help_text="The player of winner_seat")
     points = serializers.IntegerField(help_text="Points the winner scored")
     score = serializers.ListField(
         child=serializers.IntegerField(), help_text="Match points after the hand, by seat"

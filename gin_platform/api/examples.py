@@ -229,6 +229,7 @@ PLAYER = {
     "locale": "en-GB",
     "status": "active",
     "kyc_status": "verified",
+    "screen_name": "AceOfClubs",
     "created_at": NOW,
 }
 PLAYER_CREATE = [
@@ -404,3 +405,24 @@ REDELIVER_NOT_FOUND = problem_response(
         instance="/api/v1/webhooks/deliveries/2b1f8c7e-0d4a-4f57-9a0e-3c6e1d9b5a21/redeliver",
     ),
 )
+
+
+# --- The network -----------------------------------------------------------------------------
+NETWORK_MEMBERSHIP = {
+    "member": True,
+    "all_rooms": False,
+    "joined_at": NOW,
+    "left_at": None,
+    "fee_share_bps": 2000,
+    "reveal_operators": False,
+}
+NETWORK_MEMBERSHIP_UPDATE = [
+    request(
+        "join, choosing rooms one by one",
+        {"member": True, "all_rooms": False},
+        "Then opt into rooms with PUT /operators/me/network/rooms/{id}",
+    ),
+    request("join, offering every room", {"member": True, "all_rooms": True}),
+    request("leave", {"member": False}, "Seated players play on; nobody sits down again"),
+    response("joined", NETWORK_MEMBERSHIP, 200),
+]

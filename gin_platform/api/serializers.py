@@ -71,8 +71,10 @@ class PlayerOutput(serializers.ModelSerializer):
             "locale",
             "status",
             "kyc_status",
+            "screen_name",
             "created_at",
         )
+        read_only_fields = ("screen_name",)
 
 
 class PlayerSessionCreateInput(serializers.Serializer):
@@ -401,3 +403,29 @@ class LaunchSessionOutput(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     player = LaunchedPlayerOutput()
     options = LaunchOptionsOutput()
+
+
+# --- The network (docs/network.md) -----------------------------------------------------------
+class NetworkMembershipInput(serializers.Serializer):
+    member = serializers.BooleanField(
+        help_text="true joins the network (again after leaving), false leaves it."
+    )
+    all_rooms = serializers.BooleanField(
+        required=False,
+        help_text="Offer every network room (true) or only the rooms opted into one by one "
+        "(PUT /operators/me/network/rooms/{id}). Unchanged when left out.",
+    )
+
+
+class NetworkMembershipOutput(serializers.Serializer):
+    member = serializers.BooleanField(help_text="A member now (joined and not left).")
+    all_rooms = serializers.BooleanField()
+    joined_at = serializers.DateTimeField(allow_null=True)
+    left_at = serializers.DateTimeField(allow_null=True)
+    fee_share_bps = serializers.IntegerField(
+        help_text="The network's share of each network game's fee, in basis points."
+    )
+    reveal_operators = serializers.BooleanField(
+        help_text="Whether players see which operator an opponent at a network table plays "
+        "for (its name only)."
+    )

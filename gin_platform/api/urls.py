@@ -6,6 +6,7 @@ urlpatterns = [
     path("health", views.HealthView.as_view(), name="health"),
     path("health/live", views.LivenessView.as_view(), name="health-live"),
     path("operators/me", views.OperatorMeView.as_view(), name="operator-me"),
+    path("operators/me/network", views.NetworkMembershipView.as_view(), name="operator-network"),
     path(
         "operators/me/webhook-secret",
         views.WebhookSecretRotateView.as_view(),

@@ -26,6 +26,8 @@ from gin_platform.api.serializers import (
     LaunchSessionInput,
     LaunchSessionOutput,
     LivenessOutput,
+    NetworkMembershipInput,
+    NetworkMembershipOutput,
     OperatorOriginInput,
     OperatorOriginOutput,
     OperatorOutput,
@@ -101,6 +103,59 @@ class OperatorMeView(APIView):
             operator=request.user.operator, actor=request.user.actor, **data.validated_data
         )
         return Response(OperatorOutput(operator).data)
+
+
+def _network_membership(operator) -> dict:
+    network = selectors.network_get()
+    if network is None:
+        raise NotFoundProblem("The platform has no network")
+    membership = selectors.network_membership_get(operator=operator)
+    return {
+        "member": membership is not None and membership.is_member,
+        "all_rooms": membership is not None and membership.all_rooms,
+        "joined_at": membership.joined_at if membership is not None else None,
+        "left_at": membership.left_at if membership is not None else None,
+        "fee_share_bps": network.fee_share_bps,
+        "reveal_operators": network.reveal_operators,
+    }
+
+
+class NetworkMembershipView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        responses={200: NetworkMembershipOutput, 404: OpenApiResponse(description="No network")},
+        tags=["network"],
+        operation_id="operators_me_network",
+        summary="Show the operator's network membership",
+        description="Whether the operator is a member of the player network (docs/network.md), "
+        "whether it offers every network room, and the network's fee share and operator "
+        "disclosure. 404 when the platform has no network.",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(NetworkMembershipOutput(_network_membership(request.user.operator)).data)
+
+    @extend_schema(
+        request=NetworkMembershipInput,
+        responses={200: NetworkMembershipOutput, 404: OpenApiResponse(description="No network")},
+        tags=["network"],
+        operation_id="operators_me_network_update",
+        summary="Join or leave the network, or offer every room",
+        description="`member` true joins the network (again after leaving), false leaves it: "
+        "players already seated at network tables play on, nobody of the operator sits "
+        "down at one again. `all_rooms` offers every network room in the lobby, or (false) "
+        "only those opted into one by one.",
+        examples=examples.NETWORK_MEMBERSHIP_UPDATE,
+    )
+    @idempotent
+    def put(self, request: Request) -> Response:
+        data = NetworkMembershipInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        operator = request.user.operator
+        services.network_membership_update(
+            operator=operator, actor=request.user.actor, **data.validated_data
+        )
+        return Response(NetworkMembershipOutput(_network_membership(operator)).data)
 
 
 class WebhookSecretRotateView(APIView):

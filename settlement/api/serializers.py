@@ -139,7 +139,13 @@ class ForfeitRecordOutput(serializers.Serializer):
 class SeatStakeOutput(serializers.Serializer):
     position = serializers.IntegerField()
     seat_id = serializers.IntegerField()
-    player_id = serializers.UUIDField()
+    player_id = serializers.UUIDField(
+        allow_null=True,
+        help_text="Null for another operator's player in a network game (docs/network.md)",
+    )
+    screen_name = serializers.CharField(
+        required=False, help_text="Another operator's player in a network game: the screen name"
+    )
     amount = serializers.IntegerField(help_text="In escrow, in minor units of `currency`")
     currency = serializers.CharField()
 
@@ -180,7 +186,9 @@ class MatchResultRecordOutput(serializers.Serializer):
 
 class StatementLineOutput(serializers.Serializer):
     seat = serializers.IntegerField()
-    player_id = serializers.UUIDField()
+    player_id = serializers.UUIDField(
+        required=False, help_text="Absent on another operator's player's lines (network game)"
+    )
     component = serializers.ChoiceField(
         choices=PAYOUT_COMPONENTS,
         help_text="Why the money moves: the own stake back, the pot won or lost, the fee, "
@@ -191,18 +199,32 @@ class StatementLineOutput(serializers.Serializer):
 
 
 class StatementPlayerOutput(serializers.Serializer):
+    """In a network game another operator's player has only ``seat``, ``screen_name``,
+    ``escrowed``, ``payout`` and ``net`` (and ``operator`` when the network reveals
+    operators: docs/network.md)."""
+
     seat = serializers.IntegerField()
-    player_id = serializers.UUIDField()
+    player_id = serializers.UUIDField(required=False, help_text="Your players only")
     screen_name = serializers.CharField()
-    external_ref = serializers.CharField(help_text="Your own reference for the player")
+    external_ref = serializers.CharField(
+        required=False, help_text="Your own reference for the player (your players only)"
+    )
     escrowed = Money()
     payout = Money()
     net = Money(help_text="payout - escrowed")
     credited = Money(
-        allow_null=True, help_text="What the wallet received, in the wallet's currency"
+        required=False,
+        allow_null=True,
+        help_text="What the wallet received, in the wallet's currency (your players only)",
     )
     fx = serializers.JSONField(
-        allow_null=True, help_text="The rate used when the wallet's currency differs"
+        required=False,
+        allow_null=True,
+        help_text="The rate used when the wallet's currency differs (your players only)",
+    )
+    operator = serializers.CharField(
+        required=False,
+        help_text="Network game, when the network reveals operators: the player's operator",
     )
 
 
@@ -248,6 +270,11 @@ class StatementOutput(serializers.Serializer):
     ledger_reference = serializers.CharField()
     ledger_transaction_id = serializers.IntegerField()
     money_play = StatementMoneyPlayOutput(required=False, help_text="Money Play only")
+    network = serializers.JSONField(
+        required=False,
+        help_text="Network games only (docs/network.md): fee_share_bps, network_fee and "
+        "your own line of the fee split (contribution, fee_share)",
+    )
 
 
 class GameFinishedDataOutput(serializers.Serializer):
@@ -272,3 +299,35 @@ class GameSettledWebhook(serializers.Serializer):
     type = _event_type("game.settled")
     created_at = serializers.DateTimeField()
     data = GameSettledDataOutput()
+
+
+# --- The network statement (docs/network.md "Settling the network") ----------------------
+class NetworkStatementRowOutput(serializers.Serializer):
+    day = serializers.DateField()
+    operator = serializers.CharField(help_text="The operator's slug (or the network's)")
+    currency = serializers.CharField(help_text="The network rooms' currency")
+    games = serializers.IntegerField(help_text="Network games settled that day with a stake")
+    turnover = serializers.CharField(help_text="The operator's players' stakes in those games")
+    payouts = serializers.CharField(help_text="What those games paid the operator's players")
+    fees = serializers.CharField(
+        help_text="The operator's share of those games' fees (the network's row: what it kept)"
+    )
+    net = serializers.CharField(
+        help_text="turnover - payouts - fees: what those games added to the position"
+    )
+    settled = serializers.CharField(help_text="Net settlements posted that day (their effect)")
+    position = serializers.CharField(
+        help_text="The position at the end of the day: positive, owed to the network"
+    )
+    owed_to_network = serializers.CharField()
+    owed_by_network = serializers.CharField()
+
+
+class NetworkStatementOutput(serializers.Serializer):
+    to = serializers.DateTimeField()
+    rows = NetworkStatementRowOutput(many=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = serializers.DateTimeField()
+        return fields

@@ -38,12 +38,26 @@ PERIOD_PARAMETERS = [
 ]
 
 
-def settlement_body(settlement: Settlement, *, mode: str, for_player: bool = False) -> dict:
+def settlement_body(
+    settlement: Settlement, *, mode: str, viewer_operator_id=None, for_player: bool = False
+) -> dict:
     """``mode``: the caller's operator's (live, or test in the sandbox): its settlements are
-    all of that mode."""
+    all of that mode. ``viewer_operator_id``: the caller's operator, for whom a network
+    game's statement is masked (docs/network.md)."""
     statement = settlement.statement
+    names = None
+    if "network" in statement:
+        names = selectors.network_operator_names(
+            {entry.get("operator_id") for entry in statement["players"]}
+        )
     if for_player:
-        statement = statements.statement_for_player(statement)
+        statement = statements.statement_for_player(
+            statement, operator_id=viewer_operator_id, operator_names=names
+        )
+    else:
+        statement = statements.statement_for_operator(
+            statement, operator_id=viewer_operator_id, operator_names=names
+        )
     return {
         "match_id": settlement.match_id,
         "variant": settlement.variant,
@@ -91,7 +105,15 @@ class SettlementListView(GenericAPIView):
         page = self.paginate_queryset(settlements)
         return self.get_paginated_response(
             SettlementOutput(
-                [settlement_body(s, mode=request.user.operator.mode) for s in page], many=True
+                [
+                    settlement_body(
+                        s,
+                        mode=request.user.operator.mode,
+                        viewer_operator_id=request.user.operator.pk,
+                    )
+                    for s in page
+                ],
+                many=True,
             ).data
         )
 
@@ -114,12 +136,21 @@ class SettlementDetailView(APIView):
             settlement = selectors.settlement_get_for_operator(
                 operator=request.user.operator, match_id=match_id
             )
-            body = settlement_body(settlement, mode=request.user.operator.mode)
+            body = settlement_body(
+                settlement,
+                mode=request.user.operator.mode,
+                viewer_operator_id=request.user.operator.pk,
+            )
             return Response(SettlementOutput(body).data)
         settlement = selectors.settlement_get_for_player(
             player=request.user.player, match_id=match_id
         )
-        body = settlement_body(settlement, mode=request.user.operator.mode, for_player=True)
+        body = settlement_body(
+            settlement,
+            mode=request.user.operator.mode,
+            viewer_operator_id=request.user.player.operator_id,
+            for_player=True,
+        )
         return Response(SettlementOutput(body).data)
 
 

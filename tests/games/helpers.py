@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from games import engine
+from games import engine, selectors
 from games.models import Hand, HandEvent, Match
 
 CARD_TOKEN = re.compile(r"^(?:[A2-9TJQK]|10)[SHDC]$")
@@ -78,8 +78,10 @@ class HiddenInformationChecker:
 
     For each hand still in progress: the response holds no card of the stock, no card of the
     opponent's hand that was never public (upcard, discards and cards taken from the pile are
-    public), and not the hand's server seed. Parts of the response about hands that are over
-    (the previous hand's showdown, events of ended hands) may reveal everything.
+    public), and not the hand's server seed. With three and four seats (R12): no card of any
+    other seat's hand, and none of the dead cards of a seat that forfeited. Parts of the
+    response about hands that are over (the previous hand's showdown, events of ended hands)
+    may reveal everything.
     """
 
     match_id: int
@@ -103,17 +105,20 @@ class HiddenInformationChecker:
             self.upcards = {}
         if hand.pk not in self.upcards:
             rules = engine.RuleSet.from_dict(hand.state["rules"])
-            dealt = engine.deal(seed=hand.server_seed, dealer=hand.dealer, rules=rules)
+            out = selectors.out_at_deal(hand) if rules.is_multi else ()
+            dealt = engine.deal(seed=hand.server_seed, dealer=hand.dealer, rules=rules, out=out)
             self.upcards[hand.pk] = {str(card) for card in dealt.discard_pile}
         public = {str(card) for card in state.discard_pile} | self.upcards[hand.pk]
         shown = HandEvent.objects.filter(
             hand=hand, kind__in=("discard", "take_upcard", "draw_discard", "knock")
         )
         public |= {payload["card"] for payload in shown.values_list("payload", flat=True)}
-        hidden_seats = (0, 1) if seat is None else (1 - seat,)
+        every_seat = range(len(state.hands))
+        hidden_seats = [other for other in every_seat if other != seat]
         opponent = {str(card) for other in hidden_seats for card in state.hands[other]}
         stock = {str(card) for card in state.stock}
-        return (opponent | stock) - public
+        dead = {str(card) for card in getattr(state, "dead", ())}  # R12: out of play, unseen
+        return (opponent | stock | dead) - public
 
 
 class Seats:
@@ -158,7 +163,8 @@ def play_to_end(
     the match ends. Every response (views, actions, events feeds) goes through ``checker``.
     """
     responses = 0
-    after = {0: 0, 1: 0}
+    positions = sorted(seats.clients)  # two seats, or three or four (R12)
+    after = dict.fromkeys(positions, 0)
 
     def record(response, seat: int) -> None:
         nonlocal responses
@@ -170,7 +176,7 @@ def play_to_end(
 
     for count in range(max_actions):
         looks = {}
-        for seat in (0, 1):
+        for seat in positions:
             response = view(seats[seat], match_id)
             assert response.status_code == 200, response.json()
             record(response, seat)
@@ -179,11 +185,12 @@ def play_to_end(
             assert feed.status_code == 200
             record(feed, seat)
             after[seat] = feed.json()["next_after"]
-        if looks[0]["match"]["status"] != Match.Status.RUNNING:
+        if looks[positions[0]]["match"]["status"] != Match.Status.RUNNING:
             return PlayedGame(match_id, count, looks, responses)
-        to_act = looks[0]["hand"]["to_act"]
+        to_act = looks[positions[0]]["hand"]["to_act"]
         mine = looks[to_act]
-        assert mine["hand"]["your_turn"] and not looks[1 - to_act]["hand"]["your_turn"]
+        assert mine["hand"]["your_turn"]
+        assert not any(looks[other]["hand"]["your_turn"] for other in positions if other != to_act)
         move = policy(mine["hand"])  # a legal action as offered (a knock says its deadwood)
         response = act(
             seats[to_act], match_id, kind=move["kind"], card=move["card"], expected_seq=mine["seq"]

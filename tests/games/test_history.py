@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games import engine
-from games.api.serializers import HandHistoryOutput
+from games.api.history_serializers import HandHistoryOutput
 from games.models import Hand, HandEvent, Match
 from gin_platform.services import api_key_create, player_session_create
 from tests.conftest import SYSTEM

@@ -26,7 +26,14 @@ def test_a_waiting_match_shows_no_hand(alice, practice_table):
     look = view(alice, seat["match_id"]).json()
     assert look["seq"] == 0 and look["hand"] is None and look["previous_hand"] is None
     assert look["match"]["status"] == "waiting" and look["match"]["your_seat"] == seat["position"]
-    assert look["match"]["players"] == [{"position": seat["position"], "display_name": "Alice"}]
+    assert look["match"]["players"] == [
+        {
+            "position": seat["position"],
+            "display_name": "Alice",
+            "screen_name": None,
+            "operator": None,
+        }
+    ]
 
 
 def test_turn_deadlines_follow_the_turn(alice, bob, practice_table, seeds):

@@ -38,6 +38,7 @@ CONCERNS = {
     "approvals": ["approval_propose", "approval_approve", "approval_reject", "wallet_adjust"],
     "seamless": ["seamless_debit", "seamless_credit", "seamless_rollback", "operator_wallet_set"],
     "seamless_retry": ["seamless_call_retry", "seamless_calls_sweep", "seamless_balance"],
+    "network": ["network_fee_split", "network_position_settle", "check_net_settlement"],
 }
 
 # Every name another app, view, command, test, benchmark or doc imports from wallet.services.

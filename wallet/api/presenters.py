@@ -42,6 +42,8 @@ def player_transaction(txn: LedgerTransaction, *, player: Player, operator_view:
     entries: list[LedgerEntry] = getattr(txn, "player_entries", None) or list(
         txn.entries.filter(player=player).select_related("account").order_by("pk")
     )
+    # A network game's position lines are between the operators' books, not the player's.
+    entries = [e for e in entries if e.account.kind != Account.Kind.NETWORK_POSITION]
     wallet_entries = [e for e in entries if e.account.kind == Account.Kind.PLAYER]
     wallet_currency = wallet_entries[0].currency if wallet_entries else ""
     reversal = txn.reversal if hasattr(txn, "reversal") else None
@@ -75,8 +77,27 @@ def player_transaction(txn: LedgerTransaction, *, player: Player, operator_view:
         "fx": [_fx(s) for s in txn.fx if s.get("player") == str(player.pk)],
     }
     if operator_view:
-        body["metadata"] = txn.metadata
+        body["metadata"] = _metadata_for(txn.metadata, operator_id=player.operator_id)
     return body
+
+
+def _metadata_for(metadata: dict, *, operator_id) -> dict:
+    """A transaction's metadata as one operator may read it: a network game's fee split
+    shows that operator's own line only (docs/network.md)."""
+    network = metadata.get("network")
+    if not isinstance(network, dict):
+        return metadata
+    mine = str(operator_id)
+    return metadata | {
+        "network": network
+        | {
+            "operators": [
+                {key: value for key, value in row.items() if key != "operator_id"}
+                for row in network.get("operators", [])
+                if row.get("operator_id") == mine
+            ]
+        }
+    }
 
 
 def ledger_transaction(txn: LedgerTransaction) -> dict:

@@ -301,13 +301,16 @@ class OperatorWalletOutput(serializers.Serializer):
 class ApprovalInput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=ApprovalRequest.Kind.choices)
     operator_id = serializers.UUIDField(
-        required=False, help_text="The operator of a cashier_caps or adjustment proposal"
+        required=False,
+        help_text="The operator of a cashier_caps, adjustment or net_settlement proposal",
     )
     reason = serializers.CharField(max_length=500)
     payload = serializers.DictField(
         help_text="reversal: transaction_id, reference; adjustment: player_id, direction "
         "(credit/debit), amount (decimal string), currency, reference; cashier_caps: "
-        "currency, caps (each cap a decimal string or null)"
+        "currency, caps (each cap a decimal string or null); net_settlement: currency, "
+        "cutoff (ISO date-time with offset), optionally amount (signed decimal string: "
+        "positive, the operator pays the network; it must be what is outstanding)"
     )
 
 

@@ -266,6 +266,11 @@ def _clean_payload(kind: str, payload: dict) -> dict:
             name: None if value is None else parse_amount(value, code, field=name, allow_zero=True)
             for name, value in payload["caps"].items()
         }
+    if kind == "net_settlement" and isinstance(payload.get("amount"), str):
+        code = parse_currency(payload.get("currency"))
+        raw = payload["amount"].strip()
+        sign = -1 if raw.startswith("-") else 1
+        payload["amount"] = sign * parse_amount(raw.lstrip("-"), code)
     return payload
 
 

@@ -14,7 +14,9 @@
   reversals, cashier-cap raises and manual adjustments (``wallet_adjust``);
 - ``seamless``: seamless wallet mode: the operator's wallet settings, debits, credits and
   rollbacks through the operator's wallet API and their mirror postings;
-- ``seamless_retry``: their retries (task and beat sweep), the late-call alert, the balance.
+- ``seamless_retry``: their retries (task and beat sweep), the late-call alert, the balance;
+- ``network``: money between operators in network play: the network positions, the fee
+  split of a network game and the net settlement of a position (docs/network.md).
 
 Every function is keyword-only, typed and atomic, makes one state change, and writes its
 audit row in the same database transaction. Other apps move money only through here:
@@ -73,6 +75,13 @@ from wallet.services.escrow import (
     table_buy_in,
     table_refund,
 )
+from wallet.services.network import (
+    FeeSplit,
+    check_net_settlement,
+    network_fee_split,
+    network_position_settle,
+    network_settlement_reference,
+)
 from wallet.services.posting import (
     MAX_AMOUNT,
     AccountKey,
@@ -128,6 +137,7 @@ __all__ = [
     "AccountKey",
     "EscrowPayout",
     "ExchangeRateLoadResult",
+    "FeeSplit",
     "LedgerInvariantError",
     "RateRowError",
     "adjustment_reference",
@@ -136,6 +146,7 @@ __all__ = [
     "approval_reject",
     "caps_are_raise",
     "cashier_caps_set",
+    "check_net_settlement",
     "check_transfer_mode",
     "deposit",
     "deposit_reference",
@@ -144,6 +155,9 @@ __all__ = [
     "exchange_rates_load",
     "fx_max_age",
     "house_shards",
+    "network_fee_split",
+    "network_position_settle",
+    "network_settlement_reference",
     "operator_wallet_set",
     "player_limit_set",
     "practice_chips_top_up",

@@ -9,7 +9,10 @@ another approves.
   the ledger refuses (insufficient funds, already reversed...) rolls back and the request is
   recorded ``failed`` with the problem's detail, which is raised again;
 - ``approval_reject`` closes a pending request with a note.
-The proposer can never approve or reject their own request (``four-eyes-required``), and
+Net settlements of an operator's network position (``net_settlement``: the payment between
+the operator and the network that zeroes what was outstanding at a cut-off,
+wallet/services/network.py) follow the same path. The proposer can never approve or
+reject their own request (``four-eyes-required``), and
 each step needs its permission (``wallet.propose_<kind>``, ``wallet.approve_<kind>``: the
 roles of gin_platform/staff.py). Every step writes its audit row.
 
@@ -20,6 +23,7 @@ against the operator's outside-world account, ledger kind ``adjustment``, refere
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -41,6 +45,11 @@ from wallet.problems import (
 )
 from wallet.services.cashier import _cashier_currency, _cashier_keys, cashier_caps_write
 from wallet.services.corrections import reversal_reference, transaction_reverse
+from wallet.services.network import (
+    check_net_settlement,
+    network_position_settle,
+    network_settlement_reference,
+)
 from wallet.services.posting import (
     Kind,
     Locked,
@@ -173,6 +182,38 @@ def _adjustment_payload(operator: Operator | None, payload: dict) -> tuple[Opera
     }
 
 
+def _net_settlement_payload(operator: Operator | None, payload: dict) -> tuple[Operator, dict]:
+    """A network net settlement (docs/network.md "Settling the network"): the member
+    operator, the currency and the cut-off; the amount is what is outstanding then (given,
+    it must match)."""
+    if operator is None:
+        raise ApprovalInvalidProblem("a net settlement names its operator", field="operator")
+    currency = parse_currency(payload.get("currency"))
+    raw = payload.get("cutoff")
+    try:
+        cutoff = datetime.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        cutoff = None
+    if cutoff is None or cutoff.tzinfo is None:
+        raise ApprovalInvalidProblem(
+            "cutoff is an ISO date-time with its UTC offset", field="cutoff"
+        )
+    amount = payload.get("amount")
+    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int)):
+        raise ApprovalInvalidProblem("amount is an integer of minor units", field="amount")
+    outstanding = check_net_settlement(
+        operator=operator, currency=currency, cutoff=cutoff, amount=amount
+    )
+    return operator, {
+        "currency": currency,
+        "cutoff": cutoff.isoformat(),
+        "amount": outstanding,
+        "reference": network_settlement_reference(
+            operator_id=operator.pk, currency=currency, cutoff=cutoff
+        ),
+    }
+
+
 def caps_are_raise(*, operator: Operator, currency: str, caps: dict[str, int | None]) -> bool:
     """Whether new caps loosen anything: a maximum up or removed, a minimum down or removed,
     or caps where none were (nothing capped is the loosest). Only raises need four eyes."""
@@ -209,6 +250,8 @@ def approval_propose(
         operator, clean = _reversal_payload(payload)
     elif kind == ApprovalKind.CASHIER_CAPS:
         operator, clean = _caps_payload(operator, payload)
+    elif kind == ApprovalKind.NET_SETTLEMENT:
+        operator, clean = _net_settlement_payload(operator, payload)
     else:
         operator, clean = _adjustment_payload(operator, payload)
     approval = ApprovalRequest.objects.create(
@@ -242,6 +285,17 @@ def _execute(approval: ApprovalRequest, actor: Actor) -> str:
             operator=approval.operator, currency=payload["currency"], actor=actor, **payload["caps"]
         )
         return f"cashier_caps:{row.pk}"
+    if approval.kind == ApprovalKind.NET_SETTLEMENT:
+        txn = network_position_settle(
+            operator=approval.operator,
+            currency=payload["currency"],
+            cutoff=datetime.fromisoformat(payload["cutoff"]),
+            amount=payload["amount"],
+            reference=payload["reference"],
+            actor=actor,
+            metadata={"reason": approval.reason, "approval": approval.pk},
+        )
+        return f"ledger_transaction:{txn.pk}"
     player = platform_selectors.player_get(
         operator=approval.operator, player_id=payload["player_id"]
     )

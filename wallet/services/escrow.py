@@ -20,18 +20,26 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform.models import Player
+from gin_platform import selectors as platform_selectors
+from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
-from wallet import fx, selectors
+from wallet import fx, network_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.models import COMPONENT_LENGTH, Account, LedgerEntry, LedgerTransaction
 from wallet.problems import (
     EscrowNotFoundProblem,
+    EscrowOperatorMismatchProblem,
     EscrowSettledProblem,
     EscrowUnbalancedProblem,
     NothingToRefundProblem,
     PayoutInvalidProblem,
+)
+from wallet.services.network import (
+    check_network_escrow,
+    network_fee_share_bps,
+    network_fee_split,
+    position_key,
 )
 from wallet.services.posting import (
     MAX_AMOUNT,
@@ -87,8 +95,15 @@ def table_buy_in(
     currency: str,
     reference: str,
     actor: Actor,
+    escrow_operator: Operator | None = None,
 ) -> LedgerTransaction:
     """Move ``amount`` minor units of ``currency`` (the room's) into game ``game_ref``'s escrow.
+
+    ``escrow_operator`` owns the escrow (None: the player's operator). Only the network's
+    operator may own the escrow of another operator's player: the stake then crosses from
+    the player's operator's books to the network's through their network positions
+    (wallet/services/network.py); the conversion, if any, is on the player's operator's
+    books. The transaction's ``operator`` is the escrow's.
 
     - Real money from another wallet currency is converted through the house FX accounts at
       the latest rate, the wallet debited rounded UP (ROUND_CEILING); the rate is stored on
@@ -104,6 +119,10 @@ def table_buy_in(
     reference = _check_reference(reference)
     practice = code == PRACTICE_CURRENCY
     operator = player.operator
+    escrow_owner = operator if escrow_operator is None else escrow_operator
+    crosses = check_network_escrow(
+        player_operator_id=operator.pk, escrow_operator_id=escrow_owner.pk
+    )
     wallet_code = PRACTICE_CURRENCY if practice else player.wallet_currency
     converts = code != wallet_code
     shard = shard_for(player.pk)
@@ -113,9 +132,19 @@ def table_buy_in(
     ]
     if practice:  # the chip mint, for the first-use grant
         house.append(mint_key(player=player))
+    positions = (
+        (
+            position_key(operator_id=operator.pk, currency=code, shard=shard),
+            position_key(operator_id=escrow_owner.pk, currency=code, shard=shard_for(game_ref)),
+        )
+        if crosses
+        else ()
+    )
 
     def rules(locked: Locked) -> LedgerTransaction:
         *house_accounts, escrow, wallet = locked.resolved
+        if crosses:
+            *house_accounts, member_position, network_position = house_accounts
         now = locked.now
         _check_active(player)
         if not practice:
@@ -160,10 +189,15 @@ def table_buy_in(
                     "direction": f"{wallet_code}->{code}",
                 }
             )
+        if crosses:  # the player's operator's books -> the network's
+            lines += [
+                _Line(member_position, amount, "stake", player.pk),
+                _Line(network_position, -amount, "stake", player.pk),
+            ]
         lines.append(_Line(escrow, amount, "stake", player.pk))
         return _post(
             locked=locked.accounts,
-            operator=operator,
+            operator=escrow_owner,
             kind=Kind.BUY_IN,
             reference=reference,
             lines=lines,
@@ -188,7 +222,8 @@ def table_buy_in(
         },
         keys=(
             *house,
-            _escrow_key(operator_id=operator.pk, game_ref=game_ref, currency=code),
+            *positions,
+            _escrow_key(operator_id=escrow_owner.pk, game_ref=game_ref, currency=code),
             _player_key(player=player, currency=wallet_code),
         ),
         rules=rules,
@@ -199,14 +234,22 @@ def table_buy_in(
 @_reference_guard
 @transaction.atomic
 def table_refund(
-    *, player: Player, game_ref: str, currency: str, reference: str, actor: Actor
+    *,
+    player: Player,
+    game_ref: str,
+    currency: str,
+    reference: str,
+    actor: Actor,
+    escrow_operator: Operator | None = None,
 ) -> LedgerTransaction:
     """Give the player back everything they have in the game's (unsettled) escrow.
 
     The refund undoes the player's buy-ins exactly: the same amounts on the same accounts,
     so a converted buy-in comes back at its stored rate and the wallet gets back precisely
     what it paid (no FX gain or loss, no rounding). Never blocked by self-exclusion or
-    status. Refused: no escrow, escrow settled, nothing left to refund.
+    status. Refused: no escrow, escrow settled, nothing left to refund. A network escrow
+    (``escrow_operator``: the network's operator) gives the stake back through the same
+    network position lines as the buy-ins, reversed.
     """
     code = parse_currency(currency)
     game_ref = _check_game_ref(game_ref)
@@ -217,6 +260,11 @@ def table_refund(
     escrow = selectors.escrow_account(game_ref=game_ref, currency=code)
     if escrow is None:
         raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {code}")
+    expected_owner = player.operator_id if escrow_operator is None else escrow_operator.pk
+    if escrow.operator_id != expected_owner:
+        raise EscrowOperatorMismatchProblem(
+            f"the escrow of {game_ref} belongs to another operator's game"
+        )
     contributions = selectors.player_contribution_transactions(escrow=escrow, player=player)
     accounts = Account.objects.filter(
         pk__in=LedgerEntry.objects.filter(transaction__in=contributions).values("account_id")
@@ -236,7 +284,11 @@ def table_refund(
         in_escrow = nets.get((escrow.pk, AccountKind.ESCROW), 0)
         if in_escrow <= 0:
             raise NothingToRefundProblem(f"the player has nothing in the escrow of {game_ref}")
-        component = {AccountKind.PLAYER: "refund", AccountKind.ESCROW: "refund"}
+        component = {
+            AccountKind.PLAYER: "refund",
+            AccountKind.ESCROW: "refund",
+            AccountKind.NETWORK_POSITION: "refund",
+        }
         lines = [
             _Line(locked.accounts[account_id], -net, component.get(kind, "fx"), player.pk)
             for (account_id, kind), net in sorted(nets.items())
@@ -344,24 +396,56 @@ def escrow_settle(
         for wallet_code in sorted(set(wallet_codes.values()))
         if wallet_code != code
     }
-    # Accounts: the fee's house shard follows the game, each payee's FX legs their shard.
+    # A network game (the escrow is the network's operator's): payees of other operators are
+    # paid through the positions, and the fee is shared by contribution (network.py).
+    network = platform_selectors.is_network_operator(operator.pk)
+    split = None
+    if network:
+        split = network_fee_split(
+            fee=fee,
+            contributions=network_selectors.escrow_operator_contributions(escrow=escrow),
+            fee_share_bps=network_fee_share_bps(),
+        )
+    shard = shard_for(game_ref)
+    # Accounts: the fee's house shards follow the game, each payee's FX legs and position
+    # their shard (on their own operator's books).
     keys: dict[Any, AccountKey] = {}
     if fee:
         keys["fee"] = _house_key(
-            operator_id=operator.pk,
-            kind=AccountKind.HOUSE_FEE,
-            currency=code,
-            shard=shard_for(game_ref),
+            operator_id=operator.pk, kind=AccountKind.HOUSE_FEE, currency=code, shard=shard
         )
+    if split is not None:
+        keys["network_position"] = position_key(operator_id=operator.pk, currency=code, shard=shard)
+        for operator_id in sorted(split.operators, key=str):
+            if split.operators[operator_id] and operator_id != operator.pk:
+                keys[("fee_share", operator_id)] = position_key(
+                    operator_id=operator_id, currency=code, shard=shard
+                )
+                keys[("fee", operator_id)] = _house_key(
+                    operator_id=operator_id,
+                    kind=AccountKind.HOUSE_FEE,
+                    currency=code,
+                    shard=shard,
+                )
     for pk in sorted(payees, key=str):
+        payee_operator = payees[pk].operator_id
         if wallet_codes[pk] != code:
             for fx_code in (code, wallet_codes[pk]):
                 keys[("fx", pk, fx_code)] = _house_key(
-                    operator_id=operator.pk,
+                    operator_id=payee_operator,
                     kind=AccountKind.HOUSE_FX,
                     currency=fx_code,
                     shard=shard_for(pk),
                 )
+        if payee_operator != operator.pk:
+            check_network_escrow(player_operator_id=payee_operator, escrow_operator_id=operator.pk)
+            keys[("position", pk)] = position_key(
+                operator_id=payee_operator, currency=code, shard=shard_for(pk)
+            )
+            keys.setdefault(
+                "network_position",
+                position_key(operator_id=operator.pk, currency=code, shard=shard),
+            )
     for pk in sorted(payees, key=str):
         keys[("wallet", pk)] = _player_key(player=payees[pk], currency=wallet_codes[pk])
 
@@ -377,6 +461,12 @@ def escrow_settle(
                 escrow=_money(held, code),
                 payouts_and_fee=_money(total, code),
             )
+        if (
+            split is not None
+            and split.contributions
+            != network_selectors.escrow_operator_contributions(escrow=escrow)
+        ):  # pragma: no cover - a buy-in or refund needs the escrow's lock, held here
+            raise LedgerInvariantError(f"the contributions to {game_ref} changed under us")
         lines: list[_Line] = []
         snapshots = []
         for pk in sorted(lines_by_player, key=str):
@@ -385,6 +475,11 @@ def escrow_settle(
             player_total = sum(line.amount for line in player_lines)
             if player_total == 0:
                 continue
+            if ("position", pk) in keys:  # the network's books -> the payee's operator's
+                lines += [
+                    _Line(accounts["network_position"], player_total, "payout", pk),
+                    _Line(accounts[("position", pk)], -player_total, "payout", pk),
+                ]
             wallet = accounts[("wallet", pk)]
             wallet_code = wallet_codes[pk]
             if wallet_code == code:
@@ -410,7 +505,23 @@ def escrow_settle(
                 }
             )
         if fee:
-            lines += [_Line(escrow, -fee, "fee"), _Line(accounts["fee"], fee, "fee")]
+            kept = fee if split is None else split.network
+            lines += [_Line(escrow, -fee, "fee"), _Line(accounts["fee"], kept, "fee")]
+        extra: dict[str, Any] = {"fee": fee}
+        if split is not None:
+            extra["network"] = split.metadata()
+            for operator_id in sorted(split.operators, key=str):
+                share = split.operators[operator_id]
+                if not share:
+                    continue
+                if operator_id == operator.pk:  # pragma: no cover - no player of the network
+                    lines.append(_Line(accounts["fee"], share, "fee"))
+                    continue
+                lines += [
+                    _Line(accounts["network_position"], share, "fee_share"),
+                    _Line(accounts[("fee_share", operator_id)], -share, "fee_share"),
+                    _Line(accounts[("fee", operator_id)], share, "fee"),
+                ]
         return _post(
             locked=locked.accounts,
             operator=operator,
@@ -424,7 +535,7 @@ def escrow_settle(
             game_ref=game_ref,
             escrow=escrow,
             fx_snapshots=snapshots,
-            metadata=meta | {"fee": fee},
+            metadata=meta | extra,
         )
 
     # ``now`` is the settlement's time, used for its rates before the locks are taken.

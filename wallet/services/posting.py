@@ -249,6 +249,7 @@ _CREATION_ORDER = {
     AccountKind.HOUSE_FX: 0,
     AccountKind.OUTSIDE: 0,
     AccountKind.OPERATOR_WALLET: 0,
+    AccountKind.NETWORK_POSITION: 0,
     AccountKind.ESCROW: 1,
     AccountKind.PLAYER: 2,
 }
@@ -348,6 +349,17 @@ def _post(
     unbalanced = {code: total for code, total in totals.items() if total}
     if unbalanced:
         raise LedgerInvariantError(f"{kind} {reference} does not sum to zero: {unbalanced}")
+    # Each operator's books balance on their own too (network play moves money between
+    # them only through their network positions, docs/network.md).
+    books: dict[tuple[Any, str], int] = defaultdict(int)
+    for line in lines:
+        account = locked[line.account.pk]
+        books[(account.operator_id, account.currency)] += line.amount
+    unbalanced_books = {key: total for key, total in books.items() if total}
+    if unbalanced_books:
+        raise LedgerInvariantError(
+            f"{kind} {reference} does not sum to zero in each operator's books: {unbalanced_books}"
+        )
     for pk, balance in balances.items():
         if balance < 0 and not locked[pk].may_go_negative:
             raise LedgerInvariantError(f"{kind} {reference} would overdraw {locked[pk]}")

@@ -486,17 +486,25 @@ def seamless_credits_record(
     player whose platform wallet it credited (purpose ``credit:<reference>:<player id>``),
     sent once the caller commits. In the same transaction as the money, so a credit can be
     neither lost (a crash after the commit leaves it to the sweep) nor made twice."""
-    if ledger_transaction.currency == PRACTICE_CURRENCY or not selectors.is_seamless(
-        operator_id=ledger_transaction.operator_id
-    ):
+    if ledger_transaction.currency == PRACTICE_CURRENCY:
         return []
+    # Each wallet's own operator decides (a network game pays players of several operators,
+    # its transaction's operator is the network's).
     totals: dict[Any, int] = {}
     currencies: dict[Any, str] = {}
+    seamless: dict[Any, bool] = {}
     for entry in ledger_transaction.entries.filter(
         account__kind=AccountKind.PLAYER, amount__gt=0
     ).select_related("account"):
+        operator_id = entry.account.operator_id
+        if operator_id not in seamless:
+            seamless[operator_id] = selectors.is_seamless(operator_id=operator_id)
+        if not seamless[operator_id]:
+            continue
         totals[entry.account.player_id] = totals.get(entry.account.player_id, 0) + entry.amount
         currencies[entry.account.player_id] = entry.currency
+    if not totals:
+        return []
     players = {p.pk: p for p in Player.objects.filter(pk__in=list(totals))}
     reason = "refund" if ledger_transaction.kind == Kind.REFUND else "payout"
     calls = [

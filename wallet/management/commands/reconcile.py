@@ -1,5 +1,6 @@
 """Check the ledger: cached balances equal the sum of entries, every transaction sums to zero
-per currency. Prints a readable report; exits non-zero on any drift."""
+per currency (and within each operator's books), the network positions net to zero per
+currency. Prints a readable report; exits non-zero on any drift."""
 
 from django.core.management.base import BaseCommand, CommandError
 

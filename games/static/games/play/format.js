@@ -34,6 +34,7 @@ export const COMPONENTS = {
   zero_point_bonus: "Zero-point bonus",
   cap_adjustment: "Cap applied",
   fee_deduction: "Fee",
+  prize: "Your prize",
 };
 
 const LOSING_COMPONENTS = { pot: "Stake lost to your opponent" };

@@ -87,7 +87,10 @@ export class LobbyScreen {
         ? `Stake per point ${room.stake_per_point_choices.map(money).join(" or ")}`
         : `Stake ${money(room.stake)}`,
       room.variant === "money" ? `Cashier ${money(room.cashier_min)} to ${money(room.cashier_max)}` : null,
-      room.target ? `Target ${room.target}` : null,
+      room.seats > 2 ? `${room.seats} players` : null,
+      room.seats > 2 && room.prize_table !== "winner_takes_all"
+        ? `Prizes ${room.prize_table.split("_").join("/")} %` : null,
+      room.target ? `${room.seats > 2 ? "Penalty target" : "Target"} ${room.target}` : null,
       room.fee_bps ? `Fee ${(room.fee_bps / 100).toFixed(2).replace(/\.?0+$/, "")}%` : null,
       room.turn_seconds ? `${room.turn_seconds} s a turn` : null,
     ].filter(Boolean);
@@ -105,9 +108,12 @@ export class LobbyScreen {
       .filter((seat) => seat.display_name !== null)
       .map((seat) => seat.display_name || `Seat ${seat.position + 1}`);
     const label = `Table ${table.id}`;
+    const seatCount = room.seats || 2;
     const state = {
       empty: "empty",
-      waiting: `${names.join(", ")} waiting for an opponent`,
+      waiting: seatCount > 2
+        ? `${names.join(", ")} waiting for players (${names.length} of ${seatCount} seated)`
+        : `${names.join(", ")} waiting for an opponent`,
       playing: `${names.join(" vs ")} playing`,
     }[table.state] || table.state;
     const row = h("li", { class: "table-row", dataset: { tableId: table.id, state: table.state } },
@@ -127,7 +133,7 @@ export class LobbyScreen {
         "aria-label": `Sit at ${label}`,
         onclick: () => (room.variant === "money" ? this.askCashier(row, room, table) : this.sit(room, table)),
       }, "Sit"));
-      if (room.is_practice && table.free_seats === 2) {
+      if (room.is_practice && table.free_seats === seatCount) {
         actions.append(h("button", {
           type: "button", class: "button",
           "aria-label": `Play the house bot at ${label}`,
@@ -216,7 +222,11 @@ export class LobbyScreen {
       this.refreshWallet();
       if (seat.match_status === "waiting") {
         try {
-          await api(`tables/${table.id}/bot`, { method: "POST" });
+          // R12: one house bot per free seat (each call seats one; the last starts the game).
+          for (let free = (room.seats || 2) - 1; free > 0; free -= 1) {
+            const bot = await api(`tables/${table.id}/bot`, { method: "POST" });
+            if (bot.match_status !== "waiting") break;
+          }
         } catch (error) {
           // Seated all the same: the table offers the bot again, or a person may sit.
           if (!(error instanceof ApiError)) throw error;

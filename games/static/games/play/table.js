@@ -173,6 +173,29 @@ export class TableScreen {
     return this.view && this.view.hand;
   }
 
+  /** 2 (heads-up), or 3-4 players (R12). */
+  get seatCount() {
+    return (this.view && this.view.match.seats) || 2;
+  }
+
+  get multi() {
+    return this.seatCount > 2;
+  }
+
+  /** The other seats, clockwise from the player's left (a watcher: every seat). */
+  get others() {
+    const all = Array.from({ length: this.seatCount }, (_, seat) => seat);
+    if (this.watch) return all;
+    return all.map((_, step) => (this.seat + 1 + step) % this.seatCount).filter((seat) => seat !== this.seat);
+  }
+
+  /** R12: the seats that forfeited, from the view (hand) or the match. */
+  isOut(position) {
+    const hand = this.hand;
+    if (hand && hand.out && hand.out.includes(position)) return true;
+    return (this.view.match.forfeits || []).some((entry) => entry.seat === position);
+  }
+
   get legal() {
     const hand = this.hand;
     if (this.watch || !hand || hand.status !== "in_progress") return [];
@@ -251,6 +274,13 @@ export class TableScreen {
       case "hand_ended": {
         const outcome = event.outcome || {};
         if (outcome.kind === "void") return `Hand ${event.hand} was void`;
+        if (outcome.penalties) {
+          // R12: points against, per player.
+          if (outcome.kind === "forfeit") return `Hand ${event.hand} ended: everybody else left`;
+          const charged = outcome.penalties
+            .map((points, seat) => (points ? `${this.name(seat)} ${points}` : null)).filter(Boolean);
+          return `Hand ${event.hand} ended: ${OUTCOMES[outcome.kind] || outcome.kind}, won by ${this.name(outcome.winner)}; points against: ${charged.join(", ") || "none"}`;
+        }
         const scorer = outcome.winner === null || outcome.winner === undefined
           ? "nobody scores" : `${this.name(outcome.winner)} ${outcome.winner === this.seat ? "score" : "scores"} ${outcome.points}`;
         return `Hand ${event.hand} ended: ${OUTCOMES[outcome.kind] || outcome.kind}, ${scorer}`;
@@ -492,7 +522,9 @@ export class TableScreen {
     const variant = VARIANTS[match.variant] || match.variant;
     const score = match.variant === "ftk"
       ? "First to go out wins"
-      : `${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}${match.target ? ` (to ${match.target})` : ""}`;
+      : this.multi
+        ? `Points against: ${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")} (to ${match.target})`
+        : `${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}${match.target ? ` (to ${match.target})` : ""}`;
     const stake = match.variant === "money"
       ? `${money(match.stake_per_point)} a point`
       : match.stake ? `Stake ${money(match.stake)}` : null;
@@ -509,10 +541,14 @@ export class TableScreen {
   renderWaiting() {
     const { match } = this.view;
     return h("section", { class: "waiting", "aria-labelledby": "waiting-title" },
-      h("h3", { id: "waiting-title", text: "Waiting for an opponent…" }),
-      h("p", { text: "The game starts as soon as a second player sits down." }),
+      h("h3", { id: "waiting-title", text: this.multi ? "Waiting for players…" : "Waiting for an opponent…" }),
+      h("p", {
+        text: this.multi
+          ? `The game starts when all ${this.seatCount} seats are taken (${match.players.length} seated).`
+          : "The game starts as soon as a second player sits down.",
+      }),
       this.watch ? null : h("div", { class: "button-row" },
-        match.is_practice ? h("button", { type: "button", class: "button primary", onclick: () => this.inviteBot() }, "Play the house bot") : null,
+        match.is_practice ? h("button", { type: "button", class: "button primary", onclick: () => this.inviteBot() }, this.multi ? "Add a house bot" : "Play the house bot") : null,
         h("button", { type: "button", class: "button", onclick: () => this.leaveTable() }, "Leave the table")));
   }
 
@@ -522,6 +558,8 @@ export class TableScreen {
     const connected = this.presence[position];
     const turn = hand && hand.status === "in_progress" && hand.to_act === position;
     const name = this.name(position);
+    const out = this.multi && this.isOut(position);
+    const { match } = this.view;
     return h("div", {
       class: ["player-box", turn ? "to-act" : null],
       id: `seat-${position}`,
@@ -534,20 +572,24 @@ export class TableScreen {
         id: `presence-${position}`,
         text: connected ? "online" : "offline",
       }),
-      turn ? h("span", { class: "turn-badge", text: "to play" }) : null),
-    hand && hand.status === "in_progress"
+      turn ? h("span", { class: "turn-badge", text: "to play" }) : null,
+      out ? h("span", { class: "out-badge", text: "left the game" }) : null),
+    this.multi && match.variant !== "ftk"
+      ? h("p", { class: "penalty", id: `penalty-${position}`, text: `Points against: ${match.hand_points[position]}` })
+      : null,
+    hand && hand.status === "in_progress" && !out
       ? cardBacks(count, `${name === "You" ? "You hold" : `${name} holds`} ${plural(count, "card", "cards")}`)
       : null);
   }
 
   renderBoard() {
     const hand = this.hand;
-    const opponent = this.watch ? null : 1 - this.seat;
+    const others = this.others;
     const top = hand && hand.discard_pile.length ? hand.discard_pile[hand.discard_pile.length - 1] : null;
     const board = h("section", { class: "board", "aria-label": "Table" },
-      this.watch
-        ? h("div", { class: "players" }, this.renderPlayerBox(0), this.renderPlayerBox(1))
-        : this.renderPlayerBox(opponent),
+      this.watch || this.multi
+        ? h("div", { class: ["players", this.multi ? "many" : null] }, others.map((seat) => this.renderPlayerBox(seat)))
+        : this.renderPlayerBox(others[0]),
       hand ? h("div", { class: "piles" },
         h("div", { class: "pile stock", id: "stock" },
           cardBacks(Math.min(hand.stock_count, 1), "Stock"),
@@ -701,6 +743,11 @@ export class TableScreen {
       : null;
     const head = h("div", { class: "section-head" },
       h("h3", { id: "showdown-title", text: `Showdown: hand ${number}` }), close);
+    if (outcome.penalties && outcome.result) return this.renderMultiShowdown(source, head);
+    if (outcome.kind === "forfeit") {
+      return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title" }, head,
+        h("p", { id: "showdown-summary", text: "Everybody else left: the hand is over (R12)." }));
+    }
     if (outcome.kind === "void" || !outcome.result) {
       return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title" }, head,
         h("p", { text: "The hand was void (R7): nobody scores, and the same dealer deals again." }));
@@ -742,6 +789,83 @@ export class TableScreen {
       running);
   }
 
+  /** R12: the knocker's melds with every opponent's lay-offs, each opponent's arrangement,
+   * deadwood and points against, and the running penalty totals. */
+  renderMultiShowdown(source, head) {
+    const { outcome } = source;
+    const result = outcome.result;
+    const number = source.number;
+    const { match } = this.view;
+    const meldRow = (list, layoffs = []) => h("div", { class: "showdown-melds" },
+      list.map((meld, index) => h("div", {
+        class: ["meld", meld.kind], role: "group",
+        "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
+      },
+      meld.cards.map((text) => cardElement(text)),
+      layoffs.filter((l) => l.meld_index === index).map((l) => cardElement(l.card, {
+        classes: ["laid-off"], attrs: { title: `laid off by ${this.name(l.seat)}` },
+      })))));
+    const deadwoodRow = (cards) => (cards.length
+      ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
+        cards.map((text) => cardElement(text, { classes: ["deadwood"] })))
+      : null);
+    const charged = (seat) => `Points against: ${result.penalties[seat]}`;
+    // Every opponent's lay-offs onto the knocker's melds, shown there (with who laid off).
+    const layoffs = result.opponents.flatMap((reply) => reply.layoffs.map((l) => ({ ...l, seat: reply.seat })));
+    const knocker = h("div", { class: "showdown-side", dataset: { seat: result.knocker } },
+      h("h4", { text: `${this.name(result.knocker)} (${outcome.kind === "undercut" ? "knocked, undercut" : "went out"})` }),
+      meldRow(result.knocker_melds, layoffs.filter((l) => l.meld_index < result.knocker_melds.length)),
+      deadwoodRow(result.knocker_deadwood_cards),
+      source.knock_card ? h("p", { class: "knock-card" }, "Put down: ", cardElement(source.knock_card)) : null,
+      h("p", { class: "deadwood-count", text: `Deadwood ${result.deadwood[result.knocker]} · ${charged(result.knocker)}` }));
+    const opponents = result.opponents.map((reply) => h("div", { class: "showdown-side", dataset: { seat: reply.seat } },
+      h("h4", { text: `${this.name(reply.seat)}${reply.seat === outcome.winner ? " (undercut)" : ""}` }),
+      meldRow(reply.melds),
+      deadwoodRow(reply.deadwood_cards),
+      reply.layoffs.length
+        ? h("p", { class: "layoffs", text: `Laid off ${reply.layoffs.map((l) => cardShort(l.card)).join(", ")}` })
+        : null,
+      h("p", { class: "deadwood-count", text: `Deadwood ${reply.deadwood} · ${charged(reply.seat)}` })));
+    const running = match.variant === "ftk" ? null
+      : h("p", { class: "running-score", text: `Points against so far: ${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}` });
+    const won = outcome.winner === this.seat ? "win" : "wins";
+    return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title", dataset: { hand: number, outcome: outcome.kind } },
+      head,
+      h("p", { class: "showdown-summary", id: "showdown-summary", text: `${OUTCOMES[outcome.kind] || outcome.kind} by ${this.name(result.knocker)}. ${this.name(outcome.winner)} ${won} the hand.` }),
+      h("div", { class: ["showdown-sides", "many"] }, knocker, opponents),
+      h("p", { class: "hand-score", text: `Hand score (points against): ${result.penalties.map((points, seat) => `${this.name(seat)} ${points}`).join(" · ")}` }),
+      running);
+  }
+
+  renderMultiResult(result, headline) {
+    // R12: the ranking (shared places listed together), penalty totals and forfeits.
+    const { match } = this.view;
+    const reason = {
+      first_to_knock: `${this.name(result.winner_seat)} went out first`,
+      target_reached: `a penalty total reached ${result.target}`,
+      forfeit: "everybody else left the game",
+    }[result.reason] || result.reason;
+    let place = 1;
+    const places = result.ranking.map((group) => {
+      const item = h("li", { dataset: { place } },
+        h("strong", { text: `${place}. ` }),
+        group.map((seat) => {
+          const left = (result.forfeits || []).find((entry) => entry.seat === seat);
+          const facts = match.variant === "ftk" ? [] : [`${plural(result.penalty_totals[seat], "point", "points")} against`];
+          facts.push(plural(result.hands_won[seat], "hand", "hands") + " won");
+          if (left) facts.push(FORFEIT_REASONS[left.reason] || left.reason);
+          return `${this.name(seat)} (${facts.join(", ")})`;
+        }).join(" and "));
+      place += group.length;
+      return item;
+    });
+    return h("section", { class: "result", id: "result", "aria-labelledby": "result-title", dataset: { winner: result.winner_seat ?? "none" } },
+      h("h3", { id: "result-title", text: headline }),
+      h("p", { text: `Game over: ${reason}.` }),
+      h("ol", { class: "plain-list ranking", id: "ranking" }, places),
+      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : "Settling the game…" }));
+  }
+
   renderResult() {
     const { match } = this.view;
     if (!OVER.includes(match.status)) return null;
@@ -754,6 +878,7 @@ export class TableScreen {
     if (result.winner_seat === null || result.winner_seat === undefined) headline = "A tie: no money moves";
     else if (result.winner_seat === this.seat) headline = "You won the game!";
     else headline = `${this.name(result.winner_seat)} won the game`;
+    if (result.ranking) return this.renderMultiResult(result, headline);
     const reason = {
       first_to_knock: `${this.name(result.reached_target)} went out first`,
       target_reached: `${this.name(result.reached_target)} reached ${result.target}`,
@@ -785,7 +910,7 @@ export class TableScreen {
       h("table", { class: "statement-lines", "aria-labelledby": "statement-title" },
         h("tbody", {},
           lines.map((line) => h("tr", { dataset: { component: line.component } },
-            h("th", { scope: "row", text: componentLabel(line.component, line.amount) }),
+            h("th", { scope: "row", text: statement.prize_table && line.component === "pot" ? "Your stake into the pot" : componentLabel(line.component, line.amount) }),
             h("td", { text: signedMoney({ amount: line.amount, currency: line.currency || currency }) }))),
           mine ? [
             h("tr", { class: "total" }, h("th", { scope: "row", text: "You put in" }), h("td", { text: plainMoney(mine.escrowed) })),
@@ -818,7 +943,7 @@ export class TableScreen {
     if (!this.watch && match.status === "running") {
       if (this.confirmResign) {
         row.append(
-          h("p", { class: "warning", text: "Resigning forfeits the game: your opponent wins it (R10)." }),
+          h("p", { class: "warning", text: this.multi ? "Resigning forfeits the game: you are ranked last, and the others play on (R12)." : "Resigning forfeits the game: your opponent wins it (R10)." }),
           h("button", { type: "button", class: "button danger", onclick: () => this.resign() }, "Resign the game"),
           h("button", { type: "button", class: "button", onclick: () => { this.confirmResign = false; this.render(this.view); } }, "Keep playing"));
       } else {

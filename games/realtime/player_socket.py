@@ -1,0 +1,152 @@
+"""The player's own socket, ``/ws/v1/me`` (docs/realtime.md "The player's socket"): what
+concerns the player outside any one match. Today: their waiting-list entries
+(docs/network.md "Lobby and waiting list"), so that a client waiting in the lobby learns the
+moment it is seated (with the match to open) without polling.
+
+It authenticates like the match sockets (a ticket, the registered origins, the per-player
+socket cap), joins the player's group (``publisher.player_group``), says ``hello`` with the
+player's waiting entries, then forwards each ``waiting_list`` push and beats like the match
+sockets (``ping`` every ``heartbeat_seconds``; it closes once the session has ended or the
+client fell silent for three beats).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.core.cache import cache
+from django.db import close_old_connections
+
+from games.api import presenters
+from games.problems import IdleSocketProblem, SessionEndedProblem, TooManySocketsProblem
+from games.realtime import presence, publisher
+from games.realtime.consumers import (
+    CLOSE_IDLE,
+    CLOSE_LIMIT,
+    CLOSE_ORIGIN,
+    CLOSE_SLOW,
+    CLOSE_TICKET,
+    _header,
+    _origin_allowed,
+    _parse,
+    _redeem,
+    _session_still_valid,
+    database_sync_to_async,
+)
+from games.selectors import player_waiting_list
+from gin_platform.principals import PlayerPrincipal
+from gin_platform.problems import OriginNotAllowedProblem, Problem
+
+
+class PlayerSocketConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        await self.accept()
+        self.principal: PlayerPrincipal | None = None
+        self.group: str | None = None
+        self.counted = False
+        self.last_heard = time.monotonic()
+        self.heartbeat_task: asyncio.Task | None = None
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        try:
+            hello = await self._open((query.get("ticket") or [""])[0])
+        except Problem as problem:
+            await self._send_json({"type": "error", "id": None, "problem": problem.body()})
+            await database_sync_to_async(self._forget)()
+            code = {401: CLOSE_TICKET, 403: CLOSE_ORIGIN, 429: CLOSE_LIMIT}.get(
+                problem.status, CLOSE_TICKET
+            )
+            await self.close(code=code)
+            return
+        await self._send_json(hello)
+        self.heartbeat_task = asyncio.create_task(self._heartbeats())
+
+    async def _open(self, ticket: str) -> dict[str, Any]:
+        self.principal = await database_sync_to_async(_redeem)(ticket)
+        origin = _header(self.scope, b"origin")
+        host = _header(self.scope, b"host") or ""
+        if not await database_sync_to_async(_origin_allowed)(self.principal, origin, host):
+            raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
+        count = await database_sync_to_async(presence.socket_opened)(
+            player_id=self.principal.player.pk
+        )
+        self.counted = True
+        if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
+            raise TooManySocketsProblem(
+                f"At most {settings.REALTIME_MAX_SOCKETS_PER_PLAYER} sockets per player"
+            )
+        # Join before reading, so no change committed meanwhile is missed.
+        self.group = publisher.player_group(self.principal.player.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        return await database_sync_to_async(self._hello)()
+
+    def _hello(self) -> dict[str, Any]:
+        player = self.principal.player
+        return {
+            "type": "hello",
+            "waiting_list": [
+                presenters.waiting_list_entry(entry, player=player)
+                for entry in player_waiting_list(player=player, waiting_only=True)
+            ],
+            "heartbeat_seconds": presence.heartbeat_seconds(),
+        }
+
+    async def disconnect(self, code: int) -> None:
+        if self.heartbeat_task is not None:
+            self.heartbeat_task.cancel()
+        try:
+            if self.group is not None:
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+        finally:
+            await database_sync_to_async(self._forget)()
+
+    def _forget(self) -> None:
+        if self.counted and self.principal is not None:
+            presence.socket_closed(player_id=self.principal.player.pk)
+            self.counted = False
+        close_old_connections()
+
+    async def player_push(self, message: dict[str, Any]) -> None:
+        await self._send_text(message["text"])
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        self.last_heard = time.monotonic()
+        content = _parse(text_data) or {}
+        if content.get("type") == "ping":
+            await self._send_json({"type": "pong"})
+
+    async def _heartbeats(self) -> None:
+        interval = presence.heartbeat_seconds()
+        while True:
+            await asyncio.sleep(interval)
+            if time.monotonic() - self.last_heard > 3 * interval:
+                await self._send_json(
+                    {"type": "error", "id": None, "problem": IdleSocketProblem().body()}
+                )
+                await self.close(code=CLOSE_IDLE)
+                return
+            if not await database_sync_to_async(self._renew)():
+                problem = SessionEndedProblem("The session has ended: open the lobby again")
+                await self._send_json({"type": "error", "id": None, "problem": problem.body()})
+                await self.close(code=CLOSE_TICKET)
+                return
+            await self._send_json({"type": "ping"})
+
+    def _renew(self) -> bool:
+        cache.touch(presence._player_key(self.principal.player.pk), presence.listen_ttl())
+        return _session_still_valid(self.principal)
+
+    async def _send_json(self, message: dict[str, Any]) -> None:
+        await self._send_text(publisher.encode(message))
+
+    async def _send_text(self, text: str) -> None:
+        try:
+            await asyncio.wait_for(
+                self.send(text_data=text), timeout=settings.REALTIME_SEND_TIMEOUT_SECONDS
+            )
+        except TimeoutError:
+            await self.close(code=CLOSE_SLOW)

@@ -1,0 +1,41 @@
+"""Open a network room (docs/network.md): the options of POST /api/v1/rooms, as JSON."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from games import services
+from games.api.serializers import RoomCreateInput
+from gin_platform import selectors
+from gin_platform.principals import Actor
+from gin_platform.problems import Problem
+
+
+class Command(BaseCommand):
+    help = (
+        "Open a network room. OPTIONS is the JSON body of POST /api/v1/rooms (amounts as "
+        'decimal strings), e.g. \'{"name": "Network FTK", "variant": "ftk", "stake": "5.00", '
+        '"fee_bps": 500}\'.'
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("options", help="The room's options as JSON")
+
+    def handle(self, *args, **options) -> None:
+        network = selectors.network_get()
+        if network is None:
+            raise CommandError("create the network first (manage.py network_create)")
+        try:
+            body = json.loads(options["options"])
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"OPTIONS is not JSON: {exc}") from exc
+        data = RoomCreateInput(data=body, context={"operator": network.operator})
+        if not data.is_valid():
+            raise CommandError(json.dumps(data.errors))
+        try:
+            room = services.network_room_create(
+                actor=Actor.system("network_room_create"), **data.validated_data
+            )
+        except Problem as exc:
+            raise CommandError(exc.detail) from exc
+        self.stdout.write(f"network room {room.pk}: {room.name} ({room.variant}, {room.currency})")

@@ -1,0 +1,336 @@
+"""The network statement (docs/network.md "Settling the network"): per UTC day, member
+operator and currency, what the operator's players played in network games and what the
+operator and the network owe each other. Read from the ledger only (the operator's own
+network position lines, wallet/services/network.py), so it agrees with the ledger to the
+minor unit and the same cut-off always gives the same statement.
+
+One row per day x operator x currency (practice chips are never settled between operators,
+so XGC has no row), for the games settled that day:
+- games: network games settled that day in which the operator's players had a stake;
+- turnover: their stakes in those games (buy-ins minus refunds);
+- payouts: what those games paid the operator's players;
+- fees: the operator's share of those games' fees (by contribution, less the network's
+  ``fee_share_bps``);
+- net: turnover - payouts - fees: what those games added to the operator's position
+  (positive: the operator owes the network that much more; negative: the network owes it);
+- settled: net settlements posted that day (their effect on the position: a payment by the
+  operator is negative);
+- position: the operator's position at the end of the day (everything posted before then,
+  open games' stakes included): positive, owed to the network; negative, owed by it.
+The network's own row (``operator`` = the network's slug, staff only): games and turnover of
+every network game settled that day, fees = what the network kept, net and position its own
+(the opposite of the members' sum).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from django.db.models import Sum
+from django.db.models.functions import TruncDate
+
+from gin_platform.admin_csv import safe_cell
+from gin_platform.models import Operator
+from gin_platform.money import PRACTICE_CURRENCY, to_decimal_string
+from settlement.selectors import report_currency
+from wallet.models import Account, LedgerEntry, LedgerTransaction
+
+Kind = LedgerTransaction.Kind
+POSITION = Account.Kind.NETWORK_POSITION
+CONTRIBUTIONS = (Kind.BUY_IN, Kind.REFUND)
+
+
+@dataclass
+class NetworkRow:
+    """One day x operator x currency. Amounts in minor units of ``currency``."""
+
+    day: date
+    operator: str
+    currency: str
+    games: int = 0
+    turnover: int = 0
+    payouts: int = 0
+    fees: int = 0
+    settled: int = 0
+    position: int = 0
+    is_network: bool = False
+
+    @property
+    def net(self) -> int:
+        return self.turnover - self.payouts - self.fees
+
+    @property
+    def owed_to_network(self) -> int:
+        return max(self.position, 0)
+
+    @property
+    def owed_by_network(self) -> int:
+        return max(-self.position, 0)
+
+
+@dataclass(frozen=True)
+class NetworkStatement:
+    start: datetime
+    end: datetime
+    rows: list[NetworkRow]
+
+
+def _days(start: datetime, end: datetime) -> list[date]:
+    """The UTC days of ``[start, end)`` up to today (no row for a day yet to come)."""
+    first = start.astimezone(UTC).date()
+    last = min((end - timedelta(microseconds=1)).astimezone(UTC).date(), datetime.now(UTC).date())
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def network_statement(
+    *,
+    network: Operator,
+    operators: list[Operator],
+    start: datetime,
+    end: datetime,
+    currency: str | None = None,
+    include_network: bool = False,
+) -> NetworkStatement:
+    """The statement of ``operators`` (and of the network itself with ``include_network``)
+    for ``[start, end)``. Days with nothing settled and no position are left out."""
+    code = report_currency(currency)
+    settlements = LedgerTransaction.objects.filter(
+        kind=Kind.SETTLEMENT,
+        operator=network,
+        created_at__gte=start,
+        created_at__lt=end,
+        reversal__isnull=True,
+    ).exclude(currency=PRACTICE_CURRENCY)
+    if code:
+        settlements = settlements.filter(currency=code)
+    settled = {
+        row["game_ref"]: (row["pk"], row["day"], row["currency"], row["amount"])
+        for row in settlements.annotate(day=TruncDate("created_at", tzinfo=UTC)).values(
+            "pk", "game_ref", "day", "currency", "amount"
+        )
+    }
+    rows: list[NetworkRow] = []
+    for operator in operators:
+        rows += _member_rows(operator, settled, start=start, end=end, currency=code)
+    if include_network:
+        rows += _network_rows(network, settled, start=start, end=end, currency=code)
+    rows.sort(key=lambda r: (r.day, r.is_network, r.operator, r.currency))
+    return NetworkStatement(start=start, end=end, rows=rows)
+
+
+def _positions(operator: Operator, currency: str | None):
+    entries = LedgerEntry.objects.filter(account__operator=operator, account__kind=POSITION)
+    entries = entries.exclude(currency=PRACTICE_CURRENCY)
+    return entries.filter(currency=currency) if currency else entries
+
+
+def _daily_positions(
+    operator: Operator, *, start: datetime, end: datetime, currency: str | None
+) -> tuple[dict[str, int], dict[tuple[date, str], int], dict[tuple[date, str], int]]:
+    """The position before ``start`` per currency, its movement per day and currency, and
+    the net settlements per day and currency."""
+    entries = _positions(operator, currency)
+    opening = {
+        row["currency"]: int(row["total"])
+        for row in entries.filter(created_at__lt=start)
+        .values("currency")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    }
+    moves: dict[tuple[date, str], int] = defaultdict(int)
+    payments: dict[tuple[date, str], int] = defaultdict(int)
+    rows = (
+        entries.filter(created_at__gte=start, created_at__lt=end)
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .values("day", "currency", "transaction__kind")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    for row in rows:
+        moves[(row["day"], row["currency"])] += int(row["total"])
+        if row["transaction__kind"] == Kind.NETWORK_SETTLEMENT:
+            payments[(row["day"], row["currency"])] += int(row["total"])
+    return opening, moves, payments
+
+
+def _fill_positions(
+    rows: dict[tuple[date, str], NetworkRow],
+    *,
+    make,
+    opening: dict[str, int],
+    moves: dict[tuple[date, str], int],
+    payments: dict[tuple[date, str], int],
+    start: datetime,
+    end: datetime,
+) -> None:
+    currencies = set(opening) | {c for _, c in moves} | {c for _, c in rows}
+    for code in sorted(currencies):
+        running = opening.get(code, 0)
+        for day in _days(start, end):
+            running += moves.get((day, code), 0)
+            row = rows.get((day, code))
+            if row is None:
+                if not running and not moves.get((day, code)):
+                    continue
+                row = rows[(day, code)] = make(day, code)
+            row.position = running
+            row.settled = payments.get((day, code), 0)
+
+
+def _member_rows(
+    operator: Operator,
+    settled: dict[str, tuple],
+    *,
+    start: datetime,
+    end: datetime,
+    currency: str | None,
+) -> list[NetworkRow]:
+    entries = _positions(operator, currency)
+    stakes = (
+        entries.filter(transaction__game_ref__in=list(settled), transaction__kind__in=CONTRIBUTIONS)
+        .values("transaction__game_ref")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    results = (
+        entries.filter(transaction_id__in=[pk for pk, *_ in settled.values()])
+        .values("transaction__game_ref", "component")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    rows: dict[tuple[date, str], NetworkRow] = {}
+
+    def make(day: date, code: str) -> NetworkRow:
+        return NetworkRow(day=day, operator=operator.slug, currency=code)
+
+    for row in stakes:
+        if row["total"] <= 0:
+            continue
+        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
+        line = rows.setdefault((day, code), make(day, code))
+        line.games += 1
+        line.turnover += int(row["total"])
+    for row in results:
+        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
+        line = rows.setdefault((day, code), make(day, code))
+        if row["component"] == "payout":
+            line.payouts -= int(row["total"])
+        elif row["component"] == "fee_share":
+            line.fees -= int(row["total"])
+    opening, moves, payments = _daily_positions(operator, start=start, end=end, currency=currency)
+    _fill_positions(
+        rows,
+        make=make,
+        opening=opening,
+        moves=moves,
+        payments=payments,
+        start=start,
+        end=end,
+    )
+    return list(rows.values())
+
+
+def _network_rows(
+    network: Operator,
+    settled: dict[str, tuple],
+    *,
+    start: datetime,
+    end: datetime,
+    currency: str | None,
+) -> list[NetworkRow]:
+    rows: dict[tuple[date, str], NetworkRow] = {}
+
+    def make(day: date, code: str) -> NetworkRow:
+        return NetworkRow(day=day, operator=network.slug, currency=code, is_network=True)
+
+    kept = {
+        row["transaction_id"]: int(row["total"])
+        for row in LedgerEntry.objects.filter(
+            transaction_id__in=[pk for pk, *_ in settled.values()],
+            account__operator=network,
+            account__kind=Account.Kind.HOUSE_FEE,
+        )
+        .values("transaction_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    }
+    for pk, day, code, amount in settled.values():
+        line = rows.setdefault((day, code), make(day, code))
+        line.games += 1
+        line.turnover += int(amount or 0)
+        line.fees += kept.get(pk, 0)
+    opening, moves, payments = _daily_positions(network, start=start, end=end, currency=currency)
+    _fill_positions(
+        rows,
+        make=make,
+        opening=opening,
+        moves=moves,
+        payments=payments,
+        start=start,
+        end=end,
+    )
+    for line in rows.values():  # the network's payouts: what left its escrows, less the fees
+        line.payouts = line.turnover - line.fees
+    return list(rows.values())
+
+
+def _amount(minor: int, currency: str) -> str:
+    return to_decimal_string(minor, currency)
+
+
+def row_dict(row: NetworkRow) -> dict[str, Any]:
+    code = row.currency
+    return {
+        "day": row.day.isoformat(),
+        "operator": row.operator,
+        "currency": code,
+        "games": row.games,
+        "turnover": _amount(row.turnover, code),
+        "payouts": _amount(row.payouts, code),
+        "fees": _amount(row.fees, code),
+        "net": _amount(row.net, code),
+        "settled": _amount(row.settled, code),
+        "position": _amount(row.position, code),
+        "owed_to_network": _amount(row.owed_to_network, code),
+        "owed_by_network": _amount(row.owed_by_network, code),
+    }
+
+
+CSV_COLUMNS = (
+    "day",
+    "operator",
+    "currency",
+    "games",
+    "turnover",
+    "payouts",
+    "fees",
+    "net",
+    "settled",
+    "position",
+    "owed_to_network",
+    "owed_by_network",
+)
+
+
+def statement_json(statement: NetworkStatement) -> dict[str, Any]:
+    return {
+        "from": statement.start.isoformat(),
+        "to": statement.end.isoformat(),
+        "rows": [row_dict(row) for row in statement.rows],
+    }
+
+
+def statement_csv(statement: NetworkStatement) -> str:
+    """RFC 4180 text, one line per row; no cell can start a spreadsheet formula."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(CSV_COLUMNS)
+    for row in statement.rows:
+        body = row_dict(row)
+        writer.writerow([safe_cell(body[column]) for column in CSV_COLUMNS])
+    return buffer.getvalue()

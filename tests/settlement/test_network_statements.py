@@ -1,0 +1,281 @@
+"""Settling the network (docs/network.md "Settling the network"): the network statement for
+operators (their own only) and staff (any, with the reports permission), JSON and CSV; the
+four-eyes net settlement that zeroes an operator's position; a network game's settlement as
+each operator and player reads it (the other operator's player by screen name only)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games import services as games_services
+from games.models import Match, Seat
+from gin_platform.services import api_key_create, player_session_create
+from tests.factories import SYSTEM, PlayerFactory, staff_user
+from tests.games.factories import TableFactory
+from tests.games.network_world import member_make, network_make, network_room_make
+from tests.helpers import assert_problem
+from tests.wallet.factories import fund, ref
+from wallet import network_selectors, selectors, services
+from wallet.models import ApprovalRequest, LedgerTransaction
+from wallet.services import EscrowPayout
+
+
+def api_as(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def operator_client(operator) -> APIClient:
+    client = APIClient()
+    client.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
+    )
+    return client
+
+
+def player_client(player) -> APIClient:
+    client = APIClient()
+    token = player_session_create(player=player, actor=SYSTEM).token
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+@pytest.fixture
+def world(db):
+    network = network_make(fee_share_bps=2000).operator
+    a, b = member_make(name="Alpha"), member_make(name="Bravo")
+    alice = PlayerFactory(operator=a, screen_name="alice_net")
+    bob = PlayerFactory(operator=b, screen_name="bob_net")
+    fund(alice, 10_000)
+    fund(bob, 10_000)
+    return network, a, b, alice, bob
+
+
+def _play(network, winner, loser, game_ref: str, *, stake: int = 1_000, fee: int = 50):
+    for player in (winner, loser):
+        services.table_buy_in(
+            player=player,
+            game_ref=game_ref,
+            amount=stake,
+            currency="EUR",
+            reference=ref("buy"),
+            actor=SYSTEM,
+            escrow_operator=network,
+        )
+    return services.escrow_settle(
+        game_ref=game_ref,
+        currency="EUR",
+        reference=ref("settle"),
+        payouts=[EscrowPayout(player=winner, amount=2 * stake - fee, component="pot")],
+        fee=fee,
+        actor=SYSTEM,
+    )
+
+
+@pytest.mark.django_db
+def test_an_operator_reads_its_own_network_statement_as_json_and_csv(world):
+    network, a, b, alice, bob = world
+    _play(network, alice, bob, "match:stmt-1")  # A's player wins 1950, fee 50: 20 each
+    response = operator_client(a).get("/api/v1/network/statement", {"from": _today()})
+    assert response.status_code == 200, response.content
+    rows = response.json()["rows"]
+    assert [row["operator"] for row in rows] == [a.slug]
+    row = rows[0]
+    assert (row["games"], row["turnover"], row["payouts"], row["fees"]) == (
+        1,
+        "10.00",
+        "19.50",
+        "0.20",
+    )
+    # A's player took 9.70 more out of the network than A put in: the network owes A.
+    assert row["net"] == "-9.70" and row["position"] == "-9.70"
+    assert (row["owed_to_network"], row["owed_by_network"]) == ("0.00", "9.70")
+    other = operator_client(b).get("/api/v1/network/statement", {"from": _today()}).json()
+    assert other["rows"][0]["position"] == "9.80"  # B lost 10.00 and earned 0.20 of fee
+    csv_body = operator_client(a).get(
+        "/api/v1/network/statement", {"from": _today(), "format": "csv"}
+    )
+    assert csv_body.status_code == 200
+    lines = csv_body.content.decode().split("\r\n")
+    assert lines[0].startswith("day,operator,currency,games,turnover")
+    assert a.slug in lines[1] and b.slug not in csv_body.content.decode()
+
+
+@pytest.mark.django_db
+def test_staff_read_every_operators_network_statement_with_the_network_row(world):
+    network, a, b, alice, bob = world
+    _play(network, alice, bob, "match:stmt-2")
+    staff = api_as(staff_user("fin", "finance"))
+    body = staff.get("/api/v1/backoffice/network/statement", {"from": _today()}).json()
+    positions = {row["operator"]: row["position"] for row in body["rows"]}
+    assert positions == {a.slug: "-9.70", b.slug: "9.80", network.slug: "-0.10"}
+    network_row = next(row for row in body["rows"] if row["operator"] == network.slug)
+    assert network_row["games"] == 1 and network_row["fees"] == "0.10"
+    one = staff.get("/api/v1/backoffice/network/statement", {"operator": b.slug}).json()
+    assert {row["operator"] for row in one["rows"]} <= {b.slug}
+    support = api_as(staff_user("sup", "support"))
+    response = support.get("/api/v1/backoffice/network/statement")
+    assert response.status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_net_settlement_needs_four_eyes_and_zeroes_the_position(world):
+    network, a, _b, alice, bob = world
+    _play(network, bob, alice, "match:stmt-3")  # A owes the network 10.00 - 0.20
+    cutoff = timezone.now()
+    ana, ben = staff_user("ana", "finance"), staff_user("ben", "finance")
+    proposal = {
+        "kind": "net_settlement",
+        "operator_id": str(a.pk),
+        "reason": "bank transfer NET-2026-11-30",
+        "payload": {"currency": "EUR", "cutoff": cutoff.isoformat(), "amount": "9.80"},
+    }
+    wrong = api_as(ana).post(
+        "/api/v1/staff/approvals",
+        proposal | {"payload": proposal["payload"] | {"amount": "9.00"}},
+        format="json",
+    )
+    assert_problem(wrong, 422, "network-settlement-invalid")
+    created = api_as(ana).post("/api/v1/staff/approvals", proposal, format="json")
+    assert created.status_code == 201, created.content
+    approval_id = created.json()["id"]
+    assert_problem(
+        api_as(ana).post(f"/api/v1/staff/approvals/{approval_id}/approve", {}, format="json"),
+        403,
+        "four-eyes-required",
+    )
+    done = api_as(ben).post(f"/api/v1/staff/approvals/{approval_id}/approve", {}, format="json")
+    assert done.status_code == 200, done.content
+    assert done.json()["status"] == "executed"
+    assert network_selectors.network_position_balance(operator=a, currency="EUR") == 0
+    txn = LedgerTransaction.objects.get(kind="network_settlement")
+    assert txn.amount == 980 and txn.operator_id == a.pk
+    # Approving again changes nothing; a second proposal for the same cut-off has nothing
+    # left to settle.
+    api_as(ben).post(f"/api/v1/staff/approvals/{approval_id}/approve", {}, format="json")
+    assert LedgerTransaction.objects.filter(kind="network_settlement").count() == 1
+    again = api_as(ana).post("/api/v1/staff/approvals", proposal, format="json")
+    assert_problem(again, 422, "network-settlement-invalid")
+    assert ApprovalRequest.objects.filter(kind="net_settlement").count() == 1
+    assert network_selectors.network_positions_net() == {"EUR": 0}
+    statement = api_as(ben).get(
+        "/api/v1/backoffice/network/statement", {"operator": a.slug, "from": _today()}
+    )
+    row = statement.json()["rows"][0]
+    assert (row["settled"], row["position"]) == ("-9.80", "0.00")
+    assert selectors.reconcile().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_operator_and_player_reads_a_network_settlement_masked(world):
+    network, a, b, alice, bob = world
+    table = TableFactory(room=network_room_make(stake=500, fee_bps=500))
+    for player in (alice, bob):
+        games_services.seat_take(player=player, table=table, actor=SYSTEM)
+    match = Match.objects.get(table=table)
+    games_services.match_resign(seat=Seat.objects.get(match=match, player=bob), actor=SYSTEM)
+    match.refresh_from_db()
+    assert match.status == Match.Status.SETTLED  # settled on commit (eager Celery)
+
+    for operator, mine, other in ((a, alice, bob), (b, bob, alice)):
+        body = operator_client(operator).get(f"/api/v1/settlements/{match.pk}").json()
+        statement = body["statement"]
+        text = json.dumps(body)
+        assert str(other.pk) not in text and other.external_ref not in text
+        assert str(other.operator_id) not in text and other.display_name not in text
+        own = next(p for p in statement["players"] if p.get("player_id") == str(mine.pk))
+        assert own["external_ref"] == mine.external_ref
+        theirs = next(p for p in statement["players"] if "player_id" not in p)
+        assert theirs["screen_name"] == other.screen_name
+        assert [row["fee_share"]["amount"] for row in statement["network"]["operators"]] == ["0.20"]
+        listed = operator_client(operator).get("/api/v1/settlements").json()["results"]
+        assert [row["match_id"] for row in listed] == [match.pk]
+
+        ledger = operator_client(operator).get(f"/api/v1/players/{mine.pk}/transactions")
+        assert ledger.status_code == 200, ledger.content
+        text = json.dumps(ledger.json())
+        assert str(other.pk) not in text and str(other.operator_id) not in text
+        assert str(network.pk) not in text
+        assert "network_position" not in text  # between the operators' books
+
+        as_player = player_client(mine).get(f"/api/v1/settlements/{match.pk}").json()
+        text = json.dumps(as_player)
+        assert str(other.pk) not in text and other.external_ref not in text
+        assert mine.external_ref not in text  # the operator's private reference
+
+    stranger = member_make(name="Charlie")
+    response = operator_client(stranger).get(f"/api/v1/settlements/{match.pk}")
+    assert_problem(response, 404, "not-found")
+
+
+def _today() -> str:
+    """Today (UTC) as an ISO date: the statement's one-day period."""
+    return timezone.now().astimezone(UTC).date().isoformat()
+
+
+def test_a_network_statement_names_other_operators_only_when_the_network_reveals_them():
+    from settlement.statements import statement_for_operator
+
+    statement = {
+        "lines": [
+            {"seat": 0, "player_id": "p0", "component": "pot", "amount": "5.00"},
+            {"seat": 1, "player_id": "p1", "component": "pot", "amount": "-5.00"},
+        ],
+        "players": [
+            {
+                "seat": 0,
+                "player_id": "p0",
+                "screen_name": "ann",
+                "external_ref": "a-0",
+                "escrowed": {},
+                "payout": {},
+                "net": {},
+                "credited": None,
+                "fx": None,
+                "operator_id": "op-a",
+            },
+            {
+                "seat": 1,
+                "player_id": "p1",
+                "screen_name": "bo",
+                "external_ref": "b-1",
+                "escrowed": {},
+                "payout": {},
+                "net": {},
+                "credited": None,
+                "fx": None,
+                "operator_id": "op-b",
+            },
+        ],
+        "network": {
+            "fee_share_bps": 2000,
+            "network_fee": {},
+            "operators": [
+                {"operator_id": "op-a", "contribution": {}, "fee_share": {"amount": "0.20"}},
+                {"operator_id": "op-b", "contribution": {}, "fee_share": {"amount": "0.20"}},
+            ],
+        },
+    }
+    masked = statement_for_operator(statement, operator_id="op-a")
+    assert masked["players"][0]["external_ref"] == "a-0"
+    assert "operator_id" not in masked["players"][0]
+    assert masked["players"][1] == {
+        "seat": 1,
+        "screen_name": "bo",
+        "escrowed": {},
+        "payout": {},
+        "net": {},
+    }
+    assert "player_id" not in masked["lines"][1] and masked["lines"][0]["player_id"] == "p0"
+    assert len(masked["network"]["operators"]) == 1
+    revealed = statement_for_operator(
+        statement, operator_id="op-a", operator_names={"op-a": "Alpha", "op-b": "Bravo"}
+    )
+    assert revealed["players"][1]["operator"] == "Bravo"
+    assert "op-b" not in json.dumps(revealed)
