@@ -126,6 +126,21 @@ def format_cards(cards: Iterable[Card]) -> str:
     return " ".join(str(card) for card in cards)
 
 
+def card_texts(cards: Iterable[Card]) -> list[str]:
+    """Cards as a JSON list of R1 text, in the given order (views, storage, results)."""
+    return [str(card) for card in cards]
+
+
+def card_text(card: Card | None) -> str | None:
+    """One card as R1 text for JSON; None stays None."""
+    return None if card is None else str(card)
+
+
+def card_from_text(text: str | None) -> Card | None:
+    """The reverse of :func:`card_text`: R1 text (or None) from stored JSON."""
+    return None if text is None else coerce_cards([text])[0]
+
+
 def sort_by_suit(cards: Iterable[Card]) -> tuple[Card, ...]:
     """Cards in display order: suits S, H, D, C, then rank (the :data:`FULL_DECK` order)."""
     return tuple(sorted(cards, key=card_index))

@@ -6,7 +6,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from games.engine.cards import FULL_DECK, Card, cards_to_mask, coerce_cards, mask_to_cards
+from games.engine.cards import (
+    FULL_DECK,
+    Card,
+    card_texts,
+    cards_to_mask,
+    coerce_cards,
+    mask_to_cards,
+)
 from games.engine.errors import DuplicateCardError, InvalidHandError, KnockOverLimitError
 from games.engine.melds import (
     ALL_MELD_MASKS,
@@ -74,8 +81,8 @@ class KnockResult:
             "knocker_melds": [meld.to_dict() for meld in self.knocker_melds],
             "defender_melds": [meld.to_dict() for meld in self.defender_melds],
             "layoffs": [layoff.to_dict() for layoff in self.layoffs],
-            "knocker_deadwood_cards": [str(card) for card in self.knocker_deadwood_cards],
-            "defender_deadwood_cards": [str(card) for card in self.defender_deadwood_cards],
+            "knocker_deadwood_cards": card_texts(self.knocker_deadwood_cards),
+            "defender_deadwood_cards": card_texts(self.defender_deadwood_cards),
         }
 
     @classmethod
@@ -257,24 +264,8 @@ def _settle_knock(knocker: int, defender: int, rules: RuleSet) -> KnockResult:
 
 def _show_knock(knocker: int, defender: int, melds: tuple[int, ...], rules: RuleSet) -> KnockResult:
     """Build the :class:`KnockResult` for the chosen knocker melds."""
-    knocker_melds = sort_melds(meld_from_mask(meld) for meld in melds)
-    ordered = tuple(meld.mask for meld in knocker_melds)
-    knocker_free = knocker
-    for meld in ordered:
-        knocker_free ^= meld
-    knocker_deadwood = sum(CARD_VALUES[card.index] for card in mask_to_cards(knocker_free))
-    layoff_groups = _layoff_groups(ordered, defender)
-    defender_deadwood, chosen = best_split(defender, tuple(mask for mask, _, _ in layoff_groups))
-    own, layoffs, defender_free = [], [], defender
-    for group in chosen:
-        defender_free ^= group
-        if group in _MELD_MASKS:
-            own.append(meld_from_mask(group))
-            continue
-        # A lay-off group that is no meld of its own: find the knocker meld it extends.
-        _, meld_index, chain = next(entry for entry in layoff_groups if entry[0] == group)
-        layoffs.extend(Layoff(FULL_DECK[bit.bit_length() - 1], meld_index) for bit in chain)
-    layoffs.sort(key=lambda layoff: layoff.meld_index)
+    knocker_melds, ordered, knocker_free, knocker_deadwood = show_melds(knocker, melds)
+    defender_deadwood, defender_melds, layoffs, defender_free = lay_off_reply(defender, ordered)
     kind, winner, points = score_knock(knocker_deadwood, defender_deadwood, rules)
     return KnockResult(
         kind=kind,
@@ -283,8 +274,48 @@ def _show_knock(knocker: int, defender: int, melds: tuple[int, ...], rules: Rule
         knocker_deadwood=knocker_deadwood,
         defender_deadwood=defender_deadwood,
         knocker_melds=knocker_melds,
-        defender_melds=sort_melds(own),
-        layoffs=tuple(layoffs),
+        defender_melds=defender_melds,
+        layoffs=layoffs,
         knocker_deadwood_cards=mask_to_cards(knocker_free),
         defender_deadwood_cards=mask_to_cards(defender_free),
     )
+
+
+# The two steps of a showdown below are the same whatever the seat count: R12's showdown
+# (games.engine.showdown) shows the knocker's melds and answers each opponent with them.
+
+
+def show_melds(
+    knocker: int, melds: tuple[int, ...]
+) -> tuple[tuple[Meld, ...], tuple[int, ...], int, int]:
+    """R8: the knocker shows ``melds`` (masks) from the cards in ``knocker``: the melds in
+    display order, their masks in that order (what ``Layoff.meld_index`` counts in), the
+    mask of the cards left over and their deadwood."""
+    knocker_melds = sort_melds(meld_from_mask(meld) for meld in melds)
+    ordered = tuple(meld.mask for meld in knocker_melds)
+    free = knocker
+    for meld in ordered:
+        free ^= meld
+    deadwood = sum(CARD_VALUES[card.index] for card in mask_to_cards(free))
+    return knocker_melds, ordered, free, deadwood
+
+
+def lay_off_reply(
+    defender: int, ordered: tuple[int, ...]
+) -> tuple[int, tuple[Meld, ...], tuple[Layoff, ...], int]:
+    """R8: the defender's own melds and lay-offs onto the knocker's melds ``ordered`` (in
+    display order), chosen together for minimum deadwood: ``(deadwood, own melds, lay-offs
+    in an order in which each is legal, mask of the cards left over)``."""
+    layoff_groups = _layoff_groups(ordered, defender)
+    deadwood, chosen = best_split(defender, tuple(mask for mask, _, _ in layoff_groups))
+    own, layoffs, free = [], [], defender
+    for group in chosen:
+        free ^= group
+        if group in _MELD_MASKS:
+            own.append(meld_from_mask(group))
+            continue
+        # A lay-off group that is no meld of its own: find the knocker meld it extends.
+        _, meld_index, chain = next(entry for entry in layoff_groups if entry[0] == group)
+        layoffs.extend(Layoff(FULL_DECK[bit.bit_length() - 1], meld_index) for bit in chain)
+    layoffs.sort(key=lambda layoff: layoff.meld_index)
+    return deadwood, sort_melds(own), tuple(layoffs), free

@@ -2,6 +2,13 @@
 
 A :class:`HandState` is immutable; :func:`apply` returns the next state and the events the
 action produced, or raises without changing anything. Seats are the ints 0 and 1.
+
+The legality checks (:func:`legal_actions`, :func:`check_action`) and the transitions that are
+the same whatever the seat count (take, draw, put down, reshuffle, show a knock, end) are
+written over the fields :class:`HandState` and the R12 ``MultiHandState`` share, and
+:mod:`games.engine.multi_hand` uses them as they are; only the rules that differ (the deal,
+the upcard offer, whose turn follows a discard, R7 vs R12's low stock, settling a knock) are
+written twice.
 """
 
 from __future__ import annotations
@@ -9,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from games.engine.cards import FULL_DECK, Card, cards_to_mask, coerce_cards, sort_by_suit
+from games.engine.cards import FULL_DECK, Card, card_text, cards_to_mask, coerce_cards, sort_by_suit
 from games.engine.errors import (
     EngineError,
     IllegalActionError,
@@ -22,6 +29,9 @@ from games.engine.fairness import shuffle, shuffled_deck
 from games.engine.going_out import KnockResult, settle_knock
 from games.engine.rules import RuleSet
 from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
+
+if TYPE_CHECKING:
+    from games.engine.multi_hand import MultiHandOutcome, MultiHandState
 
 SEATS = (0, 1)
 HAND_SIZE = 10  # R3
@@ -62,7 +72,7 @@ class Action:
     card: Card | None = None
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "seat": self.seat, "card": _card_text(self.card)}
+        return {"kind": self.kind, "seat": self.seat, "card": card_text(self.card)}
 
     @classmethod
     def from_dict(cls, data: dict, seat: int | None = None) -> Action:
@@ -169,19 +179,26 @@ class HandState:
         return self.phase == ENDED
 
 
-_STATE_FIELDS = tuple(field.name for field in fields(HandState))
-_STATE_VALUES = attrgetter(*_STATE_FIELDS)
+if TYPE_CHECKING:  # what the shared functions in this module take: either state machine's state
+    AnyState: TypeAlias = HandState | MultiHandState
+    AnyStep: TypeAlias = tuple[AnyState, tuple[Event, ...]]
+
+_ACCESSORS: dict[type, tuple[tuple[str, ...], attrgetter]] = {}
 
 
-def _evolve(state: HandState, **changes) -> HandState:
-    """``dataclasses.replace`` for :class:`HandState`, without its per-call introspection."""
-    values = dict(zip(_STATE_FIELDS, _STATE_VALUES(state), strict=True))
+def evolve(state: AnyState, **changes) -> AnyState:
+    """``dataclasses.replace`` for a hand state (:class:`HandState` or the R12
+    ``MultiHandState``), without its per-call introspection: the transitions below are
+    written over the fields both classes share, so both state machines use them."""
+    cls = state.__class__
+    accessors = _ACCESSORS.get(cls)
+    if accessors is None:
+        names = tuple(field.name for field in fields(cls))
+        accessors = _ACCESSORS[cls] = (names, attrgetter(*names))
+    names, values_of = accessors
+    values = dict(zip(names, values_of(state), strict=True))
     values.update(changes)
-    return HandState(**values)
-
-
-def _card_text(card: Card | None) -> str | None:
-    return None if card is None else str(card)
+    return cls(**values)
 
 
 def deal(*, seed: str, dealer: int, rules: RuleSet | None = None) -> HandState:
@@ -206,13 +223,14 @@ def deal(*, seed: str, dealer: int, rules: RuleSet | None = None) -> HandState:
     )
 
 
-# Every possible Action, built once: legal_actions hands out these shared immutable objects.
+# Every possible Action, built once: legal_actions hands out these shared immutable objects
+# (seats 0..3, so that the R12 tables share them).
 _ACTIONS = {
     (kind, seat, card.index if kind in CARD_ACTIONS else -1): Action(
         kind, seat, card if kind in CARD_ACTIONS else None
     )
     for kind in ACTION_KINDS
-    for seat in SEATS
+    for seat in range(4)
     for card in FULL_DECK
 }
 
@@ -221,13 +239,14 @@ def _action(kind: str, seat: int, card: Card | None = None) -> Action:
     return _ACTIONS[kind, seat, -1 if card is None else card.index]
 
 
-def legal_actions(state: HandState, seat: int) -> tuple[Action, ...]:
+def legal_actions(state: AnyState, seat: int) -> tuple[Action, ...]:
     """Every action ``seat`` may take now; empty when it is not that seat's turn.
 
     The actions the phase allows (``_phase_actions``, R4 and R5) that also meet the
     conditions of going out (R6): a knock is listed only when the 10 cards left have
     deadwood within the knock limit, Big Gin only when all 11 cards meld. For ``discard``
-    and ``knock`` there is one action per card.
+    and ``knock`` there is one action per card. The R12 state machine uses this function
+    as it is (7 cards shown, 8 for Big Gin; ``games.engine.multi_hand``).
     """
     candidates = _phase_actions(state, seat)
     if state.phase != DISCARD or not candidates:
@@ -239,9 +258,10 @@ def legal_actions(state: HandState, seat: int) -> tuple[Action, ...]:
     return tuple(action for action in candidates if _going_out_allowed(state, action, mask))
 
 
-def _phase_actions(state: HandState, seat: int) -> tuple[Action, ...]:
+def _phase_actions(state: AnyState, seat: int) -> tuple[Action, ...]:
     """What the phase lets ``seat`` do, before R6's conditions on going out: the one
-    definition of legality that ``legal_actions`` and ``apply`` share."""
+    definition of legality that ``legal_actions`` and ``apply`` share (and R12's: the
+    upcard offer, the draw and the put-down are the same actions whatever the seat count)."""
     if state.phase == ENDED or seat != state.to_act:
         return ()
     if state.phase == UPCARD_OFFER:  # R4.1, R4.2
@@ -260,12 +280,13 @@ def _phase_actions(state: HandState, seat: int) -> tuple[Action, ...]:
 
 
 def knock_deadwood(mask: int, card: Card) -> int:
-    """R6: the deadwood of the 10 cards shown when knocking from the 11 in ``mask`` with
-    ``card`` put down (the one figure the knock limit, its refusal and the views use)."""
+    """R6: the deadwood of the cards shown when knocking from ``mask`` with ``card`` put
+    down (10 of 11; R12: 7 of 8): the one figure the knock limit, its refusal and the views
+    use."""
     return min_deadwood_mask(mask ^ 1 << card.index)
 
 
-def _going_out_allowed(state: HandState, action: Action, mask: int) -> bool:
+def _going_out_allowed(state: AnyState, action: Action, mask: int) -> bool:
     """R6: a knock shows 10 cards within the knock limit; Big Gin melds all 11 cards."""
     if action.kind == KNOCK:
         return knock_deadwood(mask, action.card) <= state.rules.knock_limit
@@ -274,7 +295,7 @@ def _going_out_allowed(state: HandState, action: Action, mask: int) -> bool:
     return True
 
 
-def _putdown_cards(state: HandState, seat: int) -> tuple[Card, ...]:
+def _putdown_cards(state: AnyState, seat: int) -> tuple[Card, ...]:
     """R5: the cards that may be put down now (not the one just taken from the pile)."""
     taken = state.taken_from_discard
     if taken is None:
@@ -282,29 +303,48 @@ def _putdown_cards(state: HandState, seat: int) -> tuple[Card, ...]:
     return tuple(card for card in state.hands[seat] if card.index != taken.index)
 
 
-Hands = tuple[tuple[Card, ...], tuple[Card, ...]]
 Step = tuple[HandState, tuple[Event, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """The rule numbers and counts an illegal action's message cites: the checks are the
+    same for every seat count, the rule book's wording is not (R4-R6 heads-up, R12)."""
+
+    held: int  # cards held after drawing: all of them must meld for Big Gin
+    going_out_rule: str
+    taken_rule: str
+    all_passed: str
+
+
+HEADS_UP_WORDING = Wording(
+    held=11,
+    going_out_rule="R6",
+    taken_rule="R5",
+    all_passed="both players passed the upcard: draw from the stock (R4.3)",
+)
 
 
 def apply(state: HandState, action: Action) -> Step:
     """Apply ``action``; return the new state and the events. Raises (changing nothing)
     :class:`NotYourTurnError`, :class:`KnockOverLimitError` or :class:`IllegalActionError`."""
+    check_action(state, action, HEADS_UP_WORDING)
+    return _TRANSITIONS[action.kind](state, action)
+
+
+def check_action(state: AnyState, action: Action, wording: Wording) -> None:
+    """Raise, as :func:`apply` does, unless ``action`` may be applied to ``state`` now: it is
+    one of ``_phase_actions`` and meets R6's conditions on going out, as ``legal_actions``
+    says; a knock over the limit names its deadwood. Shared by the R12 state machine."""
     if not isinstance(action, Action):
         raise IllegalActionError(f"not an Action: {action!r}")
     if state.phase == ENDED:
         raise IllegalActionError("the hand has ended", legal=())
     if action.seat != state.to_act:
         raise NotYourTurnError(action.seat, state.to_act)
-    _check_legal(state, action)
-    return _TRANSITIONS[action.kind](state, action)
-
-
-def _check_legal(state: HandState, action: Action) -> None:
-    """``action`` is one of ``_phase_actions`` and meets R6's conditions on going out, as
-    ``legal_actions`` says; a knock over the limit names its deadwood."""
     if action not in _phase_actions(state, action.seat):
         raise IllegalActionError(
-            _illegal_reason(state, action), legal=legal_actions(state, action.seat)
+            _illegal_reason(state, action, wording), legal=legal_actions(state, action.seat)
         )
     if action.kind not in (KNOCK, BIG_GIN):
         return
@@ -315,48 +355,71 @@ def _check_legal(state: HandState, action: Action) -> None:
         deadwood = knock_deadwood(mask, action.card)
         raise KnockOverLimitError(deadwood=deadwood, limit=state.rules.knock_limit)
     raise IllegalActionError(
-        f"{action.kind} is not allowed: not all 11 cards meld (R6)",
+        f"{action.kind} is not allowed: not all {wording.held} cards meld"
+        f" ({wording.going_out_rule})",
         legal=legal_actions(state, action.seat),
     )
 
 
-def _illegal_reason(state: HandState, action: Action) -> str:
+def _illegal_reason(state: AnyState, action: Action, wording: Wording) -> str:
     if action.kind not in ACTION_KINDS:
         return f"unknown action {action.kind!r}"
     taken = state.taken_from_discard
     if action.kind in CARD_ACTIONS and taken is not None and action.card == taken:
-        return f"{action.card} was just taken from the discard pile and may not be put down (R5)"
+        return (
+            f"{action.card} was just taken from the discard pile and may not be put down"
+            f" ({wording.taken_rule})"
+        )
     if action.kind in CARD_ACTIONS and action.card not in state.hands[action.seat]:
-        return f"{_card_text(action.card)} is not in your hand"
+        return f"{card_text(action.card)} is not in your hand"
     if action.kind == DRAW_DISCARD and state.stock_only:
-        return "both players passed the upcard: draw from the stock (R4.3)"
+        return wording.all_passed
     return f"{action.kind} is not allowed in phase {state.phase}"
 
 
-def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+# The transitions below are written over the fields HandState and MultiHandState share, so
+# the R12 state machine uses them too; what differs (the upcard offer, whose turn follows a
+# discard, R7 vs R12's low stock, settling a knock) stays in each module.
+
+
+def with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return sort_by_suit((*hand, card))
 
 
-def _without_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+def without_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return tuple(held for held in hand if held.index != card.index)
 
 
-def _hands_with(state: HandState, seat: int, hand: tuple[Card, ...]) -> Hands:
-    return (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+def hands_with(state: AnyState, seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    """Every seat's hand as in ``state``, with ``seat`` now holding ``hand``."""
+    hands = list(state.hands)
+    hands[seat] = hand
+    return tuple(hands)
 
 
-def _take_upcard(state: HandState, action: Action) -> Step:
-    """R4.1/R4.2: take the upcard, then discard (R4.4)."""
+def _take(state: AnyState, action: Action, kind: str) -> AnyStep:
+    """Take the top of the discard pile (the upcard during the offer); it may not be put
+    down this turn (R5), and the seat discards next (R4.4)."""
     card = state.discard_pile[-1]
-    new = _evolve(
+    new = evolve(
         state,
-        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
+        hands=hands_with(state, action.seat, with_card(state.hands[action.seat], card)),
         discard_pile=state.discard_pile[:-1],
         phase=DISCARD,
         taken_from_discard=card,
         seq=state.seq + 1,
     )
-    return new, (Event(TAKE_UPCARD, action.seat, new.seq, card=card),)
+    return new, (Event(kind, action.seat, new.seq, card=card),)
+
+
+def take_upcard(state: AnyState, action: Action) -> AnyStep:
+    """R4.1/R4.2: take the upcard, then discard (R4.4)."""
+    return _take(state, action, TAKE_UPCARD)
+
+
+def draw_discard(state: AnyState, action: Action) -> AnyStep:
+    """R5: take the top of the discard pile; it may not be discarded this turn."""
+    return _take(state, action, DRAW_DISCARD)
 
 
 def _pass(state: HandState, action: Action) -> Step:
@@ -364,9 +427,9 @@ def _pass(state: HandState, action: Action) -> Step:
     the stock (R4.3)."""
     passes = state.upcard_passes + 1
     if passes == 1:
-        new = _evolve(state, upcard_passes=passes, to_act=state.dealer, seq=state.seq + 1)
+        new = evolve(state, upcard_passes=passes, to_act=state.dealer, seq=state.seq + 1)
     else:
-        new = _evolve(
+        new = evolve(
             state,
             upcard_passes=passes,
             phase=DRAW,
@@ -377,12 +440,12 @@ def _pass(state: HandState, action: Action) -> Step:
     return new, (Event(PASS, action.seat, new.seq),)
 
 
-def _draw_stock(state: HandState, action: Action) -> Step:
+def draw_stock(state: AnyState, action: Action) -> AnyStep:
     """R5: draw the top card of the stock (only the drawer sees it)."""
     card = state.stock[0]
-    new = _evolve(
+    new = evolve(
         state,
-        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
+        hands=hands_with(state, action.seat, with_card(state.hands[action.seat], card)),
         stock=state.stock[1:],
         phase=DISCARD,
         stock_only=False,
@@ -392,46 +455,37 @@ def _draw_stock(state: HandState, action: Action) -> Step:
     return new, (Event(DRAW_STOCK, action.seat, new.seq, card=card),)
 
 
-def _draw_discard(state: HandState, action: Action) -> Step:
-    """R5: take the top of the discard pile; it may not be discarded this turn."""
-    card = state.discard_pile[-1]
-    new = _evolve(
+def put_down(state: AnyState, action: Action, **changes) -> AnyStep:
+    """R5: discard face up (``changes``: whose turn follows, set by the caller)."""
+    seat, card = action.seat, action.card
+    new = evolve(
         state,
-        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
-        discard_pile=state.discard_pile[:-1],
-        phase=DISCARD,
-        taken_from_discard=card,
+        hands=hands_with(state, seat, without_card(state.hands[seat], card)),
+        discard_pile=(*state.discard_pile, card),
         seq=state.seq + 1,
+        **changes,
     )
-    return new, (Event(DRAW_DISCARD, action.seat, new.seq, card=card),)
+    return new, (Event(DISCARD_CARD, seat, new.seq, card=card),)
 
 
 def _discard(state: HandState, action: Action) -> Step:
     """R5: discard face up; then R7 when the stock is down to 2 cards."""
-    seat, card = action.seat, action.card
-    new = _evolve(
-        state,
-        hands=_hands_with(state, seat, _without_card(state.hands[seat], card)),
-        discard_pile=(*state.discard_pile, card),
-        phase=DRAW,
-        to_act=other_seat(seat),
-        taken_from_discard=None,
-        seq=state.seq + 1,
+    new, events = put_down(
+        state, action, phase=DRAW, to_act=other_seat(action.seat), taken_from_discard=None
     )
-    events = (Event(DISCARD_CARD, seat, new.seq, card=card),)
     if len(new.stock) > STOCK_FLOOR:
         return new, events
     if new.rules.stock_exhaustion == "void":
         return _end(new, VOID_OUTCOME, events)
-    return _reshuffle(new, events)
+    return reshuffle_stock(new, events)
 
 
-def _reshuffle(state: HandState, events: tuple[Event, ...]) -> Step:
-    """R7 option ``reshuffle``: the discard pile except its top card is shuffled (stream
-    ``reshuffle-N`` of the seed) and put under the 2 cards left in the stock."""
+def reshuffle_stock(state: AnyState, events: tuple[Event, ...]) -> AnyStep:
+    """R7 option ``reshuffle`` (and R12's): the discard pile except its top card is shuffled
+    (stream ``reshuffle-N`` of the seed) and put under the cards left in the stock."""
     count = state.reshuffles + 1
     reshuffled = shuffle(state.discard_pile[:-1], state.seed, f"reshuffle-{count}")
-    new = _evolve(
+    new = evolve(
         state,
         stock=(*state.stock, *reshuffled),
         discard_pile=state.discard_pile[-1:],
@@ -441,19 +495,32 @@ def _reshuffle(state: HandState, events: tuple[Event, ...]) -> Step:
     return new, (*events, event)
 
 
-def _knock(state: HandState, action: Action) -> Step:
-    """R6: put one card down and show the other 10; R8/R9 settle the hand."""
+def show_knock(state: AnyState, action: Action, shown: tuple[Card, ...]) -> AnyStep:
+    """R6: the knock card is put down and ``shown`` (the rest) is the knocker's hand; the
+    caller settles the showdown and ends the hand."""
     seat, card = action.seat, action.card
-    shown = _without_card(state.hands[seat], card)
-    result = settle_knock(shown, state.hands[other_seat(seat)], state.rules)
-    new = _evolve(
+    new = evolve(
         state,
-        hands=_hands_with(state, seat, shown),
+        hands=hands_with(state, seat, shown),
         knock_card=card,
         taken_from_discard=None,
         seq=state.seq + 1,
     )
-    events = (Event(KNOCK, seat, new.seq, card=card),)
+    return new, (Event(KNOCK, seat, new.seq, card=card),)
+
+
+def declare_big_gin(state: AnyState, action: Action) -> AnyStep:
+    """R6 Big Gin: declared without discarding; the caller settles and ends the hand."""
+    new = evolve(state, taken_from_discard=None, seq=state.seq + 1)
+    return new, (Event(BIG_GIN, action.seat, new.seq),)
+
+
+def _knock(state: HandState, action: Action) -> Step:
+    """R6: put one card down and show the other 10; R8/R9 settle the hand."""
+    seat = action.seat
+    shown = without_card(state.hands[seat], action.card)
+    result = settle_knock(shown, state.hands[other_seat(seat)], state.rules)
+    new, events = show_knock(state, action, shown)
     return _end(new, _outcome(seat, result), events)
 
 
@@ -461,8 +528,8 @@ def _big_gin(state: HandState, action: Action) -> Step:
     """R6 Big Gin: all 11 cards melded right after drawing, declared without discarding."""
     seat = action.seat
     result = settle_knock(state.hands[seat], state.hands[other_seat(seat)], state.rules)
-    new = _evolve(state, taken_from_discard=None, seq=state.seq + 1)
-    return _end(new, _outcome(seat, result), (Event(BIG_GIN, seat, new.seq),))
+    new, events = declare_big_gin(state, action)
+    return _end(new, _outcome(seat, result), events)
 
 
 def _outcome(knocker: int, result: KnockResult) -> HandOutcome:
@@ -472,24 +539,28 @@ def _outcome(knocker: int, result: KnockResult) -> HandOutcome:
     )
 
 
-def _end(state: HandState, outcome: HandOutcome, events: tuple[Event, ...]) -> Step:
-    new = _evolve(state, phase=ENDED, to_act=None, outcome=outcome)
-    ended = Event(
-        HAND_ENDED,
-        outcome.knocker,
-        new.seq,
-        outcome=outcome,
-        hands=new.hands,
-        seed=new.seed,
-    )
+def end_hand(
+    state: AnyState,
+    outcome: HandOutcome | MultiHandOutcome,
+    events: tuple[Event, ...],
+    seat: int | None,
+) -> AnyStep:
+    """The hand ends with ``outcome``; ``hand_ended`` (``seat``: whom it names) carries the
+    outcome, every hand and the revealed seed."""
+    new = evolve(state, phase=ENDED, to_act=None, outcome=outcome)
+    ended = Event(HAND_ENDED, seat, new.seq, outcome=outcome, hands=new.hands, seed=new.seed)
     return new, (*events, ended)
 
 
+def _end(state: HandState, outcome: HandOutcome, events: tuple[Event, ...]) -> Step:
+    return end_hand(state, outcome, events, outcome.knocker)
+
+
 _TRANSITIONS = {
-    TAKE_UPCARD: _take_upcard,
+    TAKE_UPCARD: take_upcard,
     PASS: _pass,
-    DRAW_STOCK: _draw_stock,
-    DRAW_DISCARD: _draw_discard,
+    DRAW_STOCK: draw_stock,
+    DRAW_DISCARD: draw_discard,
     DISCARD_CARD: _discard,
     KNOCK: _knock,
     BIG_GIN: _big_gin,

@@ -1,8 +1,11 @@
 """The R12 hand state machine: three or four seats, seven cards each.
 
-Same shape as :mod:`games.engine.hand` (the heads-up game, untouched): a frozen
+Same shape as :mod:`games.engine.hand` (the heads-up game): a frozen
 :class:`MultiHandState`, :func:`deal`, :func:`legal_actions`, :func:`apply` (same errors),
-:func:`replay`, plus :func:`forfeit` for a seat that leaves mid-hand. Actions and events are
+:func:`replay`, plus :func:`forfeit` for a seat that leaves mid-hand. The legality checks and
+the transitions that do not depend on the seat count are the heads-up module's, written over
+the fields both states share; this module holds what R12 changes (the deal, the upcard round,
+turn order, the low stock, the showdown, forfeits). Actions and events are
 the heads-up :class:`~games.engine.hand.Action` and :class:`~games.engine.hand.Event`, with one
 more event kind, ``forfeit``. Seats are 0..n-1; play passes clockwise (seat + 1).
 """
@@ -10,23 +13,15 @@ more event kind, ``forfeit``. Seats are 0..n-1; play passes clockwise (seat + 1)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
-from operator import attrgetter
+from dataclasses import dataclass
 from typing import Literal
 
-from games.engine.cards import Card, cards_to_mask, sort_by_suit
-from games.engine.errors import (
-    EngineError,
-    IllegalActionError,
-    KnockOverLimitError,
-    NotYourTurnError,
-)
-from games.engine.fairness import shuffle, shuffled_deck
+from games.engine.cards import Card, sort_by_suit
+from games.engine.errors import EngineError, IllegalActionError
+from games.engine.fairness import shuffled_deck
 from games.engine.hand import (
     ACTION_KINDS,
     BIG_GIN,
-    CARD_ACTIONS,
-    DISCARD,
     DISCARD_CARD,
     DRAW,
     DRAW_DISCARD,
@@ -41,10 +36,27 @@ from games.engine.hand import (
     UPCARD_OFFER,
     Action,
     Event,
+    Wording,
+    check_action,
+    declare_big_gin,
+    draw_discard,
+    draw_stock,
+    end_hand,
+    evolve,
+    hands_with,
+    put_down,
+    reshuffle_stock,
+    show_knock,
+    take_upcard,
+    without_card,
 )
+
+# R12 lists its legal actions and a knock's deadwood exactly as heads-up does (7 cards
+# shown of 8): the heads-up functions, re-exported under their names.
+from games.engine.hand import knock_deadwood as knock_deadwood
+from games.engine.hand import legal_actions as legal_actions
 from games.engine.rules import RuleSet
 from games.engine.showdown import R12_HAND_SIZE, ShowdownResult, settle_showdown
-from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
 
 FORFEIT = "forfeit"  # R12 "Leaving": an event, not an action a seat plays
 MULTI_EVENT_KINDS = (*ACTION_KINDS, STOCK_RESHUFFLED, FORFEIT, HAND_ENDED)
@@ -130,15 +142,16 @@ class MultiHandState:
         return tuple(seat for seat in range(self.seats) if seat not in self.out)
 
 
-_FIELDS = tuple(field.name for field in fields(MultiHandState))
-_VALUES = attrgetter(*_FIELDS)
 Step = tuple[MultiHandState, tuple[Event, ...]]
 
-
-def _evolve(state: MultiHandState, **changes) -> MultiHandState:
-    values = dict(zip(_FIELDS, _VALUES(state), strict=True))
-    values.update(changes)
-    return MultiHandState(**values)
+# The checks of an action are the heads-up ones (games.engine.hand.check_action, which also
+# serves legal_actions and knock_deadwood as they are): only the rule book's wording differs.
+R12_WORDING = Wording(
+    held=R12_HAND_SIZE + 1,
+    going_out_rule="R12",
+    taken_rule="R12",
+    all_passed="everybody passed the upcard: draw from the stock (R12)",
+)
 
 
 def _check_multi_rules(rules: RuleSet | None) -> RuleSet:
@@ -201,130 +214,15 @@ def deal(*, seed: str, dealer: int, rules: RuleSet, out: Iterable[int] = ()) -> 
         out=gone,
         dead=dead,
     )
-    return _evolve(state, to_act=next_active(state, dealer))
-
-
-def legal_actions(state: MultiHandState, seat: int) -> tuple[Action, ...]:
-    """Every action ``seat`` may take now (empty when it is not that seat's turn): the
-    phase's actions (R12 upcard offer, R5 with 7 cards) that meet R6's conditions with 7
-    cards (a knock shows 7 within the knock limit; Big Gin melds all 8)."""
-    candidates = _phase_actions(state, seat)
-    if state.phase != DISCARD or not candidates:
-        return candidates
-    mask = cards_to_mask(state.hands[seat])
-    if min_deadwood_after_discard_mask(mask) > state.rules.knock_limit:
-        return tuple(action for action in candidates if action.kind == DISCARD_CARD)
-    return tuple(action for action in candidates if _going_out_allowed(state, action, mask))
-
-
-def _phase_actions(state: MultiHandState, seat: int) -> tuple[Action, ...]:
-    if state.phase == ENDED or seat != state.to_act:
-        return ()
-    if state.phase == UPCARD_OFFER:
-        return (Action(TAKE_UPCARD, seat), Action(PASS, seat))
-    if state.phase == DRAW:
-        actions = [Action(DRAW_STOCK, seat)] if state.stock else []
-        if state.discard_pile and not state.stock_only:
-            actions.append(Action(DRAW_DISCARD, seat))
-        return tuple(actions)
-    taken = state.taken_from_discard
-    cards = tuple(card for card in state.hands[seat] if taken is None or card != taken)
-    return (
-        *(Action(DISCARD_CARD, seat, card) for card in cards),
-        *(Action(KNOCK, seat, card) for card in cards),
-        Action(BIG_GIN, seat),
-    )
-
-
-def knock_deadwood(mask: int, card: Card) -> int:
-    """R12: the deadwood of the 7 cards shown when knocking from the 8 in ``mask``."""
-    return min_deadwood_mask(mask ^ 1 << card.index)
-
-
-def _going_out_allowed(state: MultiHandState, action: Action, mask: int) -> bool:
-    if action.kind == KNOCK:
-        return knock_deadwood(mask, action.card) <= state.rules.knock_limit
-    if action.kind == BIG_GIN:
-        return min_deadwood_mask(mask) == 0
-    return True
+    return evolve(state, to_act=next_active(state, dealer))
 
 
 def apply(state: MultiHandState, action: Action) -> Step:
     """Apply ``action``; return the new state and its events. Raises, changing nothing, the
     heads-up errors: :class:`NotYourTurnError`, :class:`KnockOverLimitError`,
     :class:`IllegalActionError`."""
-    if not isinstance(action, Action):
-        raise IllegalActionError(f"not an Action: {action!r}")
-    if state.phase == ENDED:
-        raise IllegalActionError("the hand has ended", legal=())
-    if action.seat != state.to_act:
-        raise NotYourTurnError(action.seat, state.to_act)
-    if action not in _phase_actions(state, action.seat):
-        raise IllegalActionError(
-            _illegal_reason(state, action), legal=legal_actions(state, action.seat)
-        )
-    if action.kind in (KNOCK, BIG_GIN):
-        mask = cards_to_mask(state.hands[action.seat])
-        if not _going_out_allowed(state, action, mask):
-            if action.kind == KNOCK:
-                raise KnockOverLimitError(
-                    deadwood=knock_deadwood(mask, action.card), limit=state.rules.knock_limit
-                )
-            raise IllegalActionError(
-                "big_gin is not allowed: not all 8 cards meld (R12)",
-                legal=legal_actions(state, action.seat),
-            )
+    check_action(state, action, R12_WORDING)
     return _TRANSITIONS[action.kind](state, action)
-
-
-def _illegal_reason(state: MultiHandState, action: Action) -> str:
-    if action.kind not in ACTION_KINDS:
-        return f"unknown action {action.kind!r}"
-    taken = state.taken_from_discard
-    if action.kind in CARD_ACTIONS and taken is not None and action.card == taken:
-        return f"{action.card} was just taken from the discard pile and may not be put down (R12)"
-    if action.kind in CARD_ACTIONS and action.card not in state.hands[action.seat]:
-        return f"{action.card} is not in your hand"
-    if action.kind == DRAW_DISCARD and state.stock_only:
-        return "everybody passed the upcard: draw from the stock (R12)"
-    return f"{action.kind} is not allowed in phase {state.phase}"
-
-
-def _hands_with(state: MultiHandState, seat: int, hand: tuple[Card, ...]):
-    hands = list(state.hands)
-    hands[seat] = hand
-    return tuple(hands)
-
-
-def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    return sort_by_suit((*hand, card))
-
-
-def _without_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    return tuple(held for held in hand if held.index != card.index)
-
-
-def _take(state: MultiHandState, action: Action, kind: str) -> Step:
-    """R12: take the upcard (offer) or the top of the discard pile (a turn); either way it
-    may not be put down this turn."""
-    card = state.discard_pile[-1]
-    new = _evolve(
-        state,
-        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
-        discard_pile=state.discard_pile[:-1],
-        phase=DISCARD,
-        taken_from_discard=card,
-        seq=state.seq + 1,
-    )
-    return new, (Event(kind, action.seat, new.seq, card=card),)
-
-
-def _take_upcard(state: MultiHandState, action: Action) -> Step:
-    return _take(state, action, TAKE_UPCARD)
-
-
-def _draw_discard(state: MultiHandState, action: Action) -> Step:
-    return _take(state, action, DRAW_DISCARD)
 
 
 def _offer_passes_on(state: MultiHandState, seat: int) -> int | None:
@@ -344,8 +242,8 @@ def _after_offer(state: MultiHandState, seat: int, **changes) -> MultiHandState:
     left of the dealer draws from the stock (R12)."""
     following = _offer_passes_on(state, seat)
     if following is not None:
-        return _evolve(state, to_act=following, **changes)
-    return _evolve(
+        return evolve(state, to_act=following, **changes)
+    return evolve(
         state,
         phase=DRAW,
         to_act=next_active(state, state.dealer),
@@ -359,35 +257,15 @@ def _pass(state: MultiHandState, action: Action) -> Step:
     return new, (Event(PASS, action.seat, new.seq),)
 
 
-def _draw_stock(state: MultiHandState, action: Action) -> Step:
-    card = state.stock[0]
-    new = _evolve(
-        state,
-        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
-        stock=state.stock[1:],
-        phase=DISCARD,
-        stock_only=False,
-        taken_from_discard=None,
-        seq=state.seq + 1,
-    )
-    return new, (Event(DRAW_STOCK, action.seat, new.seq, card=card),)
-
-
 def _discard(state: MultiHandState, action: Action) -> Step:
-    seat, card = action.seat, action.card
-    new = _evolve(
-        state,
-        hands=_hands_with(state, seat, _without_card(state.hands[seat], card)),
-        discard_pile=(*state.discard_pile, card),
-        seq=state.seq + 1,
-    )
-    return _hand_over(new, seat, (Event(DISCARD_CARD, seat, new.seq, card=card),))
+    new, events = put_down(state, action)
+    return _hand_over(new, action.seat, events)
 
 
 def _hand_over(state: MultiHandState, seat: int, events: tuple[Event, ...]) -> Step:
     """The turn passes from ``seat`` to the next seat still in, who draws; then R12's low
     stock: with 2 cards or fewer left, reshuffle (up to ``max_reshuffles`` times) or void."""
-    new = _evolve(
+    new = evolve(
         state,
         phase=DRAW,
         to_act=next_active(state, seat),
@@ -403,20 +281,12 @@ def _hand_over(state: MultiHandState, seat: int, events: tuple[Event, ...]) -> S
 
 
 def _reshuffle(state: MultiHandState, events: tuple[Event, ...]) -> Step:
-    """R12 reshuffle: the discard pile except its top card is shuffled from the hand's fair
-    stream (label ``reshuffle-N``, as in R7) and placed under the cards left in the stock."""
-    count = state.reshuffles + 1
-    reshuffled = shuffle(state.discard_pile[:-1], state.seed, f"reshuffle-{count}")
-    new = _evolve(
-        state,
-        stock=(*state.stock, *reshuffled),
-        discard_pile=state.discard_pile[-1:],
-        reshuffles=count,
-    )
-    event = Event(STOCK_RESHUFFLED, None, new.seq, stock_count=len(new.stock))
+    """R12 reshuffle: as R7's (``reshuffle-N`` of the hand's fair stream, under the cards left
+    in the stock); a hand with nothing left to draw (after forfeits) is void."""
+    new, events = reshuffle_stock(state, events)
     if not new.stock and not new.discard_pile:  # nothing left to draw (after forfeits)
-        return _end(new, _void(new), (*events, event))
-    return new, (*events, event)
+        return _end(new, _void(new), events)
+    return new, events
 
 
 def _void(state: MultiHandState) -> MultiHandOutcome:
@@ -432,19 +302,13 @@ def _showdown_hands(state: MultiHandState, knocker_cards: tuple[Card, ...], knoc
 
 def _knock(state: MultiHandState, action: Action) -> Step:
     """R12: put one card down, show the other 7; the showdown settles the hand."""
-    seat, card = action.seat, action.card
-    shown = _without_card(state.hands[seat], card)
+    seat = action.seat
+    shown = without_card(state.hands[seat], action.card)
     result = settle_showdown(
         knocker=seat, hands=_showdown_hands(state, shown, seat), rules=state.rules
     )
-    new = _evolve(
-        state,
-        hands=_hands_with(state, seat, shown),
-        knock_card=card,
-        taken_from_discard=None,
-        seq=state.seq + 1,
-    )
-    return _end(new, _outcome(result), (Event(KNOCK, seat, new.seq, card=card),))
+    new, events = show_knock(state, action, shown)
+    return _end(new, _outcome(result), events)
 
 
 def _big_gin(state: MultiHandState, action: Action) -> Step:
@@ -452,8 +316,8 @@ def _big_gin(state: MultiHandState, action: Action) -> Step:
     result = settle_showdown(
         knocker=seat, hands=_showdown_hands(state, state.hands[seat], seat), rules=state.rules
     )
-    new = _evolve(state, taken_from_discard=None, seq=state.seq + 1)
-    return _end(new, _outcome(result), (Event(BIG_GIN, seat, new.seq),))
+    new, events = declare_big_gin(state, action)
+    return _end(new, _outcome(result), events)
 
 
 def _outcome(result: ShowdownResult) -> MultiHandOutcome:
@@ -467,11 +331,9 @@ def _outcome(result: ShowdownResult) -> MultiHandOutcome:
 
 
 def _end(state: MultiHandState, outcome: MultiHandOutcome, events: tuple[Event, ...]) -> Step:
-    new = _evolve(state, phase=ENDED, to_act=None, outcome=outcome)
     # The event's seat: the knocker, or the last seat left after forfeits (None when void).
     seat = outcome.winner if outcome.kind == FORFEIT else outcome.knocker
-    ended = Event(HAND_ENDED, seat, new.seq, outcome=outcome, hands=new.hands, seed=new.seed)
-    return new, (*events, ended)
+    return end_hand(state, outcome, events, seat)
 
 
 def forfeit(state: MultiHandState, seat: int) -> Step:
@@ -486,9 +348,9 @@ def forfeit(state: MultiHandState, seat: int) -> Step:
         raise IllegalActionError("the hand has ended", legal=())
     if seat in state.out:
         raise EngineError(f"seat {seat} has already forfeited")
-    new = _evolve(
+    new = evolve(
         state,
-        hands=_hands_with(state, seat, ()),
+        hands=hands_with(state, seat, ()),
         out=(*state.out, seat),
         dead=sort_by_suit((*state.dead, *state.hands[seat])),
         seq=state.seq + 1,
@@ -500,21 +362,21 @@ def forfeit(state: MultiHandState, seat: int) -> Step:
         outcome = MultiHandOutcome(
             kind="forfeit", knocker=None, winner=winner, penalties=(0,) * state.seats
         )
-        return _end(_evolve(new, taken_from_discard=None), outcome, events)
+        return _end(evolve(new, taken_from_discard=None), outcome, events)
     if seat != state.to_act:
         return new, events
     if state.phase == UPCARD_OFFER:
         return _after_offer(new, seat), events
     if state.phase == DRAW:
-        return _evolve(new, to_act=next_active(new, seat)), events
+        return evolve(new, to_act=next_active(new, seat)), events
     return _hand_over(new, seat, events)
 
 
 _TRANSITIONS = {
-    TAKE_UPCARD: _take_upcard,
+    TAKE_UPCARD: take_upcard,
     PASS: _pass,
-    DRAW_STOCK: _draw_stock,
-    DRAW_DISCARD: _draw_discard,
+    DRAW_STOCK: draw_stock,
+    DRAW_DISCARD: draw_discard,
     DISCARD_CARD: _discard,
     KNOCK: _knock,
     BIG_GIN: _big_gin,

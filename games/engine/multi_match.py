@@ -15,7 +15,15 @@ from typing import Any
 
 from games.engine.match import FIRST_TO_KNOCK, MATCH_PLAY, check_variant
 from games.engine.multi_hand import MultiHandOutcome
-from games.engine.result import REASONS, Forfeit, SeatStake
+from games.engine.result import (
+    Forfeit,
+    SeatStake,
+    check_reason,
+    check_result_format,
+    result_ids,
+    result_terms,
+    seats_by_position,
+)
 
 MULTI_VARIANTS = (FIRST_TO_KNOCK, MATCH_PLAY)  # R12: Money Play stays heads-up
 DEFAULT_PENALTY_TARGET = 100  # R12
@@ -294,8 +302,7 @@ class MultiMatchResult:
             raise ValueError(f"result format {self.format!r}; expected {MULTI_RESULT_FORMAT}")
         if check_variant(self.variant) not in MULTI_VARIANTS:
             raise ValueError("Money Play stays heads-up (R12)")
-        if self.reason not in REASONS:
-            raise ValueError(f"unknown reason {self.reason!r}; one of {', '.join(REASONS)}")
+        check_reason(self.reason)
         count = _seat_count(len(self.seats))
         if sorted(seat.position for seat in self.seats) != list(range(count)):
             raise ValueError("one stake per seat position 0..n-1")
@@ -346,27 +353,20 @@ class MultiMatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": self.format,
-            "match_id": self.match_id,
-            "game_ref": self.game_ref,
-            "variant": self.variant,
+            **result_ids(self),
             **self.public(),
-            "currency": self.currency,
-            "is_practice": self.is_practice,
-            "fee_bps": self.fee_bps,
-            "stake": self.stake,
+            **result_terms(self),
             "prize_table": self.prize_table,
             "pot": self.pot,
             "fee": self.fee,
             "payouts": list(self.payouts),
-            "seats": [seat.to_dict() for seat in sorted(self.seats, key=lambda s: s.position)],
+            "seats": [seat.to_dict() for seat in seats_by_position(self.seats)],
             "finished_at": self.finished_at,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MultiMatchResult:
-        if data.get("format") != MULTI_RESULT_FORMAT:
-            raise ValueError(f"result format {data.get('format')!r}; expected 1")
+        check_result_format(data, MULTI_RESULT_FORMAT)
         if data.get("winner_seat") != Ranking.from_list(data["ranking"]).winner:
             raise ValueError("winner_seat disagrees with the ranking")
         return cls(

@@ -69,6 +69,48 @@ class Forfeit:
         return None if data is None else cls(seat=data["seat"], reason=data["reason"])
 
 
+# The result contract's shared parts: a heads-up MatchResult and an R12 MultiMatchResult
+# (games.engine.multi_match) check their reason and format, and store their envelope
+# (ids, stakes, seats), the same way.
+
+
+def check_reason(reason: str) -> str:
+    """R10: why a match ended is one of :data:`REASONS`, else ``ValueError``."""
+    if reason not in REASONS:
+        raise ValueError(f"unknown reason {reason!r}; one of {', '.join(REASONS)}")
+    return reason
+
+
+def check_result_format(data: dict[str, Any], expected: int) -> None:
+    """Stored result JSON of another ``format`` is refused (``ValueError``)."""
+    if data.get("format") != expected:
+        raise ValueError(f"result format {data.get('format')!r}; expected {expected}")
+
+
+def result_ids(result) -> dict[str, Any]:
+    """The head of a stored result: format, match, game and variant."""
+    return {
+        "format": result.format,
+        "match_id": result.match_id,
+        "game_ref": result.game_ref,
+        "variant": result.variant,
+    }
+
+
+def result_terms(result) -> dict[str, Any]:
+    """What the table was played for: currency, practice or not, fee and stake."""
+    return {
+        "currency": result.currency,
+        "is_practice": result.is_practice,
+        "fee_bps": result.fee_bps,
+        "stake": result.stake,
+    }
+
+
+def seats_by_position(seats: tuple[SeatStake, ...]) -> tuple[SeatStake, ...]:
+    return tuple(sorted(seats, key=lambda seat: seat.position))
+
+
 def _pair(values: list[int]) -> tuple[int, int]:
     first, second = values
     return first, second
@@ -126,8 +168,7 @@ class MatchResult:
 
     def __post_init__(self) -> None:
         check_variant(self.variant)
-        if self.reason not in REASONS:
-            raise ValueError(f"unknown reason {self.reason!r}; one of {', '.join(REASONS)}")
+        check_reason(self.reason)
         if (self.money_play is not None) != self.is_money_play:
             raise ValueError("money_play is set in Money Play, and only there")
 
@@ -137,7 +178,7 @@ class MatchResult:
 
     @property
     def seats_by_position(self) -> tuple[SeatStake, ...]:
-        return tuple(sorted(self.seats, key=lambda seat: seat.position))
+        return seats_by_position(self.seats)
 
     def public(self) -> dict[str, Any]:
         """The part both players, watchers and the operator may see (no ids, no amounts)."""
@@ -155,15 +196,9 @@ class MatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": self.format,
-            "match_id": self.match_id,
-            "game_ref": self.game_ref,
-            "variant": self.variant,
+            **result_ids(self),
             **self.public(),
-            "currency": self.currency,
-            "is_practice": self.is_practice,
-            "fee_bps": self.fee_bps,
-            "stake": self.stake,
+            **result_terms(self),
             "stake_per_point": self.stake_per_point,
             "seats": [seat.to_dict() for seat in self.seats_by_position],
             "finished_at": self.finished_at,
@@ -171,8 +206,7 @@ class MatchResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchResult:
-        if data.get("format") != RESULT_FORMAT:
-            raise ValueError(f"result format {data.get('format')!r}; expected {RESULT_FORMAT}")
+        check_result_format(data, RESULT_FORMAT)
         return cls(
             match_id=data["match_id"],
             game_ref=data["game_ref"],

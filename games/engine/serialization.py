@@ -6,8 +6,9 @@ Never send this to a client: use :mod:`games.engine.views` for that.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 
-from games.engine.cards import FULL_DECK, Card, coerce_cards
+from games.engine.cards import FULL_DECK, Card, card_from_text, card_text, card_texts, coerce_cards
 from games.engine.errors import DuplicateCardError, EngineError
 from games.engine.hand import ENDED, PHASES, HandOutcome, HandState, all_cards
 from games.engine.rules import RuleSet
@@ -15,34 +16,10 @@ from games.engine.rules import RuleSet
 STATE_FORMAT = 1
 
 
-def _texts(cards) -> list[str]:
-    return [str(card) for card in cards]
-
-
-def _card_or_none(text: str | None) -> Card | None:
-    return None if text is None else coerce_cards([text])[0]
-
-
 def state_to_json(state: HandState) -> dict:
     """Every field of ``state`` as JSON-able data (cards as R1 text)."""
     return {
-        "format": STATE_FORMAT,
-        "rules": state.rules.to_dict(),
-        "seed": state.seed,
-        "dealer": state.dealer,
-        "hands": [_texts(state.hands[0]), _texts(state.hands[1])],
-        "stock": _texts(state.stock),
-        "discard_pile": _texts(state.discard_pile),
-        "phase": state.phase,
-        "to_act": state.to_act,
-        "seq": state.seq,
-        "upcard_passes": state.upcard_passes,
-        "stock_only": state.stock_only,
-        "taken_from_discard": None
-        if state.taken_from_discard is None
-        else str(state.taken_from_discard),
-        "knock_card": None if state.knock_card is None else str(state.knock_card),
-        "reshuffles": state.reshuffles,
+        **common_state_json(state, STATE_FORMAT),
         "outcome": None if state.outcome is None else state.outcome.to_dict(),
     }
 
@@ -55,27 +32,67 @@ def state_from_json(data: dict) -> HandState:
     outcome = data["outcome"]
     state = HandState(
         rules=RuleSet.from_dict(data["rules"]),
-        seed=data["seed"],
-        dealer=data["dealer"],
-        hands=(coerce_cards(data["hands"][0]), coerce_cards(data["hands"][1])),
-        stock=coerce_cards(data["stock"]),
-        discard_pile=coerce_cards(data["discard_pile"]),
-        phase=data["phase"],
-        to_act=data["to_act"],
-        seq=data["seq"],
-        upcard_passes=data["upcard_passes"],
-        stock_only=data["stock_only"],
-        taken_from_discard=_card_or_none(data["taken_from_discard"]),
-        knock_card=_card_or_none(data["knock_card"]),
-        reshuffles=data["reshuffles"],
+        **common_state_fields(data, _heads_up_hands),
         outcome=None if outcome is None else HandOutcome.from_dict(outcome),
     )
-    _check_consistent(state)
+    check_consistent(state, all_cards(state))
     return state
 
 
-def _check_consistent(state: HandState) -> None:
-    counts = Counter(all_cards(state))
+def _heads_up_hands(hands: list) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    return coerce_cards(hands[0]), coerce_cards(hands[1])
+
+
+# What follows is written over the fields a heads-up HandState and an R12 MultiHandState
+# share: games.engine.multi_views stores its states with it, adding its own fields.
+
+
+def common_state_json(state, format_: int) -> dict:
+    """The stored fields every hand state has, in their stored order, ``rules`` to
+    ``reshuffles`` (the caller adds its own, then ``outcome``)."""
+    return {
+        "format": format_,
+        "rules": state.rules.to_dict(),
+        "seed": state.seed,
+        "dealer": state.dealer,
+        "hands": [card_texts(hand) for hand in state.hands],
+        "stock": card_texts(state.stock),
+        "discard_pile": card_texts(state.discard_pile),
+        "phase": state.phase,
+        "to_act": state.to_act,
+        "seq": state.seq,
+        "upcard_passes": state.upcard_passes,
+        "stock_only": state.stock_only,
+        "taken_from_discard": card_text(state.taken_from_discard),
+        "knock_card": card_text(state.knock_card),
+        "reshuffles": state.reshuffles,
+    }
+
+
+def common_state_fields(data: dict, hands_of: Callable[[list], tuple]) -> dict:
+    """The keyword arguments, ``seed`` to ``reshuffles``, that rebuild the fields saved by
+    :func:`common_state_json` (``hands_of`` parses the stored hands)."""
+    return {
+        "seed": data["seed"],
+        "dealer": data["dealer"],
+        "hands": hands_of(data["hands"]),
+        "stock": coerce_cards(data["stock"]),
+        "discard_pile": coerce_cards(data["discard_pile"]),
+        "phase": data["phase"],
+        "to_act": data["to_act"],
+        "seq": data["seq"],
+        "upcard_passes": data["upcard_passes"],
+        "stock_only": data["stock_only"],
+        "taken_from_discard": card_from_text(data["taken_from_discard"]),
+        "knock_card": card_from_text(data["knock_card"]),
+        "reshuffles": data["reshuffles"],
+    }
+
+
+def check_consistent(state, cards: Iterable[Card]) -> None:
+    """R1: ``cards`` (every card of ``state``, wherever it is) are the 52 once each; the
+    phase is known; there is an outcome exactly when the hand has ended."""
+    counts = Counter(cards)
     repeated = [card for card, count in counts.items() if count > 1]
     if repeated:
         raise DuplicateCardError(repeated[0])

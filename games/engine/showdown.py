@@ -12,24 +12,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from games.engine.cards import FULL_DECK, Card, cards_to_mask, coerce_cards, mask_to_cards
+from games.engine.cards import Card, card_texts, cards_to_mask, coerce_cards, mask_to_cards
 from games.engine.errors import DuplicateCardError, InvalidHandError, KnockOverLimitError
-from games.engine.going_out import Layoff, _knocker_splits, _layoff_groups
+from games.engine.going_out import (
+    Layoff,
+    _knocker_splits,
+    _layoff_groups,
+    lay_off_reply,
+    show_melds,
+)
 from games.engine.melds import (
-    ALL_MELD_MASKS,
-    CARD_VALUES,
     Meld,
     arrangement_of_mask,
     best_split,
-    meld_from_mask,
-    sort_melds,
 )
 from games.engine.rules import RuleSet
 from games.engine.solver import min_deadwood_mask
 
 ShowdownKind = Literal["knock", "gin", "big_gin", "undercut"]
 R12_HAND_SIZE = 7  # R12: seven cards each
-_MELD_MASKS = frozenset(ALL_MELD_MASKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class OpponentReply:
             "deadwood": self.deadwood,
             "melds": [meld.to_dict() for meld in self.melds],
             "layoffs": [layoff.to_dict() for layoff in self.layoffs],
-            "deadwood_cards": [str(card) for card in self.deadwood_cards],
+            "deadwood_cards": card_texts(self.deadwood_cards),
         }
 
     @classmethod
@@ -101,7 +102,7 @@ class ShowdownResult:
             "penalties": list(self.penalties),
             "deadwood": list(self.deadwood),
             "knocker_melds": [meld.to_dict() for meld in self.knocker_melds],
-            "knocker_deadwood_cards": [str(card) for card in self.knocker_deadwood_cards],
+            "knocker_deadwood_cards": card_texts(self.knocker_deadwood_cards),
             "opponents": [reply.to_dict() for reply in self.opponents],
         }
 
@@ -261,23 +262,14 @@ def choose_knocker_melds(
 
 def _opponent_reply(seat: int, opponent: int, ordered: tuple[int, ...]) -> OpponentReply:
     """R12: one opponent's own melds and lay-offs onto ``ordered`` (the knocker's melds in
-    display order), chosen together for minimum deadwood (chains within this opponent)."""
-    layoff_groups = _layoff_groups(ordered, opponent)
-    deadwood, chosen = best_split(opponent, tuple(mask for mask, _, _ in layoff_groups))
-    own, layoffs, free = [], [], opponent
-    for group in chosen:
-        free ^= group
-        if group in _MELD_MASKS:
-            own.append(meld_from_mask(group))
-            continue
-        _, meld_index, chain = next(entry for entry in layoff_groups if entry[0] == group)
-        layoffs.extend(Layoff(FULL_DECK[bit.bit_length() - 1], meld_index) for bit in chain)
-    layoffs.sort(key=lambda layoff: layoff.meld_index)
+    display order), chosen together for minimum deadwood (chains within this opponent): the
+    heads-up defender's reply (R8), made by each opponent on its own."""
+    deadwood, melds, layoffs, free = lay_off_reply(opponent, ordered)
     return OpponentReply(
         seat=seat,
         deadwood=deadwood,
-        melds=sort_melds(own),
-        layoffs=tuple(layoffs),
+        melds=melds,
+        layoffs=layoffs,
         deadwood_cards=mask_to_cards(free),
     )
 
@@ -289,12 +281,7 @@ def _show(
     melds: tuple[int, ...],
     rules: RuleSet,
 ) -> ShowdownResult:
-    knocker_melds = sort_melds(meld_from_mask(meld) for meld in melds)
-    ordered = tuple(meld.mask for meld in knocker_melds)
-    free = masks[knocker]
-    for meld in ordered:
-        free ^= meld
-    knocker_deadwood = sum(CARD_VALUES[card.index] for card in mask_to_cards(free))
+    knocker_melds, ordered, free, knocker_deadwood = show_melds(masks[knocker], melds)
     replies = tuple(_opponent_reply(seat, masks[seat], ordered) for seat in order)
     kind, winner, penalties = score_penalties(
         knocker=knocker,

@@ -9,7 +9,7 @@ showdown (both arrangements, R8) and the seed are public.
 
 from __future__ import annotations
 
-from games.engine.cards import Card, cards_to_mask, sort_by_suit
+from games.engine.cards import Card, card_text, card_texts, cards_to_mask, sort_by_suit
 from games.engine.hand import (
     DRAW_STOCK,
     ENDED,
@@ -24,17 +24,9 @@ from games.engine.hand import (
     legal_actions,
     other_seat,
 )
-from games.engine.melds import best_arrangement
+from games.engine.melds import Arrangement, best_arrangement
 
 PRIVATE_CARD_EVENTS = (DRAW_STOCK,)  # R5: a stock draw is seen by the drawer only
-
-
-def _texts(cards) -> list[str]:
-    return [str(card) for card in cards]
-
-
-def _text(card: Card | None) -> str | None:
-    return None if card is None else str(card)
 
 
 def own_arrangement(cards: tuple[Card, ...], *, keep: Card | None = None) -> dict:
@@ -42,12 +34,16 @@ def own_arrangement(cards: tuple[Card, ...], *, keep: Card | None = None) -> dic
     as they are; 11 cards after the best discard they may make (``best_discard``, in neither
     ``melds`` nor ``deadwood_cards``; never ``keep``, the card just taken from the pile, R5;
     None with 10 cards). Only ever built from the viewer's own cards."""
-    arrangement = best_arrangement(cards, keep=keep)
+    return arrangement_view(best_arrangement(cards, keep=keep))
+
+
+def arrangement_view(arrangement: Arrangement) -> dict:
+    """A player's own arrangement as JSON (heads-up or R12's 7-8 cards)."""
     return {
         "deadwood": arrangement.deadwood,
         "melds": [meld.to_dict() for meld in arrangement.melds],
-        "deadwood_cards": _texts(arrangement.deadwood_cards),
-        "best_discard": _text(arrangement.discard),
+        "deadwood_cards": card_texts(arrangement.deadwood_cards),
+        "best_discard": card_text(arrangement.discard),
     }
 
 
@@ -58,11 +54,11 @@ def _public(state: HandState) -> dict:
         "to_act": state.to_act,
         "dealer": state.dealer,
         "seq": state.seq,
-        "discard_pile": _texts(state.discard_pile),
+        "discard_pile": card_texts(state.discard_pile),
         "stock_count": len(state.stock),
         "card_counts": [len(state.hands[0]), len(state.hands[1])],
         "upcard_passes": state.upcard_passes,
-        "taken_from_discard": _text(state.taken_from_discard),
+        "taken_from_discard": card_text(state.taken_from_discard),
         "reshuffles": state.reshuffles,
         "rules": state.rules.to_dict(),
         "outcome": None,
@@ -76,8 +72,8 @@ def _showdown(state: HandState) -> dict:
     """Revealed once the hand has ended: outcome with both arrangements, hands and seed."""
     return {
         "outcome": state.outcome.to_dict(),
-        "hands": [_texts(state.hands[0]), _texts(state.hands[1])],
-        "knock_card": _text(state.knock_card),
+        "hands": [card_texts(state.hands[0]), card_texts(state.hands[1])],
+        "knock_card": card_text(state.knock_card),
         "seed": state.seed,
     }
 
@@ -86,7 +82,7 @@ def action_view(action: Action, held: int) -> dict:
     """An action as the client sends it back: ``{"kind": ..., "card": "7H" or None}``; a
     knock also carries the deadwood of the 10 cards it would show (R6; ``held``: the mask of
     the 11 cards held), so a client never works it out."""
-    view = {"kind": action.kind, "card": _text(action.card)}
+    view = {"kind": action.kind, "card": card_text(action.card)}
     if action.kind == KNOCK:
         view["deadwood"] = knock_deadwood(held, action.card)
     return view
@@ -109,7 +105,7 @@ def player_view(state: HandState, seat: int) -> dict:
     view.update(
         {
             "seat": seat,
-            "hand": _texts(hand),
+            "hand": card_texts(hand),
             **own_arrangement(hand, keep=_taken_by(state, seat)),
             "opponent_card_count": len(state.hands[other_seat(seat)]),
             "legal_actions": [action_view(action, mask) for action in legal_actions(state, seat)],
@@ -133,6 +129,6 @@ def event_view(event: Event, viewer: int | None) -> dict:
         view["stock_count"] = event.stock_count
     if event.kind == HAND_ENDED:
         view["outcome"] = event.outcome.to_dict()
-        view["hands"] = [_texts(hand) for hand in event.hands]
+        view["hands"] = [card_texts(hand) for hand in event.hands]
         view["seed"] = event.seed
     return view
