@@ -79,6 +79,8 @@ MIDDLEWARE = [
     # request.user.otp_device: the TOTP device the session was verified with, if any.
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Amounts in the display currency read each exchange rate once per request.
+    "wallet.middleware.DisplayRatesMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns an admin login that reaches the lockout into the login-locked-out answer.
     "axes.middleware.AxesMiddleware",

@@ -133,7 +133,11 @@ _display_rates: ContextVar[dict[tuple[str, str], RateQuote | None] | None] = Con
 @contextmanager
 def display_rates_reused() -> Iterator[None]:
     """Within the block, ``display_amount`` reads each currency pair's latest rate once: a
-    push renders the same few amounts for every audience (display only, nothing moves)."""
+    request or a push renders the same few amounts many times (display only, nothing
+    moves). Nested blocks share the outer one's rates."""
+    if _display_rates.get() is not None:
+        yield
+        return
     token = _display_rates.set({})
     try:
         yield
