@@ -9,7 +9,8 @@ Runs inside the caller's transaction (a move, a seat that starts the match, a fo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.utils import timezone
@@ -17,6 +18,9 @@ from django.utils import timezone
 from games import engine
 from games.models import Hand, HandEvent, Match
 from games.realtime import publisher
+from games.signals import match_finished
+from gin_platform.audit import audit_record
+from gin_platform.enqueue import on_commit_logged
 from gin_platform.principals import Actor
 
 
@@ -108,3 +112,47 @@ def _hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Acto
     )
     hand.save(update_fields=["event_seq"])
     return hand
+
+
+def _match_finished_record(
+    *,
+    match: Match,
+    hand: Hand,
+    result: engine.MatchResult | engine.MultiMatchResult,
+    winner_seat: int | None,
+    now: datetime,
+    score_fields: Sequence[str],
+    audit_data: dict[str, Any],
+    actor: Actor,
+) -> None:
+    """Mark the match finished with ``result`` (heads-up or R12), append the public
+    ``match_finished`` event, save the hand and the match (with the variant's
+    ``score_fields``), audit it, and announce it on commit (settlement listens)."""
+    match.status = Match.Status.FINISHED
+    match.finished_at = now
+    match.winner_seat = winner_seat
+    match.result = result.to_dict()
+    _append_events(
+        match=match,
+        hand=hand,
+        entries=[
+            {
+                "kind": HandEvent.MATCH_FINISHED,
+                "seat": winner_seat,
+                "state_seq": hand.seq,
+                "payload": result.public(),
+            }
+        ],
+        actor=actor,
+    )
+    hand.save(update_fields=["event_seq"])
+    match.save(
+        update_fields=["status", "finished_at", "winner_seat", "result", *score_fields, "seq"]
+    )
+    audit_record(
+        actor=actor, action="match.finished", obj=match, operator=match.operator, data=audit_data
+    )
+    on_commit_logged(
+        partial(match_finished.send, sender=Match, match_id=match.pk),
+        what=f"match_finished of match {match.pk}",
+    )

@@ -16,17 +16,13 @@ caller's transaction (a move, a forfeit) and imports only ``dealing`` among its 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 from django.utils import timezone
 
 from games import engine
 from games.locks import lock_seats
-from games.models import Hand, HandEvent, Match, Seat, Variant
-from games.services.dealing import _append_events, _hand_deal
-from games.signals import match_finished
-from gin_platform.audit import audit_record
-from gin_platform.enqueue import on_commit_logged
+from games.models import Hand, Match, Seat, Variant
+from games.services.dealing import _hand_deal, _match_finished_record
 from gin_platform.principals import Actor
 
 
@@ -157,44 +153,17 @@ def _multi_match_finish(
         ),
         finished_at=now.isoformat(),
     )
-    winner_seat = ranking.winner
-    match.status = Match.Status.FINISHED
-    match.finished_at = now
-    match.winner_seat = winner_seat
-    match.result = result.to_dict()
-    _append_events(
+    _match_finished_record(
         match=match,
         hand=hand,
-        entries=[
-            {
-                "kind": HandEvent.MATCH_FINISHED,
-                "seat": winner_seat,
-                "state_seq": hand.seq,
-                "payload": result.public(),
-            }
-        ],
+        result=result,
+        winner_seat=ranking.winner,
+        now=now,
+        score_fields=("seat_scores", "forfeits"),
+        audit_data={
+            "reason": reason,
+            "winner_seat": ranking.winner,
+            "ranking": ranking.to_list(),
+        },
         actor=actor,
-    )
-    hand.save(update_fields=["event_seq"])
-    match.save(
-        update_fields=[
-            "status",
-            "finished_at",
-            "winner_seat",
-            "result",
-            "seat_scores",
-            "forfeits",
-            "seq",
-        ]
-    )
-    audit_record(
-        actor=actor,
-        action="match.finished",
-        obj=match,
-        operator=match.operator,
-        data={"reason": reason, "winner_seat": winner_seat, "ranking": ranking.to_list()},
-    )
-    on_commit_logged(
-        partial(match_finished.send, sender=Match, match_id=match.pk),
-        what=f"match_finished of match {match.pk}",
     )

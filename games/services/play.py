@@ -53,10 +53,15 @@ from games.problems import (
     StaleSequenceProblem,
 )
 from games.realtime import publisher
-from games.services.dealing import _append_events, _deadline, _engine_event_payload, _hand_deal
+from games.services.dealing import (
+    _append_events,
+    _deadline,
+    _engine_event_payload,
+    _hand_deal,
+    _match_finished_record,
+)
 from games.services.multi import _multi_hand_finished
 from games.services.network import match_event_enqueue, player_ref_for
-from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.models import Player
@@ -419,47 +424,15 @@ def _match_finish(
         ),
         finished_at=now.isoformat(),
     )
-    public = result.public()
-    match.status = Match.Status.FINISHED
-    match.finished_at = now
-    match.winner_seat = winner_seat
-    match.result = result.to_dict()
-    _append_events(
+    _match_finished_record(
         match=match,
         hand=hand,
-        entries=[
-            {
-                "kind": HandEvent.MATCH_FINISHED,
-                "seat": winner_seat,
-                "state_seq": hand.seq,
-                "payload": public,
-            }
-        ],
+        result=result,
+        winner_seat=winner_seat,
+        now=now,
+        score_fields=(*SCORE_FIELDS, "forfeit_seat", "forfeit_reason"),
+        audit_data={"reason": reason, "winner_seat": winner_seat},
         actor=actor,
-    )
-    hand.save(update_fields=["event_seq"])
-    match.save(
-        update_fields=[
-            "status",
-            "finished_at",
-            "winner_seat",
-            "result",
-            *SCORE_FIELDS,
-            "forfeit_seat",
-            "forfeit_reason",
-            "seq",
-        ]
-    )
-    audit_record(
-        actor=actor,
-        action="match.finished",
-        obj=match,
-        operator=match.operator,
-        data={"reason": reason, "winner_seat": winner_seat},
-    )
-    on_commit_logged(
-        partial(match_finished.send, sender=Match, match_id=match.pk),
-        what=f"match_finished of match {match.pk}",
     )
 
 
