@@ -8,7 +8,6 @@ worker is uvicorn serving the ASGI application: HTTP (Django) and the WebSockets
 /ws/v1/ (Channels, docs/realtime.md) on the same port.
 """
 
-import asyncio
 import math
 import os
 import sys
@@ -61,35 +60,17 @@ def default_workers(env) -> int:
     return max(available_cpus(), 2) if env.get("REDIS_URL") else 1
 
 
-class SyncRequestLimit:
-    """At most ``limit`` HTTP requests of this process inside Django at once; the others wait
-    their turn in the event loop, which costs nothing. Django runs every synchronous view in
-    a thread of its own (asgiref gives each request a one-thread executor, and no longer
-    reads an ASGI_THREADS variable), so without this cap a burst of requests, or of long
-    polls holding a thread for up to 25 s each, would start as many threads and database
-    connections as there are requests. WebSocket scopes pass straight through: a socket
-    holds no thread."""
-
-    def __init__(self, app, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-        self.semaphore = asyncio.Semaphore(limit)
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        async with self.semaphore:
-            return await self.app(scope, receive, send)
-
-
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # Each worker is one event loop (uvicorn): it holds any number of sockets and runs Django's
-# synchronous views in threads, so one process per CPU is enough.
+# synchronous views on a fixed pool of threads (gin_platform/http_bridge.py), so one process
+# per CPU is enough.
 worker_class = "uvicorn_worker.UvicornWorker"
 workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers(os.environ))
-# Synchronous (Django) HTTP requests one process serves at once, each in its own thread with
-# at most one database connection: the short API calls (~10 ms each) plus every long poll
-# (GET .../events?wait=S holds its thread for up to 25 s). Sockets do not count.
+# Synchronous (Django) HTTP requests one process serves at once, each on one of that many
+# long-lived threads with at most one database connection: the short API calls (a few ms
+# each) plus every long poll (GET .../events?wait=S holds its thread for up to 25 s); the
+# others wait their turn in the pool's queue, which costs nothing. Sockets do not count.
+# gin_platform/asgi.py reads the same variable.
 asgi_threads = int(os.environ.get("ASGI_THREADS") or 32)
 # The heartbeat uvicorn must send the arbiter; a stuck event loop is killed after this.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
@@ -141,25 +122,23 @@ def database_pool_options(database: dict, env) -> dict | None:
 
 def post_worker_init(worker) -> None:
     """In each worker, once the application (and so Django's settings) is loaded: refuse to
-    serve from more than one process with the in-memory channel layer, hand database
-    connections back at the end of each request, and cap the synchronous requests."""
+    serve from more than one process with the in-memory channel layer, and share one pool of
+    database connections between the request threads and the sockets' reads."""
     from django.conf import settings
 
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
     if backend == IN_MEMORY_LAYER and worker.cfg.workers > 1:
         worker.log.error("refusing to start %d workers: %s", worker.cfg.workers, ONE_PROCESS_ONLY)
         sys.exit(4)  # gunicorn's APP_LOAD_ERROR: the arbiter stops instead of respawning
-    # Under ASGI every request runs in a new thread, and a connection kept open for reuse
-    # (CONN_MAX_AGE) stays open in its dead thread until garbage collection: 110 requests,
-    # some 10 at a time, left 32 idle PostgreSQL connections behind in one worker.
-    # So a request hands its connection back when it ends: to the process's pool on
-    # PostgreSQL (opening one costs more than most requests), closed elsewhere.
+    # On PostgreSQL a request hands its connection back to the process's pool when it ends
+    # (the pool refuses CONN_MAX_AGE): the HTTP threads and the sockets' short reads (run on
+    # threads of their own by Channels) share at most max_size connections. Without a pool
+    # (SQLite, DATABASE_POOL=0) each long-lived HTTP thread keeps its own (CONN_MAX_AGE).
     for database in settings.DATABASES.values():
-        database["CONN_MAX_AGE"] = 0
         pool = database_pool_options(database, os.environ)
         if pool:
+            database["CONN_MAX_AGE"] = 0
             database.setdefault("OPTIONS", {})["pool"] = pool
-    worker.wsgi = SyncRequestLimit(worker.wsgi, asgi_threads)
 
 
 def nworkers_changed(server, new_value: int, old_value: int | None) -> None:

@@ -23,6 +23,7 @@ from django.db.models import Exists, OuterRef
 
 from games.models import Hand, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.models import Player
+from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.selectors import network_operator_id
 
 
@@ -53,16 +54,27 @@ def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
     network_id = network_operator_id()  # cached: no statement on the action path
     if network_id is not None:
         operators.append(network_id)
-    return list(
+    return _SEATS_OF_MATCH_FOR_UPDATE.fetch(match_id, player.pk, operators)
+
+
+# The action path's statements, compiled once per process thread (gin_platform/precompiled.py).
+_SEATS_OF_MATCH_FOR_UPDATE = PrecompiledQuery(
+    lambda match_id, player_id, operators: (
         Seat.objects.select_for_update(of=("match",))
         .select_related("match", "player")
         .filter(
-            Exists(Seat.objects.filter(match_id=OuterRef("match_id"), player_id=player.pk)),
+            Exists(Seat.objects.filter(match_id=OuterRef("match_id"), player_id=player_id)),
             match_id=match_id,
             match__operator_id__in=operators,
         )
         .order_by("pk")
     )
+)
+_NEWEST_HANDS_FOR_UPDATE = PrecompiledQuery(
+    lambda match_id: (
+        Hand.objects.select_for_update().filter(match_id=match_id).order_by("-number")[:2]
+    )
+)
 
 
 def lock_current_hand(match: Match) -> Hand | None:
@@ -77,7 +89,10 @@ def lock_newest_hands(match: Match) -> list[Hand]:
     is the hand in progress; the one before has ended and never changes again, and is read
     in the same statement only so that a move's answer can show its showdown (the action
     path reads nothing twice). Taken under the match's lock, in the order above."""
-    return list(Hand.objects.select_for_update().filter(match=match).order_by("-number")[:2])
+    hands = _NEWEST_HANDS_FOR_UPDATE.fetch(match.pk)
+    for hand in hands:
+        hand.match = match  # as filter(match=match) would have set it: no query to reach it
+    return hands
 
 
 def lock_seats(seat_ids: Iterable[int]) -> list[Seat]:

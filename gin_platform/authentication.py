@@ -38,6 +38,7 @@ from rest_framework.authentication import (
 from rest_framework.request import Request
 
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
+from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.problems import (
     PROBLEM_CONTENT_TYPE,
@@ -94,15 +95,7 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
 
     @staticmethod
     def _api_key(value: str, prefix: str | None, *, test: bool) -> OperatorApiKey:
-        api_key = (
-            _first(
-                OperatorApiKey.objects.select_related("operator__live_operator").filter(
-                    prefix=prefix
-                )
-            )
-            if prefix
-            else None
-        )
+        api_key = next(iter(_API_KEY_BY_PREFIX.fetch(prefix)), None) if prefix else None
         # One generic message for unknown, wrong and revoked keys: no oracle for attackers.
         if (
             api_key is None
@@ -187,11 +180,7 @@ class PlayerTokenAuthentication(BaseAuthentication):
         # Tokens have no public part: failures are counted per client address only.
         guard = AuthFailureGuard(request)
         guard.check()
-        session = _first(
-            PlayerSession.objects.select_related("player__operator__live_operator").filter(
-                token_hash=hash_secret(value)
-            )
-        )
+        session = next(iter(_SESSION_BY_TOKEN_HASH.fetch(hash_secret(value))), None)
         now = timezone.now()
         if (
             session is None
@@ -275,10 +264,18 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     return response
 
 
-def _first(queryset):
-    """The row a unique lookup finds, or None. Not ``.first()``: that adds an ORDER BY whose
-    compilation costs more than the query on every authenticated request."""
-    return next(iter(queryset[:1]), None)
+# Every authenticated request runs one of these: compiled once per process thread
+# (gin_platform/precompiled.py). Unique lookups, so no ORDER BY.
+_API_KEY_BY_PREFIX = PrecompiledQuery(
+    lambda prefix: OperatorApiKey.objects.select_related("operator__live_operator").filter(
+        prefix=prefix
+    )[:1]
+)
+_SESSION_BY_TOKEN_HASH = PrecompiledQuery(
+    lambda token_hash: PlayerSession.objects.select_related(
+        "player__operator__live_operator"
+    ).filter(token_hash=token_hash)[:1]
+)
 
 
 def _same_hash(stored: str, computed: str) -> bool:

@@ -24,6 +24,8 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import HttpRequest
 
+from gin_platform.http_bridge import ASGI_SERVER_MARK
+
 logger = logging.getLogger(__name__)
 
 # The channel-layer round trip must answer within this (it is a local Redis round trip).
@@ -83,8 +85,12 @@ def channel_layer_status(*, timeout: float = CHANNEL_LAYER_TIMEOUT_SECONDS) -> t
 
 
 def server_kind(request: HttpRequest) -> str:
-    """``asgi`` under the ASGI server (HTTP and WebSockets), ``wsgi`` under a WSGI one."""
-    return "asgi" if isinstance(request, ASGIRequest) else "wsgi"
+    """``asgi`` under the ASGI server (HTTP and WebSockets), ``wsgi`` under a WSGI one. The
+    ASGI server hands HTTP to Django's synchronous handler (gin_platform/http_bridge.py), which
+    marks the request."""
+    if isinstance(request, ASGIRequest) or request.META.get(ASGI_SERVER_MARK):
+        return "asgi"
+    return "wsgi"
 
 
 def health_report(*, detailed: bool, server: str | None = None) -> tuple[dict[str, Any], bool]:

@@ -118,6 +118,9 @@ from harness import (
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIVIAL_PATH = "/api/v1/operators/me"
+# The floor view (floor_urls.py): one primary-key SELECT answered by a plain Django view.
+FLOOR_PATH = "/bench/floor/{pk}"
+FLOOR_SETTINGS = "tests.benchmarks.floor_settings"
 MEMORY_BROKER = "memory://localhost/"
 LATE_TOLERANCE = 0.001  # a send more than 1 ms after it was due is late
 
@@ -198,11 +201,13 @@ class Pacer:
             self.due = at + self.gap()
 
 
-def trivial_client(base_url: str, key: str, until: float, stats: ThreadStats) -> None:
+def trivial_client(
+    base_url: str, key: str, until: float, stats: ThreadStats, endpoint="trivial", path=TRIVIAL_PATH
+) -> None:
     client = KeepAliveClient(base_url, key)
     while time.monotonic() < until:
         try:
-            call(stats, "trivial", client, "GET", TRIVIAL_PATH)
+            call(stats, endpoint, client, "GET", path)
         except Resync:
             stats.resyncs += 1
             time.sleep(0.05)
@@ -276,6 +281,10 @@ def client_process(kind: str, base_url: str, items: list, params: dict) -> dict:
         stats.append(record)
         if kind == "trivial":
             target, args = trivial_client, (base_url, item, params["until"], record)
+        elif kind == "floor":
+            path = FLOOR_PATH.format(pk=params["operator_id"])
+            target = trivial_client
+            args = (base_url, item, params["until"], record, "floor", path)
         else:
             window = (params["warm_until"], params["until"])
             args = (base_url, item, window, params["pace"], params["games"], record)
@@ -383,6 +392,14 @@ class Clients:
 
 
 def closed_loop(clients: Clients, data: dict, args) -> dict:
+    say(f"closed loop: floor view, {args.games} clients back to back")
+    floor = clients.run(
+        "floor",
+        [data["operator_key"]] * args.games,
+        warmup=args.warmup,
+        seconds=args.seconds,
+        operator_id=data["operator_id"],
+    )
     say(f"closed loop: trivial endpoint, {args.games} clients back to back")
     trivial = clients.run(
         "trivial",
@@ -404,12 +421,31 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
     game_requests = sum(e["requests"] for e in games["endpoints"].values()) / args.seconds
     ratio = action["per_second"] / trivial_rate if trivial_rate else 0.0
     trivial_ms = trivial["server_cpu_ms_per_request"]
+    floor_ms = floor["server_cpu_ms_per_request"]
     game_cpu = games["cpu"]
     server_seconds = sum(game_cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
     action_ms = (
         round(server_seconds * 1000 / action["per_second"], 2) if action["per_second"] else None
     )
+    floor_rate = floor["endpoints"].get("floor", {}).get("per_second", 0.0)
+
+    def over_floor(ms):
+        return round(ms / floor_ms, 2) if ms and floor_ms else None
+
     return {
+        "floor_view": {
+            **floor["endpoints"].get("floor", endpoint_summary([], args.seconds)),
+            "errors": floor["errors"],
+            "errors_by_status": floor["errors_by_status"],
+            "cpu": floor["cpu"],
+            "server_cpu_ms_per_request": floor_ms,
+        },
+        # Server CPU per request over the floor view's (goals: action <= 4, trivial <= 1.5).
+        "cpu_over_floor": {
+            "trivial": over_floor(trivial_ms),
+            "action": over_floor(action_ms),
+            "floor_requests_per_second": floor_rate,
+        },
         "trivial_endpoint": {
             **trivial["endpoints"].get("trivial", endpoint_summary([], args.seconds)),
             "errors": trivial["errors"],
@@ -565,7 +601,7 @@ def setup_data(games: int) -> dict:
             # Seated beforehand: the measured load is the game, not the buy-ins.
             seat_take(player=player, table=tables[index], actor=actor)
         pairs.append({"table": tables[index].pk, "tokens": tokens})
-    return {"operator_key": key, "pairs": pairs}
+    return {"operator_key": key, "operator_id": str(operator.pk), "pairs": pairs}
 
 
 def gunicorn_settings(env: dict[str, str], workers: int | None) -> dict:
@@ -688,7 +724,8 @@ def main(argv=None) -> int:
         "THROTTLE_PLAYER": "100000000/min",
         "THROTTLE_OPERATOR": "100000000/min",
         "THROTTLE_ANON": "100000000/min",
-        "DJANGO_SETTINGS_MODULE": "gin_platform.settings",
+        # The deployed settings plus the floor view's route (floor_settings.py).
+        "DJANGO_SETTINGS_MODULE": FLOOR_SETTINGS,
         "LOG_LEVEL": "WARNING",
         "GUNICORN_ACCESSLOG": "",
         "PYTHONUNBUFFERED": "1",
@@ -815,12 +852,21 @@ def main(argv=None) -> int:
     return 0
 
 
+def _met(ratio: float | None, goal: float) -> str:
+    return "met" if ratio is not None and ratio <= goal else "not met"
+
+
 def summary_lines(report: dict, args) -> list[str]:
     goal = args.p99_goal_ms
     closed = report["closed_loop"]
-    a, t = closed["action_endpoint"], closed["trivial_endpoint"]
-    errors = closed["game_errors"] + t["errors"]
+    a, t, f = closed["action_endpoint"], closed["trivial_endpoint"], closed["floor_view"]
+    errors = closed["game_errors"] + t["errors"] + f["errors"]
+    over = closed["cpu_over_floor"]
     lines = [
+        f"floor of the stack (one PK SELECT, plain Django view): {f['per_second']}/s, server "
+        f"CPU {f['server_cpu_ms_per_request']} ms per request; over it: trivial endpoint "
+        f"{over['trivial']}x (goal <= 1.5: {_met(over['trivial'], 1.5)}), action "
+        f"{over['action']}x (goal <= 4: {_met(over['action'], 4)})",
         f"closed loop (saturation), {args.games} games back to back: actions {a['per_second']}/s "
         f"(p50 {a['p50_ms']} ms, p99 {a['p99_ms']} ms) vs trivial {t['per_second']}/s "
         f"(p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms): ratio {closed['throughput_ratio']:.2f} "
@@ -828,7 +874,7 @@ def summary_lines(report: dict, args) -> list[str]:
         f"server CPU {closed['server_cpu_ms_per_action']} ms per action vs "
         f"{t['server_cpu_ms_per_request']} ms per trivial request (ratio "
         f"{closed['cpu_ratio']}); other processes took "
-        f"{closed['games_cpu'].get('other_processes')} CPUs; errors {errors}"
+        f"{closed['games_cpu'].get('other_processes')} CPUs; errors {errors}",
     ]
     for run in report.get("paced", []):
         a = run["action_endpoint"]

@@ -1,0 +1,173 @@
+"""Hot-path reads whose SQL the ORM compiles once per process, not once per request.
+
+On the action path the ORM's compiler (joins, select lists, lookups, ORDER BY, FOR UPDATE)
+cost more CPU than PostgreSQL spent answering the statement: the session lookup, the seats
+and match lock and the hands lock were a fifth of a web process's time per move (profile in
+docs/benchmarks.md). A ``PrecompiledQuery`` is built from an ordinary queryset, so the query
+still reads like the ORM and yields the same model instances (``select_related`` objects
+included); only the compilation happens once:
+
+    session_by_token = PrecompiledQuery(
+        lambda token_hash: PlayerSession.objects.select_related("player")
+        .filter(token_hash=token_hash)[:1]
+    )
+    sessions = session_by_token.fetch("ab12...")
+
+The builder is called once with stand-in values of the same types as the real ones (an int,
+a str, a UUID, or a list of them), the statement is compiled, and each stand-in found among
+its parameters marks where the real value goes. A list is compiled once per length. Where a
+stand-in does not come out as a parameter unchanged (a lookup that transforms its value, such
+as ``icontains``; SQLite, which stores a UUID as text), that query runs through the ORM every
+time instead: never with a constant where a caller's value belongs.
+
+``select_for_update`` keeps the ORM's guard: refused outside a transaction.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connections
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+from django.db.transaction import TransactionManagementError
+
+_UNSEEN = object()
+# Stand-ins: values no caller passes (negative ids; marked strings; UUIDs of a reserved range).
+_serial = itertools.count(1)
+_STAND_IN_INT = -(2**62)
+_STAND_IN_UUID = 0x6D1C_0000_0000_0000_0000_0000_0000_0000
+
+
+def _stand_in(example: Any) -> Any:
+    number = next(_serial)
+    if isinstance(example, bool):
+        raise TypeError("a boolean cannot be told apart from other parameters; use a constant")
+    if isinstance(example, int):
+        return _STAND_IN_INT - number
+    if isinstance(example, str):
+        return f"\x00precompiled-stand-in-{number}\x00"
+    if isinstance(example, uuid.UUID):
+        return uuid.UUID(int=_STAND_IN_UUID + number)
+    raise TypeError(f"no stand-in for a {type(example).__name__} parameter")
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    alias: str
+    sql: str
+    # For each parameter: (argument index, item index or None) of a caller's value, or None
+    # with the constant in ``constants``.
+    slots: tuple[tuple[int, int | None] | None, ...]
+    constants: tuple[Any, ...]
+    for_update: bool
+    compiler: Any
+    attnames: tuple[str, ...]
+    model_columns: slice
+    populators: list
+
+    def params(self, args: Sequence[Any]) -> list[Any]:
+        pairs = zip(self.slots, self.constants, strict=True)
+        return [_value(args, slot, constant) for slot, constant in pairs]
+
+
+class PrecompiledQuery:
+    """A queryset compiled once per process (per length of each list argument)."""
+
+    def __init__(self, build: Callable[..., QuerySet]) -> None:
+        self.build = build
+        # Per thread: a compiler is bound to its thread's connection (the converters it
+        # applies to each row come from that connection), so no thread uses another's.
+        self._local = threading.local()
+
+    def fetch(self, *args: Any) -> list[Model]:
+        """The model instances the queryset ``build(*args)`` would yield, in its order."""
+        shape = tuple(
+            (type(arg), len(arg)) if isinstance(arg, list | tuple) else type(arg) for arg in args
+        )
+        cache = self._local.__dict__.setdefault("compiled", {})
+        compiled = cache.get(shape, _UNSEEN)
+        if compiled is _UNSEEN:
+            compiled = cache[shape] = self._compile(args)
+        if compiled is None:  # not precompilable: the ORM compiles it each time
+            return list(self.build(*args))
+        connection = connections[compiled.alias]
+        if compiled.for_update and connection.get_autocommit():
+            raise TransactionManagementError(
+                "select_for_update cannot be used outside of a transaction."
+            )
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, compiled.params(args))
+            rows = cursor.fetchall()
+        return _instances(compiled, rows)
+
+    def _compile(self, args: Sequence[Any]) -> _Compiled | None:
+        stand_ins: list[Any] = []
+        where: dict[Any, tuple[int, int | None]] = {}
+        for index, arg in enumerate(args):
+            if isinstance(arg, list | tuple):
+                items = [_stand_in(item) for item in arg]
+                stand_ins.append(items)
+                where.update({item: (index, position) for position, item in enumerate(items)})
+            else:
+                stand_ins.append(_stand_in(arg))
+                where[stand_ins[-1]] = (index, None)
+        queryset = self.build(*stand_ins)
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        sql, params = compiler.as_sql()
+        slots = tuple(where.get(param) if _hashable(param) else None for param in params)
+        if set(where.values()) - set(slots):
+            return None  # a value is transformed on its way to the SQL
+        klass_info = compiler.klass_info
+        fields = klass_info["select_fields"]
+        model_columns = slice(fields[0], fields[-1] + 1)
+        return _Compiled(
+            alias=queryset.db,
+            sql=sql,
+            slots=slots,
+            constants=tuple(
+                None if slot else param for slot, param in zip(slots, params, strict=True)
+            ),
+            for_update=queryset.query.select_for_update,
+            compiler=compiler,
+            attnames=tuple(column[0].target.attname for column in compiler.select[model_columns]),
+            model_columns=model_columns,
+            populators=get_related_populators(klass_info, compiler.select, queryset.db),
+        )
+
+
+def _value(args: Sequence[Any], slot: tuple[int, int | None] | None, constant: Any) -> Any:
+    if slot is None:
+        return constant
+    argument, item = slot
+    return args[argument] if item is None else args[argument][item]
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _instances(compiled: _Compiled, rows: list[tuple]) -> list[Model]:
+    """Model instances from rows, as Django's ModelIterable builds them."""
+    compiler = compiled.compiler
+    if compiler.has_extra_select:
+        rows = [row[: compiler.col_count] for row in rows]
+    model = compiler.klass_info["model"]
+    instances = []
+    for row in compiler.results_iter(results=[rows]):
+        instance = model.from_db(compiled.alias, compiled.attnames, row[compiled.model_columns])
+        for populator in compiled.populators:
+            populator.populate(row, instance)
+        for name, position in compiler.annotation_col_map.items():
+            setattr(instance, name, row[position])
+        instances.append(instance)
+    return instances

@@ -1,0 +1,97 @@
+"""Queries compiled once per process thread give what the ORM gives (precompiled.py)."""
+
+import threading
+
+import pytest
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
+
+from gin_platform.models import Operator, Player, PlayerSession
+from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.services import player_session_create
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+
+pytestmark = pytest.mark.django_db
+
+SESSIONS = PrecompiledQuery(
+    lambda token_hash: PlayerSession.objects.select_related("player__operator").filter(
+        token_hash=token_hash
+    )[:1]
+)
+PLAYERS_OF = PrecompiledQuery(
+    lambda operators, ref: (
+        Player.objects.filter(operator_id__in=operators)
+        .exclude(external_ref=ref)
+        .order_by("external_ref")
+    )
+)
+
+
+def test_yields_the_instances_and_related_objects_the_orm_yields():
+    session = player_session_create(player=PlayerFactory(), ttl_seconds=60, actor=SYSTEM).session
+    SESSIONS.fetch("warm")  # compiled before the count below
+    with CaptureQueriesContext(connection) as queries:
+        (found,) = SESSIONS.fetch(session.token_hash)
+        # select_related objects are filled in: reaching them runs nothing
+        operator_name = found.player.operator.name
+    assert len(queries.captured_queries) == 1
+    expected = PlayerSession.objects.select_related("player__operator").get(pk=session.pk)
+    assert found.pk == expected.pk and found.expires_at == expected.expires_at
+    assert found.player.external_ref == expected.player.external_ref
+    assert operator_name == expected.player.operator.name
+    assert found._state.db == "default" and not found._state.adding
+    assert SESSIONS.fetch("no such hash") == []
+
+
+def test_each_call_binds_its_own_values_and_each_list_length_compiles_apart():
+    first, second, third = OperatorFactory(), OperatorFactory(), OperatorFactory()
+    for operator, refs in ((first, "abc"), (second, "de"), (third, "f")):
+        for ref in refs:
+            PlayerFactory(operator=operator, external_ref=ref)
+
+    def refs(operators, excluded):
+        return [p.external_ref for p in PLAYERS_OF.fetch([o.pk for o in operators], excluded)]
+
+    assert refs([first], "b") == ["a", "c"]
+    assert refs([second], "b") == ["d", "e"]
+    assert refs([first, third], "a") == ["b", "c", "f"]
+    assert refs([second, third], "f") == ["d", "e"]
+
+
+@pytest.mark.postgres  # SQLite has no FOR UPDATE, so the ORM lets it through there
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_outside_a_transaction_is_refused_as_the_orm_refuses_it():
+    locks = PrecompiledQuery(lambda pk: Operator.objects.select_for_update().filter(pk=pk))
+    operator = OperatorFactory()
+    with pytest.raises(TransactionManagementError):
+        locks.fetch(operator.pk)
+    with transaction.atomic():
+        assert [o.pk for o in locks.fetch(operator.pk)] == [operator.pk]
+
+
+def test_a_lookup_that_transforms_its_value_runs_through_the_orm_each_time():
+    contains = PrecompiledQuery(lambda text: Player.objects.filter(display_name__icontains=text))
+    anna, _ = PlayerFactory(display_name="Anna"), PlayerFactory(display_name="Bob")
+    joanne = PlayerFactory(display_name="Joanne")
+    assert {p.pk for p in contains.fetch("ann")} == {anna.pk, joanne.pk}
+    assert [p.pk for p in contains.fetch("bo")] == [_.pk]
+    assert contains._local.compiled == {(str,): None}  # nothing precompiled for it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_thread_compiles_for_its_own_connection():
+    session = player_session_create(player=PlayerFactory(), ttl_seconds=60, actor=SYSTEM).session
+    SESSIONS.fetch(session.token_hash)  # compiled in this thread first
+    found = []
+
+    def other():
+        try:
+            found.extend(SESSIONS.fetch(session.token_hash))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert [s.pk for s in found] == [session.pk]
