@@ -28,6 +28,7 @@ from games.models import (
 )
 from games.problems import HandInProgressProblem
 from gin_platform.models import Operator, Player
+from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.problems import NotFoundProblem
 from gin_platform.selectors import (
     MAX_ID,
@@ -277,23 +278,23 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     """The player's seat in the match (the latest, if they sat more than once before it
     started), with the match and its seated players loaded in the same query. Only the
     match's players may see it; for anybody else it does not exist."""
-    seats = list(
-        Seat.objects.select_related("match", "player")
-        .filter(match_id=as_id(match_id))
-        .filter(_player_match_operators(player))
-        .order_by("pk")
-    )
+    operators = [player.operator_id]
+    network_id = network_operator_id()  # cached: no statement on the view path
+    if network_id is not None:
+        operators.append(network_id)
+    match_pk = as_id(match_id)
+    seats = [] if match_pk is None else _SEATS_OF_MATCH.fetch(match_pk, operators)
     return own_seat(seats, player=player, match_id=match_id)
 
 
-def _player_match_operators(player: Player) -> Q:
-    """The matches a player may reach as one of its players: their operator's and the
-    network's (the player must still hold a seat in it, ``own_seat``)."""
-    network_id = network_operator_id()
-    operators = Q(match__operator_id=player.operator_id)
-    if network_id is not None:
-        operators |= Q(match__operator_id=network_id)
-    return operators
+# Every GET .../view runs it: compiled once per process thread (gin_platform/precompiled.py).
+_SEATS_OF_MATCH = PrecompiledQuery(
+    lambda match_id, operators: (
+        Seat.objects.select_related("match", "player")
+        .filter(match_id=match_id, match__operator_id__in=operators)
+        .order_by("pk")
+    )
+)
 
 
 def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat:

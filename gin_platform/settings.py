@@ -130,7 +130,7 @@ REDIS_URL = redis_url(ENV)
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "gin_platform.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": ENV.get("CACHE_KEY_PREFIX", "gin"),
             # A Redis that stops answering must fail fast (the throttle then fails open),

@@ -54,7 +54,9 @@ import threading
 import time
 from dataclasses import dataclass
 
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache import cache as default_cache
+from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -188,6 +190,9 @@ class SlidingWindowCounter:
         return current_key, current_key in counts
 
     def _admit(self, window: int) -> bool:
+        script = _admit_script(self.cache)
+        if script is not None:
+            return self._admit_in_one_round_trip(window, *script)
         current_key, exists = self._read(window)
         if self._estimate(self.current + 1) > self.num_requests:
             return False  # no write: a client hammering a full bucket costs one read each
@@ -200,6 +205,21 @@ class SlidingWindowCounter:
                 self.cache.decr(current_key)
             return False
         return True
+
+    def _admit_in_one_round_trip(self, window: int, client, script) -> bool:
+        """``_admit`` as one Redis script: read both counts, decide, count the hit; atomic in
+        Redis, so there is never a slot to take back. Same decision, same counters."""
+        current_key, previous_key = (
+            self.cache.make_and_validate_key(key) for key in self._keys(window)
+        )
+        weight = 1 - self.elapsed / self.duration
+        previous, current, admitted = script(
+            keys=[current_key, previous_key],
+            args=[self.num_requests, repr(weight), 2 * self.duration + 1],
+            client=client,
+        )
+        self.previous, self.current = int(previous), int(current)
+        return bool(admitted)
 
     def _full(self) -> bool:
         """Would one more hit exceed the limit (after ``_read`` or ``_load``)?"""
@@ -256,6 +276,36 @@ class SlidingWindowCounter:
         # Positive in exact arithmetic; the floor keeps float rounding from dropping the
         # Retry-After header (the problem handler omits it for a zero wait).
         return max(seconds, 0.001)
+
+
+# The sliding-window admission in Redis. KEYS: this window's counter, the last one's. ARGV:
+# the limit, the weight of the last window's hits (1 - elapsed/period), the counter's TTL.
+# Returns the last window's hits, this window's hits before this request, admitted (1/0).
+# Counters are plain integers, as the cache's incr() leaves them.
+ADMIT_SCRIPT = """
+local previous = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if previous * tonumber(ARGV[2]) + current + 1 > tonumber(ARGV[1]) then
+  return {previous, current, 0}
+end
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return {previous, hits - 1, 1}
+"""
+
+
+def _admit_script(cache) -> tuple | None:
+    """(client, script) when ``cache`` is the Redis backend, else None (the generic path:
+    LocMemCache in the demo and tests without Redis)."""
+    if cache is default_cache:  # the proxy: the backend is this thread's
+        cache = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(cache, RedisCache):
+        return None
+    client = cache._cache.get_client(write=True)
+    script = getattr(client, "_gin_admit_script", None)
+    if script is None:  # registered once per client: EVALSHA from then on
+        script = client._gin_admit_script = client.register_script(ADMIT_SCRIPT)
+    return client, script
 
 
 class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):

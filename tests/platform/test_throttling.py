@@ -354,7 +354,7 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
     monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "gin_platform.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
@@ -572,9 +572,33 @@ def test_an_unreachable_cache_lets_authentication_through(operator_key, settings
     monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "gin_platform.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
     assert client_from(ATTACKER, f"Bearer {random_key()}").get(ME).status_code == 401
     assert client_from(ATTACKER, f"Bearer {operator_key}").get(ME).status_code == 200
+
+
+@pytest.mark.redis
+def test_on_redis_each_admission_is_one_script_call(rates, clock):
+    """Read, decide and count in one atomic round trip (ADMIT_SCRIPT), not MGET then INCR."""
+    from django.core.cache import caches
+
+    client = caches["default"]._cache.get_client(write=True)
+
+    def calls() -> dict[str, int]:
+        stats = client.info("commandstats")
+        return {
+            name: stats.get(f"cmdstat_{name}", {}).get("calls", 0)
+            for name in ("evalsha", "mget", "incrby")
+        }
+
+    rates("anon", "3/min")
+    request = caller(ip="198.51.100.77")
+    hit(request)  # the first call may load the script (EVAL)
+    before = calls()
+    assert admitted(request, 4) == 2
+    after = calls()
+    assert after["evalsha"] - before["evalsha"] == 4
+    assert (after["mget"], after["incrby"]) == (before["mget"], before["incrby"])

@@ -1,0 +1,22 @@
+"""The Redis cache backend keeps one redis-py client per pool (gin_platform/cache.py)."""
+
+import pytest
+from django.conf import settings
+from django.core.cache import caches
+
+pytestmark = pytest.mark.redis
+
+
+def test_the_backend_reuses_its_client_and_still_reads_and_writes():
+    cache = caches["default"]
+    assert settings.CACHES["default"]["BACKEND"] == "gin_platform.cache.RedisCache"
+    client = cache._cache.get_client(write=True)
+    assert cache._cache.get_client("any key", write=True) is client
+    cache.delete_many(["cache-test:key", "cache-test:counter"])
+    cache.set("cache-test:key", {"n": 1}, 30)
+    assert cache.get("cache-test:key") == {"n": 1}
+    assert cache.add("cache-test:counter", 0, 30)
+    assert cache.incr("cache-test:counter") == 1
+    assert cache.get_many(["cache-test:key", "cache-test:none"]) == {"cache-test:key": {"n": 1}}
+    cache.delete_many(["cache-test:key", "cache-test:counter"])
+    assert cache.get("cache-test:key") is None
