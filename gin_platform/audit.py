@@ -23,13 +23,28 @@ def audit_record(
     operator: Operator | None,
     data: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    return AuditEvent.objects.create(
+    event = audit_event(actor=actor, action=action, model=type(obj), operator=operator, data=data)
+    event.object_id = str(obj.pk)
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(
+    *,
+    actor: Actor,
+    action: str,
+    model: type[models.Model],
+    operator: Operator | None,
+    data: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """The audit row about a ``model`` row, not saved yet and without its ``object_id``: for
+    a writer that inserts it in the same statement as the row (wallet.ledger_write)."""
+    return AuditEvent(
         operator=operator,
         actor_type=actor.type,
         actor_id=actor.id,
         action=action,
-        object_type=obj._meta.label_lower,
-        object_id=str(obj.pk),
+        object_type=model._meta.label_lower,
         data=withhold_secrets(data or {})[0],
     )
 

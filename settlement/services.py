@@ -143,6 +143,8 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
     # Seamless mode: what the payout put in the players' platform wallets goes back to the
     # operator's wallet; the credits are written here and sent after the commit.
     wallet_services.seamless_credits_record(ledger_transaction=ledger_transaction, actor=actor)
+    if ledger_transaction.operator_id == match.operator_id:  # the escrow's: read with it
+        match.operator = ledger_transaction.operator
     network = platform_selectors.is_network_operator(match.operator_id)
     statement = build_statement(
         result=result,

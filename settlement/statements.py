@@ -12,6 +12,7 @@ from games.engine import MatchResult, MultiMatchResult
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from settlement.payouts import Payout
+from wallet import posting_selectors
 from wallet.models import LedgerTransaction
 
 
@@ -227,7 +228,7 @@ def statement_for_player(
 def _credited_by_player(ledger_transaction: LedgerTransaction) -> dict[str, tuple[int, str]]:
     """What each player's wallet received, in the wallet's own currency."""
     credited: dict[str, tuple[int, str]] = {}
-    for entry in ledger_transaction.entries.filter(component="payout").select_related("account"):
-        if entry.player_id is not None:
+    for entry in posting_selectors.transaction_entries(ledger_transaction=ledger_transaction):
+        if entry.component == "payout" and entry.player_id is not None:
             credited[str(entry.player_id)] = (entry.amount, entry.currency)
     return credited

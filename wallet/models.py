@@ -155,6 +155,10 @@ class Account(models.Model):
 class LedgerTransaction(AppendOnlyModel):
     """One posting: entries that sum to zero per currency, under a unique reference."""
 
+    # Not a column: the entries ``_post`` (wallet.services.posting) has just written, which
+    # ``wallet.posting_selectors.transaction_entries`` returns instead of reading them back.
+    posted_entries: list[LedgerEntry] | None = None
+
     class Kind(models.TextChoices):
         DEPOSIT = "deposit"
         WITHDRAWAL = "withdrawal"

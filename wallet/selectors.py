@@ -394,11 +394,17 @@ def player_limit_history(*, player: Player) -> QuerySet[PlayerLimitChange]:
     return PlayerLimitChange.objects.filter(player=player)
 
 
+def self_exclusions_in_force(*, player: Any, at: datetime) -> QuerySet[SelfExclusion]:
+    """The player's self-exclusions in force at ``at`` (``player``: a player, its id, or
+    an ``OuterRef``)."""
+    return SelfExclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at)
+
+
 def self_excluded_until(*, player: Player, at: datetime | None = None) -> datetime | None:
     """The end of the player's self-exclusion in force at ``at``, or None."""
     moment = at or timezone.now()
     return (
-        SelfExclusion.objects.filter(player=player, starts_at__lte=moment, ends_at__gt=moment)
+        self_exclusions_in_force(player=player, at=moment)
         .order_by("-ends_at")
         .values_list("ends_at", flat=True)
         .first()

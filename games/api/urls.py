@@ -5,6 +5,9 @@ from django.urls import path
 from games.api import network_views, views
 
 urlpatterns = [
+    # The game itself first: a move and a view are most of the traffic (gin_platform/urls.py).
+    path("matches/<str:match_id>/view", views.GameView.as_view(), name="game-view"),
+    path("matches/<str:match_id>/actions", views.ActionView.as_view(), name="game-actions"),
     # Operators
     path("rooms", views.RoomListCreateView.as_view(), name="room-list"),
     path("rooms/<str:room_id>", views.RoomDetailView.as_view(), name="room-detail"),
@@ -35,8 +38,6 @@ urlpatterns = [
     path("tables/<str:table_id>/sit", views.SitView.as_view(), name="table-sit"),
     path("tables/<str:table_id>/leave", views.LeaveView.as_view(), name="table-leave"),
     path("me/seats", views.MySeatsView.as_view(), name="my-seats"),
-    path("matches/<str:match_id>/view", views.GameView.as_view(), name="game-view"),
-    path("matches/<str:match_id>/actions", views.ActionView.as_view(), name="game-actions"),
     path("matches/<str:match_id>/events", views.EventsView.as_view(), name="game-events"),
     path("matches/<str:match_id>/resign", views.ResignView.as_view(), name="game-resign"),
     path("tables/<str:table_id>/bot", views.BotSeatView.as_view(), name="table-bot"),

@@ -30,7 +30,7 @@ from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem
 from gin_platform.webhooks import webhook_enqueue, webhook_enqueue_after_rollback
-from wallet import selectors
+from wallet import posting_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_cashier_caps
 from wallet.models import Account, CashierCaps, LedgerTransaction
@@ -62,7 +62,7 @@ from wallet.services.posting import (
 )
 from wallet.services.responsible_gaming import (
     check_deposit_limits,
-    check_not_self_excluded,
+    check_self_exclusion_ended,
     check_withdrawal_kyc,
 )
 from wallet.services.seamless import check_transfer_mode
@@ -85,8 +85,10 @@ def withdrawal_reference(*, operator_id: Any, reference: str) -> str:
 
 
 # --- Deposits and withdrawals -------------------------------------------------------------
-def _cashier_currency(player: Player, currency: str) -> str:
-    """Deposits and withdrawals are in the wallet currency: the cashier never converts."""
+def _cashier_currency(player: Player, currency: str, *, check_mode: bool = True) -> str:
+    """Deposits and withdrawals are in the wallet currency: the cashier never converts.
+    A deposit checks the transfer mode later (``check_mode=False``), in its one read under
+    the locks."""
     code = parse_currency(currency)
     if code == PRACTICE_CURRENCY:
         raise PracticeChipsNotConvertibleProblem(
@@ -98,7 +100,8 @@ def _cashier_currency(player: Player, currency: str) -> str:
             field="currency",
             wallet_currency=player.wallet_currency,
         )
-    check_transfer_mode(player=player)  # a seamless operator keeps the balance itself
+    if check_mode:
+        check_transfer_mode(player=player)  # a seamless operator keeps the balance itself
     return code
 
 
@@ -196,21 +199,25 @@ def deposit(
     ``currency`` must be the player's wallet currency (no conversion). Refused: inactive
     player, self-exclusion, the operator's caps, the player's deposit limits.
     """
-    code = _cashier_currency(player, currency)
+    code = _cashier_currency(player, currency, check_mode=False)
     _check_amount(amount)
     reference = _check_reference(reference)
     meta = _check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
         outside, wallet = locked.resolved
+        checks: posting_selectors.DepositChecks = locked.reads
+        check_transfer_mode(player=player, seamless=checks.seamless)
         _check_active(player)
-        check_not_self_excluded(player, locked.now)
-        _check_deposit_caps(
-            player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
-        )
-        check_deposit_limits(
-            player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
-        )
+        check_self_exclusion_ended(until=checks.excluded_until)
+        if checks.has_caps:
+            _check_deposit_caps(
+                player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
+            )
+        if checks.has_deposit_limits:
+            check_deposit_limits(
+                player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
+            )
         txn = _post_transfer(
             locked=locked.accounts,
             player=player,
@@ -236,6 +243,10 @@ def deposit(
         same={"kind": Kind.DEPOSIT, "player": player, "amount": amount, "currency": code},
         keys=_cashier_keys(player=player, currency=code),
         rules=rules,
+        # One query: the replay check, and which checks have anything to read (usually none).
+        reads=lambda at: posting_selectors.deposit_checks_get(
+            player=player, currency=code, reference=reference, at=at
+        ),
     )
 
 

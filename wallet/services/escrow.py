@@ -24,7 +24,7 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
-from wallet import fx, network_selectors, selectors
+from wallet import fx, network_selectors, posting_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.models import COMPONENT_LENGTH, Account, LedgerEntry, LedgerTransaction
 from wallet.problems import (
@@ -255,9 +255,14 @@ def table_refund(
     game_ref = _check_game_ref(game_ref)
     reference = _check_reference(reference)
     same = {"kind": Kind.REFUND, "player": player, "game_ref": game_ref, "currency": code}
-    if (existing := posting_replay(reference=reference, same=same)) is not None:
+    # One read: the escrow, its operator and whether the reference is taken (a replay is
+    # answered before any other check, as by ``posting_replay``).
+    escrow = posting_selectors.escrow_with_replay(
+        game_ref=game_ref, currency=code, reference=reference
+    )
+    replay = escrow is None or escrow.replayed
+    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
         return existing
-    escrow = selectors.escrow_account(game_ref=game_ref, currency=code)
     if escrow is None:
         raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {code}")
     expected_owner = player.operator_id if escrow_operator is None else escrow_operator.pk
@@ -271,7 +276,7 @@ def table_refund(
     )
 
     def rules(locked: Locked) -> LedgerTransaction:
-        if selectors.escrow_is_settled(escrow=escrow):
+        if locked.reads.settled:
             raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
         nets: dict[tuple[int, str], int] = defaultdict(int)
         entries = LedgerEntry.objects.filter(transaction__in=contributions).values_list(
@@ -311,7 +316,15 @@ def table_refund(
             escrow=escrow,
         )
 
-    return posting_make(reference=reference, same=same, accounts=list(accounts), rules=rules)
+    return posting_make(
+        reference=reference,
+        same=same,
+        accounts=list(accounts),
+        rules=rules,
+        reads=lambda _at: posting_selectors.escrow_posting_reads(
+            escrow=escrow, reference=reference
+        ),
+    )
 
 
 # --- Settlement -----------------------------------------------------------------------------
@@ -376,9 +389,14 @@ def escrow_settle(
     payees, lines_by_player = _check_payouts(payouts, fee)
     total = sum(line.amount for line in payouts) + fee
     same = {"kind": Kind.SETTLEMENT, "game_ref": game_ref, "currency": code, "amount": total}
-    if (existing := posting_replay(reference=reference, same=same)) is not None:
+    # One read: the escrow, its operator and whether the reference is taken (a replay is
+    # answered before any other check, as by ``posting_replay``).
+    escrow = posting_selectors.escrow_with_replay(
+        game_ref=game_ref, currency=code, reference=reference
+    )
+    replay = escrow is None or escrow.replayed
+    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
         return existing
-    escrow = selectors.escrow_account(game_ref=game_ref, currency=code)
     if escrow is None:
         raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {code}")
     strangers = set(payees) - selectors.escrow_participants(escrow=escrow)
@@ -451,7 +469,7 @@ def escrow_settle(
 
     def rules(locked: Locked) -> LedgerTransaction:
         accounts = dict(zip(keys, locked.resolved, strict=True))
-        if selectors.escrow_is_settled(escrow=escrow):
+        if locked.reads.settled:
             raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
         held = locked.accounts[escrow.pk].balance
         if held != total:
@@ -546,4 +564,7 @@ def escrow_settle(
         accounts=[escrow],
         rules=rules,
         now=now,
+        reads=lambda _at: posting_selectors.escrow_posting_reads(
+            escrow=escrow, reference=reference
+        ),
     )

@@ -4,19 +4,25 @@ one skeleton every posting follows.
 How a posting is made (``posting_make``):
 1. the service validates the request (each bad input is its own problem type,
    wallet.problems);
-2. every account it touches is resolved (``_accounts``: one query; missing ones created in
-   one global order: house accounts, escrows, wallets) and all are locked at once in
-   primary-key order (``wallet.locks.lock_accounts``);
+2. every account it touches is resolved and all are locked at once in primary-key order:
+   when all exist, ONE statement finds and locks them
+   (``wallet.locks.lock_accounts_if_all_exist``); else the missing ones are created first,
+   holding no lock, in one global order (house accounts, escrows, wallets: ``_accounts``),
+   then all are locked (``wallet.locks.lock_accounts``);
 3. a reference seen before returns the first transaction if it was the same request, and
    is ``reference-conflict`` otherwise: every posting is idempotent by its unique
    reference, and checked under the locks, so a concurrent twin has either committed
    (and is returned) or is queued behind us (refunds, settlements and reversals also check
-   before locking, with ``posting_replay``, to skip work on a replay);
+   before locking, with ``posting_replay``, to skip work on a replay). A service with
+   ``reads`` asks whether the reference exists in the same query as its own reads
+   (wallet.posting_selectors), and the full check runs only if it does;
 4. the service's rules are checked against the locked balances (status, self-exclusion,
    caps, limits, funds, escrow state);
-5. ``_post`` (or ``_post_transfer`` for a player's two-leg posting) inserts the transaction
-   and its entries (summing to zero per currency), moves the cached balances by the same
-   amounts in one UPDATE and writes the audit row.
+5. ``_post`` (or ``_post_transfer`` for a player's two-leg posting) checks the entries sum
+   to zero per currency and per operator's books, then writes the transaction, its
+   entries, the balance moves of the locked accounts and the audit row in ONE statement
+   (``wallet.ledger_write``; the database's CHECKs and deferred zero-sum trigger still
+   check every row).
 A problem raised at any step leaves nothing posted: each service is one transaction (a
 savepoint inside the caller's), and ``_reference_guard`` turns a reference lost to a
 concurrent posting on other accounts into ``reference-conflict``.
@@ -31,18 +37,19 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from django.conf import settings
 from django.db import IntegrityError
-from django.db.models import BigIntegerField, Case, F, Q, Value, When
+from django.db.models import Q
 from django.utils import timezone
 
-from gin_platform.audit import audit_record
+from gin_platform.audit import audit_event
 from gin_platform.models import Operator, Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
-from wallet.locks import lock_accounts
+from wallet.ledger_write import ledger_write
+from wallet.locks import lock_accounts, lock_accounts_if_all_exist
 from wallet.models import (
     GAME_REF_LENGTH,
     REFERENCE_LENGTH,
@@ -255,19 +262,27 @@ _CREATION_ORDER = {
 }
 
 
+def _wanted(keys: Sequence[AccountKey]) -> Q:
+    wanted = Q()
+    for key in keys:
+        wanted |= Q(**key.lookup())
+    return wanted
+
+
 def _accounts(*keys: AccountKey) -> list[Account]:
     """The accounts for ``keys`` (in that order): found with one query, the missing ones
     created (no lock is held yet; creation follows one global order: house accounts, then
     escrows, then wallets). Lock them afterwards with ``wallet.locks.lock_accounts``."""
-    wanted = Q()
-    for key in keys:
-        wanted |= Q(**key.lookup())
-    found = {_identity(account): account for account in Account.objects.filter(wanted)}
+    found = {_identity(account): account for account in Account.objects.filter(_wanted(keys))}
     missing = {key.identity: key for key in keys if key.identity not in found}
     for key in sorted(missing.values(), key=lambda k: (_CREATION_ORDER[k.kind], str(k.identity))):
         found[key.identity], _ = Account.objects.get_or_create(
             **key.lookup(), defaults={"operator_id": key.operator_id}
         )
+    return _in_key_order(keys, found)
+
+
+def _in_key_order(keys: Sequence[AccountKey], found: Mapping[tuple, Account]) -> list[Account]:
     accounts = [found[key.identity] for key in keys]
     for key, account in zip(keys, accounts, strict=True):
         if key.kind == AccountKind.ESCROW and account.operator_id != key.operator_id:
@@ -366,7 +381,7 @@ def _post(
     # A concurrent posting under the same reference on other accounts (the same request
     # would have queued on our locks and been replayed) makes this INSERT fail; the
     # ``_reference_guard`` of the service turns that into ``reference-conflict``.
-    txn = LedgerTransaction.objects.create(
+    txn = LedgerTransaction(
         operator=operator,
         kind=kind,
         reference=reference,
@@ -384,22 +399,10 @@ def _post(
     )
     for entry in entries:
         entry.transaction = txn
-    LedgerEntry.objects.bulk_create(entries)
-    deltas = {pk: balance - locked[pk].balance for pk, balance in balances.items()}
-    if deltas:  # one UPDATE for every touched account
-        Account.objects.filter(pk__in=list(deltas)).update(
-            balance=F("balance")
-            + Case(
-                *[When(pk=pk, then=Value(delta)) for pk, delta in deltas.items()],
-                output_field=BigIntegerField(),
-            )
-        )
-    for pk, balance in balances.items():
-        locked[pk].balance = balance
-    audit_record(
+    audit = audit_event(
         actor=actor,
         action=f"ledger.{kind}",
-        obj=txn,
+        model=LedgerTransaction,
         operator=operator,
         data={
             "reference": reference,
@@ -410,6 +413,16 @@ def _post(
             "entries": [[e.account_id, e.amount, e.component] for e in entries],
         },
     )
+    # The transaction, its entries, the balance moves and the audit row: one round trip.
+    ledger_write(
+        txn=txn,
+        entries=entries,
+        deltas={pk: balance - locked[pk].balance for pk, balance in balances.items()},
+        audit=audit,
+    )
+    for pk, balance in balances.items():
+        locked[pk].balance = balance
+    txn.posted_entries = entries
     return txn
 
 
@@ -448,6 +461,23 @@ def _post_transfer(
     )
 
 
+def _resolve_and_lock(
+    keys: Sequence[AccountKey], accounts: Iterable[Account]
+) -> tuple[list[Account], dict[int, Account]]:
+    """The accounts of ``keys`` and ``accounts``, locked in primary-key order. Usually all
+    exist: ONE statement finds and locks them. Else the missing ones are created first
+    (holding no lock) and all are locked then, as before (``_accounts``)."""
+    ids = [account.pk for account in accounts]
+    if keys:
+        rows = lock_accounts_if_all_exist(lookups=[key.lookup() for key in keys], ids=ids)
+        if rows:
+            locked = {account.pk: account for account in rows}
+            found = {_identity(account): account for account in rows}
+            return _in_key_order(keys, found), locked
+    resolved = _accounts(*keys) if keys else []
+    return resolved, lock_accounts([*resolved, *accounts])
+
+
 # --- The skeleton of every posting -------------------------------------------------------
 @dataclass(frozen=True)
 class Locked:
@@ -459,6 +489,14 @@ class Locked:
     accounts: dict[int, Account]
     resolved: tuple[Account, ...]
     now: datetime
+    reads: Any = None  # what the service's ``reads`` returned, if it has any
+
+
+class Reads(Protocol):
+    """What a service's ``reads`` returns: its own facts, and whether a transaction under
+    the posting's reference exists (then ``posting_make`` replays it)."""
+
+    replayed: bool
 
 
 def posting_replay(*, reference: str, same: Mapping[str, Any]) -> LedgerTransaction | None:
@@ -480,6 +518,7 @@ def posting_make(
     keys: Sequence[AccountKey] = (),
     accounts: Iterable[Account] = (),
     now: datetime | None = None,
+    reads: Callable[[datetime], Reads] | None = None,
 ) -> Posted | LedgerTransaction:
     """Resolve the accounts of ``keys``, lock them and ``accounts`` all at once in
     primary-key order, return the transaction already posted under ``reference`` (the same
@@ -488,15 +527,22 @@ def posting_make(
 
     Without a ``reference`` there is nothing to replay (a practice top-up without one uses
     its period's reference, built by its rules). ``now`` is the time of the posting if the
-    service already used one before locking (a settlement quotes its rates first)."""
-    resolved = _accounts(*keys) if keys else []
-    locked = lock_accounts([*resolved, *accounts])
-    if reference is not None and (existing := _replay(reference, **same)) is not None:
+    service already used one before locking (a settlement quotes its rates first).
+
+    ``reads`` (with a ``reference``): the service's own reads under the locks, made at the
+    posting's time in ONE query that also tells whether the reference was used; only then
+    is the replay check run (the round trip a posting saves)."""
+    resolved, locked = _resolve_and_lock(keys, accounts)
+    when = timezone.now() if now is None else now
+    found = reads(when) if reads is not None and reference is not None else None
+    replay = reference is not None and (found is None or found.replayed)
+    if replay and (existing := _replay(reference, **same)) is not None:
         return existing
     return rules(
         Locked(
             accounts=locked,
             resolved=tuple(locked[account.pk] for account in resolved),
-            now=timezone.now() if now is None else now,
+            now=when,
+            reads=found,
         )
     )

@@ -56,7 +56,11 @@ SELF_EXCLUSION_MAX_DAYS = 3650
 # --- Checks made by the cashier and the table cashier (under the wallet lock) ------------
 def check_not_self_excluded(player: Player, now: datetime) -> None:
     """Self-exclusion blocks deposits and real-money buy-ins (``self-excluded``, ``until``)."""
-    until = selectors.self_excluded_until(player=player, at=now)
+    check_self_exclusion_ended(until=selectors.self_excluded_until(player=player, at=now))
+
+
+def check_self_exclusion_ended(*, until: datetime | None) -> None:
+    """``self-excluded`` if a self-exclusion runs ``until`` (as read by the caller)."""
     if until is not None:
         raise SelfExcludedProblem(
             f"the player is self-excluded until {until.isoformat()}", until=until.isoformat()

@@ -47,6 +47,7 @@ from gin_platform.webhook_targets import webhook_url_problem
 from wallet import seamless_selectors as selectors
 from wallet.locks import lock_operator_wallet, lock_wallet_calls
 from wallet.models import LedgerTransaction, OperatorWallet, WalletCall
+from wallet.posting_selectors import transaction_entries
 from wallet.problems import (
     InsufficientFundsProblem,
     OperatorWalletInvalidProblem,
@@ -100,9 +101,12 @@ def seamless_mode(*, player: Player, currency: str) -> bool:
     return currency != PRACTICE_CURRENCY and selectors.is_seamless(operator_id=player.operator_id)
 
 
-def check_transfer_mode(*, player: Player) -> None:
-    """Deposits and withdrawals exist only in transfer mode."""
-    if selectors.is_seamless(operator_id=player.operator_id):
+def check_transfer_mode(*, player: Player, seamless: bool | None = None) -> None:
+    """Deposits and withdrawals exist only in transfer mode (``seamless``: the operator's
+    mode, if the caller has read it already)."""
+    if seamless is None:
+        seamless = selectors.is_seamless(operator_id=player.operator_id)
+    if seamless:
         raise SeamlessWalletModeProblem(
             "the operator keeps this player's balance: deposit and withdraw in its wallet"
         )
@@ -493,9 +497,9 @@ def seamless_credits_record(
     totals: dict[Any, int] = {}
     currencies: dict[Any, str] = {}
     seamless: dict[Any, bool] = {}
-    for entry in ledger_transaction.entries.filter(
-        account__kind=AccountKind.PLAYER, amount__gt=0
-    ).select_related("account"):
+    for entry in transaction_entries(ledger_transaction=ledger_transaction):
+        if entry.account.kind != AccountKind.PLAYER or entry.amount <= 0:
+            continue
         operator_id = entry.account.operator_id
         if operator_id not in seamless:
             seamless[operator_id] = selectors.is_seamless(operator_id=operator_id)
