@@ -266,15 +266,23 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
 
 # Every authenticated request runs one of these: compiled once per process thread
 # (gin_platform/precompiled.py). Unique lookups, so no ORDER BY.
+# The operators' webhook secrets are left out (deferred): decrypting them (Fernet) cost more
+# than the lookup, and no request path reads them (webhooks are signed by the workers).
 _API_KEY_BY_PREFIX = PrecompiledQuery(
-    lambda prefix: OperatorApiKey.objects.select_related("operator__live_operator").filter(
-        prefix=prefix
-    )[:1]
+    lambda prefix: (
+        OperatorApiKey.objects.select_related("operator__live_operator")
+        .defer("operator__webhook_secret", "operator__live_operator__webhook_secret")
+        .filter(prefix=prefix)[:1]
+    )
 )
 _SESSION_BY_TOKEN_HASH = PrecompiledQuery(
-    lambda token_hash: PlayerSession.objects.select_related(
-        "player__operator__live_operator"
-    ).filter(token_hash=token_hash)[:1]
+    lambda token_hash: (
+        PlayerSession.objects.select_related("player__operator__live_operator")
+        .defer(
+            "player__operator__webhook_secret", "player__operator__live_operator__webhook_secret"
+        )
+        .filter(token_hash=token_hash)[:1]
+    )
 )
 
 

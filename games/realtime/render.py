@@ -12,6 +12,7 @@ from games.api.serializers import EventOutput
 from games.models import Hand, HandEvent, Match
 from games.realtime.audience import Audience
 from games.selectors import match_seats
+from gin_platform.api.output import represent
 
 
 def audience_view(
@@ -30,16 +31,14 @@ def audience_view(
     )
 
 
-# One serializer for every push (``EventOutput(events, many=True)`` per audience built its
-# two dozen fields each time, which cost more than formatting the events).
-_EVENT_OUTPUT = EventOutput()
-
-
 def audience_events(rows: Iterable[HandEvent], *, audience: Audience) -> list[dict[str, Any]]:
     """Feed events as the audience may see them, formatted as the events feed formats them."""
     return [
-        _EVENT_OUTPUT.to_representation(
-            presenters.event_for_viewer(row, hand_number=row.hand.number, viewer=audience.seat)
+        # One serializer for every push: building EventOutput's two dozen fields per
+        # audience cost more than formatting the events (gin_platform/api/output.py).
+        represent(
+            EventOutput,
+            presenters.event_for_viewer(row, hand_number=row.hand.number, viewer=audience.seat),
         )
         for row in rows
     ]

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from gin_platform import selectors, services
 from gin_platform.api import examples
+from gin_platform.api.output import represent
 from gin_platform.api.serializers import (
     ApiKeyCreateInput,
     ApiKeyIssuedOutput,
@@ -82,7 +83,7 @@ class OperatorMeView(APIView):
         "every request must be signed.",
     )
     def get(self, request: Request) -> Response:
-        return Response(OperatorOutput(request.user.operator).data)
+        return Response(represent(OperatorOutput, request.user.operator))
 
     @extend_schema(
         request=OperatorUpdateInput,
