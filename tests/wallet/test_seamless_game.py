@@ -24,6 +24,7 @@ from tests.games.helpers import Seats, play_to_end, sit
 from wallet import selectors, services
 from wallet.models import Account, LedgerEntry, WalletCall
 from wallet.services import seamless as seamless_module
+from wallet.services import seamless_retry as seamless_retry_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 TIMEOUT_MS = 250
@@ -216,6 +217,16 @@ def test_two_credits_retried_at_once_apply_once(operator, server, monkeypatch, l
         monkeypatch.setattr(seamless_module, "_claim", lambda call_id, timeout_ms: True)
     WalletCall.objects.filter(pk=call.pk).update(next_attempt_at=timezone.now())
     barrier = threading.Barrier(2)
+    # Both retries have read the call as pending before either attempts it: otherwise, on a
+    # busy machine, one could finish before the other even looked, and nothing would race.
+    both_read = threading.Barrier(2, timeout=30)
+    attempt = seamless_retry_module._attempt
+
+    def attempt_together(call_id, **kwargs):
+        both_read.wait()
+        return attempt(call_id, **kwargs)
+
+    monkeypatch.setattr(seamless_retry_module, "_attempt", attempt_together)
     errors: list[BaseException] = []
 
     def retry() -> None:
