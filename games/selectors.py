@@ -287,7 +287,20 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     return own_seat(seats, player=player, match_id=match_id)
 
 
-# Every GET .../view runs it: compiled once per process thread (gin_platform/precompiled.py).
+# The reads of every GET .../view and every push: compiled once per process thread
+# (gin_platform/precompiled.py).
+_MATCH_BY_ID = PrecompiledQuery(lambda match_id: Match.objects.filter(pk=match_id)[:1])
+_SHOWN_SEATS = PrecompiledQuery(
+    lambda match_id: (
+        Seat.objects.filter(match_id=match_id)
+        .exclude(state=Seat.State.LEFT)
+        .select_related("player")
+        .order_by("position")
+    )
+)
+_NEWEST_HANDS = PrecompiledQuery(
+    lambda match_id: Hand.objects.filter(match_id=match_id).order_by("-number")[:2]
+)
 _SEATS_OF_MATCH = PrecompiledQuery(
     lambda match_id, operators: (
         Seat.objects.select_related("match", "player")
@@ -317,18 +330,19 @@ def match_seats(match: Match) -> list[Seat]:
     in position order: the ones ``match_list`` / ``own_seat`` loaded, or read now."""
     if hasattr(match, "shown_seats"):
         return match.shown_seats
-    return list(
-        Seat.objects.filter(match=match)
-        .exclude(state=Seat.State.LEFT)
-        .select_related("player")
-        .order_by("position")
-    )
+    seats = _SHOWN_SEATS.fetch(match.pk)
+    for seat in seats:
+        seat.match = match  # as filter(match=match) would have set it: no query to reach it
+    return seats
 
 
 def latest_hands(match: Match, known: Sequence[Hand] = ()) -> list[Hand]:
     """The match's two newest hands, newest first, reading only those ``known`` lacks."""
     if not known:
-        return list(Hand.objects.filter(match=match).order_by("-number")[:2])
+        hands = _NEWEST_HANDS.fetch(match.pk)
+        for hand in hands:
+            hand.match = match
+        return hands
     latest = list(known[:2])
     if len(latest) == 1 and latest[0].number > 1:
         latest += Hand.objects.filter(match=match, number=latest[0].number - 1)
@@ -518,7 +532,7 @@ def expected_dealer(hand: Hand) -> int:
 def match_for_push(*, match_id: int) -> Match | None:
     """The match as a push renders it, with its shown seats and their players loaded once
     for every audience."""
-    match = Match.objects.filter(pk=match_id).first()
+    match = next(iter(_MATCH_BY_ID.fetch(match_id)), None)
     if match is not None:
         match.shown_seats = match_seats(match)
     return match

@@ -45,9 +45,11 @@ def _fresh_cache():
     from django.core.cache import cache
 
     from gin_platform.selectors import network_cache_forget
+    from wallet.selectors import display_rates_forget
 
     cache.clear()
     network_cache_forget()  # and this process's copy of the network's facts
+    display_rates_forget()  # and of the display rates
     yield
 
 

@@ -7,6 +7,7 @@ here is then restricted to that player's rows.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -145,13 +146,35 @@ def display_rates_reused() -> Iterator[None]:
         _display_rates.reset(token)
 
 
+# The latest rate of each pair shown in amounts, kept in this process for DISPLAY_RATE_SECONDS:
+# every push of a game in another currency than the player's display currency showed an
+# amount, and read the rate (two statements) each time, a twelfth of a web process's time
+# under the push benchmark. Display only (R11): nothing that moves money reads it (a posting
+# quotes its own rate, wallet.services), so a new rate shows in every process within that
+# time, and at once in the process that recorded it (``display_rates_forget``).
+DISPLAY_RATE_SECONDS = 2.0
+_recent_display_rates: dict[tuple[str, str], tuple[float, RateQuote | None]] = {}
+
+
+def display_rates_forget() -> None:
+    """Drop this process's display rates (a rate was recorded; and between tests)."""
+    _recent_display_rates.clear()
+
+
 def _display_rate(*, base: str, quote: str) -> RateQuote | None:
     memo = _display_rates.get()
-    if memo is None:
-        return latest_rate(base=base, quote=quote)
-    if (base, quote) not in memo:
-        memo[base, quote] = latest_rate(base=base, quote=quote)
-    return memo[base, quote]
+    if memo is not None and (base, quote) in memo:
+        return memo[base, quote]
+    now = time.monotonic()
+    recent = _recent_display_rates.get((base, quote))
+    if recent is not None and recent[0] > now:
+        rate = recent[1]
+    else:
+        rate = latest_rate(base=base, quote=quote)
+        _recent_display_rates[base, quote] = (now + DISPLAY_RATE_SECONDS, rate)
+    if memo is not None:  # one answer shows one rate per pair, however old the memo
+        memo[base, quote] = rate
+    return rate
 
 
 def display_amount(*, amount: int, currency: str, player: Player) -> dict[str, Any]:

@@ -141,6 +141,10 @@ def exchange_rate_record(
     row = ExchangeRate.objects.create(
         base=base_code, quote=quote_code, rate=value, as_of=as_of, source=source
     )
+    # Amounts shown in this process use it at once (now, and again once it is visible to
+    # the others); other processes within selectors.DISPLAY_RATE_SECONDS.
+    selectors.display_rates_forget()
+    transaction.on_commit(selectors.display_rates_forget)
     audit_record(
         actor=actor,
         action="exchange_rate.recorded",
