@@ -39,7 +39,13 @@ What it does:
    thread per client; thread i runs in process i mod P. Every process records the latency of
    each request and the parent merges them for the percentiles, so one GIL does not queue all
    clients' bot decisions and JSON parsing. The baseline uses the same processes;
-5. closed loop (always): ``--games`` threads call a trivial authenticated endpoint
+5. closed loop (always): first ``--games`` threads call the floor of the stack back to back:
+   ``GET /bench/floor/<operator id>``, a plain Django view answering one primary-key SELECT
+   as JSON (no DRF, no authentication, no throttle; floor_urls.py, served only by this
+   benchmark's server through floor_settings.py), through the same server, middleware and
+   connection handling as the API. Each other figure is also printed over it: the server
+   CPU per trivial request and per action divided by the floor's (goals <= 1.5 and <= 4).
+   Then ``--games`` threads call a trivial authenticated endpoint
    (``GET /api/v1/operators/me``: API-key authentication, throttle, one small serializer) back
    to back; then ``--games`` threads each play one table with the engine's bot for both seats,
    from the players' own views, back to back: ``POST /matches/{id}/actions`` for every move,
