@@ -17,6 +17,26 @@ from wallet.services import EscrowPayout
 pytestmark = pytest.mark.django_db
 
 
+def _raw_posting(operator, *, kind: str, reference: str):
+    """An unsaved transaction and its audit row, for ``ledger_write`` called directly."""
+    txn = LedgerTransaction(
+        operator=operator,
+        kind=kind,
+        reference=reference,
+        currency="EUR",
+        actor_type="system",
+        actor_id="test",
+    )
+    audit = AuditEvent(
+        operator=operator,
+        actor_type="system",
+        actor_id="test",
+        action=f"ledger.{kind}",
+        object_type="wallet.ledgertransaction",
+    )
+    return txn, audit
+
+
 def _statements(work) -> list[str]:
     with CaptureQueriesContext(connection) as captured:
         work()
@@ -131,23 +151,9 @@ def test_the_one_statement_write_is_still_refused_if_it_does_not_balance(operato
     """The deferred zero-sum trigger checks what ``ledger_write`` wrote, at commit."""
     fund(player, 1000)
     wallet = Account.objects.get(kind="player", player=player)
-    txn = LedgerTransaction(
-        operator=operator,
-        kind="deposit",
-        reference="raw:one-sided",
-        currency="EUR",
-        actor_type="system",
-        actor_id="test",
-    )
+    txn, audit = _raw_posting(operator, kind="deposit", reference="raw:one-sided")
     entry = LedgerEntry(
         transaction=txn, account=wallet, currency="EUR", amount=5, balance_after=1005
-    )
-    audit = AuditEvent(
-        operator=operator,
-        actor_type="system",
-        actor_id="test",
-        action="ledger.deposit",
-        object_type="wallet.ledgertransaction",
     )
     with pytest.raises(IntegrityError, match="does not sum to zero"), transaction.atomic():
         ledger_write(txn=txn, entries=[entry], deltas={wallet.pk: 5}, audit=audit)
@@ -163,25 +169,11 @@ def test_the_one_statement_write_keeps_the_balance_check(operator, player):
     fund(player, 10)
     wallet = Account.objects.get(kind="player", player=player)
     outside = Account.objects.get(kind="outside")
-    txn = LedgerTransaction(
-        operator=operator,
-        kind="withdrawal",
-        reference="raw:overdraw",
-        currency="EUR",
-        actor_type="system",
-        actor_id="test",
-    )
+    txn, audit = _raw_posting(operator, kind="withdrawal", reference="raw:overdraw")
     entries = [
         LedgerEntry(transaction=txn, account=wallet, currency="EUR", amount=-50, balance_after=-40),
         LedgerEntry(transaction=txn, account=outside, currency="EUR", amount=50, balance_after=0),
     ]
-    audit = AuditEvent(
-        operator=operator,
-        actor_type="system",
-        actor_id="test",
-        action="ledger.withdrawal",
-        object_type="wallet.ledgertransaction",
-    )
     with pytest.raises(IntegrityError, match="balance_non_negative"), transaction.atomic():
         ledger_write(txn=txn, entries=entries, deltas={wallet.pk: -50, outside.pk: 50}, audit=audit)
     assert not LedgerTransaction.objects.filter(reference="raw:overdraw").exists()
