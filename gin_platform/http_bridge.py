@@ -181,4 +181,13 @@ def wsgi_environ(scope: dict, body) -> dict:
         if key in environ:
             value = f"{environ[key]},{value}"
         environ[key] = value
+    if "CONTENT_LENGTH" not in environ:
+        # A chunked body has no Content-Length. Django's ASGI handler reads such a body all
+        # the same; its WSGI request reads Content-Length bytes (none without the header), so
+        # give it the length of the body read.
+        body.seek(0, 2)
+        size = body.tell()
+        body.seek(0)
+        if size:
+            environ["CONTENT_LENGTH"] = str(size)
     return environ

@@ -77,6 +77,18 @@ def test_a_path_outside_ascii_and_a_mount_point_read_as_a_wsgi_server_gives_them
     assert environ["PATH_INFO"].encode("latin-1").decode("utf-8") == "/api/v1/players/zoë"
 
 
+def test_a_chunked_body_without_content_length_is_read_as_django_asgi_reads_it():
+    def as_django_wsgi_reads(environ, start_response):  # Content-Length bytes, 0 without it
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        start_response("200 OK", [])
+        return [environ["wsgi.input"].read(length)]
+
+    chunked = dict(SCOPE, headers=[(n, v) for n, v in SCOPE["headers"] if n != b"content-length"])
+    app = SyncHTTPApplication(as_django_wsgi_reads, threads=1)
+    assert call(app, chunked, chunks=(b'{"kind":', b'"draw"}'))[-1]["body"] == b'{"kind":"draw"}'
+    assert "CONTENT_LENGTH" not in wsgi_environ(chunked, io.BytesIO())  # no body: no length
+
+
 def echo(environ, start_response):
     body = environ["wsgi.input"].read()
     start_response("201 Created", [("Content-Type", "text/plain"), ("X-Thread", "t")])
