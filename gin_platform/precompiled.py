@@ -18,7 +18,8 @@ a str, a UUID, or a list of them), the statement is compiled, and each stand-in 
 its parameters marks where the real value goes. A list is compiled once per length. Where a
 stand-in does not come out as a parameter unchanged (a lookup that transforms its value, such
 as ``icontains``; SQLite, which stores a UUID as text), that query runs through the ORM every
-time instead: never with a constant where a caller's value belongs.
+time instead: never with a constant where a caller's value belongs. So does a lookup on a
+column too small for the stand-in (the ORM answers an out-of-range value without SQL).
 
 ``select_for_update`` keeps the ORM's guard: refused outside a transaction.
 """
@@ -32,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
@@ -119,7 +121,12 @@ class PrecompiledQuery:
                 where[stand_ins[-1]] = (index, None)
         queryset = self.build(*stand_ins)
         compiler = queryset.query.get_compiler(using=queryset.db)
-        sql, params = compiler.as_sql()
+        try:
+            sql, params = compiler.as_sql()
+        except (EmptyResultSet, FullResultSet):
+            # The stand-in is out of the field's range (a small integer column): the ORM
+            # decides such a lookup without SQL, so it cannot be compiled ahead.
+            return None
         slots = tuple(where.get(param) if _hashable(param) else None for param in params)
         if set(where.values()) - set(slots):
             return None  # a value is transformed on its way to the SQL

@@ -95,3 +95,21 @@ def test_another_thread_compiles_for_its_own_connection():
     thread.start()
     thread.join()
     assert [s.pk for s in found] == [session.pk]
+
+
+def test_a_lookup_on_a_small_integer_column_runs_through_the_orm():
+    """The stand-in is out of a PositiveSmallIntegerField's range (the ORM answers such a
+    lookup without SQL), so it is not compiled ahead, and the answers stay right."""
+    from games.models import Seat
+    from games.services import seat_take
+    from tests.games.factories import TableFactory
+
+    table = TableFactory(room__practice=True)
+    player = PlayerFactory(operator=table.room.operator)
+    seat = seat_take(player=player, table=table, actor=SYSTEM).seat
+    by_position = PrecompiledQuery(
+        lambda position: Seat.objects.filter(position=position, match__table=table)
+    )
+    assert [s.pk for s in by_position.fetch(seat.position)] == [seat.pk]
+    assert by_position._local.compiled == {(int,): None}
+    assert by_position.fetch(seat.position + 1) == []
