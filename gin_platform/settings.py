@@ -113,15 +113,19 @@ if ENV.get("DATABASE_URL"):
             ENV["DATABASE_URL"], conn_max_age=60, conn_health_checks=True
         )
     }
-    if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-        # Server-side parameter binding: psycopg prepares a statement once a connection has
-        # run it 5 times, so PostgreSQL parses and plans each hot statement once per
-        # connection instead of per execution (the session lookup: 0.118 -> 0.018 ms of
-        # PostgreSQL CPU, 0.051 -> 0.020 ms of client CPU; docs/benchmarks.md). Off with
+    if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool(
+        ENV, "DATABASE_SERVER_SIDE_BINDING", default=True
+    ):
+        # Server-side parameter binding and prepared statements: psycopg prepares a
+        # statement once a connection has run it 5 times, so PostgreSQL parses and plans
+        # each hot statement once per connection instead of per execution (the API-key
+        # lookup's bind, which plans: 0.25 -> 0.03 ms; docs/benchmarks.md). Both options
+        # are needed: Django passes prepare_threshold=None to psycopg unless OPTIONS names
+        # one, and then nothing is prepared, only bound. Off with
         # DATABASE_SERVER_SIDE_BINDING=0, e.g. behind a PgBouncer in transaction mode older
         # than 1.21 (which cannot carry prepared statements; docs/deploy.md).
-        DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool(
-            ENV, "DATABASE_SERVER_SIDE_BINDING", default=True
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            server_side_binding=True, prepare_threshold=5
         )
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)

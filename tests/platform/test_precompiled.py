@@ -113,3 +113,21 @@ def test_a_lookup_on_a_small_integer_column_runs_through_the_orm():
     assert [s.pk for s in by_position.fetch(seat.position)] == [seat.pk]
     assert by_position._local.compiled == {(int,): None}
     assert by_position.fetch(seat.position + 1) == []
+
+
+@pytest.mark.postgres
+def test_a_hot_statement_is_prepared_once_per_connection_on_postgresql():
+    # Server-side binding alone only binds: Django passes prepare_threshold=None to psycopg
+    # unless the settings name one, and then PostgreSQL plans every run again.
+    def prepared() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+                ['%"platform_playersession"."token_hash" = $1%'],
+            )
+            return cursor.fetchone()[0]
+
+    before = prepared()
+    for attempt in range(6):  # psycopg prepares on the 5th run of a query on a connection
+        SESSIONS.fetch(f"hash {attempt}")
+    assert prepared() == before + 1
