@@ -439,6 +439,22 @@ class Hand(models.Model):
     def is_over(self) -> bool:
         return self.status != self.Status.IN_PROGRESS
 
+    def engine_state(self) -> engine.AnyHandState:
+        """``state`` as the engine's hand state, parsed once per stored document: a move
+        parses it, then its answer and its pushes render the same state for every audience.
+        Keyed by the document's identity, so a hand given a new document (``engine_state_set``,
+        a reload) is parsed again."""
+        parsed = self.__dict__.get("_engine_state")
+        if parsed is None or parsed[0] is not self.state:
+            parsed = (self.state, engine.state_from_json(self.state))
+            self.__dict__["_engine_state"] = parsed
+        return parsed[1]
+
+    def engine_state_set(self, state: engine.AnyHandState) -> None:
+        """Store ``state`` (the caller saves the row); ``engine_state`` answers it unparsed."""
+        self.state = engine.state_to_json(state)
+        self.__dict__["_engine_state"] = (self.state, state)
+
 
 class HandEvent(models.Model):
     """Something that happened in a hand, in order.

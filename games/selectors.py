@@ -584,4 +584,4 @@ def finished_hand_cards(hand: Hand, match: Match) -> list[list[str]] | None:
     running hand's cards are never shown, not even to staff)."""
     if not hand_is_history(hand, match):
         return None
-    return [[str(card) for card in held] for held in engine.state_from_json(hand.state).hands]
+    return [[str(card) for card in held] for held in hand.engine_state().hands]

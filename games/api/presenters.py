@@ -259,14 +259,9 @@ def public_result(match: Match) -> dict[str, Any] | None:
 
 # --- The game: a player's view, a watcher's view ----------------------------------------
 def _hand_state(hand: Hand) -> engine.HandState:
-    """The engine state of ``hand``, parsed once per stored JSON document: a push renders
-    the same hand for every audience. Keyed by the document's identity, so a hand given a
-    new state (services assign a fresh document) is parsed again."""
-    parsed = getattr(hand, "_parsed_state", None)
-    if parsed is None or parsed[0] is not hand.state:
-        parsed = (hand.state, engine.state_from_json(hand.state))
-        hand._parsed_state = parsed
-    return parsed[1]
+    """The engine state of ``hand``, parsed once per stored document (``Hand.engine_state``):
+    a push renders the same hand for every audience, a move's answer the state it wrote."""
+    return hand.engine_state()
 
 
 def _rename_seq(view: dict[str, Any]) -> dict[str, Any]:

@@ -80,6 +80,11 @@ def card_value(card: Card) -> int:
 
 def parse_card(token: str) -> Card:
     """Parse one R1 token such as ``AS``, ``td``, ``10D`` or ``kh``."""
+    if type(token) is str:
+        # Canonical text (stored states, the engine's own output) needs no normalising.
+        card = _CARD_BY_TEXT.get(token)
+        if card is not None:
+            return card
     if not isinstance(token, str):
         raise CardParseError(repr(token), "not a string")
     text = token.strip().upper()
@@ -104,14 +109,13 @@ def parse_cards(text: str) -> tuple[Card, ...]:
 
 def ensure_distinct(cards: Iterable[Card]) -> tuple[Card, ...]:
     """Return ``cards`` as a tuple, raising :class:`DuplicateCardError` on a repeated card."""
-    seen: set[Card] = set()
-    result = []
-    for card in cards:
-        if card in seen:
+    result = tuple(cards)
+    seen = 0  # a card mask: one bit per card (Card.bit)
+    for card in result:
+        if seen & card.bit:
             raise DuplicateCardError(card)
-        seen.add(card)
-        result.append(card)
-    return tuple(result)
+        seen |= card.bit
+    return result
 
 
 def coerce_cards(cards: str | Iterable[Card | str]) -> tuple[Card, ...]:

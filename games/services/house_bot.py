@@ -115,7 +115,7 @@ def bot_play(*, match_id: int, expected_seq: int) -> bool:
     if hand is None or hand.to_act not in match.house_bot_seats:
         return False
     seat = hand.to_act
-    view = engine.player_view(engine.state_from_json(hand.state), seat)
+    view = engine.player_view(hand.engine_state(), seat)
     move = engine.choose_action_from_view(view)
     try:
         result = hand_apply_action(

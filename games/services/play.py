@@ -196,7 +196,7 @@ def _action_apply(
     hand, previous = _lock_running_hands(locked)
     if hand.to_act != seat:
         raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
-    state = engine.state_from_json(hand.state)
+    state = hand.engine_state()
     try:
         new_state, events = engine.apply(state, move)
     except engine.NotYourTurnError as exc:
@@ -222,7 +222,7 @@ def _action_apply(
     _append_events(match=locked, hand=hand, entries=entries, actor=actor)
     if new_state.to_act != hand.to_act:
         hand.turn_deadline = _deadline(locked)
-    hand.state = engine.state_to_json(new_state)
+    hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
     if new_state.is_over:

@@ -144,7 +144,7 @@ def _multi_forfeit(
     hand = _lock_running_hand(match)
     if seat in match.forfeited_seats:
         raise NotSeatedProblem("you have already left this game")
-    new_state, events = engine.forfeit(engine.state_from_json(hand.state), seat)
+    new_state, events = engine.forfeit(hand.engine_state(), seat)
     entries = [
         {
             "kind": event.kind,
@@ -177,7 +177,7 @@ def _multi_forfeit(
     )
     if new_state.to_act != hand.to_act:
         hand.turn_deadline = _deadline(match)
-    hand.state = engine.state_to_json(new_state)
+    hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
     if new_state.is_over:
