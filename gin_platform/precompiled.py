@@ -22,6 +22,11 @@ time instead: never with a constant where a caller's value belongs. So does a lo
 column too small for the stand-in (the ORM answers an out-of-range value without SQL).
 
 ``select_for_update`` keeps the ORM's guard: refused outside a transaction.
+
+``save_fields(instance, fields=(...))`` is ``instance.save(update_fields=...)`` for the same
+hot path: the UPDATE of a model's fields by primary key, its SQL built once per model, field
+list and database; each value prepared by its field as ``save`` prepares it. Likewise
+``insert_rows(rows)`` is ``bulk_create(rows)`` for the few rows a move appends.
 """
 
 from __future__ import annotations
@@ -34,9 +39,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connections
-from django.db.models import Model, QuerySet
+from django.db import DatabaseError, connections, router
+from django.db.models import NOT_PROVIDED, AutoField, BigAutoField, Field, Model, QuerySet
 from django.db.models.query import get_related_populators
+from django.db.models.signals import post_save, pre_save
 from django.db.transaction import TransactionManagementError
 
 _UNSEEN = object()
@@ -72,6 +78,10 @@ class _Compiled:
     attnames: tuple[str, ...]
     model_columns: slice
     populators: list
+    # What ``compiler.results_iter`` works out per call, worked out once.
+    converters: dict
+    output_fields: list
+    composite: bool
 
     def params(self, args: Sequence[Any]) -> list[Any]:
         pairs = zip(self.slots, self.constants, strict=True)
@@ -133,6 +143,7 @@ class PrecompiledQuery:
         klass_info = compiler.klass_info
         fields = klass_info["select_fields"]
         model_columns = slice(fields[0], fields[-1] + 1)
+        output_fields = [column[0] for column in compiler.select[0 : compiler.col_count]]
         return _Compiled(
             alias=queryset.db,
             sql=sql,
@@ -145,6 +156,9 @@ class PrecompiledQuery:
             attnames=tuple(column[0].target.attname for column in compiler.select[model_columns]),
             model_columns=model_columns,
             populators=get_related_populators(klass_info, compiler.select, queryset.db),
+            converters=compiler.get_converters(output_fields),
+            output_fields=output_fields,
+            composite=compiler.has_composite_fields(output_fields),
         )
 
 
@@ -170,7 +184,12 @@ def _instances(compiled: _Compiled, rows: list[tuple]) -> list[Model]:
         rows = [row[: compiler.col_count] for row in rows]
     model = compiler.klass_info["model"]
     instances = []
-    for row in compiler.results_iter(results=[rows]):
+    # As compiler.results_iter(results=[rows]) does, with the converters found once.
+    if compiled.converters:
+        rows = compiler.apply_converters(rows, compiled.converters)
+    if compiled.composite:
+        rows = compiler.composite_fields_to_tuples(rows, compiled.output_fields)
+    for row in rows:
         instance = model.from_db(compiled.alias, compiled.attnames, row[compiled.model_columns])
         for populator in compiled.populators:
             populator.populate(row, instance)
@@ -178,3 +197,133 @@ def _instances(compiled: _Compiled, rows: list[tuple]) -> list[Model]:
             setattr(instance, name, row[position])
         instances.append(instance)
     return instances
+
+
+# (model, field names, database alias) -> (UPDATE statement, its fields); None: not buildable.
+_UPDATES: dict[tuple[type[Model], tuple[str, ...], str], tuple[str, tuple[Field, ...]] | None] = {}
+
+
+def save_fields(instance: Model, *, fields: Sequence[str]) -> None:
+    """``instance.save(update_fields=fields)``: the same row change, values prepared by their
+    fields (``auto_now`` included), and the same error when no row was updated.
+
+    ``save`` itself runs instead whenever it would do more than the UPDATE: a receiver of the
+    model's save signals, a value that is an expression (``F("seq") + 1``), a field with a
+    placeholder of its own (binary, array, range and geometry fields), an unsaved instance."""
+    model = type(instance)
+    names = tuple(fields)
+    alias = instance._state.db or router.db_for_write(model, instance=instance)
+    key = (model, names, alias)
+    built = _UPDATES.get(key, _UNSEEN)
+    if built is _UNSEEN:
+        built = _UPDATES[key] = _update_statement(model, names, alias)
+    if (
+        built is None
+        or instance._state.adding
+        or pre_save.has_listeners(model)
+        or post_save.has_listeners(model)
+    ):
+        instance.save(update_fields=names)
+        return
+    sql, targets = built
+    connection = connections[alias]
+    params = []
+    for field in targets:
+        value = field.pre_save(instance, False)
+        if hasattr(value, "resolve_expression"):
+            instance.save(update_fields=names)
+            return
+        value = field.get_db_prep_save(value, connection)
+        if hasattr(value, "as_sql"):
+            instance.save(update_fields=names)
+            return
+        params.append(value)
+    params.append(model._meta.pk.get_db_prep_value(instance.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != 1:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+def _update_statement(
+    model: type[Model], names: tuple[str, ...], alias: str
+) -> tuple[str, tuple[Field, ...]] | None:
+    meta = model._meta
+    targets = tuple(meta.get_field(name) for name in names)
+    if not targets or any(
+        not field.concrete or field.primary_key or hasattr(field, "get_placeholder")
+        for field in targets
+    ):
+        return None
+    quote = connections[alias].ops.quote_name
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in targets)
+    # Identifiers come from the model's metadata; every value is a parameter.
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"  # noqa: S608
+    return sql, targets
+
+
+# (model, number of rows, database alias) -> (INSERT statement, its fields); None: not buildable.
+_INSERTS: dict[tuple[type[Model], int, str], tuple[str, tuple[Field, ...]] | None] = {}
+
+
+def insert_rows(rows: Sequence[Model]) -> None:
+    """``bulk_create(rows)`` for rows of one model whose primary key the database assigns:
+    one INSERT .. RETURNING the keys, built once per model, row count and database; each
+    value prepared by its field as ``bulk_create`` prepares it; the rows get their keys and
+    are marked saved. ``bulk_create`` itself runs where the statement cannot be built ahead
+    (no RETURNING, database defaults, generated columns, an expression as a value)."""
+    if not rows:
+        return
+    model = type(rows[0])
+    alias = router.db_for_write(model)
+    key = (model, len(rows), alias)
+    built = _INSERTS.get(key, _UNSEEN)
+    if built is _UNSEEN:
+        built = _INSERTS[key] = _insert_statement(model, len(rows), alias)
+    if built is None or any(type(row) is not model or row.pk is not None for row in rows):
+        model._default_manager.using(alias).bulk_create(rows)
+        return
+    sql, targets = built
+    connection = connections[alias]
+    params = []
+    for row in rows:
+        for field in targets:
+            value = field.pre_save(row, True)
+            if hasattr(value, "resolve_expression"):
+                model._default_manager.using(alias).bulk_create(rows)
+                return
+            params.append(field.get_db_prep_save(value, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        keys = cursor.fetchall()
+    for row, (pk,) in zip(rows, keys, strict=True):
+        row.pk = pk
+        row._state.adding = False
+        row._state.db = alias
+
+
+def _insert_statement(
+    model: type[Model], count: int, alias: str
+) -> tuple[str, tuple[Field, ...]] | None:
+    connection = connections[alias]
+    meta = model._meta
+    if not connection.features.can_return_rows_from_bulk_insert or not isinstance(
+        meta.pk, AutoField | BigAutoField
+    ):
+        return None
+    targets = tuple(field for field in meta.concrete_fields if not field.primary_key)
+    if any(
+        field.db_default is not NOT_PROVIDED
+        or getattr(field, "generated", False)
+        or hasattr(field, "get_placeholder")
+        for field in targets
+    ):
+        return None
+    quote = connection.ops.quote_name
+    row = f"({', '.join(['%s'] * len(targets))})"
+    # Identifiers come from the model's metadata; every value is a parameter.
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in targets)})"  # noqa: S608
+        f" VALUES {', '.join([row] * count)} RETURNING {quote(meta.pk.column)}"
+    )
+    return sql, targets

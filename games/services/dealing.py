@@ -21,6 +21,7 @@ from games.realtime import publisher
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import on_commit_logged
+from gin_platform.precompiled import insert_rows, save_fields
 from gin_platform.principals import Actor
 
 
@@ -50,7 +51,7 @@ def _append_events(
                 **entry,
             )
         )
-    HandEvent.objects.bulk_create(rows)
+    insert_rows(rows)
     publisher.match_changed(match_id=match.pk, rows=rows)
 
 
@@ -110,7 +111,7 @@ def _hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Acto
         ],
         actor=actor,
     )
-    hand.save(update_fields=["event_seq"])
+    save_fields(hand, fields=("event_seq",))
     return hand
 
 
@@ -145,7 +146,7 @@ def _match_finished_record(
         ],
         actor=actor,
     )
-    hand.save(update_fields=["event_seq"])
+    save_fields(hand, fields=("event_seq",))
     match.save(
         update_fields=["status", "finished_at", "winner_seat", "result", *score_fields, "seq"]
     )

@@ -65,10 +65,22 @@ from games.services.network import match_event_enqueue, player_ref_for
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.models import Player
+from gin_platform.precompiled import save_fields
 from gin_platform.principals import Actor
 from gin_platform.problems import ValidationProblem
 
 RESULT_FORMAT = engine.RESULT_FORMAT
+# What a move changes in its hand's row.
+HAND_MOVE_FIELDS = (
+    "state",
+    "seq",
+    "to_act",
+    "turn_deadline",
+    "status",
+    "outcome",
+    "ended_at",
+    "event_seq",
+)
 
 
 # --- Actions ---------------------------------------------------------------------------
@@ -230,18 +242,7 @@ def _action_apply(
         hand.outcome = new_state.outcome.to_dict()
         hand.ended_at = timezone.now()
         hand.turn_deadline = None
-    hand.save(
-        update_fields=[
-            "state",
-            "seq",
-            "to_act",
-            "turn_deadline",
-            "status",
-            "outcome",
-            "ended_at",
-            "event_seq",
-        ]
-    )
+    save_fields(hand, fields=HAND_MOVE_FIELDS)
     latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
         finished = _multi_hand_finished if locked.is_multi else _hand_finished
@@ -252,7 +253,7 @@ def _action_apply(
         match_event_enqueue(match=locked, event_type="hand.ended", data=ended)
     # R10: the running score is part of the game's state; it is stored with the hand that
     # changed it, in this transaction, and every reader reads this one figure.
-    locked.save(update_fields=["seq", *SCORE_FIELDS] if new_state.is_over else ["seq"])
+    save_fields(locked, fields=("seq", *SCORE_FIELDS) if new_state.is_over else ("seq",))
     _bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
 

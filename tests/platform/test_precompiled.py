@@ -1,14 +1,18 @@
 """Queries compiled once per process thread give what the ORM gives (precompiled.py)."""
 
 import threading
+from datetime import timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F
+from django.db.models.signals import pre_save
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from gin_platform.models import Operator, Player, PlayerSession
-from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.models import AuditEvent, Operator, Player, PlayerSession
+from gin_platform.precompiled import PrecompiledQuery, insert_rows, save_fields
 from gin_platform.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
@@ -131,3 +135,92 @@ def test_a_hot_statement_is_prepared_once_per_connection_on_postgresql():
     for attempt in range(6):  # psycopg prepares on the 5th run of a query on a connection
         SESSIONS.fetch(f"hash {attempt}")
     assert prepared() == before + 1
+
+
+def _session() -> PlayerSession:
+    return player_session_create(player=PlayerFactory(), ttl_seconds=60, actor=SYSTEM).session
+
+
+def test_save_fields_writes_the_named_fields_as_save_does_and_nothing_else():
+    session = _session()
+    stored_hash = session.token_hash
+    now = timezone.now()
+    session.last_used_at, session.expires_at = now, now + timedelta(hours=1)
+    session.token_hash = "changed in memory only"
+    save_fields(session, fields=("last_used_at", "expires_at"))  # built on the first call
+    session.last_used_at = now + timedelta(seconds=5)
+    with CaptureQueriesContext(connection) as queries:
+        save_fields(session, fields=("last_used_at", "expires_at"))
+    assert [query["sql"].split()[0] for query in queries.captured_queries] == ["UPDATE"]
+    stored = PlayerSession.objects.get(pk=session.pk)
+    assert stored.last_used_at == now + timedelta(seconds=5)
+    assert stored.expires_at == now + timedelta(hours=1)
+    assert stored.token_hash == stored_hash  # not named: not written
+    session.revoked_at = None  # a NULL is written as one
+    save_fields(session, fields=("revoked_at",))
+    assert PlayerSession.objects.get(pk=session.pk).revoked_at is None
+
+
+def test_save_fields_refuses_a_row_that_is_gone_as_save_does():
+    session = _session()
+    PlayerSession.objects.filter(pk=session.pk).delete()
+    with pytest.raises(DatabaseError, match="did not affect any rows"):
+        save_fields(session, fields=("last_used_at",))
+
+
+def test_save_fields_leaves_expressions_and_signal_receivers_to_save():
+    session = _session()
+    expires_at = session.expires_at
+    session.expires_at = F("expires_at") + timedelta(hours=1)
+    save_fields(session, fields=("expires_at",))
+    assert PlayerSession.objects.get(pk=session.pk).expires_at == expires_at + timedelta(hours=1)
+
+    heard = []
+
+    def receiver(sender, instance, update_fields, **kwargs):
+        heard.append(set(update_fields))
+
+    pre_save.connect(receiver, sender=PlayerSession)
+    try:
+        session.refresh_from_db()
+        save_fields(session, fields=("last_used_at",))
+    finally:
+        pre_save.disconnect(receiver, sender=PlayerSession)
+    assert heard == [{"last_used_at"}]
+
+
+def _audit_rows(operator, count: int) -> list[AuditEvent]:
+    return [
+        AuditEvent(
+            operator=operator,
+            actor_type=AuditEvent.ActorType.SYSTEM,
+            action="test.insert",
+            object_type="row",
+            object_id=str(number),
+            data={"number": number, "cards": ["AS", "TD"], "none": None},
+        )
+        for number in range(count)
+    ]
+
+
+def test_insert_rows_stores_what_bulk_create_stores_in_one_statement():
+    operator = OperatorFactory()
+    insert_rows(_audit_rows(operator, 2))  # built on the first call for two rows
+    ours, theirs = _audit_rows(operator, 2), _audit_rows(operator, 2)
+    with CaptureQueriesContext(connection) as queries:
+        insert_rows(ours)
+    assert [query["sql"].split()[0] for query in queries.captured_queries] == ["INSERT"]
+    AuditEvent.objects.bulk_create(theirs)
+    assert all(row.pk is not None and not row._state.adding for row in ours)
+    assert ours[0].pk < ours[1].pk  # the keys come back in the rows' order
+    fields = ("operator_id", "actor_type", "action", "object_type", "object_id", "data")
+    for mine, reference in zip(ours, theirs, strict=True):
+        stored = AuditEvent.objects.values(*fields).get(pk=mine.pk)
+        assert stored == AuditEvent.objects.values(*fields).get(pk=reference.pk)
+        assert stored["data"] == {
+            "number": int(mine.object_id),
+            "cards": ["AS", "TD"],
+            "none": None,
+        }
+    insert_rows(_audit_rows(operator, 3))  # another count: its own statement
+    assert AuditEvent.objects.filter(action="test.insert").count() == 9
