@@ -440,7 +440,8 @@ def _match_finish(
 @transaction.atomic
 def match_mark_settled(*, match: Match | int, actor: Actor) -> Match:
     """``finished -> settled`` exactly once (for settlement, after it has posted the payout).
-    Marking a settled match again changes nothing."""
+    Marking a settled match again changes nothing. Its savepoint stays: a caller may catch
+    the refusal and go on in its transaction."""
     locked = lock_match(match.pk if isinstance(match, Match) else match)
     if locked.status == Match.Status.SETTLED:
         return locked
@@ -448,7 +449,7 @@ def match_mark_settled(*, match: Match | int, actor: Actor) -> Match:
         raise MatchNotFinishedProblem(f"the game is {locked.status}")
     locked.status = Match.Status.SETTLED
     locked.settled_at = timezone.now()
-    locked.save(update_fields=["status", "settled_at"])
+    save_fields(locked, fields=("status", "settled_at"))
     audit_record(actor=actor, action="match.settled", obj=locked, operator=locked.operator)
     publisher.match_changed(match_id=locked.pk)
     return locked
