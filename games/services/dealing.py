@@ -24,6 +24,18 @@ from gin_platform.enqueue import on_commit_logged
 from gin_platform.precompiled import insert_rows, save_fields
 from gin_platform.principals import Actor
 
+# What a move (or a forfeit) changes in its hand's row.
+HAND_STATE_FIELDS = (
+    "state",
+    "seq",
+    "to_act",
+    "turn_deadline",
+    "status",
+    "outcome",
+    "ended_at",
+    "event_seq",
+)
+
 
 def _actor_label(actor: Actor) -> str:
     return f"{actor.type}:{actor.id}"

@@ -54,6 +54,7 @@ from games.problems import (
 )
 from games.realtime import publisher
 from games.services.dealing import (
+    HAND_STATE_FIELDS,
     _append_events,
     _deadline,
     _engine_event_payload,
@@ -70,17 +71,6 @@ from gin_platform.principals import Actor
 from gin_platform.problems import ValidationProblem
 
 RESULT_FORMAT = engine.RESULT_FORMAT
-# What a move changes in its hand's row.
-HAND_MOVE_FIELDS = (
-    "state",
-    "seq",
-    "to_act",
-    "turn_deadline",
-    "status",
-    "outcome",
-    "ended_at",
-    "event_seq",
-)
 
 
 # --- Actions ---------------------------------------------------------------------------
@@ -242,7 +232,7 @@ def _action_apply(
         hand.outcome = new_state.outcome.to_dict()
         hand.ended_at = timezone.now()
         hand.turn_deadline = None
-    save_fields(hand, fields=HAND_MOVE_FIELDS)
+    save_fields(hand, fields=HAND_STATE_FIELDS)
     latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
         finished = _multi_hand_finished if locked.is_multi else _hand_finished

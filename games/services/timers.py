@@ -34,7 +34,12 @@ from games.problems import (
     NotSeatedProblem,
     StaleSequenceProblem,
 )
-from games.services.dealing import _append_events, _deadline, _engine_event_payload
+from games.services.dealing import (
+    HAND_STATE_FIELDS,
+    _append_events,
+    _deadline,
+    _engine_event_payload,
+)
 from games.services.multi import (
     _multi_forfeit_ranking,
     _multi_hand_finished,
@@ -188,18 +193,7 @@ def _multi_forfeit(
         # (void after the last reshuffle) and counts as any ended hand.
         last_one = new_state.outcome.kind == "forfeit"
         hand.status = Hand.Status.ABANDONED if last_one else Hand.Status.ENDED
-    hand.save(
-        update_fields=[
-            "state",
-            "seq",
-            "to_act",
-            "turn_deadline",
-            "status",
-            "outcome",
-            "ended_at",
-            "event_seq",
-        ]
-    )
+    hand.save(update_fields=HAND_STATE_FIELDS)
     latest = hand
     if new_state.is_over and new_state.outcome.kind == "forfeit":
         _multi_match_finish(
