@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from games import engine
@@ -298,9 +298,16 @@ _SHOWN_SEATS = PrecompiledQuery(
         .order_by("position")
     )
 )
+# The hands are read with the match's seq as this statement sees it (latest_hands).
 _NEWEST_HANDS = PrecompiledQuery(
-    lambda match_id: Hand.objects.filter(match_id=match_id).order_by("-number")[:2]
+    lambda match_id: (
+        Hand.objects.filter(match_id=match_id)
+        .annotate(read_at_match_seq=F("match__seq"))
+        .order_by("-number")[:2]
+    )
 )
+# How often latest_hands reads again when moves keep committing between its two reads.
+CONSISTENT_READ_ATTEMPTS = 10
 _SEATS_OF_MATCH = PrecompiledQuery(
     lambda match_id, operators: (
         Seat.objects.select_related("match", "player")
@@ -337,9 +344,21 @@ def match_seats(match: Match) -> list[Seat]:
 
 
 def latest_hands(match: Match, known: Sequence[Hand] = ()) -> list[Hand]:
-    """The match's two newest hands, newest first, reading only those ``known`` lacks."""
+    """The match's two newest hands, newest first, reading only those ``known`` lacks.
+
+    A view pairs ``match`` (its ``seq``, scores, status), read by the caller, with these
+    hands, read by another statement: a move committing between the two would give a view
+    whose ``seq`` is older than its cards, and a client acting on it a 409. Every move
+    changes the match's seq in its transaction, so the hands come with the seq their
+    statement saw, and when that is not ``match.seq`` the match is read again (in place)
+    and the hands with it, until both are one state (at most CONSISTENT_READ_ATTEMPTS
+    times: a game moving faster than that is answered as last read)."""
     if not known:
-        hands = _NEWEST_HANDS.fetch(match.pk)
+        for _attempt in range(CONSISTENT_READ_ATTEMPTS):
+            hands = _NEWEST_HANDS.fetch(match.pk)
+            if not hands or hands[0].read_at_match_seq == match.seq:
+                break
+            match.refresh_from_db()
         for hand in hands:
             hand.match = match
         return hands

@@ -14,8 +14,9 @@ from games.api.serializers import (
     ShowdownOutput,
     WatchHandOutput,
 )
+from games.models import Hand, Match
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.helpers import play_to_end, seat_both, watch
+from tests.games.helpers import act, play_to_end, seat_both, view, watch
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +75,26 @@ def test_fields_the_engine_adds_to_its_views_never_leave_the_server(
 
     play_to_end(seats, match_id, on_response=check)
     assert shown["hand"] > 10 and shown["previous_hand"] > 0  # both paths were looked at
+
+
+def test_a_view_never_pairs_an_older_seq_with_newer_cards(alice, bob, operator, seeds):
+    """A move that commits between a view's read of the match and its read of the hands:
+    the match is read again, so the view's seq is the state its cards are in and a client
+    acting on it is not refused as stale (a load test met this race over sockets)."""
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+    match_id, seats = seat_both(alice, bob, table.pk)
+    stale = Match.objects.get(pk=match_id)  # the view's first read ...
+    read_seq = stale.seq
+    to_act = view(seats[0], match_id).json()["hand"]["to_act"]
+    look = view(seats[to_act], match_id).json()
+    move = engine.choose_action_from_view(look["hand"])
+    moved = act(seats[to_act], match_id, **move, expected_seq=look["seq"])  # ... a move ...
+    assert moved.status_code == 200, moved.json()
+
+    shown = presenters.game_view(match=stale, seat=to_act)  # ... then its hands
+    newest = Hand.objects.filter(match_id=match_id).order_by("-number").first()
+    assert shown["seq"] == Match.objects.get(pk=match_id).seq > read_seq
+    assert shown["hand"]["state_seq"] == newest.seq
+    if shown["hand"]["to_act"] == to_act:  # the mover acts on; its seq is accepted
+        again = engine.choose_action_from_view(shown["hand"])
+        assert act(seats[to_act], match_id, **again, expected_seq=shown["seq"]).status_code == 200
