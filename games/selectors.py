@@ -298,16 +298,14 @@ _SHOWN_SEATS = PrecompiledQuery(
         .order_by("position")
     )
 )
-# The hands are read with the match's seq as this statement sees it (latest_hands).
-_NEWEST_HANDS = PrecompiledQuery(
+_NEWEST_HANDS = PrecompiledQuery(  # with the match's seq as this statement saw it
     lambda match_id: (
         Hand.objects.filter(match_id=match_id)
         .annotate(read_at_match_seq=F("match__seq"))
         .order_by("-number")[:2]
     )
 )
-# How often latest_hands reads again when moves keep committing between its two reads.
-CONSISTENT_READ_ATTEMPTS = 10
+CONSISTENT_READ_ATTEMPTS = 10  # latest_hands: reads when moves keep committing meanwhile
 _SEATS_OF_MATCH = PrecompiledQuery(
     lambda match_id, operators: (
         Seat.objects.select_related("match", "player")
@@ -346,13 +344,9 @@ def match_seats(match: Match) -> list[Seat]:
 def latest_hands(match: Match, known: Sequence[Hand] = ()) -> list[Hand]:
     """The match's two newest hands, newest first, reading only those ``known`` lacks.
 
-    A view pairs ``match`` (its ``seq``, scores, status), read by the caller, with these
-    hands, read by another statement: a move committing between the two would give a view
-    whose ``seq`` is older than its cards, and a client acting on it a 409. Every move
-    changes the match's seq in its transaction, so the hands come with the seq their
-    statement saw, and when that is not ``match.seq`` the match is read again (in place)
-    and the hands with it, until both are one state (at most CONSISTENT_READ_ATTEMPTS
-    times: a game moving faster than that is answered as last read)."""
+    A move committing between the caller's read of ``match`` and this one would give a view
+    a ``seq`` older than its cards (a client acting on it: 409). The hands come with the seq
+    their statement saw; unless it is ``match.seq``, both are read again (bounded)."""
     if not known:
         for _attempt in range(CONSISTENT_READ_ATTEMPTS):
             hands = _NEWEST_HANDS.fetch(match.pk)
