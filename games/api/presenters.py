@@ -258,12 +258,6 @@ def public_result(match: Match) -> dict[str, Any] | None:
 
 
 # --- The game: a player's view, a watcher's view ----------------------------------------
-def _hand_state(hand: Hand) -> engine.HandState:
-    """The engine state of ``hand``, parsed once per stored document (``Hand.engine_state``):
-    a push renders the same hand for every audience, a move's answer the state it wrote."""
-    return hand.engine_state()
-
-
 def _rename_seq(view: dict[str, Any]) -> dict[str, Any]:
     """The engine's per-hand ``seq`` is ``state_seq`` in the API: ``seq`` is the match's."""
     view["state_seq"] = view.pop("seq")
@@ -277,7 +271,7 @@ def hand_view(*, hand: Hand, seat: int, match_over: bool) -> dict[str, Any]:
 
     An abandoned hand (the match ended by forfeit during it) reveals its seed once the match
     is over, so its deal can be verified like any other (fairness)."""
-    view = _rename_seq(engine.player_view(_hand_state(hand), seat))
+    view = _rename_seq(engine.player_view(hand.engine_state(), seat))
     view.update(
         {
             "number": hand.number,
@@ -298,7 +292,7 @@ def hand_view(*, hand: Hand, seat: int, match_over: bool) -> dict[str, Any]:
 def _abandoned_showdown(hand: Hand) -> dict[str, Any]:
     """A hand abandoned by a forfeit, once the game is over: like any finished hand it shows
     both hands and reveals its seed, so its deal can be verified."""
-    state = _hand_state(hand)
+    state = hand.engine_state()
     return {
         "hands": [[str(card) for card in held] for held in state.hands],
         "seed": hand.server_seed,
@@ -309,7 +303,7 @@ def showdown_view(*, hand: Hand) -> dict[str, Any]:
     """An ended hand: both arrangements, lay-offs, hand score and the revealed seed, the same
     for both players and for watchers: built from the public view (``engine.watcher_view``),
     so no player's own arrangement is worked out for it."""
-    view = _only(engine.watcher_view(_hand_state(hand)), SHOWDOWN_KEYS)
+    view = _only(engine.watcher_view(hand.engine_state()), SHOWDOWN_KEYS)
     view.update({"number": hand.number, "seed_commitment": hand.seed_commitment})
     return view
 
@@ -370,7 +364,7 @@ def action_view(result: ActionResult, *, player: Player) -> dict[str, Any]:
 
 def watcher_hand_view(*, hand: Hand, match_over: bool) -> dict[str, Any]:
     """A hand as a watcher sees it (R11): ``engine.watcher_view`` plus the table's facts."""
-    view = _rename_seq(engine.watcher_view(_hand_state(hand)))
+    view = _rename_seq(engine.watcher_view(hand.engine_state()))
     view.update(
         {
             "number": hand.number,
@@ -456,7 +450,7 @@ def _hand_points(outcome: dict | None) -> list[int]:
 def hand_history(hand: Hand, rows: Iterable[HandEvent]) -> dict[str, Any]:
     """One hand that is over (``HandHistoryOutput``): events, both arrangements, lay-offs,
     score, final hands, what was left of the stock and the revealed seed."""
-    state = _hand_state(hand)
+    state = hand.engine_state()
     return {
         "number": hand.number,
         "status": hand.status,

@@ -53,6 +53,7 @@ from games.services.play import (
     _stale_sequence,
 )
 from gin_platform.audit import audit_record
+from gin_platform.precompiled import save_fields
 from gin_platform.principals import Actor
 
 logger = logging.getLogger(__name__)
@@ -193,7 +194,7 @@ def _multi_forfeit(
         # (void after the last reshuffle) and counts as any ended hand.
         last_one = new_state.outcome.kind == "forfeit"
         hand.status = Hand.Status.ABANDONED if last_one else Hand.Status.ENDED
-    hand.save(update_fields=HAND_STATE_FIELDS)
+    save_fields(hand, fields=HAND_STATE_FIELDS)
     latest = hand
     if new_state.is_over and new_state.outcome.kind == "forfeit":
         _multi_match_finish(
