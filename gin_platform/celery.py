@@ -10,7 +10,8 @@ Without a broker URL the settings make every task run eagerly in-process (demo, 
 
 import os
 
-from celery import Celery, signals
+from celery import Celery, signals, states
+from django.db import close_old_connections, connections
 
 from gin_platform.redaction import WithholdSecretsFilter
 
@@ -29,3 +30,21 @@ def withhold_secrets_in_worker_logs(logger, **kwargs) -> None:
     for handler in logger.handlers:
         if not any(isinstance(f, WithholdSecretsFilter) for f in handler.filters):
             handler.addFilter(WithholdSecretsFilter())
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def keep_usable_database_connections(sender=None, state=None, **kwargs) -> None:
+    """Around each task, what Django does around each request: close a connection older
+    than CONN_MAX_AGE or left broken by an error, keep the others (the next use
+    health-checks them). After a task that did not succeed every connection is closed, as
+    Celery does after every task: an exception raised in the middle of a query (a time
+    limit, a signal) can leave a connection that only looks usable. Eager tasks (the demo,
+    tests) run inside their caller's transaction and are left alone."""
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    if state is not None and state != states.SUCCESS:
+        for connection in connections.all(initialized_only=True):
+            connection.close()
+        return
+    close_old_connections()

@@ -58,6 +58,7 @@ def main() -> None:
     admin(server_url, f'CREATE DATABASE "{name}"')
     env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url}
     env["LOG_LEVEL"] = "WARNING"
+    env["DEBUG"] = "false"  # as in production: DEBUG keeps every query's SQL
     worker = None
     try:
         subprocess.run(
@@ -66,7 +67,9 @@ def main() -> None:
             env=env,
             check=True,
         )
-        os.environ.update({"DATABASE_URL": database_url, "REDIS_URL": redis_url})
+        os.environ.update(
+            {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": env["DEBUG"]}
+        )
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
         sys.path.insert(0, str(ROOT))
         import django

@@ -191,3 +191,53 @@ def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recov
     assert age <= settled_after <= age + interval + 3  # sweep tick + one settlement
     assert all(postings(match) == 1 for match in [held, *others])  # exactly once each
     assert wallet_selectors.reconcile().ok
+
+
+def worker_backends() -> list[tuple[int, object]]:
+    """(pid, backend_start) of every other connection to the test database: the worker's."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND backend_type = 'client backend'"
+        )
+        return cursor.fetchall()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_database_connection_across_tasks_and_drops_it_after_a_failure(
+    operator,
+):
+    """A worker reuses its connection from task to task, as a web process does from request
+    to request (CONN_MAX_AGE), and closes it after a task that raised."""
+    with settlement_queue() as queue:
+        worker = start_worker(queue)
+        try:
+            first, second = finished_game(operator), finished_game(operator)
+            wait_until(
+                lambda: status(first) == status(second) == Match.Status.SETTLED,
+                timeout=90,
+                what="both settlements",
+                workers=[worker],
+            )
+            backends = worker_backends()
+            assert len(backends) == 1, backends
+            (pid, started), settled = backends[0], Settlement.objects.order_by("settled_at")
+            assert started < settled.first().settled_at  # the same connection settled both
+
+            from settlement.tasks import settle_game
+
+            settle_game.delay(2**62)  # no such match: the task raises
+            wait_until(lambda: not worker_backends(), timeout=30, what="the connection closed")
+            third = finished_game(operator)
+            wait_until(
+                lambda: status(third) == Match.Status.SETTLED,
+                timeout=90,
+                what="the third settlement",
+                workers=[worker],
+            )
+            assert [backend for backend, _ in worker_backends()] != [pid]
+        finally:
+            stop(worker)
