@@ -193,3 +193,50 @@ def test_the_database_refuses_updates_and_deletes_of_ledger_rows(player):
             cursor.execute(sql)
     assert LedgerEntry.objects.count() == 2
     assert selectors.reconcile().ok
+
+
+def _plan_nodes(plan: dict):
+    yield plan
+    for child in plan.get("Plans", ()):
+        yield from _plan_nodes(child)
+
+
+@pytest.mark.postgres
+def test_the_zero_sum_check_looks_up_only_the_accounts_of_the_transactions_own_entries(
+    operator, player
+):
+    """The deferred check runs for every entry at COMMIT, in the generic plan a long-lived
+    connection keeps: each entry's account is found by primary key, so its cost follows
+    the transaction's entries, never the size of the account table."""
+    txn = fund(player, 100)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO wallet_account"
+            " (kind, operator_id, currency, game_ref, shard, balance, created_at)"
+            " SELECT 'escrow', %s, 'EUR', 'plan-' || i, 0, 0, CURRENT_TIMESTAMP"
+            " FROM generate_series(1, 3000) AS i",
+            [operator.pk],
+        )
+        cursor.execute("ANALYZE wallet_account")
+        cursor.execute("ANALYZE wallet_ledgerentry")
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'wallet_ledger_entry_check'")
+        (source,) = cursor.fetchone()
+        start = source.index("SELECT e.operator_id") if "e.operator_id" in source else None
+        start = source.index("SELECT a.operator_id") if start is None else start
+        check = source[start : source.index("LIMIT 1", start) + len("LIMIT 1")]
+        check = check.replace("INTO bad", "").replace("NEW.transaction_id", "$1")
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        # The simple query protocol: in the extended one $1 would be PREPARE's own parameter.
+        connection.connection.pgconn.exec_(f"PREPARE zero_sum_check(bigint) AS {check}".encode())
+        try:
+            cursor.execute(f"EXPLAIN (FORMAT JSON) EXECUTE zero_sum_check({int(txn.pk)})")
+            (plan,) = cursor.fetchone()[0]
+        finally:
+            cursor.execute("DEALLOCATE zero_sum_check")
+    account_reads = [
+        node for node in _plan_nodes(plan["Plan"]) if node.get("Relation Name") == "wallet_account"
+    ]
+    assert account_reads
+    for node in account_reads:
+        assert node["Node Type"] in {"Index Scan", "Index Only Scan"}, node
+        assert node["Index Name"] == "wallet_account_pkey", node
