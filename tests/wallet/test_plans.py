@@ -1,0 +1,106 @@
+"""The ledger's hot statements keep plans whose cost follows the rows they touch, not the
+size of the tables, in the generic plan a long-lived connection settles on (psycopg
+prepares a statement after five runs; docs/deploy.md "Prepared statements")."""
+
+import pytest
+from django.db import connection
+from psycopg import sql
+
+from tests.wallet.factories import fund
+from wallet.locks import lock_accounts_if_all_exist
+from wallet.models import Account
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+def _many_accounts(operator, count: int = 3000) -> None:
+    """``count`` escrow accounts of ``operator``, and fresh statistics."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO wallet_account"
+            " (kind, operator_id, currency, game_ref, shard, balance, created_at)"
+            " SELECT 'escrow', %s, 'EUR', 'plan-' || i, 0, 0, CURRENT_TIMESTAMP"
+            " FROM generate_series(1, %s) AS i",
+            [operator.pk, count],
+        )
+        cursor.execute("ANALYZE wallet_account")
+        cursor.execute("ANALYZE wallet_ledgerentry")
+
+
+def _generic_plan(statement: str, values: list) -> dict:
+    """EXPLAIN of ``statement`` (parameters $1..$n) as a prepared statement's generic plan,
+    run with ``values``."""
+    raw = connection.connection
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        # The simple query protocol: in the extended one $1 would be PREPARE's own parameter.
+        raw.pgconn.exec_(f"PREPARE plan_probe AS {statement}".encode())
+        try:
+            arguments = ", ".join(sql.Literal(value).as_string(raw) for value in values)
+            cursor.execute(f"EXPLAIN (FORMAT JSON) EXECUTE plan_probe({arguments})")
+            (plan,) = cursor.fetchone()[0]
+        finally:
+            cursor.execute("DEALLOCATE plan_probe")
+    return plan["Plan"]
+
+
+def _account_reads(plan: dict) -> list[dict]:
+    nodes = [plan]
+    for node in nodes:
+        nodes.extend(node.get("Plans", ()))
+    return [node for node in nodes if node.get("Relation Name") == "wallet_account"]
+
+
+def test_the_zero_sum_check_looks_up_only_the_accounts_of_the_transactions_own_entries(
+    operator, player
+):
+    """The deferred check runs for every entry at COMMIT: each entry's account is found by
+    primary key, never by walking the account table."""
+    txn = fund(player, 100)
+    _many_accounts(operator)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'wallet_ledger_entry_check'")
+        (source,) = cursor.fetchone()
+    start = source.rindex("SELECT", 0, source.index("INTO bad"))  # the zero-sum check
+    check = source[start : source.index("LIMIT 1", start) + len("LIMIT 1")]
+    check = check.replace("INTO bad", "").replace("NEW.transaction_id", "$1::bigint")
+    reads = _account_reads(_generic_plan(check, [txn.pk]))
+    assert reads
+    for node in reads:
+        assert node["Node Type"] in {"Index Scan", "Index Only Scan"}, node
+        assert node["Index Name"] == "wallet_account_pkey", node
+
+
+def test_finding_and_locking_a_postings_accounts_uses_their_unique_indexes(operator, player):
+    """A posting's accounts are found by their (partial) unique indexes, not by scanning
+    every account of the operator: the kind is in the statement's text."""
+    fund(player, 100)  # the player's wallet and one of the operator's outside accounts exist
+    _many_accounts(operator)
+    outside = Account.objects.get(kind=Account.Kind.OUTSIDE, operator=operator)
+    lookups = [
+        {
+            "kind": outside.kind,
+            "operator_id": operator.pk,
+            "currency": "EUR",
+            "shard": outside.shard,
+        },
+        {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
+        {"kind": Account.Kind.ESCROW, "game_ref": "plan-7", "currency": "EUR"},
+    ]
+    executed = []
+
+    def record(execute, statement, params, many, context):
+        executed.append((statement, params))
+        return execute(statement, params, many, context)
+
+    with connection.execute_wrapper(record):
+        locked = lock_accounts_if_all_exist(lookups=lookups)
+    assert len(locked) == 3
+    ((statement, values),) = executed
+    for number in range(statement.count("%s")):
+        statement = statement.replace("%s", f"${number + 1}", 1)
+    reads = _account_reads(_generic_plan(statement, list(values)))
+    assert reads
+    for node in reads:
+        assert node["Node Type"] != "Seq Scan", node
+        assert node.get("Index Name") != "wallet_account_operator_id_4eda0060", node
