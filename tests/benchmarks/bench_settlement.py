@@ -7,7 +7,8 @@ the wallet's raw postings per second (docs/settlement.md "Speed").
    DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and migrates it.
 2. Opens ``--games`` First To Knock games between funded players (real buy-ins into
    escrow) and finishes each one by a forfeit (a real R10 result), with settlement's
-   receiver disconnected so nothing is settled yet.
+   receiver disconnected so nothing is settled yet; then ANALYZE, as autovacuum would.
+   Runs with DEBUG off, as production does.
 3. Queues one ``settle_game`` task per game on Redis (REDIS_URL, default db 13, flushed),
    starts ONE worker process (``celery -A gin_platform worker -P solo -c 1``) and waits
    until every game is settled; the rate is games over the time between the first and the
@@ -79,6 +80,13 @@ def main() -> None:
 
         redis.Redis.from_url(redis_url).flushdb()
         match_ids = finished_games(args.games)
+        # Statistics as a live database has them (autovacuum), as pgbench -i leaves its own:
+        # planned on the near-empty tables of a minute ago, the worker's statements would
+        # scan tables that have since grown.
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
         from settlement.tasks import settle_game
 
         for match_id in match_ids:
