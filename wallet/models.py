@@ -131,9 +131,14 @@ class Account(models.Model):
                 condition=Q(kind="player"),
                 name="wallet_one_player_account_per_currency",
             ),
+            # Only escrows have a game_ref (the CHECK above), so this is "one escrow per game
+            # and currency"; written on game_ref rather than kind because a prepared
+            # statement's generic plan can use a partial index only when the query implies
+            # its predicate, and ``game_ref = $1`` implies ``game_ref IS NOT NULL`` whereas
+            # ``kind = $2`` never implies ``kind = 'escrow'`` (docs/deploy.md).
             models.UniqueConstraint(
                 fields=("game_ref", "currency"),
-                condition=Q(kind="escrow"),
+                condition=Q(game_ref__isnull=False),
                 name="wallet_one_escrow_per_game_and_currency",
             ),
             models.UniqueConstraint(

@@ -1,6 +1,7 @@
 """The ledger's hot statements keep plans whose cost follows the rows they touch, not the
 size of the tables, in the generic plan a long-lived connection settles on (psycopg
-prepares a statement after five runs; docs/deploy.md "Prepared statements")."""
+prepares a statement after five runs; docs/deploy.md "Prepared statements and worker
+connections")."""
 
 import pytest
 from django.db import connection
@@ -9,6 +10,7 @@ from psycopg import sql
 from tests.wallet.factories import fund
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account
+from wallet.posting_selectors import escrow_with_replay
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -87,6 +89,23 @@ def test_finding_and_locking_a_postings_accounts_uses_their_unique_indexes(opera
         {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
         {"kind": Account.Kind.ESCROW, "game_ref": "plan-7", "currency": "EUR"},
     ]
+    (locked, plan) = _run_and_plan(lambda: lock_accounts_if_all_exist(lookups=lookups))
+    assert len(locked) == 3
+    _assert_accounts_found_by_index(plan)
+
+
+def test_finding_a_games_escrow_uses_its_unique_index(operator, player):
+    """The first read of a refund or settlement (the escrow by game and currency)."""
+    _many_accounts(operator)
+    escrow, plan = _run_and_plan(
+        lambda: escrow_with_replay(game_ref="plan-7", currency="EUR", reference="none")
+    )
+    assert escrow.game_ref == "plan-7"
+    _assert_accounts_found_by_index(plan)
+
+
+def _run_and_plan(call):
+    """What ``call`` returns, and the generic plan of the one statement it ran."""
     executed = []
 
     def record(execute, statement, params, many, context):
@@ -94,13 +113,17 @@ def test_finding_and_locking_a_postings_accounts_uses_their_unique_indexes(opera
         return execute(statement, params, many, context)
 
     with connection.execute_wrapper(record):
-        locked = lock_accounts_if_all_exist(lookups=lookups)
-    assert len(locked) == 3
+        result = call()
     ((statement, values),) = executed
     for number in range(statement.count("%s")):
         statement = statement.replace("%s", f"${number + 1}", 1)
-    reads = _account_reads(_generic_plan(statement, list(values)))
+    return result, _generic_plan(statement, list(values))
+
+
+def _assert_accounts_found_by_index(plan: dict) -> None:
+    reads = _account_reads(plan)
     assert reads
     for node in reads:
         assert node["Node Type"] != "Seq Scan", node
+        # by the operator alone: every account of the operator
         assert node.get("Index Name") != "wallet_account_operator_id_4eda0060", node
