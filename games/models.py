@@ -259,6 +259,10 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=("operator", "created_at")),
             models.Index(fields=("status", "finished_at")),
+            # A table's open game (seating, the lobby): the unique index below is partial on
+            # status, which a prepared statement's generic plan cannot use for
+            # ``status IN ($2, $3)``; without this it reads every game the table ever hosted.
+            models.Index(fields=("table", "status"), name="match_table_status"),
         ]
         constraints = [
             # A table hosts one game at a time.
@@ -414,9 +418,12 @@ class Hand(models.Model):
     class Meta:
         ordering = ("match", "number")
         indexes = [
+            # The turn-timer sweep's index: only open turns have a deadline (every way a hand
+            # ends clears it), and ``turn_deadline < $1`` implies the predicate, so the sweep's
+            # generic plan uses it (with ``status = 'in_progress'`` it could not: docs/deploy.md).
             models.Index(
                 fields=("turn_deadline",),
-                condition=Q(status="in_progress"),
+                condition=Q(turn_deadline__isnull=False),
                 name="hand_open_turn_deadline",
             )
         ]

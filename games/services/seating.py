@@ -73,9 +73,12 @@ class SeatResult:
 
 
 def _open_match(table: Table) -> Match | None:
-    return Match.objects.filter(
+    # A table has at most one (match_one_open_per_table): no ORDER BY, which would let a
+    # generic plan walk every game in key order to the open one (docs/deploy.md).
+    open_matches = Match.objects.filter(
         table=table, status__in=(Match.Status.WAITING, Match.Status.RUNNING)
-    ).first()
+    )
+    return next(iter(open_matches[:1]), None)
 
 
 def _buy_in_amount(

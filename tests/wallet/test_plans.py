@@ -1,12 +1,10 @@
 """The ledger's hot statements keep plans whose cost follows the rows they touch, not the
-size of the tables, in the generic plan a long-lived connection settles on (psycopg
-prepares a statement after five runs; docs/deploy.md "Prepared statements and worker
-connections")."""
+size of the tables, in the generic plan a long-lived connection settles on (tests.plans)."""
 
 import pytest
 from django.db import connection
-from psycopg import sql
 
+from tests.plans import generic_plan, reads_of, run_and_plan
 from tests.wallet.factories import fund
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account
@@ -29,28 +27,8 @@ def _many_accounts(operator, count: int = 3000) -> None:
         cursor.execute("ANALYZE wallet_ledgerentry")
 
 
-def _generic_plan(statement: str, values: list) -> dict:
-    """EXPLAIN of ``statement`` (parameters $1..$n) as a prepared statement's generic plan,
-    run with ``values``."""
-    raw = connection.connection
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        # The simple query protocol: in the extended one $1 would be PREPARE's own parameter.
-        raw.pgconn.exec_(f"PREPARE plan_probe AS {statement}".encode())
-        try:
-            arguments = ", ".join(sql.Literal(value).as_string(raw) for value in values)
-            cursor.execute(f"EXPLAIN (FORMAT JSON) EXECUTE plan_probe({arguments})")
-            (plan,) = cursor.fetchone()[0]
-        finally:
-            cursor.execute("DEALLOCATE plan_probe")
-    return plan["Plan"]
-
-
 def _account_reads(plan: dict) -> list[dict]:
-    nodes = [plan]
-    for node in nodes:
-        nodes.extend(node.get("Plans", ()))
-    return [node for node in nodes if node.get("Relation Name") == "wallet_account"]
+    return reads_of(plan, "wallet_account")
 
 
 def test_the_zero_sum_check_looks_up_only_the_accounts_of_the_transactions_own_entries(
@@ -66,7 +44,7 @@ def test_the_zero_sum_check_looks_up_only_the_accounts_of_the_transactions_own_e
     start = source.rindex("SELECT", 0, source.index("INTO bad"))  # the zero-sum check
     check = source[start : source.index("LIMIT 1", start) + len("LIMIT 1")]
     check = check.replace("INTO bad", "").replace("NEW.transaction_id", "$1::bigint")
-    reads = _account_reads(_generic_plan(check, [txn.pk]))
+    reads = _account_reads(generic_plan(check, [txn.pk]))
     assert reads
     for node in reads:
         assert node["Node Type"] in {"Index Scan", "Index Only Scan"}, node
@@ -89,7 +67,7 @@ def test_finding_and_locking_a_postings_accounts_uses_their_unique_indexes(opera
         {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
         {"kind": Account.Kind.ESCROW, "game_ref": "plan-7", "currency": "EUR"},
     ]
-    (locked, plan) = _run_and_plan(lambda: lock_accounts_if_all_exist(lookups=lookups))
+    (locked, plan) = run_and_plan(lambda: lock_accounts_if_all_exist(lookups=lookups))
     assert len(locked) == 3
     _assert_accounts_found_by_index(plan)
 
@@ -97,27 +75,11 @@ def test_finding_and_locking_a_postings_accounts_uses_their_unique_indexes(opera
 def test_finding_a_games_escrow_uses_its_unique_index(operator, player):
     """The first read of a refund or settlement (the escrow by game and currency)."""
     _many_accounts(operator)
-    escrow, plan = _run_and_plan(
+    escrow, plan = run_and_plan(
         lambda: escrow_with_replay(game_ref="plan-7", currency="EUR", reference="none")
     )
     assert escrow.game_ref == "plan-7"
     _assert_accounts_found_by_index(plan)
-
-
-def _run_and_plan(call):
-    """What ``call`` returns, and the generic plan of the one statement it ran."""
-    executed = []
-
-    def record(execute, statement, params, many, context):
-        executed.append((statement, params))
-        return execute(statement, params, many, context)
-
-    with connection.execute_wrapper(record):
-        result = call()
-    ((statement, values),) = executed
-    for number in range(statement.count("%s")):
-        statement = statement.replace("%s", f"${number + 1}", 1)
-    return result, _generic_plan(statement, list(values))
 
 
 def _assert_accounts_found_by_index(plan: dict) -> None:
