@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.db import connection, models
+from django.db import connection, models, transaction
 from psycopg import sql
 
 
@@ -19,7 +19,7 @@ def generic_plan(statement: str, values: list) -> dict:
     """EXPLAIN of ``statement`` (parameters $1..$n) as a prepared statement's generic plan,
     run with ``values``."""
     raw = connection.connection
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:  # SET LOCAL needs a transaction
         cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
         # The simple query protocol: in the extended one $1 would be PREPARE's own parameter.
         raw.pgconn.exec_(f"PREPARE plan_probe AS {statement}".encode())

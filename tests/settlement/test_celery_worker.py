@@ -39,12 +39,16 @@ def worker_database_url() -> str:
     )
 
 
-def start_worker(queue: str) -> subprocess.Popen:
-    """One worker process (solo pool: one task at a time) consuming only ``queue``."""
+def start_worker(queue: str, *, application_name: str | None = None) -> subprocess.Popen:
+    """One worker process (solo pool: one task at a time) consuming only ``queue``; its
+    database connections carry ``application_name`` if given."""
+    url = worker_database_url()
+    if application_name:
+        url += f"?application_name={application_name}"
     return subprocess.Popen(
         worker_command(queues=queue, loglevel=os.environ.get("TEST_WORKER_LOG_LEVEL", "warning")),
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": worker_database_url()},
+        env={**os.environ, "DATABASE_URL": url},
     )
 
 
@@ -193,13 +197,13 @@ def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recov
     assert wallet_selectors.reconcile().ok
 
 
-def worker_backends() -> list[tuple[int, object]]:
-    """(pid, backend_start) of every other connection to the test database: the worker's."""
+def worker_backends(application_name: str) -> list[tuple[int, object]]:
+    """(pid, backend_start) of the worker's connections to the test database."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pid, backend_start FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            " AND backend_type = 'client backend'"
+            " WHERE datname = current_database() AND application_name = %s",
+            [application_name],
         )
         return cursor.fetchall()
 
@@ -212,8 +216,9 @@ def test_a_worker_keeps_its_database_connection_across_tasks_and_drops_it_after_
 ):
     """A worker reuses its connection from task to task, as a web process does from request
     to request (CONN_MAX_AGE), and closes it after a task that raised."""
+    name = f"settlement-worker-{uuid.uuid4().hex[:8]}"
     with settlement_queue() as queue:
-        worker = start_worker(queue)
+        worker = start_worker(queue, application_name=name)
         try:
             first, second = finished_game(operator), finished_game(operator)
             wait_until(
@@ -222,7 +227,7 @@ def test_a_worker_keeps_its_database_connection_across_tasks_and_drops_it_after_
                 what="both settlements",
                 workers=[worker],
             )
-            backends = worker_backends()
+            backends = worker_backends(name)
             assert len(backends) == 1, backends
             (pid, started), settled = backends[0], Settlement.objects.order_by("settled_at")
             assert started < settled.first().settled_at  # the same connection settled both
@@ -230,7 +235,7 @@ def test_a_worker_keeps_its_database_connection_across_tasks_and_drops_it_after_
             from settlement.tasks import settle_game
 
             settle_game.delay(2**62)  # no such match: the task raises
-            wait_until(lambda: not worker_backends(), timeout=30, what="the connection closed")
+            wait_until(lambda: not worker_backends(name), timeout=30, what="the connection closed")
             third = finished_game(operator)
             wait_until(
                 lambda: status(third) == Match.Status.SETTLED,
@@ -238,6 +243,6 @@ def test_a_worker_keeps_its_database_connection_across_tasks_and_drops_it_after_
                 what="the third settlement",
                 workers=[worker],
             )
-            assert [backend for backend, _ in worker_backends()] != [pid]
+            assert [backend for backend, _ in worker_backends(name)] != [pid]
         finally:
             stop(worker)
