@@ -48,20 +48,22 @@ def run_and_plan(call: Callable[[], Any]) -> tuple[Any, dict]:
     return result, generic_plan(statement, list(values or ()))
 
 
-def reads_of(plan: dict, table: str) -> list[dict]:
-    """The plan's nodes that read ``table``."""
+def nodes_of(plan: dict) -> list[dict]:
+    """The plan and every node under it."""
     nodes: list[dict] = [plan]
     for node in nodes:
         nodes.extend(node.get("Plans", ()))
-    return [node for node in nodes if node.get("Relation Name") == table]
+    return nodes
+
+
+def reads_of(plan: dict, table: str) -> list[dict]:
+    """The plan's nodes that read ``table``."""
+    return [node for node in nodes_of(plan) if node.get("Relation Name") == table]
 
 
 def indexes_used(plan: dict) -> set[str]:
     """Every index the plan reads (bitmap index scans name no table)."""
-    nodes: list[dict] = [plan]
-    for node in nodes:
-        nodes.extend(node.get("Plans", ()))
-    return {node["Index Name"] for node in nodes if "Index Name" in node}
+    return {node["Index Name"] for node in nodes_of(plan) if "Index Name" in node}
 
 
 def sequential_scans(plan: dict, table: str) -> list[dict]:
