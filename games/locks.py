@@ -36,12 +36,25 @@ def lock_table(table_id: int) -> Table:
 
 
 def lock_match(match_id: int) -> Match:
-    # filter()[:1], not get(): the move path runs this on every action, and get()'s extra
-    # bookkeeping is measurable there (docs/benchmarks.md).
-    match = next(iter(Match.objects.select_for_update().filter(pk=match_id)[:1]), None)
-    if match is None:
+    # Compiled once (settlement, forfeits and timers run it on every game; get()'s extra
+    # bookkeeping is measurable there too: docs/benchmarks.md).
+    matches = _MATCH_FOR_UPDATE.fetch(match_id)
+    if not matches:
         raise Match.DoesNotExist(f"no match {match_id}")
-    return match
+    return matches[0]
+
+
+def lock_match_with_seats(match_id: int) -> tuple[Match, list[Seat]]:
+    """The match row locked, with its seats and their players, in ONE statement (settlement
+    pays the players it reads under the lock). Only the Match row is locked (FOR UPDATE
+    OF), so the order above holds. A match without seats is locked on its own."""
+    seats = _SEATS_FOR_UPDATE.fetch(match_id)
+    if not seats:
+        return lock_match(match_id), []
+    match = seats[0].match
+    for seat in seats:
+        seat.match = match  # one instance, as filter(match=match) would give
+    return match, seats
 
 
 def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
@@ -58,6 +71,9 @@ def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
 
 
 # The action path's statements, compiled once per process thread (gin_platform/precompiled.py).
+_MATCH_FOR_UPDATE = PrecompiledQuery(
+    lambda match_id: Match.objects.select_for_update().filter(pk=match_id)[:1]
+)
 _SEATS_OF_MATCH_FOR_UPDATE = PrecompiledQuery(
     lambda match_id, player_id, operators: (
         Seat.objects.select_for_update(of=("match",))
@@ -67,6 +83,14 @@ _SEATS_OF_MATCH_FOR_UPDATE = PrecompiledQuery(
             match_id=match_id,
             match__operator_id__in=operators,
         )
+        .order_by("pk")
+    )
+)
+_SEATS_FOR_UPDATE = PrecompiledQuery(
+    lambda match_id: (
+        Seat.objects.select_for_update(of=("match",))
+        .select_related("match", "player")
+        .filter(match_id=match_id)
         .order_by("pk")
     )
 )

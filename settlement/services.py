@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
+from uuid import UUID
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
@@ -23,11 +24,12 @@ from django.utils import timezone
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import MatchResult, MultiMatchResult
-from games.locks import lock_match
+from games.locks import lock_match, lock_match_with_seats
 from games.models import Match
 from gin_platform import selectors as platform_selectors
 from gin_platform.events import event_recorded
 from gin_platform.models import Operator, Player
+from gin_platform.precompiled import PrecompiledQuery, insert_rows
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ServerErrorProblem
 from gin_platform.webhooks import webhook_enqueue
@@ -115,14 +117,16 @@ def settlement_failure_record(*, match_id: int, error: BaseException) -> None:
 @_failure_recorded
 @transaction.atomic
 def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement:
-    match = lock_match(match_id)
+    match, seated = lock_match_with_seats(match_id)  # the players come with the lock
     if match.status == Match.Status.SETTLED:
         return Settlement.objects.get(match=match)
     if match.status != Match.Status.FINISHED:
         raise GameNotFinishedProblem(f"match {match_id} is {match.status}")
     result = game_selectors.match_result(match.result)  # heads-up, or R12
     seats = tuple(sorted(result.seats, key=lambda seat: seat.position))
-    players = {str(p.pk): p for p in Player.objects.filter(pk__in=[s.player_id for s in seats])}
+    players = {str(seat.player_id): seat.player for seat in seated}
+    if missing := [UUID(seat.player_id) for seat in seats if seat.player_id not in players]:
+        players |= {str(p.pk): p for p in _PLAYERS.fetch(missing)}  # pragma: no cover
     payout = payout_for(result)
     ledger_transaction = wallet_services.escrow_settle(
         game_ref=result.game_ref,
@@ -153,7 +157,7 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         players_by_id=players,
         network=network,
     )
-    settlement = Settlement.objects.create(
+    settlement = Settlement(
         match=match,
         operator=match.operator,
         ledger_transaction=ledger_transaction,
@@ -164,7 +168,8 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         fee=payout.fee,
         statement=statement,
     )
-    game_services.match_mark_settled(match=match, actor=actor)
+    insert_rows([settlement])
+    game_services.match_settled_record(match=match, actor=actor)  # the match is locked above
     if network:
         _network_settled_notify(match=match, statement=statement)
     else:
@@ -174,6 +179,10 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
             data={"match_id": match.pk, "statement": statement},
         )
     return settlement
+
+
+# A settlement's players, compiled once per worker thread (gin_platform/precompiled.py).
+_PLAYERS = PrecompiledQuery(lambda ids: Player.objects.filter(pk__in=ids))
 
 
 def _network_settled_notify(*, match: Match, statement: dict[str, Any]) -> None:

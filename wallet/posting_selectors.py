@@ -14,6 +14,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
 
 from gin_platform.models import Player
+from gin_platform.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
     CashierCaps,
@@ -40,12 +41,18 @@ def transaction_entries(*, ledger_transaction: LedgerTransaction) -> list[Ledger
 def escrow_with_replay(*, game_ref: str, currency: str, reference: str) -> Account | None:
     """The game's escrow with its operator, ``replayed`` set (a transaction under
     ``reference`` exists): the first read of a refund or settlement, one query."""
-    return (
+    return next(iter(_ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)), None)
+
+
+# Compiled once per process thread (gin_platform/precompiled.py): every refund and settlement.
+_ESCROW_WITH_REPLAY = PrecompiledQuery(
+    lambda game_ref, currency, reference: (
         Account.objects.filter(kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency)
         .select_related("operator")
         .annotate(replayed=Exists(LedgerTransaction.objects.filter(reference=reference)))
-        .first()
+        .order_by("pk")[:1]
     )
+)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Q
 
 from gin_platform.money import PRACTICE_CURRENCY
+from gin_platform.precompiled import PrecompiledQuery
 from wallet.models import Account, LedgerTransaction, OperatorWallet, WalletCall
 
 Kind = LedgerTransaction.Kind
@@ -21,8 +22,15 @@ def operator_wallet_get(*, operator_id: Any) -> OperatorWallet | None:
 
 
 def is_seamless(*, operator_id: Any) -> bool:
-    mode = OperatorWallet.Mode.SEAMLESS
-    return OperatorWallet.objects.filter(operator_id=operator_id, mode=mode).exists()
+    return bool(_SEAMLESS_WALLET.fetch(operator_id))
+
+
+# Compiled once per process thread (gin_platform/precompiled.py): every settlement asks.
+_SEAMLESS_WALLET = PrecompiledQuery(
+    lambda operator_id: OperatorWallet.objects.filter(
+        operator_id=operator_id, mode=OperatorWallet.Mode.SEAMLESS
+    ).only("pk")[:1]
+)
 
 
 def wallet_mode_blockers(*, operator_id: Any) -> dict[str, int]:

@@ -30,7 +30,7 @@ accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``player_action_app
 others are atomic and designed to run inside their caller's transaction: ``room_create``,
 ``room_update``, ``table_create`` (the Idempotency-Key transaction of the operator
 endpoints), ``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
-``match_mark_settled`` (inside settlement's ``game_settle``).
+``match_mark_settled`` / ``match_settled_record`` (inside settlement's ``game_settle``).
 
 This package re-exports the public names, so ``from games import services`` and
 ``games.services.<name>`` keep working.
@@ -61,6 +61,7 @@ from games.services.play import (
     bot_move_delay,
     hand_apply_action,
     match_mark_settled,
+    match_settled_record,
     player_action_apply,
 )
 from games.services.rooms import (
@@ -113,6 +114,7 @@ __all__ = [
     "match_forfeit",
     "match_mark_settled",
     "match_resign",
+    "match_settled_record",
     "network_room_create",
     "network_room_opt_in",
     "network_room_opt_out",

@@ -12,15 +12,15 @@ its result (R3-R10; docs/games.md).
   ``multi._multi_hand_finished`` instead.
 - ``_match_finish``: the result (docs/games.md "Match result"), announced on commit with
   ``games.signals.match_finished``; ``match_mark_settled`` is settlement's ``finished ->
-  settled``.
+  settled`` (``match_settled_record`` when the caller already holds the match's lock).
 - Every turn gets its deadline here (``dealing._deadline``: the turn timers in ``timers``
   expire it), and when the turn is the house bot's, its move is queued after the commit
   (``_bot_turn_on_commit``; the bot decides and plays in ``house_bot``).
 
 Transactions: ``hand_apply_action`` and ``player_action_apply`` are top-level and durable
 (nobody may run a move inside a larger transaction: its locks and its commit are the turn).
-``match_mark_settled`` runs inside settlement's transaction (``settlement.services.
-game_settle``), so it is atomic, not durable.
+``match_mark_settled`` and ``match_settled_record`` run inside settlement's transaction
+(``settlement.services.game_settle``), so they are atomic, not durable.
 """
 
 from __future__ import annotations
@@ -437,12 +437,21 @@ def match_mark_settled(*, match: Match | int, actor: Actor) -> Match:
         return locked
     if locked.status != Match.Status.FINISHED:
         raise MatchNotFinishedProblem(f"the game is {locked.status}")
-    locked.status = Match.Status.SETTLED
-    locked.settled_at = timezone.now()
-    save_fields(locked, fields=("status", "settled_at"))
-    audit_record(actor=actor, action="match.settled", obj=locked, operator=locked.operator)
-    publisher.match_changed(match_id=locked.pk)
+    match_settled_record(match=locked, actor=actor)
     return locked
+
+
+def match_settled_record(*, match: Match, actor: Actor) -> None:
+    """``finished -> settled`` for a caller that holds the match's lock in its transaction
+    and has seen it finished (settlement's ``game_settle``, which locks the match first):
+    no second lock, no savepoint, no second read of the row."""
+    if match.status != Match.Status.FINISHED:
+        raise MatchNotFinishedProblem(f"the game is {match.status}")
+    match.status = Match.Status.SETTLED
+    match.settled_at = timezone.now()
+    save_fields(match, fields=("status", "settled_at"))
+    audit_record(actor=actor, action="match.settled", obj=match, operator=match.operator)
+    publisher.match_changed(match_id=match.pk)
 
 
 # --- The house bot's turn: queued after the commit that gives it the turn -------------

@@ -47,6 +47,8 @@ PUBLIC_NAMES = {
         "bot_move_delay",
         "hand_apply_action",
         "match_mark_settled",
+        "match_settled_record",
+        "match_settled_record",
         "player_action_apply",
     ],
     timers: [

@@ -13,7 +13,8 @@ from django.utils import timezone
 from games import engine
 from games.models import Hand, HandEvent, Match, Seat
 from games.problems import MatchNotFinishedProblem
-from games.services import match_mark_settled
+from games.services import match_mark_settled, match_settled_record
+from gin_platform.models import AuditEvent
 from gin_platform.principals import Actor
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, seat_both, sit, view
@@ -130,6 +131,9 @@ def test_settlement_marks_a_finished_match_settled_once(alice, bob, practice_tab
     assert settled.status == Match.Status.SETTLED and settled.settled_at
     again = match_mark_settled(match=match_id, actor=actor)
     assert again.settled_at == settled.settled_at
+    with pytest.raises(MatchNotFinishedProblem):  # the locked row, as settlement holds it
+        match_settled_record(match=again, actor=actor)
+    assert AuditEvent.objects.filter(action="match.settled", object_id=str(match_id)).count() == 1
 
 
 def test_the_admin_hides_a_live_hands_secrets(alice, bob, practice_table, seeds, admin_client):

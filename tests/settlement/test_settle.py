@@ -329,16 +329,16 @@ def test_a_worker_dying_mid_task_posts_nothing_and_the_redelivery_posts_once(
     class WorkerDied(BaseException):
         """Like a SIGKILL between the ledger posting and the end of the task."""
 
-    original = services.game_services.match_mark_settled
+    original = services.game_services.match_settled_record
 
     def die(**kwargs):
         raise WorkerDied
 
-    monkeypatch.setattr(services.game_services, "match_mark_settled", die)
+    monkeypatch.setattr(services.game_services, "match_settled_record", die)
     with pytest.raises(WorkerDied):
         settle_game(match.pk)
     assert settlement_postings(match) == 0  # the whole transaction rolled back
-    monkeypatch.setattr(services.game_services, "match_mark_settled", original)
+    monkeypatch.setattr(services.game_services, "match_settled_record", original)
     settle_game(match.pk)  # acks_late: the broker redelivers the message
     settle_game(match.pk)
     assert settlement_postings(match) == 1
