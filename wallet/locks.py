@@ -89,7 +89,12 @@ def lock_accounts_if_all_exist(
         f"SELECT {_SELECT} FROM wallet_account WHERE ({match} OR id = ANY(%s))"  # noqa: S608
         f" AND (SELECT count(*) FROM wallet_account WHERE {match}) = %s ORDER BY id FOR UPDATE"
     )
-    return list(Account.objects.raw(sql, [*params, ids, *params, count]))
+    # Rows to instances as the ORM would (no field of Account converts on PostgreSQL);
+    # ``raw()`` worked out its column-to-field mapping again on every posting.
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, ids, *params, count])
+        rows = cursor.fetchall()
+    return [Account.from_db(connection.alias, _ATTNAMES, row) for row in rows]
 
 
 # Column names of the lookups above (by field name or attribute name: ``operator`` and
@@ -100,6 +105,7 @@ _COLUMNS = {
     for name in (field.name, field.attname)
 }
 _SELECT = ", ".join(field.column for field in Account._meta.concrete_fields)
+_ATTNAMES = tuple(field.attname for field in Account._meta.concrete_fields)
 
 
 def lock_player_limit(*, player_id, kind: str, period: str) -> PlayerLimit | None:

@@ -10,6 +10,7 @@ from gin_platform.models import AuditEvent
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import posting_selectors, selectors, services
 from wallet.ledger_write import ledger_write
+from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.problems import ReferenceConflictProblem
 from wallet.services import EscrowPayout
@@ -179,3 +180,18 @@ def test_the_one_statement_write_keeps_the_balance_check(operator, player):
     assert not LedgerTransaction.objects.filter(reference="raw:overdraw").exists()
     assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
     assert selectors.wallet_balance(player=player) == 10
+
+
+@pytest.mark.postgres
+def test_the_accounts_a_posting_locks_are_the_instances_the_orm_would_read(player):
+    """``lock_accounts_if_all_exist`` builds its instances from the rows itself (not through
+    ``raw()``): every field the same as the ORM's, of the same type, marked saved."""
+    fund(player, 100)
+    lookups = [{"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"}]
+    (locked,) = lock_accounts_if_all_exist(lookups=lookups)
+    read = Account.objects.get(kind=Account.Kind.PLAYER, player=player, currency="EUR")
+    for field in Account._meta.concrete_fields:
+        mine, theirs = getattr(locked, field.attname), getattr(read, field.attname)
+        assert (mine, type(mine)) == (theirs, type(theirs)), field.name
+    assert not locked._state.adding
+    assert locked._state.db == "default"
