@@ -11,6 +11,7 @@ from typing import Any
 from django.db import models
 
 from gin_platform.models import AuditEvent, Operator
+from gin_platform.precompiled import insert_rows
 from gin_platform.principals import Actor
 from gin_platform.redaction import withhold_secrets
 
@@ -25,7 +26,7 @@ def audit_record(
 ) -> AuditEvent:
     event = audit_event(actor=actor, action=action, model=type(obj), operator=operator, data=data)
     event.object_id = str(obj.pk)
-    event.save(force_insert=True)
+    insert_rows([event])  # its INSERT built once per process: every state change writes one
     return event
 
 

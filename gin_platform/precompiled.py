@@ -26,7 +26,8 @@ column too small for the stand-in (the ORM answers an out-of-range value without
 ``save_fields(instance, fields=(...))`` is ``instance.save(update_fields=...)`` for the same
 hot path: the UPDATE of a model's fields by primary key, its SQL built once per model, field
 list and database; each value prepared by its field as ``save`` prepares it. Likewise
-``insert_rows(rows)`` is ``bulk_create(rows)`` for the few rows a move appends.
+``insert_rows(rows)`` is ``bulk_create(rows)`` for the few rows a move, a settlement or an
+event appends.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from typing import Any
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import DatabaseError, connections, router
 from django.db.models import NOT_PROVIDED, AutoField, BigAutoField, Field, Model, QuerySet
+from django.db.models.expressions import DatabaseDefault
 from django.db.models.query import get_related_populators
 from django.db.models.signals import post_save, pre_save
 from django.db.transaction import TransactionManagementError
@@ -262,16 +264,26 @@ def _update_statement(
     return sql, targets
 
 
-# (model, number of rows, database alias) -> (INSERT statement, its fields); None: not buildable.
-_INSERTS: dict[tuple[type[Model], int, str], tuple[str, tuple[Field, ...]] | None] = {}
+@dataclass(frozen=True)
+class _Insert:
+    sql: str
+    targets: tuple[Field, ...]  # the fields whose values are parameters, in VALUES order
+    defaults: frozenset[Field]  # database defaults: DEFAULT in the SQL, read back
+    returning: tuple[Field, ...]  # what RETURNING gives back, set on each row
+    database_assigns_pk: bool
+
+
+# (model, number of rows, database alias) -> its INSERT; None: not buildable ahead.
+_INSERTS: dict[tuple[type[Model], int, str], _Insert | None] = {}
 
 
 def insert_rows(rows: Sequence[Model]) -> None:
-    """``bulk_create(rows)`` for rows of one model whose primary key the database assigns:
-    one INSERT .. RETURNING the keys, built once per model, row count and database; each
-    value prepared by its field as ``bulk_create`` prepares it; the rows get their keys and
-    are marked saved. ``bulk_create`` itself runs where the statement cannot be built ahead
-    (no RETURNING, database defaults, generated columns, an expression as a value)."""
+    """``bulk_create(rows)`` for new rows of one model: one INSERT, built once per model, row
+    count and database; each value prepared by its field as ``bulk_create`` prepares it. The
+    database's answers come back as with ``save``: a key it assigns, and on PostgreSQL the
+    columns it fills itself (``db_default``); the rows are marked saved. ``bulk_create``
+    itself runs where the statement cannot be built ahead (no RETURNING, generated columns,
+    an expression as a value, a value given for a database default)."""
     if not rows:
         return
     model = type(rows[0])
@@ -280,50 +292,70 @@ def insert_rows(rows: Sequence[Model]) -> None:
     built = _INSERTS.get(key, _UNSEEN)
     if built is _UNSEEN:
         built = _INSERTS[key] = _insert_statement(model, len(rows), alias)
-    if built is None or any(type(row) is not model or row.pk is not None for row in rows):
+    if built is None or any(
+        type(row) is not model or (row.pk is None) != built.database_assigns_pk for row in rows
+    ):
         model._default_manager.using(alias).bulk_create(rows)
         return
-    sql, targets = built
     connection = connections[alias]
     params = []
     for row in rows:
-        for field in targets:
+        for field in built.targets:
             value = field.pre_save(row, True)
+            if field in built.defaults:
+                if not isinstance(value, DatabaseDefault):  # a value given: not DEFAULT
+                    model._default_manager.using(alias).bulk_create(rows)
+                    return
+                continue
             if hasattr(value, "resolve_expression"):
                 model._default_manager.using(alias).bulk_create(rows)
                 return
             params.append(field.get_db_prep_save(value, connection))
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        keys = cursor.fetchall()
-    for row, (pk,) in zip(rows, keys, strict=True):
-        row.pk = pk
+        cursor.execute(built.sql, params)
+        answers = cursor.fetchall() if built.returning else [()] * len(rows)
+    for row, answer in zip(rows, answers, strict=True):
+        for field, value in zip(built.returning, answer, strict=True):
+            setattr(row, field.attname, value)
         row._state.adding = False
         row._state.db = alias
 
 
-def _insert_statement(
-    model: type[Model], count: int, alias: str
-) -> tuple[str, tuple[Field, ...]] | None:
+def _insert_statement(model: type[Model], count: int, alias: str) -> _Insert | None:
     connection = connections[alias]
     meta = model._meta
-    if not connection.features.can_return_rows_from_bulk_insert or not isinstance(
-        meta.pk, AutoField | BigAutoField
+    database_assigns_pk = isinstance(meta.pk, AutoField | BigAutoField)
+    if database_assigns_pk and not connection.features.can_return_rows_from_bulk_insert:
+        return None
+    targets = tuple(
+        field for field in meta.concrete_fields if not (field.primary_key and database_assigns_pk)
+    )
+    defaults = frozenset(field for field in targets if field.db_default is not NOT_PROVIDED)
+    if any(
+        getattr(field, "generated", False) or hasattr(field, "get_placeholder") for field in targets
     ):
         return None
-    targets = tuple(field for field in meta.concrete_fields if not field.primary_key)
-    if any(
-        field.db_default is not NOT_PROVIDED
-        or getattr(field, "generated", False)
-        or hasattr(field, "get_placeholder")
-        for field in targets
+    returning = tuple(field for field in targets if field in defaults)
+    if database_assigns_pk:
+        returning = (meta.pk, *returning)
+    if defaults and (
+        connection.vendor != "postgresql"  # elsewhere a default's answer needs converting
+        or any(hasattr(field, "from_db_value") for field in defaults)
     ):
         return None
     quote = connection.ops.quote_name
-    row = f"({', '.join(['%s'] * len(targets))})"
+    row = f"({', '.join('DEFAULT' if field in defaults else '%s' for field in targets)})"
     # Identifiers come from the model's metadata; every value is a parameter.
     sql = (
         f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in targets)})"  # noqa: S608
-        f" VALUES {', '.join([row] * count)} RETURNING {quote(meta.pk.column)}"
+        f" VALUES {', '.join([row] * count)}"
     )
-    return sql, targets
+    if returning:
+        sql += f" RETURNING {', '.join(quote(field.column) for field in returning)}"
+    return _Insert(
+        sql=sql,
+        targets=targets,
+        defaults=defaults,
+        returning=returning,
+        database_assigns_pk=database_assigns_pk,
+    )

@@ -51,6 +51,7 @@ from gin_platform.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
+from gin_platform.precompiled import insert_rows
 from gin_platform.signing import signature_header, standard_signature
 from gin_platform.webhook_targets import (
     TargetRefused,
@@ -95,10 +96,12 @@ def _event_record(
     *, operator: Operator, event_type: str, data: dict[str, Any]
 ) -> WebhookDelivery | None:
     event_type_get(event_type)
-    event = OperatorEvent.objects.create(operator=operator, type=event_type, data=data)
+    # Every event of every game and posting: INSERTs built once per process (precompiled.py).
+    event = OperatorEvent(operator=operator, type=event_type, data=data)
+    insert_rows([event])  # the database's transaction time comes back in created_at
     if not operator.webhook_url or not event_subscribed(operator=operator, event_type=event_type):
         return None
-    delivery = WebhookDelivery.objects.create(
+    delivery = WebhookDelivery(
         id=event.pk,
         operator=operator,
         event_type=event_type,
@@ -106,6 +109,7 @@ def _event_record(
         url=operator.webhook_url,
         created_at=event.created_at,
     )
+    insert_rows([delivery])
     from gin_platform.enqueue import enqueue_on_commit
     from gin_platform.tasks import deliver_webhook
 

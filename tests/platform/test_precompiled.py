@@ -11,7 +11,7 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from gin_platform.models import AuditEvent, Operator, Player, PlayerSession
+from gin_platform.models import AuditEvent, Operator, OperatorEvent, Player, PlayerSession
 from gin_platform.precompiled import PrecompiledQuery, insert_rows, save_fields
 from gin_platform.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
@@ -224,3 +224,25 @@ def test_insert_rows_stores_what_bulk_create_stores_in_one_statement():
         }
     insert_rows(_audit_rows(operator, 3))  # another count: its own statement
     assert AuditEvent.objects.filter(action="test.insert").count() == 9
+
+
+@pytest.mark.postgres
+def test_insert_rows_reads_back_what_the_database_fills_like_save():
+    """A key the model assigns itself (a UUID) and a column the database fills
+    (``db_default``, here the transaction's time): one INSERT, the column read back as
+    ``save`` reads it; a value given for that column is stored as given (``bulk_create``)."""
+    operator = OperatorFactory()
+    insert_rows([OperatorEvent(operator=operator, type="test.one", data={})])  # built
+    ours = OperatorEvent(operator=operator, type="test.one", data={"n": 1})
+    with CaptureQueriesContext(connection) as queries:
+        insert_rows([ours])
+    (sql,) = [query["sql"] for query in queries.captured_queries]
+    assert sql.startswith("INSERT") and "DEFAULT" in sql and sql.endswith('RETURNING "created_at"')
+    theirs = OperatorEvent.objects.create(operator=operator, type="test.one", data={"n": 1})
+    stored = OperatorEvent.objects.get(pk=ours.pk)
+    assert ours.created_at == stored.created_at == theirs.created_at  # one transaction's time
+    assert not ours._state.adding and stored.data == {"n": 1}
+    earlier = theirs.created_at - timedelta(days=1)
+    given = OperatorEvent(operator=operator, type="test.one", data={}, created_at=earlier)
+    insert_rows([given])
+    assert OperatorEvent.objects.get(pk=given.pk).created_at == earlier
