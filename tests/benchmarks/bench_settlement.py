@@ -1,7 +1,7 @@
 """Benchmark: games settled per second by one Celery worker on PostgreSQL and Redis, beside
 the wallet's raw postings per second (docs/settlement.md "Speed").
 
-    .venv/bin/python tests/benchmarks/bench_settlement.py [--games 300] [--deposits 300]
+    .venv/bin/python tests/benchmarks/bench_settlement.py [--games 1500] [--deposits 1500]
 
 1. Creates a scratch database ``bench_settle_<pid>`` on the PostgreSQL server of
    DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and migrates it.
@@ -48,8 +48,8 @@ def admin(url: str, statement: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--deposits", type=int, default=300)
+    parser.add_argument("--games", type=int, default=1500)  # ~8 s of settling: a steady rate
+    parser.add_argument("--deposits", type=int, default=1500)
     args = parser.parse_args()
 
     server_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
