@@ -23,7 +23,6 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import close_old_connections
 from django.utils import timezone
 
 from games import selectors, services
@@ -101,7 +100,7 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
         host = _header(self.scope, b"host") or ""
         if not await database_sync_to_async(_origin_allowed)(self.principal, origin, host):
             raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
-        count = await database_sync_to_async(presence.socket_opened)(
+        count = await presence.on_count_threads(presence.socket_opened)(
             player_id=self.principal.player.pk
         )
         self.counted = True
@@ -171,7 +170,7 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             429: CLOSE_LIMIT,
         }.get(problem.status, CLOSE_NOT_FOUND)
         await self._send_problem(problem, message_id=None)
-        await database_sync_to_async(self._forget)()
+        await presence.on_count_threads(self._forget)()
         await self.close(code=code)
 
     # --- Leaving -----------------------------------------------------------------------
@@ -182,7 +181,7 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             if self.audience is not None:
                 await self.channel_layer.group_discard(self.audience.group, self.channel_name)
         finally:  # the counts are released even when the layer cannot be reached
-            await database_sync_to_async(self._forget)()
+            await presence.on_count_threads(self._forget)()
         if self.audience is not None and self.audience.seat is not None:
             await database_sync_to_async(publisher.presence_changed)(
                 match_id=self.audience.match_id
@@ -195,7 +194,6 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
         if self.joined:
             presence.seat_left(match_id=self.audience.match_id, seat=self.audience.seat)
             self.joined = False
-        close_old_connections()
 
     # --- Pushes from the channel layer --------------------------------------------------
     async def match_push(self, message: dict[str, Any]) -> None:

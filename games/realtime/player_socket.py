@@ -20,7 +20,6 @@ from urllib.parse import parse_qs
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
-from django.db import close_old_connections
 
 from games.api import presenters
 from games.problems import IdleSocketProblem, SessionEndedProblem, TooManySocketsProblem
@@ -56,7 +55,7 @@ class PlayerSocketConsumer(AsyncWebsocketConsumer):
             hello = await self._open((query.get("ticket") or [""])[0])
         except Problem as problem:
             await self._send_json({"type": "error", "id": None, "problem": problem.body()})
-            await database_sync_to_async(self._forget)()
+            await presence.on_count_threads(self._forget)()
             code = {401: CLOSE_TICKET, 403: CLOSE_ORIGIN, 429: CLOSE_LIMIT}.get(
                 problem.status, CLOSE_TICKET
             )
@@ -71,7 +70,7 @@ class PlayerSocketConsumer(AsyncWebsocketConsumer):
         host = _header(self.scope, b"host") or ""
         if not await database_sync_to_async(_origin_allowed)(self.principal, origin, host):
             raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
-        count = await database_sync_to_async(presence.socket_opened)(
+        count = await presence.on_count_threads(presence.socket_opened)(
             player_id=self.principal.player.pk
         )
         self.counted = True
@@ -102,13 +101,12 @@ class PlayerSocketConsumer(AsyncWebsocketConsumer):
             if self.group is not None:
                 await self.channel_layer.group_discard(self.group, self.channel_name)
         finally:
-            await database_sync_to_async(self._forget)()
+            await presence.on_count_threads(self._forget)()
 
     def _forget(self) -> None:
         if self.counted and self.principal is not None:
             presence.socket_closed(player_id=self.principal.player.pk)
             self.counted = False
-        close_old_connections()
 
     async def player_push(self, message: dict[str, Any]) -> None:
         await self._send_text(message["text"])

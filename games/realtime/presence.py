@@ -15,12 +15,26 @@ embedded default, where one process serves everything).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
+from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.core.cache import cache
 
 from games.realtime.audience import Audience
+
+# A socket's counts are one cache (Redis) call each, not database work: consumers run them on
+# threads of their own, so a closed socket stops counting at once even while the sockets'
+# database work is queued. Under load it was, for seconds, and a player finishing short
+# games back to back was refused a socket (too-many-sockets) by sockets already closed.
+_COUNT_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="socket-counts")
+
+
+def on_count_threads(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (counting only: no database) as a coroutine on the counts' own threads."""
+    return SyncToAsync(func, thread_sensitive=False, executor=_COUNT_THREADS)
 
 
 def heartbeat_seconds() -> int:

@@ -343,6 +343,47 @@ async def test_a_player_holds_a_bounded_number_of_sockets(alice, bob, table, see
         await socket.close()
 
 
+@override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=1)
+async def test_a_closed_socket_stops_counting_while_the_sockets_database_work_waits(
+    alice, bob, table, seeds, monkeypatch
+):
+    """The player's socket count is released off the sockets' database threads: under load
+    those were queued for seconds, and a player starting the next game at once was refused
+    a socket (too-many-sockets) by the one they had just closed."""
+    from games.realtime import consumers
+
+    match_id, seats = await _seat_both(alice, bob, table)
+    player_id = seats[0].player.pk
+    first = await player_socket(seats[0], match_id)
+    await first.receive_type("hello")
+    await first.receive_type("presence")  # its own arrival: the connect is over
+    queue_moves = asyncio.Event()
+    to_database = consumers.database_sync_to_async
+
+    def queued(func):  # every database hop of the consumer waits, as in a saturated pool
+        async def run(*args, **kwargs):
+            await queue_moves.wait()
+            return await to_database(func)(*args, **kwargs)
+
+        return run
+
+    monkeypatch.setattr(consumers, "database_sync_to_async", queued)
+    closing = asyncio.ensure_future(first.close())
+    count = await sync(presence.cache.get)(presence._player_key(player_id))
+    for _ in range(100):
+        if not count:
+            break
+        await asyncio.sleep(0.02)
+        count = await sync(presence.cache.get)(presence._player_key(player_id))
+    assert not count, "the closed socket still counts while database work is queued"
+    queue_moves.set()
+    await closing
+    monkeypatch.setattr(consumers, "database_sync_to_async", to_database)
+    second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
+    await second.receive_type("hello")
+    await second.close()
+
+
 @override_settings(REALTIME_MAX_MESSAGES_PER_10S=5)
 async def test_a_client_sending_too_fast_is_closed(alice, bob, table, seeds):
     match_id, seats = await _seat_both(alice, bob, table)
