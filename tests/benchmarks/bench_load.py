@@ -2,6 +2,7 @@
 settled by Celery.
 
     .venv/bin/python tests/benchmarks/bench_load.py --games 8,32,64 --duration 60 [--compare]
+        [--baseline GAMES_PER_MINUTE]
 
 Needs PostgreSQL (DATABASE_URL's server, default 127.0.0.1:5432, user postgres, trust auth)
 and Redis (REDIS_URL's, default 127.0.0.1:6379 db 14); everything else it sets up and tears
@@ -857,9 +858,18 @@ def parse_args(argv=None):
     parser.add_argument(
         "--redis-db", type=int, default=None, help="default: REDIS_URL's number, else 14"
     )
+    parser.add_argument(
+        "--baseline",
+        type=float,
+        default=None,
+        help="games/min of the code to compare with, run the same way on this machine "
+        "(e.g. the goal's day: README): prints each level's ratio to it (goal >= 2)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument("--keep-logs", action="store_true", help="keep the server/worker logs")
     args = parser.parse_args(argv)
+    if args.baseline is not None and args.baseline <= 0:
+        parser.error("--baseline: games per minute, above 0")
     args.levels = [int(x) for x in args.games.split(",") if x.strip()]
     if not args.levels or min(args.levels) < 1 or max(args.levels) > 256:
         parser.error("--games: between 1 and 256 concurrent games per level")
@@ -917,6 +927,13 @@ def main(argv=None) -> int:
                     f"{row['view_reads_per_action']}, errors {row['errors']}, "
                     f"settled {row['settled']}/{row['finished_total']}"
                 )
+                if args.baseline:
+                    ratio = row["games_per_minute"] / args.baseline
+                    verdict = "met" if ratio >= 2 else "not met"
+                    say(
+                        f"  against the baseline's {args.baseline:g} games/min: {ratio:.2f}x "
+                        f"(goal >= 2: {verdict})"
+                    )
                 for kind, count in row["error_kinds"].items():
                     say(f"    error: {kind} x{count}")
                 if row["unsettled"]:
