@@ -6,12 +6,13 @@ service that put an API key, a session token or a signing secret in it by mistak
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import models
 
 from gin_platform.models import AuditEvent, Operator
-from gin_platform.precompiled import insert_rows
+from gin_platform.precompiled import insert_rows, save_fields_and_insert
 from gin_platform.principals import Actor
 from gin_platform.redaction import withhold_secrets
 
@@ -27,6 +28,24 @@ def audit_record(
     event = audit_event(actor=actor, action=action, model=type(obj), operator=operator, data=data)
     event.object_id = str(obj.pk)
     insert_rows([event])  # its INSERT built once per process: every state change writes one
+    return event
+
+
+def audit_saved(
+    *,
+    obj: models.Model,
+    fields: tuple[str, ...],
+    actor: Actor,
+    action: str,
+    operator: Operator | None,
+    data: dict[str, Any] | None = None,
+    rows: Sequence[models.Model] = (),
+) -> AuditEvent:
+    """Save ``fields`` of ``obj`` (locked by the caller), write its audit row and insert the
+    caller's new ``rows`` of the same change: one statement on PostgreSQL."""
+    event = audit_event(actor=actor, action=action, model=type(obj), operator=operator, data=data)
+    event.object_id = str(obj.pk)
+    save_fields_and_insert(obj, fields=fields, rows=[*rows, event])
     return event
 
 

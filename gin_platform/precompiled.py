@@ -27,7 +27,8 @@ column too small for the stand-in (the ORM answers an out-of-range value without
 hot path: the UPDATE of a model's fields by primary key, its SQL built once per model, field
 list and database; each value prepared by its field as ``save`` prepares it. Likewise
 ``insert_rows(rows)`` is ``bulk_create(rows)`` for the few rows a move, a settlement or an
-event appends.
+event appends, and ``save_fields_and_insert`` both in one statement (a state change with its
+audit row).
 """
 
 from __future__ import annotations
@@ -212,8 +213,70 @@ def save_fields(instance: Model, *, fields: Sequence[str]) -> None:
     ``save`` itself runs instead whenever it would do more than the UPDATE: a receiver of the
     model's save signals, a value that is an expression (``F("seq") + 1``), a field with a
     placeholder of its own (binary, array, range and geometry fields), an unsaved instance."""
-    model = type(instance)
     names = tuple(fields)
+    update = _update_prepared(instance, names)
+    if update is None:
+        instance.save(update_fields=names)
+        return
+    alias, sql, params = update
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != 1:
+            raise DatabaseError(_NO_ROW_UPDATED)
+
+
+_NO_ROW_UPDATED = "Save with update_fields did not affect any rows."
+
+
+def save_fields_and_insert(
+    instance: Model, *, fields: Sequence[str], rows: Sequence[Model]
+) -> None:
+    """``save_fields(instance, fields=...)`` and ``insert_rows([row])`` for each of ``rows``
+    (new rows, of any models) in ONE statement on PostgreSQL: data-modifying CTEs, so a
+    state change, its audit row and the caller's record of it cost one round trip. The
+    statements one by one elsewhere, or whenever one of them is not built ahead. The same
+    answers: each row's key and defaults set on it, and the error when no row was updated
+    (the transaction is then only good for rolling back, as after any failed statement)."""
+    names = tuple(fields)
+    update = _update_prepared(instance, names)
+    inserts = [_insert_prepared([row]) for row in rows]
+    if (
+        update is None
+        or connections[update[0]].vendor != "postgresql"
+        or any(insert is None or insert[0] != update[0] for insert in inserts)
+    ):
+        save_fields(instance, fields=names)
+        for row in rows:
+            insert_rows([row])
+        return
+    alias, update_sql, update_params = update
+    # Every statement is built from the models' metadata (precompiled above); every value
+    # is a parameter. The final SELECT gives the update's row count and each row's answers.
+    ctes = [f"changed AS ({update_sql} RETURNING 1)"]
+    answers = ["(SELECT count(*) FROM changed)"]
+    params = list(update_params)
+    quote = connections[alias].ops.quote_name
+    for number, (_, built, insert_params) in enumerate(inserts):
+        ctes.append(f"inserted_{number} AS ({built.sql})")
+        answers += [
+            f"(SELECT {quote(field.column)} FROM inserted_{number})"  # noqa: S608 - metadata
+            for field in built.returning
+        ]
+        params += insert_params
+    sql = f"WITH {', '.join(ctes)} SELECT {', '.join(answers)}"
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, params)
+        updated, *values = cursor.fetchone()
+    if updated != 1:
+        raise DatabaseError(_NO_ROW_UPDATED)
+    for row, (_, built, _) in zip(rows, inserts, strict=True):
+        answer, values = values[: len(built.returning)], values[len(built.returning) :]
+        _inserted([row], [answer], built, alias)
+
+
+def _update_prepared(instance: Model, names: tuple[str, ...]) -> tuple[str, str, list] | None:
+    """(database alias, UPDATE, its parameters) of ``save_fields``; None: ``save`` must run."""
+    model = type(instance)
     alias = instance._state.db or router.db_for_write(model, instance=instance)
     key = (model, names, alias)
     built = _UPDATES.get(key, _UNSEEN)
@@ -225,26 +288,20 @@ def save_fields(instance: Model, *, fields: Sequence[str]) -> None:
         or pre_save.has_listeners(model)
         or post_save.has_listeners(model)
     ):
-        instance.save(update_fields=names)
-        return
+        return None
     sql, targets = built
     connection = connections[alias]
     params = []
     for field in targets:
         value = field.pre_save(instance, False)
         if hasattr(value, "resolve_expression"):
-            instance.save(update_fields=names)
-            return
+            return None
         value = field.get_db_prep_save(value, connection)
         if hasattr(value, "as_sql"):
-            instance.save(update_fields=names)
-            return
+            return None
         params.append(value)
     params.append(model._meta.pk.get_db_prep_value(instance.pk, connection))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        if cursor.rowcount != 1:
-            raise DatabaseError("Save with update_fields did not affect any rows.")
+    return alias, sql, params
 
 
 def _update_statement(
@@ -286,6 +343,20 @@ def insert_rows(rows: Sequence[Model]) -> None:
     an expression as a value, a value given for a database default)."""
     if not rows:
         return
+    insert = _insert_prepared(rows)
+    if insert is None:
+        model = type(rows[0])
+        model._default_manager.using(router.db_for_write(model)).bulk_create(rows)
+        return
+    alias, built, params = insert
+    with connections[alias].cursor() as cursor:
+        cursor.execute(built.sql, params)
+        answers = cursor.fetchall() if built.returning else [()] * len(rows)
+    _inserted(rows, answers, built, alias)
+
+
+def _insert_prepared(rows: Sequence[Model]) -> tuple[str, _Insert, list] | None:
+    """(database alias, INSERT, its parameters) of ``insert_rows``; None: ``bulk_create``."""
     model = type(rows[0])
     alias = router.db_for_write(model)
     key = (model, len(rows), alias)
@@ -295,8 +366,7 @@ def insert_rows(rows: Sequence[Model]) -> None:
     if built is None or any(
         type(row) is not model or (row.pk is None) != built.database_assigns_pk for row in rows
     ):
-        model._default_manager.using(alias).bulk_create(rows)
-        return
+        return None
     connection = connections[alias]
     params = []
     for row in rows:
@@ -304,16 +374,16 @@ def insert_rows(rows: Sequence[Model]) -> None:
             value = field.pre_save(row, True)
             if field in built.defaults:
                 if not isinstance(value, DatabaseDefault):  # a value given: not DEFAULT
-                    model._default_manager.using(alias).bulk_create(rows)
-                    return
+                    return None
                 continue
             if hasattr(value, "resolve_expression"):
-                model._default_manager.using(alias).bulk_create(rows)
-                return
+                return None
             params.append(field.get_db_prep_save(value, connection))
-    with connection.cursor() as cursor:
-        cursor.execute(built.sql, params)
-        answers = cursor.fetchall() if built.returning else [()] * len(rows)
+    return alias, built, params
+
+
+def _inserted(rows: Sequence[Model], answers: Sequence[Sequence[Any]], built: _Insert, alias: str):
+    """Set the database's answers on the inserted rows and mark them saved, as ``save``."""
     for row, answer in zip(rows, answers, strict=True):
         for field, value in zip(built.returning, answer, strict=True):
             setattr(row, field.attname, value)

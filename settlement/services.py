@@ -29,7 +29,7 @@ from games.models import Match
 from gin_platform import selectors as platform_selectors
 from gin_platform.events import event_recorded
 from gin_platform.models import Operator, Player
-from gin_platform.precompiled import PrecompiledQuery, insert_rows
+from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ServerErrorProblem
 from gin_platform.webhooks import webhook_enqueue
@@ -143,6 +143,7 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         fee=payout.fee,
         actor=actor,
         metadata={"match_id": match.pk, "variant": result.variant},
+        savepoint=False,  # any failure rolls this whole transaction back: nothing to keep
     )
     # Seamless mode: what the payout put in the players' platform wallets goes back to the
     # operator's wallet; the credits are written here and sent after the commit.
@@ -168,8 +169,8 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         fee=payout.fee,
         statement=statement,
     )
-    insert_rows([settlement])
-    game_services.match_settled_record(match=match, actor=actor)  # the match is locked above
+    # The match is locked above; its change, its audit row and the Settlement: one write.
+    game_services.match_settled_record(match=match, actor=actor, rows=[settlement])
     if network:
         _network_settled_notify(match=match, statement=statement)
     else:

@@ -19,6 +19,7 @@ Ledger invariants and who holds them:
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -163,6 +164,10 @@ class LedgerTransaction(AppendOnlyModel):
     # Not a column: the entries ``_post`` (wallet.services.posting) has just written, which
     # ``wallet.posting_selectors.transaction_entries`` returns instead of reading them back.
     posted_entries: list[LedgerEntry] | None = None
+    # Not a column: whether each payee's operator keeps its players' balances (seamless
+    # wallet mode), read under the posting's locks by a refund or settlement, which
+    # ``wallet.services.seamless_credits_record`` uses instead of asking again.
+    seamless_by_operator: dict[Any, bool] | None = None
 
     class Kind(models.TextChoices):
         DEPOSIT = "deposit"

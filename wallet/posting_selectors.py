@@ -1,19 +1,23 @@
 """The reads of a posting under its locks, each folded into one statement (docs/wallet.md
 "Speed"): a deposit's replay, wallet-mode, self-exclusion, caps and limits checks; a refund's
-or settlement's escrow, replay and settled checks; and the entries a posting just wrote.
+or settlement's escrow, replay, settled, participants and wallet-mode checks; and the
+entries a posting just wrote.
 
 Beside ``wallet.selectors`` (the 600-line limit), like the other ``*_selectors`` modules.
 """
 
 from __future__ import annotations
 
+import functools
+import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
 
-from gin_platform.models import Player
+from gin_platform.models import Operator, Player
 from gin_platform.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
@@ -58,31 +62,79 @@ _ESCROW_WITH_REPLAY = PrecompiledQuery(
 @dataclass(frozen=True)
 class EscrowPostingReads:
     """What a refund or settlement reads under its locks, in one query: whether its
-    reference was used meanwhile, and whether the escrow is settled (by a settlement not
-    reversed)."""
+    reference was used meanwhile, whether the escrow is settled (by a settlement not
+    reversed), who ever bought into it (``participants``, when asked: a settlement's payees
+    must be among them), and which of the given operators keep their players' balances
+    (``seamless_operator_ids``: the wallet mode of each payee's operator)."""
 
     replayed: bool
     settled: bool
+    participants: frozenset[uuid.UUID]
+    seamless_operator_ids: frozenset[uuid.UUID]
+
+    def seamless_by_operator(self, operator_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, bool]:
+        """Each of ``operator_ids`` (those the reads were asked about): seamless or not."""
+        return {pk: pk in self.seamless_operator_ids for pk in operator_ids}
 
 
-# Written out: plain SQL on any database (text and integer parameters), and no ORM compile
-# of two subqueries on every refund and settlement. ``settled`` is ``escrow_is_settled``.
-_ESCROW_POSTING_READS_SQL = """
-SELECT
-    EXISTS (SELECT 1 FROM wallet_ledgertransaction WHERE reference = %s),
-    EXISTS (
-        SELECT 1 FROM wallet_ledgertransaction s
-         WHERE s.escrow_id = %s AND s.kind = %s
-           AND NOT EXISTS (SELECT 1 FROM wallet_ledgertransaction r WHERE r.reverses_id = s.id)
-    )
-"""
+# Written out: plain SQL on any database, and no ORM compile of its subqueries on every
+# refund and settlement. One row per fact, tagged: ``settled`` is ``escrow_is_settled``,
+# ``participant`` a player of a contribution (buy-in, refund, or a reversal of one: who
+# ever bought in, even if refunded since), ``seamless`` is ``seamless_selectors.is_seamless``.
+# Keys come back as text (hyphenated on PostgreSQL, 32 hex digits on SQLite), parsed by UUID.
+_REPLAYED_SQL = """SELECT 'replayed', NULL
+ WHERE EXISTS (SELECT 1 FROM wallet_ledgertransaction WHERE reference = %s)"""
+_SETTLED_SQL = """SELECT 'settled', NULL WHERE EXISTS (
+    SELECT 1 FROM wallet_ledgertransaction s
+     WHERE s.escrow_id = %s AND s.kind = %s
+       AND NOT EXISTS (SELECT 1 FROM wallet_ledgertransaction r WHERE r.reverses_id = s.id))"""
+_PARTICIPANTS_SQL = """SELECT 'participant', CAST(e.player_id AS TEXT)
+  FROM wallet_ledgerentry e
+  JOIN wallet_ledgertransaction t ON t.id = e.transaction_id
+  LEFT JOIN wallet_ledgertransaction reversed ON reversed.id = t.reverses_id
+ WHERE e.account_id = %s AND e.player_id IS NOT NULL
+   AND (t.kind IN (%s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s)))"""
+_SEAMLESS_SQL = """SELECT 'seamless', CAST(operator_id AS TEXT) FROM wallet_operatorwallet
+ WHERE mode = %s AND operator_id IN ({})"""
 
 
-def escrow_posting_reads(*, escrow: Account, reference: str) -> EscrowPostingReads:
+@functools.cache
+def _escrow_posting_reads_sql(*, participants: bool, operators: int) -> str:
+    parts = [_REPLAYED_SQL, _SETTLED_SQL]
+    if participants:
+        parts.append(_PARTICIPANTS_SQL)
+    if operators:
+        parts.append(_SEAMLESS_SQL.format(", ".join(["%s"] * operators)))
+    return "\nUNION ALL\n".join(parts)
+
+
+def escrow_posting_reads(
+    *,
+    escrow: Account,
+    reference: str,
+    participants: bool = False,
+    operator_ids: Collection[uuid.UUID] = (),
+) -> EscrowPostingReads:
+    operators = sorted(set(operator_ids), key=str)
+    params: list[object] = [reference, escrow.pk, Kind.SETTLEMENT.value]
+    if participants:
+        contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
+        params += [escrow.pk, *contribution, Kind.REVERSAL.value, *contribution]
+    if operators:
+        operator_key = Operator._meta.pk
+        params.append(OperatorWallet.Mode.SEAMLESS.value)
+        params += [operator_key.get_db_prep_value(pk, connection) for pk in operators]
+    sql = _escrow_posting_reads_sql(participants=participants, operators=len(operators))
     with connection.cursor() as cursor:
-        cursor.execute(_ESCROW_POSTING_READS_SQL, [reference, escrow.pk, Kind.SETTLEMENT.value])
-        replayed, settled = cursor.fetchone()
-    return EscrowPostingReads(replayed=bool(replayed), settled=bool(settled))
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    facts = {tag for tag, _ in rows}
+    return EscrowPostingReads(
+        replayed="replayed" in facts,
+        settled="settled" in facts,
+        participants=frozenset(uuid.UUID(key) for tag, key in rows if tag == "participant"),
+        seamless_operator_ids=frozenset(uuid.UUID(key) for tag, key in rows if tag == "seamless"),
+    )
 
 
 @dataclass(frozen=True)

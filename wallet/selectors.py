@@ -23,7 +23,6 @@ from django.utils import timezone
 
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.problems import NotFoundProblem
 from wallet import fx
 from wallet.amounts import parse_currency
@@ -269,23 +268,6 @@ def escrow_contributions(*, game_ref: str, currency: str) -> dict[uuid.UUID, int
         .order_by("player_id")
     )
     return {row["player_id"]: row["total"] for row in rows if row["total"]}
-
-
-def escrow_participants(*, escrow: Account) -> set[uuid.UUID]:
-    """Every player who ever bought into this escrow (even if refunded since)."""
-    return {entry.player_id for entry in _PARTICIPANT_ENTRIES.fetch(escrow.pk)}
-
-
-# Compiled once per process thread (gin_platform/precompiled.py): every settlement reads it.
-# The escrow's few contribution entries, not DISTINCT players: a set makes them distinct.
-_PARTICIPANT_ENTRIES = PrecompiledQuery(
-    lambda escrow_id: (
-        LedgerEntry.objects.filter(account_id=escrow_id, player__isnull=False)
-        .filter(_kinds_q(CONTRIBUTION_KINDS, prefix="transaction__"))
-        .only("player_id")
-        .order_by()
-    )
-)
 
 
 def player_contribution_transactions(

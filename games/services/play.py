@@ -26,13 +26,14 @@ Transactions: ``hand_apply_action`` and ``player_action_apply`` are top-level an
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from games import engine, selectors
@@ -63,7 +64,7 @@ from games.services.dealing import (
 )
 from games.services.multi import _multi_hand_finished
 from games.services.network import match_event_enqueue, player_ref_for
-from gin_platform.audit import audit_record
+from gin_platform.audit import audit_saved
 from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.models import Player
 from gin_platform.precompiled import save_fields
@@ -441,16 +442,23 @@ def match_mark_settled(*, match: Match | int, actor: Actor) -> Match:
     return locked
 
 
-def match_settled_record(*, match: Match, actor: Actor) -> None:
+def match_settled_record(*, match: Match, actor: Actor, rows: Sequence[Model] = ()) -> None:
     """``finished -> settled`` for a caller that holds the match's lock in its transaction
     and has seen it finished (settlement's ``game_settle``, which locks the match first):
-    no second lock, no savepoint, no second read of the row."""
+    no second lock, no savepoint, no second read of the row. ``rows``: the caller's new
+    rows about the same change (the Settlement), written in the same statement."""
     if match.status != Match.Status.FINISHED:
         raise MatchNotFinishedProblem(f"the game is {match.status}")
     match.status = Match.Status.SETTLED
     match.settled_at = timezone.now()
-    save_fields(match, fields=("status", "settled_at"))
-    audit_record(actor=actor, action="match.settled", obj=match, operator=match.operator)
+    audit_saved(
+        obj=match,
+        fields=("status", "settled_at"),
+        actor=actor,
+        action="match.settled",
+        operator=match.operator,
+        rows=rows,
+    )
     publisher.match_changed(match_id=match.pk)
 
 

@@ -12,7 +12,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from gin_platform.models import AuditEvent, Operator, OperatorEvent, Player, PlayerSession
-from gin_platform.precompiled import PrecompiledQuery, insert_rows, save_fields
+from gin_platform.precompiled import (
+    PrecompiledQuery,
+    insert_rows,
+    save_fields,
+    save_fields_and_insert,
+)
 from gin_platform.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
@@ -246,3 +251,55 @@ def test_insert_rows_reads_back_what_the_database_fills_like_save():
     given = OperatorEvent(operator=operator, type="test.one", data={}, created_at=earlier)
     insert_rows([given])
     assert OperatorEvent.objects.get(pk=given.pk).created_at == earlier
+
+
+def test_save_fields_and_insert_change_the_row_and_add_the_others_as_the_calls_do():
+    """One statement on PostgreSQL (a state change, its audit row and another model's row),
+    one per row elsewhere; the same rows either way, each row's answers read back."""
+    session = _session()
+    operator = session.player.operator
+    later = session.expires_at + timedelta(hours=1)
+    session.expires_at = later
+    (audit,) = _audit_rows(operator, 1)
+    event = OperatorEvent(operator=operator, type="test.one", data={"n": 1})
+    built = [*_audit_rows(None, 1), OperatorEvent(operator=operator, type="test.one", data={})]
+    save_fields_and_insert(session, fields=("expires_at",), rows=built)  # built on first call
+    with CaptureQueriesContext(connection) as queries:
+        save_fields_and_insert(session, fields=("expires_at",), rows=[audit, event])
+    statements = [query["sql"].split()[0] for query in queries.captured_queries]
+    postgresql = connection.vendor == "postgresql"
+    assert statements == (["WITH"] if postgresql else ["UPDATE", "INSERT", "INSERT"])
+    assert PlayerSession.objects.get(pk=session.pk).expires_at == later
+    assert audit.pk is not None and not audit._state.adding and not event._state.adding
+    assert AuditEvent.objects.get(pk=audit.pk).data == {
+        "number": 0,
+        "cards": ["AS", "TD"],
+        "none": None,
+    }
+    stored = OperatorEvent.objects.get(pk=event.pk)
+    assert stored.data == {"n": 1} and stored.created_at == event.created_at  # read back
+
+
+def test_save_fields_and_insert_refuse_a_row_that_is_gone_and_keep_nothing():
+    session = _session()
+    PlayerSession.objects.filter(pk=session.pk).delete()
+    (audit,) = _audit_rows(None, 1)
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        save_fields_and_insert(session, fields=("last_used_at",), rows=[audit])
+    assert not AuditEvent.objects.filter(action="test.insert").exists()
+
+
+def test_save_fields_and_insert_leave_a_signal_receiver_to_save():
+    session = _session()
+    heard = []
+
+    def receiver(sender, instance, update_fields, **kwargs):
+        heard.append(set(update_fields))
+
+    pre_save.connect(receiver, sender=PlayerSession)
+    try:
+        save_fields_and_insert(session, fields=("last_used_at",), rows=_audit_rows(None, 1))
+    finally:
+        pre_save.disconnect(receiver, sender=PlayerSession)
+    assert heard == [{"last_used_at"}]
+    assert AuditEvent.objects.filter(action="test.insert").count() == 1

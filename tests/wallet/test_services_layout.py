@@ -24,7 +24,8 @@ SERVICES = WALLET / "services"
 CONCERNS = {
     "posting": ["shard_for", "house_shards", "AccountKey", "LedgerInvariantError"],
     "cashier": ["deposit", "withdraw", "cashier_caps_set", "deposit_reference"],
-    "escrow": ["table_buy_in", "table_refund", "escrow_settle", "EscrowPayout"],
+    "escrow": ["table_buy_in", "table_refund"],
+    "escrow_settle": ["escrow_settle", "EscrowPayout"],
     "practice": ["practice_chips_top_up", "practice_grant_amount", "practice_top_up_window"],
     "rates": ["exchange_rate_record", "exchange_rates_load", "RateRowError", "fx_max_age"],
     "responsible_gaming": [

@@ -487,6 +487,28 @@ def test_invalid_payout_lines_are_refused(seated, make_payouts):
     assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
 
 
+def test_a_payee_is_anyone_who_bought_in_even_if_refunded_or_reversed_since(seated):
+    """The payees are checked under the escrow's lock against every buy-in ever made: a
+    refunded player, or one whose buy-in was reversed, may still be on a line (of 0)."""
+    winner, loser = seated
+    refund(loser)
+    third = PlayerFactory(operator=winner.operator)
+    fund(third, 1000)
+    reversed_buy_in = buy_in(third, 500)
+    services.transaction_reverse(
+        ledger_transaction=reversed_buy_in, reference=ref("reverse"), reason="test", actor=SYSTEM
+    )
+    txn = settle(
+        [
+            EscrowPayout(winner, 1000, "stake"),
+            EscrowPayout(loser, 0, "pot"),
+            EscrowPayout(third, 0, "pot"),
+        ]
+    )
+    assert txn.kind == "settlement"
+    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+
+
 def test_a_negative_fee_is_refused(seated):
     winner, _ = seated
     with pytest.raises(PayoutInvalidProblem):

@@ -67,13 +67,12 @@ from wallet.services.cashier import (
     withdrawal_reference,
 )
 from wallet.services.corrections import reversal_reference, transaction_reverse
-from wallet.services.escrow import (
+from wallet.services.escrow import table_buy_in, table_refund
+from wallet.services.escrow_settle import (
     COMPONENT_SHAPE,
     RESERVED_COMPONENTS,
     EscrowPayout,
     escrow_settle,
-    table_buy_in,
-    table_refund,
 )
 from wallet.services.network import (
     FeeSplit,

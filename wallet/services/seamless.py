@@ -496,7 +496,8 @@ def seamless_credits_record(
     # its transaction's operator is the network's).
     totals: dict[Any, int] = {}
     currencies: dict[Any, str] = {}
-    seamless: dict[Any, bool] = {}
+    # Read with the posting by a refund or settlement; asked here otherwise.
+    seamless: dict[Any, bool] = dict(ledger_transaction.seamless_by_operator or {})
     for entry in transaction_entries(ledger_transaction=ledger_transaction):
         if entry.account.kind != AccountKind.PLAYER or entry.amount <= 0:
             continue

@@ -1,0 +1,345 @@
+"""The settlement that empties a game's escrow (docs/wallet.md "escrow_settle"):
+``settlement`` calls ``escrow_settle`` with the payout lines of a finished game (R10 in
+docs/rules.md). Beside the table cashier's buy-ins and refunds (escrow.py), whose escrow
+it empties: the payouts to the players, converted into their wallet currencies through
+the house FX accounts at the latest rate (rounded down), and the fee to the house.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from gin_platform import selectors as platform_selectors
+from gin_platform.models import Player
+from gin_platform.money import PRACTICE_CURRENCY, money_dict
+from gin_platform.principals import Actor
+from wallet import fx, network_selectors, posting_selectors
+from wallet.amounts import parse_currency
+from wallet.models import COMPONENT_LENGTH, LedgerTransaction
+from wallet.problems import (
+    EscrowNotFoundProblem,
+    EscrowSettledProblem,
+    EscrowUnbalancedProblem,
+    PayoutInvalidProblem,
+)
+from wallet.services.network import (
+    check_network_escrow,
+    network_fee_share_bps,
+    network_fee_split,
+    position_key,
+)
+from wallet.services.posting import (
+    MAX_AMOUNT,
+    AccountKey,
+    AccountKind,
+    Kind,
+    LedgerInvariantError,
+    Locked,
+    _check_game_ref,
+    _check_metadata,
+    _check_reference,
+    _house_key,
+    _Line,
+    _money,
+    _player_key,
+    _post,
+    _reference_guard,
+    posting_make,
+    posting_replay,
+    shard_for,
+)
+from wallet.services.rates import rate_quote
+
+COMPONENT_SHAPE = re.compile(rf"^[a-z][a-z0-9_]{{0,{COMPONENT_LENGTH - 1}}}$")
+RESERVED_COMPONENTS = frozenset({"fee", "fx"})
+
+
+@dataclass(frozen=True)
+class EscrowPayout:
+    """One line of a settlement: ``amount`` minor units of the escrow currency to ``player``,
+    tagged with what it stands for (``points``, ``line_bonus``, ``stake``, ...). Lines may be
+    negative as long as each player's total is >= 0."""
+
+    player: Player
+    amount: int
+    component: str
+
+
+# --- Settlement -----------------------------------------------------------------------------
+def _check_payouts(
+    payouts: Sequence[EscrowPayout], fee: object
+) -> tuple[dict[Any, Player], dict[Any, list[EscrowPayout]]]:
+    if isinstance(fee, bool) or not isinstance(fee, int) or fee < 0:
+        raise PayoutInvalidProblem("fee must be an integer >= 0 of minor units")
+    players: dict[Any, Player] = {}
+    lines: dict[Any, list[EscrowPayout]] = defaultdict(list)
+    for line in payouts:
+        if not isinstance(line, EscrowPayout) or not isinstance(line.player, Player):
+            raise PayoutInvalidProblem("every payout is an EscrowPayout(player, amount, component)")
+        if isinstance(line.amount, bool) or not isinstance(line.amount, int):
+            raise PayoutInvalidProblem("payout amounts are integers of minor units")
+        if abs(line.amount) > MAX_AMOUNT:
+            raise PayoutInvalidProblem("a payout amount is larger than any posting allowed")
+        if not isinstance(line.component, str) or not COMPONENT_SHAPE.match(line.component):
+            raise PayoutInvalidProblem(
+                f"component {line.component!r} is not a lower-case tag like 'line_bonus'"
+            )
+        if line.component in RESERVED_COMPONENTS:
+            raise PayoutInvalidProblem(
+                f"component {line.component!r} is reserved (the fee is the `fee` argument)"
+            )
+        players[line.player.pk] = line.player
+        lines[line.player.pk].append(line)
+    for player_id, player_lines in lines.items():
+        total = sum(line.amount for line in player_lines)
+        if total < 0:
+            raise PayoutInvalidProblem(
+                f"the payout lines of player {player_id} add up to {total}, below zero",
+                player=str(player_id),
+            )
+    return players, lines
+
+
+@_reference_guard
+def escrow_settle(
+    *,
+    game_ref: str,
+    currency: str,
+    reference: str,
+    payouts: Sequence[EscrowPayout],
+    fee: int,
+    actor: Actor,
+    metadata: dict | None = None,
+    savepoint: bool = True,
+) -> LedgerTransaction:
+    """Empty the game's escrow: the payout lines to the players, the fee to the house.
+
+    Each player's total is converted into their wallet currency at the latest rate through
+    the house FX accounts, rounded DOWN (ROUND_FLOOR), the rate stored in ``fx`` and the FX
+    legs tagged ``fx``; the escrow side keeps one entry per line and component. The payouts
+    plus the fee must equal the escrow exactly (``escrow-unbalanced``); each payee must have
+    bought in. Never blocked by self-exclusion, limits or status (the money is owed).
+
+    ``savepoint=False``: inside a caller's transaction that rolls back whole on any error
+    (settlement's ``game_settle``), no savepoint of its own (two round trips fewer); a
+    failure then leaves the caller's transaction only good for rolling back.
+    """
+    with transaction.atomic(savepoint=savepoint):
+        return _escrow_settle(
+            game_ref=game_ref,
+            currency=currency,
+            reference=reference,
+            payouts=payouts,
+            fee=fee,
+            actor=actor,
+            metadata=metadata,
+        )
+
+
+def _escrow_settle(
+    *,
+    game_ref: str,
+    currency: str,
+    reference: str,
+    payouts: Sequence[EscrowPayout],
+    fee: int,
+    actor: Actor,
+    metadata: dict | None,
+) -> LedgerTransaction:
+    code = parse_currency(currency)
+    game_ref = _check_game_ref(game_ref)
+    reference = _check_reference(reference)
+    meta = _check_metadata(metadata)
+    payees, lines_by_player = _check_payouts(payouts, fee)
+    total = sum(line.amount for line in payouts) + fee
+    same = {"kind": Kind.SETTLEMENT, "game_ref": game_ref, "currency": code, "amount": total}
+    # One read: the escrow, its operator and whether the reference is taken (a replay is
+    # answered before any other check, as by ``posting_replay``).
+    escrow = posting_selectors.escrow_with_replay(
+        game_ref=game_ref, currency=code, reference=reference
+    )
+    replay = escrow is None or escrow.replayed
+    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
+        return existing
+    if escrow is None:
+        raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {code}")
+    now = timezone.now()
+    operator = escrow.operator
+    practice = code == PRACTICE_CURRENCY
+    wallet_codes = {pk: (code if practice else p.wallet_currency) for pk, p in payees.items()}
+    quotes = {
+        wallet_code: rate_quote(base=code, quote=wallet_code, at=now)
+        for wallet_code in sorted(set(wallet_codes.values()))
+        if wallet_code != code
+    }
+    # A network game (the escrow is the network's operator's): payees of other operators are
+    # paid through the positions, and the fee is shared by contribution (network.py).
+    network = platform_selectors.is_network_operator(operator.pk)
+    split = None
+    if network:
+        split = network_fee_split(
+            fee=fee,
+            contributions=network_selectors.escrow_operator_contributions(escrow=escrow),
+            fee_share_bps=network_fee_share_bps(),
+        )
+    shard = shard_for(game_ref)
+    # Accounts: the fee's house shards follow the game, each payee's FX legs and position
+    # their shard (on their own operator's books).
+    keys: dict[Any, AccountKey] = {}
+    if fee:
+        keys["fee"] = _house_key(
+            operator_id=operator.pk, kind=AccountKind.HOUSE_FEE, currency=code, shard=shard
+        )
+    if split is not None:
+        keys["network_position"] = position_key(operator_id=operator.pk, currency=code, shard=shard)
+        for operator_id in sorted(split.operators, key=str):
+            if split.operators[operator_id] and operator_id != operator.pk:
+                keys[("fee_share", operator_id)] = position_key(
+                    operator_id=operator_id, currency=code, shard=shard
+                )
+                keys[("fee", operator_id)] = _house_key(
+                    operator_id=operator_id,
+                    kind=AccountKind.HOUSE_FEE,
+                    currency=code,
+                    shard=shard,
+                )
+    for pk in sorted(payees, key=str):
+        payee_operator = payees[pk].operator_id
+        if wallet_codes[pk] != code:
+            for fx_code in (code, wallet_codes[pk]):
+                keys[("fx", pk, fx_code)] = _house_key(
+                    operator_id=payee_operator,
+                    kind=AccountKind.HOUSE_FX,
+                    currency=fx_code,
+                    shard=shard_for(pk),
+                )
+        if payee_operator != operator.pk:
+            check_network_escrow(player_operator_id=payee_operator, escrow_operator_id=operator.pk)
+            keys[("position", pk)] = position_key(
+                operator_id=payee_operator, currency=code, shard=shard_for(pk)
+            )
+            keys.setdefault(
+                "network_position",
+                position_key(operator_id=operator.pk, currency=code, shard=shard),
+            )
+    for pk in sorted(payees, key=str):
+        keys[("wallet", pk)] = _player_key(player=payees[pk], currency=wallet_codes[pk])
+
+    def rules(locked: Locked) -> LedgerTransaction:
+        accounts = dict(zip(keys, locked.resolved, strict=True))
+        if locked.reads.settled:
+            raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
+        # Read under the escrow's lock, which every buy-in takes: the payees as they stand.
+        if strangers := set(payees) - locked.reads.participants:
+            raise PayoutInvalidProblem(
+                f"{len(strangers)} payee(s) did not buy into {game_ref}",
+                players=sorted(str(pk) for pk in strangers),
+            )
+        held = locked.accounts[escrow.pk].balance
+        if held != total:
+            raise EscrowUnbalancedProblem(
+                f"the escrow of {game_ref} holds {money_dict(held, code)['amount']} {code}; "
+                f"payouts plus fee are {money_dict(total, code)['amount']}",
+                escrow=_money(held, code),
+                payouts_and_fee=_money(total, code),
+            )
+        if (
+            split is not None
+            and split.contributions
+            != network_selectors.escrow_operator_contributions(escrow=escrow)
+        ):  # pragma: no cover - a buy-in or refund needs the escrow's lock, held here
+            raise LedgerInvariantError(f"the contributions to {game_ref} changed under us")
+        lines: list[_Line] = []
+        snapshots = []
+        for pk in sorted(lines_by_player, key=str):
+            player_lines = lines_by_player[pk]
+            lines += [_Line(escrow, -line.amount, line.component, pk) for line in player_lines]
+            player_total = sum(line.amount for line in player_lines)
+            if player_total == 0:
+                continue
+            if ("position", pk) in keys:  # the network's books -> the payee's operator's
+                lines += [
+                    _Line(accounts["network_position"], player_total, "payout", pk),
+                    _Line(accounts[("position", pk)], -player_total, "payout", pk),
+                ]
+            wallet = accounts[("wallet", pk)]
+            wallet_code = wallet_codes[pk]
+            if wallet_code == code:
+                lines.append(_Line(wallet, player_total, "payout", pk))
+                continue
+            quote = quotes[wallet_code]
+            credited = fx.convert_minor(
+                player_total, base=code, quote=wallet_code, rate=quote.rate, rounding=fx.HOUSE_PAYS
+            )
+            lines += [
+                _Line(accounts[("fx", pk, code)], player_total, "fx", pk),
+                _Line(accounts[("fx", pk, wallet_code)], -credited, "fx", pk),
+                _Line(wallet, credited, "payout", pk),
+            ]
+            snapshots.append(
+                quote.snapshot()
+                | {
+                    "player": str(pk),
+                    "amount": player_total,
+                    "converted": credited,
+                    "rounding": fx.HOUSE_PAYS,
+                    "direction": f"{code}->{wallet_code}",
+                }
+            )
+        if fee:
+            kept = fee if split is None else split.network
+            lines += [_Line(escrow, -fee, "fee"), _Line(accounts["fee"], kept, "fee")]
+        extra: dict[str, Any] = {"fee": fee}
+        if split is not None:
+            extra["network"] = split.metadata()
+            for operator_id in sorted(split.operators, key=str):
+                share = split.operators[operator_id]
+                if not share:
+                    continue
+                if operator_id == operator.pk:  # pragma: no cover - no player of the network
+                    lines.append(_Line(accounts["fee"], share, "fee"))
+                    continue
+                lines += [
+                    _Line(accounts["network_position"], share, "fee_share"),
+                    _Line(accounts[("fee_share", operator_id)], -share, "fee_share"),
+                    _Line(accounts[("fee", operator_id)], share, "fee"),
+                ]
+        settled = _post(
+            locked=locked.accounts,
+            operator=operator,
+            kind=Kind.SETTLEMENT,
+            reference=reference,
+            lines=lines,
+            actor=actor,
+            now=now,
+            amount=total,
+            currency=code,
+            game_ref=game_ref,
+            escrow=escrow,
+            fx_snapshots=snapshots,
+            metadata=meta | extra,
+        )
+        settled.seamless_by_operator = locked.reads.seamless_by_operator(payee_operators)
+        return settled
+
+    # The wallet mode matters for real money only (practice chips never leave the platform).
+    payee_operators = [] if practice else sorted({p.operator_id for p in payees.values()}, key=str)
+    # ``now`` is the settlement's time, used for its rates before the locks are taken.
+    return posting_make(
+        reference=reference,
+        same=same,
+        keys=tuple(keys.values()),
+        accounts=[escrow],
+        rules=rules,
+        now=now,
+        reads=lambda _at: posting_selectors.escrow_posting_reads(
+            escrow=escrow, reference=reference, participants=True, operator_ids=payee_operators
+        ),
+    )
