@@ -16,6 +16,12 @@ the wallet's raw postings per second (docs/settlement.md "Speed").
 4. Times ``--deposits`` calls of ``wallet.services.deposit`` in this process (one client):
    the wallet's raw postings per second on the same database.
 5. Prints both and the ratio, checks the ledger reconciles, drops the scratch database.
+
+Beside each rate, the CPU it cost (read from /proc): the worker's and PostgreSQL's per game
+settled (from the first settlement to the last), this process's and PostgreSQL's per
+deposit; and the ratio of the two costs, which a machine's changing speed (a busy
+neighbour, steal) moves less than it moves the rates. PostgreSQL's figure is the whole
+server's (tests/benchmarks/harness.py ``CpuMeter``): an upper bound on a shared machine.
 It is a script, not a test: pytest does not collect tests/benchmarks/.
 """
 
@@ -94,17 +100,24 @@ def main() -> None:
         from tests.processes import worker_command
 
         worker = subprocess.Popen(worker_command(queues=QUEUE), cwd=ROOT, env=env)
-        games_per_second = wait_for_settlements(match_ids)
-        postings_per_second = deposit_rate(args.deposits)
+        games_per_second, game_cpu = wait_for_settlements(match_ids, worker_pid=worker.pid)
+        postings_per_second, posting_cpu = deposit_rate(args.deposits)
         from wallet.selectors import reconcile
 
         report = reconcile()
         print(
             f"games settled by one worker:   {games_per_second:8.1f} games/s "
-            f"({len(match_ids)} games)"
+            f"({len(match_ids)} games); CPU per game: {game_cpu}"
         )
-        print(f"wallet.services.deposit:       {postings_per_second:8.1f} postings/s (1 client)")
+        print(
+            f"wallet.services.deposit:       {postings_per_second:8.1f} postings/s (1 client); "
+            f"CPU per posting: {posting_cpu}"
+        )
         print(f"ratio settlements / postings:  {games_per_second / postings_per_second:8.2f}")
+        print(
+            "ratio of CPU, posting / game:  "
+            f"{sum(posting_cpu.values()) / sum(game_cpu.values()):8.2f}"
+        )
         print(f"ledger reconciles:             {report.ok}")
     finally:
         if worker is not None:
@@ -161,31 +174,51 @@ def finished_games(count: int) -> list[int]:
     return ids
 
 
-def wait_for_settlements(match_ids: list[int], timeout: float = 600) -> float:
+def wait_for_settlements(
+    match_ids: list[int], *, worker_pid: int, timeout: float = 600
+) -> tuple[float, dict[str, float]]:
+    """Games settled per second, and the CPU milliseconds per game of the worker and of
+    PostgreSQL between the first poll that saw a settlement and the last."""
     from settlement.models import Settlement
+    from tests.benchmarks.harness import CpuMeter, process_cpu_seconds
 
     deadline = time.monotonic() + timeout
+    first = None  # (games done, worker CPU seconds, meter)
     while time.monotonic() < deadline:
         done = Settlement.objects.filter(match_id__in=match_ids).count()
+        if first is None and done:
+            meter = CpuMeter(groups={}).start()
+            first = (done, process_cpu_seconds(worker_pid), time.monotonic())
         if done == len(match_ids):
             break
-        time.sleep(0.5)
+        time.sleep(0.1 if first is None else 0.5)
     else:
         raise SystemExit(f"only {done} of {len(match_ids)} games were settled in {timeout} s")
+    worker_cpu = process_cpu_seconds(worker_pid)
+    busy, seconds = meter.stop(), time.monotonic() - first[2]  # CPUs busy, over seconds
+    games = done - first[0]
+    cpu = {
+        "worker_ms": round((worker_cpu - first[1]) * 1000 / games, 2),
+        "postgres_ms": round(busy["postgres"] * seconds * 1000 / games, 2),
+    }
     times = sorted(
         Settlement.objects.filter(match_id__in=match_ids).values_list("settled_at", flat=True)
     )
     span = (times[-1] - times[0]).total_seconds()
-    return (len(times) - 1) / span
+    return (len(times) - 1) / span, cpu
 
 
-def deposit_rate(count: int) -> float:
+def deposit_rate(count: int) -> tuple[float, dict[str, float]]:
+    """Deposits per second from this process, and the CPU milliseconds per deposit of this
+    process and of PostgreSQL."""
     from gin_platform.models import Player
     from gin_platform.principals import Actor
+    from tests.benchmarks.harness import CpuMeter
     from wallet import services as wallet_services
 
     actor = Actor.system("bench")
     players = list(Player.objects.all()[:50])
+    meter = CpuMeter(groups={}).start()
     started = time.perf_counter()
     for number in range(count):
         wallet_services.deposit(
@@ -195,7 +228,13 @@ def deposit_rate(count: int) -> float:
             reference=f"bench-deposit:{number}",
             actor=actor,
         )
-    return count / (time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    busy = meter.stop()
+    cpu = {
+        "process_ms": round(busy["client"] * seconds * 1000 / count, 2),
+        "postgres_ms": round(busy["postgres"] * seconds * 1000 / count, 2),
+    }
+    return count / seconds, cpu
 
 
 if __name__ == "__main__":
