@@ -51,8 +51,18 @@ def encrypt(plain: str) -> str:
 
 
 def decrypt(token: str) -> str:
+    return _decrypted(tuple(settings.SECRETS_ENCRYPTION_KEYS), token)
+
+
+# A token is immutable and its plain text a function of it and the keys: an operator's
+# secrets are decrypted once per process and key set, not at every read of the operator
+# (each read, a settlement's escrow among them, would otherwise pay AES and an HMAC).
+@functools.lru_cache(maxsize=4096)
+def _decrypted(keys: tuple[str, ...], token: str) -> str:
+    if not keys:
+        raise SecretDecryptionError("SECRETS_ENCRYPTION_KEYS is empty")
     try:
-        return _current().decrypt(token.encode()).decode()
+        return _fernet(keys).decrypt(token.encode()).decode()
     except InvalidToken as exc:
         raise SecretDecryptionError(
             "a stored secret does not decrypt with any key in SECRETS_ENCRYPTION_KEY "

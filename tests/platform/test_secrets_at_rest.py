@@ -72,6 +72,22 @@ def test_keys_rotate_without_losing_a_secret(operator, settings):
         OperatorSigningSecret.objects.get()
 
 
+def test_a_secret_is_decrypted_once_per_process_not_at_every_read(operator, monkeypatch):
+    from cryptography.fernet import MultiFernet
+
+    calls = []
+    real = MultiFernet.decrypt
+    monkeypatch.setattr(
+        MultiFernet, "decrypt", lambda self, token: calls.append(1) or real(self, token)
+    )
+    operator.webhook_secret = "whsec_read_twice"
+    operator.save(update_fields=["webhook_secret"])
+    first = Operator.objects.get(pk=operator.pk).webhook_secret
+    second = Operator.objects.get(pk=operator.pk).webhook_secret
+    assert first == second == "whsec_read_twice"
+    assert len(calls) == 1
+
+
 def test_the_audit_log_never_stores_a_secret(operator):
     key, _, _ = new_api_key()
     token, _ = new_player_token()
