@@ -95,17 +95,33 @@ def webhook_enqueue(
 def _event_record(
     *, operator: Operator, event_type: str, data: dict[str, Any]
 ) -> WebhookDelivery | None:
-    event_type_get(event_type)
+    event = webhook_event_build(operator=operator, event_type=event_type, data=data)
     # Every event of every game and posting: INSERTs built once per process (precompiled.py).
-    event = OperatorEvent(operator=operator, type=event_type, data=data)
     insert_rows([event])  # the database's transaction time comes back in created_at
-    if not operator.webhook_url or not event_subscribed(operator=operator, event_type=event_type):
+    return webhook_event_inserted(event)
+
+
+def webhook_event_build(
+    *, operator: Operator, event_type: str, data: dict[str, Any]
+) -> OperatorEvent:
+    """``webhook_enqueue`` in two halves, for a caller that writes the event row in a
+    statement of its own (settlement writes it with the Settlement): the row, unsaved, of
+    a type in the catalogue (``UnknownEventType`` otherwise)..."""
+    event_type_get(event_type)
+    return OperatorEvent(operator=operator, type=event_type, data=data)
+
+
+def webhook_event_inserted(event: OperatorEvent) -> WebhookDelivery | None:
+    """... and, once the caller has inserted it, its delivery: recorded and sent after the
+    commit if the operator has a webhook URL and is subscribed to its type."""
+    operator = event.operator
+    if not operator.webhook_url or not event_subscribed(operator=operator, event_type=event.type):
         return None
     delivery = WebhookDelivery(
         id=event.pk,
         operator=operator,
-        event_type=event_type,
-        payload=data,
+        event_type=event.type,
+        payload=event.data,
         url=operator.webhook_url,
         created_at=event.created_at,
     )

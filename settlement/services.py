@@ -32,7 +32,7 @@ from gin_platform.models import Operator, Player
 from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ServerErrorProblem
-from gin_platform.webhooks import webhook_enqueue
+from gin_platform.webhooks import webhook_enqueue, webhook_event_build, webhook_event_inserted
 from settlement import selectors
 from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
@@ -169,16 +169,19 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
         fee=payout.fee,
         statement=statement,
     )
-    # The match is locked above; its change, its audit row and the Settlement: one write.
-    game_services.match_settled_record(match=match, actor=actor, rows=[settlement])
     if network:
+        game_services.match_settled_record(match=match, actor=actor, rows=[settlement])
         _network_settled_notify(match=match, statement=statement)
-    else:
-        webhook_enqueue(
-            operator=match.operator,
-            event_type="game.settled",
-            data={"match_id": match.pk, "statement": statement},
-        )
+        return settlement
+    event = webhook_event_build(
+        operator=match.operator,
+        event_type="game.settled",
+        data={"match_id": match.pk, "statement": statement},
+    )
+    # The match is locked above; its change, its audit row, the Settlement and the event:
+    # one write.
+    game_services.match_settled_record(match=match, actor=actor, rows=[settlement, event])
+    webhook_event_inserted(event)
     return settlement
 
 

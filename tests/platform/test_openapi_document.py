@@ -211,6 +211,9 @@ def test_throttled_operations_document_the_rate_limit_headers(document):
 # go to each participating operator: games.services.network.match_event_enqueue): the calls
 # of the relay are read instead of the relay's own.
 RELAYS = ("match_event_enqueue",)
+# webhook_enqueue's own halves: a caller that writes the event row itself (settlement) builds
+# it with webhook_event_build, whose calls are read too; the module's own call is a relay.
+SENDERS = ("webhook_enqueue", "webhook_enqueue_after_rollback", "webhook_event_build", *RELAYS)
 
 
 def _webhooks_sent() -> tuple[set[str], list[str]]:
@@ -225,14 +228,14 @@ def _webhooks_sent() -> tuple[set[str], list[str]]:
             relayed = {
                 line
                 for node in ast.walk(tree)
-                if isinstance(node, ast.FunctionDef) and node.name in RELAYS
+                if isinstance(node, ast.FunctionDef) and node.name in (*RELAYS, "_event_record")
                 for line in range(node.lineno, node.end_lineno + 1)
             }
             for node in ast.walk(tree):
                 if not isinstance(node, ast.Call) or node.lineno in relayed:
                     continue
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
-                if name not in ("webhook_enqueue", "webhook_enqueue_after_rollback", *RELAYS):
+                if name not in SENDERS:
                     continue
                 event = next((k.value for k in node.keywords if k.arg == "event_type"), None)
                 if isinstance(event, ast.Constant) and isinstance(event.value, str):

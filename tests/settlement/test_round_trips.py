@@ -24,14 +24,14 @@ def _finished(room) -> Match:
     return finish_with(seat_two(TableFactory(room=room)), winner_seat=0)
 
 
-def test_settling_a_heads_up_game_to_existing_accounts_is_nine_statements():
+def test_settling_a_heads_up_game_to_existing_accounts_is_eight_statements():
     """SAVEPOINT and RELEASE (the test's transaction is the caller's), the match lock with
     the seats' players, the escrow with whether the reference is taken, ONE find-and-lock
     of every account, ONE read under those locks of replay, settled, the payees' buy-ins
     and their operators' wallet mode, ONE write of the ledger transaction, entries,
-    balances and audit row, ONE write of the match's ``settled``, its audit row and the
-    Settlement row, and the ``game.settled`` event: 9, the match read and locked once, no
-    savepoint around the posting (15 before; 20 before that; 34 at first)."""
+    balances and audit row, and ONE write of the match's ``settled``, its audit row, the
+    Settlement row and the ``game.settled`` event: 8, the match read and locked once, no
+    savepoint around the posting (9 before; 15 before that; 20 before that; 34 at first)."""
     operator = OperatorFactory(base_currency="EUR")
     room = RoomFactory(operator=operator, variant="ftk", target=None, stake=500)
     match = _finished(room)
@@ -44,8 +44,10 @@ def test_settling_a_heads_up_game_to_existing_accounts_is_nine_statements():
     with CaptureQueriesContext(connection) as captured:
         settlement = services.game_settle(match_id=match.pk)
     sql = [query["sql"] for query in captured.captured_queries]
-    assert len(sql) == 9, "\n".join(sql)
+    assert len(sql) == 8, "\n".join(sql)
     assert sum("games_match" in statement for statement in sql) == 2  # locked, then settled
     assert sum("FOR UPDATE" in statement for statement in sql) == 2  # the match, the accounts
+    written = [statement for statement in sql if "settlement_settlement" in statement]
+    assert len(written) == 1 and "operatorevent" in written[0]  # the event rides with it
     assert Settlement.objects.get(match=match) == settlement
     assert Match.objects.get(pk=match.pk).status == Match.Status.SETTLED
