@@ -89,3 +89,36 @@ def _assert_accounts_found_by_index(plan: dict) -> None:
     # by the operator alone: every account of the operator (a bitmap index scan names no
     # table, so every index of the plan is looked at)
     assert "wallet_account_operator_id_4eda0060" not in indexes_used(plan), plan
+
+
+@pytest.mark.parametrize("with_ids", [False, True], ids=["a deposit's", "a settlement's"])
+def test_finding_and_locking_keeps_its_generic_plan_instead_of_planning_each_posting(
+    operator, player, with_ids
+):
+    """Prepared on a long-lived connection, the find-and-lock is planned once, not at every
+    posting: its generic plan must cost what the custom ones do, which an array parameter
+    (``id = ANY($n)``, guessed at ten rows) did not; PostgreSQL then planned every posting
+    again, five times the cost of running it."""
+    fund(player, 100)
+    _many_accounts(operator)
+    escrow = Account.objects.get(kind=Account.Kind.ESCROW, game_ref="plan-7")
+    outside = Account.objects.get(kind=Account.Kind.OUTSIDE, operator=operator)
+    lookups = [
+        {
+            "kind": outside.kind,
+            "operator_id": operator.pk,
+            "currency": "EUR",
+            "shard": outside.shard,
+        },
+        {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
+    ]
+    ids = [escrow.pk] if with_ids else []
+    for _ in range(20):  # prepared at the 5th run; custom plans for its first 5 executions
+        assert len(lock_accounts_if_all_exist(lookups=lookups, ids=ids)) == 2 + len(ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE '%%FROM wallet_account WHERE%%FOR UPDATE'"
+        )
+        ((generic, custom),) = cursor.fetchall()
+    assert custom <= 5 and generic >= 5, (generic, custom)
