@@ -28,6 +28,21 @@ def _many_accounts(operator, count: int = 3000) -> None:
         cursor.execute("VACUUM ANALYZE wallet_account, wallet_ledgerentry")
 
 
+def _deposit_lookups(operator, player) -> list[dict]:
+    """A deposit's two accounts: the operator's outside world (the shard ``fund`` used) and
+    the player's wallet."""
+    outside = Account.objects.get(kind=Account.Kind.OUTSIDE, operator=operator)
+    return [
+        {
+            "kind": outside.kind,
+            "operator_id": operator.pk,
+            "currency": "EUR",
+            "shard": outside.shard,
+        },
+        {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
+    ]
+
+
 def _account_reads(plan: dict) -> list[dict]:
     return reads_of(plan, "wallet_account")
 
@@ -57,15 +72,8 @@ def test_finding_and_locking_a_postings_accounts_uses_their_unique_indexes(opera
     every account of the operator: the kind is in the statement's text."""
     fund(player, 100)  # the player's wallet and one of the operator's outside accounts exist
     _many_accounts(operator)
-    outside = Account.objects.get(kind=Account.Kind.OUTSIDE, operator=operator)
     lookups = [
-        {
-            "kind": outside.kind,
-            "operator_id": operator.pk,
-            "currency": "EUR",
-            "shard": outside.shard,
-        },
-        {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
+        *_deposit_lookups(operator, player),
         {"kind": Account.Kind.ESCROW, "game_ref": "plan-7", "currency": "EUR"},
     ]
     (locked, plan) = run_and_plan(lambda: lock_accounts_if_all_exist(lookups=lookups))
@@ -102,16 +110,7 @@ def test_finding_and_locking_keeps_its_generic_plan_instead_of_planning_each_pos
     fund(player, 100)
     _many_accounts(operator)
     escrow = Account.objects.get(kind=Account.Kind.ESCROW, game_ref="plan-7")
-    outside = Account.objects.get(kind=Account.Kind.OUTSIDE, operator=operator)
-    lookups = [
-        {
-            "kind": outside.kind,
-            "operator_id": operator.pk,
-            "currency": "EUR",
-            "shard": outside.shard,
-        },
-        {"kind": Account.Kind.PLAYER, "player_id": player.pk, "currency": "EUR"},
-    ]
+    lookups = _deposit_lookups(operator, player)
     ids = [escrow.pk] if with_ids else []
     for _ in range(20):  # prepared at the 5th run; custom plans for its first 5 executions
         assert len(lock_accounts_if_all_exist(lookups=lookups, ids=ids)) == 2 + len(ids)
