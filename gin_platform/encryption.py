@@ -39,19 +39,19 @@ def _fernet(keys: tuple[str, ...]) -> MultiFernet:
     return MultiFernet([Fernet(key) for key in keys])
 
 
-def _current() -> MultiFernet:
+def _keys() -> tuple[str, ...]:
     keys = tuple(settings.SECRETS_ENCRYPTION_KEYS)
     if not keys:
         raise SecretDecryptionError("SECRETS_ENCRYPTION_KEYS is empty")
-    return _fernet(keys)
+    return keys
 
 
 def encrypt(plain: str) -> str:
-    return _current().encrypt(plain.encode()).decode()
+    return _fernet(_keys()).encrypt(plain.encode()).decode()
 
 
 def decrypt(token: str) -> str:
-    return _decrypted(tuple(settings.SECRETS_ENCRYPTION_KEYS), token)
+    return _decrypted(_keys(), token)
 
 
 # A token is immutable and its plain text a function of it and the keys: an operator's
@@ -59,8 +59,6 @@ def decrypt(token: str) -> str:
 # (each read, a settlement's escrow among them, would otherwise pay AES and an HMAC).
 @functools.lru_cache(maxsize=4096)
 def _decrypted(keys: tuple[str, ...], token: str) -> str:
-    if not keys:
-        raise SecretDecryptionError("SECRETS_ENCRYPTION_KEYS is empty")
     try:
         return _fernet(keys).decrypt(token.encode()).decode()
     except InvalidToken as exc:
