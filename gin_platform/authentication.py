@@ -48,12 +48,22 @@ from gin_platform.problems import (
     SignatureInvalidProblem,
     SignatureReplayedProblem,
 )
+from gin_platform.remembered_keys import (
+    EPOCH_KEY,
+    RememberedKey,
+    new_epoch,
+    remember_key,
+    remembered_key,
+)
 from gin_platform.selectors import origin_allowed
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
 from gin_platform.throttling import (
+    ADMISSION_ATTRIBUTE,
     CACHE_ERRORS,
     AuthFailureGuard,
+    PrincipalRateThrottle,
     client_address,
+    pass_gate,
     warn_cache_unreachable,
 )
 from gin_platform.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_api_key
@@ -82,32 +92,45 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
             return None
         prefix, test = parse_api_key(value)
         guard = AuthFailureGuard(request, credential=f"api-key:{prefix}" if prefix else None)
-        guard.check()
+        value_hash = hash_secret(value)
+        remembered = remembered_key(prefix) if prefix else None
+        admission = (
+            _admission(request, OperatorPrincipal(remembered.api_key.operator, remembered.api_key))
+            if remembered and _valid(remembered.api_key, value_hash=value_hash, test=test)
+            else None
+        )
+        # The guard, the epoch and (for a remembered key) the throttle: one round trip.
+        epoch = pass_gate(
+            guard,
+            epoch_key=EPOCH_KEY,
+            remembered_epoch=remembered.epoch if remembered else None,
+            fresh_epoch=new_epoch(),
+            throttle=admission,
+        )
         try:
-            api_key = self._api_key(value, prefix, test=test)
+            if remembered is None or epoch != remembered.epoch:
+                remembered = None
+                api_key = next(iter(_API_KEY_BY_PREFIX.fetch(prefix)), None) if prefix else None
+                if api_key is not None and epoch is not None:
+                    remembered = remember_key(api_key, epoch=epoch)
+            if remembered is not None:
+                api_key = remembered.copy()
+            self._refuse_invalid(api_key, value_hash=value_hash, test=test)
             self._check_signature(request, api_key)
         except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
             guard.failed()  # a wrong signature or a replay is a failed authentication too
             raise
         _refuse_foreign_origin(request, api_key.operator)
-        _touch(OperatorApiKey, api_key)
-        return OperatorPrincipal(operator=api_key.operator, api_key=api_key), api_key
+        _touch(OperatorApiKey, api_key, remembered=remembered)
+        principal = OperatorPrincipal(operator=api_key.operator, api_key=api_key)
+        _admit_now(request, admission, principal)
+        return principal, api_key
 
     @staticmethod
-    def _api_key(value: str, prefix: str | None, *, test: bool) -> OperatorApiKey:
-        api_key = next(iter(_API_KEY_BY_PREFIX.fetch(prefix)), None) if prefix else None
+    def _refuse_invalid(api_key: OperatorApiKey | None, *, value_hash: str, test: bool) -> None:
         # One generic message for unknown, wrong and revoked keys: no oracle for attackers.
-        if (
-            api_key is None
-            or not _same_hash(api_key.key_hash, hash_secret(value))
-            or not _in_force(api_key)
-            or not api_key.operator.is_active
-            # A gop_test_ key authenticates as a sandbox operator only, a live key as a
-            # live one only (the hash already binds the mode; this keeps it explicit).
-            or api_key.operator.is_sandbox != test
-        ):
+        if not _valid(api_key, value_hash=value_hash, test=test):
             raise AuthenticationFailedProblem("The API key is not valid")
-        return api_key
 
     def _check_signature(self, request: Request, api_key: OperatorApiKey) -> None:
         header = request.META.get(SIGNATURE_HEADER)
@@ -286,6 +309,43 @@ _SESSION_BY_TOKEN_HASH = PrecompiledQuery(
 )
 
 
+def _valid(api_key: OperatorApiKey | None, *, value_hash: str, test: bool) -> bool:
+    """The presented key's hash matches, the key is in force and its operator active, and
+    a gop_test_ key authenticates as a sandbox operator only, a live key as a live one only
+    (the hash already binds the mode; this keeps it explicit)."""
+    return (
+        api_key is not None
+        and _same_hash(api_key.key_hash, value_hash)
+        and _in_force(api_key)
+        and api_key.operator.is_active
+        and api_key.operator.is_sandbox == test
+    )
+
+
+def _admission(request: Request, principal: OperatorPrincipal) -> PrincipalRateThrottle | None:
+    """The request throttle to decide at authentication, for a view it guards."""
+    view = (request.parser_context or {}).get("view")
+    if PrincipalRateThrottle not in getattr(view, "throttle_classes", ()):
+        return None
+    return PrincipalRateThrottle.for_principal(principal)
+
+
+def _admit_now(
+    request: Request, admission: PrincipalRateThrottle | None, principal: OperatorPrincipal
+) -> None:
+    """Decide the request throttle for an operator's request once its key is accepted: in
+    the gate's round trip for a remembered key, else now. The view's throttle then takes
+    the decision as it is (``ADMISSION_ATTRIBUTE``), so every request of an accepted key is
+    counted, whatever the permissions decide next, and its answer says so in its headers."""
+    if admission is None or admission.admitted is None:
+        admission = _admission(request, principal)
+        if admission is None:
+            return
+        admission.admit_now()
+    admission.answer_status(request.parser_context["view"])
+    setattr(request, ADMISSION_ATTRIBUTE, admission)
+
+
 def _same_hash(stored: str, computed: str) -> bool:
     return hmac.compare_digest(stored, computed)
 
@@ -296,9 +356,12 @@ def _in_force(api_key: OperatorApiKey) -> bool:
     return api_key.revoked_at is None or api_key.revoked_at > timezone.now()
 
 
-def _touch(model, row) -> None:
-    """Record last use, at most once a minute per credential (no write per request)."""
+def _touch(model, row, *, remembered: RememberedKey | None = None) -> None:
+    """Record last use, at most once a minute per credential (no write per request). An
+    UPDATE, not a save: no signal, so the remembered keys' epoch stays."""
     now = timezone.now()
     if row.last_used_at is None or now - row.last_used_at > LAST_USED_GRANULARITY:
         model.objects.filter(pk=row.pk).update(last_used_at=now)
         row.last_used_at = now
+        if remembered is not None:
+            remembered.api_key.last_used_at = now

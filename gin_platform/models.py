@@ -19,6 +19,25 @@ from gin_platform.webhook_targets import validate_webhook_url
 SCREEN_NAME_MAX_LENGTH = 20
 
 
+class CredentialQuerySet(models.QuerySet):
+    """Operators and API keys: the web processes remember them (gin_platform/
+    remembered_keys.py) until a change sets a new epoch. ``save`` and ``delete`` do it
+    through their signals; an ``update`` sends none, so it does it here. Recording a key's
+    last use is the one update that changes nothing a request decides on."""
+
+    UNREMEMBERED_FIELDS = frozenset({"last_used_at"})
+
+    def update(self, **kwargs):
+        rows = super().update(**kwargs)
+        if set(kwargs) - self.UNREMEMBERED_FIELDS:
+            from gin_platform.remembered_keys import keys_changed_now_and_on_commit
+
+            keys_changed_now_and_on_commit(using=self.db)
+        return rows
+
+    update.alters_data = True
+
+
 class Operator(models.Model):
     """A gaming operator that integrates over REST. Everything else is scoped to one."""
 
@@ -50,6 +69,9 @@ class Operator(models.Model):
         help_text="The live operator this sandbox belongs to (sandbox operators only).",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    # Remembered by the web processes: changes, bulk ones too, end what they remember.
+    objects = CredentialQuerySet.as_manager()
 
     class Meta:
         ordering = ("name",)
@@ -91,6 +113,8 @@ class OperatorApiKey(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = CredentialQuerySet.as_manager()
 
     class Meta:
         verbose_name = "operator API key"

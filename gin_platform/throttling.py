@@ -212,10 +212,9 @@ class SlidingWindowCounter:
         current_key, previous_key = (
             self.cache.make_and_validate_key(key) for key in self._keys(window)
         )
-        weight = 1 - self.elapsed / self.duration
         previous, current, admitted = script(
             keys=[current_key, previous_key],
-            args=[self.num_requests, repr(weight), 2 * self.duration + 1],
+            args=[self.num_requests, repr(self.weight), 2 * self.duration + 1],
             client=client,
         )
         self.previous, self.current = int(previous), int(current)
@@ -229,8 +228,13 @@ class SlidingWindowCounter:
         """One more hit in this window, whatever the count (failures are never refused)."""
         self._increment(self.window_key(window), exists=True)
 
+    @property
+    def weight(self) -> float:
+        """The share of the last window's hits still inside the sliding period."""
+        return 1 - self.elapsed / self.duration
+
     def _estimate(self, current: int) -> float:
-        return self.previous * (1 - self.elapsed / self.duration) + current
+        return self.previous * self.weight + current
 
     def _increment(self, key: str, *, exists: bool) -> int:
         # A counter is read as "previous" all through the next window, so it lives two.
@@ -297,14 +301,20 @@ return {previous, hits - 1, 1}
 def _admit_script(cache) -> tuple | None:
     """(client, script) when ``cache`` is the Redis backend, else None (the generic path:
     LocMemCache in the demo and tests without Redis)."""
+    return _redis_script(cache, ADMIT_SCRIPT, "_gin_admit_script")
+
+
+def _redis_script(cache, source: str, name: str) -> tuple | None:
+    """(client, script) for one Lua script on the Redis backend ``cache``, else None."""
     if cache is default_cache:  # the proxy: the backend is this thread's
         cache = caches[DEFAULT_CACHE_ALIAS]
     if not isinstance(cache, RedisCache):
         return None
     client = cache._cache.get_client(write=True)
-    script = getattr(client, "_gin_admit_script", None)
+    script = getattr(client, name, None)
     if script is None:  # registered once per client: EVALSHA from then on
-        script = client._gin_admit_script = client.register_script(ADMIT_SCRIPT)
+        script = client.register_script(source)
+        setattr(client, name, script)
     return client, script
 
 
@@ -314,7 +324,43 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
     def __init__(self) -> None:  # the rate is chosen per request in allow_request
         pass
 
+    @classmethod
+    def for_principal(cls, principal) -> PrincipalRateThrottle | None:
+        """This throttle for ``principal``, its window open, before DRF asks it: for the one
+        round trip that also lets a remembered API key in (``pass_gate``). None when the
+        principal's scope has no rate."""
+        throttle = cls()
+        throttle.scope = cls._scope_for(principal)
+        throttle.rate = throttle.get_rate()
+        if throttle.rate is None:
+            return None
+        throttle.num_requests, throttle.duration = throttle.parse_rate(throttle.rate)
+        throttle.key = throttle_key(throttle.scope, principal.throttle_ident)
+        throttle.window = throttle._open_window()
+        throttle.admitted = None  # not decided yet
+        throttle.counted = False  # whether the cache answered (else: let through, unseen)
+        return throttle
+
+    def admit_now(self) -> None:
+        """Decide and count this request now (when the gate's round trip did not)."""
+        try:
+            self.admitted, self.counted = self._admit(self.window), True
+        except CACHE_ERRORS:
+            _cache_warning.warn(self.key)
+            self.admitted, self.counted = True, False
+
+    def answer_status(self, view) -> None:
+        if self.counted:
+            _answer_status(view, self.status(admitted=self.admitted))
+
     def allow_request(self, request, view) -> bool:
+        admission = getattr(request, ADMISSION_ATTRIBUTE, None)
+        if admission is not None:
+            # Decided, and counted, when the request was authenticated: take its state
+            # (counts, window, rate) so that wait() and the headers answer for it.
+            self.__dict__.update(admission.__dict__)
+            self.answer_status(view)
+            return self.admitted
         self.scope = self._scope_for(request.user)
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
@@ -351,7 +397,16 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
             ident = f"user:{user.pk}"
         else:
             ident = f"ip:{self.get_ident(request)}"
-        return f"throttle:{self.scope}:{ident}"
+        return throttle_key(self.scope, ident)
+
+
+# Where the authentication leaves a throttle decision it already took (``pass_gate``) for
+# ``PrincipalRateThrottle.allow_request``: an attribute of DRF's request.
+ADMISSION_ATTRIBUTE = "principal_admission"
+
+
+def throttle_key(scope: str, ident: str) -> str:
+    return f"throttle:{scope}:{ident}"
 
 
 def _answer_status(view, status: RateLimitStatus) -> None:
@@ -444,6 +499,9 @@ class AuthFailureGuard:
             return
         for counter in self.counters:
             counter.load(counts)
+        self._raise_if_refused()
+
+    def _raise_if_refused(self) -> None:
         refusal = self._refusal()
         if refusal is not None:
             raise ThrottledProblem(
@@ -472,3 +530,113 @@ class AuthFailureGuard:
 def _digest(credential: str) -> str:
     """A fixed-length cache key part for a credential (usernames may be long or odd)."""
     return hashlib.sha256(credential.encode()).hexdigest()[:32]
+
+
+# --- The gate: the guard, the remembered keys' epoch and the throttle in one round trip ----
+# KEYS: failures of the address (this window, the last), of the credential (this, the last),
+# the epoch of remembered credentials, the caller's request counter (this window, the last).
+# ARGV: the address's failure limit (-1: not counted) and its last window's weight, the same
+# for the credential, the epoch the caller remembers its credential under ('' for none), a
+# fresh epoch to set if there is none (Redis restarted or flushed: nothing remembered holds),
+# the request limit (-1: not asked), its last window's weight, its counter's TTL.
+# Returns the four failure counts, the epoch, the verdict (0 refused by the guard, 1 passed
+# the guard with the throttle not asked, 2 throttled, 3 admitted and counted) and the
+# request counter's last-window hits and this window's hits before this request.
+# The guard's rule is AuthFailureGuard._refusal's and the throttle's ADMIT_SCRIPT's; the
+# throttle is asked only when the remembered epoch still holds, so a request is counted
+# only when its remembered credential is good.
+GATE_SCRIPT = """
+local function hits(key) return tonumber(redis.call('GET', key) or '0') or 0 end
+local ap, ac = hits(KEYS[2]), hits(KEYS[1])
+local cp, cc = hits(KEYS[4]), hits(KEYS[3])
+local alimit, aweight = tonumber(ARGV[1]), tonumber(ARGV[2])
+local climit, cweight = tonumber(ARGV[3]), tonumber(ARGV[4])
+local epoch = redis.call('GET', KEYS[5])
+if not epoch then
+  epoch = ARGV[6]
+  redis.call('SET', KEYS[5], epoch)
+end
+local address_full = alimit >= 0 and ap * aweight + (ac + 1) > alimit
+local address_failed = alimit < 0 or ap * aweight + ac > 0
+local credential_full = climit >= 0 and cp * cweight + (cc + 1) > climit
+if address_full or (credential_full and address_failed) then
+  return {ap, ac, cp, cc, epoch, 0, 0, 0}
+end
+local limit = tonumber(ARGV[7])
+if limit < 0 or epoch ~= ARGV[5] then
+  return {ap, ac, cp, cc, epoch, 1, 0, 0}
+end
+local previous, current = hits(KEYS[7]), hits(KEYS[6])
+if previous * tonumber(ARGV[8]) + (current + 1) > limit then
+  return {ap, ac, cp, cc, epoch, 2, previous, current}
+end
+local counted = redis.call('INCR', KEYS[6])
+if counted == 1 then redis.call('EXPIRE', KEYS[6], ARGV[9]) end
+return {ap, ac, cp, cc, epoch, 3, previous, counted - 1}
+"""
+
+# The verdicts of GATE_SCRIPT.
+_GATE_REFUSED, _GATE_PASSED, _GATE_THROTTLED, _GATE_ADMITTED = range(4)
+
+
+def pass_gate(
+    guard: AuthFailureGuard,
+    *,
+    epoch_key: str,
+    remembered_epoch: str | None,
+    fresh_epoch: int,
+    throttle: PrincipalRateThrottle | None,
+) -> str | None:
+    """Check ``guard`` and read the epoch at ``epoch_key`` (setting ``fresh_epoch`` if there
+    is none) in one Redis round trip; when ``remembered_epoch`` is still the epoch and a
+    ``throttle`` (``for_principal``) is given, also admit and count the request
+    (``throttle.admitted``). Returns the epoch, read before the caller looks anything up.
+    Raises ThrottledProblem when the guard refuses.
+
+    Without Redis (the demo) the guard is checked alone and None returned: nothing is
+    remembered. If Redis cannot be reached: None, nothing remembered, and like the guard and
+    the throttle the request goes on (fail open, with the logged warning).
+    """
+    script = _redis_script(default_cache, GATE_SCRIPT, "_gin_gate_script")
+    if script is None:
+        guard.check()
+        return None
+    client, run = script
+    make_key = default_cache.make_and_validate_key
+    unused = make_key("gate:unused")
+    failure_keys, failure_args = [], []
+    for counter in (guard.by_address, guard.by_credential):
+        if counter is None:
+            failure_keys += [unused, unused]
+            failure_args += [-1, 0]
+        else:
+            failure_keys += [make_key(key) for key in counter.keys]
+            failure_args += [counter.num_requests, repr(counter.weight)]
+    if throttle is None:
+        throttle_keys, throttle_args = [unused, unused], [-1, 0, 0]
+    else:
+        throttle_keys = [make_key(key) for key in throttle._keys(throttle.window)]
+        throttle_args = [throttle.num_requests, repr(throttle.weight), 2 * throttle.duration + 1]
+    try:
+        answer = run(
+            keys=[*failure_keys, make_key(epoch_key), *throttle_keys],
+            args=[*failure_args, remembered_epoch or "", fresh_epoch, *throttle_args],
+            client=client,
+        )
+    except CACHE_ERRORS:
+        _cache_warning.warn(epoch_key)
+        return None
+    address_previous, address_current, credential_previous, credential_current = answer[:4]
+    epoch, verdict, previous, current = answer[4:]
+    for counter, counts in (
+        (guard.by_address, (address_previous, address_current)),
+        (guard.by_credential, (credential_previous, credential_current)),
+    ):
+        if counter is not None:
+            counter.previous, counter.current = int(counts[0]), int(counts[1])
+    if verdict == _GATE_REFUSED:
+        guard._raise_if_refused()
+    if throttle is not None and verdict in (_GATE_THROTTLED, _GATE_ADMITTED):
+        throttle.previous, throttle.current = int(previous), int(current)
+        throttle.admitted, throttle.counted = verdict == _GATE_ADMITTED, True
+    return epoch.decode() if isinstance(epoch, bytes) else epoch
