@@ -12,10 +12,10 @@ class PlatformConfig(AppConfig):
 
         from gin_platform import schema  # noqa: F401  (registers OpenAPI auth extensions)
         from gin_platform.cors import allow_registered_origin
-        from gin_platform.remembered_keys import connect_signals
+        from gin_platform.remembered_credentials import connect_signals
 
         # CORS for the origins the operators registered (gin_platform/cors.py).
         check_request_enabled.connect(allow_registered_origin, dispatch_uid="gin_platform.cors")
-        # A new epoch for the API keys the web processes remember, at every change of an
-        # operator or a key (gin_platform/remembered_keys.py).
+        # A new epoch for the credentials the web processes remember, at every change of
+        # an operator, a key, a player or a session (gin_platform/remembered_credentials.py).
         connect_signals()

@@ -21,6 +21,7 @@ import hmac
 import json
 import math
 from datetime import timedelta
+from typing import Any
 
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_cool_off
@@ -48,12 +49,14 @@ from gin_platform.problems import (
     SignatureInvalidProblem,
     SignatureReplayedProblem,
 )
-from gin_platform.remembered_keys import (
+from gin_platform.remembered_credentials import (
+    API_KEY,
     EPOCH_KEY,
-    RememberedKey,
+    SESSION,
+    Remembered,
     new_epoch,
-    remember_key,
-    remembered_key,
+    remember,
+    remembered,
 )
 from gin_platform.selectors import origin_allowed
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
@@ -93,35 +96,26 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         prefix, test = parse_api_key(value)
         guard = AuthFailureGuard(request, credential=f"api-key:{prefix}" if prefix else None)
         value_hash = hash_secret(value)
-        remembered = remembered_key(prefix) if prefix else None
+        known = remembered(API_KEY, prefix) if prefix else None
         admission = (
-            _admission(request, OperatorPrincipal(remembered.api_key.operator, remembered.api_key))
-            if remembered and _valid(remembered.api_key, value_hash=value_hash, test=test)
+            _admission(request, OperatorPrincipal(known.row.operator, known.row))
+            if known and _valid(known.row, value_hash=value_hash, test=test)
             else None
         )
-        # The guard, the epoch and (for a remembered key) the throttle: one round trip.
-        epoch = pass_gate(
-            guard,
-            epoch_key=EPOCH_KEY,
-            remembered_epoch=remembered.epoch if remembered else None,
-            fresh_epoch=new_epoch(),
-            throttle=admission,
-        )
+        epoch = _pass_gate(guard, known, admission)
         try:
-            if remembered is None or epoch != remembered.epoch:
-                remembered = None
+            if known is not None and epoch == known.epoch:
+                api_key = known.copy()
+            else:
                 api_key = next(iter(_API_KEY_BY_PREFIX.fetch(prefix)), None) if prefix else None
-                if api_key is not None and epoch is not None:
-                    remembered = remember_key(api_key, epoch=epoch)
-            if remembered is not None:
-                api_key = remembered.copy()
+                known, api_key = _remember(API_KEY, prefix, api_key, epoch=epoch)
             self._refuse_invalid(api_key, value_hash=value_hash, test=test)
             self._check_signature(request, api_key)
         except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
             guard.failed()  # a wrong signature or a replay is a failed authentication too
             raise
         _refuse_foreign_origin(request, api_key.operator)
-        _touch(OperatorApiKey, api_key, remembered=remembered)
+        _touch(OperatorApiKey, api_key, known=known)
         principal = OperatorPrincipal(operator=api_key.operator, api_key=api_key)
         _admit_now(request, admission, principal)
         return principal, api_key
@@ -202,20 +196,28 @@ class PlayerTokenAuthentication(BaseAuthentication):
             return None
         # Tokens have no public part: failures are counted per client address only.
         guard = AuthFailureGuard(request)
-        guard.check()
-        session = next(iter(_SESSION_BY_TOKEN_HASH.fetch(hash_secret(value))), None)
+        token_hash = hash_secret(value)
         now = timezone.now()
-        if (
-            session is None
-            or not session.is_valid_at(now)
-            or not session.player.is_active
-            or not session.player.operator.is_active
-        ):
+        known = remembered(SESSION, token_hash)
+        admission = (
+            _admission(request, PlayerPrincipal(known.row.player, known.row))
+            if known and _session_valid(known.row, now)
+            else None
+        )
+        epoch = _pass_gate(guard, known, admission)
+        if known is not None and epoch == known.epoch:
+            session = known.copy()
+        else:
+            session = next(iter(_SESSION_BY_TOKEN_HASH.fetch(token_hash)), None)
+            known, session = _remember(SESSION, token_hash, session, epoch=epoch)
+        if not _session_valid(session, now):
             guard.failed()
             raise AuthenticationFailedProblem("The session token is not valid or has expired")
         _refuse_foreign_origin(request, session.player.operator)
-        _touch(PlayerSession, session)
-        return PlayerPrincipal(player=session.player, session=session), session
+        _touch(PlayerSession, session, known=known)
+        principal = PlayerPrincipal(player=session.player, session=session)
+        _admit_now(request, admission, principal)
+        return principal, session
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
@@ -322,7 +324,41 @@ def _valid(api_key: OperatorApiKey | None, *, value_hash: str, test: bool) -> bo
     )
 
 
-def _admission(request: Request, principal: OperatorPrincipal) -> PrincipalRateThrottle | None:
+def _session_valid(session: PlayerSession | None, now) -> bool:
+    return (
+        session is not None
+        and session.is_valid_at(now)
+        and session.player.is_active
+        and session.player.operator.is_active
+    )
+
+
+def _pass_gate(
+    guard: AuthFailureGuard, known: Remembered | None, admission: PrincipalRateThrottle | None
+) -> str | None:
+    """The guard, the epoch and (for a credential remembered and valid) the throttle: one
+    Redis round trip (gin_platform/remembered_credentials.py)."""
+    return pass_gate(
+        guard,
+        epoch_key=EPOCH_KEY,
+        remembered_epoch=known.epoch if known else None,
+        fresh_epoch=new_epoch(),
+        throttle=admission,
+    )
+
+
+def _remember(kind: str, ident: str, found, *, epoch: str | None) -> tuple[Remembered | None, Any]:
+    """Remember a row just read (under the epoch read before it), when there is one and
+    the epoch could be read: (what is remembered, this request's row: a copy of it)."""
+    if found is None or epoch is None:
+        return None, found
+    known = remember(kind, ident, found, epoch=epoch)
+    return known, known.copy()
+
+
+def _admission(
+    request: Request, principal: OperatorPrincipal | PlayerPrincipal
+) -> PrincipalRateThrottle | None:
     """The request throttle to decide at authentication, for a view it guards."""
     view = (request.parser_context or {}).get("view")
     if PrincipalRateThrottle not in getattr(view, "throttle_classes", ()):
@@ -331,12 +367,14 @@ def _admission(request: Request, principal: OperatorPrincipal) -> PrincipalRateT
 
 
 def _admit_now(
-    request: Request, admission: PrincipalRateThrottle | None, principal: OperatorPrincipal
+    request: Request,
+    admission: PrincipalRateThrottle | None,
+    principal: OperatorPrincipal | PlayerPrincipal,
 ) -> None:
-    """Decide the request throttle for an operator's request once its key is accepted: in
-    the gate's round trip for a remembered key, else now. The view's throttle then takes
-    the decision as it is (``ADMISSION_ATTRIBUTE``), so every request of an accepted key is
-    counted, whatever the permissions decide next, and its answer says so in its headers."""
+    """Decide the request throttle once the credential is accepted: in the gate's round
+    trip for a remembered one, else now. The view's throttle then takes the decision as it
+    is (``ADMISSION_ATTRIBUTE``), so every request of an accepted credential is counted,
+    whatever the permissions decide next, and its answer says so in its headers."""
     if admission is None or admission.admitted is None:
         admission = _admission(request, principal)
         if admission is None:
@@ -356,12 +394,12 @@ def _in_force(api_key: OperatorApiKey) -> bool:
     return api_key.revoked_at is None or api_key.revoked_at > timezone.now()
 
 
-def _touch(model, row, *, remembered: RememberedKey | None = None) -> None:
-    """Record last use, at most once a minute per credential (no write per request). An
-    UPDATE, not a save: no signal, so the remembered keys' epoch stays."""
+def _touch(model, row, *, known: Remembered | None) -> None:
+    """Record last use, at most once a minute per credential (no write per request), on the
+    remembered row too. The one update that keeps the epoch (models.CredentialQuerySet)."""
     now = timezone.now()
     if row.last_used_at is None or now - row.last_used_at > LAST_USED_GRANULARITY:
         model.objects.filter(pk=row.pk).update(last_used_at=now)
         row.last_used_at = now
-        if remembered is not None:
-            remembered.api_key.last_used_at = now
+        if known is not None:
+            known.row.last_used_at = now

@@ -20,19 +20,22 @@ SCREEN_NAME_MAX_LENGTH = 20
 
 
 class CredentialQuerySet(models.QuerySet):
-    """Operators and API keys: the web processes remember them (gin_platform/
-    remembered_keys.py) until a change sets a new epoch. ``save`` and ``delete`` do it
-    through their signals; an ``update`` sends none, so it does it here. Recording a key's
-    last use is the one update that changes nothing a request decides on."""
+    """Operators, API keys, players and sessions: the web processes remember them
+    (gin_platform/remembered_credentials.py) until a change sets a new epoch. ``save`` and
+    ``delete`` do it through their signals; an ``update`` sends none, so it does it here.
+    Recording a credential's last use is the one update that changes nothing a request
+    decides on."""
 
     UNREMEMBERED_FIELDS = frozenset({"last_used_at"})
 
     def update(self, **kwargs):
         rows = super().update(**kwargs)
         if set(kwargs) - self.UNREMEMBERED_FIELDS:
-            from gin_platform.remembered_keys import keys_changed_now_and_on_commit
+            from gin_platform.remembered_credentials import (
+                credentials_changed_now_and_on_commit,
+            )
 
-            keys_changed_now_and_on_commit(using=self.db)
+            credentials_changed_now_and_on_commit(using=self.db)
         return rows
 
     update.alters_data = True
@@ -70,7 +73,6 @@ class Operator(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
-    # Remembered by the web processes: changes, bulk ones too, end what they remember.
     objects = CredentialQuerySet.as_manager()
 
     class Meta:
@@ -168,6 +170,8 @@ class Player(models.Model):
     screen_name = models.CharField(max_length=SCREEN_NAME_MAX_LENGTH, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
+    objects = CredentialQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -239,6 +243,8 @@ class PlayerSession(models.Model):
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+
+    objects = CredentialQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"session #{self.pk} of {self.player}"

@@ -44,12 +44,12 @@ def _fresh_cache():
     """Throttle buckets and cached values never leak from one test into the next."""
     from django.core.cache import cache
 
-    from gin_platform.remembered_keys import forget_remembered_keys
+    from gin_platform.remembered_credentials import forget_remembered
     from gin_platform.selectors import network_cache_forget
     from wallet.selectors import display_rates_forget
 
     cache.clear()
-    forget_remembered_keys()  # and the API keys this process remembers
+    forget_remembered()  # and the credentials this process remembers
     network_cache_forget()  # and this process's copy of the network's facts
     display_rates_forget()  # and of the display rates
     yield

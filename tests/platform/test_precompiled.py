@@ -11,14 +11,21 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from gin_platform.models import AuditEvent, Operator, OperatorEvent, Player, PlayerSession
+from gin_platform.models import (
+    AuditEvent,
+    LaunchToken,
+    Operator,
+    OperatorEvent,
+    Player,
+    PlayerSession,
+)
 from gin_platform.precompiled import (
     PrecompiledQuery,
     insert_rows,
     save_fields,
     save_fields_and_insert,
 )
-from gin_platform.services import player_session_create
+from gin_platform.services import launch_token_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.django_db
@@ -142,56 +149,58 @@ def test_a_hot_statement_is_prepared_once_per_connection_on_postgresql():
     assert prepared() == before + 1
 
 
-def _session() -> PlayerSession:
-    return player_session_create(player=PlayerFactory(), ttl_seconds=60, actor=SYSTEM).session
+def _launch_token() -> LaunchToken:
+    """A row of a model no signal receiver listens to (credentials have receivers:
+    gin_platform/remembered_credentials.py)."""
+    return launch_token_create(player=PlayerFactory(), actor=SYSTEM).launch_token
 
 
 def test_save_fields_writes_the_named_fields_as_save_does_and_nothing_else():
-    session = _session()
-    stored_hash = session.token_hash
+    token = _launch_token()
+    stored_hash = token.token_hash
     now = timezone.now()
-    session.last_used_at, session.expires_at = now, now + timedelta(hours=1)
-    session.token_hash = "changed in memory only"
-    save_fields(session, fields=("last_used_at", "expires_at"))  # built on the first call
-    session.last_used_at = now + timedelta(seconds=5)
+    token.used_at, token.expires_at = now, now + timedelta(hours=1)
+    token.token_hash = "changed in memory only"
+    save_fields(token, fields=("used_at", "expires_at"))  # built on the first call
+    token.used_at = now + timedelta(seconds=5)
     with CaptureQueriesContext(connection) as queries:
-        save_fields(session, fields=("last_used_at", "expires_at"))
+        save_fields(token, fields=("used_at", "expires_at"))
     assert [query["sql"].split()[0] for query in queries.captured_queries] == ["UPDATE"]
-    stored = PlayerSession.objects.get(pk=session.pk)
-    assert stored.last_used_at == now + timedelta(seconds=5)
+    stored = LaunchToken.objects.get(pk=token.pk)
+    assert stored.used_at == now + timedelta(seconds=5)
     assert stored.expires_at == now + timedelta(hours=1)
     assert stored.token_hash == stored_hash  # not named: not written
-    session.revoked_at = None  # a NULL is written as one
-    save_fields(session, fields=("revoked_at",))
-    assert PlayerSession.objects.get(pk=session.pk).revoked_at is None
+    token.used_at = None  # a NULL is written as one
+    save_fields(token, fields=("used_at",))
+    assert LaunchToken.objects.get(pk=token.pk).used_at is None
 
 
 def test_save_fields_refuses_a_row_that_is_gone_as_save_does():
-    session = _session()
-    PlayerSession.objects.filter(pk=session.pk).delete()
+    token = _launch_token()
+    LaunchToken.objects.filter(pk=token.pk).delete()
     with pytest.raises(DatabaseError, match="did not affect any rows"):
-        save_fields(session, fields=("last_used_at",))
+        save_fields(token, fields=("used_at",))
 
 
 def test_save_fields_leaves_expressions_and_signal_receivers_to_save():
-    session = _session()
-    expires_at = session.expires_at
-    session.expires_at = F("expires_at") + timedelta(hours=1)
-    save_fields(session, fields=("expires_at",))
-    assert PlayerSession.objects.get(pk=session.pk).expires_at == expires_at + timedelta(hours=1)
+    token = _launch_token()
+    expires_at = token.expires_at
+    token.expires_at = F("expires_at") + timedelta(hours=1)
+    save_fields(token, fields=("expires_at",))
+    assert LaunchToken.objects.get(pk=token.pk).expires_at == expires_at + timedelta(hours=1)
 
     heard = []
 
     def receiver(sender, instance, update_fields, **kwargs):
         heard.append(set(update_fields))
 
-    pre_save.connect(receiver, sender=PlayerSession)
+    pre_save.connect(receiver, sender=LaunchToken)
     try:
-        session.refresh_from_db()
-        save_fields(session, fields=("last_used_at",))
+        token.refresh_from_db()
+        save_fields(token, fields=("used_at",))
     finally:
-        pre_save.disconnect(receiver, sender=PlayerSession)
-    assert heard == [{"last_used_at"}]
+        pre_save.disconnect(receiver, sender=LaunchToken)
+    assert heard == [{"used_at"}]
 
 
 def _audit_rows(operator, count: int) -> list[AuditEvent]:
@@ -256,20 +265,20 @@ def test_insert_rows_reads_back_what_the_database_fills_like_save():
 def test_save_fields_and_insert_change_the_row_and_add_the_others_as_the_calls_do():
     """One statement on PostgreSQL (a state change, its audit row and another model's row),
     one per row elsewhere; the same rows either way, each row's answers read back."""
-    session = _session()
-    operator = session.player.operator
-    later = session.expires_at + timedelta(hours=1)
-    session.expires_at = later
+    token = _launch_token()
+    operator = token.player.operator
+    later = token.expires_at + timedelta(hours=1)
+    token.expires_at = later
     (audit,) = _audit_rows(operator, 1)
     event = OperatorEvent(operator=operator, type="test.one", data={"n": 1})
     built = [*_audit_rows(None, 1), OperatorEvent(operator=operator, type="test.one", data={})]
-    save_fields_and_insert(session, fields=("expires_at",), rows=built)  # built on first call
+    save_fields_and_insert(token, fields=("expires_at",), rows=built)  # built on first call
     with CaptureQueriesContext(connection) as queries:
-        save_fields_and_insert(session, fields=("expires_at",), rows=[audit, event])
+        save_fields_and_insert(token, fields=("expires_at",), rows=[audit, event])
     statements = [query["sql"].split()[0] for query in queries.captured_queries]
     postgresql = connection.vendor == "postgresql"
     assert statements == (["WITH"] if postgresql else ["UPDATE", "INSERT", "INSERT"])
-    assert PlayerSession.objects.get(pk=session.pk).expires_at == later
+    assert LaunchToken.objects.get(pk=token.pk).expires_at == later
     assert audit.pk is not None and not audit._state.adding and not event._state.adding
     assert AuditEvent.objects.get(pk=audit.pk).data == {
         "number": 0,
@@ -281,25 +290,25 @@ def test_save_fields_and_insert_change_the_row_and_add_the_others_as_the_calls_d
 
 
 def test_save_fields_and_insert_refuse_a_row_that_is_gone_and_keep_nothing():
-    session = _session()
-    PlayerSession.objects.filter(pk=session.pk).delete()
+    token = _launch_token()
+    LaunchToken.objects.filter(pk=token.pk).delete()
     (audit,) = _audit_rows(None, 1)
     with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
-        save_fields_and_insert(session, fields=("last_used_at",), rows=[audit])
+        save_fields_and_insert(token, fields=("used_at",), rows=[audit])
     assert not AuditEvent.objects.filter(action="test.insert").exists()
 
 
 def test_save_fields_and_insert_leave_a_signal_receiver_to_save():
-    session = _session()
+    token = _launch_token()
     heard = []
 
     def receiver(sender, instance, update_fields, **kwargs):
         heard.append(set(update_fields))
 
-    pre_save.connect(receiver, sender=PlayerSession)
+    pre_save.connect(receiver, sender=LaunchToken)
     try:
-        save_fields_and_insert(session, fields=("last_used_at",), rows=_audit_rows(None, 1))
+        save_fields_and_insert(token, fields=("used_at",), rows=_audit_rows(None, 1))
     finally:
-        pre_save.disconnect(receiver, sender=PlayerSession)
-    assert heard == [{"last_used_at"}]
+        pre_save.disconnect(receiver, sender=LaunchToken)
+    assert heard == [{"used_at"}]
     assert AuditEvent.objects.filter(action="test.insert").count() == 1

@@ -1,7 +1,9 @@
-"""API keys remembered per process under an epoch in Redis (gin_platform/remembered_keys.py).
+"""Credentials remembered per process under an epoch in Redis
+(gin_platform/remembered_credentials.py).
 
-On Redis a remembered key costs one round trip (guard, epoch and throttle) and no database
-read; every change to an operator or a key ends what every process remembers, at once.
+On Redis a remembered API key or player session costs one round trip (guard, epoch and
+throttle) and no database read; every change to an operator, a key, a player or a session
+ends what every process remembers, at once.
 """
 
 from __future__ import annotations
@@ -16,15 +18,16 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from gin_platform import remembered_keys, services
-from gin_platform.models import Operator, OperatorApiKey
+from gin_platform import remembered_credentials, services
+from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
 from gin_platform.throttling import PrincipalRateThrottle
-from tests.factories import SYSTEM, OperatorFactory
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.redis
 
 ME = "/api/v1/operators/me"
 HEALTH = "/api/v1/health"
+WALLET = "/api/v1/me/wallet"  # a player's
 
 
 def client_with(key: str) -> APIClient:
@@ -33,18 +36,19 @@ def client_with(key: str) -> APIClient:
     return client
 
 
-def key_lookups(queries: CaptureQueriesContext) -> int:
-    """The SELECTs that read an API key (not the UPDATE that records its last use)."""
-    table = OperatorApiKey._meta.db_table
+def credential_lookups(queries: CaptureQueriesContext) -> int:
+    """The SELECTs that read an API key or a session (not the UPDATE of their last use)."""
+    tables = (OperatorApiKey._meta.db_table, PlayerSession._meta.db_table)
     return sum(
-        q["sql"].startswith("SELECT") and table in q["sql"] for q in queries.captured_queries
+        q["sql"].startswith("SELECT") and any(table in q["sql"] for table in tables)
+        for q in queries.captured_queries
     )
 
 
 def get_counting_lookups(client: APIClient, path: str = ME) -> tuple[int, int]:
     with CaptureQueriesContext(connection) as queries:
         status = client.get(path).status_code
-    return status, key_lookups(queries)
+    return status, credential_lookups(queries)
 
 
 @pytest.fixture
@@ -182,11 +186,11 @@ def test_changes_made_in_bulk_end_it_too(operator, operator_client, change):
 @pytest.mark.django_db
 def test_recording_a_keys_last_use_keeps_the_epoch(operator_client):
     operator_client.get(ME)
-    epoch = cache.get(remembered_keys.EPOCH_KEY)
+    epoch = cache.get(remembered_credentials.EPOCH_KEY)
 
     OperatorApiKey.objects.update(last_used_at=timezone.now() - timedelta(hours=1))
 
-    assert cache.get(remembered_keys.EPOCH_KEY) == epoch
+    assert cache.get(remembered_credentials.EPOCH_KEY) == epoch
     assert get_counting_lookups(operator_client) == (200, 0)
 
 
@@ -228,9 +232,11 @@ def test_a_flushed_or_restarted_redis_remembers_nothing(operator_client):
 @pytest.mark.django_db
 def test_a_remembered_key_is_read_again_after_remember_seconds(operator_client, monkeypatch):
     operator_client.get(ME)
-    now = remembered_keys.time.monotonic()
+    now = remembered_credentials.time.monotonic()
     monkeypatch.setattr(
-        remembered_keys.time, "monotonic", lambda: now + remembered_keys.REMEMBER_SECONDS + 1
+        remembered_credentials.time,
+        "monotonic",
+        lambda: now + remembered_credentials.REMEMBER_SECONDS + 1,
     )
 
     assert get_counting_lookups(operator_client) == (200, 1)
@@ -292,3 +298,107 @@ def test_a_row_read_while_a_revocation_commits_is_not_taken_afterwards():
     assert done.is_set()
 
     assert get_counting_lookups(client) == (401, 1)
+
+
+# --- Player sessions ---------------------------------------------------------------------------
+@pytest.fixture
+def session_client(player) -> tuple[APIClient, PlayerSession]:
+    issued = services.player_session_create(player=player, actor=SYSTEM)
+    return client_with(issued.token), issued.session
+
+
+@pytest.mark.django_db
+def test_a_session_is_read_once_then_remembered_in_one_round_trip(session_client, round_trips):
+    client, _ = session_client
+    assert get_counting_lookups(client, WALLET) == (200, 1)
+    round_trips.clear()
+
+    assert get_counting_lookups(client, WALLET) == (200, 0)
+    assert round_trips == ["evalsha"]
+
+
+@pytest.mark.django_db
+def test_a_new_session_or_player_keeps_the_epoch(session_client, operator):
+    client, _ = session_client
+    client.get(WALLET)
+    epoch = cache.get(remembered_credentials.EPOCH_KEY)
+
+    services.player_session_create(player=PlayerFactory(operator=operator), actor=SYSTEM)
+
+    assert cache.get(remembered_credentials.EPOCH_KEY) == epoch
+    assert get_counting_lookups(client, WALLET) == (200, 0)
+
+
+@pytest.mark.django_db
+def test_a_revoked_session_is_refused_at_once(session_client):
+    client, session = session_client
+    client.get(WALLET)
+
+    services.player_session_revoke(session=session, actor=SYSTEM)
+
+    assert get_counting_lookups(client, WALLET) == (401, 1)
+
+
+@pytest.mark.django_db
+def test_a_suspended_player_is_refused_at_once(session_client, player):
+    client, _ = session_client
+    client.get(WALLET)
+
+    services.player_update(player=player, status=Player.Status.SUSPENDED, actor=SYSTEM)
+
+    assert get_counting_lookups(client, WALLET) == (401, 1)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s: Player.objects.filter(pk=s.player_id).update(status=Player.Status.SUSPENDED),
+        lambda s: PlayerSession.objects.filter(pk=s.pk).update(revoked_at=timezone.now()),
+        lambda s: Operator.objects.filter(pk=s.player.operator_id).update(
+            status=Operator.Status.SUSPENDED
+        ),
+    ],
+    ids=["player-update", "session-update", "operator-update"],
+)
+def test_bulk_changes_refuse_the_session_too(session_client, change):
+    client, session = session_client
+    client.get(WALLET)
+
+    change(session)
+
+    assert client.get(WALLET).status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_session_expires_on_time_without_any_write(session_client, monkeypatch):
+    client, session = session_client
+    client.get(WALLET)
+    later = session.expires_at + timedelta(seconds=1)
+    monkeypatch.setattr("gin_platform.authentication.timezone.now", lambda: later)
+
+    assert get_counting_lookups(client, WALLET) == (401, 0)  # decided on the remembered row
+
+
+@pytest.mark.django_db
+def test_deleting_a_session_that_no_longer_authenticates_keeps_the_epoch(session_client, player):
+    client, _ = session_client
+    spent = services.player_session_create(player=player, actor=SYSTEM).session
+    services.player_session_revoke(session=spent, actor=SYSTEM)
+    client.get(WALLET)
+    epoch = cache.get(remembered_credentials.EPOCH_KEY)
+
+    PlayerSession.objects.filter(pk=spent.pk).delete()
+
+    assert cache.get(remembered_credentials.EPOCH_KEY) == epoch
+    live = services.player_session_create(player=player, actor=SYSTEM).session
+    PlayerSession.objects.filter(pk=live.pk).delete()
+    assert cache.get(remembered_credentials.EPOCH_KEY) != epoch
+
+
+@pytest.mark.django_db
+def test_the_players_limit_holds_for_a_remembered_session(session_client, monkeypatch):
+    client, _ = session_client
+    monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "2/min")
+
+    assert [client.get(WALLET).status_code for _ in range(4)] == [200, 200, 429, 429]
