@@ -20,6 +20,7 @@ from __future__ import annotations
 import hmac
 import json
 import math
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -28,6 +29,7 @@ from axes.helpers import get_cool_off
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Model
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework import exceptions
@@ -104,11 +106,9 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         )
         epoch = _pass_gate(guard, known, admission)
         try:
-            if known is not None and epoch == known.epoch:
-                api_key = known.copy()
-            else:
-                api_key = next(iter(_API_KEY_BY_PREFIX.fetch(prefix)), None) if prefix else None
-                known, api_key = _remember(API_KEY, prefix, api_key, epoch=epoch)
+            known, api_key = _current_row(
+                API_KEY, prefix, known, epoch=epoch, read=_API_KEY_BY_PREFIX.fetch
+            )
             self._refuse_invalid(api_key, value_hash=value_hash, test=test)
             self._check_signature(request, api_key)
         except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
@@ -205,11 +205,9 @@ class PlayerTokenAuthentication(BaseAuthentication):
             else None
         )
         epoch = _pass_gate(guard, known, admission)
-        if known is not None and epoch == known.epoch:
-            session = known.copy()
-        else:
-            session = next(iter(_SESSION_BY_TOKEN_HASH.fetch(token_hash)), None)
-            known, session = _remember(SESSION, token_hash, session, epoch=epoch)
+        known, session = _current_row(
+            SESSION, token_hash, known, epoch=epoch, read=_SESSION_BY_TOKEN_HASH.fetch
+        )
         if not _session_valid(session, now):
             guard.failed()
             raise AuthenticationFailedProblem("The session token is not valid or has expired")
@@ -347,9 +345,20 @@ def _pass_gate(
     )
 
 
-def _remember(kind: str, ident: str, found, *, epoch: str | None) -> tuple[Remembered | None, Any]:
-    """Remember a row just read (under the epoch read before it), when there is one and
-    the epoch could be read: (what is remembered, this request's row: a copy of it)."""
+def _current_row(
+    kind: str,
+    ident: str | None,
+    known: Remembered | None,
+    *,
+    epoch: str | None,
+    read: Callable[[str], Iterable[Model]],
+) -> tuple[Remembered | None, Any]:
+    """(what is remembered, this request's copy of the row): the remembered row while the
+    epoch it was read under holds; else the database's, remembered from now on when the
+    epoch could be read (before this read: gin_platform/remembered_credentials.py)."""
+    if known is not None and epoch == known.epoch:
+        return known, known.copy()
+    found = next(iter(read(ident)), None) if ident else None
     if found is None or epoch is None:
         return None, found
     known = remember(kind, ident, found, epoch=epoch)
