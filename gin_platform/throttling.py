@@ -282,20 +282,34 @@ class SlidingWindowCounter:
         return max(seconds, 0.001)
 
 
-# The sliding-window admission in Redis. KEYS: this window's counter, the last one's. ARGV:
-# the limit, the weight of the last window's hits (1 - elapsed/period), the counter's TTL.
-# Returns the last window's hits, this window's hits before this request, admitted (1/0).
-# Counters are plain integers, as the cache's incr() leaves them.
-ADMIT_SCRIPT = """
-local previous = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
-if previous * tonumber(ARGV[2]) + current + 1 > tonumber(ARGV[1]) then
-  return {previous, current, 0}
+# The sliding-window admission in Redis, as a Lua function both scripts below define: the
+# counters of this window and the last one, the limit, the weight of the last window's hits
+# (1 - elapsed/period), the counter's TTL. Returns the last window's hits, this window's
+# hits before this request, admitted (1/0). Counters are plain integers, as the cache's
+# incr() leaves them. ``previous * weight + (current + 1)`` is SlidingWindowCounter._full's
+# sum, in its order.
+_ADMIT_FUNCTION = """
+local function hits(key) return tonumber(redis.call('GET', key) or '0') or 0 end
+local function admit(current_key, previous_key, limit, weight, ttl)
+  local previous, current = hits(previous_key), hits(current_key)
+  if previous * weight + (current + 1) > limit then
+    return previous, current, 0
+  end
+  local counted = redis.call('INCR', current_key)
+  if counted == 1 then redis.call('EXPIRE', current_key, ttl) end
+  return previous, counted - 1, 1
 end
-local hits = redis.call('INCR', KEYS[1])
-if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-return {previous, hits - 1, 1}
 """
+
+# KEYS: this window's counter, the last one's. ARGV: the limit, the weight, the TTL.
+ADMIT_SCRIPT = (
+    _ADMIT_FUNCTION
+    + """
+local previous, current, admitted = admit(KEYS[1], KEYS[2], tonumber(ARGV[1]),
+  tonumber(ARGV[2]), ARGV[3])
+return {previous, current, admitted}
+"""
+)
 
 
 def _admit_script(cache) -> tuple | None:
@@ -324,22 +338,31 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
     def __init__(self) -> None:  # the rate is chosen per request in allow_request
         pass
 
+    def _open(self, scope: str, ident: str) -> bool:
+        """The rate of ``scope``, the bucket of ``ident`` and this window, the request not
+        decided yet; False when the scope has no rate (nothing to decide)."""
+        self.scope = scope
+        self.rate = self.get_rate()
+        if self.rate is None:
+            return False
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        self.key = throttle_key(scope, ident)
+        self.window = self._open_window()
+        self.admitted = None  # not decided yet
+        self.counted = False  # whether the cache answered (else: let through, unseen)
+        return True
+
     @classmethod
     def for_principal(cls, principal) -> PrincipalRateThrottle | None:
-        """This throttle for ``principal``, its window open, before DRF asks it: for the one
-        round trip that also lets a remembered API key in (``pass_gate``). None when the
+        """This throttle for ``principal``, its window open, before DRF asks it: decided when
+        the credential is accepted (``pass_gate``, else ``admit_now``). None when the
         principal's scope has no rate."""
         throttle = cls()
-        throttle.scope = cls._scope_for(principal)
-        throttle.rate = throttle.get_rate()
-        if throttle.rate is None:
-            return None
-        throttle.num_requests, throttle.duration = throttle.parse_rate(throttle.rate)
-        throttle.key = throttle_key(throttle.scope, principal.throttle_ident)
-        throttle.window = throttle._open_window()
-        throttle.admitted = None  # not decided yet
-        throttle.counted = False  # whether the cache answered (else: let through, unseen)
-        return throttle
+        return (
+            throttle
+            if throttle._open(cls._scope_for(principal), principal.throttle_ident)
+            else None
+        )
 
     def admit_now(self) -> None:
         """Decide and count this request now (when the gate's round trip did not)."""
@@ -356,27 +379,15 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
     def allow_request(self, request, view) -> bool:
         admission = getattr(request, ADMISSION_ATTRIBUTE, None)
         if admission is not None:
-            # Decided, and counted, when the request was authenticated: take its state
-            # (counts, window, rate) so that wait() and the headers answer for it.
+            # Decided, counted and answered when the request was authenticated: take its
+            # state (counts, window, rate) so that wait() answers for it.
             self.__dict__.update(admission.__dict__)
-            self.answer_status(view)
             return self.admitted
-        self.scope = self._scope_for(request.user)
-        self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        if self.rate is None:
+        if not self._open(self._scope_for(request.user), self._ident(request)):
             return True
-        self.key = self.get_cache_key(request, view)
-        if self.key is None:
-            return True
-        window = self._open_window()
-        try:
-            admitted = self._admit(window)
-        except CACHE_ERRORS:
-            _cache_warning.warn(self.key)
-            return True
-        _answer_status(view, self.status(admitted=admitted))
-        return admitted
+        self.admit_now()
+        self.answer_status(view)
+        return self.admitted
 
     @staticmethod
     def _scope_for(user) -> str:
@@ -390,14 +401,15 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
         return client_address(request)
 
     def get_cache_key(self, request, view) -> str:
+        return throttle_key(self.scope, self._ident(request))
+
+    def _ident(self, request) -> str:
         user = request.user
         if isinstance(user, OperatorPrincipal | PlayerPrincipal):
-            ident = user.throttle_ident
-        elif user is not None and getattr(user, "is_authenticated", False):
-            ident = f"user:{user.pk}"
-        else:
-            ident = f"ip:{self.get_ident(request)}"
-        return throttle_key(self.scope, ident)
+            return user.throttle_ident
+        if user is not None and getattr(user, "is_authenticated", False):
+            return f"user:{user.pk}"
+        return f"ip:{self.get_ident(request)}"
 
 
 # Where the authentication leaves a throttle decision it already took (``pass_gate``) for
@@ -542,11 +554,12 @@ def _digest(credential: str) -> str:
 # Returns the four failure counts, the epoch, the verdict (0 refused by the guard, 1 passed
 # the guard with the throttle not asked, 2 throttled, 3 admitted and counted) and the
 # request counter's last-window hits and this window's hits before this request.
-# The guard's rule is AuthFailureGuard._refusal's and the throttle's ADMIT_SCRIPT's; the
+# The guard's rule is AuthFailureGuard._refusal's and the throttle's is admit(); the
 # throttle is asked only when the remembered epoch still holds, so a request is counted
 # only when its remembered credential is good.
-GATE_SCRIPT = """
-local function hits(key) return tonumber(redis.call('GET', key) or '0') or 0 end
+GATE_SCRIPT = (
+    _ADMIT_FUNCTION
+    + """
 local ap, ac = hits(KEYS[2]), hits(KEYS[1])
 local cp, cc = hits(KEYS[4]), hits(KEYS[3])
 local alimit, aweight = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -566,14 +579,10 @@ local limit = tonumber(ARGV[7])
 if limit < 0 or epoch ~= ARGV[5] then
   return {ap, ac, cp, cc, epoch, 1, 0, 0}
 end
-local previous, current = hits(KEYS[7]), hits(KEYS[6])
-if previous * tonumber(ARGV[8]) + (current + 1) > limit then
-  return {ap, ac, cp, cc, epoch, 2, previous, current}
-end
-local counted = redis.call('INCR', KEYS[6])
-if counted == 1 then redis.call('EXPIRE', KEYS[6], ARGV[9]) end
-return {ap, ac, cp, cc, epoch, 3, previous, counted - 1}
+local previous, current, admitted = admit(KEYS[6], KEYS[7], limit, tonumber(ARGV[8]), ARGV[9])
+return {ap, ac, cp, cc, epoch, 2 + admitted, previous, current}
 """
+)
 
 # The verdicts of GATE_SCRIPT.
 _GATE_REFUSED, _GATE_PASSED, _GATE_THROTTLED, _GATE_ADMITTED = range(4)

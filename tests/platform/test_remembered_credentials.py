@@ -28,6 +28,7 @@ pytestmark = pytest.mark.redis
 ME = "/api/v1/operators/me"
 HEALTH = "/api/v1/health"
 WALLET = "/api/v1/me/wallet"  # a player's
+STAFF = "/api/v1/staff/ledger/reconciliation"  # staff only: 403 for an operator
 
 
 def client_with(key: str) -> APIClient:
@@ -67,11 +68,6 @@ def round_trips(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(client, "execute_command", counting)
     return sent
-
-
-@pytest.fixture
-def operator_client(operator_key) -> APIClient:
-    return client_with(operator_key)
 
 
 # --- What a remembered key costs --------------------------------------------------------------
@@ -118,6 +114,16 @@ def test_a_view_the_throttle_does_not_guard_counts_nothing(operator_client, monk
 
     assert [operator_client.get(HEALTH).status_code for _ in range(3)] == [200] * 3
     assert operator_client.get(ME)["RateLimit-Remaining"] == "0"
+
+
+@pytest.mark.django_db
+def test_a_request_the_permissions_refuse_is_counted_once_the_key_is_accepted(operator_client):
+    limit = int(PrincipalRateThrottle.THROTTLE_RATES["operator"].split("/")[0])
+    for expected_remaining in (limit - 1, limit - 2):  # read from the database, then remembered
+        refused = operator_client.get(STAFF)
+        assert refused.status_code == 403
+        assert refused["RateLimit-Remaining"] == str(expected_remaining)
+    assert operator_client.get(ME)["RateLimit-Remaining"] == str(limit - 3)
 
 
 @pytest.mark.django_db
