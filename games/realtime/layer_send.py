@@ -34,7 +34,7 @@ from channels_redis.utils import _consistent_hash, decode_hosts
 SOCKET_TIMEOUT_SECONDS = 2.0
 
 _clients_lock = threading.Lock()
-_clients: dict[int, tuple[object, list[redis.Redis], str] | None] = {}
+_clients: dict[int, tuple[object, tuple[list[redis.Redis], str] | None]] = {}
 
 
 def group_send_many(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -70,20 +70,22 @@ async def _group_send_all(layer, messages: Sequence[tuple[str, dict[str, Any]]])
 def _pubsub_target(layer) -> tuple[list[redis.Redis], str] | None:
     """The synchronous Redis clients of a pub/sub layer's shards and its prefix, made once
     per layer (redis-py's pools are thread-safe and start afresh in a forked child), or
-    None for any other layer, or hosts given in a form other than a URL."""
+    None for any other layer, or hosts given in a form other than a URL.
+
+    Each entry holds its layer, so no layer it answers for is freed and its ``id`` given
+    to another: a layer of another kind, once freed, used to leave an answer of None under
+    an id that a new pub/sub layer could take."""
     key = id(layer)
-    cached = _clients.get(key, False)
-    if cached is False:
-        with _clients_lock:
-            cached = _clients.get(key, False)
-            if cached is False:
-                cached = _clients[key] = _build_target(layer)
+    cached = _clients.get(key)
     if cached is None or cached[0] is not layer:
-        return None
-    return cached[1], cached[2]
+        with _clients_lock:
+            cached = _clients.get(key)
+            if cached is None or cached[0] is not layer:
+                cached = _clients[key] = (layer, _build_target(layer))
+    return cached[1]
 
 
-def _build_target(layer) -> tuple[object, list[redis.Redis], str] | None:
+def _build_target(layer) -> tuple[list[redis.Redis], str] | None:
     if not isinstance(layer, RedisPubSubChannelLayer):
         return None
     hosts = decode_hosts(layer._kwargs.get("hosts"))
@@ -97,4 +99,4 @@ def _build_target(layer) -> tuple[object, list[redis.Redis], str] | None:
         )
         for host in hosts
     ]
-    return layer, clients, layer._kwargs.get("prefix", "asgi")
+    return clients, layer._kwargs.get("prefix", "asgi")

@@ -61,3 +61,16 @@ def test_an_unreachable_redis_fails_the_send_within_the_timeout():
     with pytest.raises(Exception) as raised:
         layer_send._send_published(layer, [("match.1.seat0", {"type": "match.push"})])
     assert "Connection" in type(raised.value).__name__ or "connect" in str(raised.value).lower()
+
+
+def test_a_pubsub_layer_is_published_to_even_under_the_id_of_a_freed_layer(monkeypatch):
+    """An entry is kept per ``id(layer)``; a new layer may get the id of one that was freed,
+    and must not inherit its answer (the other layer's: no Redis target)."""
+    from channels.layers import InMemoryChannelLayer
+
+    layer = RedisPubSubChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test")
+    monkeypatch.setitem(layer_send._clients, id(layer), (InMemoryChannelLayer(), None))
+
+    clients, prefix = layer_send._pubsub_target(layer)
+
+    assert prefix == "test" and len(clients) == 1
