@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Value
 from django.utils import timezone
 
 from games import engine
@@ -218,7 +218,7 @@ def player_seats(*, player: Player) -> QuerySet[Seat]:
 
 
 # --- Matches ---------------------------------------------------------------------------
-def _shown_seats() -> Prefetch:
+def shown_seats_prefetch() -> Prefetch:
     seats = Seat.objects.exclude(state=Seat.State.LEFT).select_related("player")
     return Prefetch("seats", queryset=seats.order_by("position"), to_attr="shown_seats")
 
@@ -231,7 +231,7 @@ def match_list(
     matches = (
         Match.objects.filter(_operator_matches(operator))
         .annotate(hands_played=Count("hands"))
-        .prefetch_related(_shown_seats())
+        .prefetch_related(shown_seats_prefetch())
     )
     if status:
         matches = matches.filter(status=status)
@@ -258,7 +258,7 @@ def watch_match_get(*, operator: Operator, match_id: object) -> Match:
     match = (
         Match.objects.filter(_operator_matches(operator) | Q(room_id__in=offered))
         .annotate(hands_played=Count("hands"))
-        .prefetch_related(_shown_seats())
+        .prefetch_related(shown_seats_prefetch())
         .filter(pk=as_id(match_id))
         .first()
     )
@@ -408,23 +408,26 @@ def engine_event(row: HandEvent) -> engine.Event:
 
 def match_event_rows(
     *, match: Match, after: int = 0, limit: int = EVENTS_PAGE_DEFAULT
-) -> QuerySet[HandEvent]:
+) -> list[HandEvent]:
     """The match's events with ``seq`` greater than ``after``, oldest first, at most
     ``limit`` (1 to ``EVENTS_PAGE_MAX``), each with its hand's number."""
-    return (
-        HandEvent.objects.filter(match=match, match_seq__gt=min(max(after, 0), MAX_ID))
-        .select_related("hand")
-        .only(
-            "kind",
-            "seat",
-            "state_seq",
-            "payload",
-            "match_seq",
-            "created_at",
-            "hand__number",
+    limit = max(1, min(limit, EVENTS_PAGE_MAX))
+    if limit not in _EVENTS_AFTER:  # ``Value``: a bound the ORM does not range-check, so the
+        # statement compiles once with a stand-in (``after`` is kept within 0..MAX_ID)
+        _EVENTS_AFTER[limit] = PrecompiledQuery(
+            lambda match_id, after: (
+                HandEvent.objects.filter(match_id=match_id, match_seq__gt=Value(after))
+                .select_related("hand")
+                .only(*_FEED_FIELDS)
+                .order_by("match_seq")[:limit]
+            )
         )
-        .order_by("match_seq")[: max(1, min(limit, EVENTS_PAGE_MAX))]
-    )
+    return _EVENTS_AFTER[limit].fetch(match.pk, min(max(after, 0), MAX_ID))
+
+
+# Page size -> its read of the feed, compiled once (every push reads it).
+_EVENTS_AFTER: dict[int, PrecompiledQuery] = {}
+_FEED_FIELDS = ("kind", "seat", "state_seq", "payload", "match_seq", "created_at", "hand__number")
 
 
 # --- Replay ---------------------------------------------------------------------------
@@ -567,34 +570,3 @@ def match_presence_facts(*, match_id: int) -> tuple[int, tuple[int, ...]]:
 def match_seq(*, match_id: int) -> int | None:
     """The match's feed sequence number now (a socket's heartbeat checks it for gaps)."""
     return Match.objects.filter(pk=match_id).values_list("seq", flat=True).first()
-
-
-# --- Back office (staff pages) ------------------------------------------------------------
-def player_match_list(*, player: Player) -> QuerySet[Match]:
-    """Every match the player sat in, newest first, with its shown seats and its hands."""
-    return (
-        Match.objects.filter(pk__in=Seat.objects.filter(player=player).values("match_id"))
-        .order_by("-created_at", "-pk")
-        .prefetch_related(
-            _shown_seats(), Prefetch("hands", queryset=Hand.objects.order_by("number"))
-        )
-    )
-
-
-def hand_is_history(hand: Hand, match: Match) -> bool:
-    """Whether the hand is over as ``history_hands`` counts it (ended, or abandoned once
-    the game is over): only then may anybody, staff included, see its cards."""
-    if hand.status == Hand.Status.ENDED:
-        return True
-    return hand.status == Hand.Status.ABANDONED and match.status not in (
-        Match.Status.WAITING,
-        Match.Status.RUNNING,
-    )
-
-
-def finished_hand_cards(hand: Hand, match: Match) -> list[list[str]] | None:
-    """Both players' final cards of a hand that is over; None for a hand being played (a
-    running hand's cards are never shown, not even to staff)."""
-    if not hand_is_history(hand, match):
-        return None
-    return [[str(card) for card in held] for held in hand.engine_state().hands]

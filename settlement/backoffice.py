@@ -3,8 +3,8 @@ platform, games and the wallet together, like the reports): the player page.
 
 Read-only and built from each app's selectors. Amounts are decimal strings in the
 currency's decimals. A hand's cards are shown only once the hand is over
-(``games.selectors.finished_hand_cards``): staff never see a running hand's cards, so
-nobody in the back office can help a player at the table.
+(``games.backoffice_selectors.finished_hand_cards``): staff never see a running hand's
+cards, so nobody in the back office can help a player at the table.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from games import backoffice_selectors as games_backoffice
 from games import selectors as games_selectors
 from games.models import Hand, Match, Seat
 from gin_platform import selectors as platform_selectors
@@ -55,7 +56,7 @@ def _match_line(match: Match, player: Player) -> MatchLine:
         opponents=[seat for seat in seats if seat.player_id != player.pk],
         stake=amount(mine.amount, mine.currency) if mine else "",
         hands=[
-            HandLine(hand=hand, cards=games_selectors.finished_hand_cards(hand, match))
+            HandLine(hand=hand, cards=games_backoffice.finished_hand_cards(hand, match))
             for hand in match.hands.all()
         ],
     )
@@ -97,7 +98,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
     )
     matches = [
         _match_line(match, player)
-        for match in games_selectors.player_match_list(player=player)[:RECENT]
+        for match in games_backoffice.player_match_list(player=player)[:RECENT]
     ]
     limit_changes = list(wallet_selectors.player_limit_history(player=player).order_by("-pk"))
     exclusions = list(wallet_selectors.self_exclusion_list(player=player))
