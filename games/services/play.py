@@ -245,6 +245,7 @@ def _action_apply(
     # R10: the running score is part of the game's state; it is stored with the hand that
     # changed it, in this transaction, and every reader reads this one figure.
     save_fields(locked, fields=("seq", *SCORE_FIELDS) if new_state.is_over else ("seq",))
+    publisher.match_written(match=locked, latest_hands=latest)  # the push renders these
     _bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
 

@@ -11,9 +11,19 @@ from django.db import transaction
 from games.models import HandEvent
 from games.realtime import layer_send, presence, publisher
 from games.realtime.audience import Audience, match_audiences
+from games.services import room_create
+from tests.factories import SYSTEM
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.helpers import HiddenInformationChecker, seat_both, view
+from tests.games.helpers import (
+    HiddenInformationChecker,
+    Seats,
+    play_to_end,
+    seat_both,
+    sit,
+    view,
+)
 from tests.games.realtime.helpers import check_message
+from tests.wallet.factories import fund
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -114,3 +124,123 @@ def test_with_nobody_listening_a_push_reads_nothing_from_the_database(
         publisher.publish(match_id=match_id, after=0, last=7)
     assert sent == []
     assert presence.last_pushed_seq(match_id=match_id) == 7  # long polls still wake up
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_moves_push_is_the_push_reading_it_back_would_send(
+    players, operator, make_player_client, seeds, sent, monkeypatch
+):
+    """A move's push renders what the move wrote (``match_written``), not a read-back: for
+    every move of a Match Play game, heads-up or R12 (discards, hands ended, new deals, the
+    match finished) it is text for text what reading the match back after the commit
+    sends."""
+    room = room_create(
+        operator=operator,
+        name="Match Play",
+        variant="match",
+        target=100,
+        currency=operator.base_currency,
+        stake=100,
+        fee_bps=500,
+        seats=players,
+        prize_table=None if players == 2 else "70_30",
+        actor=SYSTEM,
+    )
+    table = TableFactory(room=room)
+    clients = {}
+    for number in range(players):
+        client = make_player_client(display_name=f"Player {number}")
+        fund(client.player, 10**5)
+        answer = sit(client, table.pk)
+        assert answer.status_code == 201, answer.json()
+        clients[answer.json()["position"]] = client
+    match_id = answer.json()["match_id"]
+    _listen_all(match_id)
+    read_back = publisher.publish
+    from_memory = []
+
+    def publish(**kwargs):
+        from_memory.append(kwargs.get("written") is not None)
+        read_back(**kwargs)
+
+    monkeypatch.setattr(publisher, "publish", publish)
+    compared = 0
+
+    def compare(response, seat):
+        nonlocal compared
+        if "/actions" not in response.request["PATH_INFO"]:
+            return
+        # Every move of a running game is rendered from memory; the last one is followed
+        # by the settlement's push (eager Celery), which reads the match back.
+        assert from_memory[-1] or response.json()["match"]["status"] != "running"
+        pushed = {group: message for group, message in sent}
+        sent.clear()
+        first = {message["first"] for message in pushed.values()}.pop()
+        last = {message["last"] for message in pushed.values()}.pop()
+        read_back(match_id=match_id, after=first - 1 if first else None, last=last or None)
+        assert {group: message["text"] for group, message in sent} == {
+            group: message["text"] for group, message in pushed.items()
+        }
+        sent.clear()
+        compared += 1
+
+    game = play_to_end(Seats(clients), match_id, on_response=compare)
+    assert game.final_views[0]["match"]["status"] in ("finished", "settled")
+    assert compared == game.actions > 50
+
+
+def _written_state(match_id: int):
+    from games import selectors
+
+    match = selectors.match_for_push(match_id=match_id)
+    return match, selectors.latest_hands(match)
+
+
+@pytest.mark.parametrize("where", ["rows in a savepoint", "state in a savepoint", "changed after"])
+def test_what_a_savepoint_could_undo_is_read_back(running, sent, monkeypatch, where):
+    """Rows or a final state handed over inside a savepoint (which could roll back while
+    the transaction commits), or a change after the final state: the push reads back."""
+    match_id, _ = running
+    _listen_all(match_id)
+    used = []
+    read_back = publisher.publish
+    monkeypatch.setattr(
+        publisher,
+        "publish",
+        lambda **kwargs: used.append(kwargs.get("written")) or read_back(**kwargs),
+    )
+    rows = list(HandEvent.objects.filter(match_id=match_id).order_by("match_seq"))
+    match, hands = _written_state(match_id)
+    with transaction.atomic():
+        if where == "rows in a savepoint":
+            with transaction.atomic():
+                publisher.match_changed(match_id=match_id, rows=rows)
+        else:
+            publisher.match_changed(match_id=match_id, rows=rows)
+        if where == "state in a savepoint":
+            with transaction.atomic():
+                publisher.match_written(match=match, latest_hands=hands)
+        else:
+            publisher.match_written(match=match, latest_hands=hands)
+        if where == "changed after":
+            publisher.match_changed(match_id=match_id)
+    assert used == [None] and sent
+
+
+def test_a_whole_change_outside_savepoints_is_rendered_as_written(running, sent, monkeypatch):
+    match_id, _ = running
+    _listen_all(match_id)
+    used = []
+    read_back = publisher.publish
+    monkeypatch.setattr(
+        publisher,
+        "publish",
+        lambda **kwargs: used.append(kwargs.get("written")) or read_back(**kwargs),
+    )
+    rows = list(HandEvent.objects.filter(match_id=match_id).order_by("match_seq"))
+    match, hands = _written_state(match_id)
+    with transaction.atomic():
+        publisher.match_changed(match_id=match_id, rows=rows)
+        publisher.match_written(match=match, latest_hands=hands)
+    (written,) = used
+    assert written is not None and written.rows == rows and written.match is match
