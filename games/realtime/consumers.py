@@ -177,11 +177,13 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
+        # The counts first: a player who starts the next game at once must not be refused a
+        # socket by this one while the channel layer is slow to let go of its group.
         try:
+            await presence.on_count_threads(self._forget)()
+        finally:  # the group is left even when the counts cannot be reached
             if self.audience is not None:
                 await self.channel_layer.group_discard(self.audience.group, self.channel_name)
-        finally:  # the counts are released even when the layer cannot be reached
-            await presence.on_count_threads(self._forget)()
         if self.audience is not None and self.audience.seat is not None:
             await database_sync_to_async(publisher.presence_changed)(
                 match_id=self.audience.match_id

@@ -97,11 +97,11 @@ class PlayerSocketConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
-        try:
+        try:  # the count first, as a match socket does: the layer may be slow to let go
+            await presence.on_count_threads(self._forget)()
+        finally:
             if self.group is not None:
                 await self.channel_layer.group_discard(self.group, self.channel_name)
-        finally:
-            await presence.on_count_threads(self._forget)()
 
     def _forget(self) -> None:
         if self.counted and self.principal is not None:

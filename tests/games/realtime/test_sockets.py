@@ -384,6 +384,53 @@ async def test_a_closed_socket_stops_counting_while_the_sockets_database_work_wa
     await second.close()
 
 
+@override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=1)
+async def test_a_closed_socket_stops_counting_while_the_channel_layer_is_slow(
+    alice, bob, table, seeds, monkeypatch
+):
+    """Leaving the socket's group waits for the channel layer (Redis); the count does not
+    wait for it, so the next socket of a player who starts the next game at once is let in."""
+    from games.realtime import consumers
+
+    match_id, seats = await _seat_both(alice, bob, table)
+    player_id = seats[0].player.pk
+    first = await player_socket(seats[0], match_id)
+    await first.receive_type("hello")
+    await first.receive_type("presence")
+    layer_free = asyncio.Event()
+    discards = []
+    real_disconnect = consumers.MatchSocketConsumer.disconnect
+
+    async def disconnect(self, code):
+        leave = self.channel_layer.group_discard
+
+        async def slow_discard(group, channel):
+            discards.append(group)
+            await layer_free.wait()
+            await leave(group, channel)
+
+        self.channel_layer.group_discard = slow_discard
+        await real_disconnect(self, code)
+
+    monkeypatch.setattr(consumers.MatchSocketConsumer, "disconnect", disconnect)
+    # The client goes away; the communicator is not told to wait (it would cancel the
+    # consumer after a second, and a cancelled disconnect releases the count anyway).
+    await first.communicator.send_input({"type": "websocket.disconnect", "code": 1000})
+    count = await sync(presence.cache.get)(presence._player_key(player_id))
+    for _ in range(100):
+        if not count and discards:
+            break
+        await asyncio.sleep(0.02)
+        count = await sync(presence.cache.get)(presence._player_key(player_id))
+    assert discards and not count, "the closed socket still counts while its group is left"
+    layer_free.set()
+    await first.communicator.wait(timeout=5)
+    monkeypatch.setattr(consumers.MatchSocketConsumer, "disconnect", real_disconnect)
+    second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
+    await second.receive_type("hello")
+    await second.close()
+
+
 @override_settings(REALTIME_MAX_MESSAGES_PER_10S=5)
 async def test_a_client_sending_too_fast_is_closed(alice, bob, table, seeds):
     match_id, seats = await _seat_both(alice, bob, table)
