@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -60,10 +61,34 @@ CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 440
 CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
 
 
-class MatchSocketConsumer(AsyncWebsocketConsumer):
+class ReleasedOnExit:
+    """Mixed into a socket consumer: what its socket holds (the heartbeat task, the counts,
+    the group) is released however the consumer ends. The client's close reaches
+    ``disconnect``, but an exception ends a consumer without it, and the ASGI server raises
+    one by design: uvicorn silently ends an application that sends to a client already
+    gone (``ClientDisconnected``: a push or a ping racing the close). Such a socket kept its
+    heartbeat task, which renewed its place in the player's socket count every beat, so a
+    player who had closed five of them this way was refused every new socket."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._release()
+
+    async def _release(self) -> None:  # pragma: no cover - each consumer has its own
+        raise TypeError(f"{type(self).__name__} must say what its socket releases")
+
+
+class MatchSocketConsumer(ReleasedOnExit, AsyncWebsocketConsumer):
     """A player's socket on their match (``watching = False``) or a watcher's (``True``)."""
 
     watching = False
+    # What a socket holds, until connect sets it (a consumer may end before).
+    principal: PlayerPrincipal | None = None
+    audience: Audience | None = None
+    heartbeat_task: asyncio.Task | None = None
+    counted = joined = False
 
     # --- Connecting --------------------------------------------------------------------
     async def connect(self) -> None:
@@ -170,31 +195,37 @@ class MatchSocketConsumer(AsyncWebsocketConsumer):
             429: CLOSE_LIMIT,
         }.get(problem.status, CLOSE_NOT_FOUND)
         await self._send_problem(problem, message_id=None)
-        await presence.on_count_threads(self._forget)()
+        await presence.on_count_threads(partial(self._forget, self.audience))()
         await self.close(code=code)
 
     # --- Leaving -----------------------------------------------------------------------
     async def disconnect(self, code: int) -> None:
+        await self._release()
+
+    async def _release(self) -> None:
+        """Stop the heartbeat, release the counts, leave the group and tell the table; once
+        (the client's close and the consumer's end both come here)."""
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
+            self.heartbeat_task = None
+        audience, self.audience = self.audience, None
+        seated = self.joined
         # The counts first: a player who starts the next game at once must not be refused a
         # socket by this one while the channel layer is slow to let go of its group.
         try:
-            await presence.on_count_threads(self._forget)()
+            await presence.on_count_threads(partial(self._forget, audience))()
         finally:  # the group is left even when the counts cannot be reached
-            if self.audience is not None:
-                await self.channel_layer.group_discard(self.audience.group, self.channel_name)
-        if self.audience is not None and self.audience.seat is not None:
-            await database_sync_to_async(publisher.presence_changed)(
-                match_id=self.audience.match_id
-            )
+            if audience is not None:
+                await self.channel_layer.group_discard(audience.group, self.channel_name)
+        if seated:
+            await database_sync_to_async(publisher.presence_changed)(match_id=audience.match_id)
 
-    def _forget(self) -> None:
+    def _forget(self, audience: Audience | None) -> None:
         if self.counted and self.principal is not None:
             presence.socket_closed(player_id=self.principal.player.pk)
             self.counted = False
-        if self.joined:
-            presence.seat_left(match_id=self.audience.match_id, seat=self.audience.seat)
+        if self.joined and audience is not None:
+            presence.seat_left(match_id=audience.match_id, seat=audience.seat)
             self.joined = False
 
     # --- Pushes from the channel layer --------------------------------------------------

@@ -30,6 +30,7 @@ from games.realtime.consumers import (
     CLOSE_ORIGIN,
     CLOSE_SLOW,
     CLOSE_TICKET,
+    ReleasedOnExit,
     _header,
     _origin_allowed,
     _parse,
@@ -42,7 +43,13 @@ from gin_platform.principals import PlayerPrincipal
 from gin_platform.problems import OriginNotAllowedProblem, Problem
 
 
-class PlayerSocketConsumer(AsyncWebsocketConsumer):
+class PlayerSocketConsumer(ReleasedOnExit, AsyncWebsocketConsumer):
+    # What a socket holds, until connect sets it (a consumer may end before).
+    principal: PlayerPrincipal | None = None
+    group: str | None = None
+    heartbeat_task: asyncio.Task | None = None
+    counted = False
+
     async def connect(self) -> None:
         await self.accept()
         self.principal: PlayerPrincipal | None = None
@@ -95,13 +102,19 @@ class PlayerSocketConsumer(AsyncWebsocketConsumer):
         }
 
     async def disconnect(self, code: int) -> None:
+        await self._release()
+
+    async def _release(self) -> None:
+        """Stop the heartbeat, release the count, leave the group; once (ReleasedOnExit)."""
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
+            self.heartbeat_task = None
+        group, self.group = self.group, None
         try:  # the count first, as a match socket does: the layer may be slow to let go
             await presence.on_count_threads(self._forget)()
         finally:
-            if self.group is not None:
-                await self.channel_layer.group_discard(self.group, self.channel_name)
+            if group is not None:
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     def _forget(self) -> None:
         if self.counted and self.principal is not None:

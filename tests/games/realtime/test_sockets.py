@@ -13,7 +13,7 @@ from django.test import override_settings
 
 from games import engine
 from games.models import Match
-from games.realtime import presence
+from games.realtime import presence, publisher
 from games.realtime.audience import Audience
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import (
@@ -426,6 +426,50 @@ async def test_a_closed_socket_stops_counting_while_the_channel_layer_is_slow(
     layer_free.set()
     await first.communicator.wait(timeout=5)
     monkeypatch.setattr(consumers.MatchSocketConsumer, "disconnect", real_disconnect)
+    second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
+    await second.receive_type("hello")
+    await second.close()
+
+
+@override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=1)
+async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
+    alice, bob, table, seeds, monkeypatch
+):
+    """uvicorn ends, silently and with no websocket.disconnect, a consumer that sends to a
+    client already gone (ClientDisconnected, an OSError): a push racing the close. What
+    the socket held is released all the same: its place in the player's count (the cap
+    is 1 here, so the next socket is let in), its seat's presence and its heartbeat."""
+    from games.realtime import consumers
+
+    match_id, seats = await _seat_both(alice, bob, table)
+    player_id = seats[0].player.pk
+    first = await player_socket(seats[0], match_id)
+    await first.receive_type("hello")
+    await first.receive_type("presence")
+    released = []
+    real_release = consumers.MatchSocketConsumer._release
+
+    async def release(self):
+        released.append(self.heartbeat_task)
+        await real_release(self)
+
+    class ClientGone(OSError):
+        pass
+
+    async def push_to_a_client_gone(self, message):
+        raise ClientGone("the client has gone")
+
+    monkeypatch.setattr(consumers.MatchSocketConsumer, "_release", release)
+    monkeypatch.setattr(consumers.MatchSocketConsumer, "match_push", push_to_a_client_gone)
+    await sync(publisher.publish)(match_id=match_id)
+    with pytest.raises(ClientGone):
+        await first.communicator.wait(timeout=5)
+    (heartbeat,) = released
+    assert heartbeat is not None and heartbeat.cancelled()
+    assert not await sync(presence.cache.get)(presence._player_key(player_id))
+    seated = await sync(presence.connected_seats)(match_id=match_id)
+    assert seated[0]["connected"] is False
+    monkeypatch.setattr(consumers.MatchSocketConsumer, "_release", real_release)
     second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
     await second.receive_type("hello")
     await second.close()
