@@ -128,7 +128,7 @@ def test_with_nobody_listening_a_push_reads_nothing_from_the_database(
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_a_moves_push_is_the_push_reading_it_back_would_send(
-    players, operator, make_player_client, seeds, sent, monkeypatch
+    players, operator, make_player_client, seeds, sent, written_args
 ):
     """A move's push renders what the move wrote (``match_written``), not a read-back: for
     every move of a Match Play game, heads-up or R12 (discards, hands ended, new deals, the
@@ -156,14 +156,6 @@ def test_a_moves_push_is_the_push_reading_it_back_would_send(
         clients[answer.json()["position"]] = client
     match_id = answer.json()["match_id"]
     _listen_all(match_id)
-    read_back = publisher.publish
-    from_memory = []
-
-    def publish(**kwargs):
-        from_memory.append(kwargs.get("written") is not None)
-        read_back(**kwargs)
-
-    monkeypatch.setattr(publisher, "publish", publish)
     compared = 0
 
     def compare(response, seat):
@@ -172,12 +164,14 @@ def test_a_moves_push_is_the_push_reading_it_back_would_send(
             return
         # Every move of a running game is rendered from memory; the last one is followed
         # by the settlement's push (eager Celery), which reads the match back.
-        assert from_memory[-1] or response.json()["match"]["status"] != "running"
+        assert written_args[-1] or response.json()["match"]["status"] != "running"
         pushed = {group: message for group, message in sent}
         sent.clear()
         first = {message["first"] for message in pushed.values()}.pop()
         last = {message["last"] for message in pushed.values()}.pop()
-        read_back(match_id=match_id, after=first - 1 if first else None, last=last or None)
+        publisher.publish(  # read back
+            match_id=match_id, after=first - 1 if first else None, last=last or None
+        )
         assert {group: message["text"] for group, message in sent} == {
             group: message["text"] for group, message in pushed.items()
         }
@@ -189,6 +183,20 @@ def test_a_moves_push_is_the_push_reading_it_back_would_send(
     assert compared == game.actions > 50
 
 
+@pytest.fixture
+def written_args(monkeypatch):
+    """The ``written`` argument of every push the publisher makes (None: read back)."""
+    calls: list = []
+    read_back = publisher.publish
+
+    def publish(**kwargs):
+        calls.append(kwargs.get("written"))
+        read_back(**kwargs)
+
+    monkeypatch.setattr(publisher, "publish", publish)
+    return calls
+
+
 def _written_state(match_id: int):
     from games import selectors
 
@@ -197,18 +205,11 @@ def _written_state(match_id: int):
 
 
 @pytest.mark.parametrize("where", ["rows in a savepoint", "state in a savepoint", "changed after"])
-def test_what_a_savepoint_could_undo_is_read_back(running, sent, monkeypatch, where):
+def test_what_a_savepoint_could_undo_is_read_back(running, sent, written_args, where):
     """Rows or a final state handed over inside a savepoint (which could roll back while
     the transaction commits), or a change after the final state: the push reads back."""
     match_id, _ = running
     _listen_all(match_id)
-    used = []
-    read_back = publisher.publish
-    monkeypatch.setattr(
-        publisher,
-        "publish",
-        lambda **kwargs: used.append(kwargs.get("written")) or read_back(**kwargs),
-    )
     rows = list(HandEvent.objects.filter(match_id=match_id).order_by("match_seq"))
     match, hands = _written_state(match_id)
     with transaction.atomic():
@@ -224,23 +225,16 @@ def test_what_a_savepoint_could_undo_is_read_back(running, sent, monkeypatch, wh
             publisher.match_written(match=match, latest_hands=hands)
         if where == "changed after":
             publisher.match_changed(match_id=match_id)
-    assert used == [None] and sent
+    assert written_args == [None] and sent
 
 
-def test_a_whole_change_outside_savepoints_is_rendered_as_written(running, sent, monkeypatch):
+def test_a_whole_change_outside_savepoints_is_rendered_as_written(running, sent, written_args):
     match_id, _ = running
     _listen_all(match_id)
-    used = []
-    read_back = publisher.publish
-    monkeypatch.setattr(
-        publisher,
-        "publish",
-        lambda **kwargs: used.append(kwargs.get("written")) or read_back(**kwargs),
-    )
     rows = list(HandEvent.objects.filter(match_id=match_id).order_by("match_seq"))
     match, hands = _written_state(match_id)
     with transaction.atomic():
         publisher.match_changed(match_id=match_id, rows=rows)
         publisher.match_written(match=match, latest_hands=hands)
-    (written,) = used
+    (written,) = written_args
     assert written is not None and written.rows == rows and written.match is match

@@ -343,6 +343,22 @@ async def test_a_player_holds_a_bounded_number_of_sockets(alice, bob, table, see
         await socket.close()
 
 
+async def _count_released(player_id, attempts: int = 100) -> bool:
+    """Whether the player's socket count drops to none within ``attempts`` x 20 ms."""
+    for _ in range(attempts):
+        if not await sync(presence.cache.get)(presence._player_key(player_id)):
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def _next_socket_let_in(client, match_id: int) -> None:
+    """With the cap at 1, the player's next socket opens: nothing else counts."""
+    second = await player_socket(client, match_id)
+    await second.receive_type("hello")
+    await second.close()
+
+
 @override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=1)
 async def test_a_closed_socket_stops_counting_while_the_sockets_database_work_waits(
     alice, bob, table, seeds, monkeypatch
@@ -369,19 +385,13 @@ async def test_a_closed_socket_stops_counting_while_the_sockets_database_work_wa
 
     monkeypatch.setattr(consumers, "database_sync_to_async", queued)
     closing = asyncio.ensure_future(first.close())
-    count = await sync(presence.cache.get)(presence._player_key(player_id))
-    for _ in range(100):
-        if not count:
-            break
-        await asyncio.sleep(0.02)
-        count = await sync(presence.cache.get)(presence._player_key(player_id))
-    assert not count, "the closed socket still counts while database work is queued"
+    assert await _count_released(player_id), (
+        "the closed socket still counts while database work is queued"
+    )
     queue_moves.set()
     await closing
     monkeypatch.setattr(consumers, "database_sync_to_async", to_database)
-    second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
-    await second.receive_type("hello")
-    await second.close()
+    await _next_socket_let_in(seats[0], match_id)
 
 
 @override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=1)
@@ -416,19 +426,12 @@ async def test_a_closed_socket_stops_counting_while_the_channel_layer_is_slow(
     # The client goes away; the communicator is not told to wait (it would cancel the
     # consumer after a second, and a cancelled disconnect releases the count anyway).
     await first.communicator.send_input({"type": "websocket.disconnect", "code": 1000})
-    count = await sync(presence.cache.get)(presence._player_key(player_id))
-    for _ in range(100):
-        if not count and discards:
-            break
-        await asyncio.sleep(0.02)
-        count = await sync(presence.cache.get)(presence._player_key(player_id))
-    assert discards and not count, "the closed socket still counts while its group is left"
+    released = await _count_released(player_id)
+    assert discards and released, "the closed socket still counts while its group is left"
     layer_free.set()
     await first.communicator.wait(timeout=5)
     monkeypatch.setattr(consumers.MatchSocketConsumer, "disconnect", real_disconnect)
-    second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
-    await second.receive_type("hello")
-    await second.close()
+    await _next_socket_let_in(seats[0], match_id)
 
 
 @override_settings(REALTIME_MAX_SOCKETS_PER_PLAYER=1)
@@ -466,13 +469,11 @@ async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
         await first.communicator.wait(timeout=5)
     (heartbeat,) = released
     assert heartbeat is not None and heartbeat.cancelled()
-    assert not await sync(presence.cache.get)(presence._player_key(player_id))
+    assert await _count_released(player_id, attempts=1)
     seated = await sync(presence.connected_seats)(match_id=match_id)
     assert seated[0]["connected"] is False
     monkeypatch.setattr(consumers.MatchSocketConsumer, "_release", real_release)
-    second = await player_socket(seats[0], match_id)  # the cap is 1: this is the only one
-    await second.receive_type("hello")
-    await second.close()
+    await _next_socket_let_in(seats[0], match_id)
 
 
 @override_settings(REALTIME_MAX_MESSAGES_PER_10S=5)
