@@ -124,8 +124,9 @@ def test_two_players_play_first_to_knock_live_while_a_watcher_sees_no_hidden_car
             message.get_by_role("button", name="Dismiss: It is not your turn").click()
             assert other.page.get_by_role("alert").count() == 0
             refused = True
-        if moves == 6 and not reloaded:
+        if moves == 1 and not reloaded:
             # A reload keeps the session (sessionStorage) and the table; the socket resumes.
+            # After the first move (a draw): a random deal can end the game in a few moves.
             hand_before = other.hand()
             other.page.reload()
             other.page.locator("#hand .card").first.wait_for()
