@@ -32,3 +32,17 @@ class RedisCache(DjangoRedisCache):
     def __init__(self, server, params) -> None:
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+
+def redis_client(cache=None):
+    """The redis-py client of ``cache`` (the default cache when None) if it is this Redis
+    backend, else None (LocMemCache in the demo and tests without Redis): for the few
+    callers that need Redis's own commands (a Lua script, a set)."""
+    from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+    from django.core.cache import cache as default_cache
+
+    if cache is None or cache is default_cache:  # the proxy: the backend is this thread's
+        cache = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(cache, DjangoRedisCache):
+        return None
+    return cache._cache.get_client(write=True)

@@ -54,13 +54,12 @@ import threading
 import time
 from dataclasses import dataclass
 
-from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache import cache as default_cache
-from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from gin_platform.cache import redis_client
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.problems import ThrottledProblem
 
@@ -320,11 +319,9 @@ def _admit_script(cache) -> tuple | None:
 
 def _redis_script(cache, source: str, name: str) -> tuple | None:
     """(client, script) for one Lua script on the Redis backend ``cache``, else None."""
-    if cache is default_cache:  # the proxy: the backend is this thread's
-        cache = caches[DEFAULT_CACHE_ALIAS]
-    if not isinstance(cache, RedisCache):
+    client = redis_client(cache)
+    if client is None:
         return None
-    client = cache._cache.get_client(write=True)
     script = getattr(client, name, None)
     if script is None:  # registered once per client: EVALSHA from then on
         script = client.register_script(source)
