@@ -11,6 +11,7 @@ whole statement fails, nothing of it is written).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -145,3 +146,97 @@ def _write_each(
         )
     audit.object_id = str(txn.pk)
     audit.save(force_insert=True)
+
+
+class LedgerBatch:
+    """A writer with ``ledger_write``'s signature for the postings of a batch (several
+    games settled in one transaction, docs/settlement.md "Batches"): on PostgreSQL each
+    transaction gets its key from the table's sequence at once (``count`` of them taken in
+    ONE statement up front), so its entries, its audit row and the caller's own rows can
+    refer to it, and ``flush`` writes every posting of the batch in ONE statement. The
+    rows, the CHECKs, the triggers and the deferred zero-sum check are those of
+    ``ledger_write``. Elsewhere each posting is written at once by ``ledger_write``."""
+
+    def __init__(self, *, count: int) -> None:
+        self._pending: list[tuple[LedgerTransaction, Sequence[LedgerEntry], AuditEvent]] = []
+        self._deltas: Counter[int] = Counter()
+        self._keys: list[int] = []
+        if connection.vendor == "postgresql" and count:
+            table = LedgerTransaction._meta.db_table
+            column = LedgerTransaction._meta.pk.column
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                    [table, column, count],
+                )
+                self._keys = [key for (key,) in cursor.fetchall()]
+            self._keys.reverse()  # taken from the end: in the order the sequence gave them
+
+    def __call__(
+        self,
+        *,
+        txn: LedgerTransaction,
+        entries: Sequence[LedgerEntry],
+        deltas: Mapping[int, int],
+        audit: AuditEvent,
+    ) -> None:
+        if connection.vendor != "postgresql":
+            ledger_write(txn=txn, entries=entries, deltas=deltas, audit=audit)
+            return
+        if not self._keys:
+            raise RuntimeError("a batch posting beyond the keys taken for it")
+        txn.pk = self._keys.pop()
+        audit.object_id = str(txn.pk)
+        for entry in entries:
+            entry.transaction = txn
+        self._pending.append((txn, entries, audit))
+        self._deltas.update(deltas)
+
+    def flush(self) -> None:
+        """Write the batch's postings (PostgreSQL): the transactions, their entries, the
+        balance moves summed per account and the audit rows, one statement."""
+        if not self._pending:
+            return
+        db = connections[DEFAULT_DB_ALIAS]
+        quote = db.ops.quote_name
+        pk_column = quote(LedgerTransaction._meta.pk.column)
+        sql, params = [], []
+
+        def insert(name: str, model: type[models.Model], objs: Sequence[models.Model]) -> None:
+            rows = []
+            for obj in objs:
+                names, values, row = _columns(obj, computed={}, db=db)
+                if model is LedgerTransaction:  # the key taken up front
+                    names, values, row = [pk_column, *names], ["%s", *values], [obj.pk, *row]
+                rows.append(f"({', '.join(values)})")
+                params.extend(row)
+            table = quote(model._meta.db_table)
+            sql.append(
+                f"{name} AS (INSERT INTO {table} ({', '.join(names)})"  # noqa: S608
+                f" VALUES {', '.join(rows)})"
+            )
+
+        insert("txns", LedgerTransaction, [txn for txn, _, _ in self._pending])
+        entries = [entry for _, txn_entries, _ in self._pending for entry in txn_entries]
+        if entries:
+            insert("entries", LedgerEntry, entries)
+        moved = {pk: delta for pk, delta in sorted(self._deltas.items()) if delta}
+        if moved:
+            cases = " ".join("WHEN %s THEN %s" for _ in moved)
+            sql.append(
+                f"balances AS (UPDATE {quote(Account._meta.db_table)}"  # noqa: S608
+                f" SET balance = balance + CASE id {cases} END"
+                f" WHERE id IN ({', '.join('%s' for _ in moved)}))"
+            )
+            for pk, delta in moved.items():
+                params += [pk, delta]
+            params += list(moved)
+        insert("audit", AuditEvent, [audit for _, _, audit in self._pending])
+        with db.cursor() as cursor:
+            cursor.execute(f"WITH {', '.join(sql)} SELECT 1", params)
+        for txn, txn_entries, audit in self._pending:
+            for obj in (txn, audit, *txn_entries):
+                obj._state.adding = False
+                obj._state.db = db.alias
+        self._pending.clear()
+        self._deltas.clear()

@@ -35,7 +35,9 @@ Transactions: durable, or designed to run inside a caller's transaction.
   - ``table_buy_in`` and ``table_refund``: games take or free a seat inside their own
     transaction, so the seat and its money commit together;
   - ``escrow_settle``: settlement posts inside the transaction that marks the game
-    settled, so a game is settled exactly when its payout is posted;
+    settled, so a game is settled exactly when its payout is posted (``escrow_settle_many``
+    does the same for a batch of games, in the caller's transaction, no savepoint: any
+    error rolls the whole batch back);
   - ``transaction_reverse``: a building block of corrections (reverse a settlement, then
     post the corrected one, in one transaction); the ledger's state-machine test also runs
     it inside the transaction each example rolls back;
@@ -72,7 +74,10 @@ from wallet.services.escrow_settle import (
     COMPONENT_SHAPE,
     RESERVED_COMPONENTS,
     EscrowPayout,
+    EscrowSettlement,
+    NotBatchable,
     escrow_settle,
+    escrow_settle_many,
 )
 from wallet.services.network import (
     FeeSplit,
@@ -135,9 +140,11 @@ __all__ = [
     "SELF_EXCLUSION_MAX_DAYS",
     "AccountKey",
     "EscrowPayout",
+    "EscrowSettlement",
     "ExchangeRateLoadResult",
     "FeeSplit",
     "LedgerInvariantError",
+    "NotBatchable",
     "RateRowError",
     "adjustment_reference",
     "approval_approve",
@@ -150,6 +157,7 @@ __all__ = [
     "deposit",
     "deposit_reference",
     "escrow_settle",
+    "escrow_settle_many",
     "exchange_rate_record",
     "exchange_rates_load",
     "fx_max_age",

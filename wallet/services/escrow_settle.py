@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -22,7 +23,8 @@ from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
 from wallet import fx, network_selectors, posting_selectors
 from wallet.amounts import parse_currency
-from wallet.models import COMPONENT_LENGTH, LedgerTransaction
+from wallet.ledger_write import LedgerBatch
+from wallet.models import COMPONENT_LENGTH, Account, LedgerTransaction
 from wallet.problems import (
     EscrowNotFoundProblem,
     EscrowSettledProblem,
@@ -46,11 +48,14 @@ from wallet.services.posting import (
     _check_metadata,
     _check_reference,
     _house_key,
+    _identity,
+    _in_key_order,
     _Line,
     _money,
     _player_key,
     _post,
     _reference_guard,
+    _resolve_and_lock,
     posting_make,
     posting_replay,
     shard_for,
@@ -143,6 +148,134 @@ def escrow_settle(
         )
 
 
+@dataclass(frozen=True)
+class EscrowSettlement:
+    """One game of a batch (``escrow_settle_many``): ``escrow_settle``'s arguments."""
+
+    game_ref: str
+    currency: str
+    reference: str
+    payouts: Sequence[EscrowPayout]
+    fee: int
+    metadata: dict | None = None
+
+
+class NotBatchable(Exception):
+    """A settlement of the batch takes ``escrow_settle``'s own path: its reference is
+    already used, or its escrow is missing or a network game's. Raised before anything is
+    written; the caller rolls back and settles each game on its own (where each such case
+    has its answer)."""
+
+
+def escrow_settle_many(
+    *, settlements: Sequence[EscrowSettlement], actor: Actor
+) -> list[LedgerTransaction]:
+    """``escrow_settle`` for several games at once, inside the caller's transaction, which
+    must roll back whole on any error (settlement's ``games_settle``). The same checks,
+    rules, rows and answers, in fewer statements (docs/settlement.md "Batches"): one read
+    of the escrows, ONE lock of every account of the batch in primary-key order (so a
+    batch never waits on one posting while holding another's accounts; a missing account
+    is created first, holding no account lock, as ``posting_make`` does), one read of what
+    the rules need under the locks, and one write of every posting (``LedgerBatch``).
+    Raises ``NotBatchable`` for a settlement that needs the single path, or the problem
+    of a settlement that breaks a rule (then no settlement of the batch is written)."""
+    checked = [
+        _settlement_checked(
+            game_ref=item.game_ref,
+            currency=item.currency,
+            reference=item.reference,
+            payouts=item.payouts,
+            fee=item.fee,
+            metadata=item.metadata,
+        )
+        for item in settlements
+    ]
+    escrows = posting_selectors.escrows_of_games(
+        games=[(item.game_ref, item.code) for item in checked]
+    )
+    if len({item.reference for item in checked}) != len(checked) or None in escrows:
+        raise NotBatchable("a reference twice in the batch, or an escrow missing")
+    if any(platform_selectors.is_network_operator(escrow.operator_id) for escrow in escrows):
+        raise NotBatchable("a network game (its fee split reads the contributions)")
+    now = timezone.now()  # the settlements' time, used for their rates before the locks
+    postings = [
+        _settlement_posting(item, escrow=escrow, actor=actor, now=now)
+        for item, escrow in zip(checked, escrows, strict=True)
+    ]
+    keys = {key.identity: key for posting in postings for key in posting.keys}
+    _, locked = _resolve_and_lock(tuple(keys.values()), escrows)
+    found = {_identity(account): account for account in locked.values()}
+    reads = posting_selectors.escrow_posting_reads_many(
+        escrows=escrows,
+        references=[item.reference for item in checked],
+        operator_ids={pk for posting in postings for pk in posting.payee_operators},
+    )
+    if reads.replayed:
+        raise NotBatchable("a reference of the batch is used (a replay: the single path)")
+    batch = LedgerBatch(count=len(postings))
+    posted = [
+        posting.rules(
+            Locked(
+                accounts=locked,
+                resolved=tuple(_in_key_order(posting.keys, found)),
+                now=now,
+                reads=reads.of_escrow(escrow.pk),
+                write=batch,
+            )
+        )
+        for posting, escrow in zip(postings, escrows, strict=True)
+    ]
+    batch.flush()
+    return posted
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A settlement's arguments, checked (each bad one is its own problem)."""
+
+    code: str
+    game_ref: str
+    reference: str
+    meta: dict[str, Any]
+    fee: int
+    payees: dict[Any, Player]
+    lines_by_player: dict[Any, list[EscrowPayout]]
+    total: int  # the payouts plus the fee: what the escrow must hold
+
+    @property
+    def same(self) -> dict[str, Any]:
+        """What a replay under the reference must match."""
+        return {
+            "kind": Kind.SETTLEMENT,
+            "game_ref": self.game_ref,
+            "currency": self.code,
+            "amount": self.total,
+        }
+
+
+def _settlement_checked(
+    *,
+    game_ref: str,
+    currency: str,
+    reference: str,
+    payouts: Sequence[EscrowPayout],
+    fee: int,
+    metadata: dict | None,
+) -> _Checked:
+    code = parse_currency(currency)
+    payees, lines_by_player = _check_payouts(payouts, fee)
+    return _Checked(
+        code=code,
+        game_ref=_check_game_ref(game_ref),
+        reference=_check_reference(reference),
+        meta=_check_metadata(metadata),
+        fee=fee,
+        payees=payees,
+        lines_by_player=lines_by_player,
+        total=sum(line.amount for line in payouts) + fee,
+    )
+
+
 def _escrow_settle(
     *,
     game_ref: str,
@@ -153,24 +286,58 @@ def _escrow_settle(
     actor: Actor,
     metadata: dict | None,
 ) -> LedgerTransaction:
-    code = parse_currency(currency)
-    game_ref = _check_game_ref(game_ref)
-    reference = _check_reference(reference)
-    meta = _check_metadata(metadata)
-    payees, lines_by_player = _check_payouts(payouts, fee)
-    total = sum(line.amount for line in payouts) + fee
-    same = {"kind": Kind.SETTLEMENT, "game_ref": game_ref, "currency": code, "amount": total}
+    checked = _settlement_checked(
+        game_ref=game_ref,
+        currency=currency,
+        reference=reference,
+        payouts=payouts,
+        fee=fee,
+        metadata=metadata,
+    )
     # One read: the escrow, its operator and whether the reference is taken (a replay is
     # answered before any other check, as by ``posting_replay``).
     escrow = posting_selectors.escrow_with_replay(
-        game_ref=game_ref, currency=code, reference=reference
+        game_ref=checked.game_ref, currency=checked.code, reference=checked.reference
     )
     replay = escrow is None or escrow.replayed
-    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
+    if replay and (existing := posting_replay(reference=checked.reference, same=checked.same)):
         return existing
     if escrow is None:
-        raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {code}")
-    now = timezone.now()
+        raise EscrowNotFoundProblem(f"no escrow for {checked.game_ref} in {checked.code}")
+    now = timezone.now()  # the settlement's time, used for its rates before the locks
+    posting = _settlement_posting(checked, escrow=escrow, actor=actor, now=now)
+    return posting_make(
+        reference=checked.reference,
+        same=checked.same,
+        keys=posting.keys,
+        accounts=[escrow],
+        rules=posting.rules,
+        now=now,
+        reads=lambda _at: posting_selectors.escrow_posting_reads(
+            escrow=escrow,
+            reference=checked.reference,
+            participants=True,
+            operator_ids=posting.payee_operators,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Posting:
+    """A settlement ready to lock and post: the keys of the accounts it needs besides the
+    escrow (in order), its rules on the locked rows, and the operators whose wallet mode
+    its reads must tell."""
+
+    keys: tuple[AccountKey, ...]
+    rules: Callable[[Locked], LedgerTransaction]
+    payee_operators: list[Any]
+
+
+def _settlement_posting(
+    checked: _Checked, *, escrow: Account, actor: Actor, now: datetime
+) -> _Posting:
+    code, game_ref, reference, fee = checked.code, checked.game_ref, checked.reference, checked.fee
+    payees, lines_by_player, total = checked.payees, checked.lines_by_player, checked.total
     operator = escrow.operator
     practice = code == PRACTICE_CURRENCY
     wallet_codes = {pk: (code if practice else p.wallet_currency) for pk, p in payees.items()}
@@ -324,22 +491,12 @@ def _escrow_settle(
             game_ref=game_ref,
             escrow=escrow,
             fx_snapshots=snapshots,
-            metadata=meta | extra,
+            metadata=checked.meta | extra,
+            write=locked.write,
         )
         settled.seamless_by_operator = locked.reads.seamless_by_operator(payee_operators)
         return settled
 
     # The wallet mode matters for real money only (practice chips never leave the platform).
     payee_operators = [] if practice else sorted({p.operator_id for p in payees.values()}, key=str)
-    # ``now`` is the settlement's time, used for its rates before the locks are taken.
-    return posting_make(
-        reference=reference,
-        same=same,
-        keys=tuple(keys.values()),
-        accounts=[escrow],
-        rules=rules,
-        now=now,
-        reads=lambda _at: posting_selectors.escrow_posting_reads(
-            escrow=escrow, reference=reference, participants=True, operator_ids=payee_operators
-        ),
-    )
+    return _Posting(keys=tuple(keys.values()), rules=rules, payee_operators=payee_operators)

@@ -337,8 +337,10 @@ def _post(
     reverses: LedgerTransaction | None = None,
     fx_snapshots: list[dict[str, Any]] | None = None,
     metadata: dict[str, Any] | None = None,
+    write: Callable[..., None] = ledger_write,
 ) -> LedgerTransaction:
-    """Write one balanced transaction on already-locked accounts and move their balances."""
+    """Write one balanced transaction on already-locked accounts and move their balances.
+    ``write``: the posting's writer (``Locked.write``: a batch's, or ``ledger_write``)."""
     lines = [line for line in lines if line.amount != 0]
     totals: dict[str, int] = defaultdict(int)
     balances: dict[int, int] = {}
@@ -413,8 +415,9 @@ def _post(
             "entries": [[e.account_id, e.amount, e.component] for e in entries],
         },
     )
-    # The transaction, its entries, the balance moves and the audit row: one round trip.
-    ledger_write(
+    # The transaction, its entries, the balance moves and the audit row: one round trip
+    # (or a share of a batch's one).
+    write(
         txn=txn,
         entries=entries,
         deltas={pk: balance - locked[pk].balance for pk, balance in balances.items()},
@@ -483,13 +486,15 @@ def _resolve_and_lock(
 class Locked:
     """What ``posting_make`` hands to a service's rules: every account of the posting,
     locked (fresh rows by primary key), the accounts of its ``keys`` in the keys' order
-    (the same locked rows), and the time of the posting (taken after the locks, so
-    postings of one account see each other in order)."""
+    (the same locked rows), the time of the posting (taken after the locks, so postings of
+    one account see each other in order) and the writer its ``_post`` uses."""
 
     accounts: dict[int, Account]
     resolved: tuple[Account, ...]
     now: datetime
     reads: Any = None  # what the service's ``reads`` returned, if it has any
+    # How ``_post`` writes: at once, or into a batch (wallet.ledger_write.LedgerBatch).
+    write: Callable[..., None] = ledger_write
 
 
 class Reads(Protocol):
