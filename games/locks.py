@@ -57,6 +57,24 @@ def lock_match_with_seats(match_id: int) -> tuple[Match, list[Seat]]:
     return match, seats
 
 
+def lock_matches_with_seats(match_ids: Iterable[int]) -> list[tuple[Match, list[Seat]]]:
+    """``lock_match_with_seats`` for several matches, in ONE statement: the Match rows
+    locked in primary-key order (a batch of settlements), each with its seats and their
+    players, in that order. A match without seats is left out (and not locked)."""
+    seats = (
+        Seat.objects.select_for_update(of=("match",))
+        .select_related("match", "player")
+        .filter(match_id__in=sorted(set(match_ids)))
+        .order_by("match_id", "pk")
+    )
+    locked: dict[int, tuple[Match, list[Seat]]] = {}
+    for seat in seats:
+        match, seated = locked.setdefault(seat.match_id, (seat.match, []))
+        seat.match = match  # one instance per match, as filter(match=match) would give
+        seated.append(seat)
+    return list(locked.values())
+
+
 def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
     """The seats of a match ``player`` holds a seat in, each with its player, and the match
     row locked, in ONE statement (the action path: the caller's seat and the locked match

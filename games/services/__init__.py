@@ -30,7 +30,8 @@ accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``player_action_app
 others are atomic and designed to run inside their caller's transaction: ``room_create``,
 ``room_update``, ``table_create`` (the Idempotency-Key transaction of the operator
 endpoints), ``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
-``match_mark_settled`` / ``match_settled_record`` (inside settlement's ``game_settle``).
+``match_mark_settled`` / ``match_settled_record`` (inside settlement's ``game_settle``;
+``matches_settled_record`` for its batches).
 
 This package re-exports the public names, so ``from games import services`` and
 ``games.services.<name>`` keep working.
@@ -62,6 +63,7 @@ from games.services.play import (
     hand_apply_action,
     match_mark_settled,
     match_settled_record,
+    matches_settled_record,
     player_action_apply,
 )
 from games.services.rooms import (
@@ -115,6 +117,7 @@ __all__ = [
     "match_mark_settled",
     "match_resign",
     "match_settled_record",
+    "matches_settled_record",
     "network_room_create",
     "network_room_opt_in",
     "network_room_opt_out",

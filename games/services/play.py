@@ -32,7 +32,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Model
 from django.utils import timezone
 
@@ -64,10 +64,10 @@ from games.services.dealing import (
 )
 from games.services.multi import _multi_hand_finished
 from games.services.network import match_event_enqueue, player_ref_for
-from gin_platform.audit import audit_saved
+from gin_platform.audit import audit_event, audit_saved
 from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.models import Player
-from gin_platform.precompiled import save_fields
+from gin_platform.precompiled import insert_rows, save_fields
 from gin_platform.principals import Actor
 from gin_platform.problems import ValidationProblem
 
@@ -461,6 +461,37 @@ def match_settled_record(*, match: Match, actor: Actor, rows: Sequence[Model] = 
         rows=rows,
     )
     publisher.match_changed(match_id=match.pk)
+
+
+def matches_settled_record(
+    *, matches: Sequence[Match], actor: Actor, rows: Sequence[Model] = ()
+) -> None:
+    """``match_settled_record`` for a batch of matches the caller holds locked and has seen
+    finished (settlement's ``games_settle``): one UPDATE of the matches, and one INSERT
+    per model of their audit rows and the caller's ``rows``."""
+    if unfinished := [match.pk for match in matches if match.status != Match.Status.FINISHED]:
+        raise MatchNotFinishedProblem(f"the games {unfinished} are not finished")
+    now = timezone.now()
+    updated = Match.objects.filter(pk__in=[match.pk for match in matches]).update(
+        status=Match.Status.SETTLED, settled_at=now
+    )
+    if updated != len(matches):  # pragma: no cover - the caller holds their locks
+        raise DatabaseError(f"{updated} of {len(matches)} matches were marked settled")
+    audits = []
+    for match in matches:
+        match.status, match.settled_at = Match.Status.SETTLED, now
+        audit = audit_event(
+            actor=actor, action="match.settled", model=Match, operator=match.operator
+        )
+        audit.object_id = str(match.pk)
+        audits.append(audit)
+    by_model: dict[type[Model], list[Model]] = {}
+    for row in [*rows, *audits]:
+        by_model.setdefault(type(row), []).append(row)
+    for same_model in by_model.values():
+        insert_rows(same_model)
+    for match in matches:
+        publisher.match_changed(match_id=match.pk)
 
 
 # --- The house bot's turn: queued after the commit that gives it the turn -------------

@@ -48,7 +48,7 @@ PUBLIC_NAMES = {
         "hand_apply_action",
         "match_mark_settled",
         "match_settled_record",
-        "match_settled_record",
+        "matches_settled_record",
         "player_action_apply",
     ],
     timers: [
