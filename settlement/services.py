@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -24,22 +25,23 @@ from django.utils import timezone
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import MatchResult, MultiMatchResult
-from games.locks import lock_match, lock_match_with_seats
-from games.models import Match
+from games.locks import lock_match, lock_match_with_seats, lock_matches_with_seats
+from games.models import Match, Seat
 from gin_platform import selectors as platform_selectors
 from gin_platform.events import event_recorded
-from gin_platform.models import Operator, Player
+from gin_platform.models import Operator, OperatorEvent, Player
 from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ServerErrorProblem
 from gin_platform.webhooks import webhook_enqueue, webhook_event_build, webhook_event_inserted
-from settlement import selectors
+from settlement import ready, selectors
 from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
 from settlement.problems import GameNotFinishedProblem
 from settlement.statements import build_statement, statement_for_operator
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
+from wallet.models import LedgerTransaction
 
 logger = logging.getLogger(__name__)
 SETTLEMENT_ACTOR = Actor.system("settlement")
@@ -114,21 +116,26 @@ def settlement_failure_record(*, match_id: int, error: BaseException) -> None:
     )
 
 
-@_failure_recorded
-@transaction.atomic
-def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement:
-    match, seated = lock_match_with_seats(match_id)  # the players come with the lock
-    if match.status == Match.Status.SETTLED:
-        return Settlement.objects.get(match=match)
-    if match.status != Match.Status.FINISHED:
-        raise GameNotFinishedProblem(f"match {match_id} is {match.status}")
+@dataclass(frozen=True)
+class _Game:
+    """A finished game read under its lock, ready to post: its result, its payout (R10,
+    R12), the players paid (by id) and what the wallet posts for it."""
+
+    match: Match
+    result: MatchResult | MultiMatchResult
+    payout: Payout
+    players: dict[str, Player]
+    posting: wallet_services.EscrowSettlement
+
+
+def _game(match: Match, seated: Sequence[Seat]) -> _Game:
     result = game_selectors.match_result(match.result)  # heads-up, or R12
     seats = tuple(sorted(result.seats, key=lambda seat: seat.position))
     players = {str(seat.player_id): seat.player for seat in seated}
     if missing := [UUID(seat.player_id) for seat in seats if seat.player_id not in players]:
         players |= {str(p.pk): p for p in _PLAYERS.fetch(missing)}  # pragma: no cover
     payout = payout_for(result)
-    ledger_transaction = wallet_services.escrow_settle(
+    posting = wallet_services.EscrowSettlement(
         game_ref=result.game_ref,
         currency=result.currency,
         reference=settlement_reference(match.pk),
@@ -141,48 +148,165 @@ def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement
             for line in payout.lines
         ],
         fee=payout.fee,
-        actor=actor,
         metadata={"match_id": match.pk, "variant": result.variant},
-        savepoint=False,  # any failure rolls this whole transaction back: nothing to keep
     )
-    # Seamless mode: what the payout put in the players' platform wallets goes back to the
-    # operator's wallet; the credits are written here and sent after the commit.
+    return _Game(match=match, result=result, payout=payout, players=players, posting=posting)
+
+
+def _settlement(
+    game: _Game, *, ledger_transaction: LedgerTransaction, network: bool, actor: Actor
+) -> Settlement:
+    """The Settlement of a game whose payout is posted (not saved yet), with its statement.
+    Seamless mode: what the payout put in the players' platform wallets goes back to the
+    operator's wallet; the credits are written here and sent after the commit."""
     wallet_services.seamless_credits_record(ledger_transaction=ledger_transaction, actor=actor)
+    match = game.match
     if ledger_transaction.operator_id == match.operator_id:  # the escrow's: read with it
         match.operator = ledger_transaction.operator
-    network = platform_selectors.is_network_operator(match.operator_id)
-    statement = build_statement(
-        result=result,
-        payout=payout,
-        ledger_transaction=ledger_transaction,
-        players_by_id=players,
-        network=network,
-    )
-    settlement = Settlement(
+    return Settlement(
         match=match,
         operator=match.operator,
         ledger_transaction=ledger_transaction,
-        variant=result.variant,
-        currency=result.currency,
-        is_practice=result.is_practice,
-        escrow_total=sum(seat.amount for seat in seats),
-        fee=payout.fee,
-        statement=statement,
+        variant=game.result.variant,
+        currency=game.result.currency,
+        is_practice=game.result.is_practice,
+        escrow_total=sum(seat.amount for seat in game.result.seats),
+        fee=game.payout.fee,
+        statement=build_statement(
+            result=game.result,
+            payout=game.payout,
+            ledger_transaction=ledger_transaction,
+            players_by_id=game.players,
+            network=network,
+        ),
+    )
+
+
+def _settled_event(settlement: Settlement) -> OperatorEvent:
+    return webhook_event_build(
+        operator=settlement.operator,
+        event_type="game.settled",
+        data={"match_id": settlement.match_id, "statement": settlement.statement},
+    )
+
+
+@_failure_recorded
+@transaction.atomic
+def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement:
+    match, seated = lock_match_with_seats(match_id)  # the players come with the lock
+    if match.status == Match.Status.SETTLED:
+        return Settlement.objects.get(match=match)
+    if match.status != Match.Status.FINISHED:
+        raise GameNotFinishedProblem(f"match {match_id} is {match.status}")
+    game = _game(match, seated)
+    posting = game.posting
+    ledger_transaction = wallet_services.escrow_settle(
+        game_ref=posting.game_ref,
+        currency=posting.currency,
+        reference=posting.reference,
+        payouts=posting.payouts,
+        fee=posting.fee,
+        actor=actor,
+        metadata=posting.metadata,
+        savepoint=False,  # any failure rolls this whole transaction back: nothing to keep
+    )
+    network = platform_selectors.is_network_operator(match.operator_id)
+    settlement = _settlement(
+        game, ledger_transaction=ledger_transaction, network=network, actor=actor
     )
     if network:
         game_services.match_settled_record(match=match, actor=actor, rows=[settlement])
-        _network_settled_notify(match=match, statement=statement)
+        _network_settled_notify(match=match, statement=settlement.statement)
         return settlement
-    event = webhook_event_build(
-        operator=match.operator,
-        event_type="game.settled",
-        data={"match_id": match.pk, "statement": statement},
-    )
+    event = _settled_event(settlement)
     # The match is locked above; its change, its audit row, the Settlement and the event:
     # one write.
     game_services.match_settled_record(match=match, actor=actor, rows=[settlement, event])
     webhook_event_inserted(event)
     return settlement
+
+
+BATCH_SIZE = 50  # games per transaction: ~4,000 parameters in the ledger's one write
+
+
+def games_settle(*, match_ids: Sequence[int], actor: Actor = SETTLEMENT_ACTOR) -> list[int]:
+    """Settle the finished games of ``match_ids`` in batches (docs/settlement.md
+    "Batches"): up to ``BATCH_SIZE`` games per transaction, each paid, recorded and
+    announced exactly as ``game_settle`` would, in a fixed number of statements per batch.
+    A batch that cannot be settled whole (a network game, a replayed reference, an account
+    to create, a game that breaks a rule, a transient error) is rolled back and its games
+    are settled one by one by ``game_settle``, where each case has its own answer; a game
+    that fails there is logged and left to the ``settle-stragglers`` sweep (a transient
+    error) or recorded as ``settlement.failed``. Returns the ids settled by this call."""
+    settled: list[int] = []
+    ids = sorted(set(match_ids))
+    for start in range(0, len(ids), BATCH_SIZE):
+        chunk = ids[start : start + BATCH_SIZE]
+        try:
+            settled += _batch_settle(match_ids=chunk, actor=actor)
+            continue
+        except wallet_services.NotBatchable as reason:
+            logger.info("settling %d games one by one: %s", len(chunk), reason)
+        except Exception:
+            logger.warning("a batch of %d games failed; settling each alone", len(chunk))
+        for match_id in chunk:
+            try:
+                game_settle(match_id=match_id, actor=actor)
+            except Exception:
+                logger.exception("match %s was not settled; left to the sweep", match_id)
+            else:
+                settled.append(match_id)
+    return settled
+
+
+def ready_games_settle(*, limit: int = 20 * BATCH_SIZE) -> int:
+    """``settle_ready``: settle the games waiting in the batch set (settlement.ready), a
+    batch at a time, until none is left or ``limit`` were taken (then another task is
+    queued, so one drain never holds a worker for long). Returns how many were taken."""
+    ready.wake_clear()
+    taken = 0
+    while taken < limit and (match_ids := ready.ready_take(BATCH_SIZE)):
+        games_settle(match_ids=match_ids)
+        taken += len(match_ids)
+    if taken >= limit:
+        ready.wake()
+    return taken
+
+
+@transaction.atomic
+def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
+    """One batch, one transaction: the matches locked in key order (one statement), their
+    payouts posted (``escrow_settle_many``: every account locked at once, in key order),
+    the Settlements, events, match changes and audit rows written per model. Games already
+    settled are passed over; a game of ``match_ids`` not finished, or gone, is left to
+    ``game_settle`` (which answers it)."""
+    locked = lock_matches_with_seats(match_ids)
+    if len(locked) != len(match_ids) or any(
+        match.status not in (Match.Status.FINISHED, Match.Status.SETTLED) for match, _ in locked
+    ):
+        raise wallet_services.NotBatchable("a game of the batch is not finished, or gone")
+    finished = [
+        (match, seated) for match, seated in locked if match.status == Match.Status.FINISHED
+    ]
+    games = [_game(match, seated) for match, seated in finished]
+    if any(platform_selectors.is_network_operator(game.match.operator_id) for game in games):
+        raise wallet_services.NotBatchable("a network game (its events go to each operator)")
+    if not games:
+        return []
+    posted = wallet_services.escrow_settle_many(
+        settlements=[game.posting for game in games], actor=actor
+    )
+    settlements = [
+        _settlement(game, ledger_transaction=ledger_transaction, network=False, actor=actor)
+        for game, ledger_transaction in zip(games, posted, strict=True)
+    ]
+    events = [_settled_event(settlement) for settlement in settlements]
+    game_services.matches_settled_record(
+        matches=[game.match for game in games], actor=actor, rows=[*settlements, *events]
+    )
+    for event in events:
+        webhook_event_inserted(event)
+    return [game.match.pk for game in games]
 
 
 # A settlement's players, compiled once per worker thread (gin_platform/precompiled.py).

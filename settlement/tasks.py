@@ -36,6 +36,13 @@ def settle_game(match_id: int) -> None:
     services.game_settle(match_id=match_id)
 
 
+@shared_task(ignore_result=True, acks_late=False)
+def settle_ready() -> int:
+    """The games waiting in the batch set, settled a batch at a time (settlement.ready).
+    Not acks_late: what a dying worker had taken is found by ``settle_stragglers``."""
+    return services.ready_games_settle()
+
+
 # Sweeps are not acks_late: one that dies mid-way is simply run again at the next beat tick.
 @shared_task(ignore_result=True, acks_late=False)
 def settle_stragglers() -> int:

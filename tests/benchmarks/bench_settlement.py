@@ -9,10 +9,12 @@ the wallet's raw postings per second (docs/settlement.md "Speed").
    escrow) and finishes each one by a forfeit (a real R10 result), with settlement's
    receiver disconnected so nothing is settled yet; then ANALYZE, as autovacuum would.
    Runs with DEBUG off, as production does.
-3. Queues one ``settle_game`` task per game on Redis (REDIS_URL, default db 13, flushed),
-   starts ONE worker process (``celery -A gin_platform worker -P solo -c 1``) and waits
-   until every game is settled; the rate is games over the time between the first and the
-   last settlement (the worker's start-up is not counted).
+3. Asks for each game's settlement as a finished game does (``settlement_request``: the
+   batch set on Redis, BENCH_REDIS_URL, default db 13, flushed, and one ``settle_ready`` task;
+   docs/settlement.md "Batches"), or with ``--per-game`` queues one ``settle_game`` task
+   per game (the sweep's path), starts ONE worker process (``celery -A gin_platform worker
+   -P solo -c 1``) and waits until every game is settled; the rate is games over the time
+   between the first and the last settlement (the worker's start-up is not counted).
 4. Times ``--deposits`` calls of ``wallet.services.deposit`` in this process (one client):
    the wallet's raw postings per second on the same database.
 5. Prints both and the ratio, checks the ledger reconciles, drops the scratch database.
@@ -56,6 +58,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1500)  # ~8 s of settling: a steady rate
     parser.add_argument("--deposits", type=int, default=1500)
+    parser.add_argument(
+        "--per-game",
+        action="store_true",
+        help="queue one settle_game message per game instead of the batch set",
+    )
     args = parser.parse_args()
 
     server_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
@@ -93,13 +100,19 @@ def main() -> None:
 
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
+        from settlement.ready import settlement_request
         from settlement.tasks import settle_game
 
         for match_id in match_ids:
-            settle_game.apply_async((match_id,), queue=QUEUE)
+            if args.per_game:  # one message per game: the sweep's path (and the old one)
+                settle_game.apply_async((match_id,), queue=QUEUE)
+            else:  # what a finished game does: the batch set and one wake-up
+                settlement_request(match_id)
         from tests.processes import worker_command
 
-        worker = subprocess.Popen(worker_command(queues=QUEUE), cwd=ROOT, env=env)
+        # The default queue too: where a drain that stops at its limit queues the next one.
+        queues = f"{QUEUE},celery"
+        worker = subprocess.Popen(worker_command(queues=queues), cwd=ROOT, env=env)
         games_per_second, game_cpu = wait_for_settlements(match_ids, worker_pid=worker.pid)
         postings_per_second, posting_cpu = deposit_rate(args.deposits)
         from wallet.selectors import reconcile
@@ -107,7 +120,8 @@ def main() -> None:
         report = reconcile()
         print(
             f"games settled by one worker:   {games_per_second:8.1f} games/s "
-            f"({len(match_ids)} games); CPU per game: {game_cpu}"
+            f"({len(match_ids)} games, {'one message each' if args.per_game else 'batched'}); "
+            f"CPU per game: {game_cpu}"
         )
         print(
             f"wallet.services.deposit:       {postings_per_second:8.1f} postings/s (1 client); "

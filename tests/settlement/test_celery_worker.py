@@ -18,8 +18,10 @@ import pytest
 from django.db import connection
 
 from games.models import Match
+from gin_platform.cache import redis_client
 from gin_platform.celery import app as celery_app
 from settlement.models import Settlement
+from settlement.ready import ready_keys
 from settlement.tasks import settle_stragglers
 from tests.games.factories import RoomFactory, TableFactory
 from tests.processes import stop, worker_command
@@ -60,12 +62,15 @@ def _forget_routes() -> None:
 
 @contextmanager
 def settlement_queue():
-    """Real publishing (not eager) of settle_game to a queue of this test's own; the queue
-    and any message left unacknowledged on it are removed afterwards."""
+    """Real publishing (not eager) of settlement's tasks to a queue of this test's own; the
+    queue, any message left unacknowledged on it and the batch set are removed afterwards."""
     queue = f"settlement-e2e-{uuid.uuid4().hex[:8]}"
     previous = (celery_app.conf.task_always_eager, celery_app.conf.task_routes)
     celery_app.conf.task_always_eager = False
-    celery_app.conf.task_routes = {"settlement.tasks.settle_game": {"queue": queue}}
+    celery_app.conf.task_routes = {
+        name: {"queue": queue}
+        for name in ("settlement.tasks.settle_game", "settlement.tasks.settle_ready")
+    }
     _forget_routes()
     try:
         yield queue
@@ -79,6 +84,7 @@ def settlement_queue():
                 if json.loads(raw)[2] == queue:  # [message, exchange, routing key]
                     client.hdel("unacked", tag)
                     client.zrem("unacked_index", tag)
+        redis_client().delete(*ready_keys())
 
 
 def finished_game(operator) -> Match:
@@ -139,49 +145,42 @@ def _waiting_on_a_lock(dsn: str) -> bool:
 def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recovery_time(
     operator, settings
 ):
-    """SIGKILL a worker while it holds a game's settlement message. The message stays
-    unacknowledged in Redis until the visibility timeout (300 s); the game does not wait for
-    it: the straggler sweep queues it again once it is SETTLEMENT_STRAGGLER_AGE_SECONDS old,
-    and a live worker settles it. Worst case after the finish: age + sweep interval (45 s
-    with the defaults; here scaled down to 10 + 1 s to keep the test short)."""
-    assert settings.BROKER_VISIBILITY_TIMEOUT_SECONDS >= 300  # redelivery cannot help here
+    """SIGKILL a worker while it holds a batch of games (settlement.ready). What it took out
+    of the batch set went with it, and its task message is not acks_late; the games do not
+    wait for anything: the straggler sweep queues each once it is
+    SETTLEMENT_STRAGGLER_AGE_SECONDS old, and a live worker settles it. Worst case after
+    the finish: age + sweep interval (45 s with the defaults; here scaled down to 10 + 1 s
+    to keep the test short)."""
     settings.SETTLEMENT_STRAGGLER_AGE_SECONDS = age = 10
     interval = 1.0  # beat's SETTLEMENT_SWEEP_INTERVAL_SECONDS, scaled down like the age
     dsn = worker_database_url()
     with settlement_queue() as queue:
-        # Three games finish while no worker runs: their three messages wait in the queue.
-        held, *others = [finished_game(operator) for _ in range(3)]
-        # The first worker takes the first message and waits on the game's row lock: it is
-        # killed mid-task, the message taken and never acknowledged.
+        # Three games finish while no worker runs: they wait in the batch set.
+        games = [finished_game(operator) for _ in range(3)]
+        # The first worker takes the batch and waits on the first game's row lock: it is
+        # killed mid-batch, the games taken and never settled.
         locker = psycopg.connect(dsn)
-        locker.execute("SELECT id FROM games_match WHERE id = %s FOR UPDATE", [held.pk])
+        locker.execute("SELECT id FROM games_match WHERE id = %s FOR UPDATE", [games[0].pk])
         doomed = start_worker(queue)
         survivor = None
         try:
             wait_until(
                 lambda: _waiting_on_a_lock(dsn),
                 timeout=60,
-                what="the worker to take the first game",
+                what="the worker to take the batch",
                 workers=[doomed],
             )
             doomed.send_signal(signal.SIGKILL)
             doomed.wait(timeout=20)
             locker.rollback()
             survivor = start_worker(queue)
-            # The survivor settles what is still in the queue: the other two games.
-            wait_until(
-                lambda: all(status(m) == Match.Status.SETTLED for m in others),
-                timeout=60,
-                what="the games left in the queue",
-                workers=[survivor],
-            )
-            assert status(held) == Match.Status.FINISHED  # its message went with the worker
+            assert not redis_client().exists(ready_keys()[0])  # the batch went with the worker
             # Beat's straggler sweep, every `interval` seconds, in this process.
-            finished_at = Match.objects.get(pk=held.pk).finished_at
-            while status(held) != Match.Status.SETTLED:
+            finished_at = min(Match.objects.get(pk=m.pk).finished_at for m in games)
+            while any(status(m) != Match.Status.SETTLED for m in games):
                 swept = settle_stragglers()
                 young = (time.time() - finished_at.timestamp()) < age - 0.5
-                if young:  # not yet the straggler age: the sweep leaves it alone
+                if young:  # not yet the straggler age: the sweep leaves them alone
                     assert swept == 0
                 assert time.time() - finished_at.timestamp() < age + interval + 15
                 assert survivor.poll() is None, "the surviving worker exited"
@@ -191,9 +190,11 @@ def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recov
             stop(doomed)
             if survivor is not None:
                 stop(survivor)
-    settled_after = (Settlement.objects.get(match=held).settled_at - finished_at).total_seconds()
-    assert age <= settled_after <= age + interval + 3  # sweep tick + one settlement
-    assert all(postings(match) == 1 for match in [held, *others])  # exactly once each
+    for match in games:
+        finished = Match.objects.get(pk=match.pk).finished_at
+        settled_after = (Settlement.objects.get(match=match).settled_at - finished).total_seconds()
+        assert age <= settled_after <= age + interval + 3  # sweep tick + one settlement
+    assert all(postings(match) == 1 for match in games)  # exactly once each
     assert wallet_selectors.reconcile().ok
 
 
