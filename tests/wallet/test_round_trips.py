@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from gin_platform.models import AuditEvent
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import posting_selectors, selectors, services
-from wallet.ledger_write import ledger_write
+from wallet.ledger_write import LedgerBatch, ledger_write
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.problems import ReferenceConflictProblem
@@ -178,6 +178,65 @@ def test_the_one_statement_write_keeps_the_balance_check(operator, player):
     with pytest.raises(IntegrityError, match="balance_non_negative"), transaction.atomic():
         ledger_write(txn=txn, entries=entries, deltas={wallet.pk: -50, outside.pk: 50}, audit=audit)
     assert not LedgerTransaction.objects.filter(reference="raw:overdraw").exists()
+    assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
+    assert selectors.wallet_balance(player=player) == 10
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_write_is_still_refused_if_one_of_its_postings_does_not_balance(operator, player):
+    """``LedgerBatch``: the deferred zero-sum trigger checks each transaction of the batch at
+    commit; one that does not balance refuses the whole batch, the balanced one included."""
+    fund(player, 1000)
+    wallet = Account.objects.get(kind="player", player=player)
+    outside = Account.objects.get(kind="outside")
+    with pytest.raises(IntegrityError, match="does not sum to zero"), transaction.atomic():
+        batch = LedgerBatch(count=2)
+        txn, audit = _raw_posting(operator, kind="deposit", reference="raw:balanced")
+        batch(
+            txn=txn,
+            entries=[
+                LedgerEntry(account=outside, currency="EUR", amount=-5, balance_after=-1005),
+                LedgerEntry(account=wallet, currency="EUR", amount=5, balance_after=1005),
+            ],
+            deltas={outside.pk: -5, wallet.pk: 5},
+            audit=audit,
+        )
+        txn, audit = _raw_posting(operator, kind="deposit", reference="raw:batch-one-sided")
+        batch(
+            txn=txn,
+            entries=[LedgerEntry(account=wallet, currency="EUR", amount=5, balance_after=1010)],
+            deltas={wallet.pk: 5},
+            audit=audit,
+        )
+        batch.flush()
+    assert not LedgerTransaction.objects.filter(reference__startswith="raw:").exists()
+    assert selectors.wallet_balance(player=player) == 1000
+    assert selectors.reconcile().ok
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_write_keeps_the_balance_check(operator, player):
+    """A balance CHECK broken by the batch's write fails its one statement: nothing of the
+    batch is written, and the keys it took are only gaps in the sequence."""
+    fund(player, 10)
+    wallet = Account.objects.get(kind="player", player=player)
+    outside = Account.objects.get(kind="outside")
+    batch = LedgerBatch(count=1)
+    txn, audit = _raw_posting(operator, kind="withdrawal", reference="raw:batch-overdraw")
+    batch(
+        txn=txn,
+        entries=[
+            LedgerEntry(account=wallet, currency="EUR", amount=-50, balance_after=-40),
+            LedgerEntry(account=outside, currency="EUR", amount=50, balance_after=0),
+        ],
+        deltas={wallet.pk: -50, outside.pk: 50},
+        audit=audit,
+    )
+    with pytest.raises(IntegrityError, match="balance_non_negative"), transaction.atomic():
+        batch.flush()
+    assert not LedgerTransaction.objects.filter(reference="raw:batch-overdraw").exists()
     assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
     assert selectors.wallet_balance(player=player) == 10
 
