@@ -233,11 +233,12 @@ def games_settle(*, match_ids: Sequence[int], actor: Actor = SETTLEMENT_ACTOR) -
     """Settle the finished games of ``match_ids`` in batches (docs/settlement.md
     "Batches"): up to ``BATCH_SIZE`` games per transaction, each paid, recorded and
     announced exactly as ``game_settle`` would, in a fixed number of statements per batch.
-    A batch that cannot be settled whole (a network game, a replayed reference, an account
-    to create, a game that breaks a rule, a transient error) is rolled back and its games
+    A batch that cannot be settled whole (a network game, a replayed reference, a game not
+    finished, a game that breaks a rule, a transient error) is rolled back and its games
     are settled one by one by ``game_settle``, where each case has its own answer; a game
     that fails there is logged and left to the ``settle-stragglers`` sweep (a transient
-    error) or recorded as ``settlement.failed``. Returns the ids settled by this call."""
+    error) or recorded as ``settlement.failed``. Returns the ids of ``match_ids`` that are
+    settled when it returns, by this call or before."""
     settled: list[int] = []
     ids = sorted(set(match_ids))
     for start in range(0, len(ids), BATCH_SIZE):
@@ -278,8 +279,8 @@ def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
     """One batch, one transaction: the matches locked in key order (one statement), their
     payouts posted (``escrow_settle_many``: every account locked at once, in key order),
     the Settlements, events, match changes and audit rows written per model. Games already
-    settled are passed over; a game of ``match_ids`` not finished, or gone, is left to
-    ``game_settle`` (which answers it)."""
+    settled are passed over (and returned with the rest); a game of ``match_ids`` not
+    finished, or gone, is left to ``game_settle`` (which answers it)."""
     locked = lock_matches_with_seats(match_ids)
     if len(locked) != len(match_ids) or any(
         match.status not in (Match.Status.FINISHED, Match.Status.SETTLED) for match, _ in locked
@@ -291,8 +292,9 @@ def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
     games = [_game(match, seated) for match, seated in finished]
     if any(platform_selectors.is_network_operator(game.match.operator_id) for game in games):
         raise wallet_services.NotBatchable("a network game (its events go to each operator)")
+    settled = [match.pk for match, _ in locked]
     if not games:
-        return []
+        return settled
     posted = wallet_services.escrow_settle_many(
         settlements=[game.posting for game in games], actor=actor
     )
@@ -306,7 +308,7 @@ def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
     )
     for event in events:
         webhook_event_inserted(event)
-    return [game.match.pk for game in games]
+    return settled
 
 
 # A settlement's players, compiled once per worker thread (gin_platform/precompiled.py).
