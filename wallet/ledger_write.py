@@ -63,6 +63,46 @@ def _layout(
     return names, values, fields
 
 
+def _insert_sql(
+    objs: Sequence[models.Model],
+    *,
+    computed: Mapping[str, str],
+    db: BaseDatabaseWrapper,
+    params: list[Any],
+    with_key: bool = False,
+) -> str:
+    """``INSERT INTO <table> (...) VALUES (...), ...`` of ``objs`` (new rows of one model),
+    their parameters appended to ``params``; ``with_key``: their primary keys, set already,
+    are written too. Identifiers come from the models' metadata and every value is a
+    parameter: the SQL text holds no input (hence the S608 exemptions)."""
+    model = type(objs[0])
+    rows = []
+    for obj in objs:
+        names, values, row = _columns(obj, computed=computed, db=db)
+        if with_key:
+            names = [db.ops.quote_name(model._meta.pk.column), *names]
+            values, row = ["%s", *values], [obj.pk, *row]
+        rows.append(f"({', '.join(values)})")
+        params.extend(row)
+    return (
+        f"INSERT INTO {db.ops.quote_name(model._meta.db_table)}"  # noqa: S608
+        f" ({', '.join(names)}) VALUES {', '.join(rows)}"
+    )
+
+
+def _balances_sql(deltas: Mapping[int, int], *, db: BaseDatabaseWrapper, params: list[Any]) -> str:
+    """The UPDATE that adds ``deltas`` (account id -> amount) to the accounts' balances."""
+    cases = " ".join("WHEN %s THEN %s" for _ in deltas)
+    for pk, delta in deltas.items():
+        params += [pk, delta]
+    params += list(deltas)
+    return (
+        f"UPDATE {db.ops.quote_name(Account._meta.db_table)}"  # noqa: S608
+        f" SET balance = balance + CASE id {cases} END"
+        f" WHERE id IN ({', '.join('%s' for _ in deltas)})"
+    )
+
+
 def ledger_write(
     *,
     txn: LedgerTransaction,
@@ -76,44 +116,17 @@ def ledger_write(
     if connection.vendor != "postgresql":  # SQLite (tests, development): no DML in CTEs
         _write_each(txn=txn, entries=entries, deltas=deltas, audit=audit)
         return
-    # Identifiers come from the models' metadata and every value is a parameter: the SQL
-    # text holds no input (hence the S608 exemptions).
     db = connections[DEFAULT_DB_ALIAS]  # not the proxy: it is asked for every column
-    quote = db.ops.quote_name
-    txn_table, entry_table, account_table, audit_table = (
-        quote(model._meta.db_table)
-        for model in (LedgerTransaction, LedgerEntry, Account, AuditEvent)
-    )
-    names, values, params = _columns(txn, computed={}, db=db)
-    sql = [
-        f"WITH txn AS (INSERT INTO {txn_table} ({', '.join(names)})"  # noqa: S608
-        f" VALUES ({', '.join(values)}) RETURNING id)"
-    ]
+    params: list[Any] = []
+    sql = [f"WITH txn AS ({_insert_sql([txn], computed={}, db=db, params=params)} RETURNING id)"]
     if entries:
-        rows = []
-        for entry in entries:
-            names, values, row = _columns(entry, computed=_ENTRY_COMPUTED, db=db)
-            rows.append(f"({', '.join(values)})")
-            params += row
-        sql.append(
-            f", entries AS (INSERT INTO {entry_table} ({', '.join(names)})"  # noqa: S608
-            f" VALUES {', '.join(rows)})"
-        )
+        entries_sql = _insert_sql(entries, computed=_ENTRY_COMPUTED, db=db, params=params)
+        sql.append(f", entries AS ({entries_sql})")
     if deltas:
-        cases = " ".join("WHEN %s THEN %s" for _ in deltas)
-        sql.append(
-            f", balances AS (UPDATE {account_table} SET balance = balance + CASE id {cases} END"  # noqa: S608
-            f" WHERE id IN ({', '.join('%s' for _ in deltas)}))"
-        )
-        for pk, delta in deltas.items():
-            params += [pk, delta]
-        params += list(deltas)
-    names, values, row = _columns(audit, computed=_AUDIT_COMPUTED, db=db)
+        sql.append(f", balances AS ({_balances_sql(deltas, db=db, params=params)})")
     sql.append(
-        f", audit AS (INSERT INTO {audit_table} ({', '.join(names)})"  # noqa: S608
-        f" VALUES ({', '.join(values)}))"
+        f", audit AS ({_insert_sql([audit], computed=_AUDIT_COMPUTED, db=db, params=params)})"
     )
-    params += row
     sql.append(" SELECT id FROM txn")
     with db.cursor() as cursor:
         cursor.execute("".join(sql), params)
@@ -198,40 +211,17 @@ class LedgerBatch:
         if not self._pending:
             return
         db = connections[DEFAULT_DB_ALIAS]
-        quote = db.ops.quote_name
-        pk_column = quote(LedgerTransaction._meta.pk.column)
-        sql, params = [], []
-
-        def insert(name: str, model: type[models.Model], objs: Sequence[models.Model]) -> None:
-            rows = []
-            for obj in objs:
-                names, values, row = _columns(obj, computed={}, db=db)
-                if model is LedgerTransaction:  # the key taken up front
-                    names, values, row = [pk_column, *names], ["%s", *values], [obj.pk, *row]
-                rows.append(f"({', '.join(values)})")
-                params.extend(row)
-            table = quote(model._meta.db_table)
-            sql.append(
-                f"{name} AS (INSERT INTO {table} ({', '.join(names)})"  # noqa: S608
-                f" VALUES {', '.join(rows)})"
-            )
-
-        insert("txns", LedgerTransaction, [txn for txn, _, _ in self._pending])
+        params: list[Any] = []
+        txns = [txn for txn, _, _ in self._pending]
+        sql = [f"txns AS ({_insert_sql(txns, computed={}, db=db, params=params, with_key=True)})"]
         entries = [entry for _, txn_entries, _ in self._pending for entry in txn_entries]
         if entries:
-            insert("entries", LedgerEntry, entries)
+            sql.append(f"entries AS ({_insert_sql(entries, computed={}, db=db, params=params)})")
         moved = {pk: delta for pk, delta in sorted(self._deltas.items()) if delta}
         if moved:
-            cases = " ".join("WHEN %s THEN %s" for _ in moved)
-            sql.append(
-                f"balances AS (UPDATE {quote(Account._meta.db_table)}"  # noqa: S608
-                f" SET balance = balance + CASE id {cases} END"
-                f" WHERE id IN ({', '.join('%s' for _ in moved)}))"
-            )
-            for pk, delta in moved.items():
-                params += [pk, delta]
-            params += list(moved)
-        insert("audit", AuditEvent, [audit for _, _, audit in self._pending])
+            sql.append(f"balances AS ({_balances_sql(moved, db=db, params=params)})")
+        audits = [audit for _, _, audit in self._pending]
+        sql.append(f"audit AS ({_insert_sql(audits, computed={}, db=db, params=params)})")
         with db.cursor() as cursor:
             cursor.execute(f"WITH {', '.join(sql)} SELECT 1", params)
         for txn, txn_entries, audit in self._pending:

@@ -179,17 +179,7 @@ def escrow_settle_many(
     the rules need under the locks, and one write of every posting (``LedgerBatch``).
     Raises ``NotBatchable`` for a settlement that needs the single path, or the problem
     of a settlement that breaks a rule (then no settlement of the batch is written)."""
-    checked = [
-        _settlement_checked(
-            game_ref=item.game_ref,
-            currency=item.currency,
-            reference=item.reference,
-            payouts=item.payouts,
-            fee=item.fee,
-            metadata=item.metadata,
-        )
-        for item in settlements
-    ]
+    checked = [_settlement_checked(item) for item in settlements]
     escrows = posting_selectors.escrows_of_games(
         games=[(item.game_ref, item.code) for item in checked]
     )
@@ -253,26 +243,18 @@ class _Checked:
         }
 
 
-def _settlement_checked(
-    *,
-    game_ref: str,
-    currency: str,
-    reference: str,
-    payouts: Sequence[EscrowPayout],
-    fee: int,
-    metadata: dict | None,
-) -> _Checked:
-    code = parse_currency(currency)
-    payees, lines_by_player = _check_payouts(payouts, fee)
+def _settlement_checked(item: EscrowSettlement) -> _Checked:
+    code = parse_currency(item.currency)
+    payees, lines_by_player = _check_payouts(item.payouts, item.fee)
     return _Checked(
         code=code,
-        game_ref=_check_game_ref(game_ref),
-        reference=_check_reference(reference),
-        meta=_check_metadata(metadata),
-        fee=fee,
+        game_ref=_check_game_ref(item.game_ref),
+        reference=_check_reference(item.reference),
+        meta=_check_metadata(item.metadata),
+        fee=item.fee,
         payees=payees,
         lines_by_player=lines_by_player,
-        total=sum(line.amount for line in payouts) + fee,
+        total=sum(line.amount for line in item.payouts) + item.fee,
     )
 
 
@@ -287,12 +269,14 @@ def _escrow_settle(
     metadata: dict | None,
 ) -> LedgerTransaction:
     checked = _settlement_checked(
-        game_ref=game_ref,
-        currency=currency,
-        reference=reference,
-        payouts=payouts,
-        fee=fee,
-        metadata=metadata,
+        EscrowSettlement(
+            game_ref=game_ref,
+            currency=currency,
+            reference=reference,
+            payouts=payouts,
+            fee=fee,
+            metadata=metadata,
+        )
     )
     # One read: the escrow, its operator and whether the reference is taken (a replay is
     # answered before any other check, as by ``posting_replay``).
