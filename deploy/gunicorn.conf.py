@@ -82,10 +82,12 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "35"))
 keepalive = 5
 # Recycle workers now and then so a slow leak can never take a web process down; a recycled
-# worker's sockets are closed with 1012 and reconnect to the others.
-# (20,000: at ~130 requests/s a lower figure restarts a worker every half minute.)
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
-max_requests_jitter = 2000
+# worker's sockets are closed with 1012 and reconnect to the others, and the new one loads the
+# application again (1-2 s of CPU). 200,000: a process serves 300-600 short requests/s in the
+# action benchmark, where 20,000 restarted each worker every 30-60 s, its players' sockets
+# with it; now every 6-11 minutes at that pace, hours at a human one.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "200000"))
+max_requests_jitter = max_requests // 10
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None  # "" turns it off
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
@@ -122,9 +124,12 @@ def database_pool_options(database: dict, env) -> dict | None:
 
 def post_worker_init(worker) -> None:
     """In each worker, once the application (and so Django's settings) is loaded: refuse to
-    serve from more than one process with the in-memory channel layer, and share one pool of
-    database connections between the request threads and the sockets' reads."""
+    serve from more than one process with the in-memory channel layer, share one pool of
+    database connections between the request threads and the sockets' reads, and keep the
+    loaded application out of the garbage collector's way (gin_platform/collector.py)."""
     from django.conf import settings
+
+    from gin_platform.collector import loaded_application_frozen
 
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
     if backend == IN_MEMORY_LAYER and worker.cfg.workers > 1:
@@ -139,6 +144,7 @@ def post_worker_init(worker) -> None:
         if pool:
             database["CONN_MAX_AGE"] = 0
             database.setdefault("OPTIONS", {})["pool"] = pool
+    loaded_application_frozen()
 
 
 def nworkers_changed(server, new_value: int, old_value: int | None) -> None:

@@ -13,6 +13,7 @@ import os
 from celery import Celery, signals, states
 from django.db import close_old_connections, connections
 
+from gin_platform.collector import loaded_application_frozen
 from gin_platform.redaction import WithholdSecretsFilter
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
@@ -30,6 +31,13 @@ def withhold_secrets_in_worker_logs(logger, **kwargs) -> None:
     for handler in logger.handlers:
         if not any(isinstance(f, WithholdSecretsFilter) for f in handler.filters):
             handler.addFilter(WithholdSecretsFilter())
+
+
+@signals.worker_process_init.connect
+def keep_the_application_out_of_collections(**kwargs) -> None:
+    """In each pool process, once forked with the application loaded: full garbage
+    collections skip what was loaded (gin_platform/collector.py)."""
+    loaded_application_frozen()
 
 
 @signals.task_prerun.connect

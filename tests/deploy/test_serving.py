@@ -5,11 +5,13 @@ connections handed back to a pool after each request; and the API docs page that
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import re
 import runpy
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import urlsplit
@@ -29,9 +31,10 @@ REDIS = {
 
 
 @pytest.fixture
-def conf(monkeypatch) -> dict:
+def conf(monkeypatch) -> Iterator[dict]:
     monkeypatch.delenv("ASGI_THREADS", raising=False)
-    return runpy.run_path(str(CONF))
+    yield runpy.run_path(str(CONF))
+    gc.unfreeze()  # post_worker_init froze this process's heap (gin_platform/collector.py)
 
 
 class Log:
@@ -99,6 +102,7 @@ def test_a_worker_serves_when_the_layer_allows_it(
     app = worker.wsgi
     conf["post_worker_init"](worker)
     assert worker.log.errors == []
+    assert gc.get_freeze_count() > 0  # the loaded application is out of later collections
     assert worker.wsgi is app  # HTTP is capped by the application's thread pool
     pooled = "pool" in worker_databases["default"].get("OPTIONS", {})
     # The pool refuses persistent connections; without one each HTTP thread keeps its own.
