@@ -108,6 +108,7 @@ from unittest import mock
 from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the project
+import collector_meter
 from harness import (
     APPLICATION,
     CpuMeter,
@@ -344,6 +345,7 @@ class Clients:
     processes: int
     base_url: str
     meter: Callable[[], CpuMeter] | None = None  # a fresh meter per measured window
+    gc_dir: Path | None = None  # where the server's processes keep their collector totals
 
     def run(self, kind: str, items: list, *, warmup: float, seconds: float, **extra) -> dict:
         start = time.monotonic() + 0.1
@@ -356,10 +358,12 @@ class Clients:
         ]
         time.sleep(max(0.0, params["warm_until"] - time.monotonic()))
         meter = self.meter() if self.meter else None
+        gc_before = collector_meter.snapshot(self.gc_dir) if self.gc_dir else None
         if meter:
             meter.start()
         time.sleep(max(0.0, params["until"] - time.monotonic()))
         cpu = meter.stop() if meter else {}
+        gc_after = collector_meter.snapshot(self.gc_dir) if self.gc_dir else None
         results = [job.get(timeout=warmup + seconds + 300) for job in pending]
         latencies: dict[str, list[float]] = {}
         errors: Counter = Counter()
@@ -393,6 +397,17 @@ class Clients:
             "errors_by_status": dict(errors.most_common()),
             "totals": dict(totals),
             "cpu": cpu,
+            # The garbage collector's share of the web processes (collector_meter.py).
+            "gc": (
+                collector_meter.between(
+                    gc_before,
+                    gc_after,
+                    requests=requests,
+                    web_cpu_s=cpu.get("gunicorn", 0) * seconds,
+                )
+                if gc_before is not None
+                else None
+            ),
             "stuck_threads": sum(r["stuck_threads"] for r in results),
         }
 
@@ -465,6 +480,7 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         "game_errors": games["errors"],
         "game_errors_by_status": games["errors_by_status"],
         "games_cpu": games["cpu"],
+        "gc": {"floor": floor["gc"], "trivial": trivial["gc"], "games": games["gc"]},
         # Server CPU per action, its share of views and sits included.
         "server_cpu_ms_per_action": action_ms,
         "matches_finished": games["totals"].get("finished", 0),
@@ -801,13 +817,18 @@ def main(argv=None) -> int:
         port = free_port()
         base_url = f"http://127.0.0.1:{port}"
         command = gunicorn_command(port=port, workers=server["workers"])
-        gunicorn = start_group(command, dict(os.environ), logs / "gunicorn.log")
+        gc_dir = logs / "gc"
+        gc_dir.mkdir()
+        gunicorn = start_group(
+            command, {**os.environ, "BENCH_GC_DIR": str(gc_dir)}, logs / "gunicorn.log"
+        )
         wait_healthy(base_url, gunicorn, database_only=True)
         clients = Clients(
             pool,
             args.client_processes,
             base_url,
             meter=lambda: CpuMeter(groups={"gunicorn": gunicorn.pid}, database=name),
+            gc_dir=gc_dir,
         )
         report = {
             "machine": machine_summary(),
@@ -882,6 +903,24 @@ def summary_lines(report: dict, args) -> list[str]:
         f"{closed['cpu_ratio']}); other processes took "
         f"{closed['games_cpu'].get('other_processes')} CPUs; errors {errors}",
     ]
+    collector = closed.get("gc") or {}
+    if all(collector.get(phase) for phase in ("floor", "trivial", "games")):
+        per_action = (
+            round(sum(collector["games"]["cpu_ms"]) / closed["action_endpoint"]["requests"], 3)
+            if closed["action_endpoint"]["requests"]
+            else None
+        )
+        lines.append(
+            "garbage collection in the web processes: floor "
+            f"{collector['floor']['cpu_ms_per_request']} ms per request "
+            f"({collector['floor']['share_of_web_cpu']:.1%} of their CPU), trivial "
+            f"{collector['trivial']['cpu_ms_per_request']} ms "
+            f"({collector['trivial']['share_of_web_cpu']:.1%}), games {per_action} ms per "
+            f"action ({collector['games']['share_of_web_cpu']:.1%}); collections by "
+            f"generation in the game phase {collector['games']['collections']}, the longest "
+            f"full one {collector['games']['longest_full_ms_so_far']} ms; "
+            f"{collector['games']['objects_frozen']} objects frozen"
+        )
     for run in report.get("paced", []):
         a = run["action_endpoint"]
         pace = (
