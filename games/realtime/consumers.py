@@ -25,6 +25,7 @@ from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import timezone
+from rest_framework import serializers
 
 from games import selectors, services
 from games.api.serializers import ActionInput, ResignInput
@@ -37,6 +38,7 @@ from games.problems import (
 from games.realtime import presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.render import audience_events, audience_view
+from gin_platform.api.inputs import validated
 from gin_platform.models import PlayerSession
 from gin_platform.principals import PlayerPrincipal
 from gin_platform.problems import (
@@ -446,10 +448,10 @@ def _session_still_valid(principal: PlayerPrincipal) -> bool:
 
 
 def _validated(serializer_class, data: dict) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    if not serializer.is_valid():
-        raise ValidationProblem("One or more fields are invalid", errors=serializer.errors)
-    return serializer.validated_data
+    try:
+        return validated(serializer_class, data)
+    except serializers.ValidationError as exc:
+        raise ValidationProblem("One or more fields are invalid", errors=exc.detail) from None
 
 
 def _header(scope: dict, name: bytes) -> str | None:

@@ -10,16 +10,23 @@ built once, can represent any number of rows from any thread.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from rest_framework import serializers
 
-_instances: dict[type[serializers.BaseSerializer], serializers.BaseSerializer] = {}
+S = TypeVar("S", bound=serializers.BaseSerializer)
+
+_instances: dict[type[serializers.BaseSerializer], Any] = {}
+
+
+def shared_instance(serializer_class: type[S]) -> S:
+    """This process's one instance of ``serializer_class``, built on first use."""
+    serializer = _instances.get(serializer_class)
+    if serializer is None:
+        serializer = _instances.setdefault(serializer_class, serializer_class())
+    return serializer
 
 
 def represent(serializer_class: type[serializers.BaseSerializer], instance: Any) -> dict:
     """``serializer_class(instance).data`` for a serializer that needs no context."""
-    serializer = _instances.get(serializer_class)
-    if serializer is None:
-        serializer = _instances.setdefault(serializer_class, serializer_class())
-    return serializer.to_representation(instance)
+    return shared_instance(serializer_class).to_representation(instance)

@@ -1,0 +1,63 @@
+"""Inputs validated by one shared serializer instance (gin_platform/api/inputs.py): the same
+validated data and the same errors as a new serializer per request, from any thread."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from rest_framework import serializers
+
+from games.api.serializers import ActionInput, ResignInput
+from gin_platform.api.inputs import validated
+
+BODIES = [
+    {"kind": "discard", "card": "7h", "expected_seq": 3},
+    {"kind": "knock", "card": "10d", "expected_seq": 0},
+    {"kind": "pass", "expected_seq": 12},
+    {"kind": "draw_stock", "card": None, "expected_seq": 2**63 - 1, "extra": "ignored"},
+    {"kind": "discard", "card": "1Z", "expected_seq": 3},
+    {"kind": "fly", "expected_seq": 3},
+    {"kind": "pass", "expected_seq": -1},
+    {"kind": "pass", "expected_seq": 2**63},
+    {"kind": "pass", "expected_seq": "three"},
+    {"kind": "pass"},
+    {},
+    None,
+    [],
+    "discard",
+    42,
+]
+
+
+def _new_instance(serializer_class, data):
+    serializer = serializer_class(data=data)
+    try:
+        serializer.is_valid(raise_exception=True)
+    except serializers.ValidationError as exc:
+        return "invalid", exc.detail
+    return "valid", serializer.validated_data
+
+
+def _shared_instance(serializer_class, data):
+    try:
+        return "valid", validated(serializer_class, data)
+    except serializers.ValidationError as exc:
+        return "invalid", exc.detail
+
+
+@pytest.mark.parametrize("body", BODIES)
+@pytest.mark.parametrize("serializer_class", [ActionInput, ResignInput])
+def test_the_shared_instance_answers_as_a_new_one(serializer_class, body):
+    assert _shared_instance(serializer_class, body) == _new_instance(serializer_class, body)
+
+
+def test_threads_validating_at_once_each_get_their_own_answer():
+    expected = [_new_instance(ActionInput, body) for body in BODIES]
+
+    def validate_all(_):
+        return [_shared_instance(ActionInput, body) for body in BODIES * 50]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for answers in pool.map(validate_all, range(8)):
+            assert answers == expected * 50
