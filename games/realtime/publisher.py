@@ -61,7 +61,7 @@ class _Pending:
     # any savepoint, so nothing of it can be undone unless the whole transaction is (and
     # then nothing is pushed); ``rows`` is None once that is not so.
     rows: list[HandEvent] | None = field(default_factory=list)
-    written: tuple[Match, tuple[Hand, ...]] | None = None
+    final: tuple[Match, tuple[Hand, ...]] | None = None
 
 
 _local = threading.local()
@@ -91,7 +91,7 @@ def match_changed(*, match_id: int, rows: Sequence[HandEvent] = ()) -> None:
             pending.after = after if pending.after is None else min(pending.after, after)
             pending.last = last if pending.last is None else max(pending.last, last)
         pending.rows = None if pending.rows is None or kept is None else pending.rows + kept
-        pending.written = None  # changed again since: no longer the final state
+        pending.final = None  # changed again since: no longer the final state
         return
     pending = _Pending(match_id=match_id, after=after, last=last, hooks=hooks, rows=kept)
     _pending()[match_id] = pending
@@ -117,7 +117,7 @@ def match_written(*, match: Match, latest_hands: Sequence[Hand]) -> None:
         return
     for hand in latest_hands:
         hand.match = match  # as ``selectors.latest_hands`` leaves them: no read to reach it
-    pending.written = (match, tuple(latest_hands[:2]))
+    pending.final = (match, tuple(latest_hands[:2]))
 
 
 def _in_savepoint() -> bool:
@@ -143,9 +143,9 @@ def _written(pending: _Pending) -> _Written | None:
     and hands, and every feed row from ``after`` to ``last`` (one page at most)."""
     from games.selectors import EVENTS_PAGE_MAX
 
-    if pending.written is None or pending.rows is None:
+    if pending.final is None or pending.rows is None:
         return None
-    match, latest_hands = pending.written
+    match, latest_hands = pending.final
     rows = sorted(pending.rows, key=lambda row: row.match_seq)
     if pending.after is None:
         return None if rows else _Written(match, latest_hands, rows)
@@ -181,9 +181,9 @@ def publish(
     from games.selectors import EVENTS_PAGE_MAX
     from wallet.selectors import display_rates_reused
 
-    if last is not None:
-        presence.seq_pushed(match_id=match_id, seq=last)
-    audiences = presence.listened(match_audiences(match_id, seat_count=MAX_SEATS))
+    audiences = presence.seq_pushed_and_listened(
+        match_id=match_id, seq=last, audiences=match_audiences(match_id, seat_count=MAX_SEATS)
+    )
     if not audiences:
         return
     if written is not None:
