@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db.models import Prefetch, QuerySet
 
 from games.models import Hand, Match, Seat
-from games.selectors import shown_seats_prefetch
+from games.selectors import history_hand_statuses, shown_seats_prefetch
 from gin_platform.models import Player
 
 
@@ -23,14 +23,9 @@ def player_match_list(*, player: Player) -> QuerySet[Match]:
 
 
 def hand_is_history(hand: Hand, match: Match) -> bool:
-    """Whether the hand is over as ``history_hands`` counts it (ended, or abandoned once
-    the game is over): only then may anybody, staff included, see its cards."""
-    if hand.status == Hand.Status.ENDED:
-        return True
-    return hand.status == Hand.Status.ABANDONED and match.status not in (
-        Match.Status.WAITING,
-        Match.Status.RUNNING,
-    )
+    """Whether the hand is over as the players' history counts it
+    (``history_hand_statuses``): only then may anybody, staff included, see its cards."""
+    return hand.status in history_hand_statuses(match)
 
 
 def finished_hand_cards(hand: Hand, match: Match) -> list[list[str]] | None:

@@ -484,13 +484,20 @@ def player_match(*, player: Player, match_id: object) -> Match:
     return player_match_seat(player=player, match_id=match_id).match
 
 
+def history_hand_statuses(match: Match) -> tuple[str, ...]:
+    """The statuses of the match's hands that are over, whose cards may be shown: ended
+    ones, and once the game is over a hand abandoned by its forfeit (R10). Never a hand in
+    progress: the one rule for the history, the fairness pages and the back office."""
+    if match.status in Match.LIVE_STATUSES:
+        return (Hand.Status.ENDED,)
+    return (Hand.Status.ENDED, Hand.Status.ABANDONED)
+
+
 def history_hands(match: Match) -> QuerySet[Hand]:
-    """The hands that are over: ended ones, and a hand abandoned by a forfeit (only ever once
-    the game is over). Never a hand in progress."""
-    hands = Hand.objects.filter(match=match, status=Hand.Status.ENDED)
-    if match.status not in (Match.Status.WAITING, Match.Status.RUNNING):
-        hands = Hand.objects.filter(match=match).exclude(status=Hand.Status.IN_PROGRESS)
-    return hands.order_by("number")
+    """The hands that are over (``history_hand_statuses``), in order."""
+    return Hand.objects.filter(match=match, status__in=history_hand_statuses(match)).order_by(
+        "number"
+    )
 
 
 def finished_hand_get(*, match: Match, number: object) -> Hand:

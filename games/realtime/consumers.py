@@ -90,21 +90,17 @@ class MatchSocketConsumer(ReleasedOnExit, AsyncWebsocketConsumer):
     principal: PlayerPrincipal | None = None
     audience: Audience | None = None
     heartbeat_task: asyncio.Task | None = None
-    counted = joined = False
+    counted = False  # this socket is in the player's socket count
+    joined = False  # ... and in its seat's presence count
 
     # --- Connecting --------------------------------------------------------------------
     async def connect(self) -> None:
         # Accept first: a browser sees no reason for a refused handshake, so every refusal
         # is a problem message followed by a close code.
         await self.accept()
-        self.principal: PlayerPrincipal | None = None
-        self.audience: Audience | None = None
         self.last_seq = 0
         self.last_heard = time.monotonic()
         self.recent: list[float] = []
-        self.heartbeat_task: asyncio.Task | None = None
-        self.counted = False  # this socket is in the player's socket count
-        self.joined = False  # ... and in its seat's presence count
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
             hello, catch_up = await self._open(query)
