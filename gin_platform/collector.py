@@ -3,11 +3,11 @@
 A web or Celery worker loads the application once: modules, classes, functions, URL
 patterns, serializers, the settings, about 120,000 container objects that live as long as
 the process. Every full collection traverses all of them again, and a full collection holds
-the GIL throughout: measured under the action benchmark, each took about 130 ms of a web
+the GIL throughout: measured under the action benchmark, each took 150-190 ms of a web
 worker's CPU, with every request thread and the event loop stopped behind it.
 ``gc.freeze()`` moves the objects that exist once the application is loaded out of every
-later collection (full collections then took about 35 ms); what requests and tasks
-allocate is collected exactly as before.
+later collection (full collections then took 65-70 ms); what requests and tasks allocate
+is collected exactly as before.
 """
 
 from __future__ import annotations

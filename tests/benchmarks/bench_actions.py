@@ -76,8 +76,10 @@ What it does:
 
 Latencies count the successful requests started in the measured window (after
 ``--warmup``); per second is that count over the window. Output: one JSON document with
-everything (stack, CPUs each party kept busy per phase, errors by status, matches by status
-at the end, ERROR lines of the server log), then a one-line summary per mode. Clients,
+everything (stack, CPUs each party kept busy per phase, what the garbage collector cost the
+web processes per phase (collector_meter.py: its CPU per request and share of theirs,
+collections by generation, the longest full one), errors by status, matches by status at the
+end, ERROR lines of the server log), then a one-line summary per mode. Clients,
 server, PostgreSQL and Redis share the machine; the numbers are for this machine, at this
 commit.
 """
