@@ -505,7 +505,7 @@ def finished_hand_get(*, match: Match, number: object) -> Hand:
     hand = Hand.objects.filter(match=match, number=as_id(number) or 0).first()
     if hand is None:
         raise NotFoundProblem(f"No hand {number} in match {match.pk}")
-    if not history_hands(match).filter(pk=hand.pk).exists():
+    if hand.status not in history_hand_statuses(match):
         raise HandInProgressProblem(f"hand {hand.number} of match {match.pk} is being played")
     return hand
 
