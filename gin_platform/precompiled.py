@@ -27,8 +27,8 @@ column too small for the stand-in (the ORM answers an out-of-range value without
 hot path: the UPDATE of a model's fields by primary key, its SQL built once per model, field
 list and database; each value prepared by its field as ``save`` prepares it. Likewise
 ``insert_rows(rows)`` is ``bulk_create(rows)`` for the few rows a move, a settlement or an
-event appends, and ``save_fields_and_insert`` both in one statement (a state change with its
-audit row).
+event appends, and ``saves_and_inserts`` both in one statement (a state change with its
+audit row; a move's hand, match and events).
 """
 
 from __future__ import annotations
@@ -232,29 +232,43 @@ def save_fields_and_insert(
     instance: Model, *, fields: Sequence[str], rows: Sequence[Model]
 ) -> None:
     """``save_fields(instance, fields=...)`` and ``insert_rows([row])`` for each of ``rows``
-    (new rows, of any models) in ONE statement on PostgreSQL: data-modifying CTEs, so a
-    state change, its audit row and the caller's record of it cost one round trip. The
-    statements one by one elsewhere, or whenever one of them is not built ahead. The same
-    answers: each row's key and defaults set on it, and the error when no row was updated
-    (the transaction is then only good for rolling back, as after any failed statement)."""
-    names = tuple(fields)
-    update = _update_prepared(instance, names)
+    (new rows, of any models) in ONE statement on PostgreSQL (``saves_and_inserts``)."""
+    saves_and_inserts(updates=[(instance, fields)], rows=rows)
+
+
+def saves_and_inserts(
+    *, updates: Sequence[tuple[Model, Sequence[str]]], rows: Sequence[Model]
+) -> None:
+    """``save_fields(instance, fields=...)`` for each of ``updates`` (rows of any models, each
+    locked by the caller) and ``insert_rows([row])`` for each of ``rows`` (new rows, of any
+    models) in ONE statement on PostgreSQL: data-modifying CTEs, so a state change, its
+    audit row and the caller's record of it cost one round trip. The statements one by one
+    elsewhere, or whenever one of them is not built ahead. The same answers: each row's key
+    and defaults set on it, and the error when a row was not updated (the transaction is
+    then only good for rolling back, as after any failed statement)."""
+    changes = [(instance, tuple(fields)) for instance, fields in updates]
+    prepared = [_update_prepared(instance, names) for instance, names in changes]
     inserts = [_insert_prepared([row]) for row in rows]
+    aliases = {built[0] for built in (*prepared, *inserts) if built is not None}
     if (
-        update is None
-        or connections[update[0]].vendor != "postgresql"
-        or any(insert is None or insert[0] != update[0] for insert in inserts)
+        any(update is None for update in prepared)
+        or any(insert is None for insert in inserts)
+        or len(aliases) != 1
+        or connections[next(iter(aliases))].vendor != "postgresql"
     ):
-        save_fields(instance, fields=names)
+        for instance, names in changes:
+            save_fields(instance, fields=names)
         for row in rows:
             insert_rows([row])
         return
-    alias, update_sql, update_params = update
+    alias = next(iter(aliases))
     # Every statement is built from the models' metadata (precompiled above); every value
-    # is a parameter. The final SELECT gives the update's row count and each row's answers.
-    ctes = [f"changed AS ({update_sql} RETURNING 1)"]
-    answers = ["(SELECT count(*) FROM changed)"]
-    params = list(update_params)
+    # is a parameter. The final SELECT gives each update's row count and each row's answers.
+    ctes, answers, params = [], [], []
+    for number, (_, update_sql, update_params) in enumerate(prepared):
+        ctes.append(f"changed_{number} AS ({update_sql} RETURNING 1)")
+        answers.append(f"(SELECT count(*) FROM changed_{number})")  # noqa: S608 - numbered
+        params += update_params
     quote = connections[alias].ops.quote_name
     for number, (_, built, insert_params) in enumerate(inserts):
         ctes.append(f"inserted_{number} AS ({built.sql})")
@@ -266,8 +280,9 @@ def save_fields_and_insert(
     sql = f"WITH {', '.join(ctes)} SELECT {', '.join(answers)}"
     with connections[alias].cursor() as cursor:
         cursor.execute(sql, params)
-        updated, *values = cursor.fetchone()
-    if updated != 1:
+        values = list(cursor.fetchone())
+    updated, values = values[: len(prepared)], values[len(prepared) :]
+    if any(count != 1 for count in updated):
         raise DatabaseError(_NO_ROW_UPDATED)
     for row, (_, built, _) in zip(rows, inserts, strict=True):
         answer, values = values[: len(built.returning)], values[len(built.returning) :]

@@ -49,6 +49,17 @@ def _append_events(
     *, match: Match, hand: Hand, entries: Sequence[dict[str, Any]], actor: Actor
 ) -> None:
     """Append events to the hand and the match's feed; the caller saves hand and match."""
+    rows = _event_rows(match=match, hand=hand, entries=entries, actor=actor)
+    insert_rows(rows)
+    publisher.match_changed(match_id=match.pk, rows=rows)
+
+
+def _event_rows(
+    *, match: Match, hand: Hand, entries: Sequence[dict[str, Any]], actor: Actor
+) -> list[HandEvent]:
+    """The feed rows of ``entries``, numbered on from the hand's and the match's counters
+    (both moved on), not written yet: ``_append_events`` writes them, or the caller with
+    its own changes (a move: ``saves_and_inserts``) and then ``publisher.match_changed``."""
     rows = []
     for entry in entries:
         hand.event_seq += 1
@@ -63,8 +74,7 @@ def _append_events(
                 **entry,
             )
         )
-    insert_rows(rows)
-    publisher.match_changed(match_id=match.pk, rows=rows)
+    return rows
 
 
 def _engine_event_payload(event: engine.Event) -> dict[str, Any]:

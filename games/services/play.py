@@ -56,9 +56,9 @@ from games.problems import (
 from games.realtime import publisher
 from games.services.dealing import (
     HAND_STATE_FIELDS,
-    _append_events,
     _deadline,
     _engine_event_payload,
+    _event_rows,
     _hand_deal,
     _match_finished_record,
 )
@@ -67,7 +67,7 @@ from games.services.network import match_event_enqueue, player_ref_for
 from gin_platform.audit import audit_event, audit_saved
 from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.models import Player
-from gin_platform.precompiled import insert_rows, save_fields
+from gin_platform.precompiled import insert_rows, save_fields, saves_and_inserts
 from gin_platform.principals import Actor
 from gin_platform.problems import ValidationProblem
 
@@ -222,32 +222,50 @@ def _action_apply(
         }
         for index, event in enumerate(events)
     ]
-    _append_events(match=locked, hand=hand, entries=entries, actor=actor)
+    rows = _event_rows(match=locked, hand=hand, entries=entries, actor=actor)
     if new_state.to_act != hand.to_act:
         hand.turn_deadline = _deadline(locked)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
-    if new_state.is_over:
-        hand.status = Hand.Status.ENDED
-        hand.outcome = new_state.outcome.to_dict()
-        hand.ended_at = timezone.now()
-        hand.turn_deadline = None
-    save_fields(hand, fields=HAND_STATE_FIELDS)
     latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
-        finished = _multi_hand_finished if locked.is_multi else _hand_finished
-        dealt = finished(match=locked, hand=hand, outcome=new_state.outcome, actor=actor)
-        if dealt is not None:
-            latest = (dealt, hand)
-        ended = _hand_ended_event(match=locked, hand=hand, outcome=new_state.outcome)
-        match_event_enqueue(match=locked, event_type="hand.ended", data=ended)
-    # R10: the running score is part of the game's state; it is stored with the hand that
-    # changed it, in this transaction, and every reader reads this one figure.
-    save_fields(locked, fields=("seq", *SCORE_FIELDS) if new_state.is_over else ("seq",))
+        latest = _hand_over(match=locked, latest=latest, rows=rows, state=new_state, actor=actor)
+    else:  # most moves: the events, the hand and the match's seq in one statement
+        saves_and_inserts(updates=[(hand, HAND_STATE_FIELDS), (locked, ("seq",))], rows=rows)
+        publisher.match_changed(match_id=locked.pk, rows=rows)
     publisher.match_written(match=locked, latest_hands=latest)  # the push renders these
     _bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
+
+
+def _hand_over(
+    *,
+    match: Match,
+    latest: tuple[Hand, ...],
+    rows: list[HandEvent],
+    state: engine.AnyHandState,
+    actor: Actor,
+) -> tuple[Hand, ...]:
+    """The move that ended the newest of ``latest``: its events and the hand written, then
+    the next deal or the match's end, and the score. Returns the match's newest hands,
+    newest first: the hand dealt next, if any, before the one that ended."""
+    hand = latest[0]
+    insert_rows(rows)
+    publisher.match_changed(match_id=match.pk, rows=rows)
+    hand.status = Hand.Status.ENDED
+    hand.outcome = state.outcome.to_dict()
+    hand.ended_at = timezone.now()
+    hand.turn_deadline = None
+    save_fields(hand, fields=HAND_STATE_FIELDS)
+    finished = _multi_hand_finished if match.is_multi else _hand_finished
+    dealt = finished(match=match, hand=hand, outcome=state.outcome, actor=actor)
+    ended = _hand_ended_event(match=match, hand=hand, outcome=state.outcome)
+    match_event_enqueue(match=match, event_type="hand.ended", data=ended)
+    # R10: the running score is part of the game's state; it is stored with the hand that
+    # changed it, in this transaction, and every reader reads this one figure.
+    save_fields(match, fields=("seq", *SCORE_FIELDS))
+    return latest if dealt is None else (dealt, hand)
 
 
 def _hand_ended_event(

@@ -24,6 +24,7 @@ from gin_platform.precompiled import (
     insert_rows,
     save_fields,
     save_fields_and_insert,
+    saves_and_inserts,
 )
 from gin_platform.services import launch_token_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
@@ -287,6 +288,40 @@ def test_save_fields_and_insert_change_the_row_and_add_the_others_as_the_calls_d
     }
     stored = OperatorEvent.objects.get(pk=event.pk)
     assert stored.data == {"n": 1} and stored.created_at == event.created_at  # read back
+
+
+def test_saves_and_inserts_change_several_rows_and_add_others_in_one_statement():
+    """A move's writes: two rows changed (here two tokens) and a new row, one statement on
+    PostgreSQL, the calls one by one elsewhere; the same rows either way."""
+    first, second = _launch_token(), _launch_token()
+    now = timezone.now()
+    first.used_at, second.expires_at = now, now + timedelta(hours=2)
+    saves_and_inserts(  # built on the first call
+        updates=[(first, ("used_at",)), (second, ("expires_at",))], rows=_audit_rows(None, 1)
+    )
+    first.expires_at = second.used_at = now + timedelta(hours=3)
+    (audit,) = _audit_rows(None, 1)
+    with CaptureQueriesContext(connection) as queries:
+        saves_and_inserts(updates=[(first, ("expires_at",)), (second, ("used_at",))], rows=[audit])
+    statements = [query["sql"].split()[0] for query in queries.captured_queries]
+    postgresql = connection.vendor == "postgresql"
+    assert statements == (["WITH"] if postgresql else ["UPDATE", "UPDATE", "INSERT"])
+    stored = {token.pk: token for token in LaunchToken.objects.filter(pk__in=[first.pk, second.pk])}
+    assert stored[first.pk].used_at == now and stored[first.pk].expires_at == first.expires_at
+    assert stored[second.pk].expires_at == now + timedelta(hours=2)
+    assert stored[second.pk].used_at == second.used_at
+    assert audit.pk is not None and AuditEvent.objects.filter(pk=audit.pk).exists()
+
+
+def test_saves_and_inserts_refuse_when_any_row_is_gone_and_keep_nothing():
+    kept, gone = _launch_token(), _launch_token()
+    LaunchToken.objects.filter(pk=gone.pk).delete()
+    kept.used_at = timezone.now()
+    (audit,) = _audit_rows(None, 1)
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        saves_and_inserts(updates=[(kept, ("used_at",)), (gone, ("used_at",))], rows=[audit])
+    assert LaunchToken.objects.get(pk=kept.pk).used_at is None
+    assert not AuditEvent.objects.filter(action="test.insert").exists()
 
 
 def test_save_fields_and_insert_refuse_a_row_that_is_gone_and_keep_nothing():
