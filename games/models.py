@@ -398,7 +398,9 @@ class Hand(models.Model):
         ENDED = "ended"  # gone out or void (R6, R7): outcome recorded
         ABANDONED = "abandoned"  # the match ended by forfeit during this hand (R10)
 
-    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="hands")
+    # No index of its own: ``hand_number_unique`` (match, number) leads with it. Every
+    # change of an indexed column writes each index, and hands change on every move.
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="hands", db_index=False)
     number = models.PositiveIntegerField()
     dealer = models.PositiveSmallIntegerField()
     server_seed = models.CharField(max_length=128)
@@ -477,8 +479,12 @@ class HandEvent(models.Model):
     DEALT, FORFEIT, MATCH_FINISHED = "hand_dealt", "forfeit", "match_finished"
     TABLE_KINDS = (DEALT, FORFEIT, MATCH_FINISHED)
 
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
-    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    # No indexes of their own: the unique constraints below lead with each. Every move
+    # appends events, and every index of the table is written with each row.
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events", db_index=False)
+    match = models.ForeignKey(
+        Match, on_delete=models.PROTECT, related_name="events", db_index=False
+    )
     seq = models.PositiveIntegerField()
     match_seq = models.PositiveBigIntegerField()
     # The engine's state sequence number after the event (HandState.seq).
