@@ -101,6 +101,7 @@ bench: install
 	$(PY) tests/benchmarks/bench_engine.py
 	$(PY) tests/benchmarks/bench_wallet.py
 	$(PY) tests/benchmarks/bench_actions.py
+	$(PY) tests/benchmarks/bench_inprocess.py
 	$(PY) tests/benchmarks/bench_settlement.py
 	-$(PY) tests/benchmarks/bench_load.py --games 8,32,64 --duration 60 --compare
 	-$(PY) tests/benchmarks/bench_push.py --games 100 --interval 2 --duration 60 --act both

@@ -1,0 +1,285 @@
+"""A move's Python CPU in one process: bot games through Django's WSGI handler, no server.
+
+Run (needs PostgreSQL; Redis is used when REDIS_URL is set, as in production):
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \\
+        [REDIS_URL=redis://127.0.0.1:6379/13] \\
+        .venv/bin/python tests/benchmarks/bench_inprocess.py [--games 8] [--seconds 10] \\
+        [--alternate MODULE [--blocks 30] [--block-seconds 0.5]]
+
+bench_actions.py measures the whole server, PostgreSQL and Redis included, and its figures
+move with the machine by 10-20% from one run to the next. This one measures what a change to
+the Python of the request path saves, with less noise: one thread calls Django's WSGI
+handler directly (the deployed settings and middleware, the floor view's route, the
+database pool as gunicorn.conf.py's ``post_worker_init`` sets it up) and times each request
+in its own thread's CPU time. No HTTP server, no PostgreSQL or Redis CPU: what the web
+process's Python spends, per endpoint.
+
+1. creates, migrates and seeds a scratch database ``<name>_bench_inprocess_<pid>_<random>``
+   as bench_actions.py does (``--games`` tables, two seated players each), dropped at the
+   end unless ``--keep-database``;
+2. warms up for 2 s, then calls the floor view 1,000 times and plays the games back to back
+   for ``--seconds`` (a move's answer is the mover's view; the other player reads
+   ``GET .../view`` when the turn passes, as in bench_actions.py). Printed: Python CPU per
+   floor request, per action, per view, and per action with its share of views and sits,
+   and that over the floor's;
+3. with ``--alternate MODULE`` (a module on ``sys.path``, or a file, defining ``on()`` and
+   ``off()``, each switching the process to one of two variants of the code, typically by
+   patching a function back to an older version): ``--blocks`` pairs of blocks of
+   ``--block-seconds`` each, variant A (``on``) and B (``off``) in turn, each block followed
+   by 100 floor requests, so the machine's drift falls on both alike. Printed: the CPU per
+   action of each variant and their difference.
+
+py-spy can profile it from outside (``py-spy record --rate 400 --format raw -- python
+tests/benchmarks/bench_inprocess.py``): one thread, so the samples are the request path's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_actions import (
+    FLOOR_PATH,
+    FLOOR_SETTINGS,
+    MEMORY_BROKER,
+    ROOT,
+    bench_database_url,
+    pg_execute,
+    setup_data,
+)
+
+WARM_UP_SECONDS = 2.0
+FLOOR_REQUESTS = 1000
+
+
+class InProcessClient:
+    """Calls Django's WSGI handler and adds each request's thread CPU to its endpoint."""
+
+    def __init__(self) -> None:
+        from django.core.handlers.wsgi import WSGIHandler
+
+        self.handler = WSGIHandler()
+        self.cost: dict[str, list] = {}
+
+    def call(self, endpoint: str, token: str | None, method: str, path: str, body=None) -> dict:
+        payload = json.dumps(body).encode() if body is not None else b""
+        environ = {
+            "REQUEST_METHOD": method,
+            "PATH_INFO": path,
+            "QUERY_STRING": "",
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "8000",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "HTTP_HOST": "127.0.0.1:8000",
+            "HTTP_ACCEPT": "application/json",
+            "REMOTE_ADDR": "127.0.0.1",
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(payload),
+            "CONTENT_LENGTH": str(len(payload)),
+        }
+        if token is not None:
+            environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+        if body is not None:
+            environ["CONTENT_TYPE"] = "application/json"
+        status: list[str] = []
+        started = time.thread_time()
+        answer = self.handler(environ, lambda line, headers: status.append(line))
+        content = b"".join(answer)
+        answer.close()
+        spent = time.thread_time() - started
+        totals = self.cost.setdefault(endpoint, [0, 0.0])
+        totals[0] += 1
+        totals[1] += spent
+        if not status[0].startswith("2"):
+            raise RuntimeError(f"{endpoint}: {status[0]} {content[:300]!r}")
+        return json.loads(content)
+
+    def floor(self, operator_id: str, count: int) -> None:
+        for _ in range(count):
+            self.call("floor", None, "GET", FLOOR_PATH.format(pk=operator_id))
+
+    def play(self, pair: dict, until: float) -> None:
+        """Both players sit (again), then move until the match ends or time is up."""
+        from games.engine import choose_action_from_view
+
+        seats, match_id = {}, None
+        for token in pair["tokens"]:
+            seat = self.call("sit", token, "POST", f"/api/v1/tables/{pair['table']}/sit")
+            seats[seat["position"]], match_id = token, seat["match_id"]
+        view_path = f"/api/v1/matches/{match_id}/view"
+        action_path = f"/api/v1/matches/{match_id}/actions"
+        look = self.call("view", seats[0], "GET", view_path)
+        if look["match"]["status"] != "running":
+            return
+        to_act = look["hand"]["to_act"]
+        if to_act != 0:
+            look = self.call("view", seats[to_act], "GET", view_path)
+        while time.monotonic() < until:
+            body = {**choose_action_from_view(look["hand"]), "expected_seq": look["seq"]}
+            answer = self.call("action", seats[to_act], "POST", action_path, body)
+            if answer["match"]["status"] != "running":
+                return
+            mover, to_act = to_act, answer["hand"]["to_act"]
+            if to_act != mover:
+                answer = self.call("view", seats[to_act], "GET", view_path)
+            look = answer
+
+    def play_for(self, pairs: list[dict], seconds: float, start: int = 0) -> int:
+        until, index = time.monotonic() + seconds, start
+        while time.monotonic() < until:
+            self.play(pairs[index % len(pairs)], until)
+            index += 1
+        return index
+
+    def per_action_ms(self) -> float | None:
+        actions = self.cost.get("action", [0, 0.0])[0]
+        spent = sum(self.cost.get(name, [0, 0.0])[1] for name in ("action", "view", "sit"))
+        return round(1000 * spent / actions, 3) if actions else None
+
+
+def pooled_like_a_web_worker() -> None:
+    """The database settings a gunicorn worker serves with (gunicorn.conf.py)."""
+    from django.conf import settings
+    from django.db import connections
+
+    spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "deploy/gunicorn.conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    connections.close_all()
+    for database in settings.DATABASES.values():
+        pool = conf.database_pool_options(database, os.environ)
+        if pool:
+            database["CONN_MAX_AGE"] = 0
+            database.setdefault("OPTIONS", {})["pool"] = pool
+
+
+def variant_module(name: str):
+    if name.endswith(".py"):
+        spec = importlib.util.spec_from_file_location("bench_variant", name)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return importlib.import_module(name)
+
+
+def measure(client: InProcessClient, data: dict, args) -> dict:
+    client.floor(data["operator_id"], FLOOR_REQUESTS)
+    client.play_for(data["pairs"], args.seconds)
+    report = {
+        endpoint: {"requests": count, "cpu_ms_per_request": round(1000 * spent / count, 3)}
+        for endpoint, (count, spent) in client.cost.items()
+    }
+    floor = report["floor"]["cpu_ms_per_request"]
+    per_action = client.per_action_ms()
+    report["per_action_with_views_and_sits_ms"] = per_action
+    report["over_floor"] = round(per_action / floor, 2) if per_action else None
+    return report
+
+
+def alternate(client: InProcessClient, data: dict, args) -> dict:
+    module = variant_module(args.alternate)
+    totals = {"A": [0, 0.0, 0.0], "B": [0, 0.0, 0.0]}  # actions, game CPU, floor CPU
+    index = 0
+    for block in range(2 * args.blocks):
+        name = "A" if block % 2 == 0 else "B"
+        (module.on if name == "A" else module.off)()
+        client.cost.clear()
+        started = time.thread_time()
+        index = client.play_for(data["pairs"], args.block_seconds, index)
+        client.floor(data["operator_id"], 100)
+        spent = time.thread_time() - started
+        floor = client.cost["floor"][1]
+        totals[name][0] += client.cost.get("action", [0, 0.0])[0]
+        totals[name][1] += spent - floor
+        totals[name][2] += floor
+    report = {
+        name: {
+            "actions": actions,
+            "cpu_ms_per_action": round(1000 * game / actions, 3) if actions else None,
+            "floor_cpu_ms": round(1000 * floor / (100 * args.blocks), 3),
+        }
+        for name, (actions, game, floor) in totals.items()
+    }
+    a, b = report["A"]["cpu_ms_per_action"], report["B"]["cpu_ms_per_action"]
+    report["a_minus_b_ms"] = round(a - b, 3) if a and b else None
+    return report
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--alternate", help="module or file with on() and off()")
+    parser.add_argument("--blocks", type=int, default=30)
+    parser.add_argument("--block-seconds", type=float, default=0.5)
+    parser.add_argument("--keep-database", action="store_true")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith(("postgres://", "postgresql://")):
+        sys.exit("bench_inprocess needs PostgreSQL: set DATABASE_URL=postgres://...")
+    url, name = bench_database_url(base)
+    url = url.replace("_bench_actions_", "_bench_inprocess_")
+    name = name.replace("_bench_actions_", "_bench_inprocess_")
+    os.environ.update(
+        {
+            "DATABASE_URL": url,
+            "DEBUG": "false",
+            "THROTTLE_PLAYER": "100000000/min",
+            "THROTTLE_OPERATOR": "100000000/min",
+            "THROTTLE_ANON": "100000000/min",
+            "DJANGO_SETTINGS_MODULE": FLOOR_SETTINGS,
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    if os.environ.get("REDIS_URL"):
+        os.environ.update(
+            {
+                "CACHE_KEY_PREFIX": name,
+                "CHANNEL_LAYER_PREFIX": f"{name}:ws",
+                "CELERY_BROKER_URL": MEMORY_BROKER,
+            }
+        )
+    else:
+        os.environ.pop("CELERY_BROKER_URL", None)
+    pg_execute(base, f'CREATE DATABASE "{name}"')
+    try:
+        manage = [sys.executable, "manage.py", "migrate", "--verbosity", "0"]
+        subprocess.run(manage, cwd=ROOT, check=True)
+        data = setup_data(args.games)
+        pooled_like_a_web_worker()
+        client = InProcessClient()
+        client.play_for(data["pairs"], WARM_UP_SECONDS)
+        client.floor(data["operator_id"], 200)
+        client.cost.clear()
+        report = alternate(client, data, args) if args.alternate else measure(client, data, args)
+        print(json.dumps(report, indent=1))
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        pools = getattr(type(connections["default"]), "_connection_pools", {})
+        for pool in list(pools.values()):  # the pool's idle connections, before the DROP
+            pool.close()
+        if args.keep_database:
+            print(f"kept database {name}")
+        else:
+            pg_execute(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
