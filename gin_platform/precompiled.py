@@ -240,12 +240,13 @@ def saves_and_inserts(
     *, updates: Sequence[tuple[Model, Sequence[str]]], rows: Sequence[Model]
 ) -> None:
     """``save_fields(instance, fields=...)`` for each of ``updates`` (rows of any models, each
-    locked by the caller) and ``insert_rows([row])`` for each of ``rows`` (new rows, of any
-    models) in ONE statement on PostgreSQL: data-modifying CTEs, so a state change, its
-    audit row and the caller's record of it cost one round trip. The statements one by one
-    elsewhere, or whenever one of them is not built ahead. The same answers: each row's key
-    and defaults set on it, and the error when a row was not updated (the transaction is
-    then only good for rolling back, as after any failed statement)."""
+    locked by the caller, no row twice: one statement cannot change a row twice) and
+    ``insert_rows([row])`` for each of ``rows`` (new rows, of any models) in ONE statement on
+    PostgreSQL: data-modifying CTEs, so a state change, its audit row and the caller's record
+    of it cost one round trip. The statements one by one elsewhere, or whenever one of them
+    is not built ahead. The same answers: each row's key and defaults set on it, and the
+    error when a row was not updated (the transaction is then only good for rolling back, as
+    after any failed statement)."""
     changes = [(instance, tuple(fields)) for instance, fields in updates]
     prepared = [_update_prepared(instance, names) for instance, names in changes]
     inserts = [_insert_prepared([row]) for row in rows]
