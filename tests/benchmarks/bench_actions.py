@@ -132,6 +132,16 @@ FLOOR_PATH = "/bench/floor/{pk}"
 FLOOR_SETTINGS = "tests.benchmarks.floor_settings"
 MEMORY_BROKER = "memory://localhost/"
 LATE_TOLERANCE = 0.001  # a send more than 1 ms after it was due is late
+# The benchmarked Django: the deployed settings plus the floor view's route
+# (floor_settings.py), throttle rates so high the limiter runs but never refuses.
+SERVER_ENV = {
+    "DEBUG": "false",
+    "THROTTLE_PLAYER": "100000000/min",
+    "THROTTLE_OPERATOR": "100000000/min",
+    "THROTTLE_ANON": "100000000/min",
+    "DJANGO_SETTINGS_MODULE": FLOOR_SETTINGS,
+    "LOG_LEVEL": "WARNING",
+}
 
 
 def say(line: str = "") -> None:
@@ -568,11 +578,11 @@ def find_rate(clients: Clients, data: dict, args, ceiling: float) -> dict:
 
 
 # --- Set-up -----------------------------------------------------------------------------------
-def bench_database_url(base_url: str) -> tuple[str, str]:
-    """A database name of its own per run: ``<name>_bench_actions_<pid>_<random>``."""
+def bench_database_url(base_url: str, script: str = "bench_actions") -> tuple[str, str]:
+    """A database name of its own per run: ``<name>_<script>_<pid>_<random>``."""
     parts = urlsplit(base_url)
     base_name = parts.path.lstrip("/") or "postgres"
-    name = f"{base_name}_bench_actions_{os.getpid()}_{secrets.token_hex(2)}"
+    name = f"{base_name}_{script}_{os.getpid()}_{secrets.token_hex(2)}"
     return urlunsplit(parts._replace(path="/" + name)), name
 
 
@@ -744,13 +754,7 @@ def main(argv=None) -> int:
     redis_url = os.environ.get("REDIS_URL") or None
     env = {
         "DATABASE_URL": url,
-        "DEBUG": "false",
-        "THROTTLE_PLAYER": "100000000/min",
-        "THROTTLE_OPERATOR": "100000000/min",
-        "THROTTLE_ANON": "100000000/min",
-        # The deployed settings plus the floor view's route (floor_settings.py).
-        "DJANGO_SETTINGS_MODULE": FLOOR_SETTINGS,
-        "LOG_LEVEL": "WARNING",
+        **SERVER_ENV,
         "GUNICORN_ACCESSLOG": "",
         "PYTHONUNBUFFERED": "1",
     }

@@ -50,9 +50,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_actions import (
     FLOOR_PATH,
-    FLOOR_SETTINGS,
     MEMORY_BROKER,
     ROOT,
+    SERVER_ENV,
     bench_database_url,
     pg_execute,
     setup_data,
@@ -231,20 +231,8 @@ def main(argv=None) -> int:
     base = os.environ.get("DATABASE_URL", "")
     if not base.startswith(("postgres://", "postgresql://")):
         sys.exit("bench_inprocess needs PostgreSQL: set DATABASE_URL=postgres://...")
-    url, name = bench_database_url(base)
-    url = url.replace("_bench_actions_", "_bench_inprocess_")
-    name = name.replace("_bench_actions_", "_bench_inprocess_")
-    os.environ.update(
-        {
-            "DATABASE_URL": url,
-            "DEBUG": "false",
-            "THROTTLE_PLAYER": "100000000/min",
-            "THROTTLE_OPERATOR": "100000000/min",
-            "THROTTLE_ANON": "100000000/min",
-            "DJANGO_SETTINGS_MODULE": FLOOR_SETTINGS,
-            "LOG_LEVEL": "WARNING",
-        }
-    )
+    url, name = bench_database_url(base, "bench_inprocess")
+    os.environ.update({"DATABASE_URL": url, **SERVER_ENV})
     if os.environ.get("REDIS_URL"):
         os.environ.update(
             {
