@@ -638,13 +638,19 @@ def setup_data(games: int) -> dict:
     return {"operator_key": key, "operator_id": str(operator.pk), "pairs": pairs}
 
 
-def gunicorn_settings(env: dict[str, str], workers: int | None) -> dict:
-    """What deploy/gunicorn.conf.py gives under ``env`` (a command-line worker count wins;
-    ASGI_THREADS comes from ``env``)."""
+def gunicorn_conf(env: dict[str, str]):
+    """deploy/gunicorn.conf.py loaded as a module under ``env``."""
     spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "deploy/gunicorn.conf.py")
     module = importlib.util.module_from_spec(spec)
     with mock.patch.dict(os.environ, env):
         spec.loader.exec_module(module)
+    return module
+
+
+def gunicorn_settings(env: dict[str, str], workers: int | None) -> dict:
+    """What deploy/gunicorn.conf.py gives under ``env`` (a command-line worker count wins;
+    ASGI_THREADS comes from ``env``)."""
+    module = gunicorn_conf(env)
     return {
         "workers": workers or module.workers,
         "asgi_threads": module.asgi_threads,

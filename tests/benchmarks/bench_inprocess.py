@@ -53,8 +53,12 @@ from bench_actions import (
     MEMORY_BROKER,
     ROOT,
     SERVER_ENV,
+    Resync,
+    ThreadStats,
     bench_database_url,
+    gunicorn_conf,
     pg_execute,
+    play,
     setup_data,
 )
 
@@ -62,16 +66,45 @@ WARM_UP_SECONDS = 2.0
 FLOOR_REQUESTS = 1000
 
 
-class InProcessClient:
-    """Calls Django's WSGI handler and adds each request's thread CPU to its endpoint."""
+class Meter:
+    """Each request's thread CPU, added up by endpoint."""
 
     def __init__(self) -> None:
-        from django.core.handlers.wsgi import WSGIHandler
-
-        self.handler = WSGIHandler()
         self.cost: dict[str, list] = {}
 
-    def call(self, endpoint: str, token: str | None, method: str, path: str, body=None) -> dict:
+    def add(self, endpoint: str, seconds: float) -> None:
+        totals = self.cost.setdefault(endpoint, [0, 0.0])
+        totals[0] += 1
+        totals[1] += seconds
+
+    def per_action_ms(self) -> float | None:
+        actions = self.cost.get("action", [0, 0.0])[0]
+        spent = sum(self.cost.get(name, [0, 0.0])[1] for name in ("action", "view", "sit"))
+        return round(1000 * spent / actions, 3) if actions else None
+
+
+def _endpoint(path: str) -> str:
+    for suffix, endpoint in (("/sit", "sit"), ("/view", "view"), ("/actions", "action")):
+        if path.endswith(suffix):
+            return endpoint
+    return "floor" if path.startswith("/bench/floor/") else path
+
+
+class InProcessClient:
+    """``harness.KeepAliveClient``'s ``request``, answered by Django's WSGI handler in this
+    thread, its CPU time added to ``meter``: bench_actions.py's bot loop (``play``) drives
+    it as it drives the HTTP clients."""
+
+    handler = None  # one WSGIHandler (middleware loaded once) for every client
+
+    def __init__(self, meter: Meter, token: str | None = None) -> None:
+        from django.core.handlers.wsgi import WSGIHandler
+
+        if InProcessClient.handler is None:
+            InProcessClient.handler = WSGIHandler()
+        self.meter, self.token = meter, token
+
+    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, object]:
         payload = json.dumps(body).encode() if body is not None else b""
         environ = {
             "REQUEST_METHOD": method,
@@ -87,8 +120,8 @@ class InProcessClient:
             "wsgi.input": io.BytesIO(payload),
             "CONTENT_LENGTH": str(len(payload)),
         }
-        if token is not None:
-            environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+        if self.token is not None:
+            environ["HTTP_AUTHORIZATION"] = f"Bearer {self.token}"
         if body is not None:
             environ["CONTENT_TYPE"] = "application/json"
         status: list[str] = []
@@ -96,65 +129,52 @@ class InProcessClient:
         answer = self.handler(environ, lambda line, headers: status.append(line))
         content = b"".join(answer)
         answer.close()
-        spent = time.thread_time() - started
-        totals = self.cost.setdefault(endpoint, [0, 0.0])
-        totals[0] += 1
-        totals[1] += spent
-        if not status[0].startswith("2"):
-            raise RuntimeError(f"{endpoint}: {status[0]} {content[:300]!r}")
-        return json.loads(content)
+        self.meter.add(_endpoint(path), time.thread_time() - started)
+        return int(status[0].split(" ", 1)[0]), json.loads(content) if content else None
 
-    def floor(self, operator_id: str, count: int) -> None:
+    def close(self) -> None:
+        pass
+
+
+class Bench:
+    """The scratch data's games and floor, played in this thread."""
+
+    def __init__(self, data: dict) -> None:
+        self.meter = Meter()
+        self.floor_client = InProcessClient(self.meter)
+        self.floor_path = FLOOR_PATH.format(pk=data["operator_id"])
+        self.games = [
+            ([InProcessClient(self.meter, token) for token in pair["tokens"]], pair["table"])
+            for pair in data["pairs"]
+        ]
+        self.next_game = 0
+
+    def floor(self, count: int) -> None:
         for _ in range(count):
-            self.call("floor", None, "GET", FLOOR_PATH.format(pk=operator_id))
+            status, answer = self.floor_client.request("GET", self.floor_path)
+            if status != 200:
+                raise RuntimeError(f"floor: {status} {answer}")
 
-    def play(self, pair: dict, until: float) -> None:
-        """Both players sit (again), then move until the match ends or time is up."""
-        from games.engine import choose_action_from_view
-
-        seats, match_id = {}, None
-        for token in pair["tokens"]:
-            seat = self.call("sit", token, "POST", f"/api/v1/tables/{pair['table']}/sit")
-            seats[seat["position"]], match_id = token, seat["match_id"]
-        view_path = f"/api/v1/matches/{match_id}/view"
-        action_path = f"/api/v1/matches/{match_id}/actions"
-        look = self.call("view", seats[0], "GET", view_path)
-        if look["match"]["status"] != "running":
-            return
-        to_act = look["hand"]["to_act"]
-        if to_act != 0:
-            look = self.call("view", seats[to_act], "GET", view_path)
+    def play_for(self, seconds: float) -> None:
+        """Whole games, one table after another, as bench_actions.py's clients play them;
+        any failed request stops the benchmark (a figure over failures means nothing)."""
+        until = time.monotonic() + seconds
         while time.monotonic() < until:
-            body = {**choose_action_from_view(look["hand"]), "expected_seq": look["seq"]}
-            answer = self.call("action", seats[to_act], "POST", action_path, body)
-            if answer["match"]["status"] != "running":
-                return
-            mover, to_act = to_act, answer["hand"]["to_act"]
-            if to_act != mover:
-                answer = self.call("view", seats[to_act], "GET", view_path)
-            look = answer
-
-    def play_for(self, pairs: list[dict], seconds: float, start: int = 0) -> int:
-        until, index = time.monotonic() + seconds, start
-        while time.monotonic() < until:
-            self.play(pairs[index % len(pairs)], until)
-            index += 1
-        return index
-
-    def per_action_ms(self) -> float | None:
-        actions = self.cost.get("action", [0, 0.0])[0]
-        spent = sum(self.cost.get(name, [0, 0.0])[1] for name in ("action", "view", "sit"))
-        return round(1000 * spent / actions, 3) if actions else None
+            clients, table = self.games[self.next_game % len(self.games)]
+            self.next_game += 1
+            stats = ThreadStats()
+            try:
+                play(clients, table, until, None, stats)
+            except Resync:
+                raise RuntimeError(f"a request failed: {dict(stats.errors)}") from None
 
 
 def pooled_like_a_web_worker() -> None:
-    """The database settings a gunicorn worker serves with (gunicorn.conf.py)."""
+    """The database settings a gunicorn worker serves with (its ``post_worker_init``)."""
     from django.conf import settings
     from django.db import connections
 
-    spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "deploy/gunicorn.conf.py")
-    conf = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conf)
+    conf = gunicorn_conf(dict(os.environ))
     connections.close_all()
     for database in settings.DATABASES.values():
         pool = conf.database_pool_options(database, os.environ)
@@ -172,34 +192,33 @@ def variant_module(name: str):
     return importlib.import_module(name)
 
 
-def measure(client: InProcessClient, data: dict, args) -> dict:
-    client.floor(data["operator_id"], FLOOR_REQUESTS)
-    client.play_for(data["pairs"], args.seconds)
+def measure(bench: Bench, args) -> dict:
+    bench.floor(FLOOR_REQUESTS)
+    bench.play_for(args.seconds)
     report = {
         endpoint: {"requests": count, "cpu_ms_per_request": round(1000 * spent / count, 3)}
-        for endpoint, (count, spent) in client.cost.items()
+        for endpoint, (count, spent) in bench.meter.cost.items()
     }
     floor = report["floor"]["cpu_ms_per_request"]
-    per_action = client.per_action_ms()
+    per_action = bench.meter.per_action_ms()
     report["per_action_with_views_and_sits_ms"] = per_action
     report["over_floor"] = round(per_action / floor, 2) if per_action else None
     return report
 
 
-def alternate(client: InProcessClient, data: dict, args) -> dict:
+def alternate(bench: Bench, args) -> dict:
     module = variant_module(args.alternate)
     totals = {"A": [0, 0.0, 0.0], "B": [0, 0.0, 0.0]}  # actions, game CPU, floor CPU
-    index = 0
     for block in range(2 * args.blocks):
         name = "A" if block % 2 == 0 else "B"
         (module.on if name == "A" else module.off)()
-        client.cost.clear()
+        bench.meter.cost.clear()
         started = time.thread_time()
-        index = client.play_for(data["pairs"], args.block_seconds, index)
-        client.floor(data["operator_id"], 100)
+        bench.play_for(args.block_seconds)
+        bench.floor(100)
         spent = time.thread_time() - started
-        floor = client.cost["floor"][1]
-        totals[name][0] += client.cost.get("action", [0, 0.0])[0]
+        floor = bench.meter.cost["floor"][1]
+        totals[name][0] += bench.meter.cost.get("action", [0, 0.0])[0]
         totals[name][1] += spent - floor
         totals[name][2] += floor
     report = {
@@ -249,11 +268,11 @@ def main(argv=None) -> int:
         subprocess.run(manage, cwd=ROOT, check=True)
         data = setup_data(args.games)
         pooled_like_a_web_worker()
-        client = InProcessClient()
-        client.play_for(data["pairs"], WARM_UP_SECONDS)
-        client.floor(data["operator_id"], 200)
-        client.cost.clear()
-        report = alternate(client, data, args) if args.alternate else measure(client, data, args)
+        bench = Bench(data)
+        bench.play_for(WARM_UP_SECONDS)
+        bench.floor(200)
+        bench.meter.cost.clear()
+        report = alternate(bench, args) if args.alternate else measure(bench, args)
         print(json.dumps(report, indent=1))
     finally:
         from django.db import connections
