@@ -51,12 +51,16 @@ What it does:
    from the players' own views, back to back: ``POST /matches/{id}/actions`` for every move,
    ``GET /matches/{id}/view`` only when the turn passes to the other player (the action's
    answer is already the mover's view); a finished match is followed by a new one at the same
-   table (both players sit again). Printed: actions/s against trivial requests/s as a ratio
-   (goal >= 0.5), and the server's CPU (gunicorn + PostgreSQL + Redis, read from /proc) per
-   action, its views and sits included, against per trivial request: the same ratio from
-   CPU, the figure least moved by other processes on the machine. The p99 of this mode is a
-   saturation figure: N clients sending back to back keep N requests queued at the server,
-   so by Little's law p99 < 50 ms at 32 clients needs more than 640 requests/s;
+   table (both players sit again). Last, the same games as the table page plays them
+   (socket_games.py): each player holds a socket on its match, the mover sends its move over
+   it, and both learn the new state from the pushes, so nobody polls. Printed: actions/s
+   against trivial requests/s as a ratio (goal >= 0.5), and the server's CPU (gunicorn +
+   PostgreSQL + Redis, read from /proc) per action, its views and sits included (over
+   sockets: its pushes, tickets, socket opens and sits), against per trivial request: the
+   same ratio from CPU, the figure least moved by other processes on the machine. The p99
+   of this mode is a saturation figure: N clients sending back to back keep N requests
+   queued at the server, so by Little's law p99 < 50 ms at 32 clients needs more than 640
+   requests/s;
 6. paced (``--rate R[,R2...]`` total actions/s over all games, or ``--think-ms T[,...]``): the
    same games, each waiting between its moves. With ``--rate`` the gaps between one game's
    consecutive action sends are exponential with mean games/R seconds (``--arrivals steady``:
@@ -295,6 +299,13 @@ def client_init() -> None:
 def client_process(kind: str, base_url: str, items: list, params: dict) -> dict:
     """One client process: a thread per item until ``until``; samples in the window."""
     threads, stats = [], []
+    if kind == "socket_games":  # one event loop plays every game of this process
+        import socket_games
+
+        stats = [ThreadStats() for _ in items]
+        args = (base_url, items, params["until"], stats)
+        threads.append(threading.Thread(target=socket_games.run, args=args, daemon=True))
+        items = []
     for item in items:
         record = ThreadStats()
         stats.append(record)
@@ -449,6 +460,10 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         pace=None,
         games=args.games,
     )
+    say(f"closed loop: {args.games} games back to back, moves and views over sockets")
+    socket_games = clients.run(
+        "socket_games", data["pairs"], warmup=args.warmup, seconds=args.seconds
+    )
     trivial_rate = trivial["endpoints"].get("trivial", {}).get("per_second", 0.0)
     action = games["endpoints"].get("action", endpoint_summary([], args.seconds))
     game_requests = sum(e["requests"] for e in games["endpoints"].values()) / args.seconds
@@ -461,6 +476,14 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         round(server_seconds * 1000 / action["per_second"], 2) if action["per_second"] else None
     )
     floor_rate = floor["endpoints"].get("floor", {}).get("per_second", 0.0)
+    socket_action = socket_games["endpoints"].get("socket_action", endpoint_summary([], 1))
+    socket_cpu = socket_games["cpu"]
+    socket_seconds = sum(socket_cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
+    socket_action_ms = (
+        round(socket_seconds * 1000 / socket_action["per_second"], 2)
+        if socket_action["per_second"]
+        else None
+    )
 
     def over_floor(ms):
         return round(ms / floor_ms, 2) if ms and floor_ms else None
@@ -477,6 +500,7 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         "cpu_over_floor": {
             "trivial": over_floor(trivial_ms),
             "action": over_floor(action_ms),
+            "socket_action": over_floor(socket_action_ms),
             "floor_requests_per_second": floor_rate,
         },
         "trivial_endpoint": {
@@ -496,6 +520,19 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         # Server CPU per action, its share of views and sits included.
         "server_cpu_ms_per_action": action_ms,
         "matches_finished": games["totals"].get("finished", 0),
+        # The same games as the table page plays them: moves over the mover's socket, views
+        # from the pushes (socket_games.py); server CPU per move, its pushes, socket opens,
+        # tickets and sits included.
+        "socket_games": {
+            "action": socket_action,
+            "endpoints": socket_games["endpoints"],
+            "errors": socket_games["errors"],
+            "errors_by_status": socket_games["errors_by_status"],
+            "cpu": socket_cpu,
+            "gc": socket_games["gc"],
+            "server_cpu_ms_per_action": socket_action_ms,
+            "matches_finished": socket_games["totals"].get("finished", 0),
+        },
         "throughput_ratio": round(ratio, 3),
         # The games also spend server time on views (about one per two actions) and sits.
         "game_requests_per_second": round(game_requests, 1),
@@ -899,13 +936,15 @@ def summary_lines(report: dict, args) -> list[str]:
     goal = args.p99_goal_ms
     closed = report["closed_loop"]
     a, t, f = closed["action_endpoint"], closed["trivial_endpoint"], closed["floor_view"]
-    errors = closed["game_errors"] + t["errors"] + f["errors"]
+    sockets = closed["socket_games"]
+    errors = closed["game_errors"] + t["errors"] + f["errors"] + sockets["errors"]
     over = closed["cpu_over_floor"]
     lines = [
         f"floor of the stack (one PK SELECT, plain Django view): {f['per_second']}/s, server "
         f"CPU {f['server_cpu_ms_per_request']} ms per request; over it: trivial endpoint "
         f"{over['trivial']}x (goal <= 1.5: {_met(over['trivial'], 1.5)}), action "
-        f"{over['action']}x (goal <= 4: {_met(over['action'], 4)})",
+        f"{over['action']}x (goal <= 4: {_met(over['action'], 4)}); action over its socket, "
+        f"views pushed {over['socket_action']}x (goal <= 4: {_met(over['socket_action'], 4)})",
         f"closed loop (saturation), {args.games} games back to back: actions {a['per_second']}/s "
         f"(p50 {a['p50_ms']} ms, p99 {a['p99_ms']} ms) vs trivial {t['per_second']}/s "
         f"(p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms): ratio {closed['throughput_ratio']:.2f} "
@@ -914,6 +953,11 @@ def summary_lines(report: dict, args) -> list[str]:
         f"{t['server_cpu_ms_per_request']} ms per trivial request (ratio "
         f"{closed['cpu_ratio']}); other processes took "
         f"{closed['games_cpu'].get('other_processes')} CPUs; errors {errors}",
+        f"closed loop over sockets, {args.games} games back to back: moves "
+        f"{sockets['action']['per_second']}/s (send to action_result p50 "
+        f"{sockets['action']['p50_ms']} ms, p99 {sockets['action']['p99_ms']} ms), server CPU "
+        f"{sockets['server_cpu_ms_per_action']} ms per move, its pushes, sockets and sits "
+        f"included; errors {sockets['errors']} {sockets['errors_by_status'] or ''}".rstrip(),
     ]
     collector = closed.get("gc") or {}
     if all(collector.get(phase) for phase in ("floor", "trivial", "games")):
