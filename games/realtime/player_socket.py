@@ -30,6 +30,7 @@ from games.realtime.consumers import (
     CLOSE_ORIGIN,
     CLOSE_SLOW,
     CLOSE_TICKET,
+    DispatchedOnTheLoop,
     ReleasedOnExit,
     _header,
     _origin_allowed,
@@ -43,7 +44,7 @@ from gin_platform.principals import PlayerPrincipal
 from gin_platform.problems import OriginNotAllowedProblem, Problem
 
 
-class PlayerSocketConsumer(ReleasedOnExit, AsyncWebsocketConsumer):
+class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer):
     # What a socket holds, until connect sets it (a consumer may end before).
     principal: PlayerPrincipal | None = None
     group: str | None = None

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import override_settings
@@ -474,6 +476,24 @@ async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
     assert seated[0]["connected"] is False
     monkeypatch.setattr(consumers.MatchSocketConsumer, "_release", real_release)
     await _next_socket_let_in(seats[0], match_id)
+
+
+async def test_a_socket_answers_while_asgirefs_shared_thread_is_busy(alice, bob, table, seeds):
+    """Channels' own dispatch hopped onto asgiref's one shared thread before every message
+    (to close database connections a consumer never opens there): one long call on that
+    thread held up every socket of the process. A ping is answered meanwhile."""
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    await socket.receive_type("hello")
+    release = threading.Event()
+    busy = asyncio.ensure_future(sync_to_async(release.wait, thread_sensitive=True)())
+    try:
+        await socket.send({"type": "ping"})
+        assert (await socket.receive_type("pong", timeout=2))["seq"] >= 0
+    finally:
+        release.set()
+        await busy
+    await socket.close()
 
 
 @override_settings(REALTIME_MAX_MESSAGES_PER_10S=5)
