@@ -409,9 +409,10 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
 
     async def _send_text(self, text: str) -> None:
         try:
-            await asyncio.wait_for(
-                self.send(text_data=text), timeout=settings.REALTIME_SEND_TIMEOUT_SECONDS
-            )
+            # A deadline on this task, not wait_for's task per send (one more task and loop
+            # turn for every push).
+            async with asyncio.timeout(settings.REALTIME_SEND_TIMEOUT_SECONDS):
+                await self.send(text_data=text)
         except TimeoutError:
             logger.info("socket of %s too slow: closing", self.audience)
             await self.close(code=CLOSE_SLOW)

@@ -17,6 +17,7 @@ from games import engine
 from games.models import Match
 from games.realtime import presence, publisher
 from games.realtime.audience import Audience
+from games.realtime.consumers import MatchSocketConsumer
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import (
     HiddenInformationChecker,
@@ -494,6 +495,22 @@ async def test_a_socket_answers_while_asgirefs_shared_thread_is_busy(alice, bob,
         release.set()
         await busy
     await socket.close()
+
+
+@override_settings(REALTIME_SEND_TIMEOUT_SECONDS=0.2)
+async def test_a_client_that_stops_reading_is_closed(alice, bob, table, seeds, monkeypatch):
+    """A send that cannot finish within its deadline (the client's buffers full) closes the
+    socket (4500) instead of holding up the consumer."""
+    match_id, seats = await _seat_both(alice, bob, table)
+    socket = await player_socket(seats[0], match_id)
+    await socket.receive_type("hello")
+
+    async def never_sent(self, text_data=None, bytes_data=None, close=False):
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(MatchSocketConsumer, "send", never_sent)
+    await socket.send({"type": "ping"})
+    assert await socket.closed_with() == 4500
 
 
 @override_settings(REALTIME_MAX_MESSAGES_PER_10S=5)
