@@ -23,7 +23,7 @@ from django.db.models import Exists, OuterRef
 
 from games.models import Hand, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.models import Player
-from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.precompiled import PrecompiledQuery, fetch_then
 from gin_platform.selectors import network_operator_id
 
 
@@ -75,17 +75,27 @@ def lock_matches_with_seats(match_ids: Iterable[int]) -> list[tuple[Match, list[
     return list(locked.values())
 
 
-def lock_match_seats(*, match_id: int, player: Player) -> list[Seat]:
-    """The seats of a match ``player`` holds a seat in, each with its player, and the match
-    row locked, in ONE statement (the action path: the caller's seat and the locked match
-    without a second round trip). Only the Match row is locked (FOR UPDATE OF), so the
-    order above holds. Empty, and nothing locked, when the player has no seat there (or the
-    match is another operator's: neither the player's operator's nor the network's)."""
+def lock_match_seats_and_hands(*, match_id: int, player: Player) -> tuple[list[Seat], list[Hand]]:
+    """The action path's locks in ONE statement: the seats of a match ``player`` holds a seat
+    in, in primary-key order, each with its player, and the match row locked (FOR UPDATE OF
+    the match alone); then, only when the player holds a seat there, the match's two
+    newest hands, newest first, locked after it (``lock_newest_hands``; the order above).
+    Both empty, and nothing locked, when the player has no seat there (or the match is
+    another operator's: neither the player's operator's nor the network's). The hands'
+    ``match`` is left for the caller to set."""
     operators = [player.operator_id]
     network_id = network_operator_id()  # cached: no statement on the action path
     if network_id is not None:
         operators.append(network_id)
-    return _SEATS_OF_MATCH_FOR_UPDATE.fetch(match_id, player.pk, operators)
+    seats, hands = fetch_then(
+        _SEATS_OF_MATCH_FOR_UPDATE,
+        (match_id, player.pk, operators),
+        _NEWEST_HANDS_FOR_UPDATE,
+        (match_id,),
+    )
+    seats.sort(key=lambda seat: seat.pk)
+    hands.sort(key=lambda hand: hand.number, reverse=True)
+    return seats, hands
 
 
 # The action path's statements, compiled once per process thread (gin_platform/precompiled.py).

@@ -102,6 +102,18 @@ class PrecompiledQuery:
 
     def fetch(self, *args: Any) -> list[Model]:
         """The model instances the queryset ``build(*args)`` would yield, in its order."""
+        compiled = self.compiled(args)
+        if compiled is None:  # not precompilable: the ORM compiles it each time
+            return list(self.build(*args))
+        connection = connections[compiled.alias]
+        _refuse_lock_outside_transaction(compiled, connection)
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, compiled.params(args))
+            rows = cursor.fetchall()
+        return _instances(compiled, rows)
+
+    def compiled(self, args: Sequence[Any]) -> _Compiled | None:
+        """The statement for arguments of these types (None: not precompilable)."""
         shape = tuple(
             (type(arg), len(arg)) if isinstance(arg, list | tuple) else type(arg) for arg in args
         )
@@ -109,17 +121,7 @@ class PrecompiledQuery:
         compiled = cache.get(shape, _UNSEEN)
         if compiled is _UNSEEN:
             compiled = cache[shape] = self._compile(args)
-        if compiled is None:  # not precompilable: the ORM compiles it each time
-            return list(self.build(*args))
-        connection = connections[compiled.alias]
-        if compiled.for_update and connection.get_autocommit():
-            raise TransactionManagementError(
-                "select_for_update cannot be used outside of a transaction."
-            )
-        with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, compiled.params(args))
-            rows = cursor.fetchall()
-        return _instances(compiled, rows)
+        return compiled
 
     def _compile(self, args: Sequence[Any]) -> _Compiled | None:
         stand_ins: list[Any] = []
@@ -162,6 +164,62 @@ class PrecompiledQuery:
             converters=compiler.get_converters(output_fields),
             output_fields=output_fields,
             composite=compiler.has_composite_fields(output_fields),
+        )
+
+
+def fetch_then(
+    first: PrecompiledQuery,
+    first_args: Sequence[Any],
+    then: PrecompiledQuery,
+    then_args: Sequence[Any],
+) -> tuple[list[Model], list[Model]]:
+    """``first.fetch(*first_args)`` and, only when that found rows, ``then.fetch(*then_args)``
+    in ONE statement on PostgreSQL (a round trip less on the action path: the match's lock
+    and its hands' lock). ``then`` runs only once ``first`` has produced a row, so the rows
+    ``first`` locks are locked before any of ``then``'s (the lock order holds). Each list
+    in no particular order: the caller sorts. Elsewhere, or for a statement that cannot be
+    combined, the two statements one after the other."""
+    one, two = first.compiled(first_args), then.compiled(then_args)
+    if not _combinable(one, two):
+        found = first.fetch(*first_args)
+        return found, (then.fetch(*then_args) if found else [])
+    connection = connections[one.alias]
+    _refuse_lock_outside_transaction(one, connection)
+    _refuse_lock_outside_transaction(two, connection)
+    # Each part MATERIALIZED: computed once, in its own order and with its own locks; the
+    # second only behind EXISTS on the first. FULL JOIN ON FALSE: each row is one part's,
+    # the other part's columns NULL. Only compiled SQL goes in, no value.
+    sql = (
+        f"WITH part_one AS MATERIALIZED ({one.sql}), "  # noqa: S608
+        f"part_two AS MATERIALIZED (SELECT * FROM ({two.sql}) AS two "
+        "WHERE EXISTS (SELECT 1 FROM part_one)) "
+        "SELECT part_one.*, part_two.* FROM part_one FULL JOIN part_two ON FALSE"
+    )
+    width = one.compiler.col_count
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*one.params(first_args), *two.params(then_args)])
+        rows = cursor.fetchall()
+    firsts = [row[:width] for row in rows if any(value is not None for value in row[:width])]
+    thens = [row[width:] for row in rows if all(value is None for value in row[:width])]
+    return _instances(one, firsts), _instances(two, thens)
+
+
+def _combinable(one: _Compiled | None, two: _Compiled | None) -> bool:
+    return (
+        one is not None
+        and two is not None
+        and one.alias == two.alias
+        and connections[one.alias].vendor == "postgresql"
+        and not one.compiler.has_extra_select
+        and not two.compiler.has_extra_select
+    )
+
+
+def _refuse_lock_outside_transaction(compiled: _Compiled, connection) -> None:
+    """The ORM's own guard for ``select_for_update``."""
+    if compiled.for_update and connection.get_autocommit():
+        raise TransactionManagementError(
+            "select_for_update cannot be used outside of a transaction."
         )
 
 

@@ -40,7 +40,7 @@ from games import engine, selectors
 from games.locks import (
     lock_current_hand,
     lock_match,
-    lock_match_seats,
+    lock_match_seats_and_hands,
     lock_newest_hands,
     lock_seats,
 )
@@ -128,12 +128,11 @@ def _lock_running_hand(match: Match) -> Hand:
     return hand
 
 
-def _lock_running_hands(match: Match) -> tuple[Hand, Hand | None]:
+def _running_hands(match: Match, newest: list[Hand]) -> tuple[Hand, Hand | None]:
     """The hand being played in a locked, running match, and the hand before it (None in
-    the first), in one statement (``lock_newest_hands``)."""
+    the first), from its two newest hands, locked (``lock_newest_hands``)."""
     if match.status != Match.Status.RUNNING:
         raise MatchNotInProgressProblem(f"the game is {match.status}")
-    newest = lock_newest_hands(match)
     if not newest or newest[0].status != Hand.Status.IN_PROGRESS:  # pragma: no cover
         raise MatchNotInProgressProblem("no hand is being played")
     return newest[0], (newest[1] if len(newest) > 1 else None)
@@ -172,11 +171,14 @@ def player_action_apply(
 ) -> ActionResult:
     """``POST /matches/{id}/actions``: ``hand_apply_action`` for the seat ``player`` holds.
 
-    The caller's seat and the locked match come from one statement (``lock_match_seats``):
-    the hot path of the API reads nothing twice. A match the player has no seat in is 404
-    (and nothing was locked). The result's match carries ``shown_seats`` for the answer."""
-    seats = lock_match_seats(match_id=match_id, player=player)
+    The caller's seat, the locked match and its locked newest hands come from one statement
+    (``lock_match_seats_and_hands``): the hot path of the API reads nothing twice. A match
+    the player has no seat in is 404 (and nothing was locked). The result's match carries
+    ``shown_seats`` for the answer."""
+    seats, newest_hands = lock_match_seats_and_hands(match_id=match_id, player=player)
     seat = selectors.own_seat(seats, player=player, match_id=match_id)
+    for hand in newest_hands:
+        hand.match = seat.match  # as filter(match=match) would have set it
     move = _as_action(action, seat.position)
     return _action_apply(
         match=seat.match,
@@ -184,19 +186,29 @@ def player_action_apply(
         move=move,
         expected_seq=expected_seq,
         actor=actor,
+        newest_hands=newest_hands,
     )
 
 
 def _action_apply(
-    *, match: Match, seat: int, move: engine.Action, expected_seq: int, actor: Actor
+    *,
+    match: Match,
+    seat: int,
+    move: engine.Action,
+    expected_seq: int,
+    actor: Actor,
+    newest_hands: list[Hand] | None = None,
 ) -> ActionResult:
-    """The move itself, in the caller's transaction, ``match`` locked."""
+    """The move itself, in the caller's transaction, ``match`` locked; ``newest_hands``:
+    its two newest hands when the caller locked them with it (else they are locked here)."""
     locked = match
     if expected_seq != locked.seq:
         if _is_retry(match=locked, seat=seat, action=move, expected_seq=expected_seq):
             return ActionResult(match=locked, seat=seat, applied=False)
         raise _stale_sequence(locked, expected_seq)
-    hand, previous = _lock_running_hands(locked)
+    hand, previous = _running_hands(
+        locked, lock_newest_hands(locked) if newest_hands is None else newest_hands
+    )
     if hand.to_act != seat:
         raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
     state = hand.engine_state()

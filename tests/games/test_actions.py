@@ -284,13 +284,18 @@ def test_the_server_side_service_takes_engine_actions(game):
 
 def test_a_move_reads_nothing_twice(game):
     """The action path's statements (docs/games.md "Speed"): the session unless remembered,
-    one for the caller's seat with the match locked, one for the two newest hands, the
-    writes (one statement on PostgreSQL), and no read after them: the answer is built from
-    the rows just written. Checked over moves in the first hand and in later ones (where the
-    previous hand's showdown is in the answer)."""
+    the locks (on PostgreSQL one statement for the caller's seat with the match locked, then
+    the two newest hands; elsewhere two), the writes (one statement on PostgreSQL), and no
+    read after them: the answer is built from the rows just written. Checked over moves in
+    the first hand and in later ones (where the previous hand's showdown is in the answer)."""
     from django.conf import settings
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
+
+    def writes_rows(text: str) -> bool:  # 'FOR UPDATE OF "..."' is a lock, not a write
+        return text.startswith(("INSERT", "UPDATE")) or (
+            text.startswith("WITH") and ('UPDATE "' in text or "INSERT INTO" in text)
+        )
 
     match_id, seats, _, _ = game
     checked = {"first hand": 0, "later hands": 0}
@@ -311,20 +316,22 @@ def test_a_move_reads_nothing_twice(game):
             for q in queries.captured_queries
             if not q["sql"].startswith('UPDATE "platform_playersession"')
         ]
-        statements = [text.split()[0].upper() for text in sql]
-        writes = [i for i, verb in enumerate(statements) if verb in ("INSERT", "UPDATE", "WITH")]
-        reads_after = [s for s in sql[writes[-1] + 1 :] if s.upper().startswith("SELECT")]
-        assert not reads_after, reads_after
-        reads = [text for text in sql if text.upper().startswith("SELECT")]
+        writes = [text for text in sql if writes_rows(text)]
+        reads = [t for t in sql if t.startswith(("SELECT", "WITH")) and not writes_rows(t)]
+        assert not reads or sql.index(reads[-1]) < sql.index(writes[0]), sql  # nothing after
         session_reads = [text for text in reads if '"platform_playersession"' in text]
-        assert len(reads) - len(session_reads) == 2, sql  # seats, hands
         # The session: remembered by the process on Redis (gin_platform/remembered_credentials.py)
         assert len(session_reads) == (0 if settings.REDIS_URL else 1), sql
-        if connection.vendor == "postgresql":  # the writes in one statement
-            (written,) = [text for text in sql if text.startswith("WITH")]
-            assert statements.count("WITH") == 1 and not {"INSERT", "UPDATE"} & set(statements)
-            assert written.count("UPDATE ") == 2 and written.count("INSERT INTO") == 1, sql
+        locks = [text for text in reads if text not in session_reads]
+        if connection.vendor == "postgresql":  # the locks in one statement, the writes in one
+            (locked,) = locks
+            assert locked.index('FOR UPDATE OF "games_match"') < locked.index('"games_hand"')
+            (written,) = writes
+            assert written.startswith("WITH")
+            assert written.count('UPDATE "') == 2 and written.count("INSERT INTO") == 1, sql
         else:
-            assert statements.count("INSERT") == 1 and statements.count("UPDATE") == 2, sql
+            assert len(locks) == 2, sql  # seats with the match, hands
+            verbs = [text.split()[0].upper() for text in writes]
+            assert verbs.count("INSERT") == 1 and verbs.count("UPDATE") == 2, sql
         checked["first hand" if looks[0]["hand"]["number"] == 1 else "later hands"] += 1
     assert all(checked.values()), checked

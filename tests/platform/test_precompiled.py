@@ -1,6 +1,7 @@
 """Queries compiled once per process thread give what the ORM gives (precompiled.py)."""
 
 import threading
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,7 @@ from gin_platform.models import (
 )
 from gin_platform.precompiled import (
     PrecompiledQuery,
+    fetch_then,
     insert_rows,
     save_fields,
     save_fields_and_insert,
@@ -130,6 +132,92 @@ def test_a_lookup_on_a_small_integer_column_runs_through_the_orm():
     assert [s.pk for s in by_position.fetch(seat.position)] == [seat.pk]
     assert by_position._local.compiled == {(int,): None}
     assert by_position.fetch(seat.position + 1) == []
+
+
+OPERATOR_LOCKED = PrecompiledQuery(lambda pk: Operator.objects.select_for_update().filter(pk=pk))
+PLAYERS_LOCKED = PrecompiledQuery(
+    lambda operator_id: (
+        Player.objects.select_for_update()
+        .select_related("operator")
+        .filter(operator_id=operator_id)
+    )
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fetch_then_answers_both_queries_and_the_second_only_after_rows_of_the_first():
+    operator, other = OperatorFactory(), OperatorFactory()
+    players = sorted(p.pk for p in PlayerFactory.create_batch(3, operator=operator))
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as queries:
+            operators, found = fetch_then(
+                OPERATOR_LOCKED, (operator.pk,), PLAYERS_LOCKED, (operator.pk,)
+            )
+        assert [o.pk for o in operators] == [operator.pk]
+        assert sorted(p.pk for p in found) == players
+        assert all(p.operator.name == operator.name for p in found)  # select_related kept
+        assert not any(p._state.adding for p in [*operators, *found])
+        assert len(queries.captured_queries) == (1 if connection.vendor == "postgresql" else 2)
+        # Nothing first, nothing then: the second query's rows are not even read.
+        assert fetch_then(OPERATOR_LOCKED, (uuid.uuid4(),), PLAYERS_LOCKED, (operator.pk,)) == (
+            [],
+            [],
+        )
+        assert fetch_then(OPERATOR_LOCKED, (other.pk,), PLAYERS_LOCKED, (other.pk,)) == (
+            [other],
+            [],
+        )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_fetch_then_locks_the_second_querys_rows_only_after_the_firsts():
+    """The lock order of the action path (Match, then its hands) in one statement: while the
+    first query's row is held by another transaction, the statement waits without having
+    locked any row of the second."""
+    operator = OperatorFactory()
+    player = PlayerFactory(operator=operator)
+    holding, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def holder():
+        try:
+            with transaction.atomic():
+                OPERATOR_LOCKED.fetch(operator.pk)
+                holding.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    def mover():
+        try:
+            with transaction.atomic():
+                fetch_then(OPERATOR_LOCKED, (operator.pk,), PLAYERS_LOCKED, (operator.pk,))
+                finished.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    def player_is_free() -> bool:
+        try:
+            with transaction.atomic():
+                list(Player.objects.select_for_update(nowait=True).filter(pk=player.pk))
+            return True
+        except DatabaseError:
+            return False
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    assert holding.wait(10)
+    threads.append(threading.Thread(target=mover))
+    threads[1].start()
+    try:
+        assert not finished.wait(0.5)  # waiting for the operator's row...
+        assert player_is_free()  # ...with the player's row not locked yet
+    finally:
+        release.set()
+    for thread in threads:
+        thread.join(10)
+    assert finished.is_set()
 
 
 @pytest.mark.postgres
