@@ -302,9 +302,15 @@ def _abandoned_showdown(hand: Hand) -> dict[str, Any]:
 def showdown_view(*, hand: Hand) -> dict[str, Any]:
     """An ended hand: both arrangements, lay-offs, hand score and the revealed seed, the same
     for both players and for watchers: built from the public view (``engine.watcher_view``),
-    so no player's own arrangement is worked out for it."""
+    so no player's own arrangement is worked out for it. Worked out once per hand instance
+    and stored state, since it is the same for every viewer (a push renders it for each
+    audience); the answer is shared, so nobody may change it."""
+    kept = hand.__dict__.get("_showdown_view")
+    if kept is not None and kept[0] is hand.state:
+        return kept[1]
     view = _only(engine.watcher_view(hand.engine_state()), SHOWDOWN_KEYS)
     view.update({"number": hand.number, "seed_commitment": hand.seed_commitment})
+    hand.__dict__["_showdown_view"] = (hand.state, view)
     return view
 
 

@@ -98,3 +98,35 @@ def test_a_view_never_pairs_an_older_seq_with_newer_cards(alice, bob, operator, 
     if shown["hand"]["to_act"] == to_act:  # the mover acts on; its seq is accepted
         again = engine.choose_action_from_view(shown["hand"])
         assert act(seats[to_act], match_id, **again, expected_seq=shown["seq"]).status_code == 200
+
+
+def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
+    alice, bob, operator, seeds, monkeypatch
+):
+    """The showdown is the same for every viewer: a push renders it once for all its
+    audiences (the hands it was given), and again only for a hand with another state."""
+    from games import selectors
+
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+    match_id, seats = seat_both(alice, bob, table.pk)
+    for _ in range(500):  # the bot plays until the second hand is dealt
+        look = view(seats[0], match_id).json()
+        if look["hand"]["number"] > 1:
+            break
+        mine = view(seats[look["hand"]["to_act"]], match_id).json()
+        move = engine.choose_action_from_view(mine["hand"])
+        act(seats[look["hand"]["to_act"]], match_id, **move, expected_seq=mine["seq"])
+    match = Match.objects.get(pk=match_id)
+    latest = selectors.latest_hands(match)
+    worked_out = []
+    watcher_view = engine.watcher_view
+    monkeypatch.setattr(
+        engine, "watcher_view", lambda state: worked_out.append(1) or watcher_view(state)
+    )
+
+    views = [presenters.game_view(match=match, seat=seat, latest_hands=latest) for seat in (0, 1)]
+    assert views[0]["previous_hand"] == views[1]["previous_hand"] is not None
+    assert views[0]["previous_hand"]["number"] == 1 and len(worked_out) == 1
+    reloaded = Hand.objects.get(pk=latest[1].pk)  # a state read again: worked out again
+    assert presenters.showdown_view(hand=reloaded) == views[0]["previous_hand"]
+    assert len(worked_out) == 2
