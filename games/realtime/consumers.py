@@ -376,6 +376,8 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
         except Problem as problem:
             await self._send_problem(problem, message_id=message_id)
             return
+        for own in result.pop("own_pushes", ()):  # this seat's, kept for its only socket
+            await self.match_push(own)
         await self._send_json(
             {"type": "action_result", "id": message_id, **result, "seq": result["seq"]}
         )
@@ -391,14 +393,16 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
         principal = self.principal
         if kind == "action":
             data = _validated(ActionInput, content)
-            result = services.player_action_apply(
-                player=principal.player,
-                match_id=self.audience.match_id,
-                action={"kind": data["kind"], "card": data["card"]},
-                expected_seq=data["expected_seq"],
-                actor=principal.actor,
-            )
-            return {"applied": result.applied, "seq": result.match.seq}
+            with publisher.moved_over_socket(self.audience):
+                result = services.player_action_apply(
+                    player=principal.player,
+                    match_id=self.audience.match_id,
+                    action={"kind": data["kind"], "card": data["card"]},
+                    expected_seq=data["expected_seq"],
+                    actor=principal.actor,
+                )
+            own = publisher.kept_for_mover()
+            return {"applied": result.applied, "seq": result.match.seq, "own_pushes": own}
         data = _validated(ResignInput, content)
         seat = selectors.player_match_seat(player=principal.player, match_id=self.audience.match_id)
         match = services.match_resign(

@@ -156,23 +156,34 @@ def seq_pushed(*, match_id: int, seq: int) -> None:
 
 
 def seq_pushed_and_listened(
-    *, match_id: int, seq: int | None, audiences: list[Audience]
-) -> list[Audience]:
+    *, match_id: int, seq: int | None, audiences: list[Audience], count_seat: int | None = None
+) -> tuple[list[Audience], int]:
     """``seq_pushed`` (unless ``seq`` is None), then ``listened``: what every push does
     first, in one round trip on Redis (a move played over REST, with nobody listening, costs
-    the cache nothing more)."""
+    the cache nothing more). With ``count_seat``, also that seat's count of open sockets
+    (0 otherwise)."""
     client = redis_client()
     if client is None:
         if seq is not None:
             seq_pushed(match_id=match_id, seq=seq)
-        return listened(audiences)
+        seat_sockets = 0 if count_seat is None else cache.get(_seat_key(match_id, count_seat))
+        return listened(audiences), seat_sockets or 0
     keys = [cache.make_and_validate_key(_listen_key(audience)) for audience in audiences]
+    if count_seat is not None:
+        keys.append(cache.make_and_validate_key(_seat_key(match_id, count_seat)))
     with client.pipeline(transaction=False) as pipe:
         if seq is not None:  # stored as Django's Redis cache stores an int: as is
             pipe.set(cache.make_and_validate_key(_seq_key(match_id)), seq, ex=SEQ_TTL)
         pipe.mget(keys)
         *_, found = pipe.execute()
-    return [audience for audience, value in zip(audiences, found, strict=True) if value is not None]
+    seat_sockets = 0
+    if count_seat is not None:  # a counter, stored as an int is (as is)
+        counted = found.pop()
+        seat_sockets = 0 if counted is None else int(counted)
+    heard = [
+        audience for audience, value in zip(audiences, found, strict=True) if value is not None
+    ]
+    return heard, seat_sockets
 
 
 def last_pushed_seq(*, match_id: int) -> int | None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -181,8 +182,12 @@ def publish(
     from games.selectors import EVENTS_PAGE_MAX
     from wallet.selectors import display_rates_reused
 
-    audiences = presence.seq_pushed_and_listened(
-        match_id=match_id, seq=last, audiences=match_audiences(match_id, seat_count=MAX_SEATS)
+    mover = _socket_mover(match_id)
+    audiences, mover_sockets = presence.seq_pushed_and_listened(
+        match_id=match_id,
+        seq=last,
+        audiences=match_audiences(match_id, seat_count=MAX_SEATS),
+        count_seat=None if mover is None else mover.seat,
     )
     if not audiences:
         return
@@ -198,18 +203,56 @@ def publish(
             else selectors.match_event_rows(match=match, after=after, limit=EVENTS_PAGE_MAX)
         )
         latest_hands = selectors.latest_hands(match)  # read once for every audience
+    # The mover's socket, when it is its seat's only one, sends its seat's message itself:
+    # through the layer it would only come back to that one socket.
+    kept = mover if mover in audiences and mover_sockets == 1 else None
+    messages = []
     with display_rates_reused():
-        messages = [
-            (audience.group, message)
-            for audience in audiences
-            if (
-                message := audience_message(
-                    match=match, audience=audience, rows=rows, latest_hands=latest_hands
-                )
+        for audience in audiences:
+            message = audience_message(
+                match=match, audience=audience, rows=rows, latest_hands=latest_hands
             )
-            is not None
-        ]
+            if message is None:
+                continue
+            if audience == kept:
+                _local.kept.append(message)
+            else:
+                messages.append((audience.group, message))
     group_send_many(messages)
+
+
+@contextmanager
+def moved_over_socket(audience: Audience) -> Iterator[None]:
+    """The current thread applies a move sent over a socket of ``audience`` (a seat): if
+    that socket is its seat's only one when the move is pushed, the seat's message is not
+    published but kept for the socket to send itself (``kept_for_mover``), a trip through
+    the channel layer less. A socket of that seat opening meanwhile reads the committed
+    move for its ``hello``: it counts itself before it reads."""
+    _local.mover, _local.kept = audience, []
+    try:
+        yield
+    finally:
+        _local.mover = None
+
+
+def kept_for_mover() -> list[dict[str, Any]]:
+    """The layer messages ``moved_over_socket`` kept back, in order, once: the move's, and
+    any pushed after it before the move returned (a finished match settled on its commit,
+    where tasks run eagerly). Empty: published, or nothing pushed."""
+    kept, _local.kept = getattr(_local, "kept", None) or [], []
+    return kept
+
+
+def _socket_mover(match_id: int) -> Audience | None:
+    mover = getattr(_local, "mover", None)
+    if (
+        mover is None
+        or not hasattr(_local, "kept")
+        or mover.seat is None
+        or mover.match_id != match_id
+    ):
+        return None
+    return mover
 
 
 def audience_message(

@@ -17,7 +17,10 @@ LOCAL_MEMORY = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMem
 
 def _forget():
     audiences = match_audiences(MATCH_ID, seat_count=4)
-    cache.delete_many([presence._listen_key(a) for a in audiences] + [presence._seq_key(MATCH_ID)])
+    cache.delete_many(
+        [presence._listen_key(a) for a in audiences]
+        + [presence._seq_key(MATCH_ID), presence._seat_key(MATCH_ID, 1)]
+    )
     return audiences
 
 
@@ -26,13 +29,24 @@ def _pushed_then_listened():
     presence.listen(audiences[1])
     presence.listen(audiences[-1])  # the watchers
     heard = presence.seq_pushed_and_listened(match_id=MATCH_ID, seq=42, audiences=audiences)
-    assert heard == [audiences[1], audiences[-1]]
+    assert heard == ([audiences[1], audiences[-1]], 0)
     assert presence.last_pushed_seq(match_id=MATCH_ID) == 42
-    # no sequence number (a seat taken or left): nothing recorded, the audiences still read
-    assert presence.seq_pushed_and_listened(match_id=MATCH_ID, seq=None, audiences=audiences)
+    # no sequence number (a seat taken or left): nothing recorded, the audiences still read;
+    # a seat's count of sockets read with them when asked
+    presence.seat_joined(match_id=MATCH_ID, seat=1)
+    presence.seat_joined(match_id=MATCH_ID, seat=1)
+    assert presence.seq_pushed_and_listened(
+        match_id=MATCH_ID, seq=None, audiences=audiences, count_seat=1
+    ) == ([audiences[1], audiences[-1]], 2)
     assert presence.last_pushed_seq(match_id=MATCH_ID) == 42
+    assert presence.seq_pushed_and_listened(
+        match_id=MATCH_ID, seq=None, audiences=audiences, count_seat=0
+    ) == ([audiences[1], audiences[-1]], 0)
     _forget()
-    assert presence.seq_pushed_and_listened(match_id=MATCH_ID, seq=None, audiences=audiences) == []
+    assert presence.seq_pushed_and_listened(match_id=MATCH_ID, seq=None, audiences=audiences) == (
+        [],
+        0,
+    )
 
 
 @pytest.mark.redis
@@ -52,7 +66,7 @@ def test_on_redis_one_round_trip_records_the_seq_and_reads_the_listeners(monkeyp
 
     monkeypatch.setattr(client, "pipeline", counted)
     _pushed_then_listened()
-    assert round_trips == [2, 1, 1]  # SET + MGET, then MGET alone (no seq) twice
+    assert round_trips == [2, 1, 1, 1]  # SET + MGET, then MGET alone (no seq)
 
 
 def test_without_redis_the_cache_calls_answer_the_same(settings):

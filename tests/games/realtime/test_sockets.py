@@ -70,6 +70,18 @@ def _check(checker: HiddenInformationChecker, text: str, seat: int | None) -> No
     check_message(checker, text, seat)
 
 
+async def _answer_and_push(socket: Socket, *, answered: bool = False) -> tuple[dict, dict]:
+    """The next ``action_result`` (unless ``answered``) and the next ``events`` push."""
+    result, pushed = None, None
+    while pushed is None or (result is None and not answered):
+        message = await socket.receive()
+        if message["type"] == "action_result":
+            result = message
+        elif message["type"] == "events":
+            pushed = message
+    return result, pushed
+
+
 @override_settings(REALTIME_MAX_MESSAGES_PER_10S=100_000)  # a script plays much faster
 async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_shows(
     alice, bob, watcher, table, seeds
@@ -97,11 +109,13 @@ async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_s
         await sockets[to_act].send(
             {"type": "action", "id": f"m{moves}", **move, "expected_seq": views[to_act]["seq"]}
         )
-        result = await sockets[to_act].receive_type("action_result")
-        assert result["id"] == f"m{moves}" and result["applied"] is True
         for seat, socket in [*sockets.items(), (None, watching)]:
-            message = await socket.receive_type("events")
-            await sync(_check)(checker, socket.texts[-1], seat)
+            # The mover's answer and its push, in either order (docs/realtime.md).
+            result, message = await _answer_and_push(socket, answered=seat != to_act)
+            if seat == to_act:
+                assert result["id"] == f"m{moves}" and result["applied"] is True
+                assert result["seq"] == message["seq"]
+            await sync(_check)(checker, socket.texts[socket.received.index(message)], seat)
             events_seqs = [event["seq"] for event in message["events"]]
             # In order, with nothing skipped, from where the socket was.
             assert events_seqs == list(range(last_seq[seat] + 1, message["seq"] + 1))
@@ -126,6 +140,55 @@ async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_s
     assert settled["view"]["match"]["status"] == Match.Status.SETTLED
     assert settled["view"] == _comparable(await sync(_rest)(view, seats[0], match_id))
     for socket in [*sockets.values(), watching]:
+        await socket.close()
+
+
+async def test_a_move_reaches_its_seats_only_socket_without_the_channel_layer(
+    alice, bob, table, seeds, monkeypatch
+):
+    """The mover's socket, its seat's only one, sends its seat's push itself (the layer
+    would only bring it back to it); a second socket on that seat gets it through the layer,
+    and so does the mover's socket then."""
+    match_id, seats = await _seat_both(alice, bob, table)
+    sockets = {seat: await player_socket(seats[seat], match_id) for seat in (0, 1)}
+    hellos = {seat: await socket.receive_type("hello") for seat, socket in sockets.items()}
+    published: list[str] = []
+    send = publisher.group_send_many
+    monkeypatch.setattr(
+        publisher,
+        "group_send_many",
+        lambda messages: (
+            published.extend(group for group, m in messages if m["type"] == publisher.PUSH)
+            or send(messages)
+        ),
+    )
+
+    async def move_over(socket: Socket, look: dict) -> dict:
+        move = engine.choose_action_from_view(look["hand"])
+        await socket.send({"type": "action", "id": "m", **move, "expected_seq": look["seq"]})
+        result, pushed = await _answer_and_push(socket)
+        assert result["applied"] is True and pushed["seq"] == result["seq"] > look["seq"]
+        return pushed["view"]
+
+    to_act = hellos[0]["view"]["hand"]["to_act"]
+    mover, other = f"match.{match_id}.seat{to_act}", f"match.{match_id}.seat{1 - to_act}"
+    look = await move_over(sockets[to_act], hellos[to_act]["view"])
+    _, opponents = await _answer_and_push(sockets[1 - to_act], answered=True)
+    assert opponents["seq"] == look["seq"]
+    assert other in published and mover not in published
+
+    theirs = opponents["view"]
+    while look["hand"]["to_act"] != to_act:  # the opponent plays until it is our turn again
+        theirs = await move_over(sockets[1 - to_act], theirs)
+        _, pushed = await _answer_and_push(sockets[to_act], answered=True)
+        look = pushed["view"]
+    second = await player_socket(seats[to_act], match_id)
+    assert (await second.receive_type("hello"))["seq"] == look["seq"]
+    published.clear()
+    look = await move_over(sockets[to_act], look)
+    _, seconds = await _answer_and_push(second, answered=True)
+    assert seconds["seq"] == look["seq"] and mover in published
+    for socket in [*sockets.values(), second]:
         await socket.close()
 
 
