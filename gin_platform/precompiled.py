@@ -22,6 +22,9 @@ time instead: never with a constant where a caller's value belongs. So does a lo
 column too small for the stand-in (the ORM answers an out-of-range value without SQL).
 
 ``select_for_update`` keeps the ORM's guard: refused outside a transaction.
+``fetch_then(first, args, then, args)`` runs two of them as one statement on PostgreSQL,
+the second only once the first has found a row (so its locks come after the first's: a
+move's match, then its hands).
 
 ``save_fields(instance, fields=(...))`` is ``instance.save(update_fields=...)`` for the same
 hot path: the UPDATE of a model's fields by primary key, its SQL built once per model, field
