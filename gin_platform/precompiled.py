@@ -202,8 +202,13 @@ def fetch_then(
     with connection.cursor() as cursor:
         cursor.execute(sql, [*one.params(first_args), *two.params(then_args)])
         rows = cursor.fetchall()
-    firsts = [row[:width] for row in rows if any(value is not None for value in row[:width])]
-    thens = [row[width:] for row in rows if all(value is None for value in row[:width])]
+    firsts, thens = [], []
+    for row in rows:  # a row of the first part has its key; one of the second, NULLs there
+        head = row[:width]
+        if any(value is not None for value in head):
+            firsts.append(head)
+        else:
+            thens.append(row[width:])
     return _instances(one, firsts), _instances(two, thens)
 
 

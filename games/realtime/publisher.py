@@ -244,13 +244,8 @@ def kept_for_mover() -> list[dict[str, Any]]:
 
 
 def _socket_mover(match_id: int) -> Audience | None:
-    mover = getattr(_local, "mover", None)
-    if (
-        mover is None
-        or not hasattr(_local, "kept")
-        or mover.seat is None
-        or mover.match_id != match_id
-    ):
+    mover = getattr(_local, "mover", None)  # set, with ``kept``, by moved_over_socket
+    if mover is None or mover.seat is None or mover.match_id != match_id:
         return None
     return mover
 

@@ -476,7 +476,9 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         round(server_seconds * 1000 / action["per_second"], 2) if action["per_second"] else None
     )
     floor_rate = floor["endpoints"].get("floor", {}).get("per_second", 0.0)
-    socket_action = socket_games["endpoints"].get("socket_action", endpoint_summary([], 1))
+    socket_action = socket_games["endpoints"].get(
+        "socket_action", endpoint_summary([], args.seconds)
+    )
     socket_cpu = socket_games["cpu"]
     socket_seconds = sum(socket_cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
     socket_action_ms = (
