@@ -425,6 +425,23 @@ def match_event_rows(
     return _EVENTS_AFTER[limit].fetch(match.pk, min(max(after, 0), MAX_ID))
 
 
+def match_event_rows_through(*, match: Match, after: int, through: int) -> list[HandEvent]:
+    """Every event with ``after < seq <= through``, oldest first, however many pages: the
+    events that lead to a view of ``through``. A message that carries a view and events
+    must stop its events at the view's ``seq`` (docs/realtime.md): events read after the
+    view may already hold a move committed since, whose view the message does not have.
+    Read after the view, they always reach it (a move writes its events and the match's
+    ``seq`` in one transaction)."""
+    rows: list[HandEvent] = []
+    while after < through:
+        page = match_event_rows(match=match, after=after, limit=EVENTS_PAGE_MAX)
+        rows += (row for row in page if row.match_seq <= through)
+        if len(page) < EVENTS_PAGE_MAX:
+            break
+        after = page[-1].match_seq
+    return rows
+
+
 # Page size -> its read of the feed, compiled once (every push reads it).
 _EVENTS_AFTER: dict[int, PrecompiledQuery] = {}
 _FEED_FIELDS = ("kind", "seat", "state_seq", "payload", "match_seq", "created_at", "hand__number")

@@ -168,40 +168,39 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
             self.joined = True
         match = selectors.match_for_push(match_id=self.audience.match_id)
         view = audience_view(match=match, audience=self.audience)
+        # The view's ``seq``, not the row's first read: building the view may read the match
+        # again (a move committed meanwhile), and everything this socket says is of one seq.
+        seq = match.seq if view is None else view["seq"]  # None: the seat was left since
         hello = {
             "type": "hello",
             "match": str(match.pk),
             "seat": self.audience.seat,
-            "seq": match.seq,
+            "seq": seq,
             "view": view,
             "presence": presence.connected_seats(
                 match_id=match.pk, bot_seats=match.house_bot_seats, seat_count=match.seat_count
             ),
             "heartbeat_seconds": presence.heartbeat_seconds(),
         }
-        self.last_seq = match.seq
+        self.last_seq = seq
         catch_up = None
-        if after is not None and after < match.seq:
+        if view is not None and after is not None and after < seq:
             catch_up = self._feed_after(match, after, view)
         return hello, catch_up
 
-    def _feed_after(self, match, after: int, view: dict | None) -> dict:
-        """The events after ``after`` (every page of them) and the view: a resume, or the
-        repair of a gap."""
-        events: list[dict[str, Any]] = []
-        while True:
-            rows = list(
-                selectors.match_event_rows(
-                    match=match, after=after, limit=selectors.EVENTS_PAGE_MAX
-                )
-            )
-            if not rows:
-                break
-            events += audience_events(rows, audience=self.audience)
-            after = rows[-1].match_seq
-        seq = max(view["seq"] if view else 0, events[-1]["seq"] if events else 0)
+    def _feed_after(self, match, after: int, view: dict) -> dict:
+        """The events after ``after`` up to the view's ``seq``, and the view: a resume, or
+        the repair of a gap. A move committed since the view was read is not in it: its
+        push, already on its way to this socket, continues exactly from here."""
+        seq = view["seq"]
+        rows = selectors.match_event_rows_through(match=match, after=after, through=seq)
         self.last_seq = max(self.last_seq, seq)
-        return {"type": "events", "seq": seq, "events": events, "view": view}
+        return {
+            "type": "events",
+            "seq": seq,
+            "events": audience_events(rows, audience=self.audience),
+            "view": view,
+        }
 
     async def _refuse(self, problem: Problem) -> None:
         code = {
@@ -256,6 +255,9 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
                 return
         elif seq < self.last_seq:
             return  # a view older than what the client has
+        elif seq > self.last_seq:  # a view past events this socket has not shown
+            await self._repair()
+            return
         self.last_seq = max(self.last_seq, seq)
         await self._send_text(message["text"])
 
@@ -274,6 +276,8 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
         if match is None or match.seq <= self.last_seq:
             return None
         view = audience_view(match=match, audience=self.audience)
+        if view is None:  # the seat was left since: nothing more to show it
+            return None
         return self._feed_after(match, self.last_seq, view)
 
     # --- Heartbeats ----------------------------------------------------------------------

@@ -179,7 +179,6 @@ def publish(
     ``written``: the change as its transaction wrote it (``match_written``), rendered
     instead of being read back."""
     from games import selectors
-    from games.selectors import EVENTS_PAGE_MAX
     from wallet.selectors import display_rates_reused
 
     mover = _socket_mover(match_id)
@@ -197,12 +196,14 @@ def publish(
         match = selectors.match_for_push(match_id=match_id)
         if match is None:
             return
+        # The hands first, read once for every audience: they may read the match again (a
+        # move committed meanwhile), and the events then stop at the seq of that view.
+        latest_hands = selectors.latest_hands(match)
         rows = (
             []
             if after is None
-            else selectors.match_event_rows(match=match, after=after, limit=EVENTS_PAGE_MAX)
+            else selectors.match_event_rows_through(match=match, after=after, through=match.seq)
         )
-        latest_hands = selectors.latest_hands(match)  # read once for every audience
     # The mover's socket, when it is its seat's only one, sends its seat's message itself:
     # through the layer it would only come back to that one socket.
     kept = mover if mover in audiences and mover_sockets == 1 else None
@@ -264,8 +265,9 @@ def audience_message(
     view = audience_view(match=match, audience=audience, latest_hands=latest_hands)
     if view is None:  # a seat nobody holds (yet)
         return None
-    events = audience_events(rows, audience=audience)
-    seq = max(view["seq"], events[-1]["seq"] if events else 0)
+    # A message is of one seq: its view's, and its events lead up to that view.
+    seq = view["seq"]
+    events = audience_events((row for row in rows if row.match_seq <= seq), audience=audience)
     text = encode(
         {"type": "events", "seq": seq, "events": events, "view": view}
         if events
