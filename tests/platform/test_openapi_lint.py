@@ -100,3 +100,20 @@ def test_every_rule_turned_off_says_why():
     for number, line in enumerate(lines):
         if re.match(r"\s+[\w-]+:\s*off\b", line):
             assert lines[number - 1].lstrip().startswith("#"), f"no reason above {line!r}"
+
+
+def test_make_test_installs_the_linter_from_the_lock_before_pytest():
+    """`npm ci` (the lock's versions and hashes, no install scripts), never a global install;
+    `-W package-lock.json`: as after a fresh clone or an edited lock."""
+    result = subprocess.run(
+        ["make", "--dry-run", "--no-print-directory", "-W", "package-lock.json", "test"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    commands = result.stdout.splitlines()
+    install = commands.index("npm ci --ignore-scripts --no-audit --no-fund --loglevel=error")
+    assert install < next(i for i, c in enumerate(commands) if c.endswith("-m pytest"))
+    assert not [c for c in commands if "npm install" in c or " -g " in c]
