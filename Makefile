@@ -2,19 +2,22 @@
 # virtualenv: `make demo` and the servers need only the runtime lock (requirements/base.lock);
 # `make test`, `make lint` and `make bench` install the development lock (requirements/dev.lock:
 # the same runtime pins plus the test, lint and benchmark tools). Each lock leaves a stamp named
-# after its hash, so an edited lock installs again.
+# after its hash, so an edited lock installs again. The one Node tool, the OpenAPI linter
+# (package-lock.json), installs the same way into node_modules/ with `npm ci`: exact versions
+# and integrity hashes from the lock, no install scripts, never a global install.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 BASE_STAMP := $(VENV)/.installed-base-$(shell sha256sum requirements/base.lock | cut -c1-12)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell sha256sum requirements/dev.lock | cut -c1-12)
+NODE_STAMP := node_modules/.installed-$(shell sha256sum package-lock.json | cut -c1-12)
 PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --require-hashes
 DEMO_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/demo
 PLAY_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/play
 # The port of `make serve` and `make play` (127.0.0.1 only).
 PORT ?= 8000
 
-.PHONY: install install-base test lint demo play serve worker beat schema lock bench clean chromium
+.PHONY: install install-base install-node test lint lint-openapi demo play serve worker beat schema lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -34,6 +37,13 @@ $(DEV_STAMP): requirements/dev.lock requirements/base.lock
 	@rm -f $(VENV)/.installed-*
 	@touch $@ $(BASE_STAMP)
 
+# npm ci empties node_modules/ first, so the stamp of an older lock goes with it.
+install-node: $(NODE_STAMP)
+
+$(NODE_STAMP): package-lock.json package.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
 lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -49,11 +59,17 @@ chromium:
 
 # The whole suite. On PostgreSQL and Redis whenever DATABASE_URL and REDIS_URL are set
 # (.ci/run sets both); otherwise on SQLite, where PostgreSQL-only tests say they were skipped.
-test: lint chromium
+test: lint chromium install-node
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(PY) -m pytest
+
+# The generated OpenAPI document through Redocly's recommended rules, warnings included
+# (redocly.yaml, docs/api.md). make test runs it as tests/platform/test_openapi_lint.py.
+lint-openapi: schema install-node
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true \
+		node_modules/.bin/redocly lint var/openapi.yaml --config redocly.yaml --lint-config error
 
 # From a fresh clone: a clean embedded database (SQLite, Celery eager), then the scripted
 # client against a real server (ASGI, as in production) over HTTP.
@@ -108,4 +124,4 @@ bench: install
 	-$(PY) tests/benchmarks/bench_sockets.py --sockets 1000 --idle 60
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules var .pytest_cache .ruff_cache .hypothesis

@@ -14,7 +14,9 @@ operation:
   (such as 401 on an endpoint whose body carries the credential) keep their description and
   gain the problem+json body;
 - ``security`` narrowed to the credentials its permission classes accept (``IsOperator``:
-  the operator API key; ``IsPlayer``: the player token; ``IsStaff``: session or basic auth);
+  the operator API key; ``IsPlayer``: the player token; ``IsStaff``: session or basic auth),
+  and said as ``security: []`` where it takes none (health, launch, problems): absent, a
+  reader (or a linter) cannot tell "public" from "forgot to say";
 - the required ``Idempotency-Key`` header on operator writes (``@idempotent``), and the
   ``Idempotent-Replayed`` header their responses may carry;
 - the ``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers on every
@@ -22,8 +24,10 @@ operation:
 
 It also gives the webhooks (``SPECTACULAR_SETTINGS["WEBHOOKS"]``, OpenAPI 3.1: every type of
 the catalogue, gin_platform/event_types.py) the headers we send with them (event, delivery
-id, signature, and the Standard Webhooks webhook-id, -timestamp and -signature), and says
-null the OpenAPI 3.1 way everywhere (``_nullable_as_31``).
+id, signature, and the Standard Webhooks webhook-id, -timestamp and -signature), an
+``operationId`` (``<event>_webhook``, for code generators) and ``security: []`` (the receiver
+authenticates us by the signature headers, not by a security scheme), and says null the
+OpenAPI 3.1 way everywhere (``_nullable_as_31``).
 
 Views declare the examples of their refusals with ``problem_response`` and
 ``problem_example``: the body is the problem exactly as ``gin_platform.problems`` renders it,
@@ -218,6 +222,7 @@ def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
             view = views.get((path, method))
             if view is not None:
                 _narrow_security(operation, view)
+            operation.setdefault("security", [])  # no credentials taken: public
             declared = {s for s in operation.get("responses", {}) if s in ERROR_DESCRIPTIONS}
             for status in sorted(declared | set(_error_statuses(operation, view, method))):
                 _add_problem_response(operation, status)
@@ -229,6 +234,8 @@ def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
         for method, operation in operations.items():
             if method in _HTTP_METHODS:
                 _add_webhook_headers(operation, event)
+                operation.setdefault("operationId", webhook_operation_id(event))
+                operation.setdefault("security", [])
     if str(result.get("openapi", "")).startswith("3.1"):
         _nullable_as_31(result)
     return result
@@ -355,6 +362,12 @@ def _add_rate_limit_headers(operation: dict) -> None:
         headers = response.setdefault("headers", {})
         for name, header in RATE_LIMIT_RESPONSE_HEADERS.items():
             headers.setdefault(name, header)
+
+
+def webhook_operation_id(event: str) -> str:
+    """``self_exclusion.started`` -> ``self_exclusion_started_webhook``: no path operation's
+    id ends so (theirs end in the action: ``_list``, ``_create``, ...), so none collides."""
+    return event.replace(".", "_") + "_webhook"
 
 
 def _add_webhook_headers(operation: dict, event: str) -> None:

@@ -426,6 +426,9 @@ SPECTACULAR_SETTINGS = {
     # No validator badge: Swagger UI would send the schema to validator.swagger.io.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Relative: the paths are served by the host that serves this document (/api/v1/schema/),
+    # which differs per deployment; Swagger UI and generated clients resolve it against it.
+    "SERVERS": [{"url": "/", "description": "The host that serves this document"}],
     # The events we POST to operators (docs/webhooks.md), with their payloads.
     "WEBHOOKS": [
         "settlement.api.webhooks.GAME_FINISHED",

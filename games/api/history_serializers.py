@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from games.api.serializers import EventOutput, choice
+from gin_platform.api.fields import JsonObject
 
 
 class HandHistoryOutput(serializers.Serializer):
@@ -14,7 +15,7 @@ class HandHistoryOutput(serializers.Serializer):
     dealer = serializers.IntegerField()
     seed_commitment = serializers.CharField(help_text="Published before the deal")
     seed = serializers.CharField(help_text="The revealed server seed")
-    outcome = serializers.JSONField(
+    outcome = JsonObject(
         allow_null=True,
         help_text="Kind, knocker, winner, points and both arrangements with the lay-offs "
         "(R8, R9); null for a hand abandoned by a forfeit",

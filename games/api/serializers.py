@@ -16,7 +16,7 @@ from rest_framework import serializers
 from games import engine
 from games.api.choices import MATCH_EVENT_KINDS
 from games.models import Match, Room, Seat, Table, Variant
-from gin_platform.api.fields import DecimalString
+from gin_platform.api.fields import DecimalString, JsonObject
 from gin_platform.api.serializers import OptionallyDisplayedMoney
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, money_dict, normalize_currency
 from wallet.amounts import parse_money
@@ -330,7 +330,7 @@ class MatchResultOutput(serializers.Serializer):
     hands_won = serializers.ListField(child=serializers.IntegerField())
     hands_played = serializers.IntegerField()
     target = serializers.IntegerField(allow_null=True)
-    money_play = serializers.JSONField(
+    money_play = JsonObject(
         allow_null=True,
         help_text="Money Play final scores (R10): hand points, line, target and zero-point "
         "bonuses, totals, winner, point difference",
@@ -447,7 +447,7 @@ class HandViewOutput(serializers.Serializer):
     reshuffles = serializers.IntegerField()
     rules = serializers.JSONField()
     legal_actions = LegalActionOutput(many=True)
-    outcome = serializers.JSONField(allow_null=True)
+    outcome = JsonObject(allow_null=True)
     hands = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
@@ -505,7 +505,7 @@ class EventOutput(serializers.Serializer):
     hands_won = serializers.ListField(child=serializers.IntegerField(), required=False)
     hands_played = serializers.IntegerField(required=False)
     target = serializers.IntegerField(required=False, allow_null=True)
-    money_play = serializers.JSONField(required=False, allow_null=True)
+    money_play = JsonObject(required=False, allow_null=True)
     forfeit = ForfeitOutput(required=False, allow_null=True)
     ranking = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField()), required=False
@@ -556,7 +556,7 @@ class WatchHandOutput(serializers.Serializer):
     taken_from_discard = serializers.CharField(allow_null=True)
     reshuffles = serializers.IntegerField()
     rules = serializers.JSONField()
-    outcome = serializers.JSONField(allow_null=True)
+    outcome = JsonObject(allow_null=True)
     hands = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField()),
         required=False,

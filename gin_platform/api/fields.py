@@ -1,4 +1,5 @@
-"""Request fields shared by every app's input serializers."""
+"""Fields shared by every app's serializers: request amounts, and JSON objects passed
+through as stored."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -28,3 +29,11 @@ class DecimalString(serializers.Field):
 
     def to_representation(self, value):
         return value
+
+
+@extend_schema_field({"type": "object"})
+class JsonObject(serializers.JSONField):
+    """A JSON object kept as the engine or the ledger wrote it (a hand's outcome, Money Play
+    scores, a rate snapshot), its keys told by the field's help_text. Said ``type: object``
+    in the document: a bare JSONField is "any value", and a nullable one becomes an
+    ``anyOf`` whose first member accepts everything, null included."""

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.api.choices import FORFEIT_REASONS, MATCH_END_REASONS, VARIANTS
+from gin_platform.api.fields import JsonObject
 from gin_platform.api.serializers import Money
 from settlement import payouts
 
@@ -217,7 +218,7 @@ class StatementPlayerOutput(serializers.Serializer):
         allow_null=True,
         help_text="What the wallet received, in the wallet's currency (your players only)",
     )
-    fx = serializers.JSONField(
+    fx = JsonObject(
         required=False,
         allow_null=True,
         help_text="The rate used when the wallet's currency differs (your players only)",

@@ -274,3 +274,74 @@ def test_every_webhook_the_code_sends_is_in_the_document(document):
         assert media.get("examples"), f"{event}: no example"
         for example in media["examples"].values():
             Draft202012Validator({**document, "$ref": schema["$ref"]}).validate(example["value"])
+
+
+def test_every_operation_and_webhook_says_its_security_and_has_a_unique_operation_id(document):
+    """Public operations say ``security: []`` (absent reads as "forgot to say"), webhooks too
+    (the receiver checks our signature headers); each has an operationId for code generators,
+    none shared; and the document names its server (relative: the host serving it)."""
+    assert [server["url"] for server in document["servers"]] == ["/"]
+    unsaid, ids = [], []
+    for label, _, operation in operations(document, webhooks=True):
+        if "security" not in operation:
+            unsaid.append(label)
+        ids.append(operation.get("operationId"))
+    assert unsaid == []
+    assert None not in ids and len(ids) == len(set(ids))
+    public = {label for label, _, operation in operations(document) if operation["security"] == []}
+    assert {
+        "GET /api/v1/health/live",
+        "POST /api/v1/launch/session",
+        "GET /api/v1/problems",
+        "GET /problems/{slug}",
+    } <= public
+    assert all(item["post"]["security"] == [] for item in document["webhooks"].values())
+    assert document["webhooks"]["self_exclusion.started"]["post"]["operationId"] == (
+        "self_exclusion_started_webhook"
+    )
+
+
+def _schemas_with_an_empty_alternative(node, where: str = "#"):
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _schemas_with_an_empty_alternative(item, f"{where}/{index}")
+    elif isinstance(node, dict):
+        for keyword in ("anyOf", "oneOf"):
+            if {} in node.get(keyword, ()):
+                yield where
+        for key, value in node.items():
+            yield from _schemas_with_an_empty_alternative(value, f"{where}/{key}")
+
+
+def test_no_nullable_field_is_said_as_anything_or_null(document):
+    """A nullable JSON field says what it holds when not null (``JsonObject``): ``anyOf: [{},
+    null]`` is "any value" twice over and tells a client nothing."""
+    assert list(_schemas_with_an_empty_alternative(document)) == []
+    fx = document["components"]["schemas"]["StatementPlayerOutput"]["properties"]["fx"]
+    assert fx["type"] == ["object", "null"]
+
+
+def test_the_page_links_of_every_list_are_links_the_api_accepts(document):
+    """``next`` and ``previous`` examples are absolute URIs whose cursor the paginator reads
+    back (DRF's default example ends in a stray quote)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from gin_platform.pagination import EXAMPLE_POSITION, CreatedCursorPagination
+
+    paginated = [
+        schema
+        for name, schema in document["components"]["schemas"].items()
+        if name.startswith("Paginated")
+    ]
+    assert len(paginated) > 5
+    for schema in paginated:
+        for link, reverse in (("next", False), ("previous", True)):
+            url = schema["properties"][link]["example"]
+            parts = urlsplit(url)
+            assert (parts.scheme, parts.netloc) == ("https", "api.example.org"), url
+            request = Request(APIRequestFactory().get(parts.path, parse_qs(parts.query)))
+            cursor = CreatedCursorPagination().decode_cursor(request)
+            assert (cursor.position, cursor.reverse) == (EXAMPLE_POSITION, reverse), url
