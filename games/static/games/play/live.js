@@ -12,8 +12,9 @@ const SOCKET_RETRY_WHILE_POLLING_MS = 30000;
 const POLL_WAIT_SECONDS = 25;
 const POLL_MIN_INTERVAL_MS = 1000;
 const FATAL_CLOSES = { 4403: "origin", 4404: "not-found" };
-// The server closes a socket that sends more than 30 messages in ten seconds (4429); the
-// page stays well below and sends any move over the budget through REST instead.
+// The server closes a socket that sends more than REALTIME_MAX_MESSAGES_PER_10S (200 by
+// default) messages in ten seconds (4429); the page stays well below and sends any move
+// over the budget through REST instead.
 const SEND_BUDGET = 20;
 const SEND_WINDOW_MS = 10000;
 
