@@ -20,7 +20,9 @@ operation:
 - the required ``Idempotency-Key`` header on operator writes (``@idempotent``), and the
   ``Idempotent-Replayed`` header their responses may carry;
 - the ``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers on every
-  response of a throttled operation but its 401 (gin_platform/throttling.py).
+  response of a throttled operation but its 401 (gin_platform/throttling.py);
+- ``additionalProperties: false`` on every request body object: the inputs refuse a key they
+  do not declare (``unknown-fields``, gin_platform/api/inputs.py).
 
 It also gives the webhooks (``SPECTACULAR_SETTINGS["WEBHOOKS"]``, OpenAPI 3.1: every type of
 the catalogue, gin_platform/event_types.py) the headers we send with them (event, delivery
@@ -89,7 +91,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 }
 
 ERROR_DESCRIPTIONS = {
-    "400": "The request is not valid (validation-error, malformed-request, ...)",
+    "400": "The request is not valid (validation-error, unknown-fields, malformed-request, ...)",
     "401": "Authentication is required, or the credentials were not accepted",
     "403": "These credentials may not do this",
     "404": "Not found, or it belongs to another operator",
@@ -230,6 +232,7 @@ def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
                 _add_idempotency_header(operation)
             if view is not None and view.get_throttles():
                 _add_rate_limit_headers(operation)
+    _close_request_bodies(result)
     for event, operations in result.get("webhooks", {}).items():
         for method, operation in operations.items():
             if method in _HTTP_METHODS:
@@ -242,6 +245,34 @@ def postprocess_schema(result: dict, generator, request, public: bool) -> dict:
 
 
 _HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+def _close_request_bodies(result: dict) -> None:
+    """Every object a request body declares, nested ones included, takes no other key."""
+    schemas = result.get("components", {}).get("schemas", {})
+    pending = [
+        media.get("schema", {})
+        for operations in result.get("paths", {}).values()
+        for method, operation in operations.items()
+        if method in _HTTP_METHODS
+        for media in operation.get("requestBody", {}).get("content", {}).values()
+    ]
+    seen: set[int] = set()
+    while pending:
+        schema = pending.pop()
+        if id(schema) in seen or not isinstance(schema, dict):
+            continue
+        seen.add(id(schema))
+        ref = schema.get("$ref", "")
+        if ref.startswith("#/components/schemas/"):
+            pending.append(schemas.get(ref.rsplit("/", 1)[-1], {}))
+            continue
+        if "properties" in schema:
+            schema.setdefault("additionalProperties", False)
+            pending.extend(schema["properties"].values())
+        for key in ("items", "allOf", "anyOf", "oneOf"):
+            value = schema.get(key)
+            pending.extend(value if isinstance(value, list) else [value] if value else [])
 
 
 def _views_by_operation(generator, request) -> dict[tuple[str, str], Any]:

@@ -60,6 +60,17 @@ class ValidationProblem(Problem):
     description = "A field is missing or malformed; `errors` maps each field to its messages."
 
 
+class UnknownFieldsProblem(Problem):
+    slug = "unknown-fields"
+    status = 400
+    title = "The request has fields this endpoint does not take"
+    description = (
+        "A body or socket message names a field the operation does not declare (a typo, or an "
+        "option this version lacks): nothing was done. `fields` lists the unknown names (the "
+        "first 10, dotted inside a nested object), `accepted` the names the object takes."
+    )
+
+
 class MalformedRequestProblem(Problem):
     slug = "malformed-request"
     status = 400

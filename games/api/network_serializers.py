@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from games.api.serializers import RoomOutput, SitInput, choice
 from games.models import Room
+from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import OptionallyDisplayedMoney
 
 
@@ -31,7 +32,7 @@ class NetworkRoomOutput(RoomOutput):
 
 
 # --- Screen names (docs/network.md) ------------------------------------------------------------
-class ScreenNameInput(serializers.Serializer):
+class ScreenNameInput(StrictInput):
     screen_name = serializers.CharField(
         max_length=64,
         trim_whitespace=False,

@@ -21,6 +21,7 @@ from games.api.network_serializers import (
     WaitingListJoinInput,
 )
 from games.api.views import PROBLEMS, _validated
+from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator, IsPlayer
 from gin_platform.problems import NotFoundProblem
@@ -90,6 +91,7 @@ class NetworkRoomDetailView(APIView):
     )
     @idempotent
     def put(self, request: Request, room_id: str) -> Response:
+        validated(NoBody, request.data)
         room = selectors.network_room_get(room_id=room_id)
         services.network_room_opt_in(
             operator=request.user.operator, room=room, actor=request.user.actor
@@ -107,6 +109,7 @@ class NetworkRoomDetailView(APIView):
     )
     @idempotent
     def delete(self, request: Request, room_id: str) -> Response:
+        validated(NoBody, request.data)
         room = selectors.network_room_get(room_id=room_id)
         services.network_room_opt_out(
             operator=request.user.operator, room=room, actor=request.user.actor
@@ -219,6 +222,7 @@ class WaitingListView(APIView):
         examples=examples.WAITING_LIST_LEAVE,
     )
     def delete(self, request: Request, room_id: str) -> Response:
+        validated(NoBody, request.data)
         player = request.user.player
         room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
         entry = services.waiting_list_leave(player=player, room=room, actor=request.user.actor)

@@ -17,6 +17,7 @@ from games import engine
 from games.api.choices import MATCH_EVENT_KINDS
 from games.models import Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString, JsonObject
+from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import OptionallyDisplayedMoney
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, money_dict, normalize_currency
 from wallet.amounts import parse_money
@@ -43,7 +44,7 @@ def parse_amount(value: object, currency: str, field: str) -> int | None:
 
 
 # --- Rooms ----------------------------------------------------------------------------
-class RoomCreateInput(serializers.Serializer):
+class RoomCreateInput(StrictInput):
     name = serializers.CharField(max_length=100)
     variant = choice(Variant.choices)
     is_practice = serializers.BooleanField(required=False, default=False)
@@ -108,7 +109,7 @@ class RoomCreateInput(serializers.Serializer):
         return attrs
 
 
-class RoomUpdateInput(serializers.Serializer):
+class RoomUpdateInput(StrictInput):
     name = serializers.CharField(max_length=100, required=False)
     active = serializers.BooleanField(required=False)
 
@@ -227,7 +228,7 @@ class LobbyRoomOutput(serializers.Serializer):
 
 
 # --- Seats ----------------------------------------------------------------------------
-class SitInput(serializers.Serializer):
+class SitInput(StrictInput):
     cashier_amount = DecimalString(
         required=False,
         allow_null=True,
@@ -276,7 +277,7 @@ class SeatOutput(serializers.ModelSerializer):
 
 
 # --- The game ---------------------------------------------------------------------------
-class ActionInput(serializers.Serializer):
+class ActionInput(StrictInput):
     kind = choice(engine.ACTION_KINDS)
     card = serializers.CharField(
         required=False,
@@ -578,7 +579,7 @@ class WatchViewOutput(serializers.Serializer):
     previous_hand = ShowdownOutput(allow_null=True)
 
 
-class ResignInput(serializers.Serializer):
+class ResignInput(StrictInput):
     expected_seq = serializers.IntegerField(
         required=False,
         allow_null=True,

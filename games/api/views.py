@@ -41,7 +41,7 @@ from games.api.serializers import (
 )
 from games.models import Match
 from games.realtime.longpoll import wait_for_events
-from gin_platform.api.inputs import validated
+from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.principals import OperatorPrincipal
@@ -147,6 +147,7 @@ class RoomTableCreateView(APIView):
     )
     @idempotent
     def post(self, request: Request, room_id: str) -> Response:
+        validated(NoBody, request.data)
         room = selectors.room_get(operator=request.user.operator, room_id=room_id)
         table = services.table_create(room=room, actor=request.user.actor)
         return Response(TableOutput(table).data, status=status.HTTP_201_CREATED)
@@ -275,6 +276,7 @@ class LeaveView(APIView):
         examples=examples.LEAVE,
     )
     def post(self, request: Request, table_id: str) -> Response:
+        validated(NoBody, request.data)
         table = selectors.player_table_get(player=request.user.player, table_id=table_id)
         player = request.user.player
         seat = services.seat_leave(player=player, table=table, actor=request.user.actor)
@@ -481,6 +483,7 @@ class BotSeatView(APIView):
         examples=examples.BOT,
     )
     def post(self, request: Request, table_id: str) -> Response:
+        validated(NoBody, request.data)
         table = selectors.player_table_get(player=request.user.player, table_id=table_id)
         player = request.user.player
         result = services.table_seat_bot(player=player, table=table, actor=request.user.actor)

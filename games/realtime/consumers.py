@@ -39,7 +39,7 @@ from games.problems import (
 from games.realtime import presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.render import audience_events, audience_view
-from gin_platform.api.inputs import validated
+from gin_platform.api.inputs import refuse_unknown_fields, validated
 from gin_platform.models import PlayerSession
 from gin_platform.principals import PlayerPrincipal
 from gin_platform.problems import (
@@ -62,6 +62,8 @@ def database_sync_to_async(func):
 
 CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
 CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
+# Keys every client message may carry; the rest is the message's body, strict as in REST.
+ENVELOPE = frozenset({"type", "id"})
 
 
 class ReleasedOnExit:
@@ -351,10 +353,14 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
             )
             return
         kind, message_id = content.get("type"), _message_id(content)
-        if kind == "pong":
-            return
-        if kind == "ping":
-            await self._send_json({"type": "pong", "seq": self.last_seq})
+        if kind in ("ping", "pong"):
+            try:
+                refuse_unknown_fields(content, accepted=ENVELOPE)
+            except Problem as problem:
+                await self._send_problem(problem, message_id=message_id)
+                return
+            if kind == "ping":
+                await self._send_json({"type": "pong", "seq": self.last_seq})
             return
         if kind in ("action", "resign"):
             await self._play(kind, content, message_id)
@@ -396,7 +402,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
         """The REST action or resign, with the same input rules and the same service."""
         principal = self.principal
         if kind == "action":
-            data = _validated(ActionInput, content)
+            data = _validated(ActionInput, _body(content))
             with publisher.moved_over_socket(self.audience):
                 result = services.player_action_apply(
                     player=principal.player,
@@ -407,7 +413,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
                 )
             own = publisher.kept_for_mover()
             return {"applied": result.applied, "seq": result.match.seq, "own_pushes": own}
-        data = _validated(ResignInput, content)
+        data = _validated(ResignInput, _body(content))
         seat = selectors.player_match_seat(player=principal.player, match_id=self.audience.match_id)
         match = services.match_resign(
             seat=seat, actor=principal.actor, expected_seq=data["expected_seq"]
@@ -475,6 +481,11 @@ def _session_still_valid(principal: PlayerPrincipal) -> bool:
         and session.player.is_active
         and session.player.operator.is_active
     )
+
+
+def _body(content: dict) -> dict:
+    """The message without its envelope (``type``, ``id``): what the REST body would be."""
+    return {key: value for key, value in content.items() if key not in ENVELOPE}
 
 
 def _validated(serializer_class, data: dict) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import Money
 from gin_platform.event_types import ALL, EVENT_TYPES
 
@@ -167,7 +168,7 @@ class SubscriptionTypeField(serializers.CharField):
     pass
 
 
-class WebhookSubscriptionInput(serializers.Serializer):
+class WebhookSubscriptionInput(StrictInput):
     event_types = serializers.ListField(
         child=SubscriptionTypeField(),
         allow_empty=True,

@@ -4,6 +4,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from gin_platform.api.inputs import StrictInput
 from gin_platform.models import (
     Operator,
     OperatorApiKey,
@@ -38,7 +39,7 @@ class OperatorOutput(serializers.ModelSerializer):
 KYC_STATUSES = Player.KycStatus.choices
 
 
-class PlayerCreateInput(serializers.Serializer):
+class PlayerCreateInput(StrictInput):
     external_ref = serializers.CharField(max_length=128)
     wallet_currency = serializers.CharField(max_length=3, required=False)
     display_currency = serializers.CharField(max_length=3, required=False)
@@ -51,7 +52,7 @@ class PlayerCreateInput(serializers.Serializer):
     )
 
 
-class PlayerUpdateInput(serializers.Serializer):
+class PlayerUpdateInput(StrictInput):
     display_currency = serializers.CharField(max_length=3, required=False)
     locale = serializers.CharField(max_length=16, required=False)
     display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
@@ -77,7 +78,7 @@ class PlayerOutput(serializers.ModelSerializer):
         read_only_fields = ("screen_name",)
 
 
-class PlayerSessionCreateInput(serializers.Serializer):
+class PlayerSessionCreateInput(StrictInput):
     ttl_seconds = serializers.IntegerField(required=False, min_value=1)
 
 
@@ -145,7 +146,7 @@ class ProblemTypeOutput(serializers.Serializer):
     description = serializers.CharField()
 
 
-class OperatorUpdateInput(serializers.Serializer):
+class OperatorUpdateInput(StrictInput):
     webhook_url = serializers.URLField(required=False, allow_blank=True)
     require_signed_requests = serializers.BooleanField(required=False)
 
@@ -212,7 +213,7 @@ class ApiKeyOutput(serializers.ModelSerializer):
         return calling is not None and calling.pk == api_key.pk
 
 
-class ApiKeyCreateInput(serializers.Serializer):
+class ApiKeyCreateInput(StrictInput):
     name = serializers.CharField(max_length=100, required=False, default="default")
     mode = serializers.ChoiceField(
         choices=("live", "test"),
@@ -226,7 +227,7 @@ class ApiKeyListQuery(serializers.Serializer):
     mode = serializers.ChoiceField(choices=("live", "test"), required=False)
 
 
-class ApiKeyRotateInput(serializers.Serializer):
+class ApiKeyRotateInput(StrictInput):
     grace_seconds = serializers.IntegerField(
         required=False,
         default=0,
@@ -316,7 +317,7 @@ class OptionallyDisplayedMoney(Money):
     display = DisplayMoney(required=False, allow_null=True, help_text=DISPLAY_HELP)
 
 
-class OperatorOriginInput(serializers.Serializer):
+class OperatorOriginInput(StrictInput):
     origin = serializers.CharField(
         max_length=300,
         help_text="scheme://host[:port], e.g. https://casino.example.com (no path, no wildcard)",
@@ -342,7 +343,7 @@ class SocketTicketOutput(serializers.Serializer):
     ttl_seconds = serializers.IntegerField()
 
 
-class LaunchInput(serializers.Serializer):
+class LaunchInput(StrictInput):
     mode = serializers.ChoiceField(
         choices=("lobby", "watch"),
         required=False,
@@ -384,7 +385,7 @@ class LaunchIssuedOutput(serializers.Serializer):
     options = LaunchOptionsOutput()
 
 
-class LaunchSessionInput(serializers.Serializer):
+class LaunchSessionInput(StrictInput):
     launch_token = serializers.CharField(max_length=200, help_text="glt_... from the launch URL")
 
 
@@ -406,7 +407,7 @@ class LaunchSessionOutput(serializers.Serializer):
 
 
 # --- The network (docs/network.md) -----------------------------------------------------------
-class NetworkMembershipInput(serializers.Serializer):
+class NetworkMembershipInput(StrictInput):
     member = serializers.BooleanField(
         help_text="true joins the network (again after leaving), false leaves it."
     )

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from gin_platform import selectors, services
 from gin_platform.api import examples
+from gin_platform.api.inputs import NoBody, validated
 from gin_platform.api.output import represent
 from gin_platform.api.serializers import (
     ApiKeyCreateInput,
@@ -173,6 +174,7 @@ class WebhookSecretRotateView(APIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        validated(NoBody, request.data)
         operator = services.webhook_secret_rotate(
             operator=request.user.operator, actor=request.user.actor
         )
@@ -195,6 +197,7 @@ class SigningSecretCreateView(APIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        validated(NoBody, request.data)
         secret = services.signing_secret_create(
             operator=request.user.operator, actor=request.user.actor
         )
@@ -215,6 +218,7 @@ class SigningSecretRevokeView(APIView):
     )
     @idempotent
     def post(self, request: Request, secret_id: str) -> Response:
+        validated(NoBody, request.data)
         secret = selectors.signing_secret_get(operator=request.user.operator, secret_id=secret_id)
         secret = services.signing_secret_revoke(secret=secret, actor=request.user.actor)
         return Response(SigningSecretOutput(secret).data)
@@ -292,6 +296,7 @@ class ApiKeyRevokeView(APIView):
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
+        validated(NoBody, request.data)
         operator = request.user.operator
         api_key = selectors.api_key_get(
             operator=operator, api_key_id=api_key_id, include_sandbox=True
@@ -393,6 +398,7 @@ class WebhookRedeliverView(APIView):
     )
     @idempotent
     def post(self, request: Request, delivery_id: str) -> Response:
+        validated(NoBody, request.data)
         delivery = selectors.webhook_delivery_get(
             operator=request.user.operator, delivery_id=delivery_id
         )
@@ -512,6 +518,7 @@ class PlayerSessionRevokeView(APIView):
     )
     @idempotent
     def post(self, request: Request, player_id: str, session_id: str) -> Response:
+        validated(NoBody, request.data)
         operator = request.user.operator
         player = selectors.player_get(operator=operator, player_id=player_id)
         session = selectors.player_session_get(
@@ -577,6 +584,7 @@ class OperatorOriginDetailView(APIView):
     )
     @idempotent
     def delete(self, request: Request, origin_id: str) -> Response:
+        validated(NoBody, request.data)
         origin = selectors.operator_origin_get(operator=request.user.operator, origin_id=origin_id)
         services.operator_origin_delete(origin=origin, actor=request.user.actor)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -682,6 +690,7 @@ class SocketTicketCreateView(APIView):
         examples=examples.SOCKET_TICKET,
     )
     def post(self, request: Request) -> Response:
+        validated(NoBody, request.data)
         issued = services.socket_ticket_create(
             session=request.user.session, actor=request.user.actor
         )

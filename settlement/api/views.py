@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from gin_platform import selectors as platform_selectors
 from gin_platform import staff
+from gin_platform.api.inputs import NoBody, validated
 from gin_platform.pagination import CheckedCursorPagination
 from gin_platform.permissions import HasStaffPermission, IsOperator, IsOperatorOrPlayer, IsStaff
 from gin_platform.principals import OperatorPrincipal
@@ -334,5 +335,6 @@ class StaffReconciliationView(GenericAPIView):
         examples=[RECONCILIATION_RUN],
     )
     def post(self, request: Request) -> Response:
+        validated(NoBody, request.data)
         run = services.reconciliation_run()
         return Response(ReconciliationRunOutput(run).data, status=201)

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from contextlib import contextmanager
 
 import pytest
-from django.core import signals
-from django.db import close_old_connections
 
 from gin_platform.throttling import PrincipalRateThrottle
 from tests.fuzz import world as world_module
@@ -26,7 +23,7 @@ def fuzz_world(db, settings, monkeypatch, django_user_model, request):
         monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, scope, UNTHROTTLED)
     # Reproducible deals, so the seeded match (and what is legal in it) is the same each run.
     _fixed_server_seeds(monkeypatch)
-    with _database_connection_kept():
+    with world_module.database_connection_kept():
         world = world_module.build_world(
             schema_paths=request.module.RAW_PATHS, django_user_model=django_user_model
         )
@@ -35,20 +32,6 @@ def fuzz_world(db, settings, monkeypatch, django_user_model, request):
             yield world
         finally:
             world_module.CURRENT = None
-
-
-@contextmanager
-def _database_connection_kept():
-    """schemathesis calls the raw WSGI application, whose request signals close "old"
-    database connections; inside the test's transaction that closes the test's own
-    connection (PostgreSQL). Django's test client disconnects them the same way."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    try:
-        yield
-    finally:
-        signals.request_started.connect(close_old_connections)
-        signals.request_finished.connect(close_old_connections)
 
 
 def _fixed_server_seeds(monkeypatch) -> None:

@@ -27,9 +27,12 @@ import re
 import warnings
 from collections import Counter
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core import signals
+from django.db import close_old_connections
 from werkzeug.test import Client
 
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
@@ -150,6 +153,20 @@ class World:
         values = self.named.setdefault(name, [])
         if str(value) not in values:
             values.append(str(value))
+
+
+@contextmanager
+def database_connection_kept():
+    """schemathesis calls the raw WSGI application, whose request signals close "old"
+    database connections; inside the test's transaction that closes the test's own
+    connection (PostgreSQL). Django's test client disconnects them the same way."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def _http() -> Client:

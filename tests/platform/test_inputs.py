@@ -10,12 +10,13 @@ from rest_framework import serializers
 
 from games.api.serializers import ActionInput, ResignInput
 from gin_platform.api.inputs import validated
+from gin_platform.problems import UnknownFieldsProblem
 
 BODIES = [
     {"kind": "discard", "card": "7h", "expected_seq": 3},
     {"kind": "knock", "card": "10d", "expected_seq": 0},
     {"kind": "pass", "expected_seq": 12},
-    {"kind": "draw_stock", "card": None, "expected_seq": 2**63 - 1, "extra": "ignored"},
+    {"kind": "draw_stock", "card": None, "expected_seq": 2**63 - 1, "extra": "refused"},
     {"kind": "discard", "card": "1Z", "expected_seq": 3},
     {"kind": "fly", "expected_seq": 3},
     {"kind": "pass", "expected_seq": -1},
@@ -36,6 +37,8 @@ def _new_instance(serializer_class, data):
         serializer.is_valid(raise_exception=True)
     except serializers.ValidationError as exc:
         return "invalid", exc.detail
+    except UnknownFieldsProblem as problem:
+        return "unknown", problem.extensions["fields"]
     return "valid", serializer.validated_data
 
 
@@ -44,12 +47,19 @@ def _shared_instance(serializer_class, data):
         return "valid", validated(serializer_class, data)
     except serializers.ValidationError as exc:
         return "invalid", exc.detail
+    except UnknownFieldsProblem as problem:
+        return "unknown", problem.extensions["fields"]
 
 
 @pytest.mark.parametrize("body", BODIES)
 @pytest.mark.parametrize("serializer_class", [ActionInput, ResignInput])
 def test_the_shared_instance_answers_as_a_new_one(serializer_class, body):
     assert _shared_instance(serializer_class, body) == _new_instance(serializer_class, body)
+
+
+def test_a_key_the_input_does_not_declare_is_refused_not_dropped():
+    assert _shared_instance(ActionInput, BODIES[3]) == ("unknown", ["extra"])
+    assert _shared_instance(ResignInput, BODIES[0]) == ("unknown", ["kind", "card"])
 
 
 def test_threads_validating_at_once_each_get_their_own_answer():

@@ -13,6 +13,7 @@ import json
 from rest_framework import serializers
 
 from gin_platform.api.fields import DecimalString
+from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import KYC_STATUSES, DisplayedMoney, Money
 from gin_platform.parsers import json_shape
 from wallet.models import (
@@ -119,7 +120,7 @@ class WalletOutput(serializers.Serializer):
     self_excluded_until = serializers.DateTimeField(allow_null=True)
 
 
-class CashierInput(serializers.Serializer):
+class CashierInput(StrictInput):
     amount = DecimalString()
     currency = serializers.CharField(max_length=8)
     reference = serializers.CharField(
@@ -165,7 +166,7 @@ class LimitOutput(serializers.Serializer):
     window_end = serializers.DateTimeField()
 
 
-class LimitChangeInput(serializers.Serializer):
+class LimitChangeInput(StrictInput):
     kind = serializers.ChoiceField(choices=LimitKind.choices)
     period = serializers.ChoiceField(choices=LimitPeriod.choices)
     amount = DecimalString(allow_null=True, help_text="Wallet currency; null removes the limit")
@@ -185,7 +186,7 @@ class LimitChangeOutput(serializers.Serializer):
     actor_id = serializers.CharField()
 
 
-class SelfExclusionInput(serializers.Serializer):
+class SelfExclusionInput(StrictInput):
     days = serializers.IntegerField(help_text="1 to 3650; cannot be shortened afterwards")
     reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
@@ -218,7 +219,7 @@ class CashierCapsOutput(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class CashierCapsInput(serializers.Serializer):
+class CashierCapsInput(StrictInput):
     min_deposit = DecimalString(required=False, allow_null=True, default=None)
     max_deposit = DecimalString(required=False, allow_null=True, default=None)
     min_withdrawal = DecimalString(required=False, allow_null=True, default=None)
@@ -233,7 +234,7 @@ class CashierCapsInput(serializers.Serializer):
     )
 
 
-class ExchangeRateInput(serializers.Serializer):
+class ExchangeRateInput(StrictInput):
     base = serializers.CharField(max_length=8)
     quote = serializers.CharField(max_length=8)
     rate = DecimalString(help_text="1 base = rate quote, as a decimal string ('1.0720')")
@@ -256,7 +257,7 @@ class ExchangeRateOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class ReversalInput(serializers.Serializer):
+class ReversalInput(StrictInput):
     reference = serializers.CharField(max_length=150)
     reason = serializers.CharField(max_length=200)
 
@@ -271,7 +272,7 @@ class ReconciliationOutput(serializers.Serializer):
 
 
 # --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
-class OperatorWalletInput(serializers.Serializer):
+class OperatorWalletInput(StrictInput):
     mode = serializers.ChoiceField(
         choices=OperatorWallet.Mode.choices,
         help_text="transfer: the platform holds the balance (deposits and withdrawals); "
@@ -298,7 +299,7 @@ class OperatorWalletOutput(serializers.Serializer):
 
 
 # --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
-class ApprovalInput(serializers.Serializer):
+class ApprovalInput(StrictInput):
     kind = serializers.ChoiceField(choices=ApprovalRequest.Kind.choices)
     operator_id = serializers.UUIDField(
         required=False,
@@ -318,7 +319,7 @@ class ApprovalFilterInput(serializers.Serializer):
     status = serializers.ChoiceField(choices=ApprovalRequest.Status.choices, required=False)
 
 
-class ApprovalDecisionInput(serializers.Serializer):
+class ApprovalDecisionInput(StrictInput):
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
 

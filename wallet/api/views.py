@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gin_platform import selectors as platform_selectors
+from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator, IsPlayer
@@ -383,6 +384,7 @@ class PracticeTopUpCreateView(APIView):
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
+        validated(NoBody, request.data)
         player = _player(request, player_id)
         return _practice_top_up_response(request, player, operator_view=True)
 
@@ -437,6 +439,7 @@ class MyPracticeTopUpView(APIView):
         examples=examples.PLAYER_TOP_UP,
     )
     def post(self, request: Request) -> Response:
+        validated(NoBody, request.data)
         return _practice_top_up_response(request, request.user.player, operator_view=False)
 
 
