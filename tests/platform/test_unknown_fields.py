@@ -42,7 +42,8 @@ def _database() -> dict[str, list[dict]]:
     """Every row of every table but the bookkeeping, to compare before and after."""
     return {
         model._meta.label: sorted(
-            repr({k: v for k, v in row.items() if k not in STAMPS}) for row in model.objects.values()
+            repr({k: v for k, v in row.items() if k not in STAMPS})
+            for row in model.objects.values()
         )
         for model in apps.get_models()
         if model._meta.label not in BOOKKEEPING
