@@ -11,15 +11,21 @@ so XGC has no row), for the games settled that day:
 - payouts: what those games paid the operator's players;
 - fees: the operator's share of those games' fees (by contribution, less the network's
   ``fee_share_bps``);
-- net: turnover - payouts - fees: what those games added to the operator's position
-  (positive: the operator owes the network that much more; negative: the network owes it);
+- net: what those games added to the operator's position, the sum of its position lines in
+  their buy-ins, refunds and settlements (= turnover - payouts - fees; positive: the
+  operator owes the network that much more; negative: the network owes it);
 - settled: net settlements posted that day (their effect on the position: a payment by the
   operator is negative);
 - position: the operator's position at the end of the day (everything posted before then,
   open games' stakes included): positive, owed to the network; negative, owed by it.
-The network's own row (``operator`` = the network's slug, staff only): games and turnover of
-every network game settled that day, fees = what the network kept, net and position its own
-(the opposite of the members' sum).
+The network's own row (``operator`` = the network's slug, staff only), from its own lines:
+games, turnover and payouts of every network game settled that day (its members' sums:
+every stake, and what the games paid the players), fees = what the network kept of their
+fees, net = what those games added to its position (= -fees: the members owe it what it
+kept), position its own. The network's position is the opposite of its members' sum, so
+its ``owed_to_network`` is what the members owe it on balance (a negative position) and
+``owed_by_network`` what it owes them. Per day and currency the nets of all the rows, the
+network's included, sum to zero, and so do their positions.
 """
 
 from __future__ import annotations
@@ -56,21 +62,20 @@ class NetworkRow:
     turnover: int = 0
     payouts: int = 0
     fees: int = 0
+    net: int = 0
     settled: int = 0
     position: int = 0
     is_network: bool = False
 
     @property
-    def net(self) -> int:
-        return self.turnover - self.payouts - self.fees
-
-    @property
     def owed_to_network(self) -> int:
-        return max(self.position, 0)
+        """What is owed to the network: a member's positive position, or (the network's own
+        row, whose position is the opposite of its members' sum) a negative one."""
+        return max(-self.position if self.is_network else self.position, 0)
 
     @property
     def owed_by_network(self) -> int:
-        return max(-self.position, 0)
+        return max(self.position if self.is_network else -self.position, 0)
 
 
 @dataclass(frozen=True)
@@ -182,14 +187,9 @@ def _fill_positions(
             row.settled = payments.get((day, code), 0)
 
 
-def _member_rows(
-    operator: Operator,
-    settled: dict[str, tuple],
-    *,
-    start: datetime,
-    end: datetime,
-    currency: str | None,
-) -> list[NetworkRow]:
+def _game_lines(operator: Operator, settled: dict[str, tuple], currency: str | None):
+    """``operator``'s position lines in the games of ``settled``: its stakes per game (buy-ins
+    less refunds) and its lines in their settlements per game and component."""
     entries = _positions(operator, currency)
     stakes = (
         entries.filter(transaction__game_ref__in=list(settled), transaction__kind__in=CONTRIBUTIONS)
@@ -203,6 +203,18 @@ def _member_rows(
         .annotate(total=Sum("amount"))
         .order_by()
     )
+    return stakes, results
+
+
+def _member_rows(
+    operator: Operator,
+    settled: dict[str, tuple],
+    *,
+    start: datetime,
+    end: datetime,
+    currency: str | None,
+) -> list[NetworkRow]:
+    stakes, results = _game_lines(operator, settled, currency)
     rows: dict[tuple[date, str], NetworkRow] = {}
 
     def make(day: date, code: str) -> NetworkRow:
@@ -215,6 +227,7 @@ def _member_rows(
         line = rows.setdefault((day, code), make(day, code))
         line.games += 1
         line.turnover += int(row["total"])
+        line.net += int(row["total"])
     for row in results:
         _pk, day, code, _amount = settled[row["transaction__game_ref"]]
         line = rows.setdefault((day, code), make(day, code))
@@ -222,6 +235,7 @@ def _member_rows(
             line.payouts -= int(row["total"])
         elif row["component"] == "fee_share":
             line.fees -= int(row["total"])
+        line.net += int(row["total"])
     opening, moves, payments = _daily_positions(operator, start=start, end=end, currency=currency)
     _fill_positions(
         rows,
@@ -259,11 +273,23 @@ def _network_rows(
         .annotate(total=Sum("amount"))
         .order_by()
     }
-    for pk, day, code, amount in settled.values():
+    for pk, day, code, amount in settled.values():  # amount: the escrow's total, every stake
         line = rows.setdefault((day, code), make(day, code))
         line.games += 1
         line.turnover += int(amount or 0)
         line.fees += kept.get(pk, 0)
+    # Its position's side of the members' lines: -stake per buy-in, +payout to each payee's
+    # operator, +fee share to each member; in all, minus what it kept.
+    stakes, results = _game_lines(network, settled, currency)
+    for row in stakes:
+        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
+        rows.setdefault((day, code), make(day, code)).net += int(row["total"])
+    for row in results:
+        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
+        line = rows.setdefault((day, code), make(day, code))
+        if row["component"] == "payout":
+            line.payouts += int(row["total"])
+        line.net += int(row["total"])
     opening, moves, payments = _daily_positions(network, start=start, end=end, currency=currency)
     _fill_positions(
         rows,
@@ -274,8 +300,6 @@ def _network_rows(
         start=start,
         end=end,
     )
-    for line in rows.values():  # the network's payouts: what left its escrows, less the fees
-        line.payouts = line.turnover - line.fees
     return list(rows.values())
 
 

@@ -308,20 +308,30 @@ class NetworkStatementRowOutput(serializers.Serializer):
     operator = serializers.CharField(help_text="The operator's slug (or the network's)")
     currency = serializers.CharField(help_text="The network rooms' currency")
     games = serializers.IntegerField(help_text="Network games settled that day with a stake")
-    turnover = serializers.CharField(help_text="The operator's players' stakes in those games")
-    payouts = serializers.CharField(help_text="What those games paid the operator's players")
+    turnover = serializers.CharField(
+        help_text="The operator's players' stakes in those games (the network's row: every stake)"
+    )
+    payouts = serializers.CharField(
+        help_text="What those games paid the operator's players (the network's row: all players)"
+    )
     fees = serializers.CharField(
         help_text="The operator's share of those games' fees (the network's row: what it kept)"
     )
     net = serializers.CharField(
-        help_text="turnover - payouts - fees: what those games added to the position"
+        help_text="What those games added to the position: turnover - payouts - fees (the "
+        "network's row: -fees, what it kept); the rows' nets sum to zero"
     )
     settled = serializers.CharField(help_text="Net settlements posted that day (their effect)")
     position = serializers.CharField(
-        help_text="The position at the end of the day: positive, owed to the network"
+        help_text="The position at the end of the day: positive, owed to the network (the "
+        "network's row: the opposite of its members' sum)"
     )
-    owed_to_network = serializers.CharField()
-    owed_by_network = serializers.CharField()
+    owed_to_network = serializers.CharField(
+        help_text="What is owed to the network (the network's row: by its members, on balance)"
+    )
+    owed_by_network = serializers.CharField(
+        help_text="What the network owes (the network's row: to its members, on balance)"
+    )
 
 
 class NetworkStatementOutput(serializers.Serializer):

@@ -203,6 +203,10 @@ def test_a_hundred_network_games_between_three_operators_agree_to_the_minor_unit
         assert last_position[op.slug] == position[op.pk]
     assert totals[network.slug]["games"] == GAMES
     assert totals[network.slug]["fees"] == fees[network.pk]
+    assert totals[network.slug]["net"] == -fees[network.pk] == position[network.pk]
+    assert totals[network.slug]["turnover"] == sum(turnover.values())
+    assert totals[network.slug]["payouts"] == sum(payouts.values())
+    assert sum(total["net"] for total in totals.values()) == 0
     assert last_position[network.slug] == position[network.pk]
     assert "owed_to_network" in network_statement.statement_csv(statement).splitlines()[0]
 

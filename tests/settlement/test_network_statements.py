@@ -5,8 +5,11 @@ each operator and player reads it (the other operator's player by screen name on
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from datetime import UTC
+from decimal import Decimal
 
 import pytest
 from django.utils import timezone
@@ -279,3 +282,73 @@ def test_a_network_statement_names_other_operators_only_when_the_network_reveals
     )
     assert revealed["players"][1]["operator"] == "Bravo"
     assert "op-b" not in json.dumps(revealed)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_staff_statement_rows_add_up_and_the_network_row_nets_what_it_kept(world):
+    """Real network games (seated, resigned, settled on commit) in two rooms, one with a
+    rounding remainder in the fee split. Each row's net is what those games added to its
+    position; the network's is what it kept (its fees, as a position: the members owe it
+    that much more). Per day and currency the nets, and the positions, of all the rows sum
+    to zero; the network's turnover and payouts are its members' sums."""
+    network, a, b, alice, bob = world
+    c = member_make(name="Charlie")
+    carol = PlayerFactory(operator=c, screen_name="carol_net")
+    fund(carol, 10_000)
+    match_play = network_room_make(stake=500, fee_bps=500)  # fee 0.50: 0.20 each, keeps 0.10
+    ftk = network_room_make(name="Network FTK", variant="ftk", target=None, stake=333, fee_bps=250)
+    kept = 0
+    for room, (winner, loser) in (
+        (match_play, (alice, bob)),
+        (ftk, (carol, alice)),  # fee 0.16 of 6.66: 0.06 each, keeps 0.04 (0.0128 of remainder)
+        (ftk, (bob, carol)),
+    ):
+        table = TableFactory(room=room)
+        for player in (winner, loser):
+            games_services.seat_take(player=player, table=table, actor=SYSTEM)
+        match = Match.objects.get(table=table)
+        games_services.match_resign(seat=Seat.objects.get(match=match, player=loser), actor=SYSTEM)
+        match.refresh_from_db()
+        assert match.status == Match.Status.SETTLED
+        kept += match.settlement.ledger_transaction.metadata["network"]["network_fee"]
+    assert kept == 10 + 4 + 4
+
+    staff = api_as(staff_user("fin", "finance"))
+    body = staff.get("/api/v1/backoffice/network/statement", {"from": _today()}).json()
+    rows = {row["operator"]: row for row in body["rows"]}
+    assert set(rows) == {a.slug, b.slug, c.slug, network.slug}
+    assert {(row["day"], row["currency"]) for row in body["rows"]} == {(_today(), "EUR")}
+
+    def cents(value: str) -> int:
+        return round(Decimal(value) * 100)
+
+    members = [rows[op.slug] for op in (a, b, c)]
+    for row in members:  # a member's net: its players' stakes, less payouts and fee share
+        assert cents(row["net"]) == (
+            cents(row["turnover"]) - cents(row["payouts"]) - cents(row["fees"])
+        )
+        assert row["net"] == row["position"]  # every stake and payout posted today
+    own = rows[network.slug]
+    assert (own["games"], own["fees"]) == (3, "0.18")
+    assert own["net"] == "-0.18" and own["position"] == "-0.18"  # it kept 0.18
+    assert (own["owed_to_network"], own["owed_by_network"]) == ("0.18", "0.00")
+    assert cents(own["turnover"]) == sum(cents(row["turnover"]) for row in members)
+    assert cents(own["turnover"]) == 1_000 + 2 * 666
+    assert cents(own["payouts"]) == sum(cents(row["payouts"]) for row in members)
+    assert cents(own["payouts"]) == 950 + 2 * (666 - 16)  # the pots less the whole fee
+    assert sum(cents(row["fees"]) for row in body["rows"]) == 50 + 2 * 16
+    assert sum(cents(row["net"]) for row in body["rows"]) == 0
+    assert sum(cents(row["position"]) for row in body["rows"]) == 0
+    assert network_selectors.network_position_balance(operator=network, currency="EUR") == -18
+
+    csv_body = staff.get(
+        "/api/v1/backoffice/network/statement", {"from": _today(), "format": "csv"}
+    ).content.decode()
+    network_line = next(
+        line for line in csv.DictReader(io.StringIO(csv_body)) if line["operator"] == network.slug
+    )
+    assert (network_line["fees"], network_line["net"], network_line["position"]) == (
+        "0.18",
+        "-0.18",
+        "-0.18",
+    )

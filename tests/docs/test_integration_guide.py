@@ -1,0 +1,191 @@
+"""docs/integration.md, run exactly as written, against a server started as it says.
+
+Section 0 of the guide says how: `make serve` in one terminal, the blocks pasted in order
+into bash at the repository root in a second one. Here `make serve` itself runs (on a free
+port of the loopback, over a fresh embedded database under a temporary GIN_VAR_DIR, with
+none of this shell's database or broker URLs: a fresh machine's settings), and every fenced
+``sh`` block of the guide is run in order by one bash process (``set -euo pipefail``) with
+``API`` pointing at it; nothing else is defined for the blocks. Each block's output is
+checked against what the guide says it prints. A fence of any other language would escape
+the run, so the guide has only ``sh`` blocks (run) and ``text`` ones (not commands).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from gin_platform.demo.server import free_port
+from tests.docs.test_readme_walkthrough import (
+    EMBEDDED_ONLY,
+    MARKER,
+    block_outputs,
+    json_then_lines,
+    not_at_midnight,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "integration.md"
+FENCE = re.compile(r"^```(\S*)\n(.*?)^```$", re.S | re.M)
+
+
+def guide_blocks(text: str) -> list[str]:
+    """The guide's ``sh`` blocks, in order (every fence starts at the left margin)."""
+    fences = FENCE.findall(text)
+    assert {language for language, _ in fences} <= {"sh", "text"}, [f[0] for f in fences]
+    assert text.count("```") == 2 * len(fences), "a fence not at the left margin"
+    return [body for language, body in fences if language == "sh"]
+
+
+def stop_group(process: subprocess.Popen, *, timeout: float = 20) -> None:
+    """SIGTERM to the process group `make serve` leads (make and gunicorn), then SIGKILL."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    with contextlib.suppress(ProcessLookupError):  # gunicorn outliving make
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def make_serve(env: dict[str, str], log: Path) -> Iterator[str]:
+    """`make serve` on a free port; the API's base URL once it answers."""
+    # make serve installs the runtime lock first; the suite runs after `make install`, which
+    # leaves that stamp, so here it must be a no-op, never an install behind the test's back.
+    fresh = subprocess.run(["make", "-q", "install-base"], cwd=ROOT, env=env, check=False)
+    assert fresh.returncode == 0, "the runtime lock is not installed: run `make install`"
+    port = free_port()
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            ["make", "--no-print-directory", "serve", f"PORT={port}"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, f"make serve exited:\n{log.read_text()[-3000:]}"
+            try:
+                with urllib.request.urlopen(base + "/api/v1/health", timeout=2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer within 120 s"
+                time.sleep(0.2)
+        yield base + "/api/v1"
+    finally:
+        stop_group(server)
+
+
+def money(value: str) -> dict:
+    return {"amount": value, "currency": "EUR"}
+
+
+@pytest.mark.slow
+def test_the_integration_guide_runs_as_written(tmp_path):
+    text = GUIDE.read_text()
+    # Section 0 says how to start the server, and it is what runs below.
+    assert "start the server: `make serve`" in " ".join(text.split())
+    blocks = guide_blocks(text)
+    assert len(blocks) == 13, "the checks below follow the guide block by block"
+    for block in blocks:
+        assert "uuidgen" not in block and "jq " not in block
+    script = "set -euo pipefail\n" + "".join(
+        f"echo '{MARKER.format(i)}'\n{block}" for i, block in enumerate(blocks)
+    )
+    env = {k: v for k, v in os.environ.items() if k not in EMBEDDED_ONLY}
+    env["GIN_VAR_DIR"] = str(tmp_path / "var")
+    not_at_midnight()
+    with make_serve(env, tmp_path / "serve.log") as api:
+        run = subprocess.run(
+            ["bash", "-c", script],
+            cwd=ROOT,
+            env=env | {"API": api},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    assert run.returncode == 0, f"{run.stdout[-3000:]}\n---\n{run.stderr[-3000:]}"
+    (
+        setup,
+        keys,
+        webhooks,
+        players,
+        wallet_model,
+        deposits,
+        sessions,
+        game,
+        settled,
+        events,
+        report,
+        transactions,
+        reconcile,
+    ) = block_outputs(run.stdout, len(blocks))
+
+    assert setup == ["ok"]
+    # A sandbox key, made with the live key; `op` calls as the sandbox.
+    assert keys == ["gop_test_...", "test"]
+    # The sandbox's own webhook secret; a loopback webhook URL accepted (development).
+    assert webhooks == [
+        "whsec_...",
+        "http://127.0.0.1:9000/gin/webhooks",
+        '["deposit.completed", "game.settled"]',
+        "https://casino.example",
+    ]
+    assert players == ["u-1001"]
+    # Transfer by default; seamless with a loopback base_url (development), and back.
+    assert wallet_model == ["transfer", "seamless", "transfer"]
+    # Two deposits, a retry answered with the first answer, then no more switching.
+    deposit = json.dumps(money("50.00"))
+    assert deposits == [deposit] * 3 + ["/problems/wallet-mode-switch-refused"]
+    launch_url, token = sessions
+    site = re.escape(api.removesuffix("/api/v1"))
+    assert re.fullmatch(site + r"/play/#launch=glt_\S+", launch_url)
+    assert token == "gps_..."
+    assert game == ["running", "finished"]
+    # Settled: a forfeit, 5% of the 10.00 pot.
+    match_id, reason, fee = settled
+    assert reason == "forfeit" and json.loads(fee) == money("0.50")
+    # game.settled in the events API, then caught up; the latest delivery is for it.
+    assert events == [match_id, "[]", "game.settled"]
+
+    # The day's report with `to` exclusive: the game, both players; from=to is refused.
+    body, rest = json_then_lines(report)
+    today = datetime.now(UTC).date()
+    assert (body["from"], body["to"]) == (
+        f"{today}T00:00:00+00:00",
+        f"{today + timedelta(days=1)}T00:00:00+00:00",
+    )
+    (totals,) = body["totals"]
+    assert (totals["games"], totals["turnover"], totals["fees"]) == (1, "10.00", "0.50")
+    nets = {line["external_ref"]: Decimal(line["net"]) for line in body["players"]}
+    assert nets == {"u-1001": Decimal("4.50"), "u-1002": Decimal("-5.00")}
+    *csv_lines, refused = rest
+    rows = list(csv.DictReader(io.StringIO("\n".join(csv_lines))))
+    assert {row["external_ref"]: Decimal(row["net"]) for row in rows} == nets
+    assert refused == "/problems/report-range-invalid"
+
+    # The player's transactions, newest first; the ledger reconciles.
+    assert transactions == ["settlement 9.50", "buy_in -5.00", "deposit 50.00"]
+    assert reconcile[-1] == "OK: the ledger reconciles"
