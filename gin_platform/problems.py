@@ -71,6 +71,27 @@ class MalformedRequestProblem(Problem):
     )
 
 
+class BadRequestProblem(Problem):
+    slug = "bad-request"
+    status = 400
+    title = "The request was refused"
+    description = (
+        "Refused before any endpoint ran it, as Django refuses a request it takes for an "
+        "attack (a suspicious session, file name or multipart body) or cannot read; no more "
+        "specific type applies. Nothing was done."
+    )
+
+
+class HostNotAllowedProblem(Problem):
+    slug = "host-not-allowed"
+    status = 400
+    title = "The Host header names a host this service does not serve"
+    description = (
+        "The request's Host is not one of the deployment's ALLOWED_HOSTS: check the URL the "
+        "client calls. Refused before anything else reads the request; nothing was done."
+    )
+
+
 class RequestTooLargeProblem(Problem):
     slug = "request-too-large"
     status = 413
