@@ -67,7 +67,8 @@ class MalformedRequestProblem(Problem):
     description = (
         "The body is not JSON, is nested more than 32 levels deep, or holds a NUL character "
         "(U+0000) or an unpaired surrogate in a key or string; or the query string or a "
-        "header holds a NUL character (gin_platform/parsers.py)."
+        "header holds a NUL character (gin_platform/parsers.py); or a socket's text message "
+        "is not UTF-8 (the socket then closes with 1007, docs/realtime.md)."
     )
 
 
