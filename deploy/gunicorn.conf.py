@@ -64,7 +64,9 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # Each worker is one event loop (uvicorn): it holds any number of sockets and runs Django's
 # synchronous views on a fixed pool of threads (gin_platform/http_bridge.py), so one process
 # per CPU is enough.
-worker_class = "uvicorn_worker.UvicornWorker"
+# uvicorn_worker's worker with the platform's WebSocket protocol (gin_platform/web_server.py:
+# a text message that is not UTF-8 closes 1007 after an error message, one log line).
+worker_class = "gin_platform.web_server.Worker"
 workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers(os.environ))
 # Synchronous (Django) HTTP requests one process serves at once, each on one of that many
 # long-lived threads with at most one database connection: the short API calls (a few ms

@@ -5,9 +5,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.core.exceptions import (
+    BadRequest,
+    DisallowedHost,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
+from django.http.multipartparser import MultiPartParserError
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -16,6 +24,8 @@ from gin_platform.parsers import request_too_large
 from gin_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
+    BadRequestProblem,
+    HostNotAllowedProblem,
     MalformedRequestProblem,
     MethodNotAllowedProblem,
     NotAcceptableProblem,
@@ -80,20 +90,35 @@ def problem_response(problem: Problem, *, instance: str | None = None) -> Respon
     return response
 
 
+def problem_for_django_exception(exc: Exception) -> Problem | None:
+    """The problem for an exception Django answers with a 4xx of its own (a page whose shape
+    depends on DEBUG), or None for any other exception. One mapping for DRF's views (below)
+    and for everything else under the API's paths (gin_platform/api_errors.py)."""
+    if isinstance(exc, Problem):
+        return exc
+    if isinstance(exc, Http404):
+        return NotFoundProblem()
+    if isinstance(exc, DjangoPermissionDenied):
+        return PermissionDeniedProblem()
+    if isinstance(exc, RequestDataTooBig):  # request.body read past DATA_UPLOAD_MAX_MEMORY_SIZE
+        return request_too_large()
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return MalformedRequestProblem(str(exc))
+    if isinstance(exc, DisallowedHost):
+        return HostNotAllowedProblem()
+    # The message of the others may name what the attack aimed at: never echoed.
+    if isinstance(exc, SuspiciousOperation | BadRequest | MultiPartParserError):
+        return BadRequestProblem()
+    return None
+
+
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """Render any exception raised in a DRF view as a problem response."""
     request = context.get("request")
     instance = request.get_full_path() if request is not None else None
-    if isinstance(exc, Problem):
-        return problem_response(exc, instance=instance)
-    if isinstance(exc, Http404):
-        return problem_response(NotFoundProblem(), instance=instance)
-    if isinstance(exc, DjangoPermissionDenied):
-        return problem_response(PermissionDeniedProblem(), instance=instance)
-    if isinstance(exc, RequestDataTooBig):  # request.body read past DATA_UPLOAD_MAX_MEMORY_SIZE
-        return problem_response(request_too_large(), instance=instance)
-    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
-        return problem_response(MalformedRequestProblem(str(exc)), instance=instance)
+    problem = problem_for_django_exception(exc)
+    if problem is not None:
+        return problem_response(problem, instance=instance)
     if isinstance(exc, exceptions.APIException):
         # Let DRF set its headers (e.g. Allow on 405) first, then replace the body.
         base = drf_exception_handler(exc, context)

@@ -78,7 +78,29 @@ class MalformedRequestProblem(Problem):
     description = (
         "The body is not JSON, is nested more than 32 levels deep, or holds a NUL character "
         "(U+0000) or an unpaired surrogate in a key or string; or the query string or a "
-        "header holds a NUL character (gin_platform/parsers.py)."
+        "header holds a NUL character (gin_platform/parsers.py); or a socket's text message "
+        "is not UTF-8 (the socket then closes with 1007, docs/realtime.md)."
+    )
+
+
+class BadRequestProblem(Problem):
+    slug = "bad-request"
+    status = 400
+    title = "The request was refused"
+    description = (
+        "Refused before any endpoint ran it, as Django refuses a request it takes for an "
+        "attack (a suspicious session, file name or multipart body) or cannot read; no more "
+        "specific type applies. Nothing was done."
+    )
+
+
+class HostNotAllowedProblem(Problem):
+    slug = "host-not-allowed"
+    status = 400
+    title = "The Host header names a host this service does not serve"
+    description = (
+        "The request's Host is not one of the deployment's ALLOWED_HOSTS: check the URL the "
+        "client calls. Refused before anything else reads the request; nothing was done."
     )
 
 

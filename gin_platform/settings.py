@@ -63,6 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a Host outside ALLOWED_HOSTS is refused before anything reads it, and every
+    # error under the API's paths leaves as problem+json whatever DEBUG says
+    # (gin_platform/api_errors.py).
+    "gin_platform.api_errors.ApiErrorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the table page, the API docs) from the app itself, before anything else.
     "whitenoise.middleware.WhiteNoiseMiddleware",

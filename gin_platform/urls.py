@@ -2,12 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import (
-    SpectacularAPIView,
-    SpectacularRedocView,
-    SpectacularSwaggerView,
-)
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from gin_platform.api.docs import RedocBundleView, RedocView
 from gin_platform.api.views import ProblemTypeDetailView
 from gin_platform.views import problem_404, problem_500
 
@@ -23,9 +20,11 @@ api_v1 = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path(
         "redoc/",
-        SpectacularRedocView.as_view(url_name="schema", template_name="platform/redoc.html"),
+        RedocView.as_view(url_name="schema", template_name="platform/redoc.html"),
         name="redoc",
     ),
+    # Redoc's bundle without the one asset it would load from Redocly's CDN (api/docs.py).
+    path("redoc/redoc.standalone.js", RedocBundleView.as_view(), name="redoc-bundle"),
 ]
 
 urlpatterns = [

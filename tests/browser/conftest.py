@@ -33,6 +33,7 @@ import pytest
 import requests
 from django.db import connection
 
+from gin_platform.web_server import uvicorn_command
 from tests.browser.pages import ARTIFACTS, CHROMIUM, OperatorApi
 from tests.processes import stop
 
@@ -126,20 +127,7 @@ def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
         server.manage("migrate", "--verbosity", "0")
     with log.open("w") as output:
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "gin_platform.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--lifespan",
-                "off",
-                "--log-level",
-                "warning",
-            ],
+            uvicorn_command(port=port),  # with the platform's WebSocket protocol
             cwd=ROOT,
             env=env,
             stdout=output,

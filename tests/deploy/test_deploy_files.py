@@ -636,7 +636,7 @@ def gunicorn_conf(monkeypatch, **env: str | None) -> dict:
 def test_gunicorn_conf_runs_uvicorn_workers_as_many_as_the_channel_layer_allows(monkeypatch):
     config = gunicorn_conf(monkeypatch, REDIS_URL="redis://redis:6379/0")
     # ASGI: one event loop per process holds the sockets; Django's views run in threads.
-    assert config["worker_class"] == "uvicorn_worker.UvicornWorker"
+    assert config["worker_class"] == "gin_platform.web_server.Worker"
     assert "threads" not in config  # meaningless for uvicorn workers
     assert isinstance(config["workers"], int) and config["workers"] >= 2
     assert config["workers"] == max(config["available_cpus"](), 2)

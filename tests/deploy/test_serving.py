@@ -17,7 +17,10 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
+from django.contrib.staticfiles import finders
 from rest_framework.test import APIClient
+
+from gin_platform.api.docs import REDOC_BUNDLE
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "deploy" / "gunicorn.conf.py"
@@ -203,7 +206,42 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
 
 
 # --- the API docs work offline ---------------------------------------------------------------
-@pytest.mark.django_db
+def _requests_of_the_rendered_page(url: str) -> tuple[list[str], list[str]]:
+    """Every URL the page at ``url`` asks for in Debian's chromium until it is rendered and
+    the network is idle (scripts, styles, images, fetches, workers), and its console errors.
+    Nothing leaves the machine: requests to another host are recorded, then aborted."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.pages import CHROMIUM
+
+    own = urlsplit(url).netloc
+    requested: list[str] = []
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.on("request", lambda request: requested.append(request.url))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if urlsplit(route.request.url).netloc == own
+                    else route.abort()
+                ),
+            )
+            page.goto(url, wait_until="load", timeout=60_000)
+            # Rendered: the document's title is on the page (then its images are asked for).
+            page.get_by_text("Gin Rummy wagering platform API").first.wait_for(timeout=60_000)
+            page.wait_for_load_state("networkidle", timeout=60_000)
+            page.wait_for_timeout(500)
+        finally:
+            browser.close()
+    return requested, errors
+
+
 @pytest.mark.parametrize(
     ("path", "assets"),
     [
@@ -211,17 +249,54 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
         ("/api/v1/redoc/", 1),  # Redoc's standalone script (its Google Fonts links left out)
     ],
 )
-def test_the_api_docs_pages_load_nothing_from_another_host(operator_client, path, assets):
-    response = operator_client.get(path)
+def test_the_api_docs_pages_load_nothing_from_another_host(live_server, path, assets):
+    response = APIClient().get(path)
     assert response.status_code == 200
     page = response.content.decode()
     references = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", page)
     assert len(references) >= assets
     for reference in references:
         parts = urlsplit(reference)
+        if parts.scheme == "data":  # Redoc's empty icon: loads nothing
+            continue
         assert not parts.scheme and not parts.netloc, reference
-        # Served by the app itself (WhiteNoise), not left to a CDN.
+        # Served by the app itself (WhiteNoise, or the app's copy of Redoc), not a CDN.
         assert APIClient().get(reference).status_code == 200, reference
     assert not re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}", page, re.IGNORECASE)
     if path == "/api/v1/docs/":
         assert '"validatorUrl": null' in page  # no schema sent to validator.swagger.io
+
+    # What the page's scripts ask for once it runs: Redoc's bundle hard-codes its logo
+    # (https://cdn.redoc.ly/redoc/logo-mini.svg), which no reference in the HTML shows.
+    requested, errors = _requests_of_the_rendered_page(live_server.url + path)
+    own = urlsplit(live_server.url).netloc
+    assert any(url.endswith("/api/v1/schema/") for url in requested), requested
+    elsewhere = [
+        url
+        for url in requested
+        if urlsplit(url).scheme not in ("data", "blob") and urlsplit(url).netloc != own
+    ]
+    assert elsewhere == []
+    assert errors == []
+
+
+@pytest.mark.django_db
+def test_the_redoc_page_runs_the_sidecars_bundle_without_redoclys_logo():
+    client = APIClient()
+    page = client.get("/api/v1/redoc/")
+    assert '<script src="/api/v1/redoc/redoc.standalone.js">' in page.content.decode()
+    # Should a later bundle name another host's asset, the browser would not load it.
+    policy = page["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "img-src 'self' data:" in policy
+    assert "connect-src 'self'" in policy
+
+    bundle = client.get("/api/v1/redoc/redoc.standalone.js")
+    assert bundle.status_code == 200
+    assert bundle["Content-Type"] == "text/javascript; charset=utf-8"
+    sidecar = Path(finders.find(REDOC_BUNDLE)).read_bytes()
+    logo = b"https://cdn.redoc.ly/redoc/logo-mini.svg"
+    assert logo in sidecar and b"cdn.redoc.ly" not in bundle.content
+    assert bundle.content == sidecar.replace(logo, b"")  # nothing else changed
+    assert (
+        client.get(bundle.wsgi_request.path, HTTP_IF_NONE_MATCH=bundle["ETag"]).status_code == 304
+    )

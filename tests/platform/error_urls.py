@@ -1,0 +1,41 @@
+"""The service's URLs plus plain Django views (not DRF) under /api/ and outside it, each
+failing one way: what tests/platform/test_error_pages.py answers through the middleware."""
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpResponse
+from django.urls import path
+from django.views.decorators.http import require_POST
+
+from gin_platform import urls as service
+
+handler404 = service.handler404
+handler500 = service.handler500
+
+
+def _raises(exception: Exception):
+    def view(request):
+        raise exception
+
+    return view
+
+
+@require_POST
+def _posted(request):  # CSRF-protected (not csrf_exempt, as DRF's views are)
+    return HttpResponse("posted")
+
+
+def _reads_the_body(request):
+    return HttpResponse(str(len(request.body)))
+
+
+urlpatterns = [
+    path("api/v1/test-errors/not-found", _raises(Http404("no such thing"))),
+    path("api/v1/test-errors/denied", _raises(PermissionDenied())),
+    path("api/v1/test-errors/suspicious", _raises(SuspiciousOperation("a secret"))),
+    path("api/v1/test-errors/too-big", _raises(RequestDataTooBig("too big"))),
+    path("api/v1/test-errors/crash", _raises(RuntimeError("a bug"))),
+    path("api/v1/test-errors/posted", _posted),
+    path("api/v1/test-errors/body", _reads_the_body),
+    path("pages/crash", _raises(RuntimeError("a bug"))),
+    *service.urlpatterns,
+]
