@@ -64,7 +64,7 @@ from gin_platform.tokens import (
     new_signing_secret,
     new_socket_ticket,
 )
-from gin_platform.webhook_targets import webhook_url_problem
+from gin_platform.webhook_targets import target_url_problem
 
 
 class UnknownCurrencyProblem(Problem):
@@ -103,14 +103,15 @@ class WebhookUrlInvalidProblem(Problem):
     status = 422
     title = "The webhook URL is not allowed"
     description = (
-        "https:// only in production (http:// also in development), a host name, no user name "
-        "or password, no fragment, at most 200 characters, and not a loopback, private, "
-        "link-local or reserved address (docs/webhooks.md)."
+        "https:// only in production (http:// also in development), a valid host name or IP "
+        "address, no user name or password, no fragment, at most 200 characters, and a host "
+        "that is not (in any spelling) and does not resolve to a loopback, private, link-local "
+        "or reserved address (docs/webhooks.md). `field` is `webhook_url`."
     )
 
 
 def _webhook_url(url: str) -> str:
-    problem = webhook_url_problem(url)
+    problem = target_url_problem(url)
     if problem:
         raise WebhookUrlInvalidProblem(f"webhook_url: {problem}", field="webhook_url")
     return url
@@ -512,10 +513,10 @@ def operator_update(
     webhook_url: str | None = None,
     require_signed_requests: bool | None = None,
 ) -> Operator:
+    if webhook_url is not None:
+        _webhook_url(webhook_url)  # before the lock: the check may ask DNS
     locked = lock_operator(operator.pk)
     changes: dict[str, list] = {}
-    if webhook_url is not None:
-        _webhook_url(webhook_url)
     for field, value in (
         ("webhook_url", webhook_url),
         ("require_signed_requests", require_signed_requests),

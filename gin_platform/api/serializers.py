@@ -4,6 +4,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from gin_platform.api.fields import TargetUrl
 from gin_platform.models import (
     Operator,
     OperatorApiKey,
@@ -146,7 +147,12 @@ class ProblemTypeOutput(serializers.Serializer):
 
 
 class OperatorUpdateInput(serializers.Serializer):
-    webhook_url = serializers.URLField(required=False, allow_blank=True)
+    webhook_url = TargetUrl(
+        required=False,
+        allow_blank=True,
+        help_text='Where we POST your webhooks; checked as docs/webhooks.md "Where a webhook '
+        'may go" says (422 webhook-url-invalid). Empty: no webhooks',
+    )
     require_signed_requests = serializers.BooleanField(required=False)
 
 
