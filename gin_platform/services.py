@@ -64,6 +64,7 @@ from gin_platform.tokens import (
     new_signing_secret,
     new_socket_ticket,
 )
+from gin_platform.watchable import match_watchable
 from gin_platform.webhook_targets import target_url_problem
 
 
@@ -756,9 +757,9 @@ class LaunchOptionsInvalidProblem(Problem):
     status = 422
     title = "The launch options are not valid"
     description = (
-        "mode is lobby or watch; match (a match id) is given with watch and only with it; "
-        "return_url is an https:// URL (http:// also for localhost outside production). "
-        "`field` names the option."
+        "mode is lobby or watch; match, the id of a match the operator's players may watch, is "
+        "given with watch and only with it; return_url is an https:// URL (http:// also for "
+        "localhost outside production). `field` names the option."
     )
 
 
@@ -798,13 +799,20 @@ def _return_url(url: str) -> str:
     return url
 
 
-def _launch_options(*, mode: str, match: int | None, return_url: str | None) -> dict:
+def _launch_options(
+    *, operator: Operator, mode: str, match: int | None, return_url: str | None
+) -> dict:
     if mode not in LAUNCH_MODES:
         raise LaunchOptionsInvalidProblem("mode: lobby or watch", field="mode")
     if mode == "watch" and match is None:
         raise LaunchOptionsInvalidProblem("match: the match to watch is required", field="match")
     if mode != "watch" and match is not None:
         raise LaunchOptionsInvalidProblem("match: only with mode watch", field="match")
+    if match is not None and not match_watchable(operator=operator, match_id=match):
+        # One answer for a missing match and another operator's: nothing tells them apart.
+        raise LaunchOptionsInvalidProblem(
+            "match: no match that this operator's players may watch", field="match"
+        )
     return {
         "mode": mode,
         "match": match,
@@ -826,7 +834,9 @@ def launch_token_create(
     can watch and read statements, and seating refuses them."""
     if not player.is_active:
         raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
-    options = _launch_options(mode=mode, match=match, return_url=return_url)
+    options = _launch_options(
+        operator=player.operator, mode=mode, match=match, return_url=return_url
+    )
     token, token_hash = new_launch_token()
     now = timezone.now()
     launch_token = LaunchToken.objects.create(

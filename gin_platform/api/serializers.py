@@ -361,7 +361,8 @@ class LaunchInput(serializers.Serializer):
         default=None,
         min_value=1,
         max_value=2**63 - 1,
-        help_text="With mode watch (and only then): the id of a match of this operator.",
+        help_text="With mode watch (and only then): the id of a match this operator's players "
+        "may watch (R11); any other is 422 launch-options-invalid.",
     )
     return_url = serializers.CharField(
         required=False,
