@@ -64,7 +64,8 @@ from gin_platform.tokens import (
     new_signing_secret,
     new_socket_ticket,
 )
-from gin_platform.webhook_targets import webhook_url_problem
+from gin_platform.watchable import match_watchable
+from gin_platform.webhook_targets import target_url_problem
 
 
 class UnknownCurrencyProblem(Problem):
@@ -103,14 +104,15 @@ class WebhookUrlInvalidProblem(Problem):
     status = 422
     title = "The webhook URL is not allowed"
     description = (
-        "https:// only in production (http:// also in development), a host name, no user name "
-        "or password, no fragment, at most 200 characters, and not a loopback, private, "
-        "link-local or reserved address (docs/webhooks.md)."
+        "https:// only in production (http:// also in development), a valid host name or IP "
+        "address, no user name or password, no fragment, at most 200 characters, and a host "
+        "that is not (in any spelling) and does not resolve to a loopback, private, link-local "
+        "or reserved address (docs/webhooks.md). `field` is `webhook_url`."
     )
 
 
 def _webhook_url(url: str) -> str:
-    problem = webhook_url_problem(url)
+    problem = target_url_problem(url)
     if problem:
         raise WebhookUrlInvalidProblem(f"webhook_url: {problem}", field="webhook_url")
     return url
@@ -512,10 +514,10 @@ def operator_update(
     webhook_url: str | None = None,
     require_signed_requests: bool | None = None,
 ) -> Operator:
+    if webhook_url is not None:
+        _webhook_url(webhook_url)  # before the lock: the check may ask DNS
     locked = lock_operator(operator.pk)
     changes: dict[str, list] = {}
-    if webhook_url is not None:
-        _webhook_url(webhook_url)
     for field, value in (
         ("webhook_url", webhook_url),
         ("require_signed_requests", require_signed_requests),
@@ -755,9 +757,9 @@ class LaunchOptionsInvalidProblem(Problem):
     status = 422
     title = "The launch options are not valid"
     description = (
-        "mode is lobby or watch; match (a match id) is given with watch and only with it; "
-        "return_url is an https:// URL (http:// also for localhost outside production). "
-        "`field` names the option."
+        "mode is lobby or watch; match, the id of a match the operator's players may watch, is "
+        "given with watch and only with it; return_url is an https:// URL (http:// also for "
+        "localhost outside production). `field` names the option."
     )
 
 
@@ -797,13 +799,20 @@ def _return_url(url: str) -> str:
     return url
 
 
-def _launch_options(*, mode: str, match: int | None, return_url: str | None) -> dict:
+def _launch_options(
+    *, operator: Operator, mode: str, match: int | None, return_url: str | None
+) -> dict:
     if mode not in LAUNCH_MODES:
         raise LaunchOptionsInvalidProblem("mode: lobby or watch", field="mode")
     if mode == "watch" and match is None:
         raise LaunchOptionsInvalidProblem("match: the match to watch is required", field="match")
     if mode != "watch" and match is not None:
         raise LaunchOptionsInvalidProblem("match: only with mode watch", field="match")
+    if match is not None and not match_watchable(operator=operator, match_id=match):
+        # One answer for a missing match and another operator's: nothing tells them apart.
+        raise LaunchOptionsInvalidProblem(
+            "match: no match that this operator's players may watch", field="match"
+        )
     return {
         "mode": mode,
         "match": match,
@@ -825,7 +834,9 @@ def launch_token_create(
     can watch and read statements, and seating refuses them."""
     if not player.is_active:
         raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
-    options = _launch_options(mode=mode, match=match, return_url=return_url)
+    options = _launch_options(
+        operator=player.operator, mode=mode, match=match, return_url=return_url
+    )
     token, token_hash = new_launch_token()
     now = timezone.now()
     launch_token = LaunchToken.objects.create(

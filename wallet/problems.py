@@ -342,7 +342,7 @@ class OperatorWalletInvalidProblem(Problem):
     title = "The wallet settings are not valid"
     description = (
         "`mode` is transfer or seamless; seamless needs a `base_url` allowed like a webhook "
-        "URL; `timeout_ms` is 100 to 30000. `field` names the field."
+        "URL, without a `?query`; `timeout_ms` is 100 to 30000. `field` names the field."
     )
 
 

@@ -37,3 +37,11 @@ class JsonObject(serializers.JSONField):
     scores, a rate snapshot), its keys told by the field's help_text. Said ``type: object``
     in the document: a bare JSONField is "any value", and a nullable one becomes an
     ``anyOf`` whose first member accepts everything, null included."""
+
+
+@extend_schema_field({"type": "string", "format": "uri"})
+class TargetUrl(serializers.CharField):
+    """A URL the platform will call: a webhook URL, a seamless wallet's ``base_url``. Only its
+    type is checked here; the service applies the rules (gin_platform.webhook_targets) and
+    refuses with its own problem type and ``field``, the same answer for every way a URL can
+    be wrong (a URLField would answer some of them 400 validation-error first)."""

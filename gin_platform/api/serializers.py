@@ -4,6 +4,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from gin_platform.api.fields import TargetUrl
 from gin_platform.api.inputs import StrictInput
 from gin_platform.models import (
     Operator,
@@ -147,7 +148,12 @@ class ProblemTypeOutput(serializers.Serializer):
 
 
 class OperatorUpdateInput(StrictInput):
-    webhook_url = serializers.URLField(required=False, allow_blank=True)
+    webhook_url = TargetUrl(
+        required=False,
+        allow_blank=True,
+        help_text='Where we POST your webhooks; checked as docs/webhooks.md "Where a webhook '
+        'may go" says (422 webhook-url-invalid). Empty: no webhooks',
+    )
     require_signed_requests = serializers.BooleanField(required=False)
 
 
@@ -356,7 +362,8 @@ class LaunchInput(StrictInput):
         default=None,
         min_value=1,
         max_value=2**63 - 1,
-        help_text="With mode watch (and only then): the id of a match of this operator.",
+        help_text="With mode watch (and only then): the id of a match this operator's players "
+        "may watch (R11); any other is 422 launch-options-invalid.",
     )
     return_url = serializers.CharField(
         required=False,

@@ -4,8 +4,11 @@ for a player session, and what is refused."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from rest_framework.test import APIClient
 
+from games.services import seat_take
+from gin_platform import watchable
 from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, PlayerSession
 from gin_platform.problems import LaunchTokenInvalidProblem
 from gin_platform.services import (
@@ -19,8 +22,11 @@ from gin_platform.services import (
 from gin_platform.throttling import PrincipalRateThrottle
 from gin_platform.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.games.factories import RoomFactory, TableFactory
+from tests.games.network_world import member_make, network_make, network_room_make, operator_api
 from tests.helpers import assert_problem, freeze_now
 from tests.races import race
+from tests.wallet.factories import fund
 
 pytestmark = pytest.mark.django_db
 EXCHANGE = "/api/v1/launch/session"
@@ -91,21 +97,69 @@ def test_the_url_follows_the_request_scheme_behind_a_trusted_proxy(
     assert response.json()["url"].startswith("https://play.example.com/play/#launch=glt_")
 
 
-def test_watch_options_and_a_return_url_are_kept(player, operator_client, idem):
+def waiting_match(operator) -> int:
+    """The id of a match at one of ``operator``'s tables (a practice table one player sat at)."""
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+    seated = seat_take(player=PlayerFactory(operator=operator), table=table, actor=SYSTEM)
+    return seated.seat.match_id
+
+
+def test_watch_options_and_a_return_url_are_kept(operator, player, operator_client, idem):
+    match_id = waiting_match(operator)
     response = launch(
         operator_client,
         player,
         idem,
         mode="watch",
-        match=42,
+        match=match_id,
         return_url="https://casino.example.com/lobby?from=gin",
     )
     assert response.status_code == 201
     assert response.json()["options"] == {
         "mode": "watch",
-        "match": 42,
+        "match": match_id,
         "return_url": "https://casino.example.com/lobby?from=gin",
     }
+
+
+def test_watch_needs_a_match_the_operators_players_may_watch(player, operator_client, idem):
+    """A missing match and another operator's get the same answer: no way to tell which
+    ids exist elsewhere."""
+    theirs = waiting_match(OperatorFactory())
+    missing = theirs + 1000
+    bodies = []
+    for match_id in (missing, theirs):
+        response = launch(operator_client, player, idem, mode="watch", match=match_id)
+        body = assert_problem(response, 422, "launch-options-invalid")
+        assert body["field"] == "match"
+        bodies.append({key: value for key, value in body.items() if key != "instance"})
+    assert bodies[0] == bodies[1]
+    assert not LaunchToken.objects.exists()
+    assert not AuditEvent.objects.filter(action="launch_token.created").exists()
+
+
+def test_watch_takes_a_network_game_in_a_room_the_operator_offers(idem):
+    """A network game is the operator's to launch into when its players may watch it: it
+    is a member offering the room (or one of its players sat in the game)."""
+    network_make()
+    room = network_room_make()
+    seated_side = member_make(name="Alpha")
+    offering = member_make(name="Charlie")
+    outsider = OperatorFactory(name="Delta")
+    sitter = PlayerFactory(operator=seated_side, screen_name="AlphaAce")
+    fund(sitter, 1_000)
+    seated = seat_take(player=sitter, table=room.tables.first(), actor=SYSTEM)
+    match_id = seated.seat.match_id
+    for operator, status in ((seated_side, 201), (offering, 201), (outsider, 422)):
+        response = launch(
+            operator_api(operator),
+            PlayerFactory(operator=operator),
+            idem,
+            mode="watch",
+            match=match_id,
+        )
+        assert response.status_code == status, (operator.name, response.content)
+    assert assert_problem(response, 422, "launch-options-invalid")["field"] == "match"
 
 
 @pytest.mark.parametrize(
@@ -311,3 +365,13 @@ def test_racing_exchanges_of_one_token_mint_exactly_one_session():
     assert sum(isinstance(r, LaunchTokenInvalidProblem) for r in results) == 3
     assert PlayerSession.objects.filter(player=player).count() == 1
     assert AuditEvent.objects.filter(action="launch_token.redeemed").count() == 1
+
+
+def test_without_an_app_answering_watch_launches_fail_closed(player, operator, monkeypatch):
+    """gin_platform asks the games app through gin_platform.watchable (it never imports
+    games); with nobody registered, no watch launch is issued."""
+    match_id = waiting_match(operator)
+    monkeypatch.setattr(watchable, "_ANSWER", [])
+    with pytest.raises(ImproperlyConfigured):
+        launch_token_create(player=player, actor=SYSTEM, mode="watch", match=match_id)
+    assert not LaunchToken.objects.exists()

@@ -12,7 +12,7 @@ import json
 
 from rest_framework import serializers
 
-from gin_platform.api.fields import DecimalString
+from gin_platform.api.fields import DecimalString, TargetUrl
 from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import KYC_STATUSES, DisplayedMoney, Money
 from gin_platform.parsers import json_shape
@@ -278,13 +278,13 @@ class OperatorWalletInput(StrictInput):
         help_text="transfer: the platform holds the balance (deposits and withdrawals); "
         "seamless: your wallet holds it and the platform calls your wallet API",
     )
-    base_url = serializers.CharField(
+    base_url = TargetUrl(
         required=False,
         allow_blank=True,
         default="",
-        max_length=200,
         help_text="Your wallet API: the platform POSTs to <base_url>/balance, /debit, /credit "
-        "and /rollback. Required for seamless; checked like a webhook URL",
+        "and /rollback. Required for seamless; checked like a webhook URL, and without a "
+        "?query (422 operator-wallet-invalid, field base_url)",
     )
     timeout_ms = serializers.IntegerField(
         required=False, default=3000, min_value=100, max_value=30000

@@ -43,7 +43,7 @@ from gin_platform.enqueue import on_commit_logged
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
-from gin_platform.webhook_targets import webhook_url_problem
+from gin_platform.webhook_targets import target_url_problem
 from wallet import seamless_selectors as selectors
 from wallet.locks import lock_operator_wallet, lock_wallet_calls
 from wallet.models import LedgerTransaction, OperatorWallet, WalletCall
@@ -113,6 +113,18 @@ def check_transfer_mode(*, player: Player, seamless: bool | None = None) -> None
 
 
 # --- Settings ------------------------------------------------------------------------------
+def _base_url_problem(base_url: str) -> str | None:
+    """Why ``base_url`` cannot be a seamless wallet's base URL, or None: the rules of a
+    webhook URL (gin_platform.webhook_targets: http(s), a valid host that is not and does
+    not resolve to a private address, no user name or password, no fragment), and no
+    ``?query``, since the platform appends ``/balance``, ``/debit``... to it."""
+    if problem := target_url_problem(base_url):
+        return problem
+    if "?" in base_url:
+        return "the URL must not have a ?query: the platform appends /balance, /debit... to it"
+    return None
+
+
 @transaction.atomic
 def operator_wallet_set(
     *, operator: Operator, mode: str, base_url: str, timeout_ms: int, actor: Actor
@@ -126,10 +138,10 @@ def operator_wallet_set(
         raise OperatorWalletInvalidProblem("timeout_ms is an integer", field="timeout_ms")
     if not 100 <= timeout_ms <= 30000:
         raise OperatorWalletInvalidProblem("timeout_ms is 100 to 30000", field="timeout_ms")
-    if not isinstance(base_url, str) or (problem := webhook_url_problem(base_url)):
-        raise OperatorWalletInvalidProblem(
-            problem if isinstance(base_url, str) else "base_url", field="base_url"
-        )
+    if not isinstance(base_url, str):
+        raise OperatorWalletInvalidProblem("base_url is a string", field="base_url")
+    if problem := _base_url_problem(base_url):
+        raise OperatorWalletInvalidProblem(f"base_url: {problem}", field="base_url")
     if mode == OperatorWallet.Mode.SEAMLESS and not base_url:
         raise OperatorWalletInvalidProblem("seamless mode needs a base_url", field="base_url")
     row = lock_operator_wallet(operator_id=operator.pk)
