@@ -287,6 +287,12 @@ class CashierCapsInvalidProblem(Problem):
     slug = "cashier-caps-invalid"
     status = 422
     title = "The cashier caps are not consistent"
+    description = (
+        "A cap is unknown, not a whole number of minor units (or null), out of range, or a "
+        "minimum (min_deposit, min_withdrawal) is above its maximum. Checked alike when caps "
+        "are set, when a raise is proposed and when it is approved, so a proposal that "
+        "could not be applied is never recorded. `field` names the cap."
+    )
 
 
 # --- Corrections ------------------------------------------------------------------------
