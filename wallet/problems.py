@@ -348,7 +348,9 @@ class OperatorWalletInvalidProblem(Problem):
     title = "The wallet settings are not valid"
     description = (
         "`mode` is transfer or seamless; seamless needs a `base_url` allowed like a webhook "
-        "URL; `timeout_ms` is 100 to 30000. `field` names the field."
+        "URL (at most 200 characters); `timeout_ms` is 100 to 30000. `field` names the "
+        "field. A field of the wrong JSON type (`timeout_ms` not an integer; `mode` or "
+        "`base_url` null, a boolean, an object or a list) is validation-error instead."
     )
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from gin_platform.api.fields import DecimalString
 from gin_platform.api.serializers import KYC_STATUSES, DisplayedMoney, Money
 from gin_platform.parsers import json_shape
+from gin_platform.webhook_targets import MAX_URL_LENGTH
 from wallet.models import (
     Account,
     ApprovalRequest,
@@ -271,22 +273,46 @@ class ReconciliationOutput(serializers.Serializer):
 
 
 # --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
+# The JSON types only: every value is checked by ``operator_wallet_set``, the one place, and
+# refused there as operator-wallet-invalid naming its ``field`` (docs/api-errors.md). The
+# schema still says which values the service accepts.
+@extend_schema_field(serializers.ChoiceField(choices=OperatorWallet.Mode.choices))
+class _WalletModeField(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "string", "maxLength": MAX_URL_LENGTH})
+class _WalletUrlField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    serializers.IntegerField(
+        min_value=OperatorWallet.MIN_TIMEOUT_MS, max_value=OperatorWallet.MAX_TIMEOUT_MS
+    )
+)
+class _TimeoutField(serializers.IntegerField):
+    pass
+
+
 class OperatorWalletInput(serializers.Serializer):
-    mode = serializers.ChoiceField(
-        choices=OperatorWallet.Mode.choices,
+    mode = _WalletModeField(
+        allow_blank=True,
+        trim_whitespace=False,
         help_text="transfer: the platform holds the balance (deposits and withdrawals); "
         "seamless: your wallet holds it and the platform calls your wallet API",
     )
-    base_url = serializers.CharField(
+    base_url = _WalletUrlField(
         required=False,
         allow_blank=True,
         default="",
-        max_length=200,
         help_text="Your wallet API: the platform POSTs to <base_url>/balance, /debit, /credit "
         "and /rollback. Required for seamless; checked like a webhook URL",
     )
-    timeout_ms = serializers.IntegerField(
-        required=False, default=3000, min_value=100, max_value=30000
+    timeout_ms = _TimeoutField(
+        required=False,
+        default=OperatorWallet.DEFAULT_TIMEOUT_MS,
+        help_text="How long each call to your wallet may take, in milliseconds",
     )
 
 

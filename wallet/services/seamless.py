@@ -117,15 +117,18 @@ def check_transfer_mode(*, player: Player, seamless: bool | None = None) -> None
 def operator_wallet_set(
     *, operator: Operator, mode: str, base_url: str, timeout_ms: int, actor: Actor
 ) -> OperatorWallet:
-    """Set the operator's wallet mode, URL and timeout (audited). Switching mode is refused
-    while the operator's players have money in platform wallets or open escrows, or wallet
-    calls are in flight (``wallet-mode-switch-refused``)."""
-    if mode not in OperatorWallet.Mode.values:
+    """Set the operator's wallet mode, URL and timeout (audited). Every value is checked
+    here, the one place (``operator-wallet-invalid`` naming the ``field``; the endpoint's
+    serializer checks only the JSON types). Switching mode is refused while the operator's
+    players have money in platform wallets or open escrows, or wallet calls are in flight
+    (``wallet-mode-switch-refused``)."""
+    if not isinstance(mode, str) or mode not in OperatorWallet.Mode.values:
         raise OperatorWalletInvalidProblem("mode is transfer or seamless", field="mode")
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
         raise OperatorWalletInvalidProblem("timeout_ms is an integer", field="timeout_ms")
-    if not 100 <= timeout_ms <= 30000:
-        raise OperatorWalletInvalidProblem("timeout_ms is 100 to 30000", field="timeout_ms")
+    low, high = OperatorWallet.MIN_TIMEOUT_MS, OperatorWallet.MAX_TIMEOUT_MS
+    if not low <= timeout_ms <= high:
+        raise OperatorWalletInvalidProblem(f"timeout_ms is {low} to {high}", field="timeout_ms")
     if not isinstance(base_url, str) or (problem := webhook_url_problem(base_url)):
         raise OperatorWalletInvalidProblem(
             problem if isinstance(base_url, str) else "base_url", field="base_url"
