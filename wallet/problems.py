@@ -314,9 +314,14 @@ class WalletUnavailableProblem(Problem):
     status = 503
     title = "The operator's wallet did not answer"
     description = (
-        "Seamless mode: the operator's wallet did not answer the debit in time (timeout, "
-        "5xx, connection error). The debit was rolled back (or its rollback is being "
-        "retried), so nothing is charged; try again later."
+        "Seamless mode: the operator's wallet did not answer the buy-in's debit in time "
+        "(timeout, 5xx, connection error), or the debit was rolled back before the seat "
+        "took it; there is no seat. Its rollback is tried at once: `rollback_pending` false, "
+        "the operator acknowledged it and nothing is charged; true, it is not acknowledged "
+        "yet, so the operator's wallet may hold `amount` of the player's money until it is "
+        "(the platform keeps sending it, next at `rollback_next_attempt_at`, and "
+        "GET /api/v1/me/wallet lists it under `pending_rollbacks`). `transaction_id` is the "
+        "debit's, `rollback_transaction_id` the rollback's. Try again later."
     )
 
 

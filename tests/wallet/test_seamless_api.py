@@ -177,3 +177,4 @@ def test_the_wallet_shows_what_the_operators_wallet_reports(operator, player, pl
 def test_a_transfer_wallet_has_no_operator_balance(player_client):
     body = player_client.get("/api/v1/me/wallet").json()
     assert body["wallet_mode"] == "transfer" and body["operator_balance"] is None
+    assert body["rollback_pending"] is False and body["pending_rollbacks"] == []

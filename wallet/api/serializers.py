@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from gin_platform.api.fields import DecimalString
@@ -101,6 +101,20 @@ class LedgerTransactionOutput(serializers.Serializer):
 
 
 # --- Wallet, cashier ---------------------------------------------------------------------
+class PendingRollbackOutput(serializers.Serializer):
+    transaction_id = serializers.UUIDField(
+        help_text="The rollback's id: the transaction_id of its POST <base_url>/rollback"
+    )
+    rolls_back = serializers.UUIDField(help_text="The transaction_id of the debit it undoes")
+    amount = Money(help_text="What the debit took, if the operator's wallet applied it")
+    since = serializers.DateTimeField(help_text="When the rollback was first sent")
+    next_attempt_at = serializers.DateTimeField(
+        help_text="When the platform sends it again (backoff from 20 s, doubling, capped at "
+        "10 minutes, until acknowledged)"
+    )
+    attempts = serializers.IntegerField(help_text="Attempts so far")
+
+
 class WalletOutput(serializers.Serializer):
     player_id = serializers.UUIDField()
     wallet_mode = serializers.ChoiceField(
@@ -119,6 +133,15 @@ class WalletOutput(serializers.Serializer):
     practice_balance = Money()
     kyc_status = serializers.ChoiceField(choices=KYC_STATUSES)
     self_excluded_until = serializers.DateTimeField(allow_null=True)
+    rollback_pending = serializers.BooleanField(
+        help_text="Seamless mode: true while a rollback of a buy-in debit is not acknowledged "
+        "by the operator's wallet yet, which may hold its amount of the player's money until "
+        "it is; the platform keeps sending it (`pending_rollbacks`). Always false in "
+        "transfer mode."
+    )
+    pending_rollbacks = PendingRollbackOutput(
+        many=True, help_text="The unacknowledged rollbacks, oldest first; empty when none"
+    )
 
 
 class CashierInput(serializers.Serializer):
@@ -313,6 +336,41 @@ class OperatorWalletInput(serializers.Serializer):
         required=False,
         default=OperatorWallet.DEFAULT_TIMEOUT_MS,
         help_text="How long each call to your wallet may take, in milliseconds",
+    )
+
+
+@extend_schema_field({"type": "string", "const": "/problems/wallet-unavailable"})
+class _WalletUnavailableType(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "integer", "const": 503})
+class _WalletUnavailableStatus(serializers.IntegerField):
+    pass
+
+
+@extend_schema_serializer(component_name="WalletUnavailableProblem")
+class WalletUnavailableProblemOutput(serializers.Serializer):
+    """The wallet-unavailable problem (RFC 9457) of a seamless buy-in that got no seat."""
+
+    type = _WalletUnavailableType()
+    title = serializers.CharField()
+    status = _WalletUnavailableStatus()
+    detail = serializers.CharField()
+    instance = serializers.CharField(required=False, help_text="The request path")
+    transaction_id = serializers.UUIDField(help_text="The buy-in's debit (its transaction_id)")
+    amount = Money(help_text="The debit's amount")
+    rollback_pending = serializers.BooleanField(
+        help_text="True: the operator's wallet has not acknowledged the debit's rollback yet, "
+        "so it may hold `amount` of the player's money until it does; the platform keeps "
+        "sending the rollback and the player's wallet (`GET /api/v1/me/wallet`) lists it "
+        "under `pending_rollbacks` until then. False: rolled back, nothing is charged."
+    )
+    rollback_transaction_id = serializers.UUIDField(
+        allow_null=True, help_text="The rollback's id (the transaction_id of its /rollback)"
+    )
+    rollback_next_attempt_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the pending rollback is sent again; null otherwise"
     )
 
 
