@@ -431,6 +431,9 @@ class SelfExclusion(AppendOnlyModel):
 
 
 # --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
+_MIN_TIMEOUT_MS, _MAX_TIMEOUT_MS = 100, 30000
+
+
 class OperatorWallet(models.Model):
     """Where an operator's players keep their money: with us (``transfer``, the default when
     there is no row) or in the operator's own wallet, which we call (``seamless``)."""
@@ -439,20 +442,25 @@ class OperatorWallet(models.Model):
         TRANSFER = "transfer"
         SEAMLESS = "seamless"
 
+    # How long a call waits for the operator's wallet (wallet.services.operator_wallet_set
+    # refuses anything else with operator-wallet-invalid; the schema says the same bounds).
+    MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = _MIN_TIMEOUT_MS, _MAX_TIMEOUT_MS
+    DEFAULT_TIMEOUT_MS = 3000
+
     operator = models.OneToOneField(Operator, on_delete=models.PROTECT, related_name="+")
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.TRANSFER)
     # <base_url>/balance|debit|credit|rollback; checked like a webhook URL.
     base_url = models.CharField(
         max_length=MAX_URL_LENGTH, blank=True, default="", validators=[validate_webhook_url]
     )
-    timeout_ms = models.PositiveIntegerField(default=3000)
+    timeout_ms = models.PositiveIntegerField(default=DEFAULT_TIMEOUT_MS)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(timeout_ms__gte=100) & Q(timeout_ms__lte=30000),
+                condition=Q(timeout_ms__gte=_MIN_TIMEOUT_MS) & Q(timeout_ms__lte=_MAX_TIMEOUT_MS),
                 name="wallet_operator_wallet_timeout_range",
             ),
             models.CheckConstraint(

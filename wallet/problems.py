@@ -287,6 +287,12 @@ class CashierCapsInvalidProblem(Problem):
     slug = "cashier-caps-invalid"
     status = 422
     title = "The cashier caps are not consistent"
+    description = (
+        "A cap is unknown, not a whole number of minor units (or null), out of range, or a "
+        "minimum (min_deposit, min_withdrawal) is above its maximum. Checked alike when caps "
+        "are set, when a raise is proposed and when it is approved, so a proposal that "
+        "could not be applied is never recorded. `field` names the cap."
+    )
 
 
 # --- Corrections ------------------------------------------------------------------------
@@ -308,9 +314,14 @@ class WalletUnavailableProblem(Problem):
     status = 503
     title = "The operator's wallet did not answer"
     description = (
-        "Seamless mode: the operator's wallet did not answer the debit in time (timeout, "
-        "5xx, connection error). The debit was rolled back (or its rollback is being "
-        "retried), so nothing is charged; try again later."
+        "Seamless mode: the operator's wallet did not answer the buy-in's debit in time "
+        "(timeout, 5xx, connection error), or the debit was rolled back before the seat "
+        "took it; there is no seat. Its rollback is tried at once: `rollback_pending` false, "
+        "the operator acknowledged it and nothing is charged; true, it is not acknowledged "
+        "yet, so the operator's wallet may hold `amount` of the player's money until it is "
+        "(the platform keeps sending it, next at `rollback_next_attempt_at`, and "
+        "GET /api/v1/me/wallet lists it under `pending_rollbacks`). `transaction_id` is the "
+        "debit's, `rollback_transaction_id` the rollback's. Try again later."
     )
 
 
@@ -342,7 +353,9 @@ class OperatorWalletInvalidProblem(Problem):
     title = "The wallet settings are not valid"
     description = (
         "`mode` is transfer or seamless; seamless needs a `base_url` allowed like a webhook "
-        "URL, without a `?query`; `timeout_ms` is 100 to 30000. `field` names the field."
+        "URL, without a `?query`; `timeout_ms` is 100 to 30000. `field` names the field. "
+        "A field of the wrong JSON type (`timeout_ms` not an integer; `mode` or `base_url` "
+        "null, a boolean, an object or a list) is validation-error instead."
     )
 
 

@@ -1,6 +1,7 @@
 """Reads of the seamless wallet (docs/wallet.md "Seamless wallet"): the operator's settings,
-what blocks a mode switch, the calls the retry sweep picks up, and the reconciliation check
-that ties acknowledged calls to their mirror postings (used by ``wallet.selectors.reconcile``).
+what blocks a mode switch, a player's rollbacks still unacknowledged, the calls the retry
+sweep picks up, and the reconciliation check that ties acknowledged calls to their mirror
+postings (used by ``wallet.selectors.reconcile``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,19 @@ def wallet_mode_blockers(*, operator_id: Any) -> dict[str, int]:
             status__in=(WalletCall.Status.PENDING, WalletCall.Status.UNKNOWN),
         ).count(),
     }
+
+
+def pending_rollbacks(*, player_id: Any) -> list[WalletCall]:
+    """The player's rollbacks the operator has not acknowledged yet, oldest first: until it
+    does, the operator's wallet may still hold each one's amount (shown in the wallet as
+    ``pending_rollbacks``)."""
+    return list(
+        WalletCall.objects.filter(
+            player_id=player_id,
+            kind=WalletCall.Kind.ROLLBACK,
+            status=WalletCall.Status.PENDING,
+        ).order_by("created_at", "pk")
+    )
 
 
 def wallet_calls_due(

@@ -7,7 +7,7 @@ tests/platform/test_openapi_document.py, so a field added to a shape must be add
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 
 from games.problems import (
     BotNotAllowedProblem,
@@ -21,7 +21,12 @@ from games.problems import (
 )
 from gin_platform.openapi import problem_example, problem_response
 from gin_platform.problems import ValidationProblem
-from wallet.problems import AmountTooPreciseProblem, InsufficientFundsProblem
+from wallet.api.serializers import WalletUnavailableProblemOutput
+from wallet.problems import (
+    AmountTooPreciseProblem,
+    InsufficientFundsProblem,
+    WalletUnavailableProblem,
+)
 
 NOW = "2026-11-29T20:15:02.913404Z"
 MATCH = "/api/v1/matches/42"
@@ -259,6 +264,41 @@ SIT_REFUSED = problem_response(
         available=eur("5.00"),
         needed=eur("12.50"),
     ),
+)
+_DEBIT = "8f1c2e4a-6b7d-4c3e-9a10-5d2f7e8b9c01"
+_ROLLBACK = "2b9d4f61-3c8e-4a57-b1d2-7e6f5a4c3b20"
+SIT_WALLET_UNAVAILABLE = OpenApiResponse(
+    WalletUnavailableProblemOutput,
+    description="Seamless mode: the operator's wallet did not answer the buy-in's debit; no "
+    "seat. `rollback_pending` says whether the debit's rollback is acknowledged yet "
+    '(docs/wallet.md "Seamless wallet").',
+    examples=[
+        problem_example(
+            WalletUnavailableProblem,
+            "the operator's wallet did not answer the buy-in's debit; it was rolled back and "
+            "nothing is charged",
+            name="rolled back",
+            instance="/api/v1/tables/12/sit",
+            transaction_id=_DEBIT,
+            amount=eur("12.50"),
+            rollback_pending=False,
+            rollback_transaction_id=_ROLLBACK,
+            rollback_next_attempt_at=None,
+        ),
+        problem_example(
+            WalletUnavailableProblem,
+            "the operator's wallet did not answer the buy-in's debit; its rollback is not "
+            "acknowledged yet, so the operator's wallet may hold 12.50 EUR of the player's "
+            "until it is: the platform keeps sending it",
+            name="rollback pending",
+            instance="/api/v1/tables/12/sit",
+            transaction_id=_DEBIT,
+            amount=eur("12.50"),
+            rollback_pending=True,
+            rollback_transaction_id=_ROLLBACK,
+            rollback_next_attempt_at="2026-11-29T20:15:23.104000+00:00",
+        ),
+    ],
 )
 LEAVE = [
     response(

@@ -45,7 +45,7 @@ from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import NotFoundProblem
+from gin_platform.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
 
 PROBLEMS = {
     404: OpenApiResponse(description="Not found (or another operator's)"),
@@ -243,6 +243,7 @@ class SitView(APIView):
             200: OpenApiResponse(SeatOutput, description="Already seated here: that seat"),
             **PROBLEMS,
             409: examples.SIT_REFUSED,
+            (503, PROBLEM_CONTENT_TYPE): examples.SIT_WALLET_UNAVAILABLE,
         },
         tags=["seats"],
         summary="Sit down at a table",
@@ -250,7 +251,11 @@ class SitView(APIView):
         description="Sit down. At a money table the stake (FTK, Match Play) or the cashier "
         "amount (Money Play) moves into the game's escrow; wallet refusals (insufficient "
         "funds, limits, self-exclusion) pass through and move nothing. The second seat starts "
-        "the match and deals the first hand.",
+        "the match and deals the first hand. A seamless operator's player is debited in the "
+        "operator's wallet first: when it does not answer, 503 wallet-unavailable, whose "
+        "`rollback_pending` says whether the operator has acknowledged the debit's rollback "
+        "yet (until then the operator's wallet may hold the amount; GET /api/v1/me/wallet "
+        "lists it under `pending_rollbacks`).",
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.player_table_get(player=request.user.player, table_id=table_id)

@@ -61,7 +61,7 @@ from gin_platform.principals import Actor
 from gin_platform.problems import Problem, ValidationProblem
 from gin_platform.selectors import is_network_operator
 from wallet import services as wallet
-from wallet.problems import InsufficientFundsProblem
+from wallet.problems import InsufficientFundsProblem, WalletUnavailableProblem
 
 logger = logging.getLogger(__name__)
 
@@ -194,10 +194,9 @@ def seat_take(
     stake_per_point: int | None = None,
     actor: Actor,
 ) -> SeatResult:
-    """Sit down (``_seat_take_durable``). A seamless operator's player (docs/wallet.md
-    "Seamless wallet") is first debited in the operator's wallet, outside any transaction;
-    if the seat is then refused (or the player already sat there), the debit is rolled
-    back, so nothing is charged."""
+    """Sit down (``_seat_take_durable``). A seamless player (docs/wallet.md "Seamless wallet")
+    is first debited in the operator's wallet, outside any transaction; if the seat is then
+    refused (or the player already sat there), the debit is rolled back."""
     debit = _seamless_buy_in(
         player=player,
         table=table,
@@ -214,9 +213,11 @@ def seat_take(
             actor=actor,
             seamless_debit=debit,
         )
-    except BaseException:
+    except BaseException as error:
         if debit is not None:
             wallet.seamless_rollback(debit=debit, actor=actor)
+            if isinstance(error, WalletUnavailableProblem):  # as its rollback stands now
+                raise wallet.seamless_debit_unavailable(debit=debit) from None
         raise
     if debit is not None and not result.created:
         wallet.seamless_rollback(debit=debit, actor=actor)

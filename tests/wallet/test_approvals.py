@@ -237,6 +237,71 @@ def test_raising_caps_needs_approval_and_lowering_does_not(operator):
     assert AuditEvent.objects.filter(action="cashier_caps.set").count() == 2
 
 
+@pytest.mark.parametrize(
+    ("caps", "field"),
+    [
+        ({"min_deposit": "950.00", "max_deposit": "900.00"}, "min_deposit"),
+        ({"max_deposit": "900.00", "min_withdrawal": "50.00", "max_withdrawal": "20.00"},
+         "min_withdrawal"),
+    ],
+)  # fmt: skip
+def test_a_raise_the_approval_would_refuse_is_refused_when_proposed(operator, caps, field):
+    """A loosening PUT is a proposal; one whose minimum is above its maximum is refused at
+    once with the approval's own check, and never becomes a pending request."""
+    CashierCapsFactory(operator=operator, max_deposit=500_00, min_deposit=10_00)
+    risk = staff_user("rui", "risk")
+    url = f"/api/v1/staff/operators/{operator.pk}/cashier-caps/EUR"
+    refused = api_as(risk).put(url, {**caps, "reason": "VIP"}, format="json")
+    assert_problem(refused, 422, "cashier-caps-invalid")
+    assert refused.json()["field"] == field
+    assert not ApprovalRequest.objects.exists()
+    caps_row = CashierCaps.objects.get(operator=operator)
+    assert (caps_row.min_deposit, caps_row.max_deposit) == (10_00, 500_00)
+
+
+@pytest.mark.parametrize(
+    ("payload", "slug"),
+    [
+        ({"currency": "EUR", "caps": {"min_deposit": "10.00", "max_deposit": "5.00"}},
+         "cashier-caps-invalid"),
+        ({"currency": "EUR", "caps": {"min_withdrawal": "10.00", "max_withdrawal": "9.99"}},
+         "cashier-caps-invalid"),
+        ({"currency": "EUR", "caps": {"hourly_deposit_cap": "10.00"}}, "cashier-caps-invalid"),
+        ({"currency": "XGC", "caps": {"max_deposit": "900"}}, "practice-chips-not-convertible"),
+        ({"currency": "EUR", "caps": ["max_deposit"]}, "approval-invalid"),
+    ],
+)  # fmt: skip
+def test_cap_proposals_are_checked_like_their_approval(operator, payload, slug):
+    risk = staff_user("rui", "risk")
+    response = api_as(risk).post(
+        "/api/v1/staff/approvals",
+        {"kind": "cashier_caps", "operator_id": str(operator.pk), "reason": "VIP",
+         "payload": payload},
+        format="json",
+    )  # fmt: skip
+    assert_problem(response, 422, slug)
+    assert not ApprovalRequest.objects.exists()
+
+
+def test_the_approval_checks_the_caps_again(operator):
+    """A request recorded before the proposal check (or by hand) is refused by the same
+    check when approved: failed, nothing set."""
+    CashierCapsFactory(operator=operator, max_deposit=500_00, min_deposit=10_00)
+    rui, rita = staff_user("rui", "risk"), staff_user("rita", "risk")
+    caps = {name: None for name in CashierCaps.FIELDS} | {"min_deposit": 900_00}
+    caps["max_deposit"] = 800_00
+    approval = ApprovalRequest.objects.create(
+        kind="cashier_caps",
+        operator=operator,
+        payload={"currency": "EUR", "caps": caps},
+        reason="VIP",
+        proposed_by=rui,
+    )
+    assert_problem(decide(rita, approval.pk), 422, "cashier-caps-invalid")
+    assert ApprovalRequest.objects.get(pk=approval.pk).status == "failed"
+    assert CashierCaps.objects.get(operator=operator).max_deposit == 500_00
+
+
 def test_what_counts_as_a_raise(operator):
     CashierCapsFactory(operator=operator, min_deposit=10_00, max_deposit=500_00)
     now = {"min_deposit": 10_00, "max_deposit": 500_00}

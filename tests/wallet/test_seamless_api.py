@@ -69,10 +69,50 @@ def test_a_private_wallet_url_is_refused_unless_allowed(operator_client, idem, s
     assert response.json()["type"] == "/problems/operator-wallet-invalid"
 
 
-def test_a_timeout_out_of_range_is_a_validation_error(operator_client, idem):
-    response = operator_client.put(URL, {**SEAMLESS, "timeout_ms": 50}, format="json", **idem())
-    assert response.status_code == 400
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"timeout_ms": 99}, "timeout_ms"),
+        ({"timeout_ms": 30001}, "timeout_ms"),
+        ({"timeout_ms": 0}, "timeout_ms"),
+        ({"timeout_ms": -3000}, "timeout_ms"),
+        ({"timeout_ms": 10**12}, "timeout_ms"),
+        ({"mode": "hybrid"}, "mode"),
+        ({"mode": "SEAMLESS"}, "mode"),
+        ({"mode": " seamless"}, "mode"),
+        ({"mode": ""}, "mode"),
+        ({"base_url": "https://wallet.example.com/" + "x" * 200}, "base_url"),
+    ],
+)
+def test_every_bad_value_is_operator_wallet_invalid_naming_its_field(
+    operator_client, idem, change, field
+):
+    """The documented answer for every field of the endpoint: 422 operator-wallet-invalid
+    with `field`, whichever value is out of range (the service checks every value)."""
+    response = operator_client.put(URL, {**SEAMLESS, **change}, format="json", **idem())
+    assert response.status_code == 422, response.content
+    body = response.json()
+    assert (body["type"], body["field"]) == ("/problems/operator-wallet-invalid", field)
+    assert not OperatorWallet.objects.exists()
+
+
+@pytest.mark.parametrize("timeout_ms", [100, 30000])
+def test_the_timeout_bounds_themselves_are_accepted(operator_client, idem, timeout_ms):
+    body = {**SEAMLESS, "timeout_ms": timeout_ms}
+    response = operator_client.put(URL, body, format="json", **idem())
+    assert response.status_code == 200, response.content
+    assert OperatorWallet.objects.get().timeout_ms == timeout_ms
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"timeout_ms": "soon"}, {"timeout_ms": 150.5}, {"mode": None}, {"mode": ["seamless"]}],
+)
+def test_a_field_of_the_wrong_json_type_is_a_validation_error(operator_client, idem, change):
+    response = operator_client.put(URL, {**SEAMLESS, **change}, format="json", **idem())
+    assert response.status_code == 400, response.content
     assert response.json()["type"] == "/problems/validation-error"
+    assert not OperatorWallet.objects.exists()
 
 
 def test_switching_is_refused_while_players_have_money_with_us(operator_client, player, idem):
@@ -137,3 +177,4 @@ def test_the_wallet_shows_what_the_operators_wallet_reports(operator, player, pl
 def test_a_transfer_wallet_has_no_operator_balance(player_client):
     body = player_client.get("/api/v1/me/wallet").json()
     assert body["wallet_mode"] == "transfer" and body["operator_balance"] is None
+    assert body["rollback_pending"] is False and body["pending_rollbacks"] == []

@@ -102,6 +102,7 @@ def test_a_full_game_with_faults_on_every_call_kind_settles_exactly_once(operato
     refused = sit(alice, table.pk)
     assert refused.status_code == 503, refused.content
     assert refused.json()["type"] == "/problems/wallet-unavailable"
+    assert refused.json()["rollback_pending"] is False  # its rollback was acknowledged
     # Applied but the answer lost: the retry with the same id finds it applied.
     server.fault("debit", "lost")
     assert sit(alice, table.pk).status_code == 201
@@ -118,8 +119,10 @@ def test_a_full_game_with_faults_on_every_call_kind_settles_exactly_once(operato
     # Bob: a debit that never answers and a rollback that does not answer at once either.
     server.fault("debit", "5xx", "5xx", "5xx")
     server.fault("rollback", "timeout", "lost", "5xx")
-    assert sit(bob, table.pk).status_code == 503
+    refused = sit(bob, table.pk)
+    assert refused.status_code == 503 and refused.json()["rollback_pending"] is True
     assert WalletCall.objects.get(kind="rollback", player=bob.player).status == "pending"
+    assert bob.get("/api/v1/me/wallet").json()["rollback_pending"] is True
     _sweep_until_done()
     server.fault("debit", "duplicate")
     second = sit(bob, table.pk)

@@ -316,7 +316,35 @@ _WALLET = {
     "practice_balance": _CHIPS,
     "kyc_status": "verified",
     "self_excluded_until": None,
+    "rollback_pending": False,
+    "pending_rollbacks": [],
 }
+WALLET = [
+    response("transfer", _WALLET, 200, "The platform holds the balance"),
+    response(
+        "seamless, a rollback pending",
+        _WALLET
+        | {
+            "wallet_mode": "seamless",
+            "balance": {"amount": "0.00", "currency": "EUR", "display": None},
+            "operator_balance": {"amount": "87.50", "currency": "EUR", "display": None},
+            "rollback_pending": True,
+            "pending_rollbacks": [
+                {
+                    "transaction_id": "2b9d4f61-3c8e-4a57-b1d2-7e6f5a4c3b20",
+                    "rolls_back": "8f1c2e4a-6b7d-4c3e-9a10-5d2f7e8b9c01",
+                    "amount": {"amount": "12.50", "currency": "EUR"},
+                    "since": "2026-11-29T20:15:02.913404Z",
+                    "next_attempt_at": "2026-11-29T20:15:23.104000Z",
+                    "attempts": 3,
+                }
+            ],
+        },
+        200,
+        "A buy-in's debit was not answered and its rollback not acknowledged yet: the "
+        "operator's wallet may hold 12.50 EUR of the player's until it is",
+    ),
+]
 OPERATOR_TOP_UP = [
     response(
         "topped up",

@@ -142,6 +142,7 @@ def wallet_summary(
     balance = selectors.wallet_balance(player=player)
     if seamless is None:
         seamless = seamless_selectors.is_seamless(operator_id=player.operator_id)
+    rollbacks = seamless_selectors.pending_rollbacks(player_id=player.pk) if seamless else []
     return {
         "player_id": player.pk,
         "wallet_mode": "seamless" if seamless else "transfer",
@@ -159,6 +160,20 @@ def wallet_summary(
         ),
         "kyc_status": player.kyc_status,
         "self_excluded_until": selectors.self_excluded_until(player=player),
+        "rollback_pending": bool(rollbacks),
+        "pending_rollbacks": [pending_rollback(call) for call in rollbacks],
+    }
+
+
+def pending_rollback(call) -> dict:
+    """A rollback of a buy-in debit the operator has not acknowledged yet (seamless mode)."""
+    return {
+        "transaction_id": call.pk,
+        "rolls_back": call.rolls_back_id,
+        "amount": money_dict(call.amount, call.currency),
+        "since": call.created_at,
+        "next_attempt_at": call.next_attempt_at,
+        "attempts": call.attempt_count,
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from gin_platform.api.fields import DecimalString, TargetUrl
@@ -100,6 +101,20 @@ class LedgerTransactionOutput(serializers.Serializer):
 
 
 # --- Wallet, cashier ---------------------------------------------------------------------
+class PendingRollbackOutput(serializers.Serializer):
+    transaction_id = serializers.UUIDField(
+        help_text="The rollback's id: the transaction_id of its POST <base_url>/rollback"
+    )
+    rolls_back = serializers.UUIDField(help_text="The transaction_id of the debit it undoes")
+    amount = Money(help_text="What the debit took, if the operator's wallet applied it")
+    since = serializers.DateTimeField(help_text="When the rollback was first sent")
+    next_attempt_at = serializers.DateTimeField(
+        help_text="When the platform sends it again (backoff from 20 s, doubling, capped at "
+        "10 minutes, until acknowledged)"
+    )
+    attempts = serializers.IntegerField(help_text="Attempts so far")
+
+
 class WalletOutput(serializers.Serializer):
     player_id = serializers.UUIDField()
     wallet_mode = serializers.ChoiceField(
@@ -118,6 +133,15 @@ class WalletOutput(serializers.Serializer):
     practice_balance = Money()
     kyc_status = serializers.ChoiceField(choices=KYC_STATUSES)
     self_excluded_until = serializers.DateTimeField(allow_null=True)
+    rollback_pending = serializers.BooleanField(
+        help_text="Seamless mode: true while a rollback of a buy-in debit is not acknowledged "
+        "by the operator's wallet yet, which may hold its amount of the player's money until "
+        "it is; the platform keeps sending it (`pending_rollbacks`). Always false in "
+        "transfer mode."
+    )
+    pending_rollbacks = PendingRollbackOutput(
+        many=True, help_text="The unacknowledged rollbacks, oldest first; empty when none"
+    )
 
 
 class CashierInput(StrictInput):
@@ -272,9 +296,27 @@ class ReconciliationOutput(serializers.Serializer):
 
 
 # --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
+# The JSON types only: every value is checked by ``operator_wallet_set``, the one place, and
+# refused there as operator-wallet-invalid naming its ``field`` (docs/api-errors.md). The
+# schema still says which values the service accepts.
+@extend_schema_field(serializers.ChoiceField(choices=OperatorWallet.Mode.choices))
+class _WalletModeField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    serializers.IntegerField(
+        min_value=OperatorWallet.MIN_TIMEOUT_MS, max_value=OperatorWallet.MAX_TIMEOUT_MS
+    )
+)
+class _TimeoutField(serializers.IntegerField):
+    pass
+
+
 class OperatorWalletInput(StrictInput):
-    mode = serializers.ChoiceField(
-        choices=OperatorWallet.Mode.choices,
+    mode = _WalletModeField(
+        allow_blank=True,
+        trim_whitespace=False,
         help_text="transfer: the platform holds the balance (deposits and withdrawals); "
         "seamless: your wallet holds it and the platform calls your wallet API",
     )
@@ -286,8 +328,45 @@ class OperatorWalletInput(StrictInput):
         "and /rollback. Required for seamless; checked like a webhook URL, and without a "
         "?query (422 operator-wallet-invalid, field base_url)",
     )
-    timeout_ms = serializers.IntegerField(
-        required=False, default=3000, min_value=100, max_value=30000
+    timeout_ms = _TimeoutField(
+        required=False,
+        default=OperatorWallet.DEFAULT_TIMEOUT_MS,
+        help_text="How long each call to your wallet may take, in milliseconds",
+    )
+
+
+@extend_schema_field({"type": "string", "const": "/problems/wallet-unavailable"})
+class _WalletUnavailableType(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "integer", "const": 503})
+class _WalletUnavailableStatus(serializers.IntegerField):
+    pass
+
+
+@extend_schema_serializer(component_name="WalletUnavailableProblem")
+class WalletUnavailableProblemOutput(serializers.Serializer):
+    """The wallet-unavailable problem (RFC 9457) of a seamless buy-in that got no seat."""
+
+    type = _WalletUnavailableType()
+    title = serializers.CharField()
+    status = _WalletUnavailableStatus()
+    detail = serializers.CharField()
+    instance = serializers.CharField(required=False, help_text="The request path")
+    transaction_id = serializers.UUIDField(help_text="The buy-in's debit (its transaction_id)")
+    amount = Money(help_text="The debit's amount")
+    rollback_pending = serializers.BooleanField(
+        help_text="True: the operator's wallet has not acknowledged the debit's rollback yet, "
+        "so it may hold `amount` of the player's money until it does; the platform keeps "
+        "sending the rollback and the player's wallet (`GET /api/v1/me/wallet`) lists it "
+        "under `pending_rollbacks` until then. False: rolled back, nothing is charged."
+    )
+    rollback_transaction_id = serializers.UUIDField(
+        allow_null=True, help_text="The rollback's id (the transaction_id of its /rollback)"
+    )
+    rollback_next_attempt_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the pending rollback is sent again; null otherwise"
     )
 
 

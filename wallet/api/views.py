@@ -86,7 +86,10 @@ class PlayerWalletView(APIView):
         operation_id="players_wallet",
         summary="Show a player's wallet",
         description="The player's balance in the wallet currency (and in their display "
-        "currency, R11), practice chips, KYC status and any self-exclusion.",
+        "currency, R11), practice chips, KYC status and any self-exclusion. Seamless mode: "
+        "what your wallet reports (`operator_balance`), and the rollbacks of buy-in debits "
+        "you have not acknowledged yet (`rollback_pending`, `pending_rollbacks`).",
+        examples=examples.WALLET,
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
@@ -416,7 +419,11 @@ class MyWalletView(APIView):
         operation_id="me_wallet",
         summary="Show my wallet",
         description="The calling player's balance (also in their display currency, R11), "
-        "practice chips, KYC status and any self-exclusion.",
+        "practice chips, KYC status and any self-exclusion. Seamless mode: what the "
+        "operator's wallet reports (`operator_balance`), and any rollback of a buy-in's debit "
+        "the operator's wallet has not acknowledged yet (`rollback_pending`, "
+        "`pending_rollbacks`): until it does, it may hold that amount of the player's money.",
+        examples=examples.WALLET,
     )
     def get(self, request: Request) -> Response:
         return Response(WalletOutput(_wallet_summary(request.user.player)).data)

@@ -122,6 +122,7 @@ from wallet.services.seamless import (
     seamless_credits_record,
     seamless_debit,
     seamless_debit_consume,
+    seamless_debit_unavailable,
     seamless_mode,
     seamless_rollback,
 )
@@ -181,6 +182,7 @@ __all__ = [
     "seamless_credits_record",
     "seamless_debit",
     "seamless_debit_consume",
+    "seamless_debit_unavailable",
     "seamless_mode",
     "seamless_rollback",
     "self_exclusion_create",

@@ -43,7 +43,12 @@ from wallet.problems import (
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
 )
-from wallet.services.cashier import _cashier_currency, _cashier_keys, cashier_caps_write
+from wallet.services.cashier import (
+    _cashier_currency,
+    _cashier_keys,
+    cashier_caps_write,
+    check_cashier_caps,
+)
 from wallet.services.corrections import reversal_reference, transaction_reverse
 from wallet.services.network import (
     check_net_settlement,
@@ -150,17 +155,16 @@ def _reversal_payload(payload: dict) -> tuple[Operator, dict]:
 def _caps_payload(operator: Operator | None, payload: dict) -> tuple[Operator, dict]:
     if operator is None:
         raise ApprovalInvalidProblem("a cap raise names its operator", field="operator")
-    currency = parse_currency(payload.get("currency"))
     caps = payload.get("caps")
-    if not isinstance(caps, dict) or set(caps) - set(CashierCaps.FIELDS):
+    if not isinstance(caps, dict):
         raise ApprovalInvalidProblem(
             f"caps maps some of {', '.join(CashierCaps.FIELDS)} to minor units or null",
             field="caps",
         )
-    for name, value in caps.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ApprovalInvalidProblem(f"{name} must be an integer or null", field=name)
-    return operator, {"currency": currency, "caps": {n: caps.get(n) for n in CashierCaps.FIELDS}}
+    # The approval's own check (cashier_caps_write), run now: a proposal it would refuse
+    # (a minimum above its maximum, practice chips...) never becomes a pending request.
+    currency, values = check_cashier_caps(currency=payload.get("currency"), caps=caps)
+    return operator, {"currency": currency, "caps": values}
 
 
 def _adjustment_payload(operator: Operator | None, payload: dict) -> tuple[Operator, dict]:

@@ -377,6 +377,39 @@ def cashier_caps_set(
     return cashier_caps_write(operator=operator, currency=currency, actor=actor, **caps)
 
 
+def check_cashier_caps(
+    *, currency: str, caps: Mapping[str, object]
+) -> tuple[str, dict[str, int | None]]:
+    """The one check of new caps, for a direct set, a four-eyes proposal and its approval
+    alike (so a proposal the approval would refuse is never recorded): a currency with a
+    cashier (not practice chips), known cap names, each an integer of minor units from 0 to
+    ``MAX_AMOUNT`` or None, and no minimum above its maximum (``cashier-caps-invalid``
+    naming the ``field``). Returns the currency code and all seven caps (missing: None)."""
+    code = parse_currency(currency)
+    if code == PRACTICE_CURRENCY:
+        raise PracticeChipsNotConvertibleProblem("practice chips have no cashier", field="currency")
+    unknown = set(caps) - set(CashierCaps.FIELDS)
+    if unknown:
+        raise CashierCapsInvalidProblem(
+            f"unknown caps: {', '.join(sorted(unknown))}", field=sorted(unknown)[0]
+        )
+    values: dict[str, int | None] = {}
+    for name in CashierCaps.FIELDS:
+        value = caps.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise CashierCapsInvalidProblem(
+                f"{name} must be an integer of minor units or null", field=name
+            )
+        if value is not None and not 0 <= value <= MAX_AMOUNT:
+            raise CashierCapsInvalidProblem(f"{name} is out of range", field=name)
+        values[name] = value
+    for low, high in (("min_deposit", "max_deposit"), ("min_withdrawal", "max_withdrawal")):
+        minimum, maximum = values[low], values[high]
+        if minimum is not None and maximum is not None and minimum > maximum:
+            raise CashierCapsInvalidProblem(f"{low} is above {high}", field=low)
+    return code, values
+
+
 @transaction.atomic
 def cashier_caps_write(
     *, operator: Operator, currency: str, actor: Actor, **caps: int | None
@@ -384,21 +417,7 @@ def cashier_caps_write(
     """``cashier_caps_set``'s work, as a savepoint of the caller's transaction: the one
     caller is an approved four-eyes raise (wallet.services.approvals), which sets the caps
     in the transaction that marks the approval executed."""
-    code = parse_currency(currency)
-    if code == PRACTICE_CURRENCY:
-        raise PracticeChipsNotConvertibleProblem("practice chips have no cashier", field="currency")
-    unknown = set(caps) - set(CashierCaps.FIELDS)
-    if unknown:
-        raise CashierCapsInvalidProblem(f"unknown caps: {', '.join(sorted(unknown))}")
-    values = {name: caps.get(name) for name in CashierCaps.FIELDS}
-    for name, value in values.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise CashierCapsInvalidProblem(f"{name} must be an integer of minor units or null")
-        if value is not None and not 0 <= value <= MAX_AMOUNT:
-            raise CashierCapsInvalidProblem(f"{name} is out of range", field=name)
-    for low, high in (("min_deposit", "max_deposit"), ("min_withdrawal", "max_withdrawal")):
-        if values[low] is not None and values[high] is not None and values[low] > values[high]:
-            raise CashierCapsInvalidProblem(f"{low} is above {high}", field=low)
+    code, values = check_cashier_caps(currency=currency, caps=caps)
     _, created = CashierCaps.objects.get_or_create(operator=operator, currency=code)
     row = lock_cashier_caps(operator_id=operator.pk, currency=code)
     old = None if created else {name: getattr(row, name) for name in CashierCaps.FIELDS}

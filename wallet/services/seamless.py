@@ -7,11 +7,13 @@ API (docs/wallet.md "Seamless wallet").
   first (pending), then a few quick attempts with the same transaction id; applied: the
   mirror posting ``operator_wallet -> player wallet`` (the wallet is a transit account; the
   ordinary ``table_buy_in`` moves the money on to the escrow); refused:
-  ``insufficient-funds``; no answer: rolled back (``seamless_rollback``) before
-  ``wallet-unavailable`` is raised.
+  ``insufficient-funds``; no answer: its rollback (``seamless_rollback``) is tried before
+  ``wallet-unavailable`` is raised (``seamless_debit_unavailable``), which says
+  ``rollback_pending`` when the operator has not acknowledged it yet.
 - ``seamless_rollback``: undo a debit (no answer, or the seat was refused): acknowledged,
   an applied debit's mirror is reversed (``player wallet -> operator_wallet``); until then
-  it stays pending and the retry sweep sends it again, forever.
+  it stays pending, the player's wallet shows it (``pending_rollbacks``), and the retry
+  sweep sends it again, forever.
 - ``seamless_credit`` / ``seamless_credits_record``: money a seamless player's platform
   wallet received (a payout, a refund) goes back to the operator's wallet. The credit row
   is written in the transaction that posted the money (never lost), sent after the commit
@@ -129,15 +131,18 @@ def _base_url_problem(base_url: str) -> str | None:
 def operator_wallet_set(
     *, operator: Operator, mode: str, base_url: str, timeout_ms: int, actor: Actor
 ) -> OperatorWallet:
-    """Set the operator's wallet mode, URL and timeout (audited). Switching mode is refused
-    while the operator's players have money in platform wallets or open escrows, or wallet
-    calls are in flight (``wallet-mode-switch-refused``)."""
-    if mode not in OperatorWallet.Mode.values:
+    """Set the operator's wallet mode, URL and timeout (audited). Every value is checked
+    here, the one place (``operator-wallet-invalid`` naming the ``field``; the endpoint's
+    serializer checks only the JSON types). Switching mode is refused while the operator's
+    players have money in platform wallets or open escrows, or wallet calls are in flight
+    (``wallet-mode-switch-refused``)."""
+    if not isinstance(mode, str) or mode not in OperatorWallet.Mode.values:
         raise OperatorWalletInvalidProblem("mode is transfer or seamless", field="mode")
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
         raise OperatorWalletInvalidProblem("timeout_ms is an integer", field="timeout_ms")
-    if not 100 <= timeout_ms <= 30000:
-        raise OperatorWalletInvalidProblem("timeout_ms is 100 to 30000", field="timeout_ms")
+    low, high = OperatorWallet.MIN_TIMEOUT_MS, OperatorWallet.MAX_TIMEOUT_MS
+    if not low <= timeout_ms <= high:
+        raise OperatorWalletInvalidProblem(f"timeout_ms is {low} to {high}", field="timeout_ms")
     if not isinstance(base_url, str):
         raise OperatorWalletInvalidProblem("base_url is a string", field="base_url")
     if problem := _base_url_problem(base_url):
@@ -361,8 +366,9 @@ def seamless_debit(
 ) -> WalletCall:
     """Take ``amount`` from the player's balance in the operator's wallet and mirror it into
     the player's platform wallet (the buy-in then moves it to the escrow). Raises
-    ``insufficient-funds`` (refused) or ``wallet-unavailable`` (no answer: rolled back first,
-    or its rollback left to the sweep). Never inside a transaction."""
+    ``insufficient-funds`` (refused) or ``wallet-unavailable`` (no answer: its rollback is
+    tried first; not acknowledged, the problem says ``rollback_pending`` and the sweep sends
+    it until it is). Never inside a transaction."""
     _outside_transactions()
     if currency != player.wallet_currency:
         raise SeamlessWalletModeProblem(
@@ -391,10 +397,7 @@ def seamless_debit(
             needed=money_dict(amount, currency),
         )
     seamless_rollback(debit=call, actor=actor)
-    raise WalletUnavailableProblem(
-        "the operator's wallet did not answer; the buy-in was rolled back and nothing is charged",
-        transaction_id=str(call.pk),
-    )
+    raise seamless_debit_unavailable(debit=call)
 
 
 def seamless_rollback(*, debit: WalletCall, actor: Actor) -> WalletCall | None:
@@ -435,15 +438,48 @@ def seamless_debit_consume(
     with transaction.atomic():
         locked = lock_wallet_calls(debit.pk)[debit.pk]
         if locked.status != Call.Status.APPLIED or hasattr(locked, "rollback"):
-            raise WalletUnavailableProblem(
-                "the operator's wallet debit of this buy-in was rolled back; sit down again",
-                transaction_id=str(locked.pk),
-            )
+            raise seamless_debit_unavailable(debit=locked)
         if locked.consumed_by_id is None:
             locked.consumed_by = ledger_transaction
             locked.save(update_fields=["consumed_by"])
             _audit(locked, actor, "consumed", buy_in=ledger_transaction.reference)
         return locked
+
+
+def seamless_debit_unavailable(*, debit: WalletCall) -> WalletUnavailableProblem:
+    """The ``wallet-unavailable`` problem of a buy-in debit that bought no seat, as its
+    rollback stands now (read again here, so call it after the rollback was tried):
+    ``rollback_pending`` while the debit is not known to be undone (the operator has not
+    acknowledged its rollback yet, so the operator's wallet may still hold ``amount``; the
+    platform keeps sending it, next at ``rollback_next_attempt_at``), with the debit's and
+    the rollback's transaction ids, which the operator reconciles by."""
+    debit = WalletCall.objects.get(pk=debit.pk)
+    rollback = WalletCall.objects.filter(rolls_back_id=debit.pk).first()
+    pending = debit.status not in (Call.Status.ROLLED_BACK, Call.Status.REFUSED)
+    money = money_dict(debit.amount, debit.currency)
+    cause = (
+        "the operator's wallet debit of this buy-in was rolled back before the seat took it"
+        if debit.ledger_transaction_id is not None
+        else "the operator's wallet did not answer the buy-in's debit"
+    )
+    if pending:
+        detail = (
+            f"{cause}; its rollback is not acknowledged yet, so the operator's wallet may hold "
+            f"{money['amount']} {money['currency']} of the player's until it is: the platform "
+            "keeps sending it"
+        )
+    else:
+        detail = f"{cause}; it was rolled back and nothing is charged"
+    return WalletUnavailableProblem(
+        detail,
+        transaction_id=str(debit.pk),
+        amount=money,
+        rollback_pending=pending,
+        rollback_transaction_id=None if rollback is None else str(rollback.pk),
+        rollback_next_attempt_at=rollback.next_attempt_at.isoformat()
+        if pending and rollback is not None and rollback.status == Call.Status.PENDING
+        else None,
+    )
 
 
 def _send_now(call_id: Any, *, actor: Actor, attempts: int) -> WalletCall:
