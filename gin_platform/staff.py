@@ -19,6 +19,7 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from gin_platform.login_attempts import staff_secret_check
 from gin_platform.problems import Problem
 from gin_platform.throttling import CACHE_ERRORS
 
@@ -182,24 +183,24 @@ def _reuse_key(user: Any, code: str) -> str:
 def otp_verified(request: HttpRequest, user: Any) -> bool:
     """The session's OTP device is verified (django-otp's middleware), or the request
     carries an ``X-OTP`` code that one of the user's confirmed TOTP devices accepts. A wrong
-    code is a failed login for django-axes (same lockout as a wrong password)."""
+    code is a failed login for django-axes (same lockout as a wrong password), and a code is
+    checked only within the failures the address has left, however many arrive at once
+    (``staff_secret_check``: LoginLockedOutProblem, ThrottledProblem)."""
     if getattr(user, "otp_device", None) is not None:
         return True
     code = (request.META.get(OTP_HEADER) or "").strip()
     if not code:
-        return False
-    if not (code.isdigit() and 6 <= len(code) <= 8):
-        otp_failed(request, user)
         return False
     with contextlib.suppress(*CACHE_ERRORS):
         if cache.get(_reuse_key(user, code)):
             return True
     from django_otp import match_token
 
-    device = match_token(user, code)
-    if device is None:
-        otp_failed(request, user)
-        return False
+    with staff_secret_check(request, username=user.get_username()):
+        device = match_token(user, code) if code.isdigit() and 6 <= len(code) <= 8 else None
+        if device is None:
+            otp_failed(request, user)  # recorded before the attempt's slot is given back
+            return False
     with contextlib.suppress(*CACHE_ERRORS):
         cache.set(_reuse_key(user, code), True, OTP_REUSE_SECONDS)
     return True
