@@ -4,7 +4,8 @@ Installed as the default admin site (gin_platform/admin_apps.py in INSTALLED_APP
 ``admin.register`` lands here. Staff whose roles need a second factor (finance, admin,
 superusers: gin_platform/staff.py) type the current code of their authenticator app with
 their password; the others log in with the password alone. A wrong code counts as a failed
-login for django-axes, like a wrong password (docs/backoffice.md "Login").
+login for django-axes, like a wrong password, and concurrent logins from one address are
+checked only within the failures it has left (docs/backoffice.md "Lockout").
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from django.contrib import admin
 from django.contrib.admin import AdminSite
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django_otp.forms import OTPAuthenticationFormMixin
+
+from gin_platform.login_attempts import staff_secret_check
+from gin_platform.problems import LoginLockedOutProblem, ThrottledProblem
 
 
 class StaffAdminAuthenticationForm(OTPAuthenticationFormMixin, AdminAuthenticationForm):
@@ -29,8 +33,25 @@ class StaffAdminAuthenticationForm(OTPAuthenticationFormMixin, AdminAuthenticati
     otp_challenge = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def clean(self):
-        self.cleaned_data = super().clean()
-        self.clean_otp(self.get_user())
+        username = self.cleaned_data.get("username")
+        if username is None or not self.cleaned_data.get("password"):
+            return super().clean()  # nothing to check: the form asks for both
+        try:
+            # The password and the code are checked within the failures the address has
+            # left, however many logins arrive at once (gin_platform/login_attempts.py).
+            with staff_secret_check(self.request, username=username):
+                self.cleaned_data = super().clean()
+                self.clean_otp(self.get_user())
+        except LoginLockedOutProblem:
+            # As axes' backend does: its middleware answers 429 /problems/login-locked-out.
+            self.request.axes_locked_out = True
+            self.request.axes_credentials = {"username": username}
+            raise self.get_invalid_login_error() from None
+        except ThrottledProblem:
+            raise forms.ValidationError(
+                "Too many logins from this address at once; try again in a moment.",
+                code="busy",
+            ) from None
         return self.cleaned_data
 
     def clean_otp(self, user) -> None:

@@ -12,7 +12,8 @@ come from the platform itself or from an origin that operator registered: anythi
 
 Failed attempts are throttled before the expensive check (``AuthFailureGuard``: per client
 address and per credential, 429 ``/problems/throttled``), and staff passwords are locked out
-by django-axes after repeated failures (429 ``/problems/login-locked-out``).
+by django-axes after repeated failures (429 ``/problems/login-locked-out``), concurrent
+attempts included (gin_platform/login_attempts.py).
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any
 
-from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_cool_off
-from axes.models import AccessAttempt
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Model
@@ -40,13 +38,13 @@ from rest_framework.authentication import (
 )
 from rest_framework.request import Request
 
+from gin_platform.login_attempts import locked_out_problem, staff_secret_check
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
-    LoginLockedOutProblem,
     OriginNotAllowedProblem,
     SignatureInvalidProblem,
     SignatureReplayedProblem,
@@ -67,7 +65,6 @@ from gin_platform.throttling import (
     CACHE_ERRORS,
     AuthFailureGuard,
     PrincipalRateThrottle,
-    client_address,
     pass_gate,
     warn_cache_unreachable,
 )
@@ -224,50 +221,26 @@ class PlayerTokenAuthentication(BaseAuthentication):
 class StaffBasicAuthentication(BasicAuthentication):
     """HTTP Basic for back-office staff, guarded before the password hash is computed.
 
-    In order, each cheaper than the next: the failure throttle (cache), the django-axes
-    lockout of this address (one indexed query), then the password (PBKDF2, about a quarter
-    of a second) through ``django.contrib.auth.authenticate``, whose failures axes records
-    (``AUTHENTICATION_BACKENDS`` starts with axes' backend).
+    In order, each cheaper than the next: the failure throttle (cache), one of the
+    address's attempt slots with the django-axes lockout (a few cache calls and indexed
+    queries; gin_platform/login_attempts.py: attempts sent at once are checked only within
+    the failures the address has left), then the password (PBKDF2, about a quarter of a
+    second) through ``django.contrib.auth.authenticate``, whose failures axes records
+    (``AUTHENTICATION_BACKENDS`` starts with axes' backend) before the slot is given back.
     """
 
     def authenticate_credentials(self, userid, password, request=None):
         guard = AuthFailureGuard(request, credential=f"staff:{userid}")
         guard.check()
         django_request = request._request if isinstance(request, Request) else request
-        if AxesProxyHandler.is_locked(django_request, {"username": userid}):
-            raise _locked_out(django_request)
-        try:
-            # The Django request, not DRF's: axes marks it, and its middleware answers the
-            # attempt that reaches the limit with lockout_response().
-            return super().authenticate_credentials(userid, password, django_request)
-        except exceptions.AuthenticationFailed:
-            guard.failed()
-            raise
-
-
-def _locked_out(request) -> LoginLockedOutProblem:
-    return LoginLockedOutProblem(
-        "Too many failed staff logins from this address; no password is checked from here "
-        "until the lockout ends",
-        retry_after=lockout_seconds_left(request),
-    )
-
-
-def lockout_seconds_left(request) -> int:
-    """Seconds until the axes lockout of this request's address ends (AXES_COOLOFF_TIME
-    after its latest failure)."""
-    cool_off = get_cool_off(request)
-    if cool_off is None:
-        return 0
-    latest = (
-        AccessAttempt.objects.filter(ip_address=client_address(request))
-        .order_by("-attempt_time")
-        .values_list("attempt_time", flat=True)
-        .first()
-    )
-    if latest is None:
-        return math.ceil(cool_off.total_seconds())
-    return max(1, math.ceil((latest + cool_off - timezone.now()).total_seconds()))
+        with staff_secret_check(django_request, username=userid):
+            try:
+                # The Django request, not DRF's: axes marks it, and its middleware answers
+                # the attempt that reaches the limit with lockout_response().
+                return super().authenticate_credentials(userid, password, django_request)
+            except exceptions.AuthenticationFailed:
+                guard.failed()
+                raise
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
@@ -278,7 +251,7 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     # authentication classes (this module) from the settings.
     from gin_platform.problem_handler import problem_response
 
-    rendered = problem_response(_locked_out(request), instance=request.get_full_path())
+    rendered = problem_response(locked_out_problem(request), instance=request.get_full_path())
     response = HttpResponse(
         json.dumps(rendered.data), status=rendered.status_code, content_type=PROBLEM_CONTENT_TYPE
     )

@@ -331,8 +331,10 @@ WEBHOOK_EVENT_FEED_MAX_LAG_SECONDS = int(ENV.get("WEBHOOK_EVENT_FEED_MAX_LAG", "
 # Staff passwords (admin login, HTTP Basic on the staff API) go through django-axes first:
 # after AXES_FAILURE_LIMIT failures from one address, no password is checked from there for
 # AXES_COOLOFF_MINUTES; a success resets the count. Only the address is locked (never the
-# account everywhere), so nobody can lock a staff member out from elsewhere. The API also
-# throttles failures per address and per username before the hash (gin_platform.throttling).
+# account everywhere), so nobody can lock a staff member out from elsewhere. Attempts sent
+# at once are checked only within the failures left (gin_platform/login_attempts.py). The
+# API also throttles failures per address and per username before the hash
+# (gin_platform.throttling).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",

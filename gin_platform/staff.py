@@ -19,6 +19,7 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from gin_platform.login_attempts import staff_secret_check
 from gin_platform.problems import Problem
 from gin_platform.throttling import CACHE_ERRORS
 
@@ -182,24 +183,24 @@ def _reuse_key(user: Any, code: str) -> str:
 def otp_verified(request: HttpRequest, user: Any) -> bool:
     """The session's OTP device is verified (django-otp's middleware), or the request
     carries an ``X-OTP`` code that one of the user's confirmed TOTP devices accepts. A wrong
-    code is a failed login for django-axes (same lockout as a wrong password)."""
+    code is a failed login for django-axes (same lockout as a wrong password), and a code is
+    checked only within the failures the address has left, however many arrive at once
+    (``staff_secret_check``: LoginLockedOutProblem, ThrottledProblem)."""
     if getattr(user, "otp_device", None) is not None:
         return True
     code = (request.META.get(OTP_HEADER) or "").strip()
     if not code:
-        return False
-    if not (code.isdigit() and 6 <= len(code) <= 8):
-        otp_failed(request, user)
         return False
     with contextlib.suppress(*CACHE_ERRORS):
         if cache.get(_reuse_key(user, code)):
             return True
     from django_otp import match_token
 
-    device = match_token(user, code)
-    if device is None:
-        otp_failed(request, user)
-        return False
+    with staff_secret_check(request, username=user.get_username()):
+        device = match_token(user, code) if code.isdigit() and 6 <= len(code) <= 8 else None
+        if device is None:
+            otp_failed(request, user)  # recorded before the attempt's slot is given back
+            return False
     with contextlib.suppress(*CACHE_ERRORS):
         cache.set(_reuse_key(user, code), True, OTP_REUSE_SECONDS)
     return True
@@ -222,10 +223,24 @@ LOGIN_AT_KEY = "staff_login_at"
 LAST_SEEN_KEY = "staff_last_seen"
 
 
+def session_clocks_start(sender, request, user, **kwargs) -> None:
+    """``user_logged_in``: both clocks of the session start at the login itself, whatever
+    the login path (the admin's form, its TOTP step included, or any other ``login()``),
+    not at the first request after it (connected in PlatformConfig.ready)."""
+    session = getattr(request, "session", None)
+    if session is None:
+        return
+    now = int(timezone.now().timestamp())
+    session[LOGIN_AT_KEY] = now
+    session[LAST_SEEN_KEY] = now
+
+
 class StaffSessionTimeoutMiddleware:
-    """Ends a logged-in (admin) session after STAFF_SESSION_IDLE_SECONDS without a request,
-    or STAFF_SESSION_MAX_SECONDS after login whatever happens; the request then goes on as
-    anonymous (the admin asks for a login again, the staff API answers 401/403)."""
+    """Ends a logged-in (admin) session after STAFF_SESSION_IDLE_SECONDS without a request
+    (the login counts as one), or STAFF_SESSION_MAX_SECONDS after login whatever happens;
+    the request then goes on as anonymous (the admin asks for a login again, the staff API
+    answers 401/403). A session without the login stamps (``session_clocks_start``), such as
+    one logged in before they existed, cannot say when its clocks started: it is ended too."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -238,10 +253,12 @@ class StaffSessionTimeoutMiddleware:
             last_seen = session.get(LAST_SEEN_KEY)
             idle = settings.STAFF_SESSION_IDLE_SECONDS
             absolute = settings.STAFF_SESSION_MAX_SECONDS
-            if login_at is None or last_seen is None:
-                session[LOGIN_AT_KEY] = login_at or now
-                session[LAST_SEEN_KEY] = now
-            elif now - last_seen > idle or now - login_at > absolute:
+            if (
+                login_at is None
+                or last_seen is None
+                or now - last_seen > idle
+                or now - login_at > absolute
+            ):
                 logout(request)
             elif now != last_seen:
                 session[LAST_SEEN_KEY] = now

@@ -1,6 +1,7 @@
 """Operator API keys, player tokens and staff passwords: missing, wrong, revoked, expired,
 locked out."""
 
+import contextlib
 from datetime import timedelta
 
 import pytest
@@ -176,3 +177,101 @@ def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
     response = client.get("/api/v1/staff/ledger/reconciliation")
     assert_problem(response, 429, "login-locked-out")
     assert int(response["Retry-After"]) > 0
+
+
+# --- Staff: attempts in flight (gin_platform/login_attempts.py) -----------------------------
+# tests/platform/test_staff_login_races.py sends them really at once, to a real server.
+@pytest.fixture
+def checked(monkeypatch):
+    """The usernames whose password was checked (ModelBackend.authenticate: the hash)."""
+    from django.contrib.auth.backends import ModelBackend
+
+    calls = []
+    real = ModelBackend.authenticate
+
+    def counting(self, request, username=None, password=None, **kwargs):
+        calls.append(username)
+        return real(self, request, username=username, password=password, **kwargs)
+
+    monkeypatch.setattr(ModelBackend, "authenticate", counting)
+    return calls
+
+
+def staff_api(password: str, address: str = ATTACKER):
+    import base64
+
+    client = APIClient(REMOTE_ADDR=address)
+    client.credentials(
+        HTTP_AUTHORIZATION="Basic " + base64.b64encode(f"boss:{password}".encode()).decode()
+    )
+    return client.get("/api/v1/staff/ledger/reconciliation")
+
+
+@contextlib.contextmanager
+def in_flight(count: int, address: str = ATTACKER):
+    """``count`` staff secrets of ``address`` being checked elsewhere meanwhile (other
+    requests, other processes): each holds one of the address's attempt slots."""
+    from django.test import RequestFactory
+
+    from gin_platform.login_attempts import staff_secret_check
+
+    with contextlib.ExitStack() as stack:
+        for _ in range(count):
+            request = RequestFactory().get("/", REMOTE_ADDR=address)
+            stack.enter_context(staff_secret_check(request, username="boss"))
+        yield
+
+
+def test_checks_in_flight_count_against_the_failures_left(staff, checked, monkeypatch):
+    from gin_platform import login_attempts
+
+    monkeypatch.setattr(login_attempts, "WAIT_SECONDS", 0.3)
+    for n in range(3):
+        assert staff_api(f"wrong-{n}").status_code == 401
+    # 3 failures, 2 checks in flight: no room below the limit (5). The attempt waits for
+    # room, finds none in time and is refused without its password being checked.
+    with in_flight(2):
+        refused = staff_api("wrong-3")
+        assert_problem(refused, 429, "throttled")
+        assert int(refused["Retry-After"]) >= 1
+        # Another address is not concerned.
+        assert staff_api("pw-boss-correct", address=HONEST).status_code == 200
+    assert checked == ["boss"] * 4
+    # The checks in flight ended (successes, say): the room is back.
+    assert staff_api("wrong-3").status_code == 401
+    assert checked == ["boss"] * 5
+
+
+def test_a_locked_out_address_is_refused_before_any_slot_is_waited_for(staff, checked):
+    for n in range(5):
+        staff_api(f"wrong-{n}")
+    assert len(checked) == 5
+    assert_problem(staff_api("pw-boss-correct"), 429, "login-locked-out")
+    assert len(checked) == 5
+
+
+def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, settings):
+    settings.CACHES = {  # nothing listens on port 1: every cache call is refused
+        "default": {
+            "BACKEND": "gin_platform.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    assert staff_api("pw-boss-correct").status_code == 200
+    for n in range(5):
+        staff_api(f"wrong-{n}")
+    assert_problem(staff_api("pw-boss-correct"), 429, "login-locked-out")
+    assert len(checked) == 6
+
+
+def test_backoffice_md_quotes_the_attempt_slots_as_the_code_keeps_them():
+    from pathlib import Path
+
+    from gin_platform import login_attempts
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "backoffice.md"
+    text = " ".join(page.read_text().split())
+    assert f"(at most {login_attempts.MOST_IN_FLIGHT} at once," in text
+    assert f"ending by itself after {login_attempts.SLOT_SECONDS} s" in text
+    assert f"every ~{round(login_attempts.POLL_SECONDS * 1000)} ms" in text
+    assert f"After {login_attempts.WAIT_SECONDS} s without room" in text

@@ -30,7 +30,7 @@ from tests.factories import (
     totp_code,
 )
 from tests.games.factories import RoomFactory, TableFactory
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, freeze_now
 from tests.wallet.factories import CashierCapsFactory, fund
 from wallet.models import ApprovalRequest
 
@@ -587,3 +587,55 @@ def test_a_staff_session_ends_eight_hours_after_login_whatever_happens(world, cl
     assert client.get("/admin/").status_code == 302
     # The staff API over the same (ended) cookie is not authenticated either.
     assert client.get("/api/v1/staff/approvals").status_code in (401, 403)
+
+
+def admin_form_login(role: str) -> Client:
+    """A Client logged in through the admin's login form: the password, and for a money
+    role the TOTP step (the current code) as well."""
+    user = user_in(role, name=f"clock-{role}", password="pw-clock-correct")
+    data = {"username": user.username, "password": "pw-clock-correct"}
+    if user.otp_device is not None:
+        data["otp_token"] = totp_code(user.otp_device)
+    client = Client(REMOTE_ADDR="203.0.113.30")
+    response = client.post("/admin/login/?next=/admin/", data)
+    assert response.status_code == 302 and response["Location"] == "/admin/", response.content
+    return client
+
+
+@pytest.fixture
+def short_sessions(world, settings, monkeypatch):
+    """Idle 8 s, 20 s at most, on a clock the test moves (the login happens at its start)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.STAFF_SESSION_IDLE_SECONDS = 8
+    settings.STAFF_SESSION_MAX_SECONDS = 20
+    return freeze_now(monkeypatch, timezone.now())
+
+
+@pytest.mark.parametrize("role", ["support", "finance"])  # password only; password and code
+def test_the_idle_clock_starts_at_login_not_at_the_first_request(short_sessions, role):
+    client = admin_form_login(role)
+    short_sessions.advance(seconds=9)  # never used since the login, 9 s ago
+    response = client.get("/admin/")
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+    assert client.get("/api/v1/staff/approvals").status_code in (401, 403)
+
+
+@pytest.mark.parametrize("role", ["support", "finance"])
+def test_the_lifetime_is_counted_from_login_not_from_the_first_request(short_sessions, role):
+    client = admin_form_login(role)
+    for _ in range(4):  # used every 5 s: never idle, up to 20 s after the login
+        short_sessions.advance(seconds=5)
+        assert client.get("/admin/").status_code == 200
+    short_sessions.advance(seconds=1)  # 21 s after the login, 16 s after the first request
+    response = client.get("/admin/")
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+
+
+def test_a_session_without_the_login_stamps_is_ended(world, client):
+    """A session logged in before the stamps existed cannot say when its clocks started."""
+    admin_login(client, staff_user("old", "support"))
+    session = client.session
+    del session[staff.LOGIN_AT_KEY]
+    session.save()
+    response = client.get("/admin/")
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
