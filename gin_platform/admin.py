@@ -7,10 +7,12 @@ import axes.admin  # noqa: F401  (registers its pages; re-registered audited bel
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import PermissionDenied
 from django.utils.html import format_html
 from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from gin_platform import staff
 from gin_platform.admin_site import AuditedModelAdmin
 from gin_platform.encryption import fingerprint
 from gin_platform.models import (
@@ -183,6 +185,37 @@ class PlayerAdmin(AuditedModelAdmin):
     @admin.display(description="mode")
     def mode_badge(self, obj: Player) -> str:
         return sandbox_badge(obj.operator) or "live"
+
+    def get_readonly_fields(self, request, obj=None):
+        """Risk sees KYC status and status editable, the rest read only
+        (gin_platform/staff.py ``player_fields_editable``)."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        editable = staff.player_fields_editable(request.user)
+        if editable is None:
+            return fields
+        others = tuple(
+            f.name
+            for f in Player._meta.fields
+            if f.editable and f.name not in editable and f.name not in fields
+        )
+        return fields + others
+
+    def save_model(self, request, obj, form, change) -> None:
+        """Checked again on save, whatever the form held: a role without
+        ``platform.change_player_profile`` changes KYC status and status only."""
+        editable = staff.player_fields_editable(request.user)
+        if change and editable is not None:
+            stored = Player.objects.get(pk=obj.pk)
+            changed = {
+                f.name
+                for f in Player._meta.concrete_fields
+                if f.value_from_object(stored) != f.value_from_object(obj)
+            }
+            if changed - editable:
+                raise PermissionDenied(
+                    f"Your role may change a player's {' and '.join(sorted(editable))} only"
+                )
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(PlayerSession)

@@ -180,6 +180,14 @@ class Player(models.Model):
             models.UniqueConstraint(Lower("screen_name"), name="player_screen_name_unique_ci"),
         ]
         indexes = [models.Index(fields=("operator", "created_at"))]
+        # change_player alone changes KYC status and status (risk); the rest of the player's
+        # editable fields also needs this (docs/backoffice.md "Roles").
+        permissions = [
+            (
+                "change_player_profile",
+                "Can change a player's display name, screen name, locale and display currency",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.operator.slug}/{self.external_ref}"

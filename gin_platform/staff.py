@@ -178,6 +178,22 @@ def proposer_refusal(
     return None
 
 
+# --- What a role may change on a player ----------------------------------------------------
+
+# Risk's fields on a player (docs/backoffice.md); the rest needs PLAYER_PROFILE_PERMISSION.
+PLAYER_RISK_FIELDS = frozenset({"kyc_status", "status"})
+PLAYER_PROFILE_PERMISSION = "platform.change_player_profile"
+
+
+def player_fields_editable(user: Any) -> frozenset[str] | None:
+    """The player fields a staff user may change (with ``platform.change_player``): None for
+    every editable field (``platform.change_player_profile``: admin, superusers), else KYC
+    status and status only (risk)."""
+    if user.has_perm(PLAYER_PROFILE_PERMISSION):
+        return None
+    return PLAYER_RISK_FIELDS
+
+
 # --- Second factor ----------------------------------------------------------------------
 
 OTP_HEADER = "HTTP_X_OTP"

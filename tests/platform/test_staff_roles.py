@@ -13,6 +13,7 @@ import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -257,6 +258,74 @@ def test_only_risk_and_admin_change_a_players_kyc_status_and_it_is_audited(world
         assert response.status_code == 403
         assert player.kyc_status == "pending"
         assert not AuditEvent.objects.filter(action="admin.change").exists()
+
+
+def player_form(player: Player, **changes) -> dict:
+    return {
+        "display_name": player.display_name,
+        "display_currency": player.display_currency,
+        "locale": player.locale,
+        "screen_name": player.screen_name or "",
+        "status": player.status,
+        "kyc_status": player.kyc_status,
+        **changes,
+    }
+
+
+def test_risk_changes_a_players_kyc_status_and_status_and_nothing_else(operator, client):
+    player = PlayerFactory(
+        operator=operator, display_name="Ann", locale="en", display_currency="EUR",
+        kyc_status="pending",
+    )  # fmt: skip
+    admin_login(client, staff_user("rita", "risk"))
+    url = f"/admin/platform/player/{player.pk}/change/"
+    html = client.get(url).content.decode()
+    assert 'name="kyc_status"' in html and 'name="status"' in html
+    for field in ("display_name", "screen_name", "locale", "display_currency"):
+        assert f'name="{field}"' not in html, field
+    response = client.post(
+        url,
+        player_form(
+            player,
+            display_name="Renamed",
+            screen_name="renamed",
+            locale="de",
+            display_currency="GBP",
+            kyc_status="verified",
+            status="suspended",
+        ),
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    player.refresh_from_db()
+    assert (player.kyc_status, player.status) == ("verified", "suspended")
+    assert (player.display_name, player.screen_name, player.locale) == ("Ann", None, "en")
+    assert player.display_currency == "EUR"
+    event = AuditEvent.objects.get(action="admin.change", object_id=str(player.pk))
+    assert set(event.data["changes"]) == {"kyc_status", "status"}
+
+
+def test_the_save_refuses_risk_a_change_of_any_other_field(operator):
+    player = PlayerFactory(operator=operator, display_name="Ann")
+    request = RequestFactory().post("/admin/")
+    request.user = staff_user("rita", "risk")
+    player_admin = admin.site._registry[Player]
+    player.display_name = "Renamed"
+    with pytest.raises(PermissionDenied):
+        player_admin.save_model(request, player, form=None, change=True)
+    player.refresh_from_db()
+    assert player.display_name == "Ann"
+    assert not AuditEvent.objects.filter(object_id=str(player.pk)).exists()
+
+
+def test_admin_still_changes_a_players_profile(operator, client):
+    player = PlayerFactory(operator=operator, display_name="Ann")
+    admin_login(client, staff_user("root-admin", "admin"))
+    response = client.post(
+        f"/admin/platform/player/{player.pk}/change/", player_form(player, display_name="Anne")
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    player.refresh_from_db()
+    assert player.display_name == "Anne"
 
 
 def test_the_money_roles_need_the_second_factor_in_the_admin(world):
