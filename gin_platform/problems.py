@@ -213,15 +213,16 @@ class LoginLockedOutProblem(ThrottledProblem):
     )
 
 
-# --- Four eyes (docs/backoffice.md): shared by every app's approval requests -------------
+# --- Four eyes (docs/backoffice.md): the wallet's approvals and the staff access changes ---
 class FourEyesRequiredProblem(Problem):
     slug = "four-eyes-required"
     status = 403
     title = "Another person must decide"
     description = (
-        "Reversals, manual adjustments, cashier-cap raises and net settlements are proposed by "
-        "one staff member and approved or rejected by another: the proposer can never decide "
-        "their own request."
+        "Reversals, manual adjustments, cashier-cap raises, net settlements and changes of a "
+        "staff user's access are proposed by one staff member and approved or rejected by "
+        "another: the proposer can never decide their own request, nor a staff user a change "
+        "of their own access."
     )
 
 

@@ -155,6 +155,12 @@ def scope_queryset(queryset: QuerySet, user: Any, field: str = "operator") -> Qu
     return queryset.filter(**{f"{field}__in": scope})
 
 
+def unscoped(user: Any) -> bool:
+    """Whether a staff user sees every operator (no scope row). Only such users administer
+    staff (users, roles, operator scope, second factors): a scoped user never sees them."""
+    return bool(getattr(user, "is_authenticated", False)) and operator_scope(user) is None
+
+
 # --- Who may propose (checked again when a request is approved and executed) ------------
 
 

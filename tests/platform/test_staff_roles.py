@@ -22,7 +22,13 @@ from rest_framework.test import APIClient
 from games.models import Room, Table
 from gin_platform import staff
 from gin_platform.admin_site import AuditedModelAdmin
-from gin_platform.models import AuditEvent, Operator, Player, StaffOperatorScope
+from gin_platform.models import (
+    AuditEvent,
+    Operator,
+    Player,
+    StaffChangeRequest,
+    StaffOperatorScope,
+)
 from tests.factories import (
     OperatorFactory,
     PlayerFactory,
@@ -420,6 +426,9 @@ def _instances(world) -> dict:
         StaffOperatorScope: StaffOperatorScope.objects.create(
             user=someone, operator=world["operator"]
         ),
+        StaffChangeRequest: StaffChangeRequest.objects.create(
+            user=someone, changes={"is_superuser": [False, True]}, reason="r", proposed_by=someone
+        ),
         AccessAttempt: AccessAttempt.objects.create(
             ip_address="198.51.100.1", username="x", failures_since_start=1, **axes_row
         ),
@@ -453,7 +462,9 @@ def test_every_admin_that_can_change_anything_audits_every_change(world, django_
         ).first()
         assert event is not None, model
         assert (event.actor_type, event.actor_id) == ("staff", str(root.pk))
-    assert {Operator, Player, Room, Table, Group} <= set(changeable)
+    assert {Operator, Player, Room, Table, django_user_model} <= set(changeable)
+    # Roles and operator scope rows change only through access change requests.
+    assert Group not in changeable and StaffOperatorScope not in changeable
     # No secret reaches the log: a TOTP device's key is left out.
     totp_event = AuditEvent.objects.get(object_type="otp_totp.totpdevice")
     assert "key" not in str(totp_event.data["changes"])
@@ -462,41 +473,38 @@ def test_every_admin_that_can_change_anything_audits_every_change(world, django_
 def test_admin_deletes_inline_changes_and_bulk_actions_are_audited(world, client):
     root = staff_user("root-admin", "admin")
     admin_login(client, root)
-    doomed = [Group.objects.create(name=f"temp-{n}") for n in range(2)]
+    owner = staff_user("phones", "support", otp=False)
+    doomed = [
+        TOTPDevice.objects.create(user=owner, name=f"old phone {n}", confirmed=True)
+        for n in range(2)
+    ]
     response = client.post(
-        "/admin/auth/group/",
-        {"action": "delete_selected", "_selected_action": [g.pk for g in doomed], "post": "yes"},
+        "/admin/otp_totp/totpdevice/",
+        {"action": "delete_selected", "_selected_action": [d.pk for d in doomed], "post": "yes"},
     )
     assert response.status_code == 302
-    deleted = AuditEvent.objects.filter(action="admin.delete", object_type="auth.group")
-    assert sorted(e.object_id for e in deleted) == sorted(str(g.pk) for g in doomed)
+    deleted = AuditEvent.objects.filter(action="admin.delete", object_type="otp_totp.totpdevice")
+    assert sorted(e.object_id for e in deleted) == sorted(str(d.pk) for d in doomed)
     assert all(e.data["changes"]["name"][1] is None for e in deleted)
+    assert not TOTPDevice.objects.filter(user=owner).exists()
 
-    # The operator scope inline of a user: the added row is audited with its values.
+    # A staff user's profile changed on their page: before and after.
     user = staff_user("limited", "support")
     form = {
         "username": "limited",
-        "is_active": "on",
-        "is_staff": "on",
-        "groups": [Group.objects.get(name="support").pk],
-        "last_login_0": "",
-        "last_login_1": "",
-        "date_joined_0": "2026-11-30",
-        "date_joined_1": "10:00:00",
-        "initial-date_joined_0": "2026-11-30",
-        "initial-date_joined_1": "10:00:00",
-        "operator_scopes-TOTAL_FORMS": "1",
+        "first_name": "Lim",
+        "last_name": "",
+        "email": "",
+        "operator_scopes-TOTAL_FORMS": "0",
         "operator_scopes-INITIAL_FORMS": "0",
         "operator_scopes-MIN_NUM_FORMS": "0",
         "operator_scopes-MAX_NUM_FORMS": "1000",
-        "operator_scopes-0-operator": str(world["operator"].pk),
-        "operator_scopes-0-user": str(user.pk),
     }
     response = client.post(f"/admin/auth/user/{user.pk}/change/", form)
     assert response.status_code == 302, response.content.decode()[:3000]
-    scope = StaffOperatorScope.objects.get(user=user)
-    added = AuditEvent.objects.get(action="admin.add", object_type="platform.staffoperatorscope")
-    assert added.object_id == str(scope.pk) and added.operator == world["operator"]
+    changed = AuditEvent.objects.get(action="admin.change", object_type="auth.user")
+    assert changed.object_id == str(user.pk)
+    assert changed.data["changes"]["first_name"] == ["", "Lim"]
 
     # A room deactivated in the admin: before and after.
     room = RoomFactory(operator=world["operator"], active=True)
