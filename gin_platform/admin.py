@@ -5,12 +5,11 @@ import json
 
 import axes.admin  # noqa: F401  (registers its pages; re-registered audited below)
 from django.contrib import admin
-from django.contrib.auth.admin import GroupAdmin, UserAdmin
-from django.contrib.auth.models import Group, User
+from django.core.exceptions import PermissionDenied
 from django.utils.html import format_html
-from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
-from django_otp.plugins.otp_totp.models import TOTPDevice
 
+# admin_staff registers the staff pages: users, roles, TOTP devices, access changes.
+from gin_platform import admin_staff, staff  # noqa: F401
 from gin_platform.admin_site import AuditedModelAdmin
 from gin_platform.encryption import fingerprint
 from gin_platform.models import (
@@ -24,7 +23,6 @@ from gin_platform.models import (
     Player,
     PlayerSession,
     SocketTicket,
-    StaffOperatorScope,
     WebhookAttempt,
     WebhookDelivery,
 )
@@ -184,6 +182,37 @@ class PlayerAdmin(AuditedModelAdmin):
     def mode_badge(self, obj: Player) -> str:
         return sandbox_badge(obj.operator) or "live"
 
+    def get_readonly_fields(self, request, obj=None):
+        """Risk sees KYC status and status editable, the rest read only
+        (gin_platform/staff.py ``player_fields_editable``)."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        editable = staff.player_fields_editable(request.user)
+        if editable is None:
+            return fields
+        others = tuple(
+            f.name
+            for f in Player._meta.fields
+            if f.editable and f.name not in editable and f.name not in fields
+        )
+        return fields + others
+
+    def save_model(self, request, obj, form, change) -> None:
+        """Checked again on save, whatever the form held: a role without
+        ``platform.change_player_profile`` changes KYC status and status only."""
+        editable = staff.player_fields_editable(request.user)
+        if change and editable is not None:
+            stored = Player.objects.get(pk=obj.pk)
+            changed = {
+                f.name
+                for f in Player._meta.concrete_fields
+                if f.value_from_object(stored) != f.value_from_object(obj)
+            }
+            if changed - editable:
+                raise PermissionDenied(
+                    f"Your role may change a player's {' and '.join(sorted(editable))} only"
+                )
+        super().save_model(request, obj, form, change)
+
 
 @admin.register(PlayerSession)
 class PlayerSessionAdmin(ReadOnlyAdmin):
@@ -233,46 +262,6 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "operator", "event_type", "status", "attempt_count")
     list_filter = ("status", "event_type", "operator")
     inlines = (WebhookAttemptInline,)
-
-
-# --- Staff users, roles, second factors (docs/backoffice.md) ------------------------------
-class StaffOperatorScopeInline(admin.TabularInline):
-    """The operators a staff user is limited to (none: every operator)."""
-
-    model = StaffOperatorScope
-    extra = 0
-    verbose_name = "operator scope"
-    verbose_name_plural = "operator scope (no row: every operator)"
-
-
-admin.site.unregister(User)
-admin.site.unregister(Group)
-admin.site.unregister(TOTPDevice)
-
-
-@admin.register(User)
-class StaffUserAdmin(AuditedModelAdmin, UserAdmin):
-    """Staff users: roles are groups; every change (and a password set) is audited."""
-
-    inlines = (StaffOperatorScopeInline,)
-
-    def user_change_password(self, request, id, form_url=""):
-        response = super().user_change_password(request, id, form_url)
-        if request.method == "POST" and response.status_code == 302:
-            user = self.get_object(request, id)
-            self._audit(request, "password", user, None, {"password": "[changed]"})
-        return response
-
-
-@admin.register(Group)
-class RoleAdmin(AuditedModelAdmin, GroupAdmin):
-    """Roles: support, finance, risk, admin (gin_platform/staff.py); changes are audited."""
-
-
-@admin.register(TOTPDevice)
-class StaffTOTPDeviceAdmin(AuditedModelAdmin, TOTPDeviceAdmin):
-    """Staff TOTP devices (``manage.py staff_otp_enrol`` creates them); the key is never
-    written to the audit log."""
 
 
 # django-axes' pages (lockouts; deleting an attempt lifts a lockout): audited too. Imported

@@ -6,6 +6,7 @@ wait for each other:
 
     Operator  ->  OperatorApiKey / OperatorSigningSecret
     Player    ->  PlayerSession
+    StaffChangeRequest  ->  the staff user it changes
     IdempotencyRecord, WebhookDelivery, Network: alone
 
 (API key changes lock the operator row first, then the key: ``services.api_key_revoke``,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from django.contrib.auth import get_user_model
 from django.db import models
 
 from gin_platform.models import (
@@ -26,6 +28,7 @@ from gin_platform.models import (
     OperatorSigningSecret,
     Player,
     PlayerSession,
+    StaffChangeRequest,
     WebhookDelivery,
 )
 
@@ -76,3 +79,14 @@ def lock_webhook_delivery(delivery_id: object) -> WebhookDelivery:
 def lock_network(network_id: object) -> Network:
     """The network's row (docs/network.md): its settings change one at a time."""
     return lock_row(Network, network_id)
+
+
+def lock_staff_change(change_id: object) -> StaffChangeRequest:
+    """A staff access change request (gin_platform/staff_access.py): two approvers of one
+    request queue here and it executes once."""
+    return StaffChangeRequest.objects.select_for_update(of=("self",)).get(pk=change_id)
+
+
+def lock_staff_user(user_id: object) -> models.Model:
+    """The staff user whose access a request changes (after the request's lock)."""
+    return lock_row(get_user_model(), user_id)

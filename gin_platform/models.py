@@ -1,6 +1,7 @@
 """Tenancy (operators, their API keys, signing secrets and registered origins, players,
 player sessions, game-launch tokens, socket tickets), idempotency records, the operator
-event log, webhook subscriptions and deliveries, and the audit log."""
+event log, webhook subscriptions and deliveries, the audit log, and the staff's operator
+scope and access change requests."""
 
 from __future__ import annotations
 
@@ -180,6 +181,14 @@ class Player(models.Model):
             models.UniqueConstraint(Lower("screen_name"), name="player_screen_name_unique_ci"),
         ]
         indexes = [models.Index(fields=("operator", "created_at"))]
+        # change_player alone changes KYC status and status (risk); the rest of the player's
+        # editable fields also needs this (docs/backoffice.md "Roles").
+        permissions = [
+            (
+                "change_player_profile",
+                "Can change a player's display name, screen name, locale and display currency",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.operator.slug}/{self.external_ref}"
@@ -502,3 +511,43 @@ class StaffOperatorScope(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} -> {self.operator_id}"
+
+
+class StaffChangeRequest(models.Model):
+    """A change of a staff user's access (docs/backoffice.md "Staff access"): their active,
+    staff and superuser flags, roles (groups), own permissions and operator scope. Proposed
+    by one unscoped staff member, executed only when another approves (four eyes, as the
+    wallet's approval requests): gin_platform/staff_access.py. ``changes`` maps each field
+    that changes to ``[before, after]`` as they were proposed; the execution refuses it if
+    the user's access no longer matches ``before``."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        EXECUTED = "executed"
+        REJECTED = "rejected"
+        FAILED = "failed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    changes = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    reason = models.CharField(max_length=500)
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        ordering = ("-proposed_at", "-id")
+        indexes = [models.Index(fields=("status", "proposed_at"), name="staff_change_status")]
+        permissions = [
+            ("propose_staff_change", "Can propose a change of a staff user's access"),
+            ("approve_staff_change", "Can approve a change of a staff user's access"),
+        ]
+
+    def __str__(self) -> str:
+        return f"access of {self.user} #{self.pk} ({self.status})"

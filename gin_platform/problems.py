@@ -246,6 +246,51 @@ class LoginLockedOutProblem(ThrottledProblem):
     )
 
 
+# --- Four eyes (docs/backoffice.md): the wallet's approvals and the staff access changes ---
+class FourEyesRequiredProblem(Problem):
+    slug = "four-eyes-required"
+    status = 403
+    title = "Another person must decide"
+    description = (
+        "Reversals, manual adjustments, cashier-cap raises, net settlements and changes of a "
+        "staff user's access are proposed by one staff member and approved or rejected by "
+        "another: the proposer can never decide their own request, nor a staff user a change "
+        "of their own access."
+    )
+
+
+class ApprovalNotPendingProblem(Problem):
+    slug = "approval-not-pending"
+    status = 409
+    title = "The request is already decided"
+    description = (
+        "The approval request was rejected or failed (or, for a rejection, already executed): "
+        "`status` says which. Approving an executed request again changes nothing (200)."
+    )
+
+
+class ApprovalInvalidProblem(Problem):
+    slug = "approval-invalid"
+    status = 422
+    title = "The proposal is not valid"
+    description = (
+        "The proposed action's payload does not fit its kind (docs/backoffice.md): e.g. a "
+        "reversal of another operator's transaction, an adjustment of zero."
+    )
+
+
+class ProposerNotEntitledProblem(Problem):
+    slug = "proposer-not-entitled"
+    status = 409
+    title = "The proposer may no longer propose this request"
+    description = (
+        "A request is approved and executed only while its proposer may still propose it: "
+        "an active staff user whose role holds the kind's propose permission and whose "
+        "operator scope covers the request's operator. Otherwise nothing runs and the request "
+        "is recorded failed (docs/backoffice.md); an entitled staff member proposes it anew."
+    )
+
+
 class IdempotencyKeyMissingProblem(Problem):
     slug = "idempotency-key-missing"
     status = 400

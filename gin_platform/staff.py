@@ -14,7 +14,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.contrib.auth import SESSION_KEY, logout
+from django.contrib.auth import SESSION_KEY, get_user_model, logout
 from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -154,6 +154,51 @@ def scope_queryset(queryset: QuerySet, user: Any, field: str = "operator") -> Qu
     if scope is None:
         return queryset
     return queryset.filter(**{f"{field}__in": scope})
+
+
+def unscoped(user: Any) -> bool:
+    """Whether a staff user sees every operator (no scope row). Only such users administer
+    staff (users, roles, operator scope, second factors): a scoped user never sees them."""
+    return bool(getattr(user, "is_authenticated", False)) and operator_scope(user) is None
+
+
+# --- Who may propose (checked again when a request is approved and executed) ------------
+
+
+def proposer_refusal(
+    *, user_id: Any, permission: str, operator_id: Any = None, every_operator: bool = False
+) -> str | None:
+    """Why the staff user ``user_id`` may not (or may no longer) propose a request needing
+    ``permission`` ("app.codename") about ``operator_id``, or None if they may. Read afresh
+    from the database (role, active flag and scope as they are now, not as a cached user
+    object remembers them); ``every_operator``: only an unscoped user may propose it."""
+    user = get_user_model()._default_manager.filter(pk=user_id).first()
+    if user is None or not user.is_active or not user.is_staff:
+        return "not an active staff user"
+    if not user.has_perm(permission):
+        return f"the role does not hold {permission}"
+    scope = operator_scope(user)
+    if every_operator and scope is not None:
+        return "limited to some operators"
+    if operator_id is not None and scope is not None and operator_id not in scope:
+        return "the request's operator is outside the operator scope"
+    return None
+
+
+# --- What a role may change on a player ----------------------------------------------------
+
+# Risk's fields on a player (docs/backoffice.md); the rest needs PLAYER_PROFILE_PERMISSION.
+PLAYER_RISK_FIELDS = frozenset({"kyc_status", "status"})
+PLAYER_PROFILE_PERMISSION = "platform.change_player_profile"
+
+
+def player_fields_editable(user: Any) -> frozenset[str] | None:
+    """The player fields a staff user may change (with ``platform.change_player``): None for
+    every editable field (``platform.change_player_profile``: admin, superusers), else KYC
+    status and status only (risk)."""
+    if user.has_perm(PLAYER_PROFILE_PERMISSION):
+        return None
+    return PLAYER_RISK_FIELDS
 
 
 # --- Second factor ----------------------------------------------------------------------

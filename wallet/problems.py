@@ -3,12 +3,19 @@
 Each bad input has its own stable ``type`` (docs/api-errors.md). When one of these is raised,
 nothing has been posted: every service is one database transaction and raises before (or
 instead of) writing its ledger rows. ``unknown-currency`` and ``player-inactive`` are the
-platform's own types, re-used here (gin_platform.services).
+platform's own types, re-used here (gin_platform.services), and so are the four-eyes types
+(gin_platform.problems), which the staff access changes share.
 """
 
 from __future__ import annotations
 
-from gin_platform.problems import Problem
+from gin_platform.problems import (
+    ApprovalInvalidProblem,
+    ApprovalNotPendingProblem,
+    FourEyesRequiredProblem,
+    Problem,
+    ProposerNotEntitledProblem,
+)
 from gin_platform.services import PlayerInactiveProblem, UnknownCurrencyProblem
 
 __all__ = [
@@ -43,6 +50,7 @@ __all__ = [
     "PlayerInactiveProblem",
     "PracticeChipsNotConvertibleProblem",
     "PracticeTopUpTooSoonProblem",
+    "ProposerNotEntitledProblem",
     "ReferenceConflictProblem",
     "ReferenceInvalidProblem",
     "SeamlessWalletModeProblem",
@@ -356,36 +364,4 @@ class OperatorWalletInvalidProblem(Problem):
         "URL, without a `?query`; `timeout_ms` is 100 to 30000. `field` names the field. "
         "A field of the wrong JSON type (`timeout_ms` not an integer; `mode` or `base_url` "
         "null, a boolean, an object or a list) is validation-error instead."
-    )
-
-
-# --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
-class FourEyesRequiredProblem(Problem):
-    slug = "four-eyes-required"
-    status = 403
-    title = "Another person must decide"
-    description = (
-        "Reversals, manual adjustments and cashier-cap raises are proposed by one staff "
-        "member and approved or rejected by another: the proposer can never decide their own "
-        "request."
-    )
-
-
-class ApprovalNotPendingProblem(Problem):
-    slug = "approval-not-pending"
-    status = 409
-    title = "The request is already decided"
-    description = (
-        "The approval request was rejected or failed (or, for a rejection, already executed): "
-        "`status` says which. Approving an executed request again changes nothing (200)."
-    )
-
-
-class ApprovalInvalidProblem(Problem):
-    slug = "approval-invalid"
-    status = 422
-    title = "The proposal is not valid"
-    description = (
-        "The proposed action's payload does not fit its kind (docs/backoffice.md): e.g. a "
-        "reversal of another operator's transaction, an adjustment of zero."
     )

@@ -13,6 +13,7 @@ import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -21,7 +22,13 @@ from rest_framework.test import APIClient
 from games.models import Room, Table
 from gin_platform import staff
 from gin_platform.admin_site import AuditedModelAdmin
-from gin_platform.models import AuditEvent, Operator, Player, StaffOperatorScope
+from gin_platform.models import (
+    AuditEvent,
+    Operator,
+    Player,
+    StaffChangeRequest,
+    StaffOperatorScope,
+)
 from tests.factories import (
     OperatorFactory,
     PlayerFactory,
@@ -259,6 +266,74 @@ def test_only_risk_and_admin_change_a_players_kyc_status_and_it_is_audited(world
         assert not AuditEvent.objects.filter(action="admin.change").exists()
 
 
+def player_form(player: Player, **changes) -> dict:
+    return {
+        "display_name": player.display_name,
+        "display_currency": player.display_currency,
+        "locale": player.locale,
+        "screen_name": player.screen_name or "",
+        "status": player.status,
+        "kyc_status": player.kyc_status,
+        **changes,
+    }
+
+
+def test_risk_changes_a_players_kyc_status_and_status_and_nothing_else(operator, client):
+    player = PlayerFactory(
+        operator=operator, display_name="Ann", locale="en", display_currency="EUR",
+        kyc_status="pending",
+    )  # fmt: skip
+    admin_login(client, staff_user("rita", "risk"))
+    url = f"/admin/platform/player/{player.pk}/change/"
+    html = client.get(url).content.decode()
+    assert 'name="kyc_status"' in html and 'name="status"' in html
+    for field in ("display_name", "screen_name", "locale", "display_currency"):
+        assert f'name="{field}"' not in html, field
+    response = client.post(
+        url,
+        player_form(
+            player,
+            display_name="Renamed",
+            screen_name="renamed",
+            locale="de",
+            display_currency="GBP",
+            kyc_status="verified",
+            status="suspended",
+        ),
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    player.refresh_from_db()
+    assert (player.kyc_status, player.status) == ("verified", "suspended")
+    assert (player.display_name, player.screen_name, player.locale) == ("Ann", None, "en")
+    assert player.display_currency == "EUR"
+    event = AuditEvent.objects.get(action="admin.change", object_id=str(player.pk))
+    assert set(event.data["changes"]) == {"kyc_status", "status"}
+
+
+def test_the_save_refuses_risk_a_change_of_any_other_field(operator):
+    player = PlayerFactory(operator=operator, display_name="Ann")
+    request = RequestFactory().post("/admin/")
+    request.user = staff_user("rita", "risk")
+    player_admin = admin.site._registry[Player]
+    player.display_name = "Renamed"
+    with pytest.raises(PermissionDenied):
+        player_admin.save_model(request, player, form=None, change=True)
+    player.refresh_from_db()
+    assert player.display_name == "Ann"
+    assert not AuditEvent.objects.filter(object_id=str(player.pk)).exists()
+
+
+def test_admin_still_changes_a_players_profile(operator, client):
+    player = PlayerFactory(operator=operator, display_name="Ann")
+    admin_login(client, staff_user("root-admin", "admin"))
+    response = client.post(
+        f"/admin/platform/player/{player.pk}/change/", player_form(player, display_name="Anne")
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    player.refresh_from_db()
+    assert player.display_name == "Anne"
+
+
 def test_the_money_roles_need_the_second_factor_in_the_admin(world):
     for role, needs in (("support", False), ("risk", False), ("finance", True), ("admin", True)):
         client = Client()
@@ -351,6 +426,9 @@ def _instances(world) -> dict:
         StaffOperatorScope: StaffOperatorScope.objects.create(
             user=someone, operator=world["operator"]
         ),
+        StaffChangeRequest: StaffChangeRequest.objects.create(
+            user=someone, changes={"is_superuser": [False, True]}, reason="r", proposed_by=someone
+        ),
         AccessAttempt: AccessAttempt.objects.create(
             ip_address="198.51.100.1", username="x", failures_since_start=1, **axes_row
         ),
@@ -384,7 +462,9 @@ def test_every_admin_that_can_change_anything_audits_every_change(world, django_
         ).first()
         assert event is not None, model
         assert (event.actor_type, event.actor_id) == ("staff", str(root.pk))
-    assert {Operator, Player, Room, Table, Group} <= set(changeable)
+    assert {Operator, Player, Room, Table, django_user_model} <= set(changeable)
+    # Roles and operator scope rows change only through access change requests.
+    assert Group not in changeable and StaffOperatorScope not in changeable
     # No secret reaches the log: a TOTP device's key is left out.
     totp_event = AuditEvent.objects.get(object_type="otp_totp.totpdevice")
     assert "key" not in str(totp_event.data["changes"])
@@ -393,41 +473,38 @@ def test_every_admin_that_can_change_anything_audits_every_change(world, django_
 def test_admin_deletes_inline_changes_and_bulk_actions_are_audited(world, client):
     root = staff_user("root-admin", "admin")
     admin_login(client, root)
-    doomed = [Group.objects.create(name=f"temp-{n}") for n in range(2)]
+    owner = staff_user("phones", "support", otp=False)
+    doomed = [
+        TOTPDevice.objects.create(user=owner, name=f"old phone {n}", confirmed=True)
+        for n in range(2)
+    ]
     response = client.post(
-        "/admin/auth/group/",
-        {"action": "delete_selected", "_selected_action": [g.pk for g in doomed], "post": "yes"},
+        "/admin/otp_totp/totpdevice/",
+        {"action": "delete_selected", "_selected_action": [d.pk for d in doomed], "post": "yes"},
     )
     assert response.status_code == 302
-    deleted = AuditEvent.objects.filter(action="admin.delete", object_type="auth.group")
-    assert sorted(e.object_id for e in deleted) == sorted(str(g.pk) for g in doomed)
+    deleted = AuditEvent.objects.filter(action="admin.delete", object_type="otp_totp.totpdevice")
+    assert sorted(e.object_id for e in deleted) == sorted(str(d.pk) for d in doomed)
     assert all(e.data["changes"]["name"][1] is None for e in deleted)
+    assert not TOTPDevice.objects.filter(user=owner).exists()
 
-    # The operator scope inline of a user: the added row is audited with its values.
+    # A staff user's profile changed on their page: before and after.
     user = staff_user("limited", "support")
     form = {
         "username": "limited",
-        "is_active": "on",
-        "is_staff": "on",
-        "groups": [Group.objects.get(name="support").pk],
-        "last_login_0": "",
-        "last_login_1": "",
-        "date_joined_0": "2026-11-30",
-        "date_joined_1": "10:00:00",
-        "initial-date_joined_0": "2026-11-30",
-        "initial-date_joined_1": "10:00:00",
-        "operator_scopes-TOTAL_FORMS": "1",
+        "first_name": "Lim",
+        "last_name": "",
+        "email": "",
+        "operator_scopes-TOTAL_FORMS": "0",
         "operator_scopes-INITIAL_FORMS": "0",
         "operator_scopes-MIN_NUM_FORMS": "0",
         "operator_scopes-MAX_NUM_FORMS": "1000",
-        "operator_scopes-0-operator": str(world["operator"].pk),
-        "operator_scopes-0-user": str(user.pk),
     }
     response = client.post(f"/admin/auth/user/{user.pk}/change/", form)
     assert response.status_code == 302, response.content.decode()[:3000]
-    scope = StaffOperatorScope.objects.get(user=user)
-    added = AuditEvent.objects.get(action="admin.add", object_type="platform.staffoperatorscope")
-    assert added.object_id == str(scope.pk) and added.operator == world["operator"]
+    changed = AuditEvent.objects.get(action="admin.change", object_type="auth.user")
+    assert changed.object_id == str(user.pk)
+    assert changed.data["changes"]["first_name"] == ["", "Lim"]
 
     # A room deactivated in the admin: before and after.
     room = RoomFactory(operator=world["operator"], active=True)

@@ -4,9 +4,11 @@ proposed by one staff member and executed only when another approves, once, atom
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
-from gin_platform.models import AuditEvent
+from gin_platform.models import AuditEvent, StaffOperatorScope
+from gin_platform.problems import PermissionDeniedProblem
 from tests.factories import OperatorFactory, PlayerFactory, admin_login, staff_user
 from tests.helpers import assert_problem
 from tests.races import race
@@ -143,6 +145,63 @@ def test_roles_decide_only_their_kinds(player, operator, ana):
         format="json",
     )
     assert_problem(caps, 403, "permission-denied")  # finance proposes no cap raise
+
+
+# --- The proposer's right, checked again at approval and execution ---------------------------
+def lose(user, loss: str, other_operator) -> None:
+    if loss == "role":
+        user.groups.set([Group.objects.get(name="support")])
+    elif loss == "deactivated":
+        user.is_active = False
+        user.save()
+    else:  # limited to another operator than the request's
+        StaffOperatorScope.objects.create(user=user, operator=other_operator)
+
+
+@pytest.mark.parametrize("loss", ["role", "deactivated", "scope"])
+def test_a_request_whose_proposer_lost_the_right_is_refused_and_never_runs(player, ana, ben, loss):
+    txn = fund(player, 1_000)
+    approval_id = propose_reversal(ana, txn).json()["id"]
+    lose(ana, loss, OperatorFactory())
+    refused = assert_problem(decide(ben, approval_id), 409, "proposer-not-entitled")
+    assert "may no longer propose a reversal" in refused["detail"]
+    assert reversals() == 0 and selectors.wallet_balance(player=player) == 1_000
+    approval = ApprovalRequest.objects.get(pk=approval_id)
+    assert approval.status == "failed" and approval.decided_by == ben
+    assert "may no longer propose" in approval.decision_note
+    failed = AuditEvent.objects.get(action="approval.failed")
+    assert failed.actor_id == str(ben.pk) and failed.data["problem"] == "proposer-not-entitled"
+    assert not AuditEvent.objects.filter(action="approval.executed").exists()
+    # Decided: it cannot run later, even once the proposer is entitled again.
+    assert_problem(decide(ben, approval_id), 409, "approval-not-pending")
+
+
+def test_the_admin_refuses_such_a_request_with_the_reason(client, player, ana, ben):
+    txn = fund(player, 1_000)
+    approval_id = propose_reversal(ana, txn).json()["id"]
+    ana.groups.clear()
+    admin_login(client, ben)
+    response = client.post(
+        "/admin/wallet/approvalrequest/",
+        {"action": "approve_selected", "_selected_action": [approval_id]},
+        follow=True,
+    )
+    assert "The proposer may no longer propose a reversal" in response.content.decode()
+    assert ApprovalRequest.objects.get(pk=approval_id).status == "failed"
+    assert reversals() == 0
+
+
+def test_a_proposal_outside_the_proposers_scope_is_refused_by_the_service(player, ana):
+    StaffOperatorScope.objects.create(user=ana, operator=OperatorFactory())
+    txn = fund(player, 100)
+    with pytest.raises(PermissionDeniedProblem, match="operator scope"):
+        services.approval_propose(
+            kind="reversal",
+            payload={"transaction_id": txn.pk, "reference": "r"},
+            reason="x",
+            user=ana,
+        )
+    assert not ApprovalRequest.objects.exists()
 
 
 # --- Adjustments --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from wallet.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
+    ProposerNotEntitledProblem,
 )
 
 
@@ -102,12 +103,20 @@ FOUR_EYES_REQUIRED = problem_response(
     ),
 )
 APPROVAL_NOT_PENDING = problem_response(
-    "approval-not-pending; or the action's own refusal (the request is then failed)",
+    "approval-not-pending; proposer-not-entitled (the proposer may no longer propose it); or "
+    "the action's own refusal (in both of these the request is then failed)",
     problem_example(
         ApprovalNotPendingProblem,
         "The request is rejected",
         instance="/api/v1/staff/approvals/41/approve",
         approval_status="rejected",
+    ),
+    problem_example(
+        ProposerNotEntitledProblem,
+        "The proposer may no longer propose a reversal (the role does not hold "
+        "wallet.propose_reversal): nothing was executed; an entitled staff member must "
+        "propose it again",
+        instance="/api/v1/staff/approvals/41/approve",
     ),
     problem_example(
         AlreadyReversedProblem,

@@ -14,7 +14,11 @@ the operator and the network that zeroes what was outstanding at a cut-off,
 wallet/services/network.py) follow the same path. The proposer can never approve or
 reject their own request (``four-eyes-required``), and
 each step needs its permission (``wallet.propose_<kind>``, ``wallet.approve_<kind>``: the
-roles of gin_platform/staff.py). Every step writes its audit row.
+roles of gin_platform/staff.py). The proposer's right to propose is checked when the request
+is proposed, again when it is approved and again when it executes
+(``staff.proposer_refusal``): a proposer deactivated, without the kind's propose permission
+any more, or no longer in scope of the request's operator leaves a request that is recorded
+``failed`` (``proposer-not-entitled``) and never runs. Every step writes its audit row.
 
 ``wallet_adjust`` is the adjustment itself: a staff credit or debit of a player's wallet
 against the operator's outside-world account, ledger kind ``adjustment``, reference
@@ -30,6 +34,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from gin_platform import selectors as platform_selectors
+from gin_platform import staff
 from gin_platform.audit import audit_record
 from gin_platform.models import Operator, Player
 from gin_platform.principals import Actor, actor_for
@@ -42,6 +47,7 @@ from wallet.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
+    ProposerNotEntitledProblem,
 )
 from wallet.services.cashier import (
     _cashier_currency,
@@ -258,6 +264,9 @@ def approval_propose(
         operator, clean = _net_settlement_payload(operator, payload)
     else:
         operator, clean = _adjustment_payload(operator, payload)
+    refusal = _proposer_refusal(kind=kind, user_id=user.pk, operator=operator)
+    if refusal is not None:
+        raise PermissionDeniedProblem(f"You may not propose a {kind}: {refusal}")
     approval = ApprovalRequest.objects.create(
         kind=kind, operator=operator, payload=clean, reason=reason, proposed_by=user
     )
@@ -272,8 +281,30 @@ def approval_propose(
 
 
 # --- Decisions ------------------------------------------------------------------------------
+def _proposer_refusal(*, kind: str, user_id: Any, operator: Operator | None) -> str | None:
+    return staff.proposer_refusal(
+        user_id=user_id,
+        permission=f"wallet.propose_{kind}",
+        operator_id=operator.pk if operator is not None else None,
+    )
+
+
+def _check_proposer(approval: ApprovalRequest) -> None:
+    """The proposer may still propose the request, as they are now (role, active, scope)."""
+    refusal = _proposer_refusal(
+        kind=approval.kind, user_id=approval.proposed_by_id, operator=approval.operator
+    )
+    if refusal is not None:
+        raise ProposerNotEntitledProblem(
+            f"The proposer may no longer propose a {approval.kind} ({refusal}): nothing was "
+            "executed; an entitled staff member must propose it again"
+        )
+
+
 def _execute(approval: ApprovalRequest, actor: Actor) -> str:
-    """Run the approved action (inside the approval's transaction); its result reference."""
+    """Run the approved action (inside the approval's transaction); its result reference.
+    The proposer's right is checked here too, whenever the execution happens."""
+    _check_proposer(approval)
     payload = approval.payload
     if approval.kind == ApprovalKind.REVERSAL:
         original = selectors.transaction_get(transaction_id=payload["transaction_id"])
@@ -317,7 +348,9 @@ def _execute(approval: ApprovalRequest, actor: Actor) -> str:
     return f"ledger_transaction:{txn.pk}"
 
 
-def _decide(approval: ApprovalRequest, user: Any, status: str, note: str) -> None:
+def _decide(
+    approval: ApprovalRequest, user: Any, status: str, note: str, problem: str = ""
+) -> None:
     approval.status = status
     approval.decided_by = user
     approval.decided_at = timezone.now()
@@ -325,12 +358,15 @@ def _decide(approval: ApprovalRequest, user: Any, status: str, note: str) -> Non
     approval.save(
         update_fields=["status", "decided_by", "decided_at", "decision_note", "result_ref"]
     )
+    data = {"kind": approval.kind, "note": note, "result": approval.result_ref}
+    if problem:
+        data["problem"] = problem  # why it failed: the problem type's slug
     audit_record(
         actor=actor_for(user),
         action=f"approval.{status}",
         obj=approval,
         operator=approval.operator,
-        data={"kind": approval.kind, "note": note, "result": approval.result_ref},
+        data=data,
     )
 
 
@@ -344,7 +380,8 @@ def _check_decider(approval: ApprovalRequest, user: Any) -> None:
 
 def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") -> ApprovalRequest:
     """Approve and execute, atomically, under the request's row lock (then the action's own
-    locks). Executed already: returned unchanged. Refused by the ledger: recorded failed."""
+    locks). Executed already: returned unchanged. Refused by the ledger, or proposed by
+    someone who may no longer propose it: recorded failed, nothing executed."""
     note = _text(note, "note", required=False)
     _check_decider(approval, user)
     try:
@@ -356,6 +393,7 @@ def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") ->
                 raise ApprovalNotPendingProblem(
                     f"The request is {locked.status}", approval_status=locked.status
                 )
+            _check_proposer(locked)  # at approval (and _execute checks at execution)
             locked.result_ref = _execute(locked, actor_for(user))
             _decide(locked, user, Status.EXECUTED, note)
             return locked
@@ -365,7 +403,8 @@ def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") ->
         with transaction.atomic():
             locked = lock_approval(approval_id=approval.pk)
             if locked.status == Status.PENDING:
-                _decide(locked, user, Status.FAILED, f"{note} [{problem.detail}]".strip())
+                detail = f"{note} [{problem.detail}]".strip()[:REASON_LENGTH]
+                _decide(locked, user, Status.FAILED, detail, problem=problem.slug)
         raise
 
 
