@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from gin_platform.login_attempts import staff_secret_check
-from gin_platform.problems import Problem
+from gin_platform.problems import ApprovalInvalidProblem, Problem
 from gin_platform.throttling import CACHE_ERRORS
 
 if TYPE_CHECKING:
@@ -163,6 +163,21 @@ def unscoped(user: Any) -> bool:
 
 
 # --- Who may propose (checked again when a request is approved and executed) ------------
+
+
+# The reason and decision note of a four-eyes request (the wallet's and the staff access').
+REQUEST_TEXT_LENGTH = 500
+
+
+def request_text(value: object, field: str, *, required: bool = True) -> str:
+    """A request's reason or note, stripped; approval-invalid naming ``field`` otherwise."""
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ApprovalInvalidProblem(f"{field} must be a non-empty string", field=field)
+    if len(value) > REQUEST_TEXT_LENGTH:
+        raise ApprovalInvalidProblem(f"{field} is longer than {REQUEST_TEXT_LENGTH}", field=field)
+    return value.strip()
 
 
 def proposer_refusal(

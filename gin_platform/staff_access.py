@@ -52,7 +52,7 @@ FLAGS = ("is_active", "is_staff", "is_superuser")
 ACCESS_FIELDS = (*FLAGS, "groups", "user_permissions", "operator_scope")
 PROPOSE = "platform.propose_staff_change"
 APPROVE = "platform.approve_staff_change"
-REASON_LENGTH = 500
+REASON_LENGTH = staff.REQUEST_TEXT_LENGTH
 Status = StaffChangeRequest.Status
 
 
@@ -150,16 +150,6 @@ def may_decide(*, user: Any) -> bool:
 
 
 # --- Proposals ----------------------------------------------------------------------------------
-def _text(value: object, field: str, *, required: bool = True) -> str:
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise ApprovalInvalidProblem(f"{field} must be a non-empty string", field=field)
-    if len(value) > REASON_LENGTH:
-        raise ApprovalInvalidProblem(f"{field} is longer than {REASON_LENGTH}", field=field)
-    return value.strip()
-
-
 @transaction.atomic
 def staff_change_propose(
     *, user: Any, subject: Any, access: Mapping[str, Any], reason: str
@@ -169,7 +159,7 @@ def staff_change_propose(
     refusal = staff.proposer_refusal(user_id=user.pk, permission=PROPOSE, every_operator=True)
     if refusal is not None:
         raise PermissionDeniedProblem(f"You may not propose a staff access change: {refusal}")
-    reason = _text(reason, "reason")
+    reason = staff.request_text(reason, "reason")
     changes = staff_access_changes(user=subject, access=access)
     if not changes:
         raise ApprovalInvalidProblem("The proposal changes nothing of the user's access")
@@ -283,7 +273,7 @@ def staff_change_approve(
     """Approve and execute, atomically. Executed already: returned unchanged. A proposer no
     longer entitled, or a user whose access changed since the proposal: recorded failed,
     nothing changed, the problem raised."""
-    note = _text(note, "note", required=False)
+    note = staff.request_text(note, "note", required=False)
     _check_decider(change, user)
     try:
         with transaction.atomic():
@@ -314,7 +304,7 @@ def staff_change_reject(
     *, change: StaffChangeRequest, user: Any, note: str = ""
 ) -> StaffChangeRequest:
     """Close a pending request without changing anything."""
-    note = _text(note, "note", required=False)
+    note = staff.request_text(note, "note", required=False)
     _check_decider(change, user)
     locked = lock_staff_change(change.pk)
     if locked.status != Status.PENDING:

@@ -75,7 +75,7 @@ from wallet.services.posting import (
 ApprovalKind = ApprovalRequest.Kind
 Status = ApprovalRequest.Status
 CREDIT, DEBIT = "credit", "debit"
-REASON_LENGTH = 500
+REASON_LENGTH = staff.REQUEST_TEXT_LENGTH
 
 
 def adjustment_reference(*, operator_id: Any, reference: str) -> str:
@@ -138,16 +138,6 @@ def wallet_adjust(
 def _need(user: Any, action: str, kind: str) -> None:
     if not user.has_perm(f"wallet.{action}_{kind}"):
         raise PermissionDeniedProblem(f"Your back-office role may not {action} a {kind}")
-
-
-def _text(value: object, field: str, *, required: bool = True) -> str:
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise ApprovalInvalidProblem(f"{field} must be a non-empty string", field=field)
-    if len(value) > REASON_LENGTH:
-        raise ApprovalInvalidProblem(f"{field} is longer than {REASON_LENGTH}", field=field)
-    return value.strip()
 
 
 def _reversal_payload(payload: dict) -> tuple[Operator, dict]:
@@ -255,7 +245,7 @@ def approval_propose(
     _need(user, "propose", kind)
     if not isinstance(payload, dict):
         raise ApprovalInvalidProblem("payload must be an object", field="payload")
-    reason = _text(reason, "reason")
+    reason = staff.request_text(reason, "reason")
     if kind == ApprovalKind.REVERSAL:
         operator, clean = _reversal_payload(payload)
     elif kind == ApprovalKind.CASHIER_CAPS:
@@ -382,7 +372,7 @@ def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") ->
     """Approve and execute, atomically, under the request's row lock (then the action's own
     locks). Executed already: returned unchanged. Refused by the ledger, or proposed by
     someone who may no longer propose it: recorded failed, nothing executed."""
-    note = _text(note, "note", required=False)
+    note = staff.request_text(note, "note", required=False)
     _check_decider(approval, user)
     try:
         with transaction.atomic():
@@ -411,7 +401,7 @@ def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") ->
 @transaction.atomic
 def approval_reject(*, approval: ApprovalRequest, user: Any, note: str = "") -> ApprovalRequest:
     """Close a pending request without running it."""
-    note = _text(note, "note", required=False)
+    note = staff.request_text(note, "note", required=False)
     _check_decider(approval, user)
     locked = lock_approval(approval_id=approval.pk)
     if locked.status != Status.PENDING:
