@@ -119,6 +119,7 @@ NOT_A_GAME = {
     "schema",
     "docs",
     "redoc",
+    "redoc-bundle",  # the Redoc script the redoc page runs
 }
 
 
