@@ -63,9 +63,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: a Host outside ALLOWED_HOSTS is refused before anything reads it, and every
-    # error under the API's paths leaves as problem+json whatever DEBUG says
-    # (gin_platform/api_errors.py).
+    # First: refuses a Host outside ALLOWED_HOSTS; API errors problem+json whatever DEBUG says.
     "gin_platform.api_errors.ApiErrorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the table page, the API docs) from the app itself, before anything else.
@@ -331,10 +329,8 @@ WEBHOOK_EVENT_FEED_MAX_LAG_SECONDS = int(ENV.get("WEBHOOK_EVENT_FEED_MAX_LAG", "
 # Staff passwords (admin login, HTTP Basic on the staff API) go through django-axes first:
 # after AXES_FAILURE_LIMIT failures from one address, no password is checked from there for
 # AXES_COOLOFF_MINUTES; a success resets the count. Only the address is locked (never the
-# account everywhere), so nobody can lock a staff member out from elsewhere. Attempts sent
-# at once are checked only within the failures left (gin_platform/login_attempts.py). The
-# API also throttles failures per address and per username before the hash
-# (gin_platform.throttling).
+# account everywhere), so nobody can lock a staff member out from elsewhere. Attempts sent at
+# once are checked only within the failures left (gin_platform/login_attempts.py).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
