@@ -32,10 +32,9 @@ import pytest
 from gin_platform.demo.server import free_port
 from tests.docs.test_readme_walkthrough import (
     EMBEDDED_ONLY,
-    MARKER,
-    block_outputs,
     json_then_lines,
     not_at_midnight,
+    run_blocks,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,22 +110,11 @@ def test_the_integration_guide_runs_as_written(tmp_path):
     assert len(blocks) == 13, "the checks below follow the guide block by block"
     for block in blocks:
         assert "uuidgen" not in block and "jq " not in block
-    script = "set -euo pipefail\n" + "".join(
-        f"echo '{MARKER.format(i)}'\n{block}" for i, block in enumerate(blocks)
-    )
     env = {k: v for k, v in os.environ.items() if k not in EMBEDDED_ONLY}
     env["GIN_VAR_DIR"] = str(tmp_path / "var")
     not_at_midnight()
     with make_serve(env, tmp_path / "serve.log") as api:
-        run = subprocess.run(
-            ["bash", "-c", script],
-            cwd=ROOT,
-            env=env | {"API": api},
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    assert run.returncode == 0, f"{run.stdout[-3000:]}\n---\n{run.stderr[-3000:]}"
+        outputs = run_blocks(blocks, env=env, api=api)
     (
         setup,
         keys,
@@ -141,7 +129,7 @@ def test_the_integration_guide_runs_as_written(tmp_path):
         report,
         transactions,
         reconcile,
-    ) = block_outputs(run.stdout, len(blocks))
+    ) = outputs
 
     assert setup == ["ok"]
     # A sandbox key, made with the live key; `op` calls as the sandbox.

@@ -54,6 +54,25 @@ def block_outputs(stdout: str, count: int) -> list[list[str]]:
     return outputs
 
 
+def run_blocks(blocks: list[str], *, env: dict[str, str], api: str) -> list[list[str]]:
+    """The blocks in one ``bash`` (``set -euo pipefail``: a failing command fails the run),
+    as a reader pastes them one after the other, with ``$API`` the server; each block's
+    output lines."""
+    script = "set -euo pipefail\n" + "".join(
+        f"echo '{MARKER.format(i)}'\n{block}" for i, block in enumerate(blocks)
+    )
+    run = subprocess.run(
+        ["bash", "-c", script],
+        cwd=ROOT,
+        env=env | {"API": api},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, f"{run.stdout[-3000:]}\n---\n{run.stderr[-3000:]}"
+    return block_outputs(run.stdout, len(blocks))
+
+
 def json_then_lines(lines: list[str]) -> tuple[object, list[str]]:
     """A pretty-printed JSON document at the start of ``lines``, and the lines after it."""
     text = "\n".join(lines)
@@ -113,22 +132,11 @@ def money(value: dict) -> Decimal:
 def test_the_readme_walkthrough_runs_as_written(tmp_path):
     blocks = walkthrough_blocks(README.read_text())
     assert len(blocks) == 9, "the checks below follow the walkthrough block by block"
-    script = "set -euo pipefail\n" + "".join(
-        f"echo '{MARKER.format(i)}'\n{block}" for i, block in enumerate(blocks)
-    )
     env = {k: v for k, v in os.environ.items() if k not in EMBEDDED_ONLY}
     env["GIN_VAR_DIR"] = str(tmp_path)
     not_at_midnight()
     with make_serve(env) as api:
-        run = subprocess.run(
-            ["bash", "-c", script],
-            cwd=ROOT,
-            env=env | {"API": api},
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    assert run.returncode == 0, f"{run.stdout[-3000:]}\n---\n{run.stderr[-3000:]}"
+        outputs = run_blocks(blocks, env=env, api=api)
     (
         operator,
         players,
@@ -139,7 +147,7 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path):
         the_end,
         settlement,
         report,
-    ) = block_outputs(run.stdout, len(blocks))
+    ) = outputs
 
     # An operator key from manage.py, without the virtualenv activated.
     assert operator[-1].startswith("operator key: gop_")
