@@ -6,6 +6,7 @@ Used by the demo and the load benchmark; it is what an operator's integration lo
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -26,9 +27,17 @@ class ApiClient:
     base_url: str
     token: str | None = None
     timeout: float = 30.0
+    # A 429 is refused before anything is done: wait its Retry-After and send it again, as an
+    # integration should (a long match can pass a player's THROTTLE_PLAYER rate).
+    throttled_retries: int = 3
 
     def with_token(self, token: str) -> ApiClient:
-        return ApiClient(base_url=self.base_url, token=token, timeout=self.timeout)
+        return ApiClient(
+            base_url=self.base_url,
+            token=token,
+            timeout=self.timeout,
+            throttled_retries=self.throttled_retries,
+        )
 
     def get(self, path: str) -> Any:
         return self.request("GET", path)
@@ -62,14 +71,28 @@ class ApiClient:
             request.add_header("Idempotency-Key", idempotency_key)
         for name, value in (headers or {}).items():
             request.add_header(name, value)
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            raw = exc.read()
+        for retry in range(self.throttled_retries + 1):
             try:
-                parsed = json.loads(raw)
-            except ValueError:
-                parsed = raw.decode(errors="replace")
-            raise ApiError(exc.code, parsed) from None
-        return json.loads(raw) if raw else None
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+                    raw = response.read()
+                return json.loads(raw) if raw else None
+            except urllib.error.HTTPError as exc:
+                raw = exc.read()
+                wait = _retry_after(exc) if exc.code == 429 else None
+                if wait is not None and retry < self.throttled_retries:
+                    time.sleep(wait)
+                    continue
+                try:
+                    parsed = json.loads(raw)
+                except ValueError:
+                    parsed = raw.decode(errors="replace")
+                raise ApiError(exc.code, parsed) from None
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _retry_after(error: urllib.error.HTTPError) -> float | None:
+    """Seconds a 429 asks to wait (its Retry-After, at most a minute); None without one."""
+    try:
+        return min(float(error.headers.get("Retry-After", "")), 60.0)
+    except ValueError:
+        return None
