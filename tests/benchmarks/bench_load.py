@@ -863,7 +863,8 @@ def parse_args(argv=None):
         type=float,
         default=None,
         help="games/min of the code to compare with, run the same way on this machine "
-        "(e.g. the goal's day: README): prints each level's ratio to it (goal >= 2)",
+        "(e.g. the goal's day, dcbbee8: docs/benchmarks.md): prints each level's ratio to it "
+        "(goal >= 2)",
     )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument("--keep-logs", action="store_true", help="keep the server/worker logs")

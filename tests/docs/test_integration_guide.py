@@ -5,96 +5,35 @@ into bash at the repository root in a second one. Here `make serve` itself runs 
 port of the loopback, over a fresh embedded database under a temporary GIN_VAR_DIR, with
 none of this shell's database or broker URLs: a fresh machine's settings), and every fenced
 ``sh`` block of the guide is run in order by one bash process (``set -euo pipefail``) with
-``API`` pointing at it; nothing else is defined for the blocks. Each block's output is
-checked against what the guide says it prints. A fence of any other language would escape
-the run, so the guide has only ``sh`` blocks (run) and ``text`` ones (not commands).
+``API`` pointing at it; nothing else is defined for the blocks (tests/docs/blocks.py). Each
+block's output is checked against what the guide says it prints. A fence of any other
+language would escape the run, so the guide has only ``sh`` blocks (run) and ``text`` ones
+(not commands).
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
 import re
-import signal
-import subprocess
-import time
-import urllib.request
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from gin_platform.demo.server import free_port
-from tests.docs.test_readme_walkthrough import (
-    EMBEDDED_ONLY,
+from tests.docs.blocks import (
+    fresh_machine_env,
     json_then_lines,
+    make_serve,
     not_at_midnight,
+    page_blocks,
     run_blocks,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "integration.md"
-FENCE = re.compile(r"^```(\S*)\n(.*?)^```$", re.S | re.M)
-
-
-def guide_blocks(text: str) -> list[str]:
-    """The guide's ``sh`` blocks, in order (every fence starts at the left margin)."""
-    fences = FENCE.findall(text)
-    assert {language for language, _ in fences} <= {"sh", "text"}, [f[0] for f in fences]
-    assert text.count("```") == 2 * len(fences), "a fence not at the left margin"
-    return [body for language, body in fences if language == "sh"]
-
-
-def stop_group(process: subprocess.Popen, *, timeout: float = 20) -> None:
-    """SIGTERM to the process group `make serve` leads (make and gunicorn), then SIGKILL."""
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    with contextlib.suppress(ProcessLookupError):  # gunicorn outliving make
-        os.killpg(process.pid, signal.SIGKILL)
-
-
-@contextlib.contextmanager
-def make_serve(env: dict[str, str], log: Path) -> Iterator[str]:
-    """`make serve` on a free port; the API's base URL once it answers."""
-    # make serve installs the runtime lock first; the suite runs after `make install`, which
-    # leaves that stamp, so here it must be a no-op, never an install behind the test's back.
-    fresh = subprocess.run(["make", "-q", "install-base"], cwd=ROOT, env=env, check=False)
-    assert fresh.returncode == 0, "the runtime lock is not installed: run `make install`"
-    port = free_port()
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            ["make", "--no-print-directory", "serve", f"PORT={port}"],
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, f"make serve exited:\n{log.read_text()[-3000:]}"
-            try:
-                with urllib.request.urlopen(base + "/api/v1/health", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not answer within 120 s"
-                time.sleep(0.2)
-        yield base + "/api/v1"
-    finally:
-        stop_group(server)
 
 
 def money(value: str) -> dict:
@@ -106,12 +45,11 @@ def test_the_integration_guide_runs_as_written(tmp_path):
     text = GUIDE.read_text()
     # Section 0 says how to start the server, and it is what runs below.
     assert "start the server: `make serve`" in " ".join(text.split())
-    blocks = guide_blocks(text)
+    blocks = page_blocks(text)
     assert len(blocks) == 13, "the checks below follow the guide block by block"
     for block in blocks:
         assert "uuidgen" not in block and "jq " not in block
-    env = {k: v for k, v in os.environ.items() if k not in EMBEDDED_ONLY}
-    env["GIN_VAR_DIR"] = str(tmp_path / "var")
+    env = fresh_machine_env(tmp_path / "var")
     not_at_midnight()
     with make_serve(env, tmp_path / "serve.log") as api:
         outputs = run_blocks(blocks, env=env, api=api)
