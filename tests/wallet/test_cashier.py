@@ -9,6 +9,7 @@ from tests.factories import PlayerFactory
 from tests.helpers import assert_problem, freeze_now
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
 from wallet import selectors, services
+from wallet.ledger import skeleton
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.problems import (
     AmountBelowMinimumProblem,
@@ -19,7 +20,6 @@ from wallet.problems import (
     KycRequiredProblem,
     ReferenceConflictProblem,
 )
-from wallet.services import posting
 
 pytestmark = pytest.mark.django_db
 
@@ -468,7 +468,7 @@ def test_a_reference_race_lost_at_insert_time_is_a_reference_conflict(player, mo
     replay check saw nothing, the unique index refuses the insert, nothing is posted."""
     fund(player, 1000)
     taken = LedgerTransaction.objects.get()
-    monkeypatch.setattr(posting, "_replay", lambda reference, **same: None)
+    monkeypatch.setattr(skeleton, "posting_replay", lambda reference, **same: None)
     with pytest.raises(ReferenceConflictProblem):
         services.withdraw(
             player=player, amount=10, currency="EUR", reference=taken.reference, actor=SYSTEM

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from gin_platform.models import AuditEvent
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import posting_selectors, selectors, services
-from wallet.ledger_write import LedgerBatch, ledger_write
+from wallet.ledger.write import LedgerBatch, ledger_write
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.problems import ReferenceConflictProblem
