@@ -17,6 +17,8 @@ from tests.factories import OperatorFactory
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import services
 from wallet.models import CashierCaps, LedgerTransaction
+from wallet.services import seamless
+from wallet.tasks import seamless_call_retry
 
 ROOT = Path(__file__).resolve().parents[2]
 WALLET = ROOT / "wallet"
@@ -243,6 +245,21 @@ def test_the_services_and_the_ledger_import_no_private_name_of_another_module():
         if (names := _private_imports(path))
     }
     assert found == {}
+
+
+def test_the_services_queue_tasks_by_name_and_never_import_the_tasks_module():
+    """One direction between services and tasks: ``wallet.tasks`` imports the services it
+    calls; a service queues a task by its name through gin_platform.enqueue."""
+    for path in _python_files(SERVICES):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                modules = [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            assert "wallet.tasks" not in modules, path
+    assert seamless_call_retry.name == seamless.RETRY_TASK
 
 
 def test_the_plans_post_nothing_and_read_nothing():

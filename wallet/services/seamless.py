@@ -41,7 +41,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
-from gin_platform.enqueue import on_commit_logged
+from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
@@ -68,6 +68,9 @@ logger = logging.getLogger(__name__)
 
 Call = WalletCall
 Kind = LedgerTransaction.Kind
+# The task that retries a call, by name: the task module imports this one (its body calls
+# the service), never the other way round (one direction between services and tasks).
+RETRY_TASK = "wallet.tasks.seamless_call_retry"
 DEBIT_ATTEMPTS = 3  # quick tries of a debit while the player waits
 ROLLBACK_INLINE_ATTEMPTS = 3
 CREDIT_INLINE_ATTEMPTS = 2
@@ -496,13 +499,10 @@ def _send_now(call_id: Any, *, actor: Actor, attempts: int) -> WalletCall:
 
 
 def _schedule_retry(call: WalletCall) -> None:
-    from gin_platform.enqueue import enqueue
-    from wallet.tasks import seamless_call_retry
-
     # Eager Celery (tests, demo) ignores the countdown: that early run finds the call not
     # due yet and leaves it to the sweep.
     delay = max((call.next_attempt_at - timezone.now()).total_seconds(), 0)
-    enqueue(seamless_call_retry, str(call.pk), countdown=delay)
+    enqueue_on_commit(RETRY_TASK, str(call.pk), countdown=delay)
 
 
 # --- Credits -------------------------------------------------------------------------------
