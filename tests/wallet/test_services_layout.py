@@ -17,7 +17,7 @@ from tests.factories import OperatorFactory
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import services
 from wallet.models import CashierCaps, LedgerTransaction
-from wallet.services import seamless
+from wallet.services import cashier, responsible_gaming, seamless
 from wallet.tasks import seamless_call_retry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,8 +107,6 @@ def test_each_concern_of_the_services_is_its_own_module(package, concern, names)
 
 
 def test_the_withdrawal_kyc_rule_is_found_from_the_file_names():
-    from wallet.services import cashier, responsible_gaming
-
     source = (SERVICES / "responsible_gaming.py").read_text()
     assert "KycRequiredProblem(" in source
     assert "KycRequiredProblem(" not in (SERVICES / "cashier.py").read_text()
