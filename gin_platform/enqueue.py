@@ -8,7 +8,10 @@ a change that is in the database, retry, and get a 409. So every such side effec
 through this module:
 
 - ``enqueue(task, *ids)`` sends a task now; a failure is logged (ERROR, with the task name
-  and its ids) and swallowed, and the call returns False.
+  and its ids) and swallowed, and the call returns False. ``task`` may be the task's dotted
+  name ("wallet.tasks.seamless_call_retry"): a service names the task it queues and the
+  task's module is imported only when it is sent, so the one direction between services
+  and tasks holds (a task's body imports its service, never the other way round).
 - ``enqueue_on_commit(task, *ids)`` does the same once the current transaction commits (at
   once outside one). Django's ``on_commit(..., robust=True)`` would also swallow the error,
   but its log line names only the callback, not the work that was lost.
@@ -29,6 +32,7 @@ Tasks take ids only, so the log line names exactly what the sweeper will pick up
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -48,6 +52,9 @@ def enqueue(task: Any, *args: Any, countdown: float | None = None) -> bool:
     error it raises is logged the same way."""
     options: dict[str, Any] = {} if countdown is None else {"countdown": countdown}
     try:
+        if isinstance(task, str):  # "package.tasks.name": imported now, when it is sent
+            module, _, name = task.rpartition(".")
+            task = getattr(importlib.import_module(module), name)
         task.apply_async(args=args, **options)
     except Exception:
         logger.exception(

@@ -5,7 +5,7 @@ locks them with ONE call to ``lock_accounts``: ``SELECT ... WHERE id IN (...) OR
 FOR UPDATE``. PostgreSQL locks the rows in the ORDER BY order, so two postings that share
 accounts always queue in the same order and can never deadlock each other. A service never
 takes a second set of account locks after the first (that would break the order): the
-skeleton of every posting (``posting_make``, wallet/services/posting.py) makes that one call.
+skeleton of every posting (``posting_make``, wallet/ledger/skeleton.py) makes that one call.
 
 Every ``select_for_update`` of the wallet is in this module. Besides the accounts, a service
 locks at most one other row, and then no account: ``player_limit_set`` one of the player's

@@ -15,6 +15,7 @@ from gin_platform.models import WebhookDelivery
 from gin_platform.tasks import deliver_webhook
 from gin_platform.webhooks import due_deliveries
 from tests.broker import broker_unreachable
+from wallet import tasks as wallet_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +30,25 @@ def test_enqueue_with_the_broker_down_logs_the_task_and_its_ids_and_returns_fals
         "could not enqueue gin_platform.tasks.deliver_webhook('delivery-7',); left to its sweeper"
     ]
     assert caplog.records[0].exc_info is not None  # the broker's error, for the operator
+
+
+def test_a_task_named_by_its_dotted_path_is_found_when_it_is_sent(monkeypatch):
+    """A service names the task it queues (its tasks module imports the service, never the
+    other way round): the name is resolved when the task is sent."""
+    sent = []
+    monkeypatch.setattr(
+        wallet_tasks.seamless_call_retry, "apply_async", lambda **options: sent.append(options)
+    )
+    assert enqueue("wallet.tasks.seamless_call_retry", "call-1", countdown=5) is True
+    assert sent == [{"args": ("call-1",), "countdown": 5}]
+
+
+def test_a_task_name_that_names_no_task_is_logged_and_left_to_its_sweeper(caplog):
+    with caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"):
+        assert enqueue("wallet.tasks.no_such_task", "call-2") is False
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not enqueue wallet.tasks.no_such_task('call-2',); left to its sweeper"
+    ]
 
 
 @pytest.mark.django_db(transaction=True)

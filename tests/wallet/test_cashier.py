@@ -9,7 +9,7 @@ from tests.factories import PlayerFactory
 from tests.helpers import assert_problem, freeze_now
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
 from wallet import selectors, services
-from wallet.models import Account, LedgerEntry, LedgerTransaction
+from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (
     AmountBelowMinimumProblem,
     AmountNotPositiveProblem,
@@ -19,7 +19,6 @@ from wallet.problems import (
     KycRequiredProblem,
     ReferenceConflictProblem,
 )
-from wallet.services import posting
 
 pytestmark = pytest.mark.django_db
 
@@ -432,49 +431,6 @@ def test_withdrawing_more_than_the_balance_is_refused_by_the_service(player):
     with pytest.raises(InsufficientFundsProblem):
         _withdraw(player, 101)
     assert selectors.wallet_balance(player=player) == 100
-
-
-def test_a_replay_returns_the_first_posting_even_after_the_rules_changed(player):
-    first = _deposit_with_reference(player, "psp:9")
-    services.self_exclusion_create(player=player, days=30, actor=SYSTEM)
-    assert _deposit_with_reference(player, "psp:9").pk == first.pk
-    assert selectors.wallet_balance(player=player) == 100
-
-
-def _deposit_with_reference(player, reference):
-    return services.deposit(
-        player=player, amount=100, currency="EUR", reference=reference, actor=SYSTEM
-    )
-
-
-def test_house_accounts_are_sharded_by_player(operator, settings):
-    settings.WALLET_HOUSE_SHARDS = 4
-    players = [PlayerFactory(operator=operator) for _ in range(12)]
-    for player in players:
-        fund(player, 100)
-    outside = Account.objects.filter(kind="outside", operator=operator)
-    assert {a.shard for a in outside} <= {0, 1, 2, 3} and outside.count() > 1
-    assert {a.shard for a in outside} == {services.shard_for(p.pk) for p in players}
-    assert selectors.house_balance(operator=operator, kind="outside", currency="EUR") == -1200
-    # A player always uses the same shard, so a withdrawal lands on their deposit's shard.
-    services.withdraw(player=players[0], amount=100, currency="EUR", reference=ref(), actor=SYSTEM)
-    shard = Account.objects.get(kind="outside", shard=services.shard_for(players[0].pk))
-    assert shard.entries.filter(component="withdrawal").count() == 1
-    assert selectors.reconcile().ok
-
-
-def test_a_reference_race_lost_at_insert_time_is_a_reference_conflict(player, monkeypatch):
-    """What a concurrent posting under the same reference on other accounts looks like: the
-    replay check saw nothing, the unique index refuses the insert, nothing is posted."""
-    fund(player, 1000)
-    taken = LedgerTransaction.objects.get()
-    monkeypatch.setattr(posting, "_replay", lambda reference, **same: None)
-    with pytest.raises(ReferenceConflictProblem):
-        services.withdraw(
-            player=player, amount=10, currency="EUR", reference=taken.reference, actor=SYSTEM
-        )
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
 
 
 def test_the_longest_idempotency_key_is_a_valid_reference(operator_client, player):

@@ -148,28 +148,6 @@ def test_the_fee_split_gives_each_operator_at_most_its_exact_share():
     assert everything.operators == {"a": 0} and everything.network == 9
 
 
-def test_a_posting_that_leaves_an_operators_books_unbalanced_is_refused(world):
-    from django.utils import timezone
-
-    from wallet.locks import lock_accounts
-    from wallet.services.posting import LedgerInvariantError, _Line, _post
-
-    net, _a, _b, alice, _bob = world
-    wallet_a = selectors.wallet_account(player=alice)
-    mine = Account.objects.create(kind="house_fee", operator=net, currency="EUR")
-    locked = lock_accounts([wallet_a, mine])
-    with pytest.raises(LedgerInvariantError, match="each operator's books"):
-        _post(
-            locked=locked,
-            operator=net,
-            kind="adjustment",
-            reference=ref("bad"),
-            lines=[_Line(wallet_a, -1, "x"), _Line(mine, 1, "x")],
-            actor=SYSTEM,
-            now=timezone.now(),
-        )
-
-
 def test_a_net_settlement_zeroes_what_was_outstanding_at_its_cut_off(world):
     from django.utils import timezone
 

@@ -223,13 +223,13 @@ def test_two_credits_retried_at_once_apply_once(operator, server, monkeypatch, l
     # Both retries have read the call as pending before either attempts it: otherwise, on a
     # busy machine, one could finish before the other even looked, and nothing would race.
     both_read = threading.Barrier(2, timeout=30)
-    attempt = seamless_retry_module._attempt
+    attempt = seamless_retry_module.wallet_call_attempt
 
     def attempt_together(call_id, **kwargs):
         both_read.wait()
         return attempt(call_id, **kwargs)
 
-    monkeypatch.setattr(seamless_retry_module, "_attempt", attempt_together)
+    monkeypatch.setattr(seamless_retry_module, "wallet_call_attempt", attempt_together)
     errors: list[BaseException] = []
 
     def retry() -> None:
