@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from django.db import InterfaceError, OperationalError, transaction
@@ -39,9 +39,11 @@ from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
 from settlement.problems import GameNotFinishedProblem
 from settlement.statements import build_statement, statement_for_operator
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
-from wallet.models import LedgerTransaction
+from wallet.selectors.reconciliation import reconcile
+
+if TYPE_CHECKING:
+    from wallet.models import LedgerTransaction
 
 logger = logging.getLogger(__name__)
 SETTLEMENT_ACTOR = Actor.system("settlement")
@@ -360,8 +362,9 @@ def unsettled_match_ids(*, older_than_seconds: int = 60) -> list[int]:
 
 
 def reconciliation_run() -> ReconciliationRun:
-    """Check the ledger (wallet.selectors.reconcile) and record the run; drift is an alert."""
-    report = wallet_selectors.reconcile()
+    """Check the ledger (wallet.selectors.reconciliation.reconcile) and record the run;
+    drift is an alert."""
+    report = reconcile()
     mismatches = selectors.statement_ledger_mismatches()
     unsettled = len(unsettled_match_ids(older_than_seconds=3600))
     run = ReconciliationRun.objects.create(

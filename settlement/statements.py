@@ -6,14 +6,16 @@ transaction that posted it (wallet), so the statement and the ledger can never d
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from games.engine import MatchResult, MultiMatchResult
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from settlement.payouts import Payout
-from wallet import posting_selectors
-from wallet.models import LedgerTransaction
+from wallet.selectors import transactions as wallet_transactions
+
+if TYPE_CHECKING:
+    from wallet.models import LedgerTransaction
 
 
 def build_statement(
@@ -228,7 +230,7 @@ def statement_for_player(
 def _credited_by_player(ledger_transaction: LedgerTransaction) -> dict[str, tuple[int, str]]:
     """What each player's wallet received, in the wallet's own currency."""
     credited: dict[str, tuple[int, str]] = {}
-    for entry in posting_selectors.transaction_entries(ledger_transaction=ledger_transaction):
+    for entry in wallet_transactions.transaction_entries(ledger_transaction=ledger_transaction):
         if entry.component == "payout" and entry.player_id is not None:
             credited[str(entry.player_id)] = (entry.amount, entry.currency)
     return credited

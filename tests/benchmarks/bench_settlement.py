@@ -115,7 +115,7 @@ def main() -> None:
         worker = subprocess.Popen(worker_command(queues=queues), cwd=ROOT, env=env)
         games_per_second, game_cpu = wait_for_settlements(match_ids, worker_pid=worker.pid)
         postings_per_second, posting_cpu = deposit_rate(args.deposits)
-        from wallet.selectors import reconcile
+        from wallet.selectors.reconciliation import reconcile
 
         report = reconcile()
         print(

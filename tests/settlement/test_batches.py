@@ -25,9 +25,9 @@ from tests.games.test_multi_play import seat_all
 from tests.settlement.helpers import finish_with, seat_two
 from tests.settlement.test_multi_settle import room as multi_room
 from tests.wallet.factories import ExchangeRateFactory
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 from wallet.models import Account, LedgerTransaction
+from wallet.selectors import reconciliation
 
 
 @pytest.fixture
@@ -137,7 +137,7 @@ def test_a_batch_writes_what_settling_each_game_alone_writes(operator_eur, caplo
     assert again == settled  # all settled already: nothing posted twice
 
     assert [shape(match) for match in batched] == [shape(match) for match in alone]
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db
@@ -186,7 +186,7 @@ def test_settled_games_in_a_batch_are_passed_over(operator_eur):
     )  # the two others, in one batch
     assert Settlement.objects.get(match=games[0]) == first
     assert LedgerTransaction.objects.filter(kind="settlement").count() == 3
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db
@@ -211,7 +211,7 @@ def test_a_game_that_breaks_a_rule_is_settled_alone_and_the_rest_of_its_batch_is
     failed = OperatorEvent.objects.get(type="settlement.failed", data__match_id=bad.pk)
     assert failed.data["problem"]["type"].endswith("/escrow-unbalanced")
     assert Settlement.objects.filter(match_id__in=[games[0].pk, games[2].pk]).count() == 2
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db
@@ -287,7 +287,7 @@ def test_batches_racing_each_other_and_the_cashier_settle_each_game_once(operato
         assert (
             LedgerTransaction.objects.filter(reference=f"settlement:match:{match.pk}").count() == 1
         )
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.redis

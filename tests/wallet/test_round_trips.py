@@ -8,11 +8,12 @@ from django.test.utils import CaptureQueriesContext
 
 from gin_platform.models import AuditEvent
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import posting_selectors, selectors, services
+from wallet import services
 from wallet.ledger_write import LedgerBatch, ledger_write
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.problems import ReferenceConflictProblem
+from wallet.selectors import balances, reconciliation, transactions
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
@@ -58,8 +59,8 @@ def test_a_deposit_to_existing_accounts_is_six_statements(player):
     )
     assert len(sql) == 6, "\n".join(sql)
     assert sum("FOR UPDATE" in statement for statement in sql) == 1
-    assert selectors.wallet_balance(player=player) == 350
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 350
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.postgres
@@ -71,8 +72,8 @@ def test_a_first_deposit_creates_the_accounts_before_it_locks(player):
     creates = [i for i, s in enumerate(sql) if s.startswith('INSERT INTO "wallet_account"')]
     assert len(locks) == 2 and len(creates) == 2
     assert sql.index(locks[0]) < creates[0] < creates[1] < sql.index(locks[1])
-    assert selectors.wallet_balance(player=player) == 100
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 100
+    assert reconciliation.reconcile().ok
 
 
 def test_a_replayed_or_conflicting_deposit_after_the_one_read(player):
@@ -87,7 +88,7 @@ def test_a_replayed_or_conflicting_deposit_after_the_one_read(player):
         services.deposit(
             player=player, amount=999, currency="EUR", reference="dep:same", actor=SYSTEM
         )
-    assert selectors.wallet_balance(player=player) == 100
+    assert balances.wallet_balance(player=player) == 100
 
 
 def test_the_written_rows_are_the_ones_the_orm_reads_back(operator, player):
@@ -109,7 +110,7 @@ def test_the_written_rows_are_the_ones_the_orm_reads_back(operator, player):
     assert stored.metadata == {"psp": "x", "n": 1} and stored.created_at == txn.created_at
     entries = list(stored.entries.order_by("pk").values_list("amount", "component", "player_id"))
     assert entries == [(-123, "deposit", player.pk), (123, "deposit", player.pk)]
-    posted = posting_selectors.transaction_entries(ledger_transaction=txn)
+    posted = transactions.transaction_entries(ledger_transaction=txn)
     assert [(e.amount, e.account_id) for e in posted] == [
         (e.amount, e.account_id) for e in stored.entries.order_by("pk")
     ]
@@ -137,9 +138,9 @@ def test_a_settlement_reads_its_entries_once(player, opponent):
         fee=50,
         actor=SYSTEM,
     )
-    assert _statements(lambda: posting_selectors.transaction_entries(ledger_transaction=txn)) == []
+    assert _statements(lambda: transactions.transaction_entries(ledger_transaction=txn)) == []
     stored = LedgerTransaction.objects.get(pk=txn.pk)
-    read = posting_selectors.transaction_entries(ledger_transaction=stored)
+    read = transactions.transaction_entries(ledger_transaction=stored)
     assert sorted((e.account_id, e.amount, e.component) for e in read) == sorted(
         (e.account_id, e.amount, e.component) for e in txn.posted_entries
     )
@@ -159,8 +160,8 @@ def test_the_one_statement_write_is_still_refused_if_it_does_not_balance(operato
     with pytest.raises(IntegrityError, match="does not sum to zero"), transaction.atomic():
         ledger_write(txn=txn, entries=[entry], deltas={wallet.pk: 5}, audit=audit)
     assert not LedgerTransaction.objects.filter(reference="raw:one-sided").exists()
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 1000
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.postgres
@@ -179,7 +180,7 @@ def test_the_one_statement_write_keeps_the_balance_check(operator, player):
         ledger_write(txn=txn, entries=entries, deltas={wallet.pk: -50, outside.pk: 50}, audit=audit)
     assert not LedgerTransaction.objects.filter(reference="raw:overdraw").exists()
     assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
-    assert selectors.wallet_balance(player=player) == 10
+    assert balances.wallet_balance(player=player) == 10
 
 
 @pytest.mark.postgres
@@ -211,8 +212,8 @@ def test_a_batch_write_is_still_refused_if_one_of_its_postings_does_not_balance(
         )
         batch.flush()
     assert not LedgerTransaction.objects.filter(reference__startswith="raw:").exists()
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 1000
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.postgres
@@ -238,7 +239,7 @@ def test_a_batch_write_keeps_the_balance_check(operator, player):
         batch.flush()
     assert not LedgerTransaction.objects.filter(reference="raw:batch-overdraw").exists()
     assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
-    assert selectors.wallet_balance(player=player) == 10
+    assert balances.wallet_balance(player=player) == 10
 
 
 @pytest.mark.postgres

@@ -13,7 +13,7 @@ from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.problems import (
     AlreadyReversedProblem,
@@ -35,6 +35,7 @@ from wallet.problems import (
     TransactionNotReversibleProblem,
     UnknownCurrencyProblem,
 )
+from wallet.selectors import balances, rates, reconciliation
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
@@ -75,11 +76,11 @@ def settle(payouts, fee=0, currency="EUR", game=GAME, reference=None, metadata=N
 
 
 def balance(player, currency=None):
-    return selectors.wallet_balance(player=player, currency=currency)
+    return balances.wallet_balance(player=player, currency=currency)
 
 
 def house(operator, kind, currency):
-    return selectors.house_balance(operator=operator, kind=kind, currency=currency)
+    return balances.house_balance(operator=operator, kind=kind, currency=currency)
 
 
 def entries(txn):
@@ -92,7 +93,7 @@ def entries(txn):
 @pytest.fixture(autouse=True)
 def _reconciles_after_each_test(db):
     yield
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
@@ -105,8 +106,8 @@ def test_a_buy_in_moves_the_stake_into_the_games_escrow(player, opponent):
     assert txn.kind == "buy_in" and txn.game_ref == GAME and txn.fx == []
     assert entries(txn) == [("escrow", "EUR", 1000, "stake"), ("player", "EUR", -1000, "stake")]
     assert balance(player) == 4000
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {
         player.pk: 1000,
         opponent.pk: 1000,
     }
@@ -127,7 +128,7 @@ def test_a_player_may_top_up_the_same_escrow(player):
     fund(player, 5000)
     buy_in(player, 1000)
     buy_in(player, 500)
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {player.pk: 1500}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {player.pk: 1500}
 
 
 def test_a_buy_in_without_the_funds_posts_nothing(player):
@@ -136,7 +137,7 @@ def test_a_buy_in_without_the_funds_posts_nothing(player):
         buy_in(player, 1000)
     assert refused.value.extensions["available"] == {"amount": "9.99", "currency": "EUR"}
     assert LedgerTransaction.objects.count() == 1
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
     buy_in(player, 999)
     assert balance(player) == 0
 
@@ -222,7 +223,7 @@ def test_practice_chips_ignore_loss_limits(player):
         ("escrow", PRACTICE_CURRENCY, 500, "stake"),
         ("player", PRACTICE_CURRENCY, -500, "stake"),
     ]
-    assert selectors.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
+    assert balances.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
 
 
 # --- Conversion --------------------------------------------------------------------------
@@ -352,7 +353,7 @@ def test_practice_chips_never_convert(operator_client, player, usd_player, idem)
             source="x",
             actor=SYSTEM,
         )
-    display = selectors.display_amount(amount=500, currency=PRACTICE_CURRENCY, player=usd_player)
+    display = rates.display_amount(amount=500, currency=PRACTICE_CURRENCY, player=usd_player)
     assert display == {"amount": "500", "currency": "XGC", "display": None}
 
 
@@ -379,7 +380,7 @@ def test_a_refund_returns_everything_the_player_has_in_escrow(player, opponent):
     assert txn.amount == 1500
     assert entries(txn) == [("escrow", "EUR", -1500, "refund"), ("player", "EUR", 1500, "refund")]
     assert balance(player) == 5000
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {opponent.pk: 1000}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {opponent.pk: 1000}
     assert refund(player, reference="leave:1").pk == txn.pk  # idempotent
     with pytest.raises(NothingToRefundProblem):
         refund(player)
@@ -434,10 +435,10 @@ def test_a_settlement_pays_the_lines_and_the_fee_and_empties_the_escrow(operator
         ("player", "EUR", 1900, "payout"),
     ]
     assert balance(winner) == 10900 and balance(loser) == 9000
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
     assert house(operator, "house_fee", "EUR") == 100
     # Contributions still say what each staked.
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {
         winner.pk: 1000,
         loser.pk: 1000,
     }
@@ -463,7 +464,7 @@ def test_settlement_must_empty_the_escrow_exactly(seated):
         with pytest.raises(EscrowUnbalancedProblem) as refused:
             settle([EscrowPayout(winner, payout, "pot")], fee=fee)
     assert refused.value.extensions["escrow"] == {"amount": "20.00", "currency": "EUR"}
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
     assert not LedgerTransaction.objects.filter(kind="settlement").exists()
 
 
@@ -484,7 +485,7 @@ def test_invalid_payout_lines_are_refused(seated, make_payouts):
     winner, loser = seated
     with pytest.raises(PayoutInvalidProblem):
         settle(make_payouts(winner, loser))
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
 
 
 def test_a_payee_is_anyone_who_bought_in_even_if_refunded_or_reversed_since(seated):
@@ -506,7 +507,7 @@ def test_a_payee_is_anyone_who_bought_in_even_if_refunded_or_reversed_since(seat
         ]
     )
     assert txn.kind == "settlement"
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
 
 
 def test_a_negative_fee_is_refused(seated):
@@ -586,7 +587,7 @@ def test_reversing_a_settlement_reopens_the_escrow_for_a_corrected_one(seated):
     services.transaction_reverse(
         ledger_transaction=wrong, reference=ref(), reason="wrong winner", actor=SYSTEM
     )
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
     assert balance(loser) == 9000
     settle([EscrowPayout(winner, 2000, "pot")])
     assert balance(winner) == 11000
@@ -608,7 +609,7 @@ def test_a_reversed_buy_in_is_no_longer_a_contribution(seated):
     services.transaction_reverse(
         ledger_transaction=stake, reference=ref(), reason="x", actor=SYSTEM
     )
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {winner.pk: 1000}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {winner.pk: 1000}
     with pytest.raises(NothingToRefundProblem):
         refund(loser)
     assert balance(loser) == 10000

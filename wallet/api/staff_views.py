@@ -24,7 +24,7 @@ from gin_platform.pagination import CheckedCursorPagination
 from gin_platform.permissions import HasStaffPermission, IsStaff
 from gin_platform.principals import actor_for
 from gin_platform.problems import NotFoundProblem
-from wallet import approval_selectors, selectors, services
+from wallet import services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import approval_examples, examples, presenters
 from wallet.api.serializers import (
@@ -42,6 +42,7 @@ from wallet.api.serializers import (
     ReversalInput,
 )
 from wallet.models import CashierCaps
+from wallet.selectors import approvals, limits, rates, reconciliation, transactions
 
 if TYPE_CHECKING:
     from gin_platform.models import Operator
@@ -56,7 +57,7 @@ def scoped_operator(request: Request, operator_id: object) -> Operator:
 
 
 def scoped_transaction(request: Request, transaction_id: str):
-    txn = selectors.transaction_get(transaction_id=transaction_id)
+    txn = transactions.transaction_get(transaction_id=transaction_id)
     if not staff.in_scope(request.user, txn.operator_id):
         raise NotFoundProblem(f"No ledger transaction {transaction_id}")
     return txn
@@ -95,7 +96,7 @@ class StaffExchangeRateListCreateView(GenericAPIView):
         data = ExchangeRateFilterInput(data=request.query_params)
         data.is_valid(raise_exception=True)
         filters = {k: v.upper() for k, v in data.validated_data.items()}
-        page = self.paginate_queryset(selectors.exchange_rate_list(**filters))
+        page = self.paginate_queryset(rates.exchange_rate_list(**filters))
         body = [presenters.exchange_rate(rate) for rate in page]
         return self.get_paginated_response(ExchangeRateOutput(body, many=True).data)
 
@@ -138,7 +139,7 @@ class StaffCashierCapsView(APIView):
     )
     def get(self, request: Request, operator_id: str, currency: str) -> Response:
         operator = scoped_operator(request, operator_id)
-        caps = selectors.cashier_caps_get(operator=operator, currency=parse_currency(currency))
+        caps = limits.cashier_caps_get(operator=operator, currency=parse_currency(currency))
         if caps is None:
             raise NotFoundProblem(f"No cashier caps for {currency.upper()}")
         return Response(CashierCapsOutput(presenters.cashier_caps(caps)).data)
@@ -250,7 +251,9 @@ class StaffReconciliationView(APIView):
         "every transaction sums to zero per currency; reads only, records nothing.",
     )
     def get(self, request: Request) -> Response:
-        return Response(ReconciliationOutput(presenters.reconciliation(selectors.reconcile())).data)
+        return Response(
+            ReconciliationOutput(presenters.reconciliation(reconciliation.reconcile())).data
+        )
 
 
 # --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
@@ -302,7 +305,7 @@ class StaffApprovalListCreateView(GenericAPIView):
     def get(self, request: Request) -> Response:
         data = ApprovalFilterInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        rows = approval_selectors.approval_list(
+        rows = approvals.approval_list(
             operator_ids=staff.operator_scope(request.user),
             status=data.validated_data.get("status"),
         )
@@ -358,7 +361,7 @@ class StaffApprovalDetailView(APIView):
         "what the execution made.",
     )
     def get(self, request: Request, approval_id: str) -> Response:
-        row = approval_selectors.approval_get(
+        row = approvals.approval_get(
             approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
         )
         return Response(ApprovalOutput(presenters.approval(row)).data)
@@ -369,7 +372,7 @@ class _ApprovalDecisionView(APIView):
     decide = staticmethod(services.approval_approve)
 
     def post(self, request: Request, approval_id: str) -> Response:
-        row = approval_selectors.approval_get(
+        row = approvals.approval_get(
             approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
         )
         data = ApprovalDecisionInput(data=request.data)

@@ -11,13 +11,13 @@ from typing import Any
 from django.db import transaction
 
 from gin_platform.principals import Actor
-from wallet import selectors
 from wallet.models import LedgerTransaction
 from wallet.problems import (
     AlreadyReversedProblem,
     EscrowSettledProblem,
     TransactionNotReversibleProblem,
 )
+from wallet.selectors import balances as selectors
 from wallet.services.posting import (
     Kind,
     Locked,

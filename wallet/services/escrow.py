@@ -17,7 +17,7 @@ from django.db import transaction
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.principals import Actor
-from wallet import fx, posting_selectors, selectors
+from wallet import fx
 from wallet.amounts import parse_currency
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.problems import (
@@ -26,6 +26,8 @@ from wallet.problems import (
     EscrowSettledProblem,
     NothingToRefundProblem,
 )
+from wallet.selectors import balances as selectors
+from wallet.selectors import postings as posting_selectors
 from wallet.services.network import (
     check_network_escrow,
     position_key,

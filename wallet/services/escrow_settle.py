@@ -21,7 +21,7 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
-from wallet import fx, network_selectors, posting_selectors
+from wallet import fx
 from wallet.amounts import parse_currency
 from wallet.ledger_write import LedgerBatch
 from wallet.models import COMPONENT_LENGTH, Account, LedgerTransaction
@@ -31,6 +31,8 @@ from wallet.problems import (
     EscrowUnbalancedProblem,
     PayoutInvalidProblem,
 )
+from wallet.selectors import network as network_selectors
+from wallet.selectors import postings as posting_selectors
 from wallet.services.network import (
     check_network_escrow,
     network_fee_share_bps,

@@ -39,10 +39,10 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.models import Network, Operator
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.principals import Actor
-from wallet import network_selectors
 from wallet.amounts import parse_currency
 from wallet.models import LedgerTransaction
 from wallet.problems import EscrowOperatorMismatchProblem, NetworkSettlementInvalidProblem
+from wallet.selectors import network as network_selectors
 from wallet.services.posting import (
     AccountKey,
     AccountKind,

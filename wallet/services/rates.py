@@ -23,7 +23,7 @@ from gin_platform.audit import audit_record
 from gin_platform.money import PRACTICE_CURRENCY, is_decimal_string
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem
-from wallet import fx, selectors
+from wallet import fx
 from wallet.amounts import parse_currency
 from wallet.models import RATE_DECIMAL_PLACES, RATE_MAX_DIGITS, ExchangeRate
 from wallet.problems import (
@@ -33,6 +33,7 @@ from wallet.problems import (
     FxRateUnavailableProblem,
     PracticeChipsNotConvertibleProblem,
 )
+from wallet.selectors import rates as selectors
 
 RATE_FUTURE_TOLERANCE = timedelta(minutes=5)
 

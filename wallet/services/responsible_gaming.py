@@ -25,7 +25,6 @@ from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
 from gin_platform.webhooks import webhook_enqueue
-from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_player_limit
 from wallet.models import (
@@ -46,6 +45,7 @@ from wallet.problems import (
     SelfExcludedProblem,
     SelfExclusionPeriodInvalidProblem,
 )
+from wallet.selectors import limits as selectors
 from wallet.services.posting import MAX_AMOUNT, LedgerInvariantError, _money
 from wallet.windows import windows
 
