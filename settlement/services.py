@@ -41,6 +41,7 @@ from settlement.problems import GameNotFinishedProblem
 from settlement.statements import build_statement, statement_for_operator
 from wallet import services as wallet_services
 from wallet.selectors.reconciliation import reconcile
+from wallet.selectors.transactions import payouts_credited
 
 if TYPE_CHECKING:
     from wallet.models import LedgerTransaction
@@ -178,6 +179,7 @@ def _settlement(
             result=game.result,
             payout=game.payout,
             ledger_transaction=ledger_transaction,
+            credited=payouts_credited(ledger_transaction=ledger_transaction),
             players_by_id=game.players,
             network=network,
         ),

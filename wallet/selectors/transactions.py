@@ -1,6 +1,6 @@
 """Reads of ledger transactions: a player's statement (their transactions, each with only
-their own lines), one transaction (a player's, or any for the back office), and a
-transaction's entries.
+their own lines), one transaction (a player's, or any for the back office), a transaction's
+entries, and what a settlement credited to each player's wallet.
 """
 
 from __future__ import annotations
@@ -94,3 +94,13 @@ def transaction_entries(*, ledger_transaction: LedgerTransaction) -> list[Ledger
     if ledger_transaction.posted_entries is not None:
         return list(ledger_transaction.posted_entries)
     return list(ledger_transaction.entries.select_related("account").order_by("pk"))
+
+
+def payouts_credited(*, ledger_transaction: LedgerTransaction) -> dict[str, tuple[int, str]]:
+    """What a settlement transaction put into each player's wallet (its ``payout`` lines),
+    as (amount, currency) in the wallet's own currency, by player id (as text)."""
+    return {
+        str(entry.player_id): (entry.amount, entry.currency)
+        for entry in transaction_entries(ledger_transaction=ledger_transaction)
+        if entry.component == "payout" and entry.player_id is not None
+    }
