@@ -292,7 +292,9 @@ def test_batches_racing_each_other_and_the_cashier_settle_each_game_once(operato
 
 @pytest.mark.redis
 @pytest.mark.django_db
-def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(operator_eur, monkeypatch):
+def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(
+    operator_eur, monkeypatch, django_capture_on_commit_callbacks
+):
     """With Redis and a real broker, a finished game joins the batch set and only the first
     of a run of them queues a ``settle_ready`` task; that task takes them out a batch at a
     time and settles them, and a game finishing after it started queues the next one."""
@@ -304,18 +306,20 @@ def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(operator_
     queued: list[tuple] = []
     monkeypatch.setitem(tasks.settle_game.app.conf, "task_always_eager", False)
     monkeypatch.setattr(
-        ready, "enqueue", lambda task, *args: queued.append((task.name, args)) or True
+        services, "enqueue", lambda task, *args: queued.append((task.name, args)) or True
     )
     games = finished_games(operator_eur, 3)
     try:
-        for match in games:
-            ready.settlement_request(match.pk)
+        with django_capture_on_commit_callbacks(execute=True):  # the request waits for it
+            for match in games:
+                services.game_payout_request(match_id=match.pk)
         assert queued == [("settlement.tasks.settle_ready", ())]  # one wake-up for three
         assert services.ready_games_settle() == 3
         assert Match.objects.filter(pk__in=[m.pk for m in games], status="settled").count() == 3
         assert not client.exists(ready.ready_keys()[0])
         later = finished_games(operator_eur, 1)[0]
-        ready.settlement_request(later.pk)  # the drain cleared the wake-up: a new task
+        with django_capture_on_commit_callbacks(execute=True):
+            services.game_payout_request(match_id=later.pk)  # the drain cleared the wake-up
         assert queued[-1] == ("settlement.tasks.settle_ready", ()) and len(queued) == 2
     finally:
         client.delete(*ready.ready_keys())

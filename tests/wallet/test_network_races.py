@@ -111,7 +111,7 @@ def test_concurrent_buy_ins_and_settlement_retries_of_one_network_game_create_no
 
 def test_concurrent_game_settle_retries_of_a_network_match_post_once(world, monkeypatch):
     _network, members, players = world
-    monkeypatch.setattr(receivers, "on_commit_logged", lambda *args, **kwargs: None)
+    monkeypatch.setattr(receivers, "game_payout_request", lambda **kwargs: None)
     room = network_room_make(stake=500, fee_bps=500)
     table = TableFactory(room=room)
 
