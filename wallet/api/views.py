@@ -72,9 +72,7 @@ def _player(request: Request, player_id: str) -> Player:
 
 
 def _filters(request: Request) -> dict:
-    data = TransactionFilterInput(data=request.query_params)
-    data.is_valid(raise_exception=True)
-    return data.validated_data
+    return validated(TransactionFilterInput, request.query_params)
 
 
 # --- Operator: one player's wallet -------------------------------------------------------
@@ -120,13 +118,10 @@ class _CashierView(APIView):
 
     def _move(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = CashierInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        currency = parse_currency(data.validated_data["currency"])
-        amount = parse_amount(data.validated_data["amount"], currency)
-        own_reference = (
-            data.validated_data.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
-        )
+        values = validated(CashierInput, request.data)
+        currency = parse_currency(values["currency"])
+        amount = parse_amount(values["amount"], currency)
+        own_reference = values.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
         service, ledger_reference = (
             (services.deposit, services.deposit_reference)
             if self.kind == "deposit"
@@ -140,7 +135,7 @@ class _CashierView(APIView):
                 operator_id=request.user.operator.pk, reference=own_reference
             ),
             actor=request.user.actor,
-            metadata=data.validated_data["metadata"],
+            metadata=values["metadata"],
         )
         body = presenters.player_transaction(txn, player=player, operator_view=True)
         return Response(WalletOperatorTransactionOutput(body).data, status=status.HTTP_201_CREATED)
@@ -260,9 +255,7 @@ class PlayerLimitsView(APIView):
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = LimitChangeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(LimitChangeInput, request.data)
         amount = values["amount"]
         services.player_limit_set(
             player=player,
@@ -335,12 +328,11 @@ class SelfExclusionView(APIView):
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = SelfExclusionInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(SelfExclusionInput, request.data)
         exclusion = services.self_exclusion_create(
             player=player,
-            days=data.validated_data["days"],
-            reason=data.validated_data["reason"],
+            days=values["days"],
+            reason=values["reason"],
             actor=request.user.actor,
         )
         return Response(
@@ -518,9 +510,8 @@ class OperatorWalletView(APIView):
     )
     @idempotent
     def put(self, request: Request) -> Response:
-        data = OperatorWalletInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(OperatorWalletInput, request.data)
         row = services.operator_wallet_set(
-            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+            operator=request.user.operator, actor=request.user.actor, **values
         )
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)
