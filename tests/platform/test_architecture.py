@@ -100,6 +100,11 @@ WALLET_VIEWS = "wallet's views and serializers import no other app's models"
 SETTLEMENT_VIEWS = "settlement's views, serializers and tasks import no other app's models"
 PLATFORM_VIEWS = "gin_platform's views, serializers and tasks import no app's models"
 SETTLEMENT_LEDGER = "settlement reads the ledger only through wallet's selectors"
+WALLET_LAYERS = "wallet's layers: api, admin and tasks, then services, selectors, models"
+SETTLEMENT_LAYERS = (
+    "settlement's layers: api, admin, tasks and receivers, then services, reports, selectors, "
+    "models"
+)
 
 # (module, the line added to it, the contract it breaks). A module that does not exist in the
 # tree is created.
@@ -125,6 +130,11 @@ BREAKS = [
     ("gin_platform/api/views.py", "from wallet.models import Account", PLATFORM_VIEWS),
     ("settlement/network.py", "from wallet.models import LedgerEntry", SETTLEMENT_LEDGER),
     ("settlement/statements.py", "from wallet.selectors import postings", SETTLEMENT_LEDGER),
+    ("wallet/selectors/probe.py", "from wallet import services", WALLET_LAYERS),
+    ("wallet/services/probe.py", "from wallet.api import views", WALLET_LAYERS),
+    ("settlement/selectors.py", "from settlement import services", SETTLEMENT_LAYERS),
+    # The services name the tasks they queue; the tasks import the services.
+    ("settlement/services.py", "from settlement import tasks", SETTLEMENT_LAYERS),
 ]
 
 
