@@ -152,7 +152,7 @@ def report_settlements(
     if operator is not None:
         settlements = settlements.filter(operator=operator)
     else:
-        settlements = settlements.filter(operator__is_sandbox=sandbox)
+        settlements = settlements.filter(operator__is_sandbox=bool(sandbox))
     if currency:
         settlements = settlements.filter(currency=currency)
     return settlements.select_related("operator", "match").order_by("settled_at", "pk")

@@ -18,7 +18,7 @@ from gin_platform.money import money_dict
 from settlement.payouts import Payout
 
 if TYPE_CHECKING:
-    from games.engine import SeatStake
+    from games.engine import MoneyPlayResult, SeatStake
     from wallet.models import LedgerTransaction
 
 Result = MatchResult | MultiMatchResult
@@ -68,7 +68,9 @@ def build_statement(
     if isinstance(result, MultiMatchResult):
         statement["prize_table"] = _prize_table(result, public=public)
     elif result.money_play is not None:
-        statement["money_play"] = _money_play(result, payout=payout)
+        statement["money_play"] = _money_play(
+            result.money_play, payout=payout, currency=result.currency
+        )
     return statement
 
 
@@ -129,7 +131,7 @@ def _game_summary(
     the fee and the escrow."""
     currency = result.currency
     multi = isinstance(result, MultiMatchResult)  # R12: three and four players
-    stake_per_point = None if multi else result.stake_per_point
+    stake_per_point = None if isinstance(result, MultiMatchResult) else result.stake_per_point
     return {
         "format": 1,
         "match_id": result.match_id,
@@ -187,12 +189,10 @@ def _prize_table(result: MultiMatchResult, *, public: Mapping[str, Any]) -> dict
     }
 
 
-def _money_play(result: MatchResult, *, payout: Payout) -> dict[str, Any]:
+def _money_play(scores: MoneyPlayResult, *, payout: Payout, currency: str) -> dict[str, Any]:
     """Money Play (R10): the scores, the winnings before and after the caps, the caps that
     applied and the bonus points."""
-    currency = result.currency
     detail = payout.statement
-    scores = result.money_play
     return {
         "scores": scores.to_dict(),
         "winnings_before_caps": money_dict(detail["winnings_before_caps"], currency),
