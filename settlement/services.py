@@ -1,12 +1,19 @@
 """Settling finished games into the ledger, exactly once (docs/settlement.md "Flow").
 
-``game_settle`` does it all in ONE database transaction that first locks the match row:
-read the result, compute the payout (R10), post it through ``wallet.services.escrow_settle``
-under the natural reference ``settlement:match:<id>``, record the Settlement and its
-statement, move the match ``finished -> settled`` and queue the ``game.settled`` webhook.
-Whoever comes second (a redelivered message, a second worker, a retry after a crash) waits
-for the lock, then finds the match settled and posts nothing. A crash before commit rolls
-everything back; the task is acks_late, so the message is redelivered and the work redone.
+A payout starts at ``game_payout_request``, the one entry point (its docstring draws the
+whole path). ``game_settle`` settles one game in ONE database transaction that first locks
+the match row: read the result, compute the payout (R10), post it through
+``wallet.services.escrow_settle`` under the natural reference ``settlement:match:<id>``,
+record the Settlement and its statement, move the match ``finished -> settled`` and queue
+the ``game.settled`` webhook. Whoever comes second (a redelivered message, a second worker,
+a retry after a crash) waits for the lock, then finds the match settled and posts nothing.
+A crash before commit rolls everything back; the task is acks_late, so the message is
+redelivered and the work redone. ``games_settle`` does the same for a batch of games.
+
+Services and tasks, one direction: ``settlement.tasks`` imports this module (a task body is
+one service call); this module names the tasks it queues (``SETTLE_GAME``,
+``SETTLE_READY``) and queues them after the commit through ``gin_platform.enqueue``,
+never importing them.
 """
 
 from __future__ import annotations
@@ -16,11 +23,13 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from celery import current_app, signature
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from games import selectors as game_selectors
 from games import services as game_services
@@ -28,6 +37,8 @@ from games.engine import MatchResult, MultiMatchResult
 from games.locks import lock_match, lock_match_with_seats, lock_matches_with_seats
 from games.models import Match, Seat
 from gin_platform import selectors as platform_selectors
+from gin_platform.cache import redis_client
+from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.events import event_recorded
 from gin_platform.models import Operator, OperatorEvent, Player
 from gin_platform.precompiled import PrecompiledQuery
@@ -39,12 +50,71 @@ from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
 from settlement.problems import GameNotFinishedProblem
 from settlement.statements import build_statement, statement_for_operator
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
-from wallet.models import LedgerTransaction
+from wallet.selectors.reconciliation import reconcile
+from wallet.selectors.transactions import payouts_credited
+
+if TYPE_CHECKING:
+    from wallet.models import LedgerTransaction
 
 logger = logging.getLogger(__name__)
 SETTLEMENT_ACTOR = Actor.system("settlement")
+
+# The tasks this module queues, by name: settlement.tasks imports this module.
+SETTLE_GAME = "settlement.tasks.settle_game"
+SETTLE_READY = "settlement.tasks.settle_ready"
+
+
+def game_payout_request(*, match_id: int) -> None:
+    """Ask for the payout of finished game ``match_id``: the one entry point of a payout.
+    Once the caller's transaction commits (at once outside one), the game joins the batch
+    set and a task is queued unless one is due. It never raises: a broker or Redis error is
+    logged, and the ``settle-stragglers`` sweep settles the game. The path a payout takes::
+
+        games (the commit that records the result)
+         └ games.signals.match_finished, sent on commit
+            └ settlement.receivers.enqueue_settlement (also: the game.finished webhook)
+               └ game_payout_request(match_id)                          <- here
+                  └ on commit: settlement.ready.ready_add, the id joins the batch set
+                    on Redis; the first of a run queues SETTLE_READY (no Redis, or eager
+                    Celery: SETTLE_GAME for this game alone)
+                     └ settlement.tasks.settle_ready -> ready_games_settle
+                        └ games_settle, a batch of up to BATCH_SIZE games per transaction
+                           │ payout_for: settlement.payouts (R10, R12), the lines
+                           └ wallet.services.escrow_settle_many (one game alone, or a
+                             batch that cannot settle whole: game_settle ->
+                             wallet.services.escrow_settle)
+                              │ wallet.services.plans.escrow_settle: the pure plan
+                              └ the posting kernel (wallet/ledger/post.py)
+                                 └ wallet/ledger/write.py ledger_write: the transaction,
+                                   its entries, the balances and the audit row in one
+                                   statement
+                        then, in the same transaction: the Settlement and its statement
+                        (settlement.statements), the match finished -> settled, the
+                        game.settled webhook
+
+    Two ways in skip the batch set: the ``settle-stragglers`` sweep queues SETTLE_GAME for
+    a game left unsettled (a lost message, a dead worker), and ``manage.py settle_pending``
+    calls ``game_settle`` itself (docs/settlement.md "Recovery times")."""
+    on_commit_logged(
+        lambda: _payout_queue(match_id), what=f"the settlement request of match {match_id}"
+    )
+
+
+def _payout_queue(match_id: int) -> None:
+    client = redis_client()
+    if client is None or current_app.conf.task_always_eager:  # run here, one by one
+        enqueue(signature(SETTLE_GAME), match_id)
+        return
+    try:
+        woken = ready.ready_add(client, match_id)
+    except RedisError:
+        logger.warning("could not add match %s to the settlement batch", match_id, exc_info=True)
+        enqueue(signature(SETTLE_GAME), match_id)
+        return
+    if woken and not enqueue(signature(SETTLE_READY)):
+        logger.error("match %s waits in the settlement batch for the sweep", match_id)
+        ready.wake_clear()  # the next finished game tries again
 
 
 def settlement_reference(match_id: int) -> str:
@@ -176,6 +246,7 @@ def _settlement(
             result=game.result,
             payout=game.payout,
             ledger_transaction=ledger_transaction,
+            credited=payouts_credited(ledger_transaction=ledger_transaction),
             players_by_id=game.players,
             network=network,
         ),
@@ -269,8 +340,8 @@ def ready_games_settle(*, limit: int = 20 * BATCH_SIZE) -> int:
     while taken < limit and (match_ids := ready.ready_take(BATCH_SIZE)):
         games_settle(match_ids=match_ids)
         taken += len(match_ids)
-    if taken >= limit:
-        ready.wake()
+    if taken >= limit and ready.wake_claim():
+        enqueue(signature(SETTLE_READY))
     return taken
 
 
@@ -360,8 +431,9 @@ def unsettled_match_ids(*, older_than_seconds: int = 60) -> list[int]:
 
 
 def reconciliation_run() -> ReconciliationRun:
-    """Check the ledger (wallet.selectors.reconcile) and record the run; drift is an alert."""
-    report = wallet_selectors.reconcile()
+    """Check the ledger (wallet.selectors.reconciliation.reconcile) and record the run;
+    drift is an alert."""
+    report = reconcile()
     mismatches = selectors.statement_ledger_mismatches()
     unsettled = len(unsettled_match_ids(older_than_seconds=3600))
     run = ReconciliationRun.objects.create(

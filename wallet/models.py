@@ -162,7 +162,7 @@ class LedgerTransaction(AppendOnlyModel):
     """One posting: entries that sum to zero per currency, under a unique reference."""
 
     # Not a column: the entries ``post`` (wallet.ledger.post) has just written, which
-    # ``wallet.posting_selectors.transaction_entries`` returns instead of reading them back.
+    # ``wallet.selectors.transactions.transaction_entries`` returns instead of reading them back.
     posted_entries: list[LedgerEntry] | None = None
     # Not a column: whether each payee's operator keeps its players' balances (seamless
     # wallet mode), read under the posting's locks by a refund or settlement, which

@@ -179,7 +179,7 @@ def publish(
     ``written``: the change as its transaction wrote it (``match_written``), rendered
     instead of being read back."""
     from games import selectors
-    from wallet.selectors import display_rates_reused
+    from wallet.selectors.rates import display_rates_reused
 
     mover = _socket_mover(match_id)
     audiences, mover_sockets = presence.seq_pushed_and_listened(

@@ -18,8 +18,8 @@ from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import seat_both, view
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
 from wallet.models import LedgerTransaction
+from wallet.selectors import balances as wallet_balances
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -160,9 +160,9 @@ def test_two_players_racing_for_the_last_seat_one_sits_one_pays_nothing(operator
         hold=lambda: Table.objects.select_for_update().get(pk=table.pk),
     )
     assert sorted(r.status_code for r in responses) == [201, 409]
-    balances = sorted(wallet_selectors.wallet_balance(player=p) for p in racers)
+    balances = sorted(wallet_balances.wallet_balance(player=p) for p in racers)
     assert balances == [500, 1_000]
     assert LedgerTransaction.objects.filter(kind="buy_in").count() == 2
     match = Match.objects.get(table=table)
     assert match.status == Match.Status.RUNNING
-    assert wallet_selectors.escrow_balance(game_ref=match.game_ref, currency="EUR") == 1_000
+    assert wallet_balances.escrow_balance(game_ref=match.game_ref, currency="EUR") == 1_000

@@ -19,9 +19,9 @@ from gin_platform.money import PRACTICE_CURRENCY
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import HiddenInformationChecker, act, sit, view
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 from wallet.models import LedgerEntry, LedgerTransaction
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
@@ -118,8 +118,8 @@ def test_a_practice_game_against_the_bot_runs_to_the_end_through_the_api(
     assert len(depths) >= bot_moves.count()
     assert max(depths) - min(depths) <= 40, (min(depths), max(depths))
     _assert_chips_never_reach_money([alice.player, bot], real_before)
-    assert wallet_selectors.wallet_balance(player=alice.player) == 5_000  # EUR untouched
-    chips = [wallet_selectors.wallet_balance(player=p, currency="XGC") for p in (alice.player, bot)]
+    assert balances.wallet_balance(player=alice.player) == 5_000  # EUR untouched
+    chips = [balances.wallet_balance(player=p, currency="XGC") for p in (alice.player, bot)]
     fee = 100 * 2 * 500 // 10_000
     assert sum(chips) == 2 * 10_000 - fee  # the grants, less the fee in chips
 
@@ -273,7 +273,7 @@ def _drain_the_bot(alice, operator, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
         assert _invite(alice, first.pk).status_code in (200, 201)
     bot = services.house_bot_player(operator=operator)
-    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
+    assert balances.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
     return bot, second
 
 
@@ -291,7 +291,7 @@ def test_inviting_a_bot_out_of_chips_tops_them_up_and_seats_it(
     assert invited.status_code in (200, 201), invited.json()
     assert Match.objects.get(pk=invited.json()["match_id"]).bot_seat is not None
     assert _top_ups(bot) == 1
-    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
+    assert balances.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
 
 
 def test_inviting_a_bot_out_of_chips_and_already_topped_up_is_refused(
@@ -324,6 +324,6 @@ def test_a_bot_out_of_chips_in_a_bot_room_is_topped_up_after_the_players_seat_co
     assert seated.status_code in (200, 201)
     assert seated.json()["state"] == "seated"
     assert _top_ups(bot) == 1
-    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == (
+    assert balances.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == (
         wallet_services.practice_grant_amount()
     )

@@ -19,7 +19,7 @@ from tests.conftest import SYSTEM
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, play_to_end, seat_both, snapshot, view
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
@@ -94,9 +94,9 @@ def test_a_turn_left_to_expire_forfeits_the_game_and_settles_it(
     settlement = Settlement.objects.get(match=match)
     assert settlement.fee == 50  # 5% of the 10.00 EUR pot
     winner, loser = seats[1 - to_act].player, seats[to_act].player
-    assert wallet_selectors.wallet_balance(player=winner) == 1_000 - 500 + 950
-    assert wallet_selectors.wallet_balance(player=loser) == 500
-    assert wallet_selectors.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
+    assert balances.wallet_balance(player=winner) == 1_000 - 500 + 950
+    assert balances.wallet_balance(player=loser) == 500
+    assert balances.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
     events = [e.kind for e in HandEvent.objects.filter(match=match).order_by("match_seq")]
     assert events[-2:] == ["forfeit", "match_finished"]
     assert tasks.expire_turns() == 0  # nothing left to expire

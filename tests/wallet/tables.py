@@ -2,7 +2,8 @@
 test_table_cashier.py, test_escrow_settle.py): one game, ``GAME``, in EUR by default."""
 
 from tests.wallet.factories import SYSTEM, ref
-from wallet import selectors, services
+from wallet import services
+from wallet.selectors import balances
 
 GAME = "match:42"
 
@@ -41,11 +42,11 @@ def settle(payouts, fee=0, currency="EUR", game=GAME, reference=None, metadata=N
 
 
 def balance(player, currency=None):
-    return selectors.wallet_balance(player=player, currency=currency)
+    return balances.wallet_balance(player=player, currency=currency)
 
 
 def house(operator, kind, currency):
-    return selectors.house_balance(operator=operator, kind=kind, currency=currency)
+    return balances.house_balance(operator=operator, kind=kind, currency=currency)
 
 
 def entries(txn):

@@ -12,7 +12,7 @@ from gin_platform.money import PRACTICE_CURRENCY
 from tests.factories import PlayerFactory
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory, fund, ref
 from tests.wallet.tables import GAME, balance, buy_in, entries, house, refund, settle
-from wallet import selectors, services
+from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.problems import (
     EscrowNotFoundProblem,
@@ -20,6 +20,7 @@ from wallet.problems import (
     EscrowUnbalancedProblem,
     PayoutInvalidProblem,
 )
+from wallet.selectors import balances, reconciliation
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _reconciles_after_each_test(db):
     yield
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
@@ -89,10 +90,10 @@ def test_a_settlement_pays_the_lines_and_the_fee_and_empties_the_escrow(operator
         ("player", "EUR", 1900, "payout"),
     ]
     assert balance(winner) == 10900 and balance(loser) == 9000
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
     assert house(operator, "house_fee", "EUR") == 100
     # Contributions still say what each staked.
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {
         winner.pk: 1000,
         loser.pk: 1000,
     }
@@ -118,7 +119,7 @@ def test_settlement_must_empty_the_escrow_exactly(seated):
         with pytest.raises(EscrowUnbalancedProblem) as refused:
             settle([EscrowPayout(winner, payout, "pot")], fee=fee)
     assert refused.value.extensions["escrow"] == {"amount": "20.00", "currency": "EUR"}
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
     assert not LedgerTransaction.objects.filter(kind="settlement").exists()
 
 
@@ -139,7 +140,7 @@ def test_invalid_payout_lines_are_refused(seated, make_payouts):
     winner, loser = seated
     with pytest.raises(PayoutInvalidProblem):
         settle(make_payouts(winner, loser))
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
 
 
 def test_a_payee_is_anyone_who_bought_in_even_if_refunded_or_reversed_since(seated):
@@ -161,7 +162,7 @@ def test_a_payee_is_anyone_who_bought_in_even_if_refunded_or_reversed_since(seat
         ]
     )
     assert txn.kind == "settlement"
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
 
 
 def test_a_negative_fee_is_refused(seated):

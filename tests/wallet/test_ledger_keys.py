@@ -6,7 +6,7 @@ import pytest
 
 from tests.factories import SYSTEM, PlayerFactory
 from tests.wallet.factories import fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.ledger.keys import (
     AccountKind,
     escrow_key,
@@ -16,6 +16,7 @@ from wallet.ledger.keys import (
     shard_for,
 )
 from wallet.models import Account
+from wallet.selectors import balances, reconciliation
 
 
 def test_each_kind_of_account_is_found_by_what_makes_it_unique():
@@ -57,9 +58,9 @@ def test_house_accounts_are_sharded_by_player(operator, settings):
     outside = Account.objects.filter(kind="outside", operator=operator)
     assert {a.shard for a in outside} <= {0, 1, 2, 3} and outside.count() > 1
     assert {a.shard for a in outside} == {services.shard_for(p.pk) for p in players}
-    assert selectors.house_balance(operator=operator, kind="outside", currency="EUR") == -1200
+    assert balances.house_balance(operator=operator, kind="outside", currency="EUR") == -1200
     # A player always uses the same shard, so a withdrawal lands on their deposit's shard.
     services.withdraw(player=players[0], amount=100, currency="EUR", reference=ref(), actor=SYSTEM)
     shard = Account.objects.get(kind="outside", shard=services.shard_for(players[0].pk))
     assert shard.entries.filter(component="withdrawal").count() == 1
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok

@@ -10,11 +10,11 @@ from django.utils import timezone
 from gin_platform.models import AuditEvent
 from tests.factories import SYSTEM, OperatorFactory
 from tests.wallet.factories import fund, ref
-from wallet import selectors
 from wallet.ledger.lines import Line
 from wallet.ledger.post import LedgerInvariantError, post, post_transfer
 from wallet.locks import lock_accounts
 from wallet.models import Account, LedgerTransaction
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ def _post_lines(locked, lines, *, operator, kind="adjustment", reference=None):
 def wallet_and_outside(player):
     """The player's wallet (1,000) and the operator's outside-world account it came from."""
     fund(player, 1000)
-    return selectors.wallet_account(player=player), Account.objects.get(kind="outside")
+    return balances.wallet_account(player=player), Account.objects.get(kind="outside")
 
 
 def test_a_posting_that_leaves_an_operators_books_unbalanced_is_refused(player):
@@ -43,7 +43,7 @@ def test_a_posting_that_leaves_an_operators_books_unbalanced_is_refused(player):
     network's included; money crosses only through the network positions)."""
     net = OperatorFactory(name="Network")
     fund(player, 10_000)
-    wallet_a = selectors.wallet_account(player=player)
+    wallet_a = balances.wallet_account(player=player)
     mine = Account.objects.create(kind="house_fee", operator=net, currency="EUR")
     locked = lock_accounts([wallet_a, mine])
     with pytest.raises(LedgerInvariantError, match="each operator's books"):
@@ -64,7 +64,7 @@ def test_a_posting_that_does_not_sum_to_zero_is_refused(operator, wallet_and_out
     locked = lock_accounts([wallet, outside])
     with pytest.raises(LedgerInvariantError, match=re.escape("does not sum to zero: {'EUR': 1}")):
         _post_lines(locked, [Line(wallet, 2, "x"), Line(outside, -1, "x")], operator=operator)
-    assert selectors.wallet_balance(player=wallet.player) == 1000
+    assert balances.wallet_balance(player=wallet.player) == 1000
 
 
 def test_a_line_on_an_account_that_is_not_locked_is_refused(operator, wallet_and_outside):
@@ -82,7 +82,7 @@ def test_a_posting_never_overdraws_a_non_negative_account(operator, wallet_and_o
     with pytest.raises(LedgerInvariantError, match="would overdraw"):
         _post_lines(locked, [Line(wallet, -1001, "x"), Line(outside, 1001, "x")], operator=operator)
     assert outside.may_go_negative and not wallet.may_go_negative
-    assert selectors.wallet_balance(player=wallet.player) == 1000
+    assert balances.wallet_balance(player=wallet.player) == 1000
 
 
 def test_a_posting_writes_its_entries_with_running_balances_and_moves_the_balances(
@@ -117,7 +117,7 @@ def test_a_posting_writes_its_entries_with_running_balances_and_moves_the_balanc
     assert Account.objects.get(pk=outside.pk).balance == outside.balance + 500
     audit = AuditEvent.objects.get(action="ledger.adjustment", object_id=str(txn.pk))
     assert audit.data["entries"] == [[e.account_id, e.amount, e.component] for e in entries]
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_a_transfer_is_two_lines_tagged_with_its_kind_and_player(player, wallet_and_outside):

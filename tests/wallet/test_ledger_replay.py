@@ -6,11 +6,12 @@ import pytest
 from django.db import IntegrityError
 
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.ledger import skeleton
 from wallet.ledger.replay import posting_replay, reference_guard
 from wallet.models import LedgerTransaction
 from wallet.problems import ReferenceConflictProblem
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -55,5 +56,5 @@ def test_a_reference_race_lost_at_insert_time_is_a_reference_conflict(player, mo
         services.withdraw(
             player=player, amount=10, currency="EUR", reference=taken.reference, actor=SYSTEM
         )
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 1000
+    assert reconciliation.reconcile().ok

@@ -6,10 +6,11 @@ import pytest
 from django.utils import timezone
 
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.ledger.keys import AccountKind, house_key, player_key
 from wallet.ledger.skeleton import Locked, posting_make
 from wallet.models import LedgerTransaction
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +19,7 @@ def test_a_replay_returns_the_first_posting_even_after_the_rules_changed(player)
     first = _deposit_with_reference(player, "psp:9")
     services.self_exclusion_create(player=player, days=30, actor=SYSTEM)
     assert _deposit_with_reference(player, "psp:9").pk == first.pk
-    assert selectors.wallet_balance(player=player) == 100
+    assert balances.wallet_balance(player=player) == 100
 
 
 def _deposit_with_reference(player, reference):

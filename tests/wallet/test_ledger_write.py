@@ -7,9 +7,10 @@ from django.db import IntegrityError, transaction
 
 from gin_platform.models import AuditEvent
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import posting_selectors, selectors, services
+from wallet import services
 from wallet.ledger.write import LedgerBatch, ledger_write
 from wallet.models import Account, LedgerEntry, LedgerTransaction
+from wallet.selectors import balances, reconciliation, transactions
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,7 @@ def test_the_written_rows_are_the_ones_the_orm_reads_back(operator, player):
     assert stored.metadata == {"psp": "x", "n": 1} and stored.created_at == txn.created_at
     entries = list(stored.entries.order_by("pk").values_list("amount", "component", "player_id"))
     assert entries == [(-123, "deposit", player.pk), (123, "deposit", player.pk)]
-    posted = posting_selectors.transaction_entries(ledger_transaction=txn)
+    posted = transactions.transaction_entries(ledger_transaction=txn)
     assert [(e.amount, e.account_id) for e in posted] == [
         (e.amount, e.account_id) for e in stored.entries.order_by("pk")
     ]
@@ -75,8 +76,8 @@ def test_the_one_statement_write_is_still_refused_if_it_does_not_balance(operato
     with pytest.raises(IntegrityError, match="does not sum to zero"), transaction.atomic():
         ledger_write(txn=txn, entries=[entry], deltas={wallet.pk: 5}, audit=audit)
     assert not LedgerTransaction.objects.filter(reference="raw:one-sided").exists()
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 1000
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.postgres
@@ -95,7 +96,7 @@ def test_the_one_statement_write_keeps_the_balance_check(operator, player):
         ledger_write(txn=txn, entries=entries, deltas={wallet.pk: -50, outside.pk: 50}, audit=audit)
     assert not LedgerTransaction.objects.filter(reference="raw:overdraw").exists()
     assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
-    assert selectors.wallet_balance(player=player) == 10
+    assert balances.wallet_balance(player=player) == 10
 
 
 @pytest.mark.postgres
@@ -127,8 +128,8 @@ def test_a_batch_write_is_still_refused_if_one_of_its_postings_does_not_balance(
         )
         batch.flush()
     assert not LedgerTransaction.objects.filter(reference__startswith="raw:").exists()
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 1000
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.postgres
@@ -154,4 +155,4 @@ def test_a_batch_write_keeps_the_balance_check(operator, player):
         batch.flush()
     assert not LedgerTransaction.objects.filter(reference="raw:batch-overdraw").exists()
     assert not AuditEvent.objects.filter(action="ledger.withdrawal").exists()
-    assert selectors.wallet_balance(player=player) == 10
+    assert balances.wallet_balance(player=player) == 10

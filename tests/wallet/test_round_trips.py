@@ -8,10 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import posting_selectors, selectors, services
+from wallet import services
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account, LedgerTransaction
 from wallet.problems import ReferenceConflictProblem
+from wallet.selectors import balances, reconciliation, transactions
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
@@ -37,8 +38,8 @@ def test_a_deposit_to_existing_accounts_is_six_statements(player):
     )
     assert len(sql) == 6, "\n".join(sql)
     assert sum("FOR UPDATE" in statement for statement in sql) == 1
-    assert selectors.wallet_balance(player=player) == 350
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 350
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.postgres
@@ -50,8 +51,8 @@ def test_a_first_deposit_creates_the_accounts_before_it_locks(player):
     creates = [i for i, s in enumerate(sql) if s.startswith('INSERT INTO "wallet_account"')]
     assert len(locks) == 2 and len(creates) == 2
     assert sql.index(locks[0]) < creates[0] < creates[1] < sql.index(locks[1])
-    assert selectors.wallet_balance(player=player) == 100
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 100
+    assert reconciliation.reconcile().ok
 
 
 def test_a_replayed_or_conflicting_deposit_after_the_one_read(player):
@@ -66,7 +67,7 @@ def test_a_replayed_or_conflicting_deposit_after_the_one_read(player):
         services.deposit(
             player=player, amount=999, currency="EUR", reference="dep:same", actor=SYSTEM
         )
-    assert selectors.wallet_balance(player=player) == 100
+    assert balances.wallet_balance(player=player) == 100
 
 
 def test_a_settlement_reads_its_entries_once(player, opponent):
@@ -88,9 +89,9 @@ def test_a_settlement_reads_its_entries_once(player, opponent):
         fee=50,
         actor=SYSTEM,
     )
-    assert _statements(lambda: posting_selectors.transaction_entries(ledger_transaction=txn)) == []
+    assert _statements(lambda: transactions.transaction_entries(ledger_transaction=txn)) == []
     stored = LedgerTransaction.objects.get(pk=txn.pk)
-    read = posting_selectors.transaction_entries(ledger_transaction=stored)
+    read = transactions.transaction_entries(ledger_transaction=stored)
     assert sorted((e.account_id, e.amount, e.component) for e in read) == sorted(
         (e.account_id, e.amount, e.component) for e in txn.posted_entries
     )

@@ -15,7 +15,7 @@ from gin_platform.money import PRACTICE_CURRENCY
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory, fund, ref
 from tests.wallet.tables import GAME, balance, buy_in, entries, house, refund, settle
-from wallet import selectors, services
+from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.problems import (
     AlreadyReversedProblem,
@@ -35,6 +35,7 @@ from wallet.problems import (
     TransactionNotReversibleProblem,
     UnknownCurrencyProblem,
 )
+from wallet.selectors import balances, rates, reconciliation
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +44,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _reconciles_after_each_test(db):
     yield
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
@@ -56,8 +57,8 @@ def test_a_buy_in_moves_the_stake_into_the_games_escrow(player, opponent):
     assert txn.kind == "buy_in" and txn.game_ref == GAME and txn.fx == []
     assert entries(txn) == [("escrow", "EUR", 1000, "stake"), ("player", "EUR", -1000, "stake")]
     assert balance(player) == 4000
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {
         player.pk: 1000,
         opponent.pk: 1000,
     }
@@ -78,7 +79,7 @@ def test_a_player_may_top_up_the_same_escrow(player):
     fund(player, 5000)
     buy_in(player, 1000)
     buy_in(player, 500)
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {player.pk: 1500}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {player.pk: 1500}
 
 
 def test_a_buy_in_without_the_funds_posts_nothing(player):
@@ -87,7 +88,7 @@ def test_a_buy_in_without_the_funds_posts_nothing(player):
         buy_in(player, 1000)
     assert refused.value.extensions["available"] == {"amount": "9.99", "currency": "EUR"}
     assert LedgerTransaction.objects.count() == 1
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
     buy_in(player, 999)
     assert balance(player) == 0
 
@@ -173,7 +174,7 @@ def test_practice_chips_ignore_loss_limits(player):
         ("escrow", PRACTICE_CURRENCY, 500, "stake"),
         ("player", PRACTICE_CURRENCY, -500, "stake"),
     ]
-    assert selectors.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
+    assert balances.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
 
 
 # --- Conversion --------------------------------------------------------------------------
@@ -275,7 +276,7 @@ def test_practice_chips_never_convert(operator_client, player, usd_player, idem)
             source="x",
             actor=SYSTEM,
         )
-    display = selectors.display_amount(amount=500, currency=PRACTICE_CURRENCY, player=usd_player)
+    display = rates.display_amount(amount=500, currency=PRACTICE_CURRENCY, player=usd_player)
     assert display == {"amount": "500", "currency": "XGC", "display": None}
 
 
@@ -290,7 +291,7 @@ def test_a_refund_returns_everything_the_player_has_in_escrow(player, opponent):
     assert txn.amount == 1500
     assert entries(txn) == [("escrow", "EUR", -1500, "refund"), ("player", "EUR", 1500, "refund")]
     assert balance(player) == 5000
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {opponent.pk: 1000}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {opponent.pk: 1000}
     assert refund(player, reference="leave:1").pk == txn.pk  # idempotent
     with pytest.raises(NothingToRefundProblem):
         refund(player)
@@ -362,7 +363,7 @@ def test_reversing_a_settlement_reopens_the_escrow_for_a_corrected_one(seated):
     services.transaction_reverse(
         ledger_transaction=wrong, reference=ref(), reason="wrong winner", actor=SYSTEM
     )
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
     assert balance(loser) == 9000
     settle([EscrowPayout(winner, 2000, "pot")])
     assert balance(winner) == 11000
@@ -384,7 +385,7 @@ def test_a_reversed_buy_in_is_no_longer_a_contribution(seated):
     services.transaction_reverse(
         ledger_transaction=stake, reference=ref(), reason="x", actor=SYSTEM
     )
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {winner.pk: 1000}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {winner.pk: 1000}
     with pytest.raises(NothingToRefundProblem):
         refund(loser)
     assert balance(loser) == 10000

@@ -26,7 +26,7 @@ from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator, IsPlayer
 from gin_platform.problems import Problem
-from wallet import seamless_selectors, selectors, services
+from wallet import services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import examples, presenters
 from wallet.api.serializers import (
@@ -46,6 +46,7 @@ from wallet.api.serializers import (
     WalletTransactionOutput,
 )
 from wallet.models import LedgerTransaction
+from wallet.selectors import limits, seamless, transactions
 
 if TYPE_CHECKING:
     from gin_platform.models import Player
@@ -71,9 +72,7 @@ def _player(request: Request, player_id: str) -> Player:
 
 
 def _filters(request: Request) -> dict:
-    data = TransactionFilterInput(data=request.query_params)
-    data.is_valid(raise_exception=True)
-    return data.validated_data
+    return validated(TransactionFilterInput, request.query_params)
 
 
 # --- Operator: one player's wallet -------------------------------------------------------
@@ -99,7 +98,7 @@ class PlayerWalletView(APIView):
 def _wallet_summary(player) -> dict:
     """The wallet, and in seamless mode what the operator's wallet says the player has
     (asked now, within the operator's timeout; null if it does not answer)."""
-    if not seamless_selectors.is_seamless(operator_id=player.operator_id):
+    if not seamless.is_seamless(operator_id=player.operator_id):
         return presenters.wallet_summary(player=player, seamless=False)
     reported = services.seamless_balance(player=player)
     try:
@@ -119,13 +118,10 @@ class _CashierView(APIView):
 
     def _move(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = CashierInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        currency = parse_currency(data.validated_data["currency"])
-        amount = parse_amount(data.validated_data["amount"], currency)
-        own_reference = (
-            data.validated_data.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
-        )
+        values = validated(CashierInput, request.data)
+        currency = parse_currency(values["currency"])
+        amount = parse_amount(values["amount"], currency)
+        own_reference = values.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
         service, ledger_reference = (
             (services.deposit, services.deposit_reference)
             if self.kind == "deposit"
@@ -139,7 +135,7 @@ class _CashierView(APIView):
                 operator_id=request.user.operator.pk, reference=own_reference
             ),
             actor=request.user.actor,
-            metadata=data.validated_data["metadata"],
+            metadata=values["metadata"],
         )
         body = presenters.player_transaction(txn, player=player, operator_view=True)
         return Response(WalletOperatorTransactionOutput(body).data, status=status.HTTP_201_CREATED)
@@ -208,7 +204,7 @@ class PlayerTransactionListView(GenericAPIView):
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         page = self.paginate_queryset(
-            selectors.player_transactions(player=player, **_filters(request))
+            transactions.player_transactions(player=player, **_filters(request))
         )
         body = [presenters.player_transaction(t, player=player, operator_view=True) for t in page]
         return self.get_paginated_response(WalletOperatorTransactionOutput(body, many=True).data)
@@ -226,7 +222,7 @@ class PlayerTransactionDetailView(APIView):
     )
     def get(self, request: Request, player_id: str, transaction_id: str) -> Response:
         player = _player(request, player_id)
-        txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
+        txn = transactions.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=True)
         return Response(WalletOperatorTransactionOutput(body).data)
 
@@ -243,7 +239,7 @@ class PlayerLimitsView(APIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        states = [presenters.limit_state(s) for s in selectors.player_limit_states(player=player)]
+        states = [presenters.limit_state(s) for s in limits.player_limit_states(player=player)]
         return Response(LimitOutput(states, many=True).data)
 
     @extend_schema(
@@ -259,9 +255,7 @@ class PlayerLimitsView(APIView):
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = LimitChangeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(LimitChangeInput, request.data)
         amount = values["amount"]
         services.player_limit_set(
             player=player,
@@ -275,7 +269,7 @@ class PlayerLimitsView(APIView):
         )
         state = next(
             s
-            for s in selectors.player_limit_states(player=player)
+            for s in limits.player_limit_states(player=player)
             if (s.kind, s.period) == (values["kind"], values["period"])
         )
         return Response(LimitOutput(presenters.limit_state(state)).data)
@@ -294,7 +288,7 @@ class PlayerLimitHistoryView(GenericAPIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        page = self.paginate_queryset(selectors.player_limit_history(player=player))
+        page = self.paginate_queryset(limits.player_limit_history(player=player))
         body = [presenters.limit_change(change) for change in page]
         return self.get_paginated_response(LimitChangeOutput(body, many=True).data)
 
@@ -311,12 +305,12 @@ class SelfExclusionView(APIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        until = selectors.self_excluded_until(player=player)
+        until = limits.self_excluded_until(player=player)
         body = {
             "self_excluded": until is not None,
             "until": until,
             "exclusions": [
-                presenters.self_exclusion(e) for e in selectors.self_exclusion_list(player=player)
+                presenters.self_exclusion(e) for e in limits.self_exclusion_list(player=player)
             ],
         }
         return Response(SelfExclusionStatusOutput(body).data)
@@ -334,12 +328,11 @@ class SelfExclusionView(APIView):
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = SelfExclusionInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(SelfExclusionInput, request.data)
         exclusion = services.self_exclusion_create(
             player=player,
-            days=data.validated_data["days"],
-            reason=data.validated_data["reason"],
+            days=values["days"],
+            reason=values["reason"],
             actor=request.user.actor,
         )
         return Response(
@@ -403,7 +396,7 @@ class OperatorCashierCapsView(APIView):
         "and monthly deposit caps (set by back-office staff; null: no cap).",
     )
     def get(self, request: Request) -> Response:
-        caps = selectors.cashier_caps_list(operator=request.user.operator)
+        caps = limits.cashier_caps_list(operator=request.user.operator)
         return Response(
             CashierCapsOutput([presenters.cashier_caps(c) for c in caps], many=True).data
         )
@@ -465,7 +458,7 @@ class MyTransactionListView(GenericAPIView):
     def get(self, request: Request) -> Response:
         player = request.user.player
         page = self.paginate_queryset(
-            selectors.player_transactions(player=player, **_filters(request))
+            transactions.player_transactions(player=player, **_filters(request))
         )
         body = [presenters.player_transaction(t, player=player, operator_view=False) for t in page]
         return self.get_paginated_response(WalletTransactionOutput(body, many=True).data)
@@ -482,7 +475,7 @@ class MyTransactionDetailView(APIView):
     )
     def get(self, request: Request, transaction_id: str) -> Response:
         player = request.user.player
-        txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
+        txn = transactions.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=False)
         return Response(WalletTransactionOutput(body).data)
 
@@ -500,7 +493,7 @@ class OperatorWalletView(APIView):
         "your wallet API for every buy-in and payout), with your wallet's URL and timeout.",
     )
     def get(self, request: Request) -> Response:
-        row = seamless_selectors.operator_wallet_get(operator_id=request.user.operator.pk)
+        row = seamless.operator_wallet_get(operator_id=request.user.operator.pk)
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)
 
     @extend_schema(
@@ -517,9 +510,8 @@ class OperatorWalletView(APIView):
     )
     @idempotent
     def put(self, request: Request) -> Response:
-        data = OperatorWalletInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(OperatorWalletInput, request.data)
         row = services.operator_wallet_set(
-            operator=request.user.operator, actor=request.user.actor, **data.validated_data
+            operator=request.user.operator, actor=request.user.actor, **values
         )
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)

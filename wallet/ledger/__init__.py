@@ -17,7 +17,7 @@ How a posting is made (``wallet.ledger.skeleton.posting_make``):
    has either committed (and is returned) or is queued behind us (refunds, settlements and
    reversals also check before locking, with ``posting_replay``, to skip work on a
    replay). A service with ``reads`` asks whether the reference exists in the same query
-   as its own reads (wallet.posting_selectors), and the full check runs only if it does;
+   as its own reads (wallet.selectors.postings), and the full check runs only if it does;
 4. the service's rules are checked against the locked balances (status, self-exclusion,
    caps, limits, funds, escrow state);
 5. ``wallet.ledger.post.post`` (or ``post_transfer`` for a player's two-leg posting)

@@ -39,7 +39,6 @@ from gin_platform.audit import audit_record
 from gin_platform.models import Operator, Player
 from gin_platform.principals import Actor, actor_for
 from gin_platform.problems import PermissionDeniedProblem, Problem
-from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import check_amount, check_funds, check_reference
 from wallet.ledger.post import post_transfer
@@ -53,6 +52,7 @@ from wallet.problems import (
     FourEyesRequiredProblem,
     ProposerNotEntitledProblem,
 )
+from wallet.selectors import limits, transactions
 from wallet.services.cashier import (
     cashier_caps_write,
     cashier_currency,
@@ -136,7 +136,7 @@ def _need(user: Any, action: str, kind: str) -> None:
 
 
 def _reversal_payload(payload: dict) -> tuple[Operator, dict]:
-    original = selectors.transaction_get(transaction_id=payload.get("transaction_id"))
+    original = transactions.transaction_get(transaction_id=payload.get("transaction_id"))
     if original.kind == Kind.REVERSAL:
         raise ApprovalInvalidProblem("a reversal cannot be reversed", field="transaction_id")
     reference = check_reference(payload.get("reference"))
@@ -212,7 +212,7 @@ def _net_settlement_payload(operator: Operator | None, payload: dict) -> tuple[O
 def caps_are_raise(*, operator: Operator, currency: str, caps: dict[str, int | None]) -> bool:
     """Whether new caps loosen anything: a maximum up or removed, a minimum down or removed,
     or caps where none were (nothing capped is the loosest). Only raises need four eyes."""
-    current = selectors.cashier_caps_get(operator=operator, currency=currency)
+    current = limits.cashier_caps_get(operator=operator, currency=currency)
     if current is None:
         return False  # no caps yet: any cap only tightens
     for name in CashierCaps.FIELDS:
@@ -292,7 +292,7 @@ def _execute(approval: ApprovalRequest, actor: Actor) -> str:
     _check_proposer(approval)
     payload = approval.payload
     if approval.kind == ApprovalKind.REVERSAL:
-        original = selectors.transaction_get(transaction_id=payload["transaction_id"])
+        original = transactions.transaction_get(transaction_id=payload["transaction_id"])
         txn = transaction_reverse(
             ledger_transaction=original,
             reference=reversal_reference(reference=payload["reference"]),

@@ -30,7 +30,6 @@ from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
 from gin_platform.problems import Problem
 from gin_platform.webhooks import webhook_enqueue, webhook_enqueue_after_rollback
-from wallet import posting_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import (
     MAX_AMOUNT,
@@ -53,6 +52,8 @@ from wallet.problems import (
     CurrencyMismatchProblem,
     PracticeChipsNotConvertibleProblem,
 )
+from wallet.selectors import limits as selectors
+from wallet.selectors import postings as posting_selectors
 from wallet.services.responsible_gaming import (
     check_deposit_limits,
     check_self_exclusion_ended,

@@ -10,7 +10,6 @@ from typing import Any
 from django.db import transaction
 
 from gin_platform.principals import Actor
-from wallet import selectors
 from wallet.ledger.checks import check_funds, check_reference
 from wallet.ledger.lines import lines_on
 from wallet.ledger.post import post
@@ -22,6 +21,7 @@ from wallet.problems import (
     EscrowSettledProblem,
     TransactionNotReversibleProblem,
 )
+from wallet.selectors import balances as selectors
 from wallet.services.plans.corrections import reversal_plan
 
 Kind = LedgerTransaction.Kind

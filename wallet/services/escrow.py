@@ -15,7 +15,6 @@ from django.db import transaction
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.principals import Actor
-from wallet import posting_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import (
     check_active,
@@ -34,6 +33,8 @@ from wallet.problems import (
     EscrowOperatorMismatchProblem,
     EscrowSettledProblem,
 )
+from wallet.selectors import balances as selectors
+from wallet.selectors import postings as posting_selectors
 from wallet.services.network import check_network_escrow
 from wallet.services.plans.escrow import buy_in_accounts, buy_in_plan, refund_plan
 from wallet.services.practice import mint_key, practice_grant_if_first

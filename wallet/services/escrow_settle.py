@@ -22,7 +22,6 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
-from wallet import network_selectors, posting_selectors
 from wallet.amounts import parse_currency
 from wallet.ledger.accounts import account_identity, in_key_order, resolve_and_lock
 from wallet.ledger.checks import MAX_AMOUNT, check_game_ref, check_metadata, check_reference
@@ -39,6 +38,8 @@ from wallet.problems import (
     EscrowUnbalancedProblem,
     PayoutInvalidProblem,
 )
+from wallet.selectors import network as network_selectors
+from wallet.selectors import postings as posting_selectors
 from wallet.services.network import network_fee_share_bps
 from wallet.services.plans.escrow_settle import Payee, SettlementPlan, settlement_plan
 from wallet.services.plans.network import FeeSplit, network_fee_split

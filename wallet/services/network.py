@@ -24,7 +24,7 @@ the settlement's beside theirs):
 Sign of a position: what the operator's books have put into the network's books. The
 operator keeps its players' cash, so a positive position is what it owes the network and a
 negative one what the network owes it. The positions of all operators (the network's own
-included) sum to zero per currency (``wallet.network_selectors.network_positions_net``).
+included) sum to zero per currency (``wallet.selectors.network.network_positions_net``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.models import Network, Operator
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.principals import Actor
-from wallet import network_selectors
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import check_reference
 from wallet.ledger.lines import lines_on
@@ -48,6 +47,7 @@ from wallet.ledger.replay import reference_guard
 from wallet.ledger.skeleton import Locked, posting_make
 from wallet.models import LedgerTransaction
 from wallet.problems import EscrowOperatorMismatchProblem, NetworkSettlementInvalidProblem
+from wallet.selectors import network as network_selectors
 from wallet.services.plans.network import net_settlement_accounts, net_settlement_lines
 
 Kind = LedgerTransaction.Kind
@@ -82,7 +82,7 @@ def check_net_settlement(
     *, operator: Operator, currency: str, cutoff: datetime, amount: int | None = None
 ) -> int:
     """The amount a net settlement of ``operator`` in ``currency`` at ``cutoff`` moves (its
-    outstanding position then, ``wallet.network_selectors.network_position_outstanding``); refused
+    outstanding position then, ``wallet.selectors.network.network_position_outstanding``); refused
     (``network-settlement-invalid``) for the network itself, practice chips, a future
     cut-off, nothing outstanding, or an ``amount`` that is not what is outstanding."""
     network_id = platform_selectors.network_operator_id()

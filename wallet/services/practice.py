@@ -18,7 +18,6 @@ from django.db import transaction
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.principals import Actor
-from wallet import selectors
 from wallet.ledger.checks import check_active, check_reference
 from wallet.ledger.keys import AccountKey, AccountKind, house_key, player_key, shard_for
 from wallet.ledger.post import post_transfer
@@ -26,6 +25,7 @@ from wallet.ledger.replay import reference_guard
 from wallet.ledger.skeleton import Locked, posting_make
 from wallet.models import Account, LedgerTransaction
 from wallet.problems import PracticeTopUpTooSoonProblem
+from wallet.selectors import practice as selectors
 from wallet.windows import Window, fixed_window
 
 Kind = LedgerTransaction.Kind

@@ -25,7 +25,6 @@ from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
 from gin_platform.webhooks import webhook_enqueue
-from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import MAX_AMOUNT
 from wallet.ledger.post import LedgerInvariantError
@@ -48,6 +47,7 @@ from wallet.problems import (
     SelfExcludedProblem,
     SelfExclusionPeriodInvalidProblem,
 )
+from wallet.selectors import limits as selectors
 from wallet.windows import windows
 
 LIMIT_COOLING_OFF = timedelta(hours=24)

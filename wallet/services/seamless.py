@@ -46,14 +46,12 @@ from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
 from gin_platform.webhook_targets import target_url_problem
-from wallet import seamless_selectors as selectors
 from wallet.ledger.checks import check_amount
 from wallet.ledger.keys import AccountKind, house_key, player_key, shard_for
 from wallet.ledger.post import post_transfer
 from wallet.ledger.skeleton import Locked, posting_make
 from wallet.locks import lock_operator_wallet, lock_wallet_calls
 from wallet.models import LedgerTransaction, OperatorWallet, WalletCall
-from wallet.posting_selectors import transaction_entries
 from wallet.problems import (
     InsufficientFundsProblem,
     OperatorWalletInvalidProblem,
@@ -63,6 +61,8 @@ from wallet.problems import (
     WalletUnavailableProblem,
 )
 from wallet.seamless_client import wallet_call_send
+from wallet.selectors import seamless as selectors
+from wallet.selectors.transactions import transaction_entries
 
 logger = logging.getLogger(__name__)
 

@@ -27,9 +27,9 @@ from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
 from gin_platform.webhooks import webhook_enqueue
-from wallet import seamless_selectors as selectors
 from wallet.models import OperatorWallet, WalletCall
 from wallet.seamless_client import wallet_call_send
+from wallet.selectors import seamless as selectors
 from wallet.services.seamless import (
     STALE_DEBIT_SECONDS,
     STRANDED_DEBIT_SECONDS,

@@ -1,9 +1,7 @@
 """The reads of a posting under its locks, each folded into one statement (docs/wallet.md
 "Speed"): a deposit's replay, wallet-mode, self-exclusion, caps and limits checks; a refund's
-or settlement's escrow, replay, settled, participants and wallet-mode checks; and the
-entries a posting just wrote.
-
-Beside ``wallet.selectors`` (the 600-line limit), like the other ``*_selectors`` modules.
+or settlement's escrow, replay, settled, participants and wallet-mode checks. Read by the
+wallet's services only (the entries a posting just wrote: ``transactions.transaction_entries``).
 """
 
 from __future__ import annotations
@@ -22,24 +20,14 @@ from gin_platform.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
     CashierCaps,
-    LedgerEntry,
     LedgerTransaction,
     LimitKind,
     OperatorWallet,
     PlayerLimit,
 )
-from wallet.selectors import self_exclusions_in_force
+from wallet.selectors.limits import self_exclusions_in_force
 
 Kind = LedgerTransaction.Kind
-
-
-def transaction_entries(*, ledger_transaction: LedgerTransaction) -> list[LedgerEntry]:
-    """The transaction's entries with their accounts. Those of a transaction this process
-    has just posted are not read back: entries are append-only, so what ``_post`` wrote is
-    what the database holds."""
-    if ledger_transaction.posted_entries is not None:
-        return list(ledger_transaction.posted_entries)
-    return list(ledger_transaction.entries.select_related("account").order_by("pk"))
 
 
 def escrow_with_replay(*, game_ref: str, currency: str, reference: str) -> Account | None:
@@ -78,9 +66,10 @@ class EscrowPostingReads:
 
 
 # Written out: plain SQL on any database, and no ORM compile of its subqueries on every
-# refund and settlement. One row per fact, tagged: ``settled`` is ``escrow_is_settled``,
-# ``participant`` a player of a contribution (buy-in, refund, or a reversal of one: who
-# ever bought in, even if refunded since), ``seamless`` is ``seamless_selectors.is_seamless``.
+# refund and settlement. One row per fact, tagged: ``settled`` is
+# ``balances.escrow_is_settled``, ``participant`` a player of a contribution (buy-in, refund,
+# or a reversal of one: who ever bought in, even if refunded since), ``seamless`` is
+# ``seamless.is_seamless``.
 # Keys come back as text (hyphenated on PostgreSQL, 32 hex digits on SQLite), parsed by UUID.
 _REPLAYED_SQL = """SELECT 'replayed', NULL
  WHERE EXISTS (SELECT 1 FROM wallet_ledgertransaction WHERE reference = %s)"""
