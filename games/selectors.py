@@ -55,15 +55,15 @@ def room_get(*, operator: Operator, room_id: object) -> Room:
     return room
 
 
-def table_get(*, operator: Operator, table_id: object) -> Table:
-    table = (
-        Table.objects.select_related("room")
-        .filter(room__operator=operator, pk=as_id(table_id))
-        .first()
+def table_open_match(table: Table) -> Match | None:
+    """The table's game waiting for players or being played, if any (seating reads it under
+    the table's lock)."""
+    # A table has at most one (match_one_open_per_table): no ORDER BY, which would let a
+    # generic plan walk every game in key order to the open one (docs/deploy.md).
+    open_matches = Match.objects.filter(
+        table=table, status__in=(Match.Status.WAITING, Match.Status.RUNNING)
     )
-    if table is None:
-        raise NotFoundProblem(f"No table {table_id} for this operator")
-    return table
+    return next(iter(open_matches[:1]), None)
 
 
 # --- Network rooms (docs/network.md) -------------------------------------------------------
@@ -576,11 +576,6 @@ def match_for_push(*, match_id: int) -> Match | None:
     if match is not None:
         match.shown_seats = match_seats(match)
     return match
-
-
-def match_bot_seat(*, match_id: int) -> int | None:
-    """The house bot's seat in the match, if it plays in it (its presence is constant)."""
-    return Match.objects.filter(pk=match_id).values_list("bot_seat", flat=True).first()
 
 
 def match_presence_facts(*, match_id: int) -> tuple[int, tuple[int, ...]]:

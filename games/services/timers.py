@@ -1,10 +1,10 @@
 """Turn timers, forfeits and resigning (R10 "Leaving, timing out").
 
-- Every turn's deadline is set by the move that gives the turn (``play._deadline``: the
-  room's ``turn_seconds`` from then); ``turn_timers_expire`` (the beat job
-  ``games.tasks.expire_turns``) forfeits the game of a player whose turn is past its
-  deadline plus ``turn_grace()``. The house bot never times out: its lost move is queued
-  again instead.
+- Every turn's deadline is set by the move that gives the turn
+  (``hand_lifecycle.turn_deadline``: the room's ``turn_seconds`` from then);
+  ``turn_timers_expire`` (the beat job ``games.tasks.expire_turns``) forfeits the game of
+  a player whose turn is past its deadline plus ``turn_grace()``. The house bot never times
+  out: its lost move is queued again instead.
 - ``match_forfeit``: R10, the forfeiting seat loses; the opponent is treated as the first to
   knock (FTK) or as having reached the target (Match Play, Money Play), through
   ``engine.forfeit_result``. Leaving a running table, resigning and timing out all end here.
@@ -34,23 +34,19 @@ from games.problems import (
     NotSeatedProblem,
     StaleSequenceProblem,
 )
-from games.services.dealing import (
+from games.services.hand_lifecycle import (
     HAND_STATE_FIELDS,
-    _append_events,
-    _deadline,
-    _engine_event_payload,
-)
-from games.services.multi import (
-    _multi_forfeit_ranking,
-    _multi_hand_finished,
-    _multi_match_finish,
-)
-from games.services.play import (
-    _bot_turn_on_commit,
-    _enqueue_bot_move,
-    _lock_running_hand,
-    _match_finish,
-    _stale_sequence,
+    bot_move_enqueue,
+    bot_turn_on_commit,
+    engine_event_payload,
+    events_append,
+    forfeit_ranking,
+    match_after_hand,
+    match_finish,
+    running_hand_lock,
+    stale_sequence_problem,
+    table_match_finish,
+    turn_deadline,
 )
 from gin_platform.audit import audit_record
 from gin_platform.precompiled import save_fields
@@ -87,8 +83,8 @@ def match_forfeit(
     if seat not in HEADS_UP_POSITIONS:
         raise ValueError(f"a seat is 0 or 1, got {seat!r}")
     if expected_seq is not None and expected_seq != locked.seq:
-        raise _stale_sequence(locked, expected_seq)
-    hand = _lock_running_hand(locked)
+        raise stale_sequence_problem(locked, expected_seq)
+    hand = running_hand_lock(locked)
     result = engine.forfeit_result(
         locked.variant,
         seat,
@@ -99,7 +95,7 @@ def match_forfeit(
     hand.status = Hand.Status.ABANDONED
     hand.ended_at = timezone.now()
     hand.turn_deadline = None
-    _append_events(
+    events_append(
         match=locked,
         hand=hand,
         entries=[
@@ -122,7 +118,7 @@ def match_forfeit(
         operator=locked.operator,
         data={"seat": seat, "reason": reason, "hand": hand.number},
     )
-    _match_finish(
+    match_finish(
         match=locked,
         hand=hand,
         winner_seat=result.winner,
@@ -146,8 +142,8 @@ def _multi_forfeit(
     if seat not in match.positions:
         raise ValueError(f"a seat is 0..{match.seat_count - 1}, got {seat!r}")
     if expected_seq is not None and expected_seq != match.seq:
-        raise _stale_sequence(match, expected_seq)
-    hand = _lock_running_hand(match)
+        raise stale_sequence_problem(match, expected_seq)
+    hand = running_hand_lock(match)
     if seat in match.forfeited_seats:
         raise NotSeatedProblem("you have already left this game")
     new_state, events = engine.forfeit(hand.engine_state(), seat)
@@ -159,11 +155,11 @@ def _multi_forfeit(
             # The hand's replay applies a forfeit from this entry (engine.replay).
             "action": {"kind": HandEvent.FORFEIT, "seat": seat} if index == 0 else None,
             "payload": ({"reason": reason} if event.kind == HandEvent.FORFEIT else {})
-            | _engine_event_payload(event),
+            | engine_event_payload(event),
         }
         for index, event in enumerate(events)
     ]
-    _append_events(match=match, hand=hand, entries=entries, actor=actor)
+    events_append(match=match, hand=hand, entries=entries, actor=actor)
     match.forfeits = [*match.forfeits, {"seat": seat, "reason": reason}]
     now = timezone.now()
     for row in lock_seats(
@@ -182,7 +178,7 @@ def _multi_forfeit(
         data={"seat": seat, "reason": reason, "hand": hand.number},
     )
     if new_state.to_act != hand.to_act:
-        hand.turn_deadline = _deadline(match)
+        hand.turn_deadline = turn_deadline(match)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
@@ -197,18 +193,18 @@ def _multi_forfeit(
     save_fields(hand, fields=HAND_STATE_FIELDS)
     latest = hand
     if new_state.is_over and new_state.outcome.kind == "forfeit":
-        _multi_match_finish(
+        table_match_finish(
             match=match,
             hand=hand,
-            ranking=_multi_forfeit_ranking(match),
+            ranking=forfeit_ranking(match),
             reason=engine.REASON_FORFEIT,
             actor=actor,
         )
     elif new_state.is_over:
-        dealt = _multi_hand_finished(match=match, hand=hand, outcome=new_state.outcome, actor=actor)
+        dealt = match_after_hand(match=match, hand=hand, outcome=new_state.outcome, actor=actor)
         latest = dealt if dealt is not None else hand
     match.save(update_fields=["seq", "forfeits", "seat_scores"])
-    _bot_turn_on_commit(match, latest)
+    bot_turn_on_commit(match, latest)
     return match
 
 
@@ -274,7 +270,7 @@ def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH)
     sweep = TimerSweep()
     for match_id, seat, seq, bot, bots in expired:
         if bot == seat or seat in (bots or ()):
-            _enqueue_bot_move(match_id, seq)
+            bot_move_enqueue(match_id, seq)
             sweep.bot_nudged.append(match_id)
             continue
         try:
