@@ -8,7 +8,10 @@ a change that is in the database, retry, and get a 409. So every such side effec
 through this module:
 
 - ``enqueue(task, *ids)`` sends a task now; a failure is logged (ERROR, with the task name
-  and its ids) and swallowed, and the call returns False.
+  and its ids) and swallowed, and the call returns False. ``task`` is the task, or its
+  registered name (``"games.tasks.bot_move"``): a service queues its app's tasks by name,
+  since the task module imports the services (the task body calls the service; a service
+  never imports its tasks).
 - ``enqueue_on_commit(task, *ids)`` does the same once the current transaction commits (at
   once outside one). Django's ``on_commit(..., robust=True)`` would also swallow the error,
   but its log line names only the callback, not the work that was lost.
@@ -34,13 +37,15 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from celery import signature
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
 
 def enqueue(task: Any, *args: Any, countdown: float | None = None) -> bool:
-    """Send ``task`` with positional ``args`` (ids) to the broker; True if it was sent.
+    """Send ``task`` (a task, or a task's registered name) with positional ``args`` (ids)
+    to the broker; True if it was sent.
 
     Never raises: a broker error (kombu ``OperationalError``, redis ``ConnectionError``, a
     timeout) or any other exception is logged with the task and its ids, and the work is
@@ -48,7 +53,7 @@ def enqueue(task: Any, *args: Any, countdown: float | None = None) -> bool:
     error it raises is logged the same way."""
     options: dict[str, Any] = {} if countdown is None else {"countdown": countdown}
     try:
-        task.apply_async(args=args, **options)
+        (signature(task) if isinstance(task, str) else task).apply_async(args=args, **options)
     except Exception:
         logger.exception(
             "could not enqueue %s%r; left to its sweeper", getattr(task, "name", task), args

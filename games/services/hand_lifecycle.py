@@ -550,6 +550,9 @@ def bot_move_delay() -> float:
 _bot_queue = threading.local()
 
 
+BOT_MOVE_TASK = "games.tasks.bot_move"  # queued by name: the task module imports this one
+
+
 def bot_move_enqueue(match_id: int, expected_seq: int) -> None:
     """Queue ``games.tasks.bot_move``. With eager Celery the task runs right here, after the
     commit, and its own move commits and queues the next one from inside this call: those
@@ -559,12 +562,10 @@ def bot_move_enqueue(match_id: int, expected_seq: int) -> None:
     if pending is not None:
         pending.append((match_id, expected_seq))
         return
-    from games.tasks import bot_move  # the task module imports this one
-
     _bot_queue.pending = [(match_id, expected_seq)]
     try:
         while _bot_queue.pending:
             queued_match, queued_seq = _bot_queue.pending.pop(0)
-            enqueue(bot_move, queued_match, queued_seq, countdown=bot_move_delay())
+            enqueue(BOT_MOVE_TASK, queued_match, queued_seq, countdown=bot_move_delay())
     finally:
         _bot_queue.pending = None

@@ -204,10 +204,8 @@ def _seat_take_durable(
         ):
             # Somebody waits for an opponent in this room: the waiting list may seat them
             # opposite this player (docs/network.md "Lobby and waiting list"), after the
-            # commit, in a task (``games.tasks.waiting_list_match``).
-            from games import tasks
-
-            enqueue_on_commit(tasks.waiting_list_match, room.pk)
+            # commit, in a task (queued by name: the task module imports the services).
+            enqueue_on_commit("games.tasks.waiting_list_match", room.pk)
     return result
 
 

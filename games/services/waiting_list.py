@@ -29,13 +29,19 @@ from django.utils import timezone
 
 from games.locks import lock_waiting_entry, lock_waiting_entry_of
 from games.models import Match, Room, Seat, Table, WaitingListEntry
-from games.problems import RoomInactiveProblem
+from games.problems import (
+    NetworkTableOtherModeProblem,
+    RoomInactiveProblem,
+    StakePerPointMismatchProblem,
+    TableFullProblem,
+)
 from games.realtime import publisher
 from games.selectors import room_offered_to_player
 from games.services.rooms import free_table_ensure
 from games.services.seat_checks import buy_in_amount, network_seat_check
 from games.services.seating import seat_take
 from gin_platform.audit import audit_record
+from gin_platform.enqueue import enqueue_on_commit
 from gin_platform.models import Player
 from gin_platform.principals import Actor
 from gin_platform.problems import NotFoundProblem, Problem
@@ -127,10 +133,8 @@ def waiting_list_leave(*, player: Player, room: Room, actor: Actor) -> WaitingLi
 
 
 def _match_on_commit(room_id: int) -> None:
-    from games import tasks
-    from gin_platform.enqueue import enqueue_on_commit
-
-    enqueue_on_commit(tasks.waiting_list_match, room_id)
+    # Queued by name: the task module imports the services, never the other way round.
+    enqueue_on_commit("games.tasks.waiting_list_match", room_id)
 
 
 def waiting_list_expire(*, room_id: int | None = None) -> int:
@@ -275,12 +279,6 @@ def _seat_entry(entry: WaitingListEntry, table: Table) -> bool:
     (``refused`` with the problem's type); a table that filled up meanwhile puts it back."""
     if not _claim(entry):
         return False
-    from games.problems import (
-        NetworkTableOtherModeProblem,
-        StakePerPointMismatchProblem,
-        TableFullProblem,
-    )
-
     try:
         result = seat_take(
             player=entry.player,

@@ -10,7 +10,7 @@ import ast
 import re
 from pathlib import Path
 
-from games import services
+from games import selectors, services, tasks
 from games.services import (
     hand_lifecycle,
     house_bot,
@@ -149,6 +149,22 @@ def test_the_services_modules_import_each_other_in_one_direction():
         assert imported <= allowed, (name, imported - allowed)
 
 
+def test_the_services_queue_only_tasks_of_games_tasks_by_their_names():
+    """A service names the task it queues (gin_platform/enqueue.py takes the name): the task
+    module imports the services, never the other way round. Each name is a task there."""
+    named = {
+        node.value
+        for path in (GAMES / "services").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith("games.tasks.")
+    }
+    assert named == {"games.tasks.bot_move", "games.tasks.waiting_list_match"}
+    for name in named:
+        assert getattr(tasks, name.rpartition(".")[2]).name == name
+
+
 def test_no_module_of_the_games_app_is_over_600_lines():
     long = {
         str(path.relative_to(ROOT)): n
@@ -167,8 +183,6 @@ def test_the_views_parse_no_query_parameter_and_run_no_query_by_hand():
 
 def test_the_selectors_build_no_api_shape():
     """The dict builders are games.api.presenters'; selectors return rows and querysets."""
-    from games import selectors
-
     for name in (
         "money",
         "lobby_room",

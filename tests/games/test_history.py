@@ -5,6 +5,7 @@ anybody else; never a hand still being played."""
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from games import engine
 from games.api.history_serializers import HandHistoryOutput
@@ -20,8 +21,6 @@ pytestmark = pytest.mark.django_db
 
 
 def _client(credential: str):
-    from rest_framework.test import APIClient
-
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {credential}")
     return client
