@@ -5,9 +5,11 @@ three and four seats; docs/games.md "Where things are"):
   ``event_rows`` / ``events_append``: the events appended to the hand and the match's feed
   (pushed after the commit); ``turn_deadline``: each turn's deadline (R10).
 - ``running_hand_lock`` and ``stale_sequence_problem``: what a move or a forfeit checks first.
-- ``match_after_hand``: after a hand, a void hand redealt, the next hand dealt, or the match
-  finished (``match_finish``, R10; ``table_match_finish``, R12), its result announced on
-  commit with ``games.signals.match_finished``.
+- ``match_after_hand``: after a hand, the running score, then a void hand redealt, the next
+  hand dealt, or the match finished (``match_finish``: its result, heads-up or R12's,
+  announced on commit with ``games.signals.match_finished``). Forfeits (``timers``) finish a
+  match here too. The number of seats changes only the rules the engine applies (R10 or
+  R12): the score and the end (``_heads_up_end``, ``_table_end``), and the result's shape.
 - ``bot_turn_on_commit``: when the turn is the house bot's, its move is queued after the
   commit (``bot_move_enqueue``; the bot decides and plays in ``house_bot``).
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -32,6 +35,7 @@ from games.locks import lock_current_hand, lock_seats
 from games.models import Hand, HandEvent, Match, Seat, Variant
 from games.problems import MatchNotInProgressProblem, StaleSequenceProblem
 from games.realtime import publisher
+from games.selectors import ended_hand_outcomes, next_dealer_for
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
@@ -179,6 +183,27 @@ def hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Actor
 
 
 # --- After a hand: the next deal, or the match's end -------------------------------------
+@dataclass(frozen=True)
+class MatchEnd:
+    """How a match ended, as the engine decided it: what its result records (docs/games.md
+    "Match result"; R12: "Three and four players")."""
+
+    reason: str  # engine.REASON_*
+    winner_seat: int | None
+    # Heads-up (R10): who reached the target (FTK: the knocker), Money Play's final scores,
+    # and who forfeited.
+    reached_target: int | None = None
+    money_play: engine.MoneyPlayResult | None = None
+    forfeit: engine.Forfeit | None = None
+    # R12: every seat's place (the prize table splits the pot by it).
+    ranking: engine.Ranking | None = None
+
+    @classmethod
+    def ranked(cls, reason: str, ranking: engine.Ranking) -> MatchEnd:
+        """An R12 end: the ranking's winner wins."""
+        return cls(reason=reason, winner_seat=ranking.winner, ranking=ranking)
+
+
 def match_after_hand(
     *,
     match: Match,
@@ -186,63 +211,43 @@ def match_after_hand(
     outcome: engine.HandOutcome | engine.MultiHandOutcome,
     actor: Actor,
 ) -> Hand | None:
-    """After ``hand`` ended with ``outcome``: redeal a void hand, deal the next one, or
-    finish the match (R7, R10; R12 with three and four seats). Returns the hand dealt next
-    (None: the match is over)."""
-    if match.is_multi:
-        return _table_after_hand(match=match, hand=hand, outcome=outcome, actor=actor)
-    return _heads_up_after_hand(match=match, hand=hand, outcome=outcome, actor=actor)
+    """After ``hand`` ended with ``outcome``: the running score, then the match's end (R10;
+    R12 with three and four seats) or the next deal (a void hand is redealt by the same
+    dealer, R7; else the deal alternates, R3, or rotates clockwise among the seats still in,
+    R12). Returns the hand dealt next (None: the match is over)."""
+    end = (_table_end if match.is_multi else _heads_up_end)(match, outcome)
+    if end is not None:
+        match_finish(match=match, hand=hand, end=end, actor=actor)
+        return None
+    return hand_deal(
+        match=match,
+        number=hand.number + 1,
+        dealer=next_dealer_for(
+            dealer=hand.dealer, outcome=outcome, seats=match.seat_count, out=match.forfeited_seats
+        ),
+        seed=engine.new_server_seed(),
+        actor=actor,
+    )
 
 
-def _ended_outcomes(match: Match) -> list[engine.HandOutcome]:
-    outcomes = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
-    return [
-        engine.HandOutcome.from_dict(data) for data in outcomes.values_list("outcome", flat=True)
-    ]
-
-
-def _heads_up_after_hand(
-    *, match: Match, hand: Hand, outcome: engine.HandOutcome, actor: Actor
-) -> Hand | None:
-    """R7, R10: after a hand, redeal a void hand, deal the next one, or finish the match."""
-    if outcome.kind == "void":  # R7: no score, and the same dealer deals again (R3)
-        return hand_deal(
-            match=match,
-            number=hand.number + 1,
-            dealer=engine.next_dealer(hand.dealer, outcome),
-            seed=engine.new_server_seed(),
-            actor=actor,
-        )
-    outcomes = _ended_outcomes(match)
+def _heads_up_end(match: Match, outcome: engine.HandOutcome) -> MatchEnd | None:
+    """R7, R10 heads-up: the score after the hand, and the match's end (None: it goes on)."""
+    if outcome.kind == "void":  # R7: no score
+        return None
+    outcomes = ended_hand_outcomes(match)
     won = engine.hands_won(outcomes)
     if match.variant == Variant.FTK:
         # R10 FTK: the first to knock wins whatever the lay-offs and undercut; one hand.
-        points = engine.match_progress(outcomes, target=_FTK_NO_TARGET).points
-        _set_score(match, points, won)
+        _score_set(match, engine.match_progress(outcomes, target=_FTK_NO_TARGET).points, won)
         winner = engine.ftk_winner(outcome)
-        match_finish(
-            match=match,
-            hand=hand,
-            winner_seat=winner,
-            reason=engine.REASON_FIRST_TO_KNOCK,
-            reached_target=winner,
-            money_play=None,
-            forfeit=None,
-            actor=actor,
+        return MatchEnd(
+            reason=engine.REASON_FIRST_TO_KNOCK, winner_seat=winner, reached_target=winner
         )
-        return None
     progress = engine.match_progress(outcomes, target=match.target)
-    _set_score(match, progress.points, won)
-    if progress.winner is None:  # R3: the deal alternates
-        return hand_deal(
-            match=match,
-            number=hand.number + 1,
-            dealer=engine.next_dealer(hand.dealer, outcome),
-            seed=engine.new_server_seed(),
-            actor=actor,
-        )
+    _score_set(match, progress.points, won)
+    if progress.winner is None:
+        return None
     money_play = None
-    winner = progress.winner
     if match.variant == Variant.MONEY:
         money_play = engine.money_play_final_scores(
             hand_points=progress.points,
@@ -250,93 +255,46 @@ def _heads_up_after_hand(
             target=match.target,
             reached_target=progress.winner,
         )
-        winner = money_play.winner
-    match_finish(
-        match=match,
-        hand=hand,
-        winner_seat=winner,
+    return MatchEnd(
         reason=engine.REASON_TARGET_REACHED,
+        winner_seat=progress.winner if money_play is None else money_play.winner,
         reached_target=progress.winner,
         money_play=money_play,
-        forfeit=None,
-        actor=actor,
     )
-    return None
 
 
 # First To Knock has no target: its hand points are recorded for the history only.
 _FTK_NO_TARGET = 10**9
 
 
-def _set_score(match: Match, points: tuple[int, int], won: tuple[int, int]) -> None:
-    match.points_0, match.points_1 = points
-    match.hands_won_0, match.hands_won_1 = won
-
-
-def _table_outcomes(match: Match) -> list[engine.MultiHandOutcome]:
-    """The R12 hands that ended (void ones included; a hand ended by forfeits is abandoned
-    and counts nothing)."""
-    rows = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
-    return [
-        engine.MultiHandOutcome.from_dict(data) for data in rows.values_list("outcome", flat=True)
-    ]
-
-
-def _set_seat_scores(match: Match, totals: Sequence[int], won: Sequence[int]) -> None:
-    match.seat_scores = {"penalty_totals": list(totals), "hands_won": list(won)}
-
-
-def _table_next_deal(
-    *, match: Match, hand: Hand, outcome: engine.MultiHandOutcome | None, actor: Actor
-) -> Hand:
-    """R12: the deal rotates clockwise among the seats still in; a void hand is redealt by
-    the same dealer."""
-    return hand_deal(
-        match=match,
-        number=hand.number + 1,
-        dealer=engine.next_multi_dealer(
-            hand.dealer, outcome, seats=match.seat_count, out=match.forfeited_seats
-        ),
-        seed=engine.new_server_seed(),
-        actor=actor,
-    )
-
-
-def _table_after_hand(
-    *, match: Match, hand: Hand, outcome: engine.MultiHandOutcome, actor: Actor
-) -> Hand | None:
-    """R12 after a hand: First To Knock ends with the hand's winner (a void hand is
-    redealt); Match Play adds the penalties and deals again until a penalty total reaches
-    the target. Returns the hand dealt next (None: the match is over)."""
+def _table_end(match: Match, outcome: engine.MultiHandOutcome) -> MatchEnd | None:
+    """R12: First To Knock ends with the hand's winner (a void hand is redealt); Match Play
+    adds the penalties until a penalty total reaches the target (None: it goes on)."""
     seats, out = match.seat_count, match.forfeited_seats
     if match.variant == Variant.FTK:
         winner = engine.ftk_multi_winner(outcome)
         if winner is None:  # R12: a void hand is redealt
-            return _table_next_deal(match=match, hand=hand, outcome=outcome, actor=actor)
-        won = [1 if seat == winner else 0 for seat in range(seats)]
-        _set_seat_scores(match, outcome.penalties, won)
-        table_match_finish(
-            match=match,
-            hand=hand,
-            ranking=engine.ftk_multi_ranking(winner, seats=seats, out=out),
-            reason=engine.REASON_FIRST_TO_KNOCK,
-            actor=actor,
-        )
-        return None
+            return None
+        _score_set(match, outcome.penalties, [int(seat == winner) for seat in range(seats)])
+        ranking = engine.ftk_multi_ranking(winner, seats=seats, out=out)
+        return MatchEnd.ranked(engine.REASON_FIRST_TO_KNOCK, ranking)
     progress = engine.penalty_progress(
-        _table_outcomes(match), seats=seats, target=match.target, out=out
+        ended_hand_outcomes(match), seats=seats, target=match.target, out=out
     )
-    _set_seat_scores(match, progress.totals, progress.hands_won)
+    _score_set(match, progress.totals, progress.hands_won)
     if not progress.finished:
-        return _table_next_deal(match=match, hand=hand, outcome=outcome, actor=actor)
-    table_match_finish(
-        match=match,
-        hand=hand,
-        ranking=progress.ranking,
-        reason=engine.REASON_TARGET_REACHED,
-        actor=actor,
-    )
-    return None
+        return None
+    return MatchEnd.ranked(engine.REASON_TARGET_REACHED, progress.ranking)
+
+
+def _score_set(match: Match, points: Sequence[int], won: Sequence[int]) -> None:
+    """The running score: each seat's hand points (R10) or penalty total (R12), and the
+    hands each seat won."""
+    if match.is_multi:
+        match.seat_scores = {"penalty_totals": list(points), "hands_won": list(won)}
+    else:
+        match.points_0, match.points_1 = points
+        match.hands_won_0, match.hands_won_1 = won
 
 
 def forfeit_ranking(match: Match) -> engine.Ranking:
@@ -350,153 +308,31 @@ def forfeit_ranking(match: Match) -> engine.Ranking:
 
 
 # --- The match's result -------------------------------------------------------------------
-def match_finish(
-    *,
-    match: Match,
-    hand: Hand,
-    winner_seat: int | None,
-    reason: str,
-    reached_target: int | None,
-    money_play: engine.MoneyPlayResult | None,
-    forfeit: engine.Forfeit | None,
-    actor: Actor,
-) -> None:
-    """Record the heads-up result (``engine.MatchResult``, docs/games.md "Match result") and
-    announce it on commit."""
-    seats = lock_seats(
-        Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).values_list("pk", flat=True)
-    )
-    now = timezone.now()
+def seats_finish(*, match: Match, now: datetime, position: int | None = None) -> list[Seat]:
+    """The match's seats still in (with ``position``, that seat's only: an R12 forfeit),
+    locked and finished ``now``."""
+    active = Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES)
+    if position is not None:
+        active = active.filter(position=position)
+    seats = lock_seats(active.values_list("pk", flat=True))
     for seat in seats:
         seat.state = Seat.State.FINISHED
         seat.left_at = now
         seat.save(update_fields=["state", "left_at"])
-    result = engine.MatchResult(
-        match_id=match.pk,
-        game_ref=match.game_ref,
-        variant=match.variant,
-        reason=reason,
-        winner_seat=winner_seat,
-        reached_target=reached_target,
-        hand_points=match.points,
-        hands_won=match.hands_won,
-        hands_played=hand.number,
-        target=match.target,
-        money_play=money_play,
-        forfeit=forfeit,
-        currency=match.currency,
-        is_practice=match.is_practice,
-        fee_bps=match.fee_bps,
-        stake=match.stake,
-        stake_per_point=match.stake_per_point,
-        seats=tuple(
-            engine.SeatStake(
-                position=seat.position,
-                seat_id=seat.pk,
-                player_id=str(seat.player_id),
-                amount=seat.amount,
-                currency=seat.currency,
-            )
-            for seat in seats
-        ),
-        finished_at=now.isoformat(),
-    )
-    _match_finished_record(
-        match=match,
-        hand=hand,
-        result=result,
-        winner_seat=winner_seat,
-        now=now,
-        score_fields=(*SCORE_FIELDS, "forfeit_seat", "forfeit_reason"),
-        audit_data={"reason": reason, "winner_seat": winner_seat},
-        actor=actor,
-    )
+    return seats
 
 
-_BPS = 10_000
-
-
-def table_match_finish(
-    *, match: Match, hand: Hand, ranking: engine.Ranking, reason: str, actor: Actor
-) -> None:
-    """Record the R12 result (``engine.MultiMatchResult``, docs/games.md "Three and four
-    players"): the ranking and the prize table's split of the pot less the fee (R10: the fee
-    rounded down; R12: the split's rounding), and announce it on commit."""
-    active = Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES)
+def match_finish(*, match: Match, hand: Hand, end: MatchEnd, actor: Actor) -> None:
+    """Finish the match as ``end`` says: its seats finished, its result recorded and the
+    public ``match_finished`` event appended (heads-up ``engine.MatchResult``; R12
+    ``engine.MultiMatchResult``, the prize table's split of the pot), the hand and the match
+    saved, audited, and announced on commit (settlement listens)."""
     now = timezone.now()
-    for seat in lock_seats(active.values_list("pk", flat=True)):
-        seat.state = Seat.State.FINISHED
-        seat.left_at = now
-        seat.save(update_fields=["state", "left_at"])
-    seats = list(Seat.objects.filter(match=match, state=Seat.State.FINISHED).order_by("position"))
-    pot = sum(seat.amount for seat in seats)
-    fee = pot * match.fee_bps // _BPS
-    result = engine.MultiMatchResult(
-        match_id=match.pk,
-        game_ref=match.game_ref,
-        variant=match.variant,
-        reason=reason,
-        ranking=ranking,
-        penalty_totals=tuple(match.points),
-        hands_won=tuple(match.hands_won),
-        hands_played=hand.number,
-        target=match.target if match.variant == Variant.MATCH else None,
-        forfeits=tuple(
-            engine.Forfeit(seat=entry["seat"], reason=entry["reason"]) for entry in match.forfeits
-        ),
-        currency=match.currency,
-        is_practice=match.is_practice,
-        fee_bps=match.fee_bps,
-        stake=match.stake,
-        prize_table=match.prize_table,
-        pot=pot,
-        fee=fee,
-        payouts=engine.split_pot(pot - fee, ranking, match.prize_table),
-        seats=tuple(
-            engine.SeatStake(
-                position=seat.position,
-                seat_id=seat.pk,
-                player_id=str(seat.player_id),
-                amount=seat.amount,
-                currency=seat.currency,
-            )
-            for seat in seats
-        ),
-        finished_at=now.isoformat(),
-    )
-    _match_finished_record(
-        match=match,
-        hand=hand,
-        result=result,
-        winner_seat=ranking.winner,
-        now=now,
-        score_fields=("seat_scores", "forfeits"),
-        audit_data={
-            "reason": reason,
-            "winner_seat": ranking.winner,
-            "ranking": ranking.to_list(),
-        },
-        actor=actor,
-    )
-
-
-def _match_finished_record(
-    *,
-    match: Match,
-    hand: Hand,
-    result: engine.MatchResult | engine.MultiMatchResult,
-    winner_seat: int | None,
-    now: datetime,
-    score_fields: Sequence[str],
-    audit_data: dict[str, Any],
-    actor: Actor,
-) -> None:
-    """Mark the match finished with ``result`` (heads-up or R12), append the public
-    ``match_finished`` event, save the hand and the match (with the variant's
-    ``score_fields``), audit it, and announce it on commit (settlement listens)."""
+    finished = seats_finish(match=match, now=now)
+    result = _result(match=match, hand=hand, end=end, finished=finished, now=now)
     match.status = Match.Status.FINISHED
     match.finished_at = now
-    match.winner_seat = winner_seat
+    match.winner_seat = end.winner_seat
     match.result = result.to_dict()
     events_append(
         match=match,
@@ -504,7 +340,7 @@ def _match_finished_record(
         entries=[
             {
                 "kind": HandEvent.MATCH_FINISHED,
-                "seat": winner_seat,
+                "seat": end.winner_seat,
                 "state_seq": hand.seq,
                 "payload": result.public(),
             }
@@ -512,15 +348,86 @@ def _match_finished_record(
         actor=actor,
     )
     save_fields(hand, fields=("event_seq",))
-    match.save(
-        update_fields=["status", "finished_at", "winner_seat", "result", *score_fields, "seq"]
-    )
+    # What the result changed besides the status: the score (and the heads-up forfeit) or,
+    # R12, the seat scores and the forfeits.
+    scores = ("seat_scores", "forfeits") if match.is_multi else _HEADS_UP_RESULT_FIELDS
+    match.save(update_fields=["status", "finished_at", "winner_seat", "result", *scores, "seq"])
+    audit = {"reason": end.reason, "winner_seat": end.winner_seat}
+    if end.ranking is not None:
+        audit["ranking"] = end.ranking.to_list()
     audit_record(
-        actor=actor, action="match.finished", obj=match, operator=match.operator, data=audit_data
+        actor=actor, action="match.finished", obj=match, operator=match.operator, data=audit
     )
     on_commit_logged(
         partial(match_finished.send, sender=Match, match_id=match.pk),
         what=f"match_finished of match {match.pk}",
+    )
+
+
+_HEADS_UP_RESULT_FIELDS = (*SCORE_FIELDS, "forfeit_seat", "forfeit_reason")
+_BPS = 10_000
+
+
+def _result(
+    *, match: Match, hand: Hand, end: MatchEnd, finished: list[Seat], now: datetime
+) -> engine.MatchResult | engine.MultiMatchResult:
+    """The match's result: what every result records, and the heads-up (R10) or the R12
+    outcome (the ranking; the pot less the fee, R10: rounded down, split by the prize table
+    with R12's rounding)."""
+    # R12: the seats that forfeited before finished then; they rank and share the pot too.
+    seats = (
+        list(Seat.objects.filter(match=match, state=Seat.State.FINISHED).order_by("position"))
+        if match.is_multi
+        else finished
+    )
+    facts: dict[str, Any] = {
+        "match_id": match.pk,
+        "game_ref": match.game_ref,
+        "variant": match.variant,
+        "reason": end.reason,
+        "hands_won": match.hands_won,
+        "hands_played": hand.number,
+        "currency": match.currency,
+        "is_practice": match.is_practice,
+        "fee_bps": match.fee_bps,
+        "stake": match.stake,
+        "seats": tuple(
+            engine.SeatStake(
+                position=seat.position,
+                seat_id=seat.pk,
+                player_id=str(seat.player_id),
+                amount=seat.amount,
+                currency=seat.currency,
+            )
+            for seat in seats
+        ),
+        "finished_at": now.isoformat(),
+    }
+    if end.ranking is None:
+        return engine.MatchResult(
+            **facts,
+            winner_seat=end.winner_seat,
+            reached_target=end.reached_target,
+            hand_points=match.points,
+            target=match.target,
+            money_play=end.money_play,
+            forfeit=end.forfeit,
+            stake_per_point=match.stake_per_point,
+        )
+    pot = sum(seat.amount for seat in seats)
+    fee = pot * match.fee_bps // _BPS
+    return engine.MultiMatchResult(
+        **facts,
+        ranking=end.ranking,
+        penalty_totals=match.points,
+        target=match.target if match.variant == Variant.MATCH else None,
+        forfeits=tuple(
+            engine.Forfeit(seat=entry["seat"], reason=entry["reason"]) for entry in match.forfeits
+        ),
+        prize_table=match.prize_table,
+        pot=pot,
+        fee=fee,
+        payouts=engine.split_pot(pot - fee, end.ranking, match.prize_table),
     )
 
 
