@@ -43,7 +43,6 @@ from games.services.house_bot import (
     BOT_ACTOR,
     HOUSE_BOT_NAME,
     bot_play,
-    bot_seat,
     house_bot_player,
     is_house_bot,
 )
@@ -108,7 +107,6 @@ __all__ = [
     "TimerSweep",
     "bot_move_delay",
     "bot_play",
-    "bot_seat",
     "hand_apply_action",
     "house_bot_player",
     "is_house_bot",

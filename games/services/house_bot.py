@@ -1,7 +1,8 @@
 """The practice house bot (R11): who it is, its chips, and its moves.
 
 - ``house_bot_player``: the operator's bot, an ordinary Player created on first use
-  (``HouseBot`` marks it); ``is_house_bot``; ``bot_seat`` (where it plays in a match).
+  (``HouseBot`` marks it); ``is_house_bot``; where it plays in a match is
+  ``Match.bot_seat`` (R12: ``Match.bot_seats``).
 - It sits down through ``seating`` like anybody (``seating.table_seat_bot`` when a player
   invites it, or at once in a ``bot_enabled`` room); a bot out of practice chips is topped
   up by ``bot_chips_top_up`` (wallet rules, its own transaction).
@@ -79,13 +80,6 @@ def house_bot_positions(match: Match, seats: list[Seat]) -> list[int]:
         )
     )
     return sorted(seat.position for seat in seats if seat.player_id in bots)
-
-
-def bot_seat(match: Match | int) -> int | None:
-    """The position of the house bot in the match, if it plays there (``Match.bot_seat``)."""
-    if isinstance(match, Match):
-        return match.bot_seat
-    return Match.objects.filter(pk=match).values_list("bot_seat", flat=True).first()
 
 
 def bot_chips_top_up(bot: Player) -> bool:

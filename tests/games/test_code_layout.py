@@ -89,7 +89,6 @@ PUBLIC_NAMES = {
         "BOT_ACTOR",
         "HOUSE_BOT_NAME",
         "bot_play",
-        "bot_seat",
         "house_bot_player",
         "is_house_bot",
     ],

@@ -190,7 +190,7 @@ def _bot_game(alice, practice_table, django_capture_on_commit_callbacks, *, exec
     with django_capture_on_commit_callbacks(execute=execute):
         response = _invite(alice, practice_table.pk)
     match = Match.objects.get(pk=response.json()["match_id"])
-    return match, services.bot_seat(match)
+    return match, match.bot_seat
 
 
 def test_a_stale_or_repeated_bot_task_does_nothing(
