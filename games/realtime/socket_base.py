@@ -82,6 +82,7 @@ class AdmittedPlayer:
     ``principal`` and ``counted`` (this socket is in the player's count), which the
     consumer's release gives back."""
 
+    scope: dict[str, Any]  # the consumer's (Channels sets it)
     principal: PlayerPrincipal | None = None
     counted = False
 

@@ -352,7 +352,7 @@ def match_finish(*, match: Match, hand: Hand, end: MatchEnd, actor: Actor) -> No
     # R12, the seat scores and the forfeits.
     scores = ("seat_scores", "forfeits") if match.is_multi else _HEADS_UP_RESULT_FIELDS
     match.save(update_fields=["status", "finished_at", "winner_seat", "result", *scores, "seq"])
-    audit = {"reason": end.reason, "winner_seat": end.winner_seat}
+    audit: dict[str, Any] = {"reason": end.reason, "winner_seat": end.winner_seat}
     if end.ranking is not None:
         audit["ranking"] = end.ranking.to_list()
     audit_record(
