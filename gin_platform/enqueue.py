@@ -8,9 +8,9 @@ a change that is in the database, retry, and get a 409. So every such side effec
 through this module:
 
 - ``enqueue(task, *ids)`` sends a task now; a failure is logged (ERROR, with the task name
-  and its ids) and swallowed, and the call returns False. ``task`` may be the task's dotted
-  name ("wallet.tasks.seamless_call_retry"): a service names the task it queues and the
-  task's module is imported only when it is sent, so the one direction between services
+  and its ids) and swallowed, and the call returns False. ``task`` is the task, or its
+  dotted name (``"games.tasks.bot_move"``): a service queues its app's tasks by name, and
+  the task's module is imported only when it is sent, so the one direction between services
   and tasks holds (a task's body imports its service, never the other way round).
 - ``enqueue_on_commit(task, *ids)`` does the same once the current transaction commits (at
   once outside one). Django's ``on_commit(..., robust=True)`` would also swallow the error,
@@ -44,7 +44,8 @@ logger = logging.getLogger(__name__)
 
 
 def enqueue(task: Any, *args: Any, countdown: float | None = None) -> bool:
-    """Send ``task`` with positional ``args`` (ids) to the broker; True if it was sent.
+    """Send ``task`` (a task, or a task's registered name) with positional ``args`` (ids)
+    to the broker; True if it was sent.
 
     Never raises: a broker error (kombu ``OperationalError``, redis ``ConnectionError``, a
     timeout) or any other exception is logged with the task and its ids, and the work is

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, selectors
+from games import engine, selectors, services
 from games.models import Hand, Match
 from settlement import services as settlement_services
 from tests.factories import SYSTEM
@@ -30,8 +30,6 @@ pytestmark = pytest.mark.django_db
 
 
 def make_room(operator, *, seats, variant, prize_table=None):
-    from games import services
-
     return services.room_create(
         operator=operator,
         name=f"{seats} players",

@@ -12,9 +12,10 @@ import pytest
 from django.db.models import Q
 from django.utils import timezone
 
-from games import engine, services
+from games import engine, selectors, services
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat
 from games.problems import BotNotAllowedProblem
+from games.tasks import bot_move
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import HiddenInformationChecker, act, sit, view
@@ -111,8 +112,6 @@ def test_a_practice_game_against_the_bot_runs_to_the_end_through_the_api(
     assert bot_moves.count() > 5 and actions > 5
     assert set(bot_moves.values_list("actor", flat=True)) == {"system:house-bot"}
     for hand in match.hands.all():  # the bot's moves replay like anybody's
-        from games import selectors
-
         assert engine.state_to_json(selectors.hand_replay(hand)) == hand.state
     # Eager Celery: every bot move runs after a commit, from a loop, never nested deeper.
     assert len(depths) >= bot_moves.count()
@@ -191,14 +190,12 @@ def _bot_game(alice, practice_table, django_capture_on_commit_callbacks, *, exec
     with django_capture_on_commit_callbacks(execute=execute):
         response = _invite(alice, practice_table.pk)
     match = Match.objects.get(pk=response.json()["match_id"])
-    return match, services.bot_seat(match)
+    return match, match.bot_seat
 
 
 def test_a_stale_or_repeated_bot_task_does_nothing(
     alice, practice_table, seeds, django_capture_on_commit_callbacks
 ):
-    from games.tasks import bot_move
-
     match, bot = _bot_game(alice, practice_table, django_capture_on_commit_callbacks, execute=False)
     hand = match.hands.get()
     if hand.to_act != bot:  # make it the bot's turn: the human passes the upcard

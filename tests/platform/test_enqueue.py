@@ -51,6 +51,15 @@ def test_a_task_name_that_names_no_task_is_logged_and_left_to_its_sweeper(caplog
     ]
 
 
+def test_a_task_queued_by_its_name_is_sent_and_logged_by_that_name(caplog):
+    """A service queues its app's tasks by name (the task module imports the service)."""
+    with broker_unreachable(), caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"):
+        assert enqueue("gin_platform.tasks.deliver_webhook", "delivery-9") is False
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not enqueue gin_platform.tasks.deliver_webhook('delivery-9',); left to its sweeper"
+    ]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_enqueue_on_commit_runs_after_the_commit_and_never_raises(caplog):
     with broker_unreachable(), caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"):
