@@ -109,6 +109,7 @@ class SettlementListView(GenericAPIView):
             operator=operator, currency=params.get("currency"), start=start, end=end
         )
         page = self.paginate_queryset(settlements)
+        assert page is not None  # None only for a view without a paginator
         return self.get_paginated_response(
             SettlementOutput(
                 [
@@ -218,7 +219,7 @@ class OperatorReportView(APIView):
 
 
 class StaffReportView(APIView):
-    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))
+    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     renderer_classes = (JSONRenderer, CSVRenderer)
 
     @extend_schema(
@@ -295,7 +296,7 @@ RECONCILIATION_RUN = OpenApiExample(
 
 
 class StaffReconciliationView(GenericAPIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission(
             "settlement.view_reconciliationrun",

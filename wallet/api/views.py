@@ -212,6 +212,7 @@ class PlayerTransactionListView(GenericAPIView):
         page = self.paginate_queryset(
             transactions.player_transactions(player=player, **_filters(request))
         )
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.player_transaction(t, player=player, operator_view=True) for t in page]
         return self.get_paginated_response(WalletOperatorTransactionOutput(body, many=True).data)
 
@@ -295,6 +296,7 @@ class PlayerLimitHistoryView(GenericAPIView):
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         page = self.paginate_queryset(limits.player_limit_history(player=player))
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.limit_change(change) for change in page]
         return self.get_paginated_response(LimitChangeOutput(body, many=True).data)
 
@@ -470,6 +472,7 @@ class MyTransactionListView(GenericAPIView):
         page = self.paginate_queryset(
             transactions.player_transactions(player=player, **_filters(request))
         )
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.player_transaction(t, player=player, operator_view=False) for t in page]
         return self.get_paginated_response(WalletTransactionOutput(body, many=True).data)
 
