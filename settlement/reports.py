@@ -41,15 +41,20 @@ import io
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from uuid import UUID
 
 from games.engine import MatchResult, MultiMatchResult
-from games.selectors import match_result
 from gin_platform.admin_csv import safe_cell  # the same formula-injection rule as the admin's CSV
 from gin_platform.models import Operator
 from gin_platform.money import to_decimal_string, to_minor
 from gin_platform.problems import ValidationProblem
 from settlement.problems import ReportRangeProblem
-from settlement.selectors import player_external_refs, report_currency, report_settlements
+from settlement.selectors import (
+    finished_match_result,
+    player_external_refs,
+    report_currency,
+    report_settlements,
+)
 from wallet.selectors.backoffice import revenue_corrections
 
 MAX_DAYS = 366
@@ -178,14 +183,14 @@ def daily_report(
     )
     totals: dict[tuple[date, str, str], TotalsRow] = {}
     players: dict[tuple[date, str, str, str], PlayerRow] = {}
-    operator_of: dict[str, int] = {}  # slug -> operator id, to keep player lines in tenancy
+    operator_of: dict[str, UUID] = {}  # slug -> operator id, to keep player lines in tenancy
     for settlement in settlements:
         day = settlement.settled_at.astimezone(UTC).date()
         slug = settlement.operator.slug
         operator_of[slug] = settlement.operator_id
         key = (day, slug, settlement.currency)
         row = totals.setdefault(key, TotalsRow(*key, mode=settlement.operator.mode))
-        result = match_result(settlement.match.result)  # heads-up, or R12
+        result = finished_match_result(settlement.match)  # heads-up, or R12
         row.games += 1
         row.player_games += len(result.seats)
         row.turnover += settlement.escrow_total
@@ -250,7 +255,7 @@ def _bonus_points(result: MatchResult | MultiMatchResult) -> int:
     return sum(scores.line_bonus) + sum(scores.target_bonus) + sum(scores.zero_point_bonus)
 
 
-def _name_players(lines, operator_of: dict[str, int]) -> None:
+def _name_players(lines, operator_of: dict[str, UUID]) -> None:
     """Each line's ``external_ref``, read from the players of that line's operator only."""
     lines = list(lines)
     refs = player_external_refs(player_ids={line.player_id for line in lines})

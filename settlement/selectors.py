@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db.models import Q, QuerySet
 
+from games.selectors import match_result
 from gin_platform import selectors as platform_selectors
 from gin_platform.models import Operator, Player
 from gin_platform.money import CurrencyError, normalize_currency, to_minor
@@ -22,6 +24,10 @@ from gin_platform.selectors import as_id
 from settlement.models import ReconciliationRun, Settlement
 from wallet.selectors.backoffice import operators_with_network_positions
 from wallet.selectors.reconciliation import escrow_payouts_by_player
+
+if TYPE_CHECKING:
+    from games.engine import MatchResult, MultiMatchResult
+    from games.models import Match
 
 
 def report_currency(value: str | None) -> str | None:
@@ -52,11 +58,10 @@ def network_member_operators() -> list[Operator]:
     """Every operator with a network position (a member now or before), the network's own
     operator left out, by slug."""
     network_id = platform_selectors.network_operator_id()
-    return list(
-        Operator.objects.filter(pk__in=operators_with_network_positions())
-        .exclude(pk=network_id)
-        .order_by("slug")
-    )
+    members = Operator.objects.filter(pk__in=operators_with_network_positions())
+    if network_id is not None:
+        members = members.exclude(pk=network_id)
+    return list(members.order_by("slug"))
 
 
 def _visible_to(operator: Operator) -> Q:
@@ -88,10 +93,11 @@ def settlement_list(
 
 
 def settlement_get_for_operator(*, operator: Operator, match_id: object) -> Settlement:
+    pk = as_id(match_id)
     settlement = (
-        Settlement.objects.filter(_visible_to(operator), match_id=as_id(match_id))
-        .distinct()
-        .first()
+        None
+        if pk is None
+        else Settlement.objects.filter(_visible_to(operator), match_id=pk).distinct().first()
     )
     if settlement is None:
         raise NotFoundProblem(f"No settlement for game {match_id}")
@@ -100,14 +106,23 @@ def settlement_get_for_operator(*, operator: Operator, match_id: object) -> Sett
 
 def settlement_get_for_player(*, player: Player, match_id: object) -> Settlement:
     """A player reads the statement of a game they played, and no other."""
+    pk = as_id(match_id)
     settlement = (
-        Settlement.objects.filter(match_id=as_id(match_id), match__seats__player=player)
-        .distinct()
-        .first()
+        None
+        if pk is None
+        else Settlement.objects.filter(match_id=pk, match__seats__player=player).distinct().first()
     )
     if settlement is None:
         raise NotFoundProblem(f"No settlement of yours for game {match_id}")
     return settlement
+
+
+def finished_match_result(match: Match) -> MatchResult | MultiMatchResult:
+    """The result of a finished (or settled) game, heads-up or R12: by then one is always
+    stored (the CHECK ``match_finished_has_result``)."""
+    if match.result is None:
+        raise ValueError(f"match {match.pk} has no result: it is not finished")
+    return match_result(match.result)
 
 
 def reconciliation_runs() -> QuerySet[ReconciliationRun]:

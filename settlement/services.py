@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
 from celery import current_app, signature
@@ -133,12 +133,16 @@ def payout_for(result: MatchResult | MultiMatchResult) -> Payout:
             payouts=result.payouts,
         )
     if result.money_play is not None:
+        if result.stake_per_point is None:
+            raise ValueError(f"match {result.match_id}: Money Play without a stake per point")
         return money_play_payout(
             cashier=amounts,
             scores=result.money_play,
             stake_per_point=result.stake_per_point,
             fee_bps=result.fee_bps,
         )
+    if result.winner_seat is None:  # only Money Play may end without one (R10)
+        raise ValueError(f"match {result.match_id}: no winner outside Money Play")
     return pot_payout(stakes=amounts, winner=result.winner_seat, fee_bps=result.fee_bps)
 
 
@@ -199,11 +203,13 @@ class _Game:
 
 
 def _game(match: Match, seated: Sequence[Seat]) -> _Game:
-    result = game_selectors.match_result(match.result)  # heads-up, or R12
+    result = selectors.finished_match_result(match)  # heads-up, or R12
     seats = tuple(sorted(result.seats, key=lambda seat: seat.position))
     players = {str(seat.player_id): seat.player for seat in seated}
     if missing := [UUID(seat.player_id) for seat in seats if seat.player_id not in players]:
-        players |= {str(p.pk): p for p in _PLAYERS.fetch(missing)}  # pragma: no cover
+        # PrecompiledQuery.fetch is typed list[Model]: its rows are the players it reads.
+        fetched = cast("list[Player]", _PLAYERS.fetch(missing))  # pragma: no cover
+        players |= {str(p.pk): p for p in fetched}  # pragma: no cover
     payout = payout_for(result)
     posting = wallet_services.EscrowSettlement(
         game_ref=result.game_ref,

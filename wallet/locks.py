@@ -103,14 +103,18 @@ def lock_accounts_if_all_exist(
 
 
 # Column names of the lookups above (by field name or attribute name: ``operator`` and
-# ``operator_id`` -> ``operator_id``), and the selected columns: every concrete field.
-_COLUMNS = {
-    name: field.column
+# ``operator_id`` -> ``operator_id``), and the selected columns: every concrete field (a
+# concrete field is one with a column: Django's own definition).
+_FIELD_COLUMNS = [
+    (field, column)
     for field in Account._meta.concrete_fields
-    for name in (field.name, field.attname)
+    if (column := field.column) is not None
+]
+_COLUMNS = {
+    name: column for field, column in _FIELD_COLUMNS for name in (field.name, field.attname)
 }
-_SELECT = ", ".join(field.column for field in Account._meta.concrete_fields)
-_ATTNAMES = tuple(field.attname for field in Account._meta.concrete_fields)
+_SELECT = ", ".join(column for _, column in _FIELD_COLUMNS)
+_ATTNAMES = tuple(field.attname for field, _ in _FIELD_COLUMNS)
 
 
 def lock_player_limit(*, player_id, kind: str, period: str) -> PlayerLimit | None:

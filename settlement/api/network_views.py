@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from gin_platform import selectors as platform_selectors
 from gin_platform.models import Operator
 from gin_platform.permissions import HasStaffPermission, IsOperator, IsStaff
+from gin_platform.principals import operator_principal
 from gin_platform.problems import NotFoundProblem, ValidationProblem
 from settlement import network, reports, selectors
 from settlement.api.renderers import CSVRenderer
@@ -67,11 +68,13 @@ class OperatorNetworkStatementView(APIView):
         "period always gives the same statement.",
     )
     def get(self, request: Request) -> Response:
-        return _respond(request, operators=[request.user.operator], include_network=False)
+        return _respond(
+            request, operators=[operator_principal(request).operator], include_network=False
+        )
 
 
 class StaffNetworkStatementView(APIView):
-    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))
+    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     renderer_classes = (JSONRenderer, CSVRenderer)
 
     @extend_schema(

@@ -78,7 +78,7 @@ X_OTP = OpenApiParameter(
 
 class StaffExchangeRateListCreateView(GenericAPIView):
     # Rates are global: a staff user limited to some operators may read them, not set them.
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission(
             "wallet.view_exchangerate", POST="wallet.add_exchangerate", all_operators=("POST",)
@@ -97,6 +97,7 @@ class StaffExchangeRateListCreateView(GenericAPIView):
         values = validated(ExchangeRateFilterInput, request.query_params)
         filters = {k: v.upper() for k, v in values.items()}
         page = self.paginate_queryset(rates.exchange_rate_list(**filters))
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.exchange_rate(rate) for rate in page]
         return self.get_paginated_response(ExchangeRateOutput(body, many=True).data)
 
@@ -123,7 +124,7 @@ class StaffExchangeRateListCreateView(GenericAPIView):
 
 
 class StaffCashierCapsView(APIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission("wallet.view_cashiercaps", PUT="wallet.change_cashiercaps"),
     )
@@ -186,7 +187,7 @@ class StaffCashierCapsView(APIView):
 
 
 class StaffTransactionView(APIView):
-    permission_classes = (IsStaff, HasStaffPermission("wallet.view_ledgertransaction"))
+    permission_classes = (IsStaff, HasStaffPermission("wallet.view_ledgertransaction"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
 
     @extend_schema(
         responses=LedgerTransactionOutput,
@@ -201,7 +202,7 @@ class StaffTransactionView(APIView):
 
 
 class StaffTransactionReversalView(APIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission("wallet.propose_reversal", money=("POST",)),
     )
@@ -233,7 +234,7 @@ class StaffTransactionReversalView(APIView):
 
 
 class StaffReconciliationView(APIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission("settlement.view_reconciliationrun", all_operators=("GET",)),
     )
@@ -280,7 +281,7 @@ APPROVAL_PERMISSIONS = (
 
 
 class StaffApprovalListCreateView(GenericAPIView):
-    permission_classes = APPROVAL_PERMISSIONS
+    permission_classes = APPROVAL_PERMISSIONS  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     serializer_class = ApprovalOutput
 
     class Pagination(CheckedCursorPagination):
@@ -304,6 +305,7 @@ class StaffApprovalListCreateView(GenericAPIView):
             status=values.get("status"),
         )
         page = self.paginate_queryset(rows)
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.approval(row) for row in page]
         return self.get_paginated_response(ApprovalOutput(body, many=True).data)
 
@@ -344,7 +346,7 @@ class StaffApprovalListCreateView(GenericAPIView):
 
 
 class StaffApprovalDetailView(APIView):
-    permission_classes = APPROVAL_PERMISSIONS
+    permission_classes = APPROVAL_PERMISSIONS  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
 
     @extend_schema(
         responses=ApprovalOutput,
@@ -361,7 +363,7 @@ class StaffApprovalDetailView(APIView):
 
 
 class _ApprovalDecisionView(APIView):
-    permission_classes = APPROVAL_PERMISSIONS
+    permission_classes = APPROVAL_PERMISSIONS  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     decide = staticmethod(services.approval_approve)
 
     def post(self, request: Request, approval_id: str) -> Response:

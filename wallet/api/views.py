@@ -25,6 +25,11 @@ from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator, IsPlayer
+from gin_platform.principals import (
+    operator_or_player_principal,
+    operator_principal,
+    player_principal,
+)
 from gin_platform.problems import Problem
 from wallet import services
 from wallet.amounts import parse_amount, parse_currency
@@ -68,7 +73,9 @@ TRANSACTION_FILTERS = [
 
 
 def _player(request: Request, player_id: str) -> Player:
-    return platform_selectors.player_get(operator=request.user.operator, player_id=player_id)
+    return platform_selectors.player_get(
+        operator=operator_principal(request).operator, player_id=player_id
+    )
 
 
 def _filters(request: Request) -> dict:
@@ -95,7 +102,7 @@ class PlayerWalletView(APIView):
         return Response(WalletOutput(_wallet_summary(player)).data)
 
 
-def _wallet_summary(player) -> dict:
+def _wallet_summary(player: Player) -> dict:
     """The wallet, and in seamless mode what the operator's wallet says the player has
     (asked now, within the operator's timeout; null if it does not answer)."""
     if not seamless.is_seamless(operator_id=player.operator_id):
@@ -117,6 +124,7 @@ class _CashierView(APIView):
     kind = ""
 
     def _move(self, request: Request, player_id: str) -> Response:
+        caller = operator_principal(request)
         player = _player(request, player_id)
         values = validated(CashierInput, request.data)
         currency = parse_currency(values["currency"])
@@ -131,10 +139,8 @@ class _CashierView(APIView):
             player=player,
             amount=amount,
             currency=currency,
-            reference=ledger_reference(
-                operator_id=request.user.operator.pk, reference=own_reference
-            ),
-            actor=request.user.actor,
+            reference=ledger_reference(operator_id=caller.operator.pk, reference=own_reference),
+            actor=caller.actor,
             metadata=values["metadata"],
         )
         body = presenters.player_transaction(txn, player=player, operator_view=True)
@@ -206,6 +212,7 @@ class PlayerTransactionListView(GenericAPIView):
         page = self.paginate_queryset(
             transactions.player_transactions(player=player, **_filters(request))
         )
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.player_transaction(t, player=player, operator_view=True) for t in page]
         return self.get_paginated_response(WalletOperatorTransactionOutput(body, many=True).data)
 
@@ -265,7 +272,7 @@ class PlayerLimitsView(APIView):
             if amount is None
             else parse_amount(amount, player.wallet_currency, allow_zero=True),
             currency=values.get("currency"),
-            actor=request.user.actor,
+            actor=operator_principal(request).actor,
         )
         state = next(
             s
@@ -289,6 +296,7 @@ class PlayerLimitHistoryView(GenericAPIView):
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         page = self.paginate_queryset(limits.player_limit_history(player=player))
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.limit_change(change) for change in page]
         return self.get_paginated_response(LimitChangeOutput(body, many=True).data)
 
@@ -333,7 +341,7 @@ class SelfExclusionView(APIView):
             player=player,
             days=values["days"],
             reason=values["reason"],
-            actor=request.user.actor,
+            actor=operator_principal(request).actor,
         )
         return Response(
             SelfExclusionOutput(presenters.self_exclusion(exclusion)).data,
@@ -353,7 +361,9 @@ PRACTICE_TOP_UP_DESCRIPTION = (
 
 
 def _practice_top_up_response(request: Request, player: Player, *, operator_view: bool) -> Response:
-    txn = services.practice_chips_top_up(player=player, actor=request.user.actor)
+    txn = services.practice_chips_top_up(
+        player=player, actor=operator_or_player_principal(request).actor
+    )
     if txn is None:
         return Response(WalletOutput(presenters.wallet_summary(player=player)).data)
     body = presenters.player_transaction(txn, player=player, operator_view=operator_view)
@@ -396,7 +406,7 @@ class OperatorCashierCapsView(APIView):
         "and monthly deposit caps (set by back-office staff; null: no cap).",
     )
     def get(self, request: Request) -> Response:
-        caps = limits.cashier_caps_list(operator=request.user.operator)
+        caps = limits.cashier_caps_list(operator=operator_principal(request).operator)
         return Response(
             CashierCapsOutput([presenters.cashier_caps(c) for c in caps], many=True).data
         )
@@ -419,7 +429,7 @@ class MyWalletView(APIView):
         examples=examples.WALLET,
     )
     def get(self, request: Request) -> Response:
-        return Response(WalletOutput(_wallet_summary(request.user.player)).data)
+        return Response(WalletOutput(_wallet_summary(player_principal(request).player)).data)
 
 
 class MyPracticeTopUpView(APIView):
@@ -440,7 +450,9 @@ class MyPracticeTopUpView(APIView):
     )
     def post(self, request: Request) -> Response:
         validated(NoBody, request.data)
-        return _practice_top_up_response(request, request.user.player, operator_view=False)
+        return _practice_top_up_response(
+            request, player_principal(request).player, operator_view=False
+        )
 
 
 class MyTransactionListView(GenericAPIView):
@@ -456,10 +468,11 @@ class MyTransactionListView(GenericAPIView):
         "newest first (the operator's metadata is not shown).",
     )
     def get(self, request: Request) -> Response:
-        player = request.user.player
+        player = player_principal(request).player
         page = self.paginate_queryset(
             transactions.player_transactions(player=player, **_filters(request))
         )
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.player_transaction(t, player=player, operator_view=False) for t in page]
         return self.get_paginated_response(WalletTransactionOutput(body, many=True).data)
 
@@ -474,7 +487,7 @@ class MyTransactionDetailView(APIView):
         description="One ledger transaction of the calling player's wallet.",
     )
     def get(self, request: Request, transaction_id: str) -> Response:
-        player = request.user.player
+        player = player_principal(request).player
         txn = transactions.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=False)
         return Response(WalletTransactionOutput(body).data)
@@ -493,7 +506,7 @@ class OperatorWalletView(APIView):
         "your wallet API for every buy-in and payout), with your wallet's URL and timeout.",
     )
     def get(self, request: Request) -> Response:
-        row = seamless.operator_wallet_get(operator_id=request.user.operator.pk)
+        row = seamless.operator_wallet_get(operator_id=operator_principal(request).operator.pk)
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)
 
     @extend_schema(
@@ -511,7 +524,6 @@ class OperatorWalletView(APIView):
     @idempotent
     def put(self, request: Request) -> Response:
         values = validated(OperatorWalletInput, request.data)
-        row = services.operator_wallet_set(
-            operator=request.user.operator, actor=request.user.actor, **values
-        )
+        caller = operator_principal(request)
+        row = services.operator_wallet_set(operator=caller.operator, actor=caller.actor, **values)
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)

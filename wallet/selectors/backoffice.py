@@ -130,11 +130,21 @@ def network_games_settled(
     if currency:
         settlements = settlements.filter(currency=currency)
     return {
-        row["game_ref"]: SettledNetworkGame(row["pk"], row["day"], row["currency"], row["amount"])
+        _game_ref(row["game_ref"]): SettledNetworkGame(
+            row["pk"], row["day"], row["currency"], row["amount"]
+        )
         for row in settlements.annotate(day=TruncDate("created_at", tzinfo=UTC)).values(
             "pk", "game_ref", "day", "currency", "amount"
         )
     }
+
+
+def _game_ref(value: str | None) -> str:
+    """The game_ref of a game's settlement, buy-in or refund: they always name their game
+    (the column is nullable for the other kinds of transaction)."""
+    if value is None:
+        raise ValueError("a game's ledger transaction without its game_ref")
+    return value
 
 
 def _position_lines(operator: Operator, currency: str | None) -> QuerySet[LedgerEntry]:
@@ -217,9 +227,10 @@ def network_position_game_lines(
         .order_by()
     )
     return PositionGameLines(
-        stakes={row["transaction__game_ref"]: int(row["total"]) for row in stakes},
+        stakes={_game_ref(row["transaction__game_ref"]): int(row["total"]) for row in stakes},
         results={
-            (row["transaction__game_ref"], row["component"]): int(row["total"]) for row in results
+            (_game_ref(row["transaction__game_ref"]), row["component"]): int(row["total"])
+            for row in results
         },
     )
 

@@ -105,7 +105,7 @@ def player_limit_states(*, player: Player, at: datetime | None = None) -> list[L
     """Every (kind, period) limit of the player: in force, pending, used in this window."""
     moment = at or timezone.now()
     account = wallet_account(player=player)
-    used = {
+    used: dict[str, dict[str, int]] = {
         LimitKind.DEPOSIT: deposit_totals(account=account, at=moment),
         LimitKind.LOSS: net_loss_totals(account=account, at=moment),
     }
@@ -115,8 +115,11 @@ def player_limit_states(*, player: Player, at: datetime | None = None) -> list[L
     for kind in LimitKind.values:
         for period in PERIODS:
             row = rows.get((kind, period))
-            pending_due = row is not None and row.pending_effective_at is not None
-            pending_due = pending_due and row.pending_effective_at <= moment
+            pending_due = (
+                row is not None
+                and row.pending_effective_at is not None
+                and row.pending_effective_at <= moment
+            )
             states.append(
                 LimitState(
                     kind=kind,

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
@@ -27,13 +28,26 @@ from wallet.models import (
 )
 from wallet.selectors.limits import self_exclusions_in_force
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
 Kind = LedgerTransaction.Kind
 
 
-def escrow_with_replay(*, game_ref: str, currency: str, reference: str) -> Account | None:
+class EscrowReplayAnnotations(TypedDict):
+    """What ``escrow_with_replay`` adds to the escrow it reads."""
+
+    replayed: bool
+
+
+def escrow_with_replay(
+    *, game_ref: str, currency: str, reference: str
+) -> WithAnnotations[Account, EscrowReplayAnnotations] | None:
     """The game's escrow with its operator, ``replayed`` set (a transaction under
     ``reference`` exists): the first read of a refund or settlement, one query."""
-    return next(iter(_ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)), None)
+    rows = _ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)
+    # PrecompiledQuery.fetch is typed list[Model]: its rows are the annotated escrows above.
+    return cast("WithAnnotations[Account, EscrowReplayAnnotations] | None", next(iter(rows), None))
 
 
 # Compiled once per process thread (gin_platform/precompiled.py): every refund and settlement.
@@ -105,7 +119,7 @@ def escrow_posting_reads(
     operator_ids: Collection[uuid.UUID] = (),
 ) -> EscrowPostingReads:
     operators = sorted(set(operator_ids), key=str)
-    params: list[object] = [reference, escrow.pk, Kind.SETTLEMENT.value]
+    params: list[str | int] = [reference, escrow.pk, Kind.SETTLEMENT.value]
     if participants:
         contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
         params += [escrow.pk, *contribution, Kind.REVERSAL.value, *contribution]
@@ -188,7 +202,7 @@ def escrow_posting_reads_many(
     ]
     contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
     ids = [escrow.pk for escrow in escrows]
-    params: list[object] = [*references, *ids, Kind.SETTLEMENT.value, *ids]
+    params: list[str | int] = [*references, *ids, Kind.SETTLEMENT.value, *ids]
     params += [*contribution, Kind.REVERSAL.value, *contribution]
     operators = sorted(set(operator_ids), key=str)
     if operators:

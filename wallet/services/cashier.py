@@ -376,7 +376,7 @@ def cashier_caps_set(
 
 
 def check_cashier_caps(
-    *, currency: str, caps: Mapping[str, object]
+    *, currency: object, caps: Mapping[str, object]
 ) -> tuple[str, dict[str, int | None]]:
     """The one check of new caps, for a direct set, a four-eyes proposal and its approval
     alike (so a proposal the approval would refuse is never recorded): a currency with a

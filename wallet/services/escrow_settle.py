@@ -165,10 +165,11 @@ def escrow_settle_many(
     Raises ``NotBatchable`` for a settlement that needs the single path, or the problem
     of a settlement that breaks a rule (then no settlement of the batch is written)."""
     checked = [_settlement_checked(item) for item in settlements]
-    escrows = posting_selectors.escrows_of_games(
+    found_escrows = posting_selectors.escrows_of_games(
         games=[(item.game_ref, item.code) for item in checked]
     )
-    if len({item.reference for item in checked}) != len(checked) or None in escrows:
+    escrows = [escrow for escrow in found_escrows if escrow is not None]
+    if len({item.reference for item in checked}) != len(checked) or len(escrows) != len(checked):
         raise NotBatchable("a reference twice in the batch, or an escrow missing")
     if any(platform_selectors.is_network_operator(escrow.operator_id) for escrow in escrows):
         raise NotBatchable("a network game (its fee split reads the contributions)")

@@ -107,14 +107,16 @@ def _parse_rate(rate: object) -> Decimal:
 @transaction.atomic
 def exchange_rate_record(
     *,
-    base: str,
-    quote: str,
-    rate: str | Decimal,
+    base: object,
+    quote: object,
+    rate: object,
     as_of: datetime,
     source: str,
     actor: Actor,
 ) -> tuple[ExchangeRate, bool]:
     """Record that 1 ``base`` = ``rate`` ``quote`` as of ``as_of``; returns (row, created).
+    The pair and the rate are checked here, whatever their type (a rates file's row passes
+    them as read): currency codes, and a decimal string or a Decimal.
 
     Recording the same (pair, as_of, source) again with the same rate changes nothing; with
     another rate it is ``exchange-rate-conflict`` (a published rate is never edited)."""

@@ -80,7 +80,7 @@ RETRY_MAX_SECONDS = 600
 STALE_DEBIT_SECONDS = 120  # a debit still pending after this lost its request: roll back
 STRANDED_DEBIT_SECONDS = 600  # an applied buy-in debit no seat consumed by then: roll back
 LEASE_SLACK_SECONDS = 30
-MIRROR_KINDS = {
+MIRROR_KINDS: dict[str, str] = {
     Call.Kind.DEBIT: Kind.SEAMLESS_DEBIT,
     Call.Kind.CREDIT: Kind.SEAMLESS_CREDIT,
     Call.Kind.ROLLBACK: Kind.SEAMLESS_ROLLBACK,
@@ -310,7 +310,8 @@ def wallet_call_attempt(call_id: Any, *, actor: Actor, quick: bool) -> WalletCal
         return call
     if not _claim(call.pk, timeout_ms=config.timeout_ms):
         return call
-    action = {Call.Kind.DEBIT: "debit", Call.Kind.CREDIT: "credit"}.get(call.kind, "rollback")
+    actions: dict[str, str] = {Call.Kind.DEBIT: "debit", Call.Kind.CREDIT: "credit"}
+    action = actions.get(call.kind, "rollback")
     answer = wallet_call_send(
         base_url=config.base_url,
         secret=call.operator.webhook_secret,
