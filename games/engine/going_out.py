@@ -177,12 +177,6 @@ def _knocker_splits(mask: int, limit: int) -> Iterator[tuple[tuple[int, ...], in
         stack.extend(reversed(children))
 
 
-def _defender_reply(defender: int, knocker_melds: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """R8: the defender's own melds and lay-offs, chosen together for minimum deadwood."""
-    groups = tuple(mask for mask, _, _ in _layoff_groups(knocker_melds, defender))
-    return best_split(defender, groups)
-
-
 def _validate_hands(knocker_cards, defender_cards) -> tuple[int, int]:
     knocker = coerce_cards(knocker_cards)
     defender = coerce_cards(defender_cards)

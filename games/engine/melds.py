@@ -110,16 +110,6 @@ MELDS_BY_CARD: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def mask_value(mask: int) -> int:
-    """Sum of the R1 deadwood values of the cards in ``mask``."""
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += CARD_VALUES[low.bit_length() - 1]
-        mask ^= low
-    return total
-
-
 @dataclass(frozen=True, slots=True)
 class Arrangement:
     """A split of a hand into melds and deadwood (R2).
