@@ -370,12 +370,10 @@ def match_reload(match: Match) -> Match:
 
 
 # --- Events ---------------------------------------------------------------------------
-def hand_outcome(data: dict | None) -> engine.HandOutcome | engine.MultiHandOutcome | None:
+def hand_outcome(data: dict | None) -> engine.HandOutcome | None:
     """A stored hand outcome: heads-up, or R12 (it has ``penalties`` per seat)."""
     if data is None:
         return None
-    if "penalties" in data:
-        return engine.MultiHandOutcome.from_dict(data)
     return engine.HandOutcome.from_dict(data)
 
 
@@ -458,7 +456,7 @@ def hand_actions(hand: Hand) -> list[engine.Action]:
     return [engine.Action.from_dict(action) for action in recorded]
 
 
-def hand_replay(hand: Hand) -> engine.AnyHandState:
+def hand_replay(hand: Hand) -> engine.HandState:
     """Exact replay (docs/fairness.md): re-deal the hand from its server seed and apply its
     recorded actions; the result equals the stored state. R12: forfeits are replayed from
     their recorded entries, and the seats that had forfeited before the deal are dealt
@@ -559,7 +557,7 @@ def expected_dealer(hand: Hand) -> int:
     if previous is None:  # pragma: no cover - hands are numbered from 1 without gaps
         return hand.dealer
     if rules.is_multi:
-        return engine.next_multi_dealer(
+        return engine.next_dealer(
             previous.dealer,
             hand_outcome(previous.outcome),
             seats=rules.seats,

@@ -26,13 +26,11 @@ from games.services.dealing import _hand_deal, _match_finished_record
 from gin_platform.principals import Actor
 
 
-def _multi_outcomes(match: Match) -> list[engine.MultiHandOutcome]:
+def _multi_outcomes(match: Match) -> list[engine.HandOutcome]:
     """The R12 hands that ended (void ones included; a hand ended by forfeits is abandoned
     and counts nothing)."""
     rows = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
-    return [
-        engine.MultiHandOutcome.from_dict(data) for data in rows.values_list("outcome", flat=True)
-    ]
+    return [engine.HandOutcome.from_dict(data) for data in rows.values_list("outcome", flat=True)]
 
 
 def _set_seat_scores(match: Match, totals: Sequence[int], won: Sequence[int]) -> None:
@@ -40,14 +38,14 @@ def _set_seat_scores(match: Match, totals: Sequence[int], won: Sequence[int]) ->
 
 
 def _multi_next_deal(
-    *, match: Match, hand: Hand, outcome: engine.MultiHandOutcome | None, actor: Actor
+    *, match: Match, hand: Hand, outcome: engine.HandOutcome | None, actor: Actor
 ) -> Hand:
     """R12: the deal rotates clockwise among the seats still in; a void hand is redealt by
     the same dealer."""
     return _hand_deal(
         match=match,
         number=hand.number + 1,
-        dealer=engine.next_multi_dealer(
+        dealer=engine.next_dealer(
             hand.dealer, outcome, seats=match.seat_count, out=match.forfeited_seats
         ),
         seed=engine.new_server_seed(),
@@ -56,14 +54,14 @@ def _multi_next_deal(
 
 
 def _multi_hand_finished(
-    *, match: Match, hand: Hand, outcome: engine.MultiHandOutcome, actor: Actor
+    *, match: Match, hand: Hand, outcome: engine.HandOutcome, actor: Actor
 ) -> Hand | None:
     """R12 after a hand: First To Knock ends with the hand's winner (a void hand is
     redealt); Match Play adds the penalties and deals again until a penalty total reaches
     the target. Returns the hand dealt next (None: the match is over)."""
     seats, out = match.seat_count, match.forfeited_seats
     if match.variant == Variant.FTK:
-        winner = engine.ftk_multi_winner(outcome)
+        winner = engine.ftk_winner(outcome)
         if winner is None:  # R12: a void hand is redealt
             return _multi_next_deal(match=match, hand=hand, outcome=outcome, actor=actor)
         won = [1 if seat == winner else 0 for seat in range(seats)]
