@@ -177,7 +177,7 @@ def _going_out_allowed(state: HandState, action: Action, mask: int) -> bool:
 
 
 def _card_of(action: Action) -> Card:
-    """The card a ``discard`` or ``knock`` puts down (``check_action`` saw that it has one)."""
+    """The card a ``discard`` or ``knock`` puts down (``_check_action`` saw that it has one)."""
     if action.card is None:  # pragma: no cover - legal card actions always carry their card
         raise IllegalActionError(f"{action.kind} needs a card")
     return action.card
@@ -194,11 +194,11 @@ def _putdown_cards(state: HandState, seat: int) -> tuple[Card, ...]:
 def apply(state: HandState, action: Action) -> Step:
     """Apply ``action``; return the new state and the events. Raises (changing nothing)
     :class:`NotYourTurnError`, :class:`KnockOverLimitError` or :class:`IllegalActionError`."""
-    check_action(state, action)
+    _check_action(state, action)
     return _TRANSITIONS[action.kind](state, action)
 
 
-def check_action(state: HandState, action: Action) -> None:
+def _check_action(state: HandState, action: Action) -> None:
     """Raise, as :func:`apply` does, unless ``action`` may be applied to ``state`` now: it is
     one of ``_phase_actions`` and meets R6's conditions on going out, as ``legal_actions``
     says; a knock over the limit names its deadwood."""
@@ -245,15 +245,15 @@ def _illegal_reason(state: HandState, action: Action) -> str:
     return f"{action.kind} is not allowed in phase {state.phase}"
 
 
-def with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return sort_by_suit((*hand, card))
 
 
-def without_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+def _without_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return tuple(held for held in hand if held.index != card.index)
 
 
-def hands_with(state: HandState, seat: int, hand: tuple[Card, ...]) -> Hands:
+def _hands_with(state: HandState, seat: int, hand: tuple[Card, ...]) -> Hands:
     """Every seat's hand as in ``state``, with ``seat`` now holding ``hand``."""
     hands = list(state.hands)
     hands[seat] = hand
@@ -266,7 +266,7 @@ def _take(state: HandState, action: Action, kind: str) -> Step:
     card = state.discard_pile[-1]
     new = evolve(
         state,
-        hands=hands_with(state, action.seat, with_card(state.hands[action.seat], card)),
+        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
         discard_pile=state.discard_pile[:-1],
         phase=DISCARD,
         taken_from_discard=card,
@@ -324,7 +324,7 @@ def _draw_stock(state: HandState, action: Action) -> Step:
     card = state.stock[0]
     new = evolve(
         state,
-        hands=hands_with(state, action.seat, with_card(state.hands[action.seat], card)),
+        hands=_hands_with(state, action.seat, _with_card(state.hands[action.seat], card)),
         stock=state.stock[1:],
         phase=DISCARD,
         stock_only=False,
@@ -343,7 +343,7 @@ def _discard(state: HandState, action: Action) -> Step:
     seat, card = action.seat, _card_of(action)
     new = evolve(
         state,
-        hands=hands_with(state, seat, without_card(state.hands[seat], card)),
+        hands=_hands_with(state, seat, _without_card(state.hands[seat], card)),
         discard_pile=(*state.discard_pile, card),
         seq=state.seq + 1,
         to_act=_seat_after(state, seat),
@@ -379,18 +379,18 @@ def _low_stock(state: HandState, events: tuple[Event, ...]) -> Step:
 
 def _void(state: HandState) -> HandOutcome:
     """R7: nobody scores (R12: every seat's penalty is 0)."""
-    none = (0,) * state.seats if state.rules.seat_rules.penalty_scoring else ()
-    return HandOutcome(kind="void", knocker=None, winner=None, penalties=none)
+    penalties = (0,) * state.seats if state.rules.seat_rules.penalty_scoring else ()
+    return HandOutcome(kind="void", knocker=None, winner=None, penalties=penalties)
 
 
 def _knock(state: HandState, action: Action) -> Step:
     """R6: put one card down and show the rest; R8, R9 (R12) settle the hand."""
     seat, card = action.seat, _card_of(action)
-    shown = without_card(state.hands[seat], card)
+    shown = _without_card(state.hands[seat], card)
     outcome = _settle(state, seat, shown)
     new = evolve(
         state,
-        hands=hands_with(state, seat, shown),
+        hands=_hands_with(state, seat, shown),
         knock_card=card,
         taken_from_discard=None,
         seq=state.seq + 1,
@@ -469,7 +469,7 @@ def forfeit(state: HandState, seat: int) -> Step:
         raise EngineError(f"seat {seat} has already forfeited")
     new = evolve(
         state,
-        hands=hands_with(state, seat, ()),
+        hands=_hands_with(state, seat, ()),
         out=(*state.out, seat),
         dead=sort_by_suit((*state.dead, *state.hands[seat])),
         seq=state.seq + 1,
