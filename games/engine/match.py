@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Literal, NamedTuple, overload
 
 from games.engine.records import Record
 from games.engine.rules import (
@@ -82,6 +82,17 @@ def ftk_winner(outcome: HandOutcome) -> int | None:
     if seat_rules(outcome.seats).ftk_to_hand_winner:
         return outcome.winner
     return outcome.knocker
+
+
+# Heads-up the counts are a pair, as R10's Money Play takes them.
+@overload
+def hands_won(
+    hand_outcomes: Iterable[HandOutcome], *, seats: Literal[2] = 2
+) -> tuple[int, int]: ...
+
+
+@overload
+def hands_won(hand_outcomes: Iterable[HandOutcome], *, seats: int) -> tuple[int, ...]: ...
 
 
 def hands_won(hand_outcomes: Iterable[HandOutcome], *, seats: int = 2) -> tuple[int, ...]:
