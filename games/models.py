@@ -448,7 +448,7 @@ class Hand(models.Model):
     def is_over(self) -> bool:
         return self.status != self.Status.IN_PROGRESS
 
-    def engine_state(self) -> engine.AnyHandState:
+    def engine_state(self) -> engine.HandState:
         """``state`` as the engine's hand state, parsed once per stored document: a move
         parses it, then its answer and its pushes render the same state for every audience.
         Keyed by the document's identity, so a hand given a new document (``engine_state_set``,
@@ -459,7 +459,7 @@ class Hand(models.Model):
             self.__dict__["_engine_state"] = parsed
         return parsed[1]
 
-    def engine_state_set(self, state: engine.AnyHandState) -> None:
+    def engine_state_set(self, state: engine.HandState) -> None:
         """Store ``state`` (the caller saves the row); ``engine_state`` answers it unparsed."""
         self.state = engine.state_to_json(state)
         self.__dict__["_engine_state"] = (self.state, state)

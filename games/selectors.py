@@ -370,12 +370,10 @@ def match_reload(match: Match) -> Match:
 
 
 # --- Events ---------------------------------------------------------------------------
-def hand_outcome(data: dict | None) -> engine.HandOutcome | engine.MultiHandOutcome | None:
+def hand_outcome(data: dict | None) -> engine.HandOutcome | None:
     """A stored hand outcome: heads-up, or R12 (it has ``penalties`` per seat)."""
     if data is None:
         return None
-    if "penalties" in data:
-        return engine.MultiHandOutcome.from_dict(data)
     return engine.HandOutcome.from_dict(data)
 
 
@@ -387,7 +385,7 @@ def match_result(data: dict) -> engine.MatchResult | engine.MultiMatchResult:
     return engine.MatchResult.from_dict(data)
 
 
-def ended_hand_outcomes(match: Match) -> list[engine.HandOutcome | engine.MultiHandOutcome]:
+def ended_hand_outcomes(match: Match) -> list[engine.HandOutcome]:
     """The outcomes of the match's hands that ended, in order (void ones included; a hand
     abandoned by a forfeit counts nothing)."""
     rows = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
@@ -455,7 +453,7 @@ _FEED_FIELDS = ("kind", "seat", "state_seq", "payload", "match_seq", "created_at
 
 
 # --- Replay ---------------------------------------------------------------------------
-def hand_replay(hand: Hand) -> engine.AnyHandState:
+def hand_replay(hand: Hand) -> engine.HandState:
     """Exact replay (docs/fairness.md): re-deal the hand from its server seed and apply its
     recorded actions; the result equals the stored state. R12: forfeits are replayed from
     their recorded entries, and the seats that had forfeited before the deal are dealt
@@ -543,16 +541,14 @@ def first_dealer_for(seed: str, seats: int) -> int:
 def next_dealer_for(
     *,
     dealer: int,
-    outcome: engine.HandOutcome | engine.MultiHandOutcome,
+    outcome: engine.HandOutcome,
     seats: int,
     out: Sequence[int] = (),
 ) -> int:
     """Who deals after a hand ``dealer`` dealt: R3 heads-up, the deal alternates; R12, it
     rotates clockwise among the seats still in (not ``out``). A void hand is redealt by the
     same dealer (R7)."""
-    if seats == 2:
-        return engine.next_dealer(dealer, outcome)
-    return engine.next_multi_dealer(dealer, outcome, seats=seats, out=out)
+    return engine.next_dealer(dealer, outcome, seats=seats, out=out)
 
 
 def expected_dealer(hand: Hand) -> int:

@@ -33,33 +33,23 @@ from games.engine.fairness import (
     verify_deck,
 )
 from games.engine.going_out import KnockResult, Layoff, score_knock, settle_knock
-from games.engine.hand import (
-    ACTION_KINDS,
-    EVENT_KINDS,
-    PHASES,
-    Action,
-    Event,
-    HandOutcome,
-    HandState,
-)
+from games.engine.hand import apply, deal, forfeit, legal_actions, replay
 from games.engine.match import (
-    FIRST_TO_KNOCK,
-    MATCH_PLAY,
-    MATCH_PLAY_TARGETS,
-    MONEY_PLAY,
-    MONEY_PLAY_TARGETS,
-    VARIANTS,
     ForfeitResult,
     MatchScore,
     MoneyPlayResult,
-    check_variant,
+    PenaltyScore,
+    Ranking,
     forfeit_result,
+    ftk_multi_ranking,
     ftk_winner,
     hands_won,
     match_progress,
     money_play_final_scores,
     next_dealer,
-    targets_for,
+    penalty_progress,
+    rank_penalty_play,
+    split_pot,
 )
 from games.engine.melds import (
     Arrangement,
@@ -70,20 +60,6 @@ from games.engine.melds import (
     melded_deadwood,
     seven_card_deadwood,
 )
-from games.engine.multi_hand import MULTI_EVENT_KINDS, MultiHandOutcome, MultiHandState
-from games.engine.multi_match import (
-    PRIZE_TABLES,
-    MultiMatchResult,
-    PenaltyScore,
-    Ranking,
-    check_prize_table,
-    ftk_multi_ranking,
-    ftk_multi_winner,
-    next_multi_dealer,
-    penalty_progress,
-    rank_penalty_play,
-    split_pot,
-)
 from games.engine.result import (
     REASON_FIRST_TO_KNOCK,
     REASON_FORFEIT,
@@ -91,34 +67,48 @@ from games.engine.result import (
     RESULT_FORMAT,
     Forfeit,
     MatchResult,
+    MultiMatchResult,
     SeatStake,
 )
-from games.engine.rules import RuleSet
-from games.engine.showdown import OpponentReply, ShowdownResult, score_penalties, settle_showdown
-from games.engine.table import (
-    AnyHandState,
-    apply,
-    deal,
-    forfeit,
-    legal_actions,
-    player_view,
-    replay,
-    state_from_json,
-    state_to_json,
-    watcher_view,
+from games.engine.rules import (
+    FIRST_TO_KNOCK,
+    MATCH_PLAY,
+    MATCH_PLAY_TARGETS,
+    MONEY_PLAY,
+    MONEY_PLAY_TARGETS,
+    PRIZE_TABLES,
+    VARIANTS,
+    RuleSet,
+    SeatRules,
+    check_prize_table,
+    check_variant,
+    seat_rules,
+    targets_for,
 )
-from games.engine.views import event_view
+from games.engine.serialization import state_from_json, state_to_json
+from games.engine.showdown import OpponentReply, ShowdownResult, score_penalties, settle_showdown
+from games.engine.state import (
+    ACTION_KINDS,
+    EVENT_KINDS,
+    FORFEIT,
+    PHASES,
+    Action,
+    Event,
+    HandOutcome,
+    HandState,
+)
+from games.engine.views import event_view, player_view, watcher_view
 
 __all__ = [
     "ACTION_KINDS",
     "EVENT_KINDS",
     "FIRST_TO_KNOCK",
+    "FORFEIT",
     "FULL_DECK",
     "MATCH_PLAY",
     "MATCH_PLAY_TARGETS",
     "MONEY_PLAY",
     "MONEY_PLAY_TARGETS",
-    "MULTI_EVENT_KINDS",
     "PHASES",
     "PRIZE_TABLES",
     "RANK_SYMBOLS",
@@ -129,7 +119,6 @@ __all__ = [
     "SUITS",
     "VARIANTS",
     "Action",
-    "AnyHandState",
     "Arrangement",
     "Card",
     "CardParseError",
@@ -149,14 +138,13 @@ __all__ = [
     "MatchScore",
     "Meld",
     "MoneyPlayResult",
-    "MultiHandOutcome",
-    "MultiHandState",
     "MultiMatchResult",
     "NotYourTurnError",
     "OpponentReply",
     "PenaltyScore",
     "Ranking",
     "RuleSet",
+    "SeatRules",
     "SeatStake",
     "ShowdownResult",
     "apply",
@@ -175,7 +163,6 @@ __all__ = [
     "forfeit_result",
     "format_cards",
     "ftk_multi_ranking",
-    "ftk_multi_winner",
     "ftk_winner",
     "hands_won",
     "legal_actions",
@@ -184,7 +171,6 @@ __all__ = [
     "money_play_final_scores",
     "new_server_seed",
     "next_dealer",
-    "next_multi_dealer",
     "parse_card",
     "parse_cards",
     "penalty_progress",
@@ -194,6 +180,7 @@ __all__ = [
     "replay",
     "score_knock",
     "score_penalties",
+    "seat_rules",
     "seed_commitment",
     "settle_knock",
     "settle_showdown",

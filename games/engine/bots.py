@@ -1,8 +1,8 @@
 """Built-in players: a sensible bot for practice tables and demos, and a random player.
 
 It plays heads-up and R12 (three and four seats) hands alike. The bot only uses what its
-seat may see (own cards, the discard pile, its legal actions),
-so the same decision runs on a :class:`HandState` or on a ``player_view`` dict:
+seat may see (own cards, the discard pile, its legal actions), so the same decision runs on
+a :class:`~games.engine.state.HandState` or on a ``player_view`` dict:
 
 * Big Gin when possible (R6), else knock with the lowest deadwood left (Gin first) whenever
   a knock is legal;
@@ -14,9 +14,13 @@ so the same decision runs on a :class:`HandState` or on a ``player_view`` dict:
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from games.engine.cards import Card, card_value, cards_to_mask, coerce_cards
-from games.engine.hand import (
+from games.engine.hand import legal_actions
+from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
+from games.engine.state import (
     BIG_GIN,
     DISCARD_CARD,
     DRAW_DISCARD,
@@ -25,9 +29,8 @@ from games.engine.hand import (
     PASS,
     TAKE_UPCARD,
     Action,
+    HandState,
 )
-from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
-from games.engine.table import AnyHandState, legal_actions
 
 Choice = tuple[str, Card | None]  # (action kind, card)
 
@@ -56,7 +59,7 @@ def decide(hand: tuple[Card, ...], top: Card | None, legal: list[Choice]) -> Cho
     if BIG_GIN in kinds:
         return BIG_GIN, None
     for kind in (KNOCK, DISCARD_CARD):
-        cards = [card for choice, card in legal if choice == kind]
+        cards = [card for choice, card in legal if choice == kind and card is not None]
         if cards:
             return kind, min(cards, key=lambda card: _putdown_key(mask, card))
     for take, skip in ((TAKE_UPCARD, PASS), (DRAW_DISCARD, DRAW_STOCK)):
@@ -67,7 +70,7 @@ def decide(hand: tuple[Card, ...], top: Card | None, legal: list[Choice]) -> Cho
     raise ValueError(f"no decision for legal actions {legal!r}")  # pragma: no cover
 
 
-def choose_action(state: AnyHandState, seat: int, rng: random.Random | None = None) -> Action:
+def choose_action(state: HandState, seat: int, rng: random.Random | None = None) -> Action:
     """The built-in bot's action for ``seat`` (always legal), heads-up or R12 (the same
     decisions with 7-8 cards). ``rng`` is accepted for interface symmetry with
     :func:`random_action`; the bot is deterministic."""
@@ -76,7 +79,7 @@ def choose_action(state: AnyHandState, seat: int, rng: random.Random | None = No
     return Action(kind, seat, card)
 
 
-def choose_action_from_view(view: dict) -> dict:
+def choose_action_from_view(view: Mapping[str, Any]) -> dict[str, str | None]:
     """The built-in bot working from a ``player_view`` dict only (server bot, HTTP demo).
 
     Returns one of ``view["legal_actions"]`` as a client sends it back (kind and card, without
@@ -94,7 +97,7 @@ def choose_action_from_view(view: dict) -> dict:
     return {"kind": kind, "card": None if card is None else str(card)}
 
 
-def random_action(state: AnyHandState, seat: int, rng: random.Random) -> Action:
+def random_action(state: HandState, seat: int, rng: random.Random) -> Action:
     """A uniformly random legal action (test player)."""
     legal = legal_actions(state, seat)
     if not legal:

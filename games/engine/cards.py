@@ -49,7 +49,7 @@ class Card:
     # Equality and hash by deck position (same as by rank and suit, and faster).
     def __eq__(self, other: object) -> bool:
         if other.__class__ is Card:
-            return self.index == other.index  # type: ignore[attr-defined]
+            return self.index == other.index
         return NotImplemented
 
     def __hash__(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from games.engine.hand import Action
+    from games.engine.state import Action
 
 
 class EngineError(Exception):

@@ -1,15 +1,20 @@
-"""Going out (R6), showing and laying off (R8) and scoring a hand (R9)."""
+"""Going out (R6), showing and laying off (R8) and scoring a heads-up hand (R9).
+
+The showdown's steps (the knocker's splits within the limit, the lay-off groups a meld
+offers, choosing the knocker's melds against each opponent's best reply, showing them and
+answering with lay-offs) are the same for every seat count; R12's penalty scoring
+(:mod:`games.engine.showdown`) uses them as they are.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from games.engine.cards import (
     FULL_DECK,
     Card,
-    card_texts,
     cards_to_mask,
     coerce_cards,
     mask_to_cards,
@@ -25,6 +30,7 @@ from games.engine.melds import (
     meld_from_mask,
     sort_melds,
 )
+from games.engine.records import Record
 from games.engine.rules import RuleSet
 from games.engine.solver import min_deadwood_mask
 
@@ -34,7 +40,7 @@ _MELD_MASKS = frozenset(ALL_MELD_MASKS)
 
 
 @dataclass(frozen=True, slots=True)
-class Layoff:
+class Layoff(Record):
     """R8: one defender card added to the knocker's meld ``meld_index`` (in ``knocker_melds``).
 
     Lay-offs are listed in an order in which each one is legal when made (chains: 9 then 10
@@ -44,16 +50,9 @@ class Layoff:
     card: Card
     meld_index: int
 
-    def to_dict(self) -> dict:
-        return {"card": str(self.card), "meld_index": self.meld_index}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Layoff:
-        return cls(card=coerce_cards([data["card"]])[0], meld_index=data["meld_index"])
-
 
 @dataclass(frozen=True, slots=True)
-class KnockResult:
+class KnockResult(Record):
     """The showdown of a hand that someone went out of (R6, R8, R9).
 
     ``winner`` is the side that scores ``points``; ``None`` only for an R9 ``no_score`` tie.
@@ -70,35 +69,6 @@ class KnockResult:
     layoffs: tuple[Layoff, ...]
     knocker_deadwood_cards: tuple[Card, ...]
     defender_deadwood_cards: tuple[Card, ...]
-
-    def to_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "winner": self.winner,
-            "points": self.points,
-            "knocker_deadwood": self.knocker_deadwood,
-            "defender_deadwood": self.defender_deadwood,
-            "knocker_melds": [meld.to_dict() for meld in self.knocker_melds],
-            "defender_melds": [meld.to_dict() for meld in self.defender_melds],
-            "layoffs": [layoff.to_dict() for layoff in self.layoffs],
-            "knocker_deadwood_cards": card_texts(self.knocker_deadwood_cards),
-            "defender_deadwood_cards": card_texts(self.defender_deadwood_cards),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> KnockResult:
-        return cls(
-            kind=data["kind"],
-            winner=data["winner"],
-            points=data["points"],
-            knocker_deadwood=data["knocker_deadwood"],
-            defender_deadwood=data["defender_deadwood"],
-            knocker_melds=tuple(Meld.from_dict(meld) for meld in data["knocker_melds"]),
-            defender_melds=tuple(Meld.from_dict(meld) for meld in data["defender_melds"]),
-            layoffs=tuple(Layoff.from_dict(layoff) for layoff in data["layoffs"]),
-            knocker_deadwood_cards=coerce_cards(data["knocker_deadwood_cards"]),
-            defender_deadwood_cards=coerce_cards(data["defender_deadwood_cards"]),
-        )
 
 
 def score_knock(
@@ -140,9 +110,14 @@ def layoff_chains(meld: int) -> tuple[tuple[int, ...], ...]:
     return tuple(chains)
 
 
-def _layoff_groups(knocker_melds: tuple[int, ...], defender: int) -> list[tuple[int, int, tuple]]:
-    """Lay-off groups ``(mask, meld_index, bits in order)`` that the defender can make."""
-    groups = []
+LayoffGroup = tuple[int, int, tuple[int, ...]]  # mask, meld index, card bits in laying order
+
+
+def layoff_groups(knocker_melds: tuple[int, ...], defender: int) -> list[LayoffGroup]:
+    """R8: the lay-off groups ``(mask, meld_index, bits in order)`` the cards in ``defender``
+    can make onto ``knocker_melds`` (masks, in display order): a set's fourth card, a chain
+    down from a run's low end or up from its high end."""
+    groups: list[LayoffGroup] = []
     for meld_index, meld in enumerate(knocker_melds):
         for chain in layoff_chains(meld):
             mask = sum(chain)
@@ -151,14 +126,14 @@ def _layoff_groups(knocker_melds: tuple[int, ...], defender: int) -> list[tuple[
     return groups
 
 
-def _knocker_splits(mask: int, limit: int) -> Iterator[tuple[tuple[int, ...], int]]:
+def knocker_splits(mask: int, limit: int) -> Iterator[tuple[tuple[int, ...], int]]:
     """R8: every split of the knocker's cards into melds with deadwood <= the knock limit.
 
     Each split is produced once: the lowest remaining card is either covered by one meld
     containing it or left as deadwood. Branches that cannot get within the limit are cut
     using the exact minimum deadwood of the remaining cards.
     """
-    stack = [(mask, (), 0)]
+    stack: list[tuple[int, tuple[int, ...], int]] = [(mask, (), 0)]
     while stack:
         rest, melds, free_value = stack.pop()
         if not rest:
@@ -177,13 +152,9 @@ def _knocker_splits(mask: int, limit: int) -> Iterator[tuple[tuple[int, ...], in
         stack.extend(reversed(children))
 
 
-def _defender_reply(defender: int, knocker_melds: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """R8: the defender's own melds and lay-offs, chosen together for minimum deadwood."""
-    groups = tuple(mask for mask, _, _ in _layoff_groups(knocker_melds, defender))
-    return best_split(defender, groups)
-
-
-def _validate_hands(knocker_cards, defender_cards) -> tuple[int, int]:
+def _validate_hands(
+    knocker_cards: str | Iterable[Card | str], defender_cards: str | Iterable[Card | str]
+) -> tuple[int, int]:
     knocker = coerce_cards(knocker_cards)
     defender = coerce_cards(defender_cards)
     if len(knocker) not in (10, 11):
@@ -243,23 +214,18 @@ def _settle_gin(knocker: int, defender: int, kind: KnockKind, bonus: int) -> Kno
 
 
 def _settle_knock(knocker: int, defender: int, rules: RuleSet) -> KnockResult:
-    """R8: pick the knocker split that scores best given the defender's best reply.
+    """R8: the knocker shows the split that scores best given the defender's best reply:
+    the most points won (or the fewest conceded), then the lower knocker deadwood, then the
+    first split found (deterministic)."""
 
-    Order: best score for the knocker (points won, or minus points conceded), then the lower
-    knocker deadwood, then the first split found (deterministic).
-    """
-    replies: dict[tuple[int, ...], int] = {}
-    best_key, best_melds = None, ()
-    for melds, knocker_deadwood in _knocker_splits(knocker, rules.knock_limit):
-        groups = tuple(mask for mask, _, _ in _layoff_groups(melds, defender))
-        if groups not in replies:
-            replies[groups] = best_split(defender, groups)[0]
-        _, winner, points = score_knock(knocker_deadwood, replies[groups], rules)
-        signed = points if winner == "knocker" else -points
-        key = (signed, -knocker_deadwood)
-        if best_key is None or key > best_key:
-            best_key, best_melds = key, melds
-    return _show_knock(knocker, defender, best_melds, rules)
+    def points_won(knocker_deadwood: int, replies: Sequence[int]) -> int:
+        _, winner, points = score_knock(knocker_deadwood, replies[0], rules)
+        return points if winner == "knocker" else -points
+
+    melds = best_knocker_melds(
+        knocker, (defender,), limit=rules.knock_limit, gain=points_won, ties_to_smallest=False
+    )
+    return _show_knock(knocker, defender, melds, rules)
 
 
 def _show_knock(knocker: int, defender: int, melds: tuple[int, ...], rules: RuleSet) -> KnockResult:
@@ -281,8 +247,45 @@ def _show_knock(knocker: int, defender: int, melds: tuple[int, ...], rules: Rule
     )
 
 
-# The two steps of a showdown below are the same whatever the seat count: R12's showdown
-# (games.engine.showdown) shows the knocker's melds and answers each opponent with them.
+# The steps of a showdown below are the same whatever the seat count: R12's showdown
+# (games.engine.showdown) chooses and shows the knocker's melds and answers each opponent
+# with them, each on its own.
+
+
+def best_knocker_melds(
+    knocker: int,
+    opponents: Sequence[int],
+    *,
+    limit: int,
+    gain: Callable[[int, Sequence[int]], int],
+    ties_to_smallest: bool,
+) -> tuple[int, ...]:
+    """R8 (R12): the knocker's melds, as meld masks. Every split of ``knocker`` within the
+    knock ``limit`` is scored against each opponent's best reply (its own melds and lay-offs
+    onto the split, found on its own: one opponent's lay-offs never help another): ``gain``
+    says what the split is worth to the knocker, from the knocker's deadwood and the
+    opponents' deadwood after lay-offs. The best gain wins, then the lower knocker deadwood,
+    then the first split found, or with ``ties_to_smallest`` (R12) the split whose melds, as
+    the ascending tuple of their 52-bit masks, compare smallest."""
+    replies: dict[tuple[int, tuple[int, ...]], int] = {}
+    best_key: tuple[int, int] | None = None
+    best_melds: tuple[int, ...] = ()
+    for melds, knocker_deadwood in knocker_splits(knocker, limit):
+        answers = []
+        for opponent in opponents:
+            groups = tuple(mask for mask, _, _ in layoff_groups(melds, opponent))
+            reply = replies.get((opponent, groups))
+            if reply is None:
+                reply = replies[opponent, groups] = best_split(opponent, groups)[0]
+            answers.append(reply)
+        key = (gain(knocker_deadwood, answers), -knocker_deadwood)
+        if ties_to_smallest:
+            melds = tuple(sorted(melds))
+            if best_key is None or key > best_key or (key == best_key and melds < best_melds):
+                best_key, best_melds = key, melds
+        elif best_key is None or key > best_key:
+            best_key, best_melds = key, melds
+    return best_melds
 
 
 def show_melds(
@@ -306,16 +309,18 @@ def lay_off_reply(
     """R8: the defender's own melds and lay-offs onto the knocker's melds ``ordered`` (in
     display order), chosen together for minimum deadwood: ``(deadwood, own melds, lay-offs
     in an order in which each is legal, mask of the cards left over)``."""
-    layoff_groups = _layoff_groups(ordered, defender)
-    deadwood, chosen = best_split(defender, tuple(mask for mask, _, _ in layoff_groups))
-    own, layoffs, free = [], [], defender
+    groups = layoff_groups(ordered, defender)
+    deadwood, chosen = best_split(defender, tuple(mask for mask, _, _ in groups))
+    own: list[Meld] = []
+    layoffs: list[Layoff] = []
+    free = defender
     for group in chosen:
         free ^= group
         if group in _MELD_MASKS:
             own.append(meld_from_mask(group))
             continue
         # A lay-off group that is no meld of its own: find the knocker meld it extends.
-        _, meld_index, chain = next(entry for entry in layoff_groups if entry[0] == group)
+        _, meld_index, chain = next(entry for entry in groups if entry[0] == group)
         layoffs.extend(Layoff(FULL_DECK[bit.bit_length() - 1], meld_index) for bit in chain)
     layoffs.sort(key=lambda layoff: layoff.meld_index)
     return deadwood, sort_melds(own), tuple(layoffs), free

@@ -23,6 +23,7 @@ from games.engine.cards import (
     mask_to_cards,
 )
 from games.engine.errors import InvalidHandError
+from games.engine.records import Record
 from games.engine.solver import (
     ABOVE_ANY_DEADWOOD,
     min_deadwood_after_discard_mask,
@@ -34,7 +35,7 @@ CARD_VALUES: tuple[int, ...] = tuple(card_value(card) for card in FULL_DECK)
 
 
 @dataclass(frozen=True, slots=True)
-class Meld:
+class Meld(Record):
     """R2: a set (3-4 cards of one rank) or a run (3+ consecutive cards of one suit).
 
     ``cards`` are sorted: a run by rank, a set by suit (S, H, D, C).
@@ -53,13 +54,6 @@ class Meld:
     @property
     def mask(self) -> int:
         return cards_to_mask(self.cards)
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "cards": [str(card) for card in self.cards]}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Meld:
-        return cls(kind=data["kind"], cards=coerce_cards(data["cards"]))
 
 
 def is_valid_meld(kind: str, cards: tuple[Card, ...]) -> bool:
@@ -110,18 +104,8 @@ MELDS_BY_CARD: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def mask_value(mask: int) -> int:
-    """Sum of the R1 deadwood values of the cards in ``mask``."""
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += CARD_VALUES[low.bit_length() - 1]
-        mask ^= low
-    return total
-
-
 @dataclass(frozen=True, slots=True)
-class Arrangement:
+class Arrangement(Record):
     """A split of a hand into melds and deadwood (R2).
 
     For 11 cards, ``discard`` is the card whose discard reaches ``deadwood`` and is neither
@@ -132,24 +116,6 @@ class Arrangement:
     deadwood_cards: tuple[Card, ...]
     deadwood: int
     discard: Card | None = None
-
-    def to_dict(self) -> dict:
-        return {
-            "melds": [meld.to_dict() for meld in self.melds],
-            "deadwood_cards": [str(card) for card in self.deadwood_cards],
-            "deadwood": self.deadwood,
-            "discard": None if self.discard is None else str(self.discard),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Arrangement:
-        discard = data.get("discard")
-        return cls(
-            melds=tuple(Meld.from_dict(meld) for meld in data["melds"]),
-            deadwood_cards=coerce_cards(data["deadwood_cards"]),
-            deadwood=data["deadwood"],
-            discard=None if discard is None else coerce_cards([discard])[0],
-        )
 
 
 def _fast_mask(cards: str | Iterable[Card | str]) -> int | None:
@@ -189,7 +155,7 @@ def deadwood(cards: str | Iterable[Card | str]) -> int:
             mask = sum(map(card_bit, cards))
         except (AttributeError, TypeError):
             mask = -1
-        count = len(cards)  # type: ignore[arg-type]
+        count = len(cards)
         if mask.bit_count() == count:
             if count == 10:
                 return min_deadwood_mask(mask)
@@ -280,8 +246,14 @@ def best_arrangement(cards: str | Iterable[Card | str], *, keep: Card | None = N
     highest-value discard, then to the later card in deck order (deterministic). ``keep`` is
     a card that may not be discarded (R5: the one just taken from the discard pile).
     """
-    mask = hand_mask(cards)
-    if mask.bit_count() == 10:
+    return arrangement_of_hand(hand_mask(cards), hand_size=10, keep=keep)
+
+
+def arrangement_of_hand(mask: int, *, hand_size: int, keep: Card | None = None) -> Arrangement:
+    """The best arrangement (R2) of the ``hand_size`` cards in ``mask`` (10, or 7 in R12), or
+    of ``hand_size + 1`` cards after the best discard, never ``keep`` (ties as in
+    :func:`best_arrangement`)."""
+    if mask.bit_count() == hand_size:
         return arrangement_of_mask(mask)
     return _arrangement_after_discard(mask, keep)
 
@@ -324,7 +296,4 @@ def best_arrangement_r12(
 ) -> Arrangement:
     """R12: :func:`best_arrangement` for 7 cards, or 8 cards with the discard reaching the
     minimum (same tie rules; ``keep`` may not be discarded)."""
-    mask = hand_mask(cards, R12_SIZES)
-    if mask.bit_count() == 7:
-        return arrangement_of_mask(mask)
-    return _arrangement_after_discard(mask, keep)
+    return arrangement_of_hand(hand_mask(cards, R12_SIZES), hand_size=7, keep=keep)

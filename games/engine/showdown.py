@@ -12,29 +12,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from games.engine.cards import Card, card_texts, cards_to_mask, coerce_cards, mask_to_cards
+from games.engine.cards import Card, cards_to_mask, coerce_cards, mask_to_cards
 from games.engine.errors import DuplicateCardError, InvalidHandError, KnockOverLimitError
 from games.engine.going_out import (
     Layoff,
-    _knocker_splits,
-    _layoff_groups,
+    best_knocker_melds,
     lay_off_reply,
     show_melds,
 )
-from games.engine.melds import (
-    Meld,
-    arrangement_of_mask,
-    best_split,
-)
-from games.engine.rules import RuleSet
+from games.engine.melds import Meld, arrangement_of_mask
+from games.engine.records import Record
+from games.engine.rules import THREE_PLAYERS, RuleSet
 from games.engine.solver import min_deadwood_mask
 
 ShowdownKind = Literal["knock", "gin", "big_gin", "undercut"]
-R12_HAND_SIZE = 7  # R12: seven cards each
+R12_HAND_SIZE = THREE_PLAYERS.hand_size  # R12: seven cards each, with three or four players
 
 
 @dataclass(frozen=True, slots=True)
-class OpponentReply:
+class OpponentReply(Record):
     """One opponent's arrangement after an R12 showdown: own melds, lay-offs onto the
     knocker's melds (``Layoff.meld_index`` indexes ``ShowdownResult.knocker_melds``; listed in
     an order in which each is legal: 9 before 10 onto 6-7-8), and the deadwood left."""
@@ -45,28 +41,9 @@ class OpponentReply:
     layoffs: tuple[Layoff, ...]
     deadwood_cards: tuple[Card, ...]
 
-    def to_dict(self) -> dict:
-        return {
-            "seat": self.seat,
-            "deadwood": self.deadwood,
-            "melds": [meld.to_dict() for meld in self.melds],
-            "layoffs": [layoff.to_dict() for layoff in self.layoffs],
-            "deadwood_cards": card_texts(self.deadwood_cards),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> OpponentReply:
-        return cls(
-            seat=data["seat"],
-            deadwood=data["deadwood"],
-            melds=tuple(Meld.from_dict(meld) for meld in data["melds"]),
-            layoffs=tuple(Layoff.from_dict(layoff) for layoff in data["layoffs"]),
-            deadwood_cards=coerce_cards(data["deadwood_cards"]),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class ShowdownResult:
+class ShowdownResult(Record):
     """The showdown of an R12 hand that ``knocker`` went out of.
 
     ``winner`` is the hand's winner: the knocker, or the undercutter. ``penalties`` and
@@ -94,31 +71,6 @@ class ShowdownResult:
     def knocker_deadwood(self) -> int:
         return self.deadwood[self.knocker] or 0
 
-    def to_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "knocker": self.knocker,
-            "winner": self.winner,
-            "penalties": list(self.penalties),
-            "deadwood": list(self.deadwood),
-            "knocker_melds": [meld.to_dict() for meld in self.knocker_melds],
-            "knocker_deadwood_cards": card_texts(self.knocker_deadwood_cards),
-            "opponents": [reply.to_dict() for reply in self.opponents],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> ShowdownResult:
-        return cls(
-            kind=data["kind"],
-            knocker=data["knocker"],
-            winner=data["winner"],
-            penalties=tuple(data["penalties"]),
-            deadwood=tuple(data["deadwood"]),
-            knocker_melds=tuple(Meld.from_dict(meld) for meld in data["knocker_melds"]),
-            knocker_deadwood_cards=coerce_cards(data["knocker_deadwood_cards"]),
-            opponents=tuple(OpponentReply.from_dict(reply) for reply in data["opponents"]),
-        )
-
 
 def score_penalties(
     *,
@@ -141,7 +93,7 @@ def score_penalties(
     for seat, value in opponent_deadwood:
         if lowest is None or value < lowest:
             lowest_seat, lowest = seat, value
-    if lowest is None:
+    if lowest is None or lowest_seat is None:
         raise InvalidHandError("a showdown needs at least one opponent (R12)")
     if lowest > k:
         for seat, value in opponent_deadwood:
@@ -162,7 +114,17 @@ def turn_order_from(knocker: int, in_hand: Sequence[bool]) -> tuple[int, ...]:
     )
 
 
-def _validate(knocker: int, hands: Sequence, seats: int) -> list[int | None]:
+def _held(masks: Sequence[int | None], seat: int) -> int:
+    """The cards of ``seat``, a seat in the hand (the knocker or an opponent)."""
+    mask = masks[seat]
+    if mask is None:  # pragma: no cover - only seats in the hand are asked for
+        raise InvalidHandError(f"seat {seat} is not in the hand")
+    return mask
+
+
+def _validate(
+    knocker: int, hands: Sequence[str | Sequence[Card | str] | None], seats: int
+) -> list[int | None]:
     if len(hands) != seats:
         raise InvalidHandError(f"one hand per seat: {seats} seats, got {len(hands)} hands")
     if type(knocker) is not int or not 0 <= knocker < seats or hands[knocker] is None:
@@ -203,7 +165,7 @@ def settle_showdown(
     order = turn_order_from(knocker, [mask is not None for mask in masks])
     if not order:
         raise InvalidHandError("a showdown needs at least one opponent (R12)")
-    shown = masks[knocker]
+    shown = _held(masks, knocker)
     count = shown.bit_count()
     if count == R12_HAND_SIZE + 1:
         melded = min_deadwood_mask(shown)
@@ -219,11 +181,11 @@ def settle_showdown(
         raise KnockOverLimitError(deadwood=least, limit=rules.knock_limit)
     if least == 0:
         return _settle_gin(knocker, masks, order, "gin", rules.gin_bonus)
-    melds = choose_knocker_melds(knocker=knocker, masks=masks, order=order, rules=rules)
+    melds = _choose_knocker_melds(knocker=knocker, masks=masks, order=order, rules=rules)
     return _show(knocker, masks, order, melds, rules)
 
 
-def choose_knocker_melds(
+def _choose_knocker_melds(
     *, knocker: int, masks: Sequence[int | None], order: Sequence[int], rules: RuleSet
 ) -> tuple[int, ...]:
     """R12 (R8 generalised): the knocker's melds, as sorted meld masks.
@@ -233,31 +195,24 @@ def choose_knocker_melds(
     the opponents' penalties minus the knocker's; ties go to the lower knocker deadwood, then
     to the split whose melds, as the ascending tuple of their 52-bit masks, compare smallest.
     """
-    replies: dict[tuple[int, tuple[int, ...]], int] = {}
-    best_key: tuple[int, int] | None = None
-    best_melds: tuple[int, ...] = ()
-    for melds, knocker_deadwood in _knocker_splits(masks[knocker], rules.knock_limit):
-        answers = []
-        for seat in order:
-            opponent = masks[seat]
-            groups = tuple(mask for mask, _, _ in _layoff_groups(melds, opponent))
-            reply = replies.get((opponent, groups))
-            if reply is None:
-                reply = replies[opponent, groups] = best_split(opponent, groups)[0]
-            answers.append((seat, reply))
+
+    def penalties_gained(knocker_deadwood: int, replies: Sequence[int]) -> int:
         _, _, penalties = score_penalties(
             knocker=knocker,
             knocker_deadwood=knocker_deadwood,
-            opponent_deadwood=answers,
+            opponent_deadwood=list(zip(order, replies, strict=True)),
             seats=len(masks),
             rules=rules,
         )
-        gain = sum(penalties[seat] for seat in order) - penalties[knocker]
-        key = (gain, -knocker_deadwood)
-        canonical = tuple(sorted(melds))
-        if best_key is None or key > best_key or (key == best_key and canonical < best_melds):
-            best_key, best_melds = key, canonical
-    return best_melds
+        return sum(penalties[seat] for seat in order) - penalties[knocker]
+
+    return best_knocker_melds(
+        _held(masks, knocker),
+        [_held(masks, seat) for seat in order],
+        limit=rules.knock_limit,
+        gain=penalties_gained,
+        ties_to_smallest=True,
+    )
 
 
 def _opponent_reply(seat: int, opponent: int, ordered: tuple[int, ...]) -> OpponentReply:
@@ -281,8 +236,8 @@ def _show(
     melds: tuple[int, ...],
     rules: RuleSet,
 ) -> ShowdownResult:
-    knocker_melds, ordered, free, knocker_deadwood = show_melds(masks[knocker], melds)
-    replies = tuple(_opponent_reply(seat, masks[seat], ordered) for seat in order)
+    knocker_melds, ordered, free, knocker_deadwood = show_melds(_held(masks, knocker), melds)
+    replies = tuple(_opponent_reply(seat, _held(masks, seat), ordered) for seat in order)
     kind, winner, penalties = score_penalties(
         knocker=knocker,
         knocker_deadwood=knocker_deadwood,
@@ -320,11 +275,11 @@ def _settle_gin(
     bonus: int,
 ) -> ShowdownResult:
     """R12 Gin / Big Gin: each opponent is charged ``D_i + bonus``, no lay-offs."""
-    shown = arrangement_of_mask(masks[knocker])
-    replies = []
+    shown = arrangement_of_mask(_held(masks, knocker))
+    replies: list[OpponentReply] = []
     penalties = [0] * len(masks)
     for seat in order:
-        arrangement = arrangement_of_mask(masks[seat])
+        arrangement = arrangement_of_mask(_held(masks, seat))
         penalties[seat] = arrangement.deadwood + bonus
         replies.append(
             OpponentReply(

@@ -20,6 +20,7 @@ hands evaluated, so repeated hands are not cheaper than new ones.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 
 SUIT_BITS = 13
@@ -94,12 +95,24 @@ def _spread(nibble: int) -> int:
 Option = tuple[int, int, int, int, bool]  # cards removed per suit (S, H, D, C), four-card set
 
 
+def _option(nibble: int, r: int) -> Option:
+    """A set choice at rank ``r`` (suit nibble) as the bits it removes from each suit pattern
+    and whether it melds all four."""
+    return (
+        (nibble & 1) << r,
+        (nibble >> 1 & 1) << r,
+        (nibble >> 2 & 1) << r,
+        (nibble >> 3 & 1) << r,
+        nibble == 0b1111,
+    )
+
+
 def _build_rank_options() -> tuple[dict[int, tuple[Option, ...]], ...]:
     """Per rank r: ``{present column | runnable column << 1: options}``, each option as the
     bits it removes from each suit pattern (already at rank r) and whether it melds four."""
     tables = []
     for r in range(SUIT_BITS):
-        table = {}
+        table: dict[int, tuple[Option, ...]] = {}
         for size in (3, 4):
             for suits in combinations(range(4), size):
                 present = sum(1 << suit for suit in suits)
@@ -108,8 +121,7 @@ def _build_rank_options() -> tuple[dict[int, tuple[Option, ...]], ...]:
                         continue
                     key = _spread(present) | _spread(runnable) << 1
                     table[key] = tuple(
-                        (*((option >> suit & 1) << r for suit in range(4)), option == 15)
-                        for option in _set_options(present, runnable)
+                        _option(option, r) for option in _set_options(present, runnable)
                     )
         tables.append(table)
     return tuple(tables)
@@ -118,7 +130,7 @@ def _build_rank_options() -> tuple[dict[int, tuple[Option, ...]], ...]:
 RANK_OPTIONS = _build_rank_options()
 
 
-def _set_choices(cand: int, mask: int, runnable: int) -> list[Option]:
+def _set_choices(cand: int, mask: int, runnable: int) -> Sequence[Option]:
     """Every combination of the set options of the branching ranks in ``cand``.
 
     ``mask``: the hand; ``runnable``: its runnable cards as a 52-bit mask.
@@ -161,6 +173,7 @@ def min_deadwood_mask(mask: int) -> int:
             return rd[a] + rd[b] + rd[c] + rd[d]
     best = ABOVE_ANY_DEADWOOD
     runnable = ua | ub << 13 | uc << 26 | ud << 39
+    choices: Sequence[Option]
     if cand & (cand - 1):
         choices = _set_choices(cand, mask, runnable)
     else:  # one branching rank (the usual case): its options directly
@@ -207,6 +220,7 @@ def min_deadwood_after_discard_mask(mask: int) -> int:
             return rd[a] + rd[b] + rd[c] + rd[d] - gain
     best = ABOVE_ANY_DEADWOOD
     runnable = ua | ub << 13 | uc << 26 | ud << 39
+    choices: Sequence[Option]
     if cand & (cand - 1):
         choices = _set_choices(cand, mask, runnable)
     else:  # one branching rank (the usual case): its options directly

@@ -208,7 +208,7 @@ def match_after_hand(
     *,
     match: Match,
     hand: Hand,
-    outcome: engine.HandOutcome | engine.MultiHandOutcome,
+    outcome: engine.HandOutcome,
     actor: Actor,
 ) -> Hand | None:
     """After ``hand`` ended with ``outcome``: the running score, then the match's end (R10;
@@ -267,12 +267,12 @@ def _heads_up_end(match: Match, outcome: engine.HandOutcome) -> MatchEnd | None:
 _FTK_NO_TARGET = 10**9
 
 
-def _table_end(match: Match, outcome: engine.MultiHandOutcome) -> MatchEnd | None:
+def _table_end(match: Match, outcome: engine.HandOutcome) -> MatchEnd | None:
     """R12: First To Knock ends with the hand's winner (a void hand is redealt); Match Play
     adds the penalties until a penalty total reaches the target (None: it goes on)."""
     seats, out = match.seat_count, match.forfeited_seats
     if match.variant == Variant.FTK:
-        winner = engine.ftk_multi_winner(outcome)
+        winner = engine.ftk_winner(outcome)
         if winner is None:  # R12: a void hand is redealt
             return None
         _score_set(match, outcome.penalties, [int(seat == winner) for seat in range(seats)])

@@ -228,7 +228,7 @@ def _hand_over(
     match: Match,
     latest: tuple[Hand, ...],
     rows: list[HandEvent],
-    state: engine.AnyHandState,
+    state: engine.HandState,
     actor: Actor,
 ) -> tuple[Hand, ...]:
     """The move that ended the newest of ``latest``: its events and the hand written, then
@@ -252,13 +252,13 @@ def _hand_over(
 
 
 def _hand_ended_event(
-    *, match: Match, hand: Hand, outcome: engine.HandOutcome | engine.MultiHandOutcome
+    *, match: Match, hand: Hand, outcome: engine.HandOutcome
 ) -> Callable[[object], dict]:
     """hand.ended (gin_platform/event_types.py) for one operator: the result, never the
     cards; the winner named as that operator may see them (``player_ref_for``)."""
     seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)
     winner = seats.order_by("-pk").first() if outcome.winner is not None else None
-    multi = isinstance(outcome, engine.MultiHandOutcome)
+    multi = outcome.penalty_scoring
 
     def for_operator(operator_id: object) -> dict:
         return {

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import engine
-from games.engine import match as engine_match
+from games.engine import rules as engine_rules
 from games.models import MATCH_PLAY_TARGETS, MONEY_PLAY_TARGETS, Room, Table
 from gin_platform.models import AuditEvent
 from gin_platform.principals import Actor
@@ -249,5 +249,5 @@ def test_players_cannot_manage_rooms(player_client, idem):
 
 def test_the_room_targets_are_the_engines():
     """R10's targets are declared once in the engine; the database constraint repeats them."""
-    assert MATCH_PLAY_TARGETS == engine_match.MATCH_PLAY_TARGETS
-    assert MONEY_PLAY_TARGETS == engine_match.MONEY_PLAY_TARGETS
+    assert MATCH_PLAY_TARGETS == engine_rules.MATCH_PLAY_TARGETS
+    assert MONEY_PLAY_TARGETS == engine_rules.MONEY_PLAY_TARGETS

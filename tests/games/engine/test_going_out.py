@@ -14,6 +14,7 @@ from games.engine import (
     card_value,
     deadwood,
     parse_cards,
+    score_knock,
     settle_knock,
 )
 from tests.games.engine import brute_force
@@ -239,8 +240,6 @@ def test_property_showdown_is_legal_and_optimal_for_both_sides(hands):
     shown = [meld.cards for meld in result.knocker_melds]
     assert result.defender_deadwood == brute_force.defender_reply(shown, defender)
     # ... and no other split within the limit scores better for the knocker.
-    from games.engine.going_out import score_knock
-
     best = max(
         _knocker_score(score_knock(k, brute_force.defender_reply(melds, defender), rules))
         for melds, k in brute_force.knocker_splits(knocker, rules.knock_limit)

@@ -15,7 +15,6 @@ from games.engine import (
     HandState,
     IllegalActionError,
     KnockOverLimitError,
-    MultiHandState,
     NotYourTurnError,
     RuleSet,
     apply,
@@ -37,7 +36,7 @@ from games.engine import (
     state_to_json,
     watcher_view,
 )
-from games.engine.multi_hand import all_cards
+from games.engine.hand import all_cards
 from tests.games.engine import brute_force
 from tests.games.engine.strategies import hands as hand_strategy
 
@@ -366,7 +365,7 @@ def test_json_round_trip_and_replay_of_whole_hands(seats):
             stored = json.loads(json.dumps(state_to_json(state)))
             assert state_from_json(stored) == state
         assert replay(seed=f"json-{k}", dealer=k % seats, rules=rules, actions=moves) == state
-        assert isinstance(state, MultiHandState)
+        assert isinstance(state, HandState)
 
 
 def test_state_from_json_refuses_a_broken_state():

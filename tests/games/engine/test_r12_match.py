@@ -8,19 +8,20 @@ from hypothesis import strategies as st
 from games.engine import (
     PRIZE_TABLES,
     Forfeit,
-    MultiHandOutcome,
+    HandOutcome,
     MultiMatchResult,
     Ranking,
     SeatStake,
     check_prize_table,
     ftk_multi_ranking,
-    ftk_multi_winner,
-    next_multi_dealer,
+    ftk_winner,
+    next_dealer,
     penalty_progress,
     rank_penalty_play,
     split_pot,
 )
-from games.engine.multi_match import PRIZE_TABLE_SEATS, last_player_standing
+from games.engine.match import last_player_standing
+from games.engine.rules import PRIZE_TABLE_SEATS
 
 
 @st.composite
@@ -102,7 +103,7 @@ def test_penalty_ranking_lowest_total_then_more_hands_won_then_shared():
 
 
 def _hand(penalties, winner, kind="knock"):
-    return MultiHandOutcome(kind=kind, knocker=winner, winner=winner, penalties=tuple(penalties))
+    return HandOutcome(kind=kind, knocker=winner, winner=winner, penalties=tuple(penalties))
 
 
 def test_penalty_match_play_runs_until_a_total_reaches_the_target():
@@ -134,16 +135,16 @@ def test_forfeits_rank_last_and_the_last_player_standing_wins():
 
 
 def test_ftk_winner_is_the_hands_winner_and_a_void_hand_is_redealt():
-    undercut = MultiHandOutcome(kind="undercut", knocker=0, winner=2, penalties=(30, 4, 0))
-    assert ftk_multi_winner(undercut) == 2
-    assert ftk_multi_winner(_hand((0, 0, 0), None, "void")) is None
+    undercut = HandOutcome(kind="undercut", knocker=0, winner=2, penalties=(30, 4, 0))
+    assert ftk_winner(undercut) == 2
+    assert ftk_winner(_hand((0, 0, 0), None, "void")) is None
 
 
 def test_the_deal_rotates_clockwise_among_seats_still_in():
-    assert next_multi_dealer(3, _hand((0, 1, 1, 1), 0), seats=4) == 0
-    assert next_multi_dealer(1, _hand((0, 0, 0, 0), None, "void"), seats=4) == 1
-    assert next_multi_dealer(1, _hand((0, 1, 1, 1), 0), seats=4, out=(2,)) == 3
-    assert next_multi_dealer(1, _hand((0, 0, 0, 0), None, "void"), seats=4, out=(1,)) == 2
+    assert next_dealer(3, _hand((0, 1, 1, 1), 0), seats=4) == 0
+    assert next_dealer(1, _hand((0, 0, 0, 0), None, "void"), seats=4) == 1
+    assert next_dealer(1, _hand((0, 1, 1, 1), 0), seats=4, out=(2,)) == 3
+    assert next_dealer(1, _hand((0, 0, 0, 0), None, "void"), seats=4, out=(1,)) == 2
 
 
 def _result(**changes):
