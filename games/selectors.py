@@ -323,7 +323,7 @@ def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat
     if not mine:
         raise NotFoundProblem(f"No match {match_id} of yours")
     seat = mine[-1]
-    seat.match.shown_seats = sorted(
+    seat.match.shown_seats = sorted(  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
         (other for other in seats if other.state != Seat.State.LEFT),
         key=lambda other: other.position,
     )
