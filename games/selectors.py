@@ -474,11 +474,12 @@ def hand_replay(hand: Hand) -> engine.AnyHandState:
 
 
 def _recorded_actions(hand: Hand) -> list[dict]:
-    return list(
+    actions = (
         HandEvent.objects.filter(hand=hand, action__isnull=False)
         .order_by("seq")
         .values_list("action", flat=True)
     )
+    return cast("list[dict]", list(actions))  # action__isnull=False: each a recorded dict
 
 
 def out_at_deal(hand: Hand, recorded: Sequence[dict] | None = None) -> list[int]:
