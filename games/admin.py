@@ -89,7 +89,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):
+class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is a str, ModelAdmin's a str | None: the same attribute
     list_display = (
         "id",
         "operator",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import cast
 
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Value
 from django.utils import timezone
@@ -49,7 +50,7 @@ def room_list(*, operator: Operator, active: bool | None = None) -> QuerySet[Roo
 
 
 def room_get(*, operator: Operator, room_id: object) -> Room:
-    room = room_list(operator=operator).filter(pk=as_id(room_id)).first()
+    room = room_list(operator=operator).filter(pk=as_id(room_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
     if room is None:
         raise NotFoundProblem(f"No room {room_id} for this operator")
     return room
@@ -92,7 +93,7 @@ def network_room_list() -> QuerySet[Room]:
 
 
 def network_room_get(*, room_id: object) -> Room:
-    room = network_room_list().filter(pk=as_id(room_id)).first()
+    room = network_room_list().filter(pk=as_id(room_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
     if room is None:
         raise NotFoundProblem(f"No network room {room_id}")
     return room
@@ -127,7 +128,7 @@ def player_table_get(*, player: Player, table_id: object) -> Table:
     table is found for a player who is seated at it even once the operator stopped offering
     its room, so that they can still leave."""
     table = (
-        Table.objects.select_related("room")
+        Table.objects.select_related("room")  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
         .filter(pk=as_id(table_id))
         .filter(
             Q(room__operator_id=player.operator_id)
@@ -179,7 +180,7 @@ def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
 
 
 def lobby_room_get(*, operator: Operator, room_id: object) -> Room:
-    room = lobby_rooms(operator=operator).filter(pk=as_id(room_id)).first()
+    room = lobby_rooms(operator=operator).filter(pk=as_id(room_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
     if room is None:
         raise NotFoundProblem(f"No open room {room_id}")
     return room
@@ -256,7 +257,7 @@ def watch_match_get(*, operator: Operator, match_id: object) -> Match:
     (``match_get``), or a game in a network room the operator offers its players."""
     offered = network_rooms_offered(operator=operator).values("pk")
     match = (
-        Match.objects.filter(_operator_matches(operator) | Q(room_id__in=offered))
+        Match.objects.filter(_operator_matches(operator) | Q(room_id__in=offered))  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
         .annotate(hands_played=Count("hands"))
         .prefetch_related(shown_seats_prefetch())
         .filter(pk=as_id(match_id))
@@ -268,7 +269,7 @@ def watch_match_get(*, operator: Operator, match_id: object) -> Match:
 
 
 def match_get(*, operator: Operator, match_id: object) -> Match:
-    match = match_list(operator=operator).filter(pk=as_id(match_id)).first()
+    match = match_list(operator=operator).filter(pk=as_id(match_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
     if match is None:
         raise NotFoundProblem(f"No match {match_id} for this operator")
     return match
@@ -283,7 +284,9 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     if network_id is not None:
         operators.append(network_id)
     match_pk = as_id(match_id)
-    seats = [] if match_pk is None else _SEATS_OF_MATCH.fetch(match_pk, operators)
+    seats = (
+        [] if match_pk is None else cast("list[Seat]", _SEATS_OF_MATCH.fetch(match_pk, operators))
+    )
     return own_seat(seats, player=player, match_id=match_id)
 
 
@@ -323,7 +326,7 @@ def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat
     if not mine:
         raise NotFoundProblem(f"No match {match_id} of yours")
     seat = mine[-1]
-    seat.match.shown_seats = sorted(
+    seat.match.shown_seats = sorted(  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
         (other for other in seats if other.state != Seat.State.LEFT),
         key=lambda other: other.position,
     )
@@ -335,7 +338,7 @@ def match_seats(match: Match) -> list[Seat]:
     in position order: the ones ``match_list`` / ``own_seat`` loaded, or read now."""
     if hasattr(match, "shown_seats"):
         return match.shown_seats
-    seats = _SHOWN_SEATS.fetch(match.pk)
+    seats = cast("list[Seat]", _SHOWN_SEATS.fetch(match.pk))
     for seat in seats:
         seat.match = match  # as filter(match=match) would have set it: no query to reach it
     return seats
@@ -349,8 +352,8 @@ def latest_hands(match: Match, known: Sequence[Hand] = ()) -> list[Hand]:
     their statement saw; unless it is ``match.seq``, both are read again (bounded)."""
     if not known:
         for _attempt in range(CONSISTENT_READ_ATTEMPTS):
-            hands = _NEWEST_HANDS.fetch(match.pk)
-            if not hands or hands[0].read_at_match_seq == match.seq:
+            hands = cast("list[Hand]", _NEWEST_HANDS.fetch(match.pk))
+            if not hands or hands[0].read_at_match_seq == match.seq:  # type: ignore[attr-defined]  # annotated by _NEWEST_HANDS' query: the stubs see a plain Hand
                 break
             match.refresh_from_db()
         for hand in hands:
@@ -427,7 +430,7 @@ def match_event_rows(
                 .order_by("match_seq")[:limit]
             )
         )
-    return _EVENTS_AFTER[limit].fetch(match.pk, min(max(after, 0), MAX_ID))
+    return cast("list[HandEvent]", _EVENTS_AFTER[limit].fetch(match.pk, min(max(after, 0), MAX_ID)))
 
 
 def match_event_rows_through(*, match: Match, after: int, through: int) -> list[HandEvent]:
@@ -469,11 +472,12 @@ def hand_replay(hand: Hand) -> engine.HandState:
 
 
 def _recorded_actions(hand: Hand) -> list[dict]:
-    return list(
+    actions = (
         HandEvent.objects.filter(hand=hand, action__isnull=False)
         .order_by("seq")
         .values_list("action", flat=True)
     )
+    return cast("list[dict]", list(actions))  # action__isnull=False: each a recorded dict
 
 
 def out_at_deal(hand: Hand, recorded: Sequence[dict] | None = None) -> list[int]:
@@ -572,9 +576,9 @@ def expected_dealer(hand: Hand) -> int:
 def match_for_push(*, match_id: int) -> Match | None:
     """The match as a push renders it, with its shown seats and their players loaded once
     for every audience."""
-    match = next(iter(_MATCH_BY_ID.fetch(match_id)), None)
+    match = next(iter(cast("list[Match]", _MATCH_BY_ID.fetch(match_id))), None)
     if match is not None:
-        match.shown_seats = match_seats(match)
+        match.shown_seats = match_seats(match)  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
     return match
 
 

@@ -7,6 +7,8 @@ tests/platform/test_openapi_document.py, so a field added to a shape must be add
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 
 from games.problems import (
@@ -373,7 +375,7 @@ _SUMMARY = {
 }
 _COMMITMENT = "b8f19f78b529496bd46c198ca691a0d8b0f073735786dcaca971dc225ba92ff2"
 _BOBS_CARDS = ["3S", "5S", "JS", "KS", "4H", "3D", "5D", "6D", "9D", "JD", "4C"]
-GAME_VIEW = {
+GAME_VIEW: dict[str, Any] = {
     "seq": 2,
     "match": _SUMMARY,
     "hand": {

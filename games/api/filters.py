@@ -10,6 +10,8 @@ documents the same parameters.
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -29,7 +31,7 @@ class _QueryField(serializers.Field):
 class QueryIntegerField(_QueryField):
     """A 64-bit integer (else 400 ``must be a 64-bit integer``)."""
 
-    def to_internal_value(self, data: object) -> int:
+    def to_internal_value(self, data: Any) -> int:
         try:
             value = int(data)
         except (TypeError, ValueError):

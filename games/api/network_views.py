@@ -24,6 +24,7 @@ from games.api.views import PROBLEMS
 from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import idempotent
 from gin_platform.permissions import IsOperator, IsPlayer
+from gin_platform.principals import operator_principal, player_principal
 from gin_platform.problems import NotFoundProblem
 from gin_platform.selectors import network_get, network_membership_get
 
@@ -37,7 +38,7 @@ def _network_room_context(operator) -> dict:
     return {
         "opted_in": selectors.network_room_opt_in_ids(operator=operator),
         "member": member,
-        "all_rooms": member and membership.all_rooms,
+        "all_rooms": member and membership is not None and membership.all_rooms,
     }
 
 
@@ -55,7 +56,8 @@ class NetworkRoomListView(GenericAPIView):
         "now (`offered`: a member that opted in, or offers all rooms). 404 without a network.",
     )
     def get(self, request: Request) -> Response:
-        context = _network_room_context(request.user.operator)
+        caller = operator_principal(request)
+        context = _network_room_context(caller.operator)
         page = self.paginate_queryset(selectors.network_room_list())
         return self.get_paginated_response(NetworkRoomOutput(page, many=True, context=context).data)
 
@@ -64,8 +66,9 @@ class NetworkRoomDetailView(APIView):
     permission_classes = (IsOperator,)
 
     def _answer(self, request: Request, room_id: str) -> Response:
+        caller = operator_principal(request)
         room = selectors.network_room_get(room_id=room_id)
-        context = _network_room_context(request.user.operator)
+        context = _network_room_context(caller.operator)
         return Response(NetworkRoomOutput(room, context=context).data)
 
     @extend_schema(
@@ -91,11 +94,10 @@ class NetworkRoomDetailView(APIView):
     )
     @idempotent
     def put(self, request: Request, room_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
         room = selectors.network_room_get(room_id=room_id)
-        services.network_room_opt_in(
-            operator=request.user.operator, room=room, actor=request.user.actor
-        )
+        services.network_room_opt_in(operator=caller.operator, room=room, actor=caller.actor)
         return self._answer(request, room_id)
 
     @extend_schema(
@@ -109,11 +111,10 @@ class NetworkRoomDetailView(APIView):
     )
     @idempotent
     def delete(self, request: Request, room_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
         room = selectors.network_room_get(room_id=room_id)
-        services.network_room_opt_out(
-            operator=request.user.operator, room=room, actor=request.user.actor
-        )
+        services.network_room_opt_out(operator=caller.operator, room=room, actor=caller.actor)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -135,7 +136,8 @@ class ScreenNameView(APIView):
         "chosen) and whether it may change now.",
     )
     def get(self, request: Request) -> Response:
-        return self._answer(request.user.player)
+        caller = player_principal(request)
+        return self._answer(caller.player)
 
     @extend_schema(
         request=ScreenNameInput,
@@ -151,9 +153,10 @@ class ScreenNameView(APIView):
         examples=examples.SCREEN_NAME,
     )
     def put(self, request: Request) -> Response:
+        caller = player_principal(request)
         data = validated(ScreenNameInput, request.data)
         player = services.player_screen_name_set(
-            player=request.user.player, screen_name=data["screen_name"], actor=request.user.actor
+            player=caller.player, screen_name=data["screen_name"], actor=caller.actor
         )
         return self._answer(player)
 
@@ -177,8 +180,9 @@ class WaitingListView(APIView):
         "problem type). 404 when the player never joined it.",
     )
     def get(self, request: Request, room_id: str) -> Response:
-        player = request.user.player
-        room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
+        caller = player_principal(request)
+        player = caller.player
+        room = selectors.lobby_room_get(operator=caller.operator, room_id=room_id)
         return self._answer(selectors.player_waiting_entry(player=player, room=room), player)
 
     @extend_schema(
@@ -201,11 +205,12 @@ class WaitingListView(APIView):
         examples=examples.WAITING_LIST_JOIN,
     )
     def post(self, request: Request, room_id: str) -> Response:
-        player = request.user.player
-        room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
+        caller = player_principal(request)
+        player = caller.player
+        room = selectors.lobby_room_get(operator=caller.operator, room_id=room_id)
         data = validated(WaitingListJoinInput, request.data, context={"currency": room.currency})
         entry, created = services.waiting_list_join(
-            player=player, room=room, actor=request.user.actor, **data
+            player=player, room=room, actor=caller.actor, **data
         )
         entry = selectors.player_waiting_entry(player=player, room=room)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -222,10 +227,11 @@ class WaitingListView(APIView):
         examples=examples.WAITING_LIST_LEAVE,
     )
     def delete(self, request: Request, room_id: str) -> Response:
+        caller = player_principal(request)
         validated(NoBody, request.data)
-        player = request.user.player
-        room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
-        entry = services.waiting_list_leave(player=player, room=room, actor=request.user.actor)
+        player = caller.player
+        room = selectors.lobby_room_get(operator=caller.operator, room_id=room_id)
+        entry = services.waiting_list_leave(player=player, room=room, actor=caller.actor)
         return self._answer(entry, player)
 
 
@@ -241,7 +247,9 @@ class MyWaitingListView(GenericAPIView):
         "waiting or ended.",
     )
     def get(self, request: Request) -> Response:
-        player = request.user.player
+        caller = player_principal(request)
+        player = caller.player
         page = self.paginate_queryset(selectors.player_waiting_list(player=player))
+        assert page is not None  # None only for a view without a paginator
         entries = [presenters.waiting_list_entry(entry, player=player) for entry in page]
         return self.get_paginated_response(WaitingListEntryOutput(entries, many=True).data)

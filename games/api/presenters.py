@@ -88,7 +88,7 @@ def seat_identity(player: Player, *, match_operator_id: object, viewer: object) 
 # --- Lobby and seats ----------------------------------------------------------------------
 def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
     """A room as the lobby shows it to ``player`` (from ``selectors.lobby_rooms``)."""
-    tables = [lobby_table(table, player=player, seats=room.seats) for table in room.open_tables]
+    tables = [lobby_table(table, player=player, seats=room.seats) for table in room.open_tables]  # type: ignore[attr-defined]  # the to_attr of selectors.lobby_rooms: the stubs type a plain Room
     currency = room.currency
     return {
         "id": room.pk,
@@ -121,16 +121,17 @@ def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
 
 def lobby_table(table: Table, *, player: Player, seats: int = 2) -> dict[str, Any]:
     """A table as the lobby shows it (from ``selectors.lobby_rooms``' prefetches)."""
-    match = table.open_matches[0] if table.open_matches else None
+    match = table.open_matches[0] if table.open_matches else None  # type: ignore[attr-defined]  # the to_attr of selectors.lobby_rooms: the stubs type a plain Table
     seat_count = seats  # R12: 2, 3 or 4 places at the table
-    seats = sorted(match.active_seats, key=lambda seat: seat.position) if match else []
-    taken = {seat.position: seat for seat in seats}
+    seated = sorted(match.active_seats, key=lambda seat: seat.position) if match else []
+    taken = {seat.position: seat for seat in seated}
+    operator_id = match.operator_id if match else None  # read only for a taken seat
     running = match is not None and match.status == Match.Status.RUNNING
     return {
         "id": table.pk,
-        "state": "playing" if running else ("waiting" if seats else "empty"),
+        "state": "playing" if running else ("waiting" if seated else "empty"),
         "match_id": match.pk if match else None,
-        "free_seats": 0 if running else seat_count - len(seats),
+        "free_seats": 0 if running else seat_count - len(seated),
         "stake_per_point": (
             money(match.stake_per_point, match.currency, player=player) if match else None
         ),
@@ -139,7 +140,7 @@ def lobby_table(table: Table, *, player: Player, seats: int = 2) -> dict[str, An
                 "position": position,
                 **(
                     seat_identity(
-                        taken[position].player, match_operator_id=match.operator_id, viewer=None
+                        taken[position].player, match_operator_id=operator_id, viewer=None
                     )
                     if position in taken
                     else {"display_name": None, "screen_name": None, "operator": None}
@@ -235,7 +236,7 @@ def operator_match(match: Match, *, operator_id: object) -> dict[str, Any]:
         }
         for seat in selectors.match_seats(match)
     ]
-    summary["hands_played"] = match.hands_played
+    summary["hands_played"] = match.hands_played  # type: ignore[attr-defined]  # an annotation of selectors.match_list: the stubs type a plain Match
     return summary
 
 

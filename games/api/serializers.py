@@ -128,7 +128,7 @@ class RoomOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Room
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "name",
             "variant",
@@ -150,20 +150,20 @@ class RoomOutput(serializers.ModelSerializer):
             "created_at",
         )
 
-    def get_stake(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_stake(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]  # drf-spectacular reads a field instance as the schema of the answer
         return _money(room.stake, room.currency)
 
-    def get_stake_per_point_choices(self, room: Room) -> OptionallyDisplayedMoney(many=True):  # type: ignore[valid-type]
+    def get_stake_per_point_choices(self, room: Room) -> OptionallyDisplayedMoney(many=True):  # type: ignore[valid-type]  # drf-spectacular reads a field instance as the schema of the answer
         return [_money(choice, room.currency) for choice in room.stake_per_point_choices]
 
-    def get_cashier_min(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_cashier_min(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]  # drf-spectacular reads a field instance as the schema of the answer
         return _money(room.cashier_min, room.currency)
 
-    def get_cashier_max(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]
+    def get_cashier_max(self, room: Room) -> OptionallyDisplayedMoney(allow_null=True):  # type: ignore[valid-type]  # drf-spectacular reads a field instance as the schema of the answer
         return _money(room.cashier_max, room.currency)
 
     def get_tables(self, room: Room) -> int:
-        return room.table_count  # annotated by selectors.room_list / room_get
+        return room.table_count  # type: ignore[attr-defined]  # annotated by selectors.room_list / room_get; the field is declared for any Room
 
 
 class TableOutput(serializers.ModelSerializer):
@@ -533,7 +533,7 @@ class OperatorSeatOutput(serializers.Serializer):
 
 
 class OperatorMatchOutput(MatchSummaryOutput):
-    seats = OperatorSeatOutput(many=True)
+    seats = OperatorSeatOutput(many=True)  # type: ignore[assignment]  # a declared field replacing the base's (DRF's metaclass collects them)
     hands_played = serializers.IntegerField()
 
 

@@ -9,6 +9,8 @@ returns the seat, an action carries the sequence number it expects).
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -39,12 +41,17 @@ from games.api.serializers import (
     TableOutput,
     WatchViewOutput,
 )
-from games.models import Match
+from games.models import Match, Seat
 from games.realtime.longpoll import wait_for_events
 from gin_platform.api.inputs import NoBody, validated
 from gin_platform.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
-from gin_platform.principals import OperatorPrincipal
+from gin_platform.principals import (
+    OperatorPrincipal,
+    operator_or_player_principal,
+    operator_principal,
+    player_principal,
+)
 from gin_platform.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
 
 PROBLEMS = {
@@ -68,8 +75,9 @@ class RoomListCreateView(GenericAPIView):
         "variant, rules, stakes, fee and number of tables.",
     )
     def get(self, request: Request) -> Response:
+        caller = operator_principal(request)
         filters = validated(RoomFilterInput, request.query_params)
-        rooms = selectors.room_list(operator=request.user.operator, **filters)
+        rooms = selectors.room_list(operator=caller.operator, **filters)
         page = self.paginate_queryset(rooms)
         return self.get_paginated_response(RoomOutput(page, many=True).data)
 
@@ -89,9 +97,10 @@ class RoomListCreateView(GenericAPIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        operator = request.user.operator
+        caller = operator_principal(request)
+        operator = caller.operator
         data = validated(RoomCreateInput, request.data, context={"operator": operator})
-        room = services.room_create(operator=operator, actor=request.user.actor, **data)
+        room = services.room_create(operator=operator, actor=caller.actor, **data)
         room = selectors.room_get(operator=operator, room_id=room.pk)  # with its table count
         return Response(RoomOutput(room).data, status=status.HTTP_201_CREATED)
 
@@ -106,7 +115,8 @@ class RoomDetailView(APIView):
         description="One of the operator's rooms with its options and number of tables.",
     )
     def get(self, request: Request, room_id: str) -> Response:
-        room = selectors.room_get(operator=request.user.operator, room_id=room_id)
+        caller = operator_principal(request)
+        room = selectors.room_get(operator=caller.operator, room_id=room_id)
         return Response(RoomOutput(room).data)
 
     @extend_schema(
@@ -120,10 +130,11 @@ class RoomDetailView(APIView):
     )
     @idempotent
     def patch(self, request: Request, room_id: str) -> Response:
-        operator = request.user.operator
+        caller = operator_principal(request)
+        operator = caller.operator
         room = selectors.room_get(operator=operator, room_id=room_id)
         data = validated(RoomUpdateInput, request.data)
-        room = services.room_update(room=room, actor=request.user.actor, **data)
+        room = services.room_update(room=room, actor=caller.actor, **data)
         room = selectors.room_get(operator=operator, room_id=room.pk)  # with its table count
         return Response(RoomOutput(room).data)
 
@@ -141,9 +152,10 @@ class RoomTableCreateView(APIView):
     )
     @idempotent
     def post(self, request: Request, room_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        room = selectors.room_get(operator=request.user.operator, room_id=room_id)
-        table = services.table_create(room=room, actor=request.user.actor)
+        room = selectors.room_get(operator=caller.operator, room_id=room_id)
+        table = services.table_create(room=room, actor=caller.actor)
         return Response(TableOutput(table).data, status=status.HTTP_201_CREATED)
 
 
@@ -160,12 +172,14 @@ class MatchListView(GenericAPIView):
         "scores and result; never a card.",
     )
     def get(self, request: Request) -> Response:
+        caller = operator_principal(request)
         filters = validated(MatchFilterInput, request.query_params)
-        operator = request.user.operator
+        operator = caller.operator
         matches = selectors.match_list(
             operator=operator, status=filters["status"], room_id=filters["room"]
         )
         page = self.paginate_queryset(matches)
+        assert page is not None  # None only for a view without a paginator
         return self.get_paginated_response(
             OperatorMatchOutput(
                 [presenters.operator_match(m, operator_id=operator.pk) for m in page], many=True
@@ -184,8 +198,9 @@ class MatchDetailView(APIView):
         "players while a hand is played.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.match_get(operator=request.user.operator, match_id=match_id)
-        operator_id = request.user.operator.pk
+        caller = operator_principal(request)
+        match = selectors.match_get(operator=caller.operator, match_id=match_id)
+        operator_id = caller.operator.pk
         return Response(
             OperatorMatchOutput(presenters.operator_match(match, operator_id=operator_id)).data
         )
@@ -204,8 +219,10 @@ class LobbyView(GenericAPIView):
         "the player's display currency (R11).",
     )
     def get(self, request: Request) -> Response:
-        player = request.user.player
-        page = self.paginate_queryset(selectors.lobby_rooms(operator=request.user.operator))
+        caller = player_principal(request)
+        player = caller.player
+        page = self.paginate_queryset(selectors.lobby_rooms(operator=caller.operator))
+        assert page is not None  # None only for a view without a paginator
         rooms = [presenters.lobby_room(room, player=player) for room in page]
         return self.get_paginated_response(LobbyRoomOutput(rooms, many=True).data)
 
@@ -221,10 +238,9 @@ class LobbyRoomView(APIView):
         "amounts also in the player's display currency (R11).",
     )
     def get(self, request: Request, room_id: str) -> Response:
-        room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
-        return Response(
-            LobbyRoomOutput(presenters.lobby_room(room, player=request.user.player)).data
-        )
+        caller = player_principal(request)
+        room = selectors.lobby_room_get(operator=caller.operator, room_id=room_id)
+        return Response(LobbyRoomOutput(presenters.lobby_room(room, player=caller.player)).data)
 
 
 class SitView(APIView):
@@ -252,10 +268,11 @@ class SitView(APIView):
         "lists it under `pending_rollbacks`).",
     )
     def post(self, request: Request, table_id: str) -> Response:
-        table = selectors.player_table_get(player=request.user.player, table_id=table_id)
+        caller = player_principal(request)
+        table = selectors.player_table_get(player=caller.player, table_id=table_id)
         data = validated(SitInput, request.data, context={"currency": table.room.currency})
-        player = request.user.player
-        result = services.seat_take(player=player, table=table, actor=request.user.actor, **data)
+        player = caller.player
+        result = services.seat_take(player=player, table=table, actor=caller.actor, **data)
         return Response(
             SeatOutput(presenters.player_seat(result.seat, player=player)).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
@@ -275,10 +292,11 @@ class LeaveView(APIView):
         examples=examples.LEAVE,
     )
     def post(self, request: Request, table_id: str) -> Response:
+        caller = player_principal(request)
         validated(NoBody, request.data)
-        table = selectors.player_table_get(player=request.user.player, table_id=table_id)
-        player = request.user.player
-        seat = services.seat_leave(player=player, table=table, actor=request.user.actor)
+        table = selectors.player_table_get(player=caller.player, table_id=table_id)
+        player = caller.player
+        seat = services.seat_leave(player=player, table=table, actor=caller.actor)
         return Response(SeatOutput(presenters.player_seat(seat, player=player)).data)
 
 
@@ -294,18 +312,21 @@ class MySeatsView(GenericAPIView):
         "the amount each put into escrow.",
     )
     def get(self, request: Request) -> Response:
-        player = request.user.player
+        caller = player_principal(request)
+        player = caller.player
         page = self.paginate_queryset(selectors.player_seats(player=player))
+        assert page is not None  # None only for a view without a paginator
         seats = [presenters.player_seat(seat, player=player) for seat in page]
         return self.get_paginated_response(SeatOutput(seats, many=True).data)
 
 
 # --- Players: the game ----------------------------------------------------------------------
-def _game_view(request: Request, seat) -> dict:
+def _game_view(request: Request, seat: Seat) -> dict[str, Any]:
     """The presenter builds exactly GameViewOutput's shape (its hand and showdown fields are
     the serializers' declared fields); it is answered as is, without a second pass through
     the serializer (the answer of every move)."""
-    return presenters.game_view(match=seat.match, seat=seat.position, player=request.user.player)
+    player = player_principal(request).player
+    return presenters.game_view(match=seat.match, seat=seat.position, player=player)
 
 
 class GameView(APIView):
@@ -321,7 +342,8 @@ class GameView(APIView):
         "and the revealed seed. `seq` goes back as `expected_seq` with the next action.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        caller = player_principal(request)
+        seat = selectors.player_match_seat(player=caller.player, match_id=match_id)
         return Response(_game_view(request, seat))
 
 
@@ -345,17 +367,18 @@ class ActionView(APIView):
         "applies nothing; any other stale expected_seq is 409 stale-sequence.",
     )
     def post(self, request: Request, match_id: str) -> Response:
+        caller = player_principal(request)
         match_pk = selectors.as_id(match_id)
         if match_pk is None:  # no such row can exist: 404 before looking at the body
             raise NotFoundProblem(f"No match {match_id} of yours")
         data = validated(ActionInput, request.data)  # the hottest input: one shared instance
-        player = request.user.player
+        player = caller.player
         result = services.player_action_apply(
             player=player,
             match_id=match_pk,
             action={"kind": data["kind"], "card": data["card"]},
             expected_seq=data["expected_seq"],
-            actor=request.user.actor,
+            actor=caller.actor,
         )
         response = Response(presenters.action_view(result, player=player))
         if not result.applied:
@@ -376,7 +399,7 @@ def _events_feed(
         match_id=match.pk,
         after=max(after, feed["seq"]),
         seconds=wait,
-        player_id=request.user.player.pk,
+        player_id=player_principal(request).player.pk,
     )
     if not waited:
         return feed
@@ -397,7 +420,8 @@ class EventsView(APIView):
         "has no card; seeds and hands appear when a hand ends).",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        caller = player_principal(request)
+        seat = selectors.player_match_seat(player=caller.player, match_id=match_id)
         filters = validated(EventsFilterInput, request.query_params)
         return Response(
             EventsOutput(_events_feed(request, seat.match, seat.position, **filters)).data
@@ -417,7 +441,8 @@ class WatchView(APIView):
         "either hand while it is played; the showdown once a hand has ended.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.watch_match_get(operator=request.user.operator, match_id=match_id)
+        caller = player_principal(request)
+        match = selectors.watch_match_get(operator=caller.operator, match_id=match_id)
         return Response(presenters.watch_view(match=match))
 
 
@@ -433,7 +458,8 @@ class WatchEventsView(APIView):
         "card; hands and seeds appear when a hand ends.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.watch_match_get(operator=request.user.operator, match_id=match_id)
+        caller = player_principal(request)
+        match = selectors.watch_match_get(operator=caller.operator, match_id=match_id)
         filters = validated(EventsFilterInput, request.query_params)
         return Response(EventsOutput(_events_feed(request, match, None, **filters)).data)
 
@@ -452,12 +478,13 @@ class ResignView(APIView):
         "as if first to knock (FTK) or reaching the target; settlement pays out as usual.",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
+        caller = player_principal(request)
+        seat = selectors.player_match_seat(player=caller.player, match_id=match_id)
         data = validated(ResignInput, request.data)
         match = services.match_resign(
-            seat=seat, actor=request.user.actor, expected_seq=data["expected_seq"]
+            seat=seat, actor=caller.actor, expected_seq=data["expected_seq"]
         )
-        match.shown_seats = seat.match.shown_seats
+        match.shown_seats = seat.match.shown_seats  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
         seat.match = match
         return Response(_game_view(request, seat))
 
@@ -482,10 +509,11 @@ class BotSeatView(APIView):
         examples=examples.BOT,
     )
     def post(self, request: Request, table_id: str) -> Response:
+        caller = player_principal(request)
         validated(NoBody, request.data)
-        table = selectors.player_table_get(player=request.user.player, table_id=table_id)
-        player = request.user.player
-        result = services.table_seat_bot(player=player, table=table, actor=request.user.actor)
+        table = selectors.player_table_get(player=caller.player, table_id=table_id)
+        player = caller.player
+        result = services.table_seat_bot(player=player, table=table, actor=caller.actor)
         return Response(
             SeatOutput(presenters.player_seat(result.seat, player=player)).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
@@ -495,9 +523,10 @@ class BotSeatView(APIView):
 # --- Hand history and fairness ---------------------------------------------------------------
 def _readable_match(request: Request, match_id: str) -> Match:
     """The operator's match (API key), or a match the calling player sits in; else 404."""
-    if isinstance(request.user, OperatorPrincipal):
-        return selectors.match_get(operator=request.user.operator, match_id=match_id)
-    return selectors.player_match(player=request.user.player, match_id=match_id)
+    caller = operator_or_player_principal(request)
+    if isinstance(caller, OperatorPrincipal):
+        return selectors.match_get(operator=caller.operator, match_id=match_id)
+    return selectors.player_match(player=caller.player, match_id=match_id)
 
 
 class HandHistoryListView(APIView):

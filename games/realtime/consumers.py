@@ -95,6 +95,7 @@ class MatchSocketConsumer(
         if catch_up is not None:
             await self._send_text(publisher.encode(catch_up))
         self.heartbeat_task = asyncio.create_task(self._heartbeats())
+        assert self.audience is not None  # _open set it
         if self.audience.seat is not None:
             await database_sync_to_async(publisher.presence_changed)(
                 match_id=self.audience.match_id
@@ -119,6 +120,7 @@ class MatchSocketConsumer(
             presence.seat_joined(match_id=self.audience.match_id, seat=self.audience.seat)
             self.joined = True
         match = selectors.match_for_push(match_id=self.audience.match_id)
+        assert match is not None  # the viewer's seat was just read: its match exists
         view = audience_view(match=match, audience=self.audience)
         # The view's ``seq``, not the row's first read: building the view may read the match
         # again (a move committed meanwhile), and everything this socket says is of one seq.
@@ -144,6 +146,7 @@ class MatchSocketConsumer(
         """The events after ``after`` up to the view's ``seq``, and the view: a resume, or
         the repair of a gap. A move committed since the view was read is not in it: its
         push, already on its way to this socket, continues exactly from here."""
+        assert self.audience is not None  # set by connect before any feed
         seq = view["seq"]
         rows = selectors.match_event_rows_through(match=match, after=after, through=seq)
         self.last_seq = max(self.last_seq, seq)
@@ -186,6 +189,7 @@ class MatchSocketConsumer(
             if audience is not None:
                 await self.channel_layer.group_discard(audience.group, self.channel_name)
         if seated:
+            assert audience is not None  # joined only once seated with an audience
             await database_sync_to_async(publisher.presence_changed)(match_id=audience.match_id)
 
     def _forget(self, audience: Audience | None) -> None:
@@ -193,6 +197,7 @@ class MatchSocketConsumer(
             presence.socket_closed(player_id=self.principal.player.pk)
             self.counted = False
         if self.joined and audience is not None:
+            assert audience.seat is not None  # joined only for a seat
             presence.seat_left(match_id=audience.match_id, seat=audience.seat)
             self.joined = False
 
@@ -224,6 +229,7 @@ class MatchSocketConsumer(
             await self._send_text(publisher.encode(message))
 
     def _repair_read(self) -> dict | None:
+        assert self.audience is not None  # set by connect before anything reads it
         match = selectors.match_for_push(match_id=self.audience.match_id)
         if match is None or match.seq <= self.last_seq:
             return None
@@ -273,6 +279,8 @@ class MatchSocketConsumer(
     def _renew(self) -> tuple[bool, int | None]:
         """Still here: the session's validity and the match's last pushed sequence number
         (None when the cache has lost it: the database decides)."""
+        assert self.audience is not None  # set by connect before anything reads it
+        assert self.principal is not None  # set by admit before anything reads it
         presence.renew(audience=self.audience, player_id=self.principal.player.pk)
         return (
             session_still_valid(self.principal),
@@ -326,6 +334,7 @@ class MatchSocketConsumer(
         return len(self.recent) <= settings.REALTIME_MAX_MESSAGES_PER_10S
 
     async def _play(self, kind: str, content: dict, message_id: str | None) -> None:
+        assert self.audience is not None  # set by connect before anything reads it
         if self.audience.seat is None:
             await self._send_problem(
                 PermissionDeniedProblem("Watchers cannot play"), message_id=message_id
@@ -351,6 +360,8 @@ class MatchSocketConsumer(
     def _apply(self, kind: str, content: dict) -> dict[str, Any]:
         """The REST action or resign, with the same input rules and the same service."""
         principal = self.principal
+        assert principal is not None  # set by admit before any message
+        assert self.audience is not None  # set by connect before anything reads it
         if kind == "action":
             data = _body_validated(ActionInput, content)
             with publisher.moved_over_socket(self.audience):

@@ -52,7 +52,9 @@ def group_send_many(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
 
 def _send_published(layer, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """PUBLISH each message on its group's Redis channel: one pipeline per shard."""
-    clients, prefix = _pubsub_target(layer)
+    target = _pubsub_target(layer)
+    assert target is not None  # sent here only for a layer that publishes
+    clients, prefix = target
     pipelines: dict[int, redis.client.Pipeline] = {}
     for group, message in messages:
         channel = f"{prefix}__group__{group}"

@@ -24,10 +24,10 @@ DATABASE_CHECK_SECONDS = 2.0
 
 
 _slots_lock = threading.Lock()
-_slots: dict[int, threading.BoundedSemaphore] = {}
+_slots: dict[int, threading.BoundedSemaphore | None] = {}  # None: long polls are off
 
 
-def _process_slots() -> threading.BoundedSemaphore:
+def _process_slots() -> threading.BoundedSemaphore | None:
     size = settings.REALTIME_LONG_POLLS_PER_PROCESS
     with _slots_lock:
         if size not in _slots:

@@ -71,13 +71,14 @@ class PlayerSocketConsumer(
         self.heartbeat_task = asyncio.create_task(self._heartbeats())
 
     async def _open(self, ticket: str) -> dict[str, Any]:
-        await self.admit(ticket)
+        principal = await self.admit(ticket)
         # Join before reading, so no change committed meanwhile is missed.
-        self.group = publisher.player_group(self.principal.player.pk)
+        self.group = publisher.player_group(principal.player.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         return await database_sync_to_async(self._hello)()
 
     def _hello(self) -> dict[str, Any]:
+        assert self.principal is not None  # set by admit before the hello
         player = self.principal.player
         return {
             "type": "hello",
@@ -135,6 +136,7 @@ class PlayerSocketConsumer(
             await self._send_json({"type": "ping"})
 
     def _renew(self) -> bool:
+        assert self.principal is not None  # set by admit before the heartbeats start
         presence.player_sockets_renew(player_id=self.principal.player.pk)
         return session_still_valid(self.principal)
 

@@ -94,6 +94,7 @@ def match_changed(*, match_id: int, rows: Sequence[HandEvent] = ()) -> None:
     pending = _pending().get(match_id)
     if pending is not None and pending.hooks is hooks and connection.in_atomic_block:
         if after is not None:
+            assert last is not None  # rows were given: they have a last seq too
             pending.after = after if pending.after is None else min(pending.after, after)
             pending.last = last if pending.last is None else max(pending.last, last)
         pending.rows = None if pending.rows is None or kept is None else pending.rows + kept
@@ -193,9 +194,10 @@ def publish(
     if written is not None:
         match, rows, latest_hands = written.match, written.rows, list(written.latest_hands)
     else:
-        match = selectors.match_for_push(match_id=match_id)
-        if match is None:
+        read = selectors.match_for_push(match_id=match_id)
+        if read is None:
             return
+        match = read
         # The hands first, read once for every audience: they may read the match again (a
         # move committed meanwhile), and the events then stop at the seq of that view.
         latest_hands = selectors.latest_hands(match)

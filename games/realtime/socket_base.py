@@ -49,7 +49,7 @@ class ReleasedOnExit:
 
     async def __call__(self, scope, receive, send) -> None:
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send)  # type: ignore[misc]  # a mixin: the consumer after it in the MRO has __call__
         finally:
             await self._release()
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.utils import timezone
@@ -243,6 +243,7 @@ def _heads_up_end(match: Match, outcome: engine.HandOutcome) -> MatchEnd | None:
         return MatchEnd(
             reason=engine.REASON_FIRST_TO_KNOCK, winner_seat=winner, reached_target=winner
         )
+    assert match.target is not None  # copied from its room: Match and Money Play have one
     progress = engine.match_progress(outcomes, target=match.target)
     _score_set(match, progress.points, won)
     if progress.winner is None:
@@ -278,12 +279,14 @@ def _table_end(match: Match, outcome: engine.HandOutcome) -> MatchEnd | None:
         _score_set(match, outcome.penalties, [int(seat == winner) for seat in range(seats)])
         ranking = engine.ftk_multi_ranking(winner, seats=seats, out=out)
         return MatchEnd.ranked(engine.REASON_FIRST_TO_KNOCK, ranking)
+    assert match.target is not None  # copied from its room: Match Play has one
     progress = engine.penalty_progress(
         ended_hand_outcomes(match), seats=seats, target=match.target, out=out
     )
     _score_set(match, progress.totals, progress.hands_won)
     if not progress.finished:
         return None
+    assert progress.ranking is not None  # a finished progress has its ranking
     return MatchEnd.ranked(engine.REASON_TARGET_REACHED, progress.ranking)
 
 
@@ -408,7 +411,7 @@ def _result(
             **facts,
             winner_seat=end.winner_seat,
             reached_target=end.reached_target,
-            hand_points=match.points,
+            hand_points=cast("tuple[int, int]", match.points),  # no ranking: a heads-up end
             target=match.target,
             money_play=end.money_play,
             forfeit=end.forfeit,

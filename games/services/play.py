@@ -235,6 +235,7 @@ def _hand_over(
     the next deal or the match's end, and the score. Returns the match's newest hands,
     newest first: the hand dealt next, if any, before the one that ended."""
     hand = latest[0]
+    assert state.outcome is not None  # the move ended the hand: it has its outcome
     insert_rows(rows)
     publisher.match_changed(match_id=match.pk, rows=rows)
     hand.status = Hand.Status.ENDED
@@ -256,7 +257,7 @@ def _hand_ended_event(
 ) -> Callable[[object], dict]:
     """hand.ended (gin_platform/event_types.py) for one operator: the result, never the
     cards; the winner named as that operator may see them (``player_ref_for``)."""
-    seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)
+    seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)  # type: ignore[misc]  # read only when the outcome has a winner (below); the stubs refuse None
     winner = seats.order_by("-pk").first() if outcome.winner is not None else None
     multi = outcome.penalty_scoring
 

@@ -44,6 +44,7 @@ def buy_in_amount(
         }
         if extra:
             raise ValidationProblem("One or more fields are invalid", errors=extra)
+        assert room.stake is not None  # room_variant_shape: FTK and Match Play rooms have one
         return room.stake, None
     currency = room.currency
     choices = list(room.stake_per_point_choices)
@@ -57,11 +58,13 @@ def buy_in_amount(
             choices=shown,
         )
     if table_stake is not None and stake_per_point != table_stake:
-        shown = money_dict(table_stake, currency)
+        played = money_dict(table_stake, currency)
         raise StakePerPointMismatchProblem(
-            f"this table plays at {shown['amount']} {currency} per point",
-            stake_per_point=shown,
+            f"this table plays at {played['amount']} {currency} per point",
+            stake_per_point=played,
         )
+    # room_variant_shape: a Money Play room has both bounds
+    assert room.cashier_min is not None and room.cashier_max is not None
     if cashier_amount is None or not room.cashier_min <= cashier_amount <= room.cashier_max:
         low, high = (
             money_dict(room.cashier_min, currency),

@@ -321,6 +321,7 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
         )
         if seat is None:
             raise NotSeatedProblem(f"you have no seat at table {table.pk}")
+        assert match is not None  # the seat was found in it
         if match.status == Match.Status.RUNNING:
             match_forfeit(
                 match=match,
@@ -474,6 +475,7 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
         )
         if mine is None:
             raise NotSeatedProblem(f"sit down at table {table.pk} first, then invite the bot")
+        assert match is not None  # the player's seat was found in it
         active = match.seats.filter(state__in=Seat.ACTIVE_STATES)
         seated = set(active.values_list("player", flat=True))
         operator = table.room.operator

@@ -104,8 +104,8 @@ def _heads_up_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor
     result = engine.forfeit_result(
         match.variant,
         seat,
-        hand_points=match.points,
-        hands_won=match.hands_won,
+        hand_points=(match.points_0, match.points_1),  # match.points of a heads-up match
+        hands_won=(match.hands_won_0, match.hands_won_1),
         target=match.target,
     )
     hand.status = Hand.Status.ABANDONED
@@ -164,9 +164,11 @@ def _table_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor: A
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
-    last_one = new_state.is_over and new_state.outcome.kind == "forfeit"
+    outcome = new_state.outcome  # a hand that is over has its outcome
+    last_one = new_state.is_over and outcome is not None and outcome.kind == "forfeit"
     if new_state.is_over:
-        hand.outcome = new_state.outcome.to_dict()
+        assert outcome is not None
+        hand.outcome = outcome.to_dict()
         hand.ended_at = now
         hand.turn_deadline = None
         # One seat left (R12): the hand is abandoned and scores nothing; else it ended
@@ -178,7 +180,8 @@ def _table_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor: A
         end = MatchEnd.ranked(engine.REASON_FORFEIT, forfeit_ranking(match))
         match_finish(match=match, hand=hand, end=end, actor=actor)
     elif new_state.is_over:
-        dealt = match_after_hand(match=match, hand=hand, outcome=new_state.outcome, actor=actor)
+        assert outcome is not None
+        dealt = match_after_hand(match=match, hand=hand, outcome=outcome, actor=actor)
         latest = dealt if dealt is not None else hand
     match.save(update_fields=["seq", "forfeits", "seat_scores"])
     bot_turn_on_commit(match, latest)
@@ -245,6 +248,7 @@ def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH)
     )
     sweep = TimerSweep()
     for match_id, seat, seq, bot, bots in expired:
+        assert seat is not None  # read with to_act__isnull=False
         if bot == seat or seat in (bots or ()):
             bot_move_enqueue(match_id, seq)
             sweep.bot_nudged.append(match_id)
