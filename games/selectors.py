@@ -391,8 +391,9 @@ def match_result(data: dict) -> engine.MatchResult | engine.MultiMatchResult:
 def ended_hand_outcomes(match: Match) -> list[engine.HandOutcome]:
     """The outcomes of the match's hands that ended, in order (void ones included; a hand
     abandoned by a forfeit counts nothing)."""
-    rows = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
-    return [hand_outcome(data) for data in rows.values_list("outcome", flat=True)]
+    rows = Hand.objects.filter(match=match, status=Hand.Status.ENDED, outcome__isnull=False)
+    outcomes = rows.order_by("number").values_list("outcome", flat=True)
+    return [engine.HandOutcome.from_dict(data) for data in outcomes if data is not None]
 
 
 def engine_event(row: HandEvent) -> engine.Event:
@@ -545,7 +546,7 @@ def first_dealer_for(seed: str, seats: int) -> int:
 def next_dealer_for(
     *,
     dealer: int,
-    outcome: engine.HandOutcome,
+    outcome: engine.HandOutcome | None,
     seats: int,
     out: Sequence[int] = (),
 ) -> int:
