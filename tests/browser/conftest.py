@@ -93,8 +93,8 @@ def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
         try:
             if requests.get(f"{url}/api/v1/health/live", timeout=2).status_code == 200:
                 return
-        except requests.ConnectionError:
-            pass
+        except (requests.ConnectionError, requests.Timeout):
+            pass  # not listening yet, or still loading on a busy machine: ask again
         time.sleep(0.2)
     raise AssertionError(f"the page server did not answer within 60 s:\n{log.read_text()[-3000:]}")
 
