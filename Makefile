@@ -16,6 +16,10 @@ DEMO_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=va
 PLAY_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/play
 # The port of `make serve` and `make play` (127.0.0.1 only).
 PORT ?= 8000
+# pytest on every core (pytest-xdist): a worker per CPU, each with its own test database and
+# Redis databases, and the tests that share a server in one worker (docs/testing.md
+# "Parallel runs"). `make test PYTEST_PARALLEL=` runs the suite in one process.
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
 .PHONY: install install-base install-node test lint lint-openapi demo play serve worker beat schema lock bench clean chromium
 
@@ -63,7 +67,7 @@ test: lint chromium install-node
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
-	$(PY) -m pytest
+	PYTEST_ADDOPTS="$(PYTEST_PARALLEL) $$PYTEST_ADDOPTS" $(PY) -m pytest
 
 # The generated OpenAPI document through Redocly's recommended rules, warnings included
 # (redocly.yaml, docs/api.md). make test runs it as tests/platform/test_openapi_lint.py.

@@ -3,21 +3,48 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
 from gin_platform.celery import app as celery_app
+from gin_platform.remembered_credentials import forget_remembered
+from gin_platform.selectors import network_cache_forget
 from gin_platform.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
+from wallet.selectors import display_rates_forget
 
 
 def on_postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (shared_fixture_group)
 def pytest_collection_modifyitems(config, items):
-    from django.conf import settings
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            if group := shared_fixture_group(item):
+                item.add_marker(pytest.mark.xdist_group(group))
+    mark_skips(items)
 
+
+def shared_fixture_group(item) -> str | None:
+    """The xdist group of a test that uses one of the suite's fixtures of a wider scope than
+    the test (a server a module starts, the browser tests' page server): every test that
+    shares it runs in one worker, so it is built once, as in a run without xdist. A
+    session-wide fixture groups the tests under its conftest.py; a module-wide one, its
+    module's tests. None for a test that shares nothing."""
+    groups = set()
+    for definitions in item._fixtureinfo.name2fixturedefs.values():
+        fixture = definitions[-1]
+        if not fixture.baseid or fixture.scope == "function":
+            continue  # a plugin's fixture (pytest-django's database set-up), or per test
+        groups.add(fixture.baseid if fixture.scope == "session" else item.module.__name__)
+    return ",".join(sorted(groups)) or None
+
+
+def mark_skips(items) -> None:
     skip_pg = pytest.mark.skip(
         reason="needs PostgreSQL: set DATABASE_URL=postgres://... (.ci/run does)"
     )
@@ -42,12 +69,6 @@ def _celery_eager():
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Throttle buckets and cached values never leak from one test into the next."""
-    from django.core.cache import cache
-
-    from gin_platform.remembered_credentials import forget_remembered
-    from gin_platform.selectors import network_cache_forget
-    from wallet.selectors import display_rates_forget
-
     cache.clear()
     forget_remembered()  # and the credentials this process remembers
     network_cache_forget()  # and this process's copy of the network's facts
