@@ -20,8 +20,10 @@ PORT ?= 8000
 # Redis databases, and the tests that share a server in one worker (docs/testing.md
 # "Parallel runs"). `make test PYTEST_PARALLEL=` runs the suite in one process.
 PYTEST_PARALLEL ?= -n auto --dist loadgroup
+# `make test-fast`: the embedded default, whatever this shell points at.
+FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 
-.PHONY: install install-base install-node test lint lint-openapi demo play serve worker beat schema lock bench clean chromium
+.PHONY: install install-base install-node test test-fast lint lint-openapi demo play serve worker beat schema lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -68,6 +70,13 @@ test: lint chromium install-node
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	PYTEST_ADDOPTS="$(PYTEST_PARALLEL) $$PYTEST_ADDOPTS" $(PY) -m pytest
+
+# The inner loop (docs/testing.md "The fast loop"): the engine's tests and the other unit
+# tests (no database, no child process: tests/conftest.py marks them `unit`), on SQLite with
+# no Redis, the slow ones left out. Under two minutes; `make test` before a commit.
+test-fast: install
+	$(FAST_ENV) PYTEST_ADDOPTS="$(PYTEST_PARALLEL) $$PYTEST_ADDOPTS" \
+		$(PY) -m pytest -q -m "unit and not slow and not redis"
 
 # The generated OpenAPI document through Redocly's recommended rules, warnings included
 # (redocly.yaml, docs/api.md). make test runs it as tests/platform/test_openapi_lint.py.

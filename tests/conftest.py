@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 from django.core.cache import cache
@@ -15,18 +18,40 @@ from gin_platform.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
 from wallet.selectors import display_rates_forget
 
+ENGINE_TESTS = Path(__file__).resolve().parent / "games" / "engine"
+# pytest-django's fixtures that open the test database (db, transactional_db and
+# live_server ask for django_db_setup, so it is in every such test's closure).
+DATABASE_FIXTURES = {"django_db_setup", "db", "transactional_db"}
+
 
 def on_postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (shared_fixture_group)
+@pytest.hookimpl(tryfirst=True)  # before -m reads the markers and xdist the groups
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if is_unit_test(item):
+            item.add_marker(pytest.mark.unit)
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:
             if group := shared_fixture_group(item):
                 item.add_marker(pytest.mark.xdist_group(group))
     mark_skips(items)
+
+
+def is_unit_test(item) -> bool:
+    """A test of the engine (pure Python: no database by construction), or any other test
+    that uses no test database and whose module starts no child process (imports nothing
+    from ``subprocess``): ``make test-fast`` runs these."""
+    if ENGINE_TESTS in item.path.parents:
+        return True
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames):
+        return False
+    return not any(
+        value is subprocess or getattr(value, "__module__", None) == "subprocess"
+        for value in vars(item.module).values()
+    )
 
 
 def shared_fixture_group(item) -> str | None:
