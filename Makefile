@@ -17,9 +17,9 @@ PLAY_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=va
 # The port of `make serve` and `make play` (127.0.0.1 only).
 PORT ?= 8000
 # pytest on every core (pytest-xdist): a worker per CPU, each with its own test database and
-# Redis databases, and the tests that share a server in one worker (docs/testing.md
-# "Parallel runs"). `make test PYTEST_PARALLEL=` runs the suite in one process.
-PYTEST_PARALLEL ?= -n auto --dist loadgroup
+# Redis databases (docs/testing.md "Parallel runs"). `make test PYTEST_PARALLEL=` runs the
+# suite in one process.
+PYTEST_PARALLEL ?= -n auto
 # `make test-fast`: the embedded default, whatever this shell points at.
 FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 

@@ -1,4 +1,5 @@
-"""Suite-wide fixtures: API clients for operators, players and staff; database markers."""
+"""Suite-wide fixtures and hooks: API clients for operators, players and staff; the database
+markers and the `unit` marker (docs/testing.md); the fuzzer's figures across xdist workers."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from gin_platform.remembered_credentials import forget_remembered
 from gin_platform.selectors import network_cache_forget
 from gin_platform.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
+from tests.fuzz import figures as fuzz_figures
 from wallet.selectors import display_rates_forget
 
 ENGINE_TESTS = Path(__file__).resolve().parent / "games" / "engine"
@@ -28,15 +30,11 @@ def on_postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m reads the markers and xdist the groups
+@pytest.hookimpl(tryfirst=True)  # before -m reads the markers
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if is_unit_test(item):
             item.add_marker(pytest.mark.unit)
-    if config.pluginmanager.hasplugin("xdist"):
-        for item in items:
-            if group := shared_fixture_group(item):
-                item.add_marker(pytest.mark.xdist_group(group))
     mark_skips(items)
 
 
@@ -54,21 +52,6 @@ def is_unit_test(item) -> bool:
     )
 
 
-def shared_fixture_group(item) -> str | None:
-    """The xdist group of a test that uses one of the suite's fixtures of a wider scope than
-    the test (a server a module starts, the browser tests' page server): every test that
-    shares it runs in one worker, so it is built once, as in a run without xdist. A
-    session-wide fixture groups the tests under its conftest.py; a module-wide one, its
-    module's tests. None for a test that shares nothing."""
-    groups = set()
-    for definitions in item._fixtureinfo.name2fixturedefs.values():
-        fixture = definitions[-1]
-        if not fixture.baseid or fixture.scope == "function":
-            continue  # a plugin's fixture (pytest-django's database set-up), or per test
-        groups.add(fixture.baseid if fixture.scope == "session" else item.module.__name__)
-    return ",".join(sorted(groups)) or None
-
-
 def mark_skips(items) -> None:
     skip_pg = pytest.mark.skip(
         reason="needs PostgreSQL: set DATABASE_URL=postgres://... (.ci/run does)"
@@ -80,6 +63,28 @@ def mark_skips(items) -> None:
             item.add_marker(skip_pg)
         if "redis" in item.keywords and not settings.REDIS_URL:
             item.add_marker(skip_redis)
+
+
+def pytest_sessionfinish(session) -> None:
+    """An xdist worker hands the API fuzzer's figures to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output.update(fuzz_figures.worker_output())
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: the controller hears a worker finish
+def pytest_testnodedown(node, error) -> None:
+    fuzz_figures.add_worker_output(getattr(node, "workeroutput", {}))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The figures of the fuzz run (docs/api-fuzzing.md quotes them), all workers' together.
+    Here, not in tests/fuzz/conftest.py: xdist's controller loads only this conftest."""
+    lines = fuzz_figures.summary()
+    if lines:
+        terminalreporter.write_sep("-", "API fuzzing")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)
