@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 import requests
 from django.db import connection
+from playwright.sync_api import sync_playwright
 
 from gin_platform.web_server import uvicorn_command
 from tests.browser.pages import ARTIFACTS, CHROMIUM, OperatorApi
@@ -164,8 +165,6 @@ def browser(play_server) -> Iterator:
     test after its database fixtures and stopped before their teardown: Playwright's sync
     API keeps an event loop running while it is open, and Django refuses database calls
     (the transactional flush) from a thread with a running loop."""
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield browser
