@@ -16,8 +16,14 @@ DEMO_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=va
 PLAY_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL GIN_VAR_DIR=var/play
 # The port of `make serve` and `make play` (127.0.0.1 only).
 PORT ?= 8000
+# pytest on every core (pytest-xdist): a worker per CPU, each with its own test database and
+# Redis databases (docs/testing.md "Parallel runs"). `make test PYTEST_PARALLEL=` runs the
+# suite in one process.
+PYTEST_PARALLEL ?= -n auto
+# `make test-fast`: the embedded default, whatever this shell points at.
+FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 
-.PHONY: install install-base install-node test lint lint-openapi demo play serve worker beat schema lock bench clean chromium
+.PHONY: install install-base install-node test test-fast lint lint-openapi demo play serve worker beat schema lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -63,7 +69,14 @@ test: lint chromium install-node
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
-	$(PY) -m pytest
+	PYTEST_ADDOPTS="$(PYTEST_PARALLEL) $$PYTEST_ADDOPTS" $(PY) -m pytest
+
+# The inner loop (docs/testing.md "The fast loop"): the engine's tests and the other unit
+# tests (no database, no child process: tests/conftest.py marks them `unit`), on SQLite with
+# no Redis, the slow ones left out. Under two minutes; `make test` before a commit.
+test-fast: install
+	$(FAST_ENV) PYTEST_ADDOPTS="$(PYTEST_PARALLEL) $$PYTEST_ADDOPTS" \
+		$(PY) -m pytest -q -m "unit and not slow and not redis"
 
 # The generated OpenAPI document through Redocly's recommended rules, warnings included
 # (redocly.yaml, docs/api.md). make test runs it as tests/platform/test_openapi_lint.py.

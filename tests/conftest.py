@@ -1,23 +1,58 @@
-"""Suite-wide fixtures: API clients for operators, players and staff; database markers."""
+"""Suite-wide fixtures and hooks: API clients for operators, players and staff; the database
+markers and the `unit` marker (docs/testing.md); the fuzzer's figures across xdist workers."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
+from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
 from gin_platform.celery import app as celery_app
+from gin_platform.remembered_credentials import forget_remembered
+from gin_platform.selectors import network_cache_forget
 from gin_platform.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
+from tests.fuzz import figures as fuzz_figures
+from wallet.selectors.rates import display_rates_forget
+
+ENGINE_TESTS = Path(__file__).resolve().parent / "games" / "engine"
+# pytest-django's fixtures that open the test database (db, transactional_db and
+# live_server ask for django_db_setup, so it is in every such test's closure).
+DATABASE_FIXTURES = {"django_db_setup", "db", "transactional_db"}
 
 
 def on_postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m reads the markers
 def pytest_collection_modifyitems(config, items):
-    from django.conf import settings
+    for item in items:
+        if is_unit_test(item):
+            item.add_marker(pytest.mark.unit)
+    mark_skips(items)
 
+
+def is_unit_test(item) -> bool:
+    """A test of the engine (pure Python: no database by construction), or any other test
+    that uses no test database and whose module starts no child process (imports nothing
+    from ``subprocess``): ``make test-fast`` runs these."""
+    if ENGINE_TESTS in item.path.parents:
+        return True
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames):
+        return False
+    return not any(
+        value is subprocess or getattr(value, "__module__", None) == "subprocess"
+        for value in vars(item.module).values()
+    )
+
+
+def mark_skips(items) -> None:
     skip_pg = pytest.mark.skip(
         reason="needs PostgreSQL: set DATABASE_URL=postgres://... (.ci/run does)"
     )
@@ -28,6 +63,28 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_pg)
         if "redis" in item.keywords and not settings.REDIS_URL:
             item.add_marker(skip_redis)
+
+
+def pytest_sessionfinish(session) -> None:
+    """An xdist worker hands the API fuzzer's figures to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output.update(fuzz_figures.worker_output())
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: the controller hears a worker finish
+def pytest_testnodedown(node, error) -> None:
+    fuzz_figures.add_worker_output(getattr(node, "workeroutput", {}))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The figures of the fuzz run (docs/api-fuzzing.md quotes them), all workers' together.
+    Here, not in tests/fuzz/conftest.py: xdist's controller loads only this conftest."""
+    lines = fuzz_figures.summary()
+    if lines:
+        terminalreporter.write_sep("-", "API fuzzing")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)
@@ -42,12 +99,6 @@ def _celery_eager():
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Throttle buckets and cached values never leak from one test into the next."""
-    from django.core.cache import cache
-
-    from gin_platform.remembered_credentials import forget_remembered
-    from gin_platform.selectors import network_cache_forget
-    from wallet.selectors.rates import display_rates_forget
-
     cache.clear()
     forget_remembered()  # and the credentials this process remembers
     network_cache_forget()  # and this process's copy of the network's facts

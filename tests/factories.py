@@ -1,9 +1,16 @@
 """factory-boy factories for the platform's tenancy models, and the suite's system actor."""
 
 import factory
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.oath import TOTP
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from gin_platform.models import Operator, Player
 from gin_platform.principals import Actor
+from gin_platform.staff import roles_sync
 from gin_platform.tokens import new_signing_secret
 
 # The actor of every state change a test makes on nobody's behalf (audit rows: system/tests).
@@ -37,17 +44,9 @@ def staff_user(username: str, *roles: str, password: str = "pw-staff-1", otp: bo
     ``otp`` (the default) it gets a confirmed TOTP device, and the object returned carries it
     as ``otp_device``: what django-otp's middleware sets for a session that passed the token,
     so ``APIClient.force_authenticate(user)`` acts as a verified staff session."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
-    from django_otp.plugins.otp_totp.models import TOTPDevice
-
     user = get_user_model().objects.create_user(username, password=password, is_staff=True, **extra)
     if roles and Group.objects.filter(name__in=roles).count() < len(set(roles)):
         # A transactional test flushed the tables the data migration filled.
-        from django.apps import apps
-
-        from gin_platform.staff import roles_sync
-
         roles_sync(apps)
     user.groups.set([Group.objects.get(name=role) for role in roles])
     user.otp_device = None
@@ -60,9 +59,6 @@ def admin_login(client, user) -> None:
     """Log ``client`` (Django's test client) in to the admin as ``user``, with the TOTP step
     done when the user has a device: the session holds the verified device, as after the
     admin's login form with a valid code (gin_platform/admin_site.py)."""
-    from django_otp import DEVICE_ID_SESSION_KEY
-    from django_otp.plugins.otp_totp.models import TOTPDevice
-
     client.force_login(user)
     device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
     if device is None and user.is_superuser:
@@ -75,7 +71,5 @@ def admin_login(client, user) -> None:
 
 def totp_code(device) -> str:
     """The current code of a TOTP device (what the staff member's authenticator app shows)."""
-    from django_otp.oath import TOTP
-
     totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
     return f"{totp.token():0{device.digits}d}"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -30,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import requests
 from django.db import connection
+from playwright.sync_api import sync_playwright
 
 from gin_platform.web_server import uvicorn_command
 from tests.browser.pages import ARTIFACTS, CHROMIUM, OperatorApi
 from tests.processes import stop
+from tests.servers import database_url, free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the server must not inherit: it picks its own database, broker and channel layer.
@@ -70,35 +70,6 @@ class LiveServer:
         return result.stdout
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _database_url(settings: dict) -> str:
-    user = settings.get("USER") or ""
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    auth = f"{user}{password}@" if user else ""
-    host = settings.get("HOST") or "127.0.0.1"
-    port = settings.get("PORT") or 5432
-    return f"postgres://{auth}{host}:{port}/{settings['NAME']}"
-
-
-def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the page server exited:\n{log.read_text()[-3000:]}")
-        try:
-            if requests.get(f"{url}/api/v1/health/live", timeout=2).status_code == 200:
-                return
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"the page server did not answer within 60 s:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture(scope="session")
 def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
     if not Path(CHROMIUM).exists():
@@ -117,8 +88,8 @@ def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
         "PYTHONUNBUFFERED": "1",
     }
     if on_postgresql:
-        env["DATABASE_URL"] = _database_url(connection.settings_dict)
-    port = _free_port()
+        env["DATABASE_URL"] = database_url(connection.settings_dict)
+    port = free_port()
     log = workdir / "server.log"
     server = LiveServer(
         url=f"http://127.0.0.1:{port}", env=env, shares_test_database=on_postgresql, log=log
@@ -134,7 +105,7 @@ def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
             stderr=subprocess.STDOUT,
         )
     try:
-        _wait_until_serving(server.url, process, log)
+        wait_until_serving(server.url, process, log)
         yield server
     finally:
         stop(process)
@@ -164,8 +135,6 @@ def browser(play_server) -> Iterator:
     test after its database fixtures and stopped before their teardown: Playwright's sync
     API keeps an event loop running while it is open, and Django refuses database calls
     (the transactional flush) from a thread with a running loop."""
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield browser

@@ -21,6 +21,7 @@ from django.contrib.staticfiles import finders
 from rest_framework.test import APIClient
 
 from gin_platform.api.docs import REDOC_BUNDLE
+from tests.servers import database_url, free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "deploy" / "gunicorn.conf.py"
@@ -156,19 +157,18 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
     opened and closed one)."""
     from django.db import connection
 
-    from tests.browser.conftest import _database_url, _free_port, _wait_until_serving
     from tests.processes import stop
 
     name = f"gin-pool-test-{os.getpid()}"
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "GUNICORN_WORKERS"}}
     env |= {
-        "DATABASE_URL": f"{_database_url(connection.settings_dict)}?application_name={name}",
+        "DATABASE_URL": f"{database_url(connection.settings_dict)}?application_name={name}",
         "GIN_VAR_DIR": str(tmp_path),
         "GIN_ENV": "development",
         "DEBUG": "0",
         "GUNICORN_ACCESSLOG": "",
     }
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "server.log"
     command = [sys.executable, "-m", "gunicorn", "gin_platform.asgi:application"]
     with log.open("w") as output:
@@ -192,7 +192,7 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
     import requests
 
     try:
-        _wait_until_serving(url, server, log)
+        wait_until_serving(url, server, log)
         for _ in range(5):
             assert requests.get(f"{url}/api/v1/health", timeout=10).status_code == 200
         first = backends()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import hashlib
+import itertools
 
 import pytest
 
+from games import engine
 from gin_platform.throttling import PrincipalRateThrottle
 from tests.fuzz import world as world_module
 
@@ -35,39 +37,9 @@ def fuzz_world(db, settings, monkeypatch, django_user_model, request):
 
 
 def _fixed_server_seeds(monkeypatch) -> None:
-    import hashlib
-    import itertools
-
-    try:
-        from games import engine
-    except ImportError:  # pragma: no cover - the games app is still being built
-        return
-    if not hasattr(engine, "new_server_seed"):
-        return
     counter = itertools.count()
     monkeypatch.setattr(
         engine,
         "new_server_seed",
         lambda: hashlib.sha256(f"fuzz-seed-{next(counter)}".encode()).hexdigest(),
     )
-
-
-def pytest_terminal_summary(terminalreporter):
-    """Figures of the fuzz run (docs/api-fuzzing.md quotes them)."""
-    sent = world_module.SENT
-    if not sent and not world_module.HELD_BACK:
-        return
-    by_class: Counter[str] = Counter()
-    for (_, status), count in sent.items():
-        by_class[f"{status // 100}xx"] += count
-    terminalreporter.write_sep("-", "API fuzzing")
-    terminalreporter.write_line(
-        f"{len({operation for operation, _ in sent})} operations, {sum(sent.values())} "
-        f"requests ({', '.join(f'{k}: {v}' for k, v in sorted(by_class.items()))}), "
-        f"5xx: {sum(n for (_, status), n in sent.items() if status >= 500)}"
-    )
-    for (operation, owner), count in sorted(world_module.HELD_BACK.items()):
-        terminalreporter.write_line(
-            f"held back: {count} inputs of a known {owner} bug for {operation} "
-            "(tests/fuzz/known_bugs.py)"
-        )

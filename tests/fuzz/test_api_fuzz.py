@@ -24,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from gin_platform.wsgi import application
+from tests.fuzz import figures
 from tests.fuzz import world as world_module
 from tests.fuzz.known_bugs import known_bug_for
 
@@ -132,7 +133,7 @@ def flatmap_path_parameters(context, path_parameters):
 def test_api(case, fuzz_world):
     bug = known_bug_for(case)
     if bug is not None:  # an input class of a known bug of this operation: not sent
-        world_module.hold_back(case.operation.label, bug.owner)
+        figures.hold_back(case.operation.label, bug.owner)
         return
     operation = case.operation.definition.raw
     security = operation.get("security", schema.raw_schema.get("security"))
@@ -147,5 +148,5 @@ def test_api(case, fuzz_world):
     ):
         case.headers["Idempotency-Key"] = fuzz_world.idempotency_key()
     response = case.call()
-    world_module.record(case.operation.label, response.status_code)
+    figures.record(case.operation.label, response.status_code)
     case.validate_response(response, checks=CHECKS)

@@ -25,7 +25,6 @@ import itertools
 import json
 import re
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +38,8 @@ from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
 from gin_platform.services import api_key_create, player_session_create
 from gin_platform.wsgi import application
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
+from tests.games.factories import RoomFactory, TableFactory
+from wallet import services as wallet_services
 
 STAFF_USERNAME = "fuzz-staff"
 STAFF_PASSWORD = "fuzz-staff-password-1"  # only ever in the rolled-back test database
@@ -49,18 +50,6 @@ PARAM = re.compile(r"\{([^}/]+)\}")
 # The World of the operation being fuzzed (set by the fuzz_world fixture), read by the
 # path-parameter hook while Hypothesis generates cases.
 CURRENT: World | None = None
-# (operation, status code) -> requests sent, for the summary at the end of the run.
-SENT: Counter[tuple[str, int]] = Counter()
-# (operation, owner) -> inputs not sent because they trigger a known bug of that owner.
-HELD_BACK: Counter[tuple[str, str]] = Counter()
-
-
-def record(operation: str, status: int) -> None:
-    SENT[(operation, status)] += 1
-
-
-def hold_back(operation: str, owner: str) -> None:
-    HELD_BACK[(operation, owner)] += 1
 
 
 class SeedWarning(UserWarning):
@@ -230,10 +219,8 @@ def _best_effort(seeder: Callable[[World], None], world: World) -> None:
 
 def _seed_wallet(world: World) -> None:
     """A deposit for each player (their transactions get real ids; sitting needs funds)."""
-    from wallet import services as wallet
-
     for number, player in enumerate((world.player, world.opponent)):
-        transaction = wallet.deposit(
+        transaction = wallet_services.deposit(
             player=player,
             amount=FUNDING,
             currency=player.wallet_currency,
@@ -246,8 +233,6 @@ def _seed_wallet(world: World) -> None:
 def _seed_games(world: World) -> None:
     """A practice room with two tables; both players sit at the first, which starts a
     match (so match ids are real and in progress)."""
-    from tests.games.factories import RoomFactory, TableFactory
-
     room = RoomFactory(operator=world.operator, practice=True, stake=100)
     tables = [TableFactory(room=room), TableFactory(room=room)]
     world.add("room_id", room.pk)

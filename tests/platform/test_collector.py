@@ -4,6 +4,9 @@ loaded is kept out of later collections, and what it allocates afterwards is sti
 from __future__ import annotations
 
 import gc
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from celery import signals
@@ -28,10 +31,23 @@ def thawed():
     gc.unfreeze()
 
 
+@contextmanager
+def other_threads_held() -> Iterator[None]:
+    """No other thread of this process runs meanwhile (one that frees a frozen object, such as
+    pytest-xdist's thread receiving the next tests, changes the frozen count)."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(60)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
 def test_what_is_loaded_is_frozen_and_later_garbage_is_still_collected(thawed):
     loaded = Node()
     assert _is_tracked_by_the_collector(loaded)
-    assert loaded_application_frozen() == gc.get_freeze_count() > 0
+    with other_threads_held():
+        assert loaded_application_frozen() == gc.get_freeze_count() > 0
     assert not _is_tracked_by_the_collector(loaded)  # no collection traverses it again
     # a cycle made afterwards, then dropped, is found and freed as before
     first, second = Node(), Node()

@@ -185,7 +185,11 @@ def _socket_messages(world, messages: list[dict]) -> list[dict]:
         answers = []
         for message in messages:
             await communicator.send_json_to(message)
-            answers.append(await communicator.receive_json_from(timeout=5))
+            answer = await communicator.receive_json_from(timeout=5)
+            # The push of this socket's own arrival (presence) may come before any answer.
+            while answer["type"] == "presence":
+                answer = await communicator.receive_json_from(timeout=5)
+            answers.append(answer)
         await communicator.disconnect()
         return answers
 

@@ -142,6 +142,7 @@ def _waiting_on_a_lock(dsn: str) -> bool:
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
+@pytest.mark.alone  # the recovery time is measured with no other test on the machine
 def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recovery_time(
     operator, settings
 ):
