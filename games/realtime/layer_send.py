@@ -36,7 +36,7 @@ from channels_redis.utils import _consistent_hash, decode_hosts
 SOCKET_TIMEOUT_SECONDS = 2.0
 
 _clients_lock = threading.Lock()
-_clients: dict[int, tuple[object, tuple[list[redis.Redis], str] | None]] = {}
+layer_clients: dict[int, tuple[object, tuple[list[redis.Redis], str] | None]] = {}
 
 
 def group_send_many(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -44,15 +44,15 @@ def group_send_many(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
     if not messages:
         return
     layer = get_channel_layer()
-    if _pubsub_target(layer) is None:
+    if pubsub_target(layer) is None:
         async_to_sync(_group_send_all)(layer, messages)
     else:
-        _send_published(layer, messages)
+        send_published(layer, messages)
 
 
-def _send_published(layer, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+def send_published(layer, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """PUBLISH each message on its group's Redis channel: one pipeline per shard."""
-    target = _pubsub_target(layer)
+    target = pubsub_target(layer)
     assert target is not None  # sent here only for a layer that publishes
     clients, prefix = target
     pipelines: dict[int, redis.client.Pipeline] = {}
@@ -71,7 +71,7 @@ async def _group_send_all(layer, messages: Sequence[tuple[str, dict[str, Any]]])
         await layer.group_send(group, message)
 
 
-def _pubsub_target(layer) -> tuple[list[redis.Redis], str] | None:
+def pubsub_target(layer) -> tuple[list[redis.Redis], str] | None:
     """The synchronous Redis clients of a pub/sub layer's shards and its prefix, made once
     per layer (redis-py's pools are thread-safe and start afresh in a forked child), or
     None for any other layer, or hosts given in a form other than a URL.
@@ -80,12 +80,12 @@ def _pubsub_target(layer) -> tuple[list[redis.Redis], str] | None:
     to another: a layer of another kind, once freed, used to leave an answer of None under
     an id that a new pub/sub layer could take."""
     key = id(layer)
-    cached = _clients.get(key)
+    cached = layer_clients.get(key)
     if cached is None or cached[0] is not layer:
         with _clients_lock:
-            cached = _clients.get(key)
+            cached = layer_clients.get(key)
             if cached is None or cached[0] is not layer:
-                cached = _clients[key] = (layer, _build_target(layer))
+                cached = layer_clients[key] = (layer, _build_target(layer))
     return cached[1]
 
 

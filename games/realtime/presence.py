@@ -46,32 +46,36 @@ def listen_ttl() -> int:
     return 3 * heartbeat_seconds()
 
 
-def _listen_key(audience: Audience) -> str:
+def listen_key(audience: Audience) -> str:
+    """The cache key that says an audience's group has a listening socket (with a TTL)."""
     return f"rt:listen:{audience.group}"
 
 
-def _seat_key(match_id: int, seat: int) -> str:
+def seat_key(match_id: int, seat: int) -> str:
+    """The Redis key counting the sockets of one seat of a match."""
     return f"rt:seat:{match_id}:{seat}"
 
 
-def _player_key(player_id: object) -> str:
+def player_key(player_id: object) -> str:
+    """The Redis key counting a player's open sockets (the per-player cap)."""
     return f"rt:player:{player_id}"
 
 
 SEQ_TTL = 3600  # seconds: a long poll only waits on a match being played
 
 
-def _seq_key(match_id: int) -> str:
+def seq_key(match_id: int) -> str:
+    """The Redis key of the last sequence number pushed for a match."""
     return f"rt:seq:{match_id}"
 
 
 def listen(audience: Audience, *, seconds: int | None = None) -> None:
-    cache.set(_listen_key(audience), 1, seconds or listen_ttl())
+    cache.set(listen_key(audience), 1, seconds or listen_ttl())
 
 
 def listened(audiences: list[Audience]) -> list[Audience]:
-    found = cache.get_many([_listen_key(audience) for audience in audiences])
-    return [audience for audience in audiences if _listen_key(audience) in found]
+    found = cache.get_many([listen_key(audience) for audience in audiences])
+    return [audience for audience in audiences if listen_key(audience) in found]
 
 
 def _increment(key: str) -> int:
@@ -95,33 +99,33 @@ def _decrement(key: str) -> int:
 
 def socket_opened(*, player_id: object) -> int:
     """Count a socket of the player; the count after it (the caller refuses over the cap)."""
-    return _increment(_player_key(player_id))
+    return _increment(player_key(player_id))
 
 
 def socket_closed(*, player_id: object) -> None:
-    _decrement(_player_key(player_id))
+    _decrement(player_key(player_id))
 
 
 def seat_joined(*, match_id: int, seat: int) -> None:
-    _increment(_seat_key(match_id, seat))
+    _increment(seat_key(match_id, seat))
 
 
 def seat_left(*, match_id: int, seat: int) -> None:
-    _decrement(_seat_key(match_id, seat))
+    _decrement(seat_key(match_id, seat))
 
 
 def renew(*, audience: Audience, player_id: object | None) -> None:
     """A heartbeat of a match socket: the socket is still here."""
     listen(audience)
     if audience.seat is not None:
-        cache.touch(_seat_key(audience.match_id, audience.seat), listen_ttl())
+        cache.touch(seat_key(audience.match_id, audience.seat), listen_ttl())
     if player_id is not None:
         player_sockets_renew(player_id=player_id)
 
 
 def player_sockets_renew(*, player_id: object) -> None:
     """A heartbeat of one of the player's sockets: their socket count lives on."""
-    cache.touch(_player_key(player_id), listen_ttl())
+    cache.touch(player_key(player_id), listen_ttl())
 
 
 def connected_seats(
@@ -130,7 +134,7 @@ def connected_seats(
     """Each seat and whether it is here: a socket of its player is open, or it is a house
     bot's (which plays from the server and is always here; R12: several at 3-4 seats)."""
     bots = set(bot_seats)
-    keys = [_seat_key(match_id, seat) for seat in range(seat_count)]
+    keys = [seat_key(match_id, seat) for seat in range(seat_count)]
     counts = cache.get_many(keys)
     return [
         {"seat": seat, "connected": seat in bots or (counts.get(key) or 0) > 0}
@@ -152,7 +156,7 @@ def long_poll_ended(*, player_id: object) -> None:
 
 
 def seq_pushed(*, match_id: int, seq: int) -> None:
-    cache.set(_seq_key(match_id), seq, SEQ_TTL)
+    cache.set(seq_key(match_id), seq, SEQ_TTL)
 
 
 def seq_pushed_and_listened(
@@ -166,14 +170,14 @@ def seq_pushed_and_listened(
     if client is None:
         if seq is not None:
             seq_pushed(match_id=match_id, seq=seq)
-        seat_sockets = 0 if count_seat is None else cache.get(_seat_key(match_id, count_seat))
+        seat_sockets = 0 if count_seat is None else cache.get(seat_key(match_id, count_seat))
         return listened(audiences), seat_sockets or 0
-    keys = [cache.make_and_validate_key(_listen_key(audience)) for audience in audiences]
+    keys = [cache.make_and_validate_key(listen_key(audience)) for audience in audiences]
     if count_seat is not None:
-        keys.append(cache.make_and_validate_key(_seat_key(match_id, count_seat)))
+        keys.append(cache.make_and_validate_key(seat_key(match_id, count_seat)))
     with client.pipeline(transaction=False) as pipe:
         if seq is not None:  # stored as Django's Redis cache stores an int: as is
-            pipe.set(cache.make_and_validate_key(_seq_key(match_id)), seq, ex=SEQ_TTL)
+            pipe.set(cache.make_and_validate_key(seq_key(match_id)), seq, ex=SEQ_TTL)
         pipe.mget(keys)
         *_, found = pipe.execute()
     seat_sockets = 0
@@ -187,4 +191,4 @@ def seq_pushed_and_listened(
 
 
 def last_pushed_seq(*, match_id: int) -> int | None:
-    return cache.get(_seq_key(match_id))
+    return cache.get(seq_key(match_id))

@@ -19,7 +19,7 @@ from gin_platform.problems import NotFoundProblem, ValidationProblem
 from settlement import network, reports, selectors
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import NetworkStatementOutput
-from settlement.api.views import PERIOD_PARAMETERS, SLUG_SHAPE, _in_staff_scope
+from settlement.api.views import PERIOD_PARAMETERS, SLUG_SHAPE, in_staff_scope
 
 FORMAT_PARAMETER = OpenApiParameter(
     "format", str, enum=["json", "csv"], description="json (default) or csv (RFC 4180)"
@@ -98,7 +98,7 @@ class StaffNetworkStatementView(APIView):
                     "One or more fields are invalid", errors={"operator": ["not a slug"]}
                 )
             operator = platform_selectors.operator_get_by_slug(slug=slug)
-        operator = _in_staff_scope(request, operator)
+        operator = in_staff_scope(request, operator)
         if operator is not None:
             return _respond(request, operators=[operator], include_network=False)
         return _respond(

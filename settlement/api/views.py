@@ -251,11 +251,11 @@ class StaffReportView(APIView):
                     "One or more fields are invalid", errors={"operator": ["not a slug"]}
                 )
             operator = platform_selectors.operator_get_by_slug(slug=slug)
-        operator = _in_staff_scope(request, operator)
+        operator = in_staff_scope(request, operator)
         return _report_response(request, operator, mode)
 
 
-def _in_staff_scope(request: Request, operator: Operator | None) -> Operator | None:
+def in_staff_scope(request: Request, operator: Operator | None) -> Operator | None:
     """A staff user limited to some operators (docs/backoffice.md) gets theirs only: another
     operator is a 404, and without ``operator`` the one they may see (several: name one)."""
     scope = staff.operator_scope(request.user)

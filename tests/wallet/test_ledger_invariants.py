@@ -20,7 +20,7 @@ class _RolledBack(Exception):
     trigger checks) with it."""
 
 
-def _raw_transaction(operator, reference: str) -> int:
+def raw_transaction(operator, reference: str) -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO wallet_ledgertransaction "
@@ -32,7 +32,7 @@ def _raw_transaction(operator, reference: str) -> int:
         return LedgerTransaction.objects.get(reference=reference).pk
 
 
-def _raw_entry(txn_id: int, account: Account, amount: int, currency: str | None = None) -> None:
+def raw_entry(txn_id: int, account: Account, amount: int, currency: str | None = None) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO wallet_ledgerentry "
@@ -73,7 +73,7 @@ def test_a_non_negative_account_cannot_go_below_zero_in_the_database(player):
 def test_a_zero_entry_is_refused_by_the_database(player):
     txn = fund(player, 100)
     with pytest.raises(IntegrityError), transaction.atomic():
-        _raw_entry(txn.pk, balances.wallet_account(player=player), 0)
+        raw_entry(txn.pk, balances.wallet_account(player=player), 0)
 
 
 def test_an_account_has_exactly_the_owner_its_kind_needs(operator, player):
@@ -120,8 +120,8 @@ def test_reconcile_reports_an_unbalanced_transaction(operator, player):
     fund(player, 1000)
     wallet = balances.wallet_account(player=player)
     with pytest.raises(_RolledBack), transaction.atomic():
-        txn_id = _raw_transaction(operator, "raw:1")
-        _raw_entry(txn_id, wallet, 5)
+        txn_id = raw_transaction(operator, "raw:1")
+        raw_entry(txn_id, wallet, 5)
         Account.objects.filter(pk=wallet.pk).update(balance=1005)
         report = reconciliation.reconcile()
         raise _RolledBack
@@ -136,9 +136,9 @@ def test_reconcile_reports_an_entry_in_the_wrong_currency(operator, player):
     fund(player, 1000)
     wallet = balances.wallet_account(player=player)
     with pytest.raises(_RolledBack), transaction.atomic():
-        txn_id = _raw_transaction(operator, "raw:2")
-        _raw_entry(txn_id, wallet, 5, currency="USD")
-        _raw_entry(txn_id, wallet, -5, currency="USD")
+        txn_id = raw_transaction(operator, "raw:2")
+        raw_entry(txn_id, wallet, 5, currency="USD")
+        raw_entry(txn_id, wallet, -5, currency="USD")
         report = reconciliation.reconcile()
         raise _RolledBack
     assert len(report.currency_mismatches) == 2 and not report.ok
@@ -151,15 +151,15 @@ def test_the_database_refuses_to_commit_an_unbalanced_transaction(operator, play
     fund(player, 1000)
     wallet = balances.wallet_account(player=player)
     with pytest.raises(IntegrityError, match="does not sum to zero"), transaction.atomic():
-        txn_id = _raw_transaction(operator, "raw:unbalanced")
-        _raw_entry(txn_id, wallet, 5)
+        txn_id = raw_transaction(operator, "raw:unbalanced")
+        raw_entry(txn_id, wallet, 5)
     assert not LedgerTransaction.objects.filter(reference="raw:unbalanced").exists()
     # A balanced raw insert commits (the trigger checks sums, not who wrote the rows).
     outside = Account.objects.get(kind="outside")
     with transaction.atomic():
-        txn_id = _raw_transaction(operator, "raw:balanced")
-        _raw_entry(txn_id, wallet, 5)
-        _raw_entry(txn_id, outside, -5)
+        txn_id = raw_transaction(operator, "raw:balanced")
+        raw_entry(txn_id, wallet, 5)
+        raw_entry(txn_id, outside, -5)
     assert LedgerTransaction.objects.filter(reference="raw:balanced").exists()
 
 
@@ -169,9 +169,9 @@ def test_the_database_refuses_an_entry_in_another_currency_than_its_account(oper
     fund(player, 1000)
     wallet = balances.wallet_account(player=player)
     with pytest.raises(IntegrityError, match="its account"), transaction.atomic():
-        txn_id = _raw_transaction(operator, "raw:currency")
-        _raw_entry(txn_id, wallet, 5, currency="USD")
-        _raw_entry(txn_id, wallet, -5, currency="USD")
+        txn_id = raw_transaction(operator, "raw:currency")
+        raw_entry(txn_id, wallet, 5, currency="USD")
+        raw_entry(txn_id, wallet, -5, currency="USD")
 
 
 @pytest.mark.postgres

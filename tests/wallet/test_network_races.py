@@ -140,15 +140,15 @@ def test_the_database_refuses_a_transaction_unbalanced_within_one_operators_book
     operator's lines must (and reconcile says so for rows that got in before)."""
     from django.db import IntegrityError, transaction
 
-    from tests.wallet.test_ledger_invariants import _raw_entry, _raw_transaction
+    from tests.wallet.test_ledger_invariants import raw_entry, raw_transaction
 
     network, members, players = world
     wallet = balances.wallet_account(player=players[0])  # operator A's books
     network_fee = Account.objects.create(kind="house_fee", operator=network, currency="EUR")
     with pytest.raises(IntegrityError, match="in the books of"), transaction.atomic():
-        txn_id = _raw_transaction(members[0], "raw:cross-books")
-        _raw_entry(txn_id, wallet, -5)
-        _raw_entry(txn_id, network_fee, 5)
+        txn_id = raw_transaction(members[0], "raw:cross-books")
+        raw_entry(txn_id, wallet, -5)
+        raw_entry(txn_id, network_fee, 5)
     assert not LedgerTransaction.objects.filter(reference="raw:cross-books").exists()
     assert reconciliation.reconcile().ok
 

@@ -41,7 +41,7 @@ async def test_a_sync_send_reaches_a_consumer_of_the_redis_pubsub_layer():
     ]
     layer, received = await _received_after_sync_send(messages)
     assert isinstance(layer, RedisPubSubChannelLayer)
-    assert layer_send._pubsub_target(layer) is not None  # published from the thread
+    assert layer_send.pubsub_target(layer) is not None  # published from the thread
     assert received == [message for _, message in messages]
 
 
@@ -50,7 +50,7 @@ async def test_a_sync_send_reaches_a_consumer_of_the_redis_pubsub_layer():
 async def test_any_other_layer_gets_the_messages_through_group_send():
     messages = [("match.1.seat0", {"type": "match.push", "seq": 1, "text": "{}"})]
     layer, received = await _received_after_sync_send(messages)
-    assert layer_send._pubsub_target(layer) is None
+    assert layer_send.pubsub_target(layer) is None
     assert received == [messages[0][1]]
 
 
@@ -59,7 +59,7 @@ def test_an_unreachable_redis_fails_the_send_within_the_timeout():
     error and the sockets repair the gap from the database."""
     layer = RedisPubSubChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test")
     with pytest.raises(Exception) as raised:
-        layer_send._send_published(layer, [("match.1.seat0", {"type": "match.push"})])
+        layer_send.send_published(layer, [("match.1.seat0", {"type": "match.push"})])
     assert "Connection" in type(raised.value).__name__ or "connect" in str(raised.value).lower()
 
 
@@ -67,8 +67,8 @@ def test_a_pubsub_layer_is_published_to_even_under_the_id_of_a_freed_layer(monke
     """An entry is kept per ``id(layer)``; a new layer may get the id of one that was freed,
     and must not inherit its answer (the other layer's: no Redis target)."""
     layer = RedisPubSubChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test")
-    monkeypatch.setitem(layer_send._clients, id(layer), (InMemoryChannelLayer(), None))
+    monkeypatch.setitem(layer_send.layer_clients, id(layer), (InMemoryChannelLayer(), None))
 
-    clients, prefix = layer_send._pubsub_target(layer)
+    clients, prefix = layer_send.pubsub_target(layer)
 
     assert prefix == "test" and len(clients) == 1

@@ -18,8 +18,8 @@ LOCAL_MEMORY = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMem
 def _forget():
     audiences = match_audiences(MATCH_ID, seat_count=4)
     cache.delete_many(
-        [presence._listen_key(a) for a in audiences]
-        + [presence._seq_key(MATCH_ID), presence._seat_key(MATCH_ID, 1)]
+        [presence.listen_key(a) for a in audiences]
+        + [presence.seq_key(MATCH_ID), presence.seat_key(MATCH_ID, 1)]
     )
     return audiences
 

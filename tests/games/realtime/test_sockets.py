@@ -406,7 +406,7 @@ async def test_a_player_holds_a_bounded_number_of_sockets(alice, bob, table, see
 async def _count_released(player_id, attempts: int = 100) -> bool:
     """Whether the player's socket count drops to none within ``attempts`` x 20 ms."""
     for _ in range(attempts):
-        if not await sync(presence.cache.get)(presence._player_key(player_id)):
+        if not await sync(presence.cache.get)(presence.player_key(player_id)):
             return True
         await asyncio.sleep(0.02)
     return False
