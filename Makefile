@@ -23,7 +23,7 @@ PYTEST_PARALLEL ?= -n auto
 # `make test-fast`: the embedded default, whatever this shell points at.
 FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 
-.PHONY: install install-base install-node test test-fast lint lint-openapi demo play serve worker beat schema lock bench clean chromium
+.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -54,6 +54,11 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
+# mypy over the apps (pyproject's [tool.mypy]): the default checks, strict ones for the
+# engine and the ledger kernel.
+typecheck: install
+	$(PY) -m mypy
+
 # Debian's chromium for the browser tests (tests/browser/, docs/testing.md): installed with
 # apt-get only when /usr/bin/chromium is missing, a quick no-op otherwise. Playwright drives
 # this one; never `playwright install`.
@@ -65,7 +70,7 @@ chromium:
 
 # The whole suite. On PostgreSQL and Redis whenever DATABASE_URL and REDIS_URL are set
 # (.ci/run sets both); otherwise on SQLite, where PostgreSQL-only tests say they were skipped.
-test: lint chromium install-node
+test: lint typecheck chromium install-node
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
@@ -137,4 +142,4 @@ bench: install
 	-$(PY) tests/benchmarks/bench_sockets.py --sockets 1000 --idle 60
 
 clean:
-	rm -rf $(VENV) node_modules var .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules var .pytest_cache .ruff_cache .mypy_cache .hypothesis
