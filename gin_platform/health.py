@@ -24,7 +24,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import HttpRequest
 
-from gin_platform.http_bridge import ASGI_SERVER_MARK
+from gin_platform.project.http_bridge import ASGI_SERVER_MARK
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +86,8 @@ def channel_layer_status(*, timeout: float = CHANNEL_LAYER_TIMEOUT_SECONDS) -> t
 
 def server_kind(request: HttpRequest) -> str:
     """``asgi`` under the ASGI server (HTTP and WebSockets), ``wsgi`` under a WSGI one. The
-    ASGI server hands HTTP to Django's synchronous handler (gin_platform/http_bridge.py), which
-    marks the request."""
+    ASGI server hands HTTP to Django's synchronous handler
+    (gin_platform/project/http_bridge.py), which marks the request."""
     if isinstance(request, ASGIRequest) or request.META.get(ASGI_SERVER_MARK):
         return "asgi"
     return "wsgi"

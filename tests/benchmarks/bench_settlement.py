@@ -84,7 +84,7 @@ def main() -> None:
         os.environ.update(
             {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": env["DEBUG"]}
         )
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
         sys.path.insert(0, str(ROOT))
         import django
 

@@ -106,7 +106,7 @@ def run_pgbench(url: str, *, clients: int, seconds: int) -> float:
 # --- The wallet side ---------------------------------------------------------------------
 def django_setup(url: str) -> None:
     os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["DEBUG"] = "false"  # as in production: DEBUG keeps every query's SQL
     sys.path.insert(0, str(ROOT))

@@ -11,7 +11,7 @@
 3. seeds an operator, its API key and a staff user through ``manage.py shell -c``;
 4. starts a real Celery worker (``celery -A gin_platform worker``) and the web server as
    deployed: gunicorn with deploy/gunicorn.conf.py, its workers uvicorn serving
-   ``gin_platform.asgi:application`` (HTTP and the sockets under /ws/v1/ on one port), on a
+   ``gin_platform.project.asgi:application`` (HTTP and the sockets under /ws/v1/ on one port), on a
    free 127.0.0.1 port, each in its own process group with its output in a log file;
 5. on the way out, also after Ctrl-C, SIGTERM or an exception: stops both process groups
    (SIGTERM, then SIGKILL after a grace period), flushes the Redis database and drops the
@@ -54,7 +54,7 @@ from tests.processes import worker_command  # noqa: E402  (needs ROOT on the pat
 
 DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 DEFAULT_REDIS_DB = 14
-APPLICATION = "gin_platform.asgi:application"
+APPLICATION = "gin_platform.project.asgi:application"
 # Loopback only: never let urllib send our requests to a proxy.
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 

@@ -36,8 +36,8 @@ from django.db import close_old_connections
 from werkzeug.test import Client
 
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
+from gin_platform.project.wsgi import application
 from gin_platform.services import api_key_create, player_session_create
-from gin_platform.wsgi import application
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 
 STAFF_USERNAME = "fuzz-staff"

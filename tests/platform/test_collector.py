@@ -8,8 +8,8 @@ import gc
 import pytest
 from celery import signals
 
-from gin_platform.celery import keep_the_application_out_of_collections
 from gin_platform.collector import loaded_application_frozen
+from gin_platform.project.celery import keep_the_application_out_of_collections
 
 
 class Node:

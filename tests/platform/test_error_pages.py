@@ -151,7 +151,7 @@ def test_a_json_error_of_an_endpoint_is_left_as_it_is(client, monkeypatch):
 
 # --- The same over the ASGI application ----------------------------------------------------
 def asgi_get(path: str, host: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
-    from gin_platform.asgi import application
+    from gin_platform.project.asgi import application
 
     scope = {
         "type": "http",

@@ -15,8 +15,8 @@ from django.apps import apps
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from gin_platform.asgi import application as asgi_application
 from gin_platform.models import IdempotencyRecord
+from gin_platform.project.asgi import application as asgi_application
 from gin_platform.services import socket_ticket_create
 from tests.factories import SYSTEM, staff_user
 from tests.fuzz.world import PARAM, build_world, database_connection_kept

@@ -19,7 +19,7 @@ from django.db import connection
 
 from games.models import Match
 from gin_platform.cache import redis_client
-from gin_platform.celery import app as celery_app
+from gin_platform.project.celery import app as celery_app
 from settlement.models import Settlement
 from settlement.ready import ready_keys
 from settlement.tasks import settle_stragglers

@@ -16,7 +16,7 @@ from django.db import close_old_connections, connections
 from gin_platform.collector import loaded_application_frozen
 from gin_platform.redaction import WithholdSecretsFilter
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
 
 app = Celery("gin_platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -3,7 +3,7 @@
 Embedded default: no ``DATABASE_URL`` means a SQLite file under ``var/``; no ``REDIS_URL``
 means Celery runs tasks eagerly and the cache is local memory. ``GIN_ENV=production``
 refuses to start unless PostgreSQL, Redis, a strong secret key, allowed hosts (not ``*``)
-and a secrets encryption key are configured and DEBUG is off (gin_platform/config.py), and
+and a secrets encryption key are configured and DEBUG is off (gin_platform/project/config.py), and
 then serves HTTPS only.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from gin_platform.config import (
+from gin_platform.project.config import (
     ENVIRONMENTS,
     broker_url,
     derived_encryption_key,
@@ -27,7 +27,7 @@ from gin_platform.config import (
     redis_url,
 )
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 ENV = os.environ
 
 GIN_ENV = ENV.get("GIN_ENV", "development")
@@ -88,9 +88,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "gin_platform.urls"
-WSGI_APPLICATION = "gin_platform.wsgi.application"
-ASGI_APPLICATION = "gin_platform.asgi.application"
+ROOT_URLCONF = "gin_platform.project.urls"
+WSGI_APPLICATION = "gin_platform.project.wsgi.application"
+ASGI_APPLICATION = "gin_platform.project.asgi.application"
 
 TEMPLATES = [
     {
@@ -204,7 +204,7 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Database connections in a worker live as in a web process: kept across tasks up to
-# CONN_MAX_AGE and health-checked before use (gin_platform.celery closes them after a task
+# CONN_MAX_AGE and health-checked before use (gin_platform.project.celery closes them after a task
 # that raised). Celery's Django fixup would otherwise close them around EVERY task (a new
 # connection, its set-up and its prepared statements each time: a settlement cost twice as
 # much); with this set it only recycles them every CELERY_DB_REUSE_MAX tasks.

@@ -23,8 +23,8 @@ from websockets.protocol import State
 
 from gin_platform.problems import MalformedRequestProblem
 
-WEBSOCKET_PROTOCOL = "gin_platform.web_server:WebSocketProtocol"
-APPLICATION = "gin_platform.asgi:application"
+WEBSOCKET_PROTOCOL = "gin_platform.project.web_server:WebSocketProtocol"
+APPLICATION = "gin_platform.project.asgi:application"
 CLOSE_INVALID_DATA = 1007
 INVALID_TEXT_REASON = "text message is not UTF-8"
 
