@@ -27,9 +27,9 @@ from games.models import (
     WaitingListEntry,
 )
 from games.problems import HandInProgressProblem
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator, Player
 from gin_platform.precompiled import PrecompiledQuery
-from gin_platform.problems import NotFoundProblem
 from gin_platform.selectors import (
     MAX_ID,
     as_id,

@@ -16,8 +16,8 @@ from django.contrib.admin import AdminSite
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django_otp.forms import OTPAuthenticationFormMixin
 
+from gin_platform.http.problems import LoginLockedOutProblem, ThrottledProblem
 from gin_platform.login_attempts import staff_secret_check
-from gin_platform.problems import LoginLockedOutProblem, ThrottledProblem
 
 
 class StaffAdminAuthenticationForm(OTPAuthenticationFormMixin, AdminAuthenticationForm):

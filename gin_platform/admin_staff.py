@@ -17,8 +17,8 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from gin_platform import staff, staff_access
 from gin_platform.admin_site import AuditedModelAdmin
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, StaffChangeRequest, StaffOperatorScope
-from gin_platform.problems import Problem
 
 
 # --- Staff users, roles, second factors (docs/backoffice.md "Staff access") ---------------

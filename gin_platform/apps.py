@@ -11,13 +11,15 @@ class PlatformConfig(AppConfig):
         from corsheaders.signals import check_request_enabled
         from django.contrib.auth.signals import user_logged_in
 
-        from gin_platform import schema  # noqa: F401  (registers OpenAPI auth extensions)
-        from gin_platform.cors import allow_registered_origin
+        from gin_platform.http import openapi_auth  # noqa: F401  (registers OpenAPI auth extensions)
+        from gin_platform.http.cors import allow_registered_origin
         from gin_platform.remembered_credentials import connect_signals
         from gin_platform.staff import session_clocks_start
 
-        # CORS for the origins the operators registered (gin_platform/cors.py).
-        check_request_enabled.connect(allow_registered_origin, dispatch_uid="gin_platform.cors")
+        # CORS for the origins the operators registered (gin_platform/http/cors.py).
+        check_request_enabled.connect(
+            allow_registered_origin, dispatch_uid="gin_platform.http.cors"
+        )
         # A new epoch for the credentials the web processes remember, at every change of
         # an operator, a key, a player or a session (gin_platform/remembered_credentials.py).
         connect_signals()

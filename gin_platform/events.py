@@ -27,6 +27,7 @@ from django.utils.dateparse import parse_datetime
 
 from gin_platform.audit import audit_record
 from gin_platform.event_types import ALL, EVENT_TYPES
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.locks import lock_operator_row
 from gin_platform.models import (
     Operator,
@@ -35,7 +36,6 @@ from gin_platform.models import (
     WebhookDelivery,
 )
 from gin_platform.principals import Actor
-from gin_platform.problems import NotFoundProblem, ValidationProblem
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500

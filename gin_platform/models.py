@@ -267,7 +267,7 @@ class OperatorOrigin(models.Model):
     may call the API (CORS) and open sockets (docs/browser-clients.md)."""
 
     operator = models.ForeignKey(Operator, on_delete=models.CASCADE, related_name="origins")
-    # Normalised by gin_platform.cors.normalize_origin: lower case, no default port, no path.
+    # Normalised by gin_platform.http.cors.normalize_origin: lower case, no default port, no path.
     origin = models.CharField(max_length=300, db_index=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
@@ -345,7 +345,7 @@ class IdempotencyRecord(models.Model):
     # webhook secret) replaced by "[withheld]": secrets are shown once and never stored.
     response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
     # True when secrets were withheld from response_body: a replay then answers the
-    # secret-not-replayable problem instead of the body (gin_platform/idempotency.py).
+    # secret-not-replayable problem instead of the body (gin_platform/http/idempotency.py).
     secret_withheld = models.BooleanField(default=False, db_default=False)
     # Records older than IDEMPOTENCY_RETENTION_SECONDS are deleted by the beat job
     # prune-expired-records; a key replayed after that is a new request.

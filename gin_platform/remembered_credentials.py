@@ -42,8 +42,8 @@ from django.db import models, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
+from gin_platform.http.throttling import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
-from gin_platform.throttling import CACHE_ERRORS, warn_cache_unreachable
 
 EPOCH_KEY = "auth-epoch:credentials"
 REMEMBER_SECONDS = 30.0

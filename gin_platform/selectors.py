@@ -15,7 +15,8 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
-from gin_platform.cors import canonical_origin, is_platform_origin, registered_operator_ids
+from gin_platform.http.cors import canonical_origin, is_platform_origin, registered_operator_ids
+from gin_platform.http.problems import LiveModeForbiddenProblem, NotFoundProblem
 from gin_platform.models import (
     AuditEvent,
     Network,
@@ -28,7 +29,6 @@ from gin_platform.models import (
     PlayerSession,
     WebhookDelivery,
 )
-from gin_platform.problems import LiveModeForbiddenProblem, NotFoundProblem
 
 
 def _as_uuid(value: object) -> uuid.UUID | None:
@@ -264,7 +264,7 @@ def origin_allowed(*, operator: Operator, origin: str | None, host: str) -> bool
     True when there is no Origin (not a browser), when it is the platform itself (the same
     host as ``host``, the Host the request or socket was made to, or ``PUBLIC_BASE_URL``),
     or when ``operator`` registered it. False for anything else, ``null`` and malformed
-    origins included (gin_platform/cors.py). Cached: no query on most calls.
+    origins included (gin_platform/http/cors.py). Cached: no query on most calls.
     """
     if not origin:
         return True

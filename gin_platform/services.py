@@ -18,8 +18,17 @@ from django.db.models import Q
 from django.utils import timezone
 
 from gin_platform.audit import audit_changes, audit_record
-from gin_platform.cors import OriginError, forget_origin, normalize_origin
-from gin_platform.idempotency import idempotency_records_prune
+from gin_platform.http.cors import OriginError, forget_origin, normalize_origin
+from gin_platform.http.idempotency import idempotency_records_prune
+from gin_platform.http.problems import (
+    LaunchTokenInvalidProblem,
+    LiveModeForbiddenProblem,
+    NotFoundProblem,
+    OriginNotAllowedProblem,
+    Problem,
+    SocketTicketInvalidProblem,
+    ValidationProblem,
+)
 from gin_platform.locks import (
     lock_api_key,
     lock_network,
@@ -44,15 +53,6 @@ from gin_platform.models import (
 )
 from gin_platform.money import CurrencyError, is_real_currency, normalize_currency
 from gin_platform.principals import Actor, PlayerPrincipal
-from gin_platform.problems import (
-    LaunchTokenInvalidProblem,
-    LiveModeForbiddenProblem,
-    NotFoundProblem,
-    OriginNotAllowedProblem,
-    Problem,
-    SocketTicketInvalidProblem,
-    ValidationProblem,
-)
 from gin_platform.selectors import network_cache_forget, network_get, origin_allowed
 from gin_platform.tokens import (
     LAUNCH_TOKEN_PREFIX,
@@ -685,7 +685,7 @@ def player_operator(session: PlayerSession) -> Operator:
     return session.player.operator
 
 
-# --- Registered origins (gin_platform/cors.py) ---------------------------------------------
+# --- Registered origins (gin_platform/http/cors.py) ---------------------------------------------
 class OriginInvalidProblem(Problem):
     slug = "origin-invalid"
     status = 422

@@ -36,10 +36,7 @@ from django.utils import timezone
 
 from gin_platform import staff
 from gin_platform.audit import audit_record
-from gin_platform.locks import lock_staff_change, lock_staff_user
-from gin_platform.models import Operator, StaffChangeRequest, StaffOperatorScope
-from gin_platform.principals import actor_for
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
@@ -47,6 +44,9 @@ from gin_platform.problems import (
     Problem,
     ProposerNotEntitledProblem,
 )
+from gin_platform.locks import lock_staff_change, lock_staff_user
+from gin_platform.models import Operator, StaffChangeRequest, StaffOperatorScope
+from gin_platform.principals import actor_for
 
 FLAGS = ("is_active", "is_staff", "is_superuser")
 ACCESS_FIELDS = (*FLAGS, "groups", "user_permissions", "operator_scope")

@@ -144,7 +144,7 @@ def webhook_enqueue_after_rollback(
     Outside any transaction it is recorded at once, in its own. Inside one (an operator
     write runs inside its Idempotency-Key's transaction) it rides on the exception:
     ``run_after_rollback`` records it in the transaction that stores the refusal as the
-    key's answer (gin_platform.idempotency), so it is recorded once per request and never
+    key's answer (gin_platform.http.idempotency), so it is recorded once per request and never
     for a replay. A caller that swallows the refusal inside a transaction records nothing.
     """
 

@@ -10,8 +10,8 @@ from django.utils.html import format_html, format_html_join
 from gin_platform import staff
 from gin_platform.admin import PlayerAdmin, ReadOnlyAdmin
 from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
-from gin_platform.problems import Problem
 from settlement import backoffice, charts, reports
 from settlement.models import DailyReport, ReconciliationRun, Settlement
 

@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 
 from gin_platform.admin import ReadOnlyAdmin
 from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
-from gin_platform.problems import Problem
+from gin_platform.http.problems import Problem
 from wallet.models import (
     Account,
     ApprovalRequest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from gin_platform.problems import NotFoundProblem
+from gin_platform.http.problems import NotFoundProblem
 from wallet.models import ApprovalRequest
 
 

@@ -4,12 +4,12 @@ Each bad input has its own stable ``type`` (docs/api-errors.md). When one of the
 nothing has been posted: every service is one database transaction and raises before (or
 instead of) writing its ledger rows. ``unknown-currency`` and ``player-inactive`` are the
 platform's own types, re-used here (gin_platform.services), and so are the four-eyes types
-(gin_platform.problems), which the staff access changes share.
+(gin_platform.http.problems), which the staff access changes share.
 """
 
 from __future__ import annotations
 
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,

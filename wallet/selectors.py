@@ -21,9 +21,9 @@ from django.db.models import Prefetch, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.problems import NotFoundProblem
 from wallet import fx
 from wallet.amounts import parse_currency
 from wallet.models import (

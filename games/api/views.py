@@ -42,10 +42,10 @@ from games.api.serializers import (
 from games.models import Match
 from games.realtime.longpoll import wait_for_events
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.idempotency import REPLAY_HEADER, idempotent
-from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
+from gin_platform.http.idempotency import REPLAY_HEADER, idempotent
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
 
 PROBLEMS = {
     404: OpenApiResponse(description="Not found (or another operator's)"),

@@ -40,14 +40,14 @@ from games.realtime import presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.render import audience_events, audience_view
 from gin_platform.api.inputs import refuse_unknown_fields, validated
-from gin_platform.models import PlayerSession
-from gin_platform.principals import PlayerPrincipal
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     OriginNotAllowedProblem,
     PermissionDeniedProblem,
     Problem,
     ValidationProblem,
 )
+from gin_platform.models import PlayerSession
+from gin_platform.principals import PlayerPrincipal
 
 logger = logging.getLogger(__name__)
 

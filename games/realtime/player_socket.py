@@ -40,8 +40,8 @@ from games.realtime.consumers import (
     database_sync_to_async,
 )
 from games.selectors import player_waiting_list
+from gin_platform.http.problems import OriginNotAllowedProblem, Problem
 from gin_platform.principals import PlayerPrincipal
-from gin_platform.problems import OriginNotAllowedProblem, Problem
 
 
 class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer):

@@ -34,10 +34,10 @@ from games.selectors import match_player_operator_ids, player_network_seated
 from games.services.rooms import room_create
 from gin_platform.audit import audit_record
 from gin_platform.event_types import player_ref
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.locks import lock_player
 from gin_platform.models import SCREEN_NAME_MAX_LENGTH, Operator, Player
 from gin_platform.principals import Actor
-from gin_platform.problems import NotFoundProblem, ValidationProblem
 from gin_platform.selectors import (
     is_network_operator,
     network_get,

@@ -6,7 +6,7 @@ renames or closes it; ``table_create`` adds a table. ``_ensure_free_table`` keep
 without a game in every open room (seating calls it when a game starts).
 
 These run inside the caller's transaction when there is one: the operator endpoints wrap
-them in the Idempotency-Key transaction (``gin_platform.idempotency``), so they are atomic but
+them in the Idempotency-Key transaction (``gin_platform.http.idempotency``), so they are atomic but
 not durable.
 """
 

@@ -55,10 +55,10 @@ from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
 from gin_platform.event_types import player_ref
+from gin_platform.http.problems import Problem, ValidationProblem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.principals import Actor
-from gin_platform.problems import Problem, ValidationProblem
 from gin_platform.selectors import is_network_operator
 from wallet import services as wallet
 from wallet.problems import InsufficientFundsProblem, WalletUnavailableProblem

@@ -35,9 +35,9 @@ from games.selectors import room_offered_to_player
 from games.services.rooms import _ensure_free_table
 from games.services.seating import _buy_in_amount, _network_seat_check, seat_take
 from gin_platform.audit import audit_record
+from gin_platform.http.problems import NotFoundProblem, Problem
 from gin_platform.models import Player
 from gin_platform.principals import Actor
-from gin_platform.problems import NotFoundProblem, Problem
 
 logger = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from gin_platform.api.event_serializers import (
     WebhookSubscriptionInput,
     WebhookSubscriptionOutput,
 )
-from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator
-from gin_platform.problems import ValidationProblem
+from gin_platform.http.idempotency import idempotent
+from gin_platform.http.permissions import IsOperator
+from gin_platform.http.problems import ValidationProblem
 from gin_platform.webhooks import event_json
 
 

@@ -3,7 +3,7 @@ document's ``webhooks`` (OpenAPI 3.1; listed in SPECTACULAR_SETTINGS ``WEBHOOKS`
 type but ``game.finished`` and ``game.settled`` (settlement/api/webhooks.py documents those).
 
 Each body is the envelope ``{"id", "type", "created_at", "data"}`` with the type's ``data``
-serializer; the postprocessing hook (gin_platform.openapi) adds the headers we send.
+serializer; the postprocessing hook (gin_platform.http.openapi) adds the headers we send.
 """
 
 from __future__ import annotations

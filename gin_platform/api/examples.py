@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-from gin_platform.openapi import problem_example, problem_response
-from gin_platform.problems import (
+from gin_platform.http.openapi import problem_example, problem_response
+from gin_platform.http.problems import (
     LaunchTokenInvalidProblem,
     LiveModeForbiddenProblem,
     NotFoundProblem,

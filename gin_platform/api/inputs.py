@@ -23,7 +23,7 @@ from typing import Any
 from rest_framework import serializers
 
 from gin_platform.api.output import shared_instance
-from gin_platform.problems import UnknownFieldsProblem
+from gin_platform.http.problems import UnknownFieldsProblem
 
 # Named in the problem: enough to fix a request, bounded whatever a client sends.
 UNKNOWN_NAMES_SHOWN = 10

@@ -47,16 +47,16 @@ from gin_platform.api.serializers import (
     WebhookDeliveryOutput,
 )
 from gin_platform.health import health_report, server_kind
-from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator, IsPlayer, IsStaff
-from gin_platform.problems import (
+from gin_platform.http.idempotency import idempotent
+from gin_platform.http.permissions import IsOperator, IsPlayer, IsStaff
+from gin_platform.http.problems import (
     REGISTRY,
     LaunchTokenInvalidProblem,
     NotFoundProblem,
     Problem,
     ValidationProblem,
 )
-from gin_platform.throttling import AuthFailureGuard
+from gin_platform.http.throttling import AuthFailureGuard
 from gin_platform.webhooks import webhook_redeliver
 
 
@@ -630,7 +630,7 @@ class PlayerLaunchView(APIView):
 
 class LaunchSessionView(APIView):
     """The hosted page's first call: the launch token for a player session. No credentials;
-    failures are counted like a bad bearer token (gin_platform.throttling.AuthFailureGuard)."""
+    failures are counted like a bad bearer token (gin_platform.http.throttling.AuthFailureGuard)."""
 
     permission_classes = (AllowAny,)
     authentication_classes = ()

@@ -64,14 +64,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: refuses a Host outside ALLOWED_HOSTS; API errors problem+json whatever DEBUG says.
-    "gin_platform.api_errors.ApiErrorsMiddleware",
+    "gin_platform.http.api_errors.ApiErrorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the table page, the API docs) from the app itself, before anything else.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Preflights and CORS headers for the origins each operator registered (README: CORS).
     "corsheaders.middleware.CorsMiddleware",
     # 413 for an over-long body, 400 for a NUL in the query or a header (before any view).
-    "gin_platform.middleware.RequestHygieneMiddleware",
+    "gin_platform.http.middleware.RequestHygieneMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -341,8 +341,8 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 # Attempts refused during a lockout do not extend it, so Retry-After tells the truth.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-AXES_CLIENT_IP_CALLABLE = "gin_platform.throttling.client_address"
-AXES_LOCKOUT_CALLABLE = "gin_platform.authentication.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "gin_platform.http.throttling.client_address"
+AXES_LOCKOUT_CALLABLE = "gin_platform.http.authentication.lockout_response"
 
 # Staff sessions (the admin's, and the staff API's over its cookie) end after this long
 # without a request, and this long after login whatever happens (docs/backoffice.md).
@@ -377,30 +377,30 @@ REQUEST_MAX_BODY_BYTES = int(ENV.get("REQUEST_MAX_BODY_BYTES", str(256 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BODY_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "gin_platform.authentication.OperatorApiKeyAuthentication",
-        "gin_platform.authentication.PlayerTokenAuthentication",
+        "gin_platform.http.authentication.OperatorApiKeyAuthentication",
+        "gin_platform.http.authentication.PlayerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "gin_platform.authentication.StaffBasicAuthentication",
+        "gin_platform.http.authentication.StaffBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # Bounded size and depth, no NUL characters (gin_platform/parsers.py).
-    "DEFAULT_PARSER_CLASSES": ["gin_platform.parsers.StrictJSONParser"],
+    # Bounded size and depth, no NUL characters (gin_platform/http/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["gin_platform.http.parsers.StrictJSONParser"],
     # An unknown ?format= is 406 (DRF says 404), like an Accept header nothing can satisfy.
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "gin_platform.negotiation.ContentNegotiation",
-    "DEFAULT_PAGINATION_CLASS": "gin_platform.pagination.CreatedCursorPagination",
-    "DEFAULT_THROTTLE_CLASSES": ["gin_platform.throttling.PrincipalRateThrottle"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "gin_platform.http.negotiation.ContentNegotiation",
+    "DEFAULT_PAGINATION_CLASS": "gin_platform.http.pagination.CreatedCursorPagination",
+    "DEFAULT_THROTTLE_CLASSES": ["gin_platform.http.throttling.PrincipalRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "operator": ENV.get("THROTTLE_OPERATOR", "6000/min"),
         "player": ENV.get("THROTTLE_PLAYER", "1200/min"),
         "anon": ENV.get("THROTTLE_ANON", "120/min"),
-        # Failed authentication, counted before the expensive check (gin_platform.throttling
+        # Failed authentication, counted before the expensive check (gin_platform.http.throttling
         # AuthFailureGuard): per client address, and per credential (API key prefix, staff
         # username) for addresses that failed themselves.
         "auth_failures_address": ENV.get("THROTTLE_AUTH_FAILURES_ADDRESS", "20/min"),
         "auth_failures_credential": ENV.get("THROTTLE_AUTH_FAILURES_CREDENTIAL", "10/min"),
     },
-    "EXCEPTION_HANDLER": "gin_platform.problem_handler.problem_exception_handler",
+    "EXCEPTION_HANDLER": "gin_platform.http.problem_handler.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
     # Proxies in front of the web processes; X-Forwarded-For is trusted only that deep
@@ -451,10 +451,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # The default enum hook, then ours: problem+json error responses, per-operation security,
     # the Idempotency-Key and RateLimit-* headers, the webhooks' headers, OpenAPI 3.1 nulls
-    # (gin_platform/openapi.py).
+    # (gin_platform/http/openapi.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "gin_platform.openapi.postprocess_schema",
+        "gin_platform.http.openapi.postprocess_schema",
     ],
     "ENUM_NAME_OVERRIDES": {
         "OperatorStatusEnum": "gin_platform.models.Operator.Status",
@@ -512,7 +512,7 @@ if PUBLIC_BASE_URL and not PUBLIC_BASE_URL.startswith(("https://", "http://")):
 
 # --- CORS (docs/browser-clients.md) ----------------------------------------------------------
 # Browsers on the operators' registered origins may call the API; nothing else of the site
-# answers cross-origin. Which origins is decided per request (gin_platform/cors.py:
+# answers cross-origin. Which origins is decided per request (gin_platform/http/cors.py:
 # allow_registered_origin, a check_request_enabled receiver), so the static list stays empty.
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOWED_ORIGINS: list[str] = []
@@ -529,7 +529,7 @@ CORS_ALLOW_HEADERS = (
 CORS_EXPOSE_HEADERS = (
     "Idempotent-Replayed",
     "Retry-After",
-    # The rate-limit headers of every throttled answer (gin_platform/throttling.py).
+    # The rate-limit headers of every throttled answer (gin_platform/http/throttling.py).
     "RateLimit-Limit",
     "RateLimit-Remaining",
     "RateLimit-Reset",
@@ -545,7 +545,7 @@ CORS_ORIGIN_CACHE_SECONDS = 60
 # 127.0.0.1 and [::1] outside production.
 OPERATOR_ORIGINS_ALLOW_HTTP_LOCALHOST = GIN_ENV != "production"
 # Request signing: accepted clock skew, and how long an accepted signature is remembered
-# (a second use is refused: gin_platform/authentication.py).
+# (a second use is refused: gin_platform/http/authentication.py).
 REQUEST_SIGNATURE_TOLERANCE_SECONDS = 300
 # Idempotency: an in-flight record older than this is taken to be from a dead request.
 IDEMPOTENCY_STALE_AFTER_SECONDS = 120

@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from gin_platform.api.docs import RedocBundleView, RedocView
 from gin_platform.api.views import ProblemTypeDetailView
-from gin_platform.views import problem_404, problem_500
+from gin_platform.http.error_views import problem_404, problem_500
 
 # The resolver tries these in order, every pattern of an app before the next app's: the games
 # routes (a move, a view: most of the traffic) go first. No route shadows another's

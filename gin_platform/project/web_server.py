@@ -21,7 +21,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from uvicorn_worker import UvicornWorker
 from websockets.protocol import State
 
-from gin_platform.problems import MalformedRequestProblem
+from gin_platform.http.problems import MalformedRequestProblem
 
 WEBSOCKET_PROTOCOL = "gin_platform.project.web_server:WebSocketProtocol"
 APPLICATION = "gin_platform.project.asgi:application"

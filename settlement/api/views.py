@@ -15,10 +15,15 @@ from rest_framework.views import APIView
 from gin_platform import selectors as platform_selectors
 from gin_platform import staff
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.pagination import CheckedCursorPagination
-from gin_platform.permissions import HasStaffPermission, IsOperator, IsOperatorOrPlayer, IsStaff
+from gin_platform.http.pagination import CheckedCursorPagination
+from gin_platform.http.permissions import (
+    HasStaffPermission,
+    IsOperator,
+    IsOperatorOrPlayer,
+    IsStaff,
+)
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.principals import OperatorPrincipal
-from gin_platform.problems import NotFoundProblem, ValidationProblem
 from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (

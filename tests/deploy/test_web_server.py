@@ -4,7 +4,7 @@ workers ``gin_platform.project.web_server.Worker``) and uvicorn alone as the bro
 
 - A text message that is not UTF-8 gets an ``error`` message, then a close with 1007 and a
   reason; the server logs one line for it, no traceback (gin_platform/project/web_server.py).
-- The API's errors are problem+json there too, DEBUG or not (gin_platform/api_errors.py).
+- The API's errors are problem+json there too, DEBUG or not (gin_platform/http/api_errors.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from gin_platform.throttling import PrincipalRateThrottle
+from gin_platform.http.throttling import PrincipalRateThrottle
 from tests.fuzz import world as world_module
 
 UNTHROTTLED = "1000000/min"

@@ -15,7 +15,7 @@ One ``World`` per fuzzed operation (each pytest item has its own rolled-back dat
   wallet/, games/ and settlement/ get real ids this way without a change here.
 
 The credential for a case comes from its operation's OpenAPI ``security``
-(gin_platform/openapi.py narrows it to what the permission classes accept).
+(gin_platform/http/openapi.py narrows it to what the permission classes accept).
 """
 
 from __future__ import annotations

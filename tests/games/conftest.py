@@ -65,6 +65,6 @@ def practice_table(operator):
 @pytest.fixture(autouse=True)
 def _no_player_throttling(monkeypatch):
     """Whole games make hundreds of requests per player within seconds."""
-    from gin_platform.throttling import PrincipalRateThrottle
+    from gin_platform.http.throttling import PrincipalRateThrottle
 
     monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "1000000/min")

@@ -54,7 +54,7 @@ def test_the_commands_create_the_network_once_and_open_its_rooms(capsys):
 
 def test_a_network_room_never_has_the_house_bot(db):
     network_make()
-    from gin_platform.problems import ValidationProblem
+    from gin_platform.http.problems import ValidationProblem
 
     with pytest.raises(ValidationProblem):
         network_room_make(is_practice=True, currency=None, stake=100, bot_enabled=True)
@@ -145,7 +145,7 @@ def test_the_lobby_shows_network_amounts_in_the_players_display_currency():
 
 def test_the_network_operator_cannot_join_itself(db):
     network = network_make()
-    from gin_platform.problems import ValidationProblem
+    from gin_platform.http.problems import ValidationProblem
 
     with pytest.raises(ValidationProblem):
         network_membership_update(operator=network.operator, member=True, actor=SYSTEM)

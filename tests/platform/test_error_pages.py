@@ -1,6 +1,6 @@
 """Every error under the API's paths is problem+json whatever DEBUG says, over the test
 client (WSGI) and the ASGI application; a Host outside ALLOWED_HOSTS is refused before
-anything reads it, and never with a debug page (gin_platform/api_errors.py)."""
+anything reads it, and never with a debug page (gin_platform/http/api_errors.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import logging
 import pytest
 from django.test import Client, override_settings
 
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
 from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db

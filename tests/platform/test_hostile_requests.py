@@ -1,7 +1,7 @@
 """Hostile requests get clean 4xx problem answers, never a 500, and store nothing: bodies too
 large, nested too deep, or holding NUL characters or unpaired surrogates (gin_platform/
-parsers.py); NUL in a query string or a header (gin_platform/middleware.py); forged cursors
-(gin_platform/pagination.py); bounded cashier metadata (wallet/api/serializers.py)."""
+parsers.py); NUL in a query string or a header (gin_platform/http/middleware.py); forged cursors
+(gin_platform/http/pagination.py); bounded cashier metadata (wallet/api/serializers.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 from django.core.exceptions import RequestDataTooBig
 from django.test import override_settings
 
+from gin_platform.http.parsers import MAX_JSON_DEPTH, StrictJSONParser, json_shape
+from gin_platform.http.problem_handler import problem_exception_handler
+from gin_platform.http.problems import MalformedRequestProblem, RequestTooLargeProblem
 from gin_platform.models import IdempotencyRecord
-from gin_platform.parsers import MAX_JSON_DEPTH, StrictJSONParser, json_shape
-from gin_platform.problem_handler import problem_exception_handler
-from gin_platform.problems import MalformedRequestProblem, RequestTooLargeProblem
 from tests.helpers import assert_problem
 from wallet.models import LedgerTransaction
 

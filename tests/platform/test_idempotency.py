@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.test import APIClient, APIRequestFactory
 
-from gin_platform.idempotency import run_idempotently
+from gin_platform.http.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
 from gin_platform.principals import OperatorPrincipal
 from gin_platform.services import api_key_create

@@ -9,8 +9,9 @@ from rest_framework.test import APIClient
 
 from games.services import seat_take
 from gin_platform import watchable
+from gin_platform.http.problems import LaunchTokenInvalidProblem
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, PlayerSession
-from gin_platform.problems import LaunchTokenInvalidProblem
 from gin_platform.services import (
     LaunchedSession,
     api_key_create,
@@ -19,7 +20,6 @@ from gin_platform.services import (
     launch_token_redeem,
     operator_origin_create,
 )
-from gin_platform.throttling import PrincipalRateThrottle
 from gin_platform.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

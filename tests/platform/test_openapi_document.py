@@ -19,8 +19,8 @@ from jsonschema import Draft202012Validator
 
 from games import engine
 from gin_platform.event_types import EVENT_TYPES
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
-from gin_platform.throttling import RATE_LIMIT_HEADERS
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
+from gin_platform.http.throttling import RATE_LIMIT_HEADERS
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("gin_platform", "games", "wallet", "settlement")
@@ -121,7 +121,8 @@ def test_every_example_fits_its_schema(document):
 
 
 def test_refusals_are_documented_as_problems(document):
-    """Error responses are problem+json only, their examples included (gin_platform.openapi)."""
+    """Error responses are problem+json only, their examples included
+    (gin_platform.http.openapi)."""
     wrong = []
     problem_examples = 0
     for label, _, operation in operations(document):
@@ -329,7 +330,7 @@ def test_the_page_links_of_every_list_are_links_the_api_accepts(document):
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from gin_platform.pagination import EXAMPLE_POSITION, CreatedCursorPagination
+    from gin_platform.http.pagination import EXAMPLE_POSITION, CreatedCursorPagination
 
     paginated = [
         schema

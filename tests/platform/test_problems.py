@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from gin_platform.problems import REGISTRY
+from gin_platform.http.problems import REGISTRY
 from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_throttling_is_a_problem_with_retry_after(operator_client, settings):
     rates = dict(api_settings.DEFAULT_THROTTLE_RATES)
     api_settings.DEFAULT_THROTTLE_RATES["operator"] = "2/min"
     try:
-        from gin_platform.throttling import PrincipalRateThrottle
+        from gin_platform.http.throttling import PrincipalRateThrottle
 
         PrincipalRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
         responses = [operator_client.get("/api/v1/operators/me") for _ in range(3)]
@@ -72,7 +72,7 @@ def test_every_problem_type_is_documented_at_its_uri():
 
 
 def test_problem_slugs_are_unique_by_construction():
-    from gin_platform.problems import Problem
+    from gin_platform.http.problems import Problem
 
     with pytest.raises(TypeError, match="declared twice"):
 

@@ -19,8 +19,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from gin_platform import remembered_credentials, services
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
-from gin_platform.throttling import PrincipalRateThrottle
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.redis
@@ -131,7 +131,7 @@ def test_each_request_gets_its_own_instances(operator, operator_key):
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from gin_platform.authentication import OperatorApiKeyAuthentication
+    from gin_platform.http.authentication import OperatorApiKeyAuthentication
 
     def authenticated():
         request = Request(
@@ -220,7 +220,7 @@ def test_a_grace_period_ends_on_time_without_any_write(operator, operator_key, m
     assert client.get(ME).status_code == 200
 
     later = timezone.now() + timedelta(minutes=6)
-    monkeypatch.setattr("gin_platform.authentication.timezone.now", lambda: later)
+    monkeypatch.setattr("gin_platform.http.authentication.timezone.now", lambda: later)
 
     assert get_counting_lookups(client) == (401, 0)  # decided on the remembered row
 
@@ -381,7 +381,7 @@ def test_a_session_expires_on_time_without_any_write(session_client, monkeypatch
     client, session = session_client
     client.get(WALLET)
     later = session.expires_at + timedelta(seconds=1)
-    monkeypatch.setattr("gin_platform.authentication.timezone.now", lambda: later)
+    monkeypatch.setattr("gin_platform.http.authentication.timezone.now", lambda: later)
 
     assert get_counting_lookups(client, WALLET) == (401, 0)  # decided on the remembered row
 

@@ -22,6 +22,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from gin_platform import services
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.models import (
     AuditEvent,
     IdempotencyRecord,
@@ -34,7 +35,6 @@ from gin_platform.models import (
     PlayerSession,
     WebhookDelivery,
 )
-from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.tokens import hash_secret
 from gin_platform.webhooks import webhook_enqueue
 from settlement import services as settlement_services
@@ -177,7 +177,7 @@ def test_suspending_the_live_operator_stops_its_test_keys_and_sandbox_players(op
 def test_suspending_the_live_operator_stops_sandbox_launches_and_socket_tickets(operator):
     """The rule lives in Operator.is_active, so every place that asks it (launch, socket
     tickets, sockets' heartbeats, the wallet) stops a suspended operator's sandbox too."""
-    from gin_platform.problems import LaunchTokenInvalidProblem, SocketTicketInvalidProblem
+    from gin_platform.http.problems import LaunchTokenInvalidProblem, SocketTicketInvalidProblem
 
     twin = services.sandbox_operator_get_or_create(operator=operator, actor=SYSTEM)
     player = PlayerFactory(operator=twin)

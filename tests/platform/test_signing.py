@@ -330,8 +330,8 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 
 @pytest.mark.redis
 def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
-    from gin_platform.authentication import _refuse_replay
-    from gin_platform.problems import SignatureReplayedProblem
+    from gin_platform.http.authentication import _refuse_replay
+    from gin_platform.http.problems import SignatureReplayedProblem
     from gin_platform.signing import VerifiedSignature
 
     verified = VerifiedSignature(timestamp=int(time.time()), digest="ab" * 32)

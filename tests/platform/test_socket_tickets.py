@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 import pytest
 from rest_framework.test import APIClient
 
+from gin_platform.http.problems import SocketTicketInvalidProblem
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, Operator, Player, PlayerSession, SocketTicket
 from gin_platform.principals import PlayerPrincipal
-from gin_platform.problems import SocketTicketInvalidProblem
 from gin_platform.redaction import WithholdSecretsFilter
 from gin_platform.services import (
     expired_records_prune,
@@ -18,7 +19,6 @@ from gin_platform.services import (
     socket_ticket_create,
     socket_ticket_redeem,
 )
-from gin_platform.throttling import PrincipalRateThrottle
 from gin_platform.tokens import hash_secret
 from tests.factories import SYSTEM, PlayerFactory
 from tests.helpers import assert_problem, freeze_now

@@ -15,14 +15,14 @@ from django.contrib.auth.models import Group, Permission
 from django.test import RequestFactory
 
 from gin_platform import staff_access
-from gin_platform.models import AuditEvent, StaffChangeRequest, StaffOperatorScope
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
     PermissionDeniedProblem,
     ProposerNotEntitledProblem,
 )
+from gin_platform.models import AuditEvent, StaffChangeRequest, StaffOperatorScope
 from gin_platform.staff import ROLES
 from tests.factories import OperatorFactory, PlayerFactory, admin_login, staff_user
 

@@ -1,4 +1,5 @@
-"""The sliding-window counter throttle (gin_platform/throttling.py): limits, 429s, cost, races."""
+"""The sliding-window counter throttle (gin_platform/http/throttling.py): limits, 429s, cost,
+races."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from gin_platform import throttling
+from gin_platform.http import throttling
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-from gin_platform.throttling import PrincipalRateThrottle
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock
@@ -358,11 +359,11 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
-    with caplog.at_level(logging.WARNING, logger="gin_platform.throttling"):
+    with caplog.at_level(logging.WARNING, logger="gin_platform.http.throttling"):
         statuses = [operator_client.get("/api/v1/operators/me").status_code for _ in range(3)]
 
     assert statuses == [200, 200, 200]
-    warnings = [r for r in caplog.records if r.name == "gin_platform.throttling"]
+    warnings = [r for r in caplog.records if r.name == "gin_platform.http.throttling"]
     assert len(warnings) == 1
     assert "failing open" in warnings[0].getMessage()
 
@@ -541,7 +542,7 @@ def test_spraying_staff_usernames_from_one_address_is_throttled_too(staff_user, 
 
 
 def test_the_client_address_trusts_x_forwarded_for_only_behind_declared_proxies(settings):
-    from gin_platform.throttling import client_address
+    from gin_platform.http.throttling import client_address
 
     spoofed = SimpleNamespace(
         META={"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 198.51.100.7"}

@@ -33,7 +33,7 @@ START = Decimal("100.00")
 
 @pytest.fixture(autouse=True)
 def _fast(monkeypatch):
-    from gin_platform.throttling import PrincipalRateThrottle
+    from gin_platform.http.throttling import PrincipalRateThrottle
 
     monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "1000000/min")
     monkeypatch.setattr(seamless_module, "QUICK_BACKOFF_SECONDS", 0.001)

@@ -22,10 +22,10 @@ from rest_framework.views import APIView
 
 from gin_platform import selectors as platform_selectors
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
-from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator, IsPlayer
-from gin_platform.problems import Problem
+from gin_platform.http.idempotency import HEADER as IDEMPOTENCY_HEADER
+from gin_platform.http.idempotency import idempotent
+from gin_platform.http.permissions import IsOperator, IsPlayer
+from gin_platform.http.problems import Problem
 from wallet import seamless_selectors, selectors, services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import examples, presenters

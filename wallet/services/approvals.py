@@ -36,9 +36,9 @@ from django.utils import timezone
 from gin_platform import selectors as platform_selectors
 from gin_platform import staff
 from gin_platform.audit import audit_record
+from gin_platform.http.problems import PermissionDeniedProblem, Problem
 from gin_platform.models import Operator, Player
 from gin_platform.principals import Actor, actor_for
-from gin_platform.problems import PermissionDeniedProblem, Problem
 from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_approval

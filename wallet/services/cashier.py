@@ -25,10 +25,10 @@ from django.utils import timezone
 
 from gin_platform.audit import audit_record
 from gin_platform.event_types import player_ref
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.principals import Actor
-from gin_platform.problems import Problem
 from gin_platform.webhooks import webhook_enqueue, webhook_enqueue_after_rollback
 from wallet import posting_selectors, selectors
 from wallet.amounts import parse_currency

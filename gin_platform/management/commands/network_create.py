@@ -4,8 +4,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from gin_platform import selectors, services
+from gin_platform.http.problems import Problem
 from gin_platform.principals import Actor
-from gin_platform.problems import Problem
 
 
 class Command(BaseCommand):

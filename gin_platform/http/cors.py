@@ -10,7 +10,7 @@ An operator registers the origins (``scheme://host[:port]``) of the sites its pl
   cookie ever crosses origins (``CORS_ALLOW_CREDENTIALS`` is off).
 - Once the caller is known, a request whose ``Origin`` is neither the platform itself nor
   registered by the caller's own operator is refused (403 ``origin-not-allowed``:
-  gin_platform/authentication.py, ``selectors.origin_allowed``), so operator B's site
+  gin_platform/http/authentication.py, ``selectors.origin_allowed``), so operator B's site
   cannot drive operator A's players. Requests without ``Origin`` (servers, curl) are not
   affected. The sockets apply the same rule.
 
@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.cache import cache
 
+from gin_platform.http.throttling import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.models import Operator, OperatorOrigin
-from gin_platform.throttling import CACHE_ERRORS, warn_cache_unreachable
 
 MAX_ORIGIN_LENGTH = 300
 DEFAULT_PORTS = {"https": 443, "http": 80}

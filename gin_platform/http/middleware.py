@@ -20,8 +20,8 @@ from urllib.parse import unquote_to_bytes
 
 from django.http import HttpRequest, HttpResponse
 
-from gin_platform.parsers import max_body_bytes, request_too_large
-from gin_platform.problems import PROBLEM_CONTENT_TYPE, MalformedRequestProblem, Problem
+from gin_platform.http.parsers import max_body_bytes, request_too_large
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, MalformedRequestProblem, Problem
 
 
 def problem_http_response(problem: Problem, request: HttpRequest) -> HttpResponse:

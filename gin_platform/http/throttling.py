@@ -60,8 +60,8 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from gin_platform.cache import redis_client
+from gin_platform.http.problems import ThrottledProblem
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-from gin_platform.problems import ThrottledProblem
 
 logger = logging.getLogger(__name__)
 

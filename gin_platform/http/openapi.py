@@ -6,7 +6,7 @@ run after generation (``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``), adds fo
 operation:
 
 - the error responses it can give, as ``application/problem+json`` with the ``Problem``
-  schema (RFC 9457, ``gin_platform.problems``): 400, 404, 406, 409 and 422 always (invalid
+  schema (RFC 9457, ``gin_platform.http.problems``): 400, 404, 406, 409 and 422 always (invalid
   input, not found, a ``format`` or Accept type it does not serve, a domain conflict or
   refusal, an Idempotency-Key in flight or reused);
   401 and 403 when it authenticates; 413 and 415 on writes (a body over the size limit, a
@@ -20,7 +20,7 @@ operation:
 - the required ``Idempotency-Key`` header on operator writes (``@idempotent``), and the
   ``Idempotent-Replayed`` header their responses may carry;
 - the ``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset`` headers on every
-  response of a throttled operation but its 401 (gin_platform/throttling.py);
+  response of a throttled operation but its 401 (gin_platform/http/throttling.py);
 - ``additionalProperties: false`` on every request body object: the inputs refuse a key they
   do not declare (``unknown-fields``, gin_platform/api/inputs.py).
 
@@ -32,7 +32,7 @@ authenticates us by the signature headers, not by a security scheme), and says n
 OpenAPI 3.1 way everywhere (``_nullable_as_31``).
 
 Views declare the examples of their refusals with ``problem_response`` and
-``problem_example``: the body is the problem exactly as ``gin_platform.problems`` renders it,
+``problem_example``: the body is the problem exactly as ``gin_platform.http.problems`` renders it,
 and the hook files it under ``application/problem+json``.
 
 The API-fuzzing suite (tests/fuzz/, docs/api-fuzzing.md) checks every response against it;
@@ -48,11 +48,11 @@ from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 
-from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
-from gin_platform.idempotency import MAX_KEY_LENGTH, REPLAY_HEADER
-from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer, IsStaff
-from gin_platform.problems import PROBLEM_CONTENT_TYPE, Problem
-from gin_platform.throttling import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
+from gin_platform.http.idempotency import HEADER as IDEMPOTENCY_HEADER
+from gin_platform.http.idempotency import MAX_KEY_LENGTH, REPLAY_HEADER
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer, IsStaff
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, Problem
+from gin_platform.http.throttling import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
 from gin_platform.webhooks import (
     SIGNATURE_HEADER,
     STANDARD_ID_HEADER,
@@ -103,7 +103,8 @@ ERROR_DESCRIPTIONS = {
     "429": "Too many requests",
 }
 
-# Credentials each permission class accepts, by security scheme name (gin_platform.schema).
+# Credentials each permission class accepts, by security scheme name
+# (gin_platform.http.openapi_auth).
 PERMISSION_SCHEMES: dict[type, frozenset[str]] = {
     IsOperator: frozenset({"operatorApiKey"}),
     IsPlayer: frozenset({"playerToken"}),
@@ -113,7 +114,7 @@ PERMISSION_SCHEMES: dict[type, frozenset[str]] = {
 
 
 _RATE_LIMIT_NOTE = (
-    " Sent with every answer the rate limiter counted or refused (gin_platform/throttling.py; "
+    " Sent with every answer the rate limiter counted or refused (gin_platform/http/throttling.py; "
     "IETF draft httpapi-ratelimit-headers); absent when it let the request through unseen "
     "(cache unreachable) or refused the credentials first."
 )

@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
 class OperatorApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "gin_platform.authentication.OperatorApiKeyAuthentication"
+    target_class = "gin_platform.http.authentication.OperatorApiKeyAuthentication"
     name = "operatorApiKey"
     priority = 1
 
@@ -23,7 +23,7 @@ class OperatorApiKeyScheme(OpenApiAuthenticationExtension):
 
 
 class PlayerTokenScheme(OpenApiAuthenticationExtension):
-    target_class = "gin_platform.authentication.PlayerTokenAuthentication"
+    target_class = "gin_platform.http.authentication.PlayerTokenAuthentication"
     name = "playerToken"
     priority = 1
 
@@ -37,9 +37,10 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):
 
 
 class StaffBasicScheme(OpenApiAuthenticationExtension):
-    """HTTP Basic for staff, with failure throttling and lockout (gin_platform.authentication)."""
+    """HTTP Basic for staff, with failure throttling and lockout
+    (gin_platform.http.authentication)."""
 
-    target_class = "gin_platform.authentication.StaffBasicAuthentication"
+    target_class = "gin_platform.http.authentication.StaffBasicAuthentication"
     name = "basicAuth"
     priority = 1
 

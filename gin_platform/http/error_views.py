@@ -4,7 +4,7 @@ import json
 
 from django.http import HttpRequest, HttpResponse
 
-from gin_platform.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem, ServerErrorProblem
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem, ServerErrorProblem
 
 
 def problem_404(request: HttpRequest, exception: Exception) -> HttpResponse:

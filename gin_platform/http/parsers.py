@@ -25,7 +25,7 @@ from django.conf import settings
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils.json import strict_constant
 
-from gin_platform.problems import MalformedRequestProblem, RequestTooLargeProblem
+from gin_platform.http.problems import MalformedRequestProblem, RequestTooLargeProblem
 
 MAX_JSON_DEPTH = 32
 # NUL, and the surrogate range: in a str decoded from JSON these can only be unpaired

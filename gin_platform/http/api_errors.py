@@ -1,7 +1,7 @@
 """Errors outside DRF's views (``MIDDLEWARE``, first): problem+json under the API's paths
 whatever DEBUG says, and a refused Host that never shows a debug page.
 
-DRF's views answer their own errors (gin_platform/problem_handler.py). Django answers the
+DRF's views answer their own errors (gin_platform/http/problem_handler.py). Django answers the
 rest, and how depends on DEBUG: an unknown URL is its technical 404 page (every URL pattern
 listed) instead of ``handler404``, a crash its technical 500 page instead of
 ``handler500``, a SuspiciousOperation a debug page with status 400. So this middleware,
@@ -30,10 +30,10 @@ from http import HTTPStatus
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseBase
 
-from gin_platform.middleware import problem_http_response
-from gin_platform.parsers import request_too_large
-from gin_platform.problem_handler import problem_for_django_exception
-from gin_platform.problems import (
+from gin_platform.http.middleware import problem_http_response
+from gin_platform.http.parsers import request_too_large
+from gin_platform.http.problem_handler import problem_for_django_exception
+from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
     BadRequestProblem,
     HostNotAllowedProblem,

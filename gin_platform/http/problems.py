@@ -3,7 +3,7 @@
 Each domain error is a ``Problem`` subclass with a stable ``slug``; its ``type`` is the
 relative URI ``/problems/<slug>``, which this service also serves as documentation. Apps
 declare their own problems next to their services and raise them from there; views never
-build error responses by hand (``gin_platform.problem_handler`` renders them).
+build error responses by hand (``gin_platform.http.problem_handler`` renders them).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class MalformedRequestProblem(Problem):
     description = (
         "The body is not JSON, is nested more than 32 levels deep, or holds a NUL character "
         "(U+0000) or an unpaired surrogate in a key or string; or the query string or a "
-        "header holds a NUL character (gin_platform/parsers.py); or a socket's text message "
+        "header holds a NUL character (gin_platform/http/parsers.py); or a socket's text message "
         "is not UTF-8 (the socket then closes with 1007, docs/realtime.md)."
     )
 

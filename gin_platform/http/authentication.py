@@ -8,7 +8,7 @@ sessions (the admin login) or HTTP Basic.
 
 A browser request (one with an ``Origin``) authenticated as an operator or a player must
 come from the platform itself or from an origin that operator registered: anything else is
-403 ``/problems/origin-not-allowed`` (gin_platform/cors.py).
+403 ``/problems/origin-not-allowed`` (gin_platform/http/cors.py).
 
 Failed attempts are throttled before the expensive check (``AuthFailureGuard``: per client
 address and per credential, 429 ``/problems/throttled``), and staff passwords are locked out
@@ -38,17 +38,25 @@ from rest_framework.authentication import (
 )
 from rest_framework.request import Request
 
-from gin_platform.login_attempts import locked_out_problem, staff_secret_check
-from gin_platform.models import Operator, OperatorApiKey, PlayerSession
-from gin_platform.precompiled import PrecompiledQuery
-from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
     OriginNotAllowedProblem,
     SignatureInvalidProblem,
     SignatureReplayedProblem,
 )
+from gin_platform.http.throttling import (
+    ADMISSION_ATTRIBUTE,
+    CACHE_ERRORS,
+    AuthFailureGuard,
+    PrincipalRateThrottle,
+    pass_gate,
+    warn_cache_unreachable,
+)
+from gin_platform.login_attempts import locked_out_problem, staff_secret_check
+from gin_platform.models import Operator, OperatorApiKey, PlayerSession
+from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.remembered_credentials import (
     API_KEY,
     EPOCH_KEY,
@@ -60,14 +68,6 @@ from gin_platform.remembered_credentials import (
 )
 from gin_platform.selectors import origin_allowed
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
-from gin_platform.throttling import (
-    ADMISSION_ATTRIBUTE,
-    CACHE_ERRORS,
-    AuthFailureGuard,
-    PrincipalRateThrottle,
-    pass_gate,
-    warn_cache_unreachable,
-)
 from gin_platform.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_api_key
 
 SIGNATURE_HEADER = "HTTP_X_SIGNATURE"
@@ -249,7 +249,7 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
     with Retry-After."""
     # Imported here: the problem handler imports rest_framework.views, which imports the
     # authentication classes (this module) from the settings.
-    from gin_platform.problem_handler import problem_response
+    from gin_platform.http.problem_handler import problem_response
 
     rendered = problem_response(locked_out_problem(request), instance=request.get_full_path())
     response = HttpResponse(

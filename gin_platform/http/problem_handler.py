@@ -20,8 +20,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from gin_platform.parsers import request_too_large
-from gin_platform.problems import (
+from gin_platform.http.parsers import request_too_large
+from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
     BadRequestProblem,
@@ -93,7 +93,7 @@ def problem_response(problem: Problem, *, instance: str | None = None) -> Respon
 def problem_for_django_exception(exc: Exception) -> Problem | None:
     """The problem for an exception Django answers with a 4xx of its own (a page whose shape
     depends on DEBUG), or None for any other exception. One mapping for DRF's views (below)
-    and for everything else under the API's paths (gin_platform/api_errors.py)."""
+    and for everything else under the API's paths (gin_platform/http/api_errors.py)."""
     if isinstance(exc, Problem):
         return exc
     if isinstance(exc, Http404):
