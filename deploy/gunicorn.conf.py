@@ -129,10 +129,11 @@ def post_worker_init(worker) -> None:
     """In each worker, once the application (and so Django's settings) is loaded: refuse to
     serve from more than one process with the in-memory channel layer, share one pool of
     database connections between the request threads and the sockets' reads, and keep the
-    loaded application out of the garbage collector's way (gin_platform/collector.py)."""
+    loaded application out of the garbage collector's way
+    (gin_platform/request_path/collector.py)."""
     from django.conf import settings
 
-    from gin_platform.collector import loaded_application_frozen
+    from gin_platform.request_path.collector import loaded_application_frozen
 
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
     if backend == IN_MEMORY_LAYER and worker.cfg.workers > 1:

@@ -13,7 +13,7 @@ class PlatformConfig(AppConfig):
 
         from gin_platform.http import openapi_auth  # noqa: F401  (registers OpenAPI auth extensions)
         from gin_platform.http.cors import allow_registered_origin
-        from gin_platform.remembered_credentials import connect_signals
+        from gin_platform.request_path.remembered_credentials import connect_signals
         from gin_platform.staff import session_clocks_start
 
         # CORS for the origins the operators registered (gin_platform/http/cors.py).
@@ -21,7 +21,8 @@ class PlatformConfig(AppConfig):
             allow_registered_origin, dispatch_uid="gin_platform.http.cors"
         )
         # A new epoch for the credentials the web processes remember, at every change of
-        # an operator, a key, a player or a session (gin_platform/remembered_credentials.py).
+        # an operator, a key, a player or a session
+        # (gin_platform/request_path/remembered_credentials.py).
         connect_signals()
         # Staff sessions' idle and lifetime clocks start at the login (gin_platform/staff.py).
         user_logged_in.connect(session_clocks_start, dispatch_uid="gin_platform.staff.login")

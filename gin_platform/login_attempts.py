@@ -54,7 +54,8 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from gin_platform.http.problems import LoginLockedOutProblem, ThrottledProblem
-from gin_platform.http.throttling import CACHE_ERRORS, client_address, warn_cache_unreachable
+from gin_platform.http.throttling import client_address
+from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 
 # At most this many secrets of one address are checked at once (fewer when fewer failures
 # are left): a bound on the CPU one address can spend on hashes, too.

@@ -12,6 +12,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower, Now
+from django.dispatch import Signal
 from django.utils import timezone
 
 from gin_platform.encryption import EncryptedTextField
@@ -20,23 +21,25 @@ from gin_platform.webhook_targets import validate_webhook_url
 SCREEN_NAME_MAX_LENGTH = 20
 
 
+# Sent by a queryset ``update`` of credential rows (``CredentialQuerySet``), which Django's
+# ``post_save`` is not: gin_platform/request_path/remembered_credentials.py listens to it, so
+# the models never import what remembers them.
+credentials_updated = Signal()
+
+
 class CredentialQuerySet(models.QuerySet):
     """Operators, API keys, players and sessions: the web processes remember them
-    (gin_platform/remembered_credentials.py) until a change sets a new epoch. ``save`` and
-    ``delete`` do it through their signals; an ``update`` sends none, so it does it here.
-    Recording a credential's last use is the one update that changes nothing a request
-    decides on."""
+    (gin_platform/request_path/remembered_credentials.py) until a change sets a new epoch.
+    ``save`` and ``delete`` say so through their signals; an ``update`` sends none, so it
+    sends ``credentials_updated``. Recording a credential's last use is the one update that
+    changes nothing a request decides on."""
 
     UNREMEMBERED_FIELDS = frozenset({"last_used_at"})
 
     def update(self, **kwargs):
         rows = super().update(**kwargs)
         if set(kwargs) - self.UNREMEMBERED_FIELDS:
-            from gin_platform.remembered_credentials import (
-                credentials_changed_now_and_on_commit,
-            )
-
-            credentials_changed_now_and_on_commit(using=self.db)
+            credentials_updated.send(sender=self.model, using=self.db)
         return rows
 
     update.alters_data = True

@@ -20,8 +20,8 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from gin_platform.http.problems import ApprovalInvalidProblem, Problem
-from gin_platform.http.throttling import CACHE_ERRORS
 from gin_platform.login_attempts import staff_secret_check
+from gin_platform.request_path.cache import CACHE_ERRORS
 
 if TYPE_CHECKING:
     from django.http import HttpRequest

@@ -51,7 +51,7 @@ from gin_platform.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
-from gin_platform.precompiled import insert_rows
+from gin_platform.request_path.precompiled import insert_rows
 from gin_platform.signing import signature_header, standard_signature
 from gin_platform.webhook_targets import (
     TargetRefused,

@@ -23,8 +23,8 @@ import logging
 from django.core.cache import cache
 from redis.exceptions import RedisError
 
-from gin_platform.cache import redis_client
 from gin_platform.enqueue import enqueue
+from gin_platform.request_path.cache import redis_client
 
 logger = logging.getLogger(__name__)
 

@@ -31,8 +31,8 @@ from gin_platform import selectors as platform_selectors
 from gin_platform.events import event_recorded
 from gin_platform.http.problems import Problem, ServerErrorProblem
 from gin_platform.models import Operator, OperatorEvent, Player
-from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import Actor
+from gin_platform.request_path.precompiled import PrecompiledQuery
 from gin_platform.webhooks import webhook_enqueue, webhook_event_build, webhook_event_inserted
 from settlement import ready, selectors
 from settlement.models import ReconciliationRun, Settlement
@@ -311,7 +311,8 @@ def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
     return settled
 
 
-# A settlement's players, compiled once per worker thread (gin_platform/precompiled.py).
+# A settlement's players, compiled once per worker thread
+# (gin_platform/request_path/precompiled.py).
 _PLAYERS = PrecompiledQuery(lambda ids: Player.objects.filter(pk__in=ids))
 
 

@@ -44,7 +44,7 @@ def _fresh_cache():
     """Throttle buckets and cached values never leak from one test into the next."""
     from django.core.cache import cache
 
-    from gin_platform.remembered_credentials import forget_remembered
+    from gin_platform.request_path.remembered_credentials import forget_remembered
     from gin_platform.selectors import network_cache_forget
     from wallet.selectors import display_rates_forget
 

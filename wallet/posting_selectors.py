@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
 
 from gin_platform.models import Operator, Player
-from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.request_path.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
     CashierCaps,
@@ -48,7 +48,8 @@ def escrow_with_replay(*, game_ref: str, currency: str, reference: str) -> Accou
     return next(iter(_ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)), None)
 
 
-# Compiled once per process thread (gin_platform/precompiled.py): every refund and settlement.
+# Compiled once per process thread (gin_platform/request_path/precompiled.py): every refund and
+# settlement.
 _ESCROW_WITH_REPLAY = PrecompiledQuery(
     lambda game_ref, currency, reference: (
         Account.objects.filter(kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency)

@@ -47,17 +47,16 @@ from gin_platform.http.problems import (
 )
 from gin_platform.http.throttling import (
     ADMISSION_ATTRIBUTE,
-    CACHE_ERRORS,
     AuthFailureGuard,
     PrincipalRateThrottle,
-    pass_gate,
-    warn_cache_unreachable,
 )
 from gin_platform.login_attempts import locked_out_problem, staff_secret_check
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
-from gin_platform.precompiled import PrecompiledQuery
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-from gin_platform.remembered_credentials import (
+from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
+from gin_platform.request_path.gate import pass_gate
+from gin_platform.request_path.precompiled import PrecompiledQuery
+from gin_platform.request_path.remembered_credentials import (
     API_KEY,
     EPOCH_KEY,
     SESSION,
@@ -261,7 +260,7 @@ def lockout_response(request, original_response=None, credentials=None) -> HttpR
 
 
 # Every authenticated request runs one of these: compiled once per process thread
-# (gin_platform/precompiled.py). Unique lookups, so no ORDER BY.
+# (gin_platform/request_path/precompiled.py). Unique lookups, so no ORDER BY.
 # The operators' webhook secrets are left out (deferred): decrypting them (Fernet) cost more
 # than the lookup, and no request path reads them (webhooks are signed by the workers).
 _API_KEY_BY_PREFIX = PrecompiledQuery(
@@ -308,7 +307,7 @@ def _pass_gate(
     guard: AuthFailureGuard, known: Remembered | None, admission: PrincipalRateThrottle | None
 ) -> str | None:
     """The guard, the epoch and (for a credential remembered and valid) the throttle: one
-    Redis round trip (gin_platform/remembered_credentials.py)."""
+    Redis round trip (gin_platform/request_path/remembered_credentials.py)."""
     return pass_gate(
         guard,
         epoch_key=EPOCH_KEY,
@@ -328,7 +327,7 @@ def _current_row(
 ) -> tuple[Remembered | None, Any]:
     """(what is remembered, this request's copy of the row): the remembered row while the
     epoch it was read under holds; else the database's, remembered from now on when the
-    epoch could be read (before this read: gin_platform/remembered_credentials.py)."""
+    epoch could be read (before this read: gin_platform/request_path/remembered_credentials.py)."""
     if known is not None and epoch == known.epoch:
         return known, known.copy()
     found = next(iter(read(ident)), None) if ident else None

@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.cache import cache
 
-from gin_platform.http.throttling import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.models import Operator, OperatorOrigin
+from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 
 MAX_ORIGIN_LENGTH = 300
 DEFAULT_PORTS = {"https": 443, "http": 80}

@@ -49,28 +49,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import ipaddress
-import logging
-import threading
 import time
 from dataclasses import dataclass
 
 from django.core.cache import cache as default_cache
-from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from gin_platform.cache import redis_client
 from gin_platform.http.problems import ThrottledProblem
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-
-logger = logging.getLogger(__name__)
-
-# What a shared cache raises when it cannot answer: redis-py's errors from RedisCache,
-# socket errors (refused, reset, timed out) from other backends.
-CACHE_ERRORS: tuple[type[Exception], ...] = (RedisError, OSError)
-
-# A Redis outage at thousands of requests a second must not flood the log as well.
-WARNING_INTERVAL = 60.0
+from gin_platform.request_path.cache import CACHE_ERRORS, redis_script, warn_cache_unreachable
 
 # The rate-limit answer headers (IETF draft httpapi-ratelimit-headers), in this order.
 LIMIT_HEADER = "RateLimit-Limit"
@@ -93,36 +81,6 @@ class RateLimitStatus:
             REMAINING_HEADER: str(self.remaining),
             RESET_HEADER: str(self.reset),
         }
-
-
-class _Warner:
-    """Logs the cache-unreachable warning at most once per interval in this process."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self.last = -interval
-        self.lock = threading.Lock()
-
-    def warn(self, key: str) -> None:
-        now = time.monotonic()
-        with self.lock:
-            if now - self.last < self.interval:
-                return
-            self.last = now
-        logger.warning(
-            "throttle cache unreachable, letting requests through (failing open); key %s",
-            key,
-            exc_info=True,
-        )
-
-
-_cache_warning = _Warner(WARNING_INTERVAL)
-
-
-def warn_cache_unreachable(key: str) -> None:
-    """Log (at most once a minute per process) that the cache did not answer for ``key``;
-    for other fail-open users of the cache, such as the signature replay guard."""
-    _cache_warning.warn(key)
 
 
 def client_address(request) -> str | None:
@@ -287,7 +245,7 @@ class SlidingWindowCounter:
 # hits before this request, admitted (1/0). Counters are plain integers, as the cache's
 # incr() leaves them. ``previous * weight + (current + 1)`` is SlidingWindowCounter._full's
 # sum, in its order.
-_ADMIT_FUNCTION = """
+ADMIT_FUNCTION = """
 local function hits(key) return tonumber(redis.call('GET', key) or '0') or 0 end
 local function admit(current_key, previous_key, limit, weight, ttl)
   local previous, current = hits(previous_key), hits(current_key)
@@ -302,7 +260,7 @@ end
 
 # KEYS: this window's counter, the last one's. ARGV: the limit, the weight, the TTL.
 ADMIT_SCRIPT = (
-    _ADMIT_FUNCTION
+    ADMIT_FUNCTION
     + """
 local previous, current, admitted = admit(KEYS[1], KEYS[2], tonumber(ARGV[1]),
   tonumber(ARGV[2]), ARGV[3])
@@ -314,19 +272,7 @@ return {previous, current, admitted}
 def _admit_script(cache) -> tuple | None:
     """(client, script) when ``cache`` is the Redis backend, else None (the generic path:
     LocMemCache in the demo and tests without Redis)."""
-    return _redis_script(cache, ADMIT_SCRIPT, "_gin_admit_script")
-
-
-def _redis_script(cache, source: str, name: str) -> tuple | None:
-    """(client, script) for one Lua script on the Redis backend ``cache``, else None."""
-    client = redis_client(cache)
-    if client is None:
-        return None
-    script = getattr(client, name, None)
-    if script is None:  # registered once per client: EVALSHA from then on
-        script = client.register_script(source)
-        setattr(client, name, script)
-    return client, script
+    return redis_script(cache, ADMIT_SCRIPT, "_gin_admit_script")
 
 
 class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
@@ -361,12 +307,17 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
             else None
         )
 
+    @property
+    def keys(self) -> tuple[str, str]:
+        """This window's counter and the last one's (after ``_open``)."""
+        return self._keys(self.window)
+
     def admit_now(self) -> None:
         """Decide and count this request now (when the gate's round trip did not)."""
         try:
             self.admitted, self.counted = self._admit(self.window), True
         except CACHE_ERRORS:
-            _cache_warning.warn(self.key)
+            warn_cache_unreachable(self.key)
             self.admitted, self.counted = True, False
 
     def answer_status(self, view) -> None:
@@ -504,13 +455,15 @@ class AuthFailureGuard:
         try:
             counts = FailureCounter.cache.get_many([k for c in self.counters for k in c.keys])
         except CACHE_ERRORS:
-            _cache_warning.warn(self.counters[0].key)
+            warn_cache_unreachable(self.counters[0].key)
             return
         for counter in self.counters:
             counter.load(counts)
-        self._raise_if_refused()
+        self.raise_if_refused()
 
-    def _raise_if_refused(self) -> None:
+    def raise_if_refused(self) -> None:
+        """Raise ThrottledProblem when the counts loaded say this attempt must not be
+        checked (``check``, or the gate's round trip)."""
         refusal = self._refusal()
         if refusal is not None:
             raise ThrottledProblem(
@@ -532,117 +485,10 @@ class AuthFailureGuard:
             try:
                 counter.count()
             except CACHE_ERRORS:
-                _cache_warning.warn(counter.key)
+                warn_cache_unreachable(counter.key)
                 return
 
 
 def _digest(credential: str) -> str:
     """A fixed-length cache key part for a credential (usernames may be long or odd)."""
     return hashlib.sha256(credential.encode()).hexdigest()[:32]
-
-
-# --- The gate: the guard, the remembered keys' epoch and the throttle in one round trip ----
-# KEYS: failures of the address (this window, the last), of the credential (this, the last),
-# the epoch of remembered credentials, the caller's request counter (this window, the last).
-# ARGV: the address's failure limit (-1: not counted) and its last window's weight, the same
-# for the credential, the epoch the caller remembers its credential under ('' for none), a
-# fresh epoch to set if there is none (Redis restarted or flushed: nothing remembered holds),
-# the request limit (-1: not asked), its last window's weight, its counter's TTL.
-# Returns the four failure counts, the epoch, the verdict (0 refused by the guard, 1 passed
-# the guard with the throttle not asked, 2 throttled, 3 admitted and counted) and the
-# request counter's last-window hits and this window's hits before this request.
-# The guard's rule is AuthFailureGuard._refusal's and the throttle's is admit(); the
-# throttle is asked only when the remembered epoch still holds, so a request is counted
-# only when its remembered credential is good.
-GATE_SCRIPT = (
-    _ADMIT_FUNCTION
-    + """
-local ap, ac = hits(KEYS[2]), hits(KEYS[1])
-local cp, cc = hits(KEYS[4]), hits(KEYS[3])
-local alimit, aweight = tonumber(ARGV[1]), tonumber(ARGV[2])
-local climit, cweight = tonumber(ARGV[3]), tonumber(ARGV[4])
-local epoch = redis.call('GET', KEYS[5])
-if not epoch then
-  epoch = ARGV[6]
-  redis.call('SET', KEYS[5], epoch)
-end
-local address_full = alimit >= 0 and ap * aweight + (ac + 1) > alimit
-local address_failed = alimit < 0 or ap * aweight + ac > 0
-local credential_full = climit >= 0 and cp * cweight + (cc + 1) > climit
-if address_full or (credential_full and address_failed) then
-  return {ap, ac, cp, cc, epoch, 0, 0, 0}
-end
-local limit = tonumber(ARGV[7])
-if limit < 0 or epoch ~= ARGV[5] then
-  return {ap, ac, cp, cc, epoch, 1, 0, 0}
-end
-local previous, current, admitted = admit(KEYS[6], KEYS[7], limit, tonumber(ARGV[8]), ARGV[9])
-return {ap, ac, cp, cc, epoch, 2 + admitted, previous, current}
-"""
-)
-
-# The verdicts of GATE_SCRIPT.
-_GATE_REFUSED, _GATE_PASSED, _GATE_THROTTLED, _GATE_ADMITTED = range(4)
-
-
-def pass_gate(
-    guard: AuthFailureGuard,
-    *,
-    epoch_key: str,
-    remembered_epoch: str | None,
-    fresh_epoch: int,
-    throttle: PrincipalRateThrottle | None,
-) -> str | None:
-    """Check ``guard`` and read the epoch at ``epoch_key`` (setting ``fresh_epoch`` if there
-    is none) in one Redis round trip; when ``remembered_epoch`` is still the epoch and a
-    ``throttle`` (``for_principal``) is given, also admit and count the request
-    (``throttle.admitted``). Returns the epoch, read before the caller looks anything up.
-    Raises ThrottledProblem when the guard refuses.
-
-    Without Redis (the demo) the guard is checked alone and None returned: nothing is
-    remembered. If Redis cannot be reached: None, nothing remembered, and like the guard and
-    the throttle the request goes on (fail open, with the logged warning).
-    """
-    script = _redis_script(default_cache, GATE_SCRIPT, "_gin_gate_script")
-    if script is None:
-        guard.check()
-        return None
-    client, run = script
-    make_key = default_cache.make_and_validate_key
-    unused = make_key("gate:unused")
-    failure_keys, failure_args = [], []
-    for counter in (guard.by_address, guard.by_credential):
-        if counter is None:
-            failure_keys += [unused, unused]
-            failure_args += [-1, 0]
-        else:
-            failure_keys += [make_key(key) for key in counter.keys]
-            failure_args += [counter.num_requests, repr(counter.weight)]
-    if throttle is None:
-        throttle_keys, throttle_args = [unused, unused], [-1, 0, 0]
-    else:
-        throttle_keys = [make_key(key) for key in throttle._keys(throttle.window)]
-        throttle_args = [throttle.num_requests, repr(throttle.weight), 2 * throttle.duration + 1]
-    try:
-        answer = run(
-            keys=[*failure_keys, make_key(epoch_key), *throttle_keys],
-            args=[*failure_args, remembered_epoch or "", fresh_epoch, *throttle_args],
-            client=client,
-        )
-    except CACHE_ERRORS:
-        _cache_warning.warn(epoch_key)
-        return None
-    address_previous, address_current, credential_previous, credential_current = answer[:4]
-    epoch, verdict, previous, current = answer[4:]
-    for counter, counts in (
-        (guard.by_address, (address_previous, address_current)),
-        (guard.by_credential, (credential_previous, credential_current)),
-    ):
-        if counter is not None:
-            counter.previous, counter.current = int(counts[0]), int(counts[1])
-    if verdict == _GATE_REFUSED:
-        guard._raise_if_refused()
-    if throttle is not None and verdict in (_GATE_THROTTLED, _GATE_ADMITTED):
-        throttle.previous, throttle.current = int(previous), int(current)
-        throttle.admitted, throttle.counted = verdict == _GATE_ADMITTED, True
-    return epoch.decode() if isinstance(epoch, bytes) else epoch

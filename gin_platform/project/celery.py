@@ -13,8 +13,8 @@ import os
 from celery import Celery, signals, states
 from django.db import close_old_connections, connections
 
-from gin_platform.collector import loaded_application_frozen
 from gin_platform.redaction import WithholdSecretsFilter
+from gin_platform.request_path.collector import loaded_application_frozen
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
 
@@ -36,7 +36,7 @@ def withhold_secrets_in_worker_logs(logger, **kwargs) -> None:
 @signals.worker_process_init.connect
 def keep_the_application_out_of_collections(**kwargs) -> None:
     """In each pool process, once forked with the application loaded: full garbage
-    collections skip what was loaded (gin_platform/collector.py)."""
+    collections skip what was loaded (gin_platform/request_path/collector.py)."""
     loaded_application_frozen()
 
 

@@ -146,7 +146,7 @@ REDIS_URL = redis_url(ENV)
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": ENV.get("CACHE_KEY_PREFIX", "gin"),
             # A Redis that stops answering must fail fast (the throttle then fails open),

@@ -37,7 +37,8 @@ REDIS = {
 def conf(monkeypatch) -> Iterator[dict]:
     monkeypatch.delenv("ASGI_THREADS", raising=False)
     yield runpy.run_path(str(CONF))
-    gc.unfreeze()  # post_worker_init froze this process's heap (gin_platform/collector.py)
+    # post_worker_init froze this process's heap (gin_platform/request_path/collector.py)
+    gc.unfreeze()
 
 
 class Log:

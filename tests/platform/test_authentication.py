@@ -253,7 +253,7 @@ def test_a_locked_out_address_is_refused_before_any_slot_is_waited_for(staff, ch
 def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, settings):
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }

@@ -20,7 +20,7 @@ from gin_platform.models import (
     Player,
     PlayerSession,
 )
-from gin_platform.precompiled import (
+from gin_platform.request_path.precompiled import (
     PrecompiledQuery,
     fetch_then,
     insert_rows,
@@ -240,7 +240,7 @@ def test_a_hot_statement_is_prepared_once_per_connection_on_postgresql():
 
 def _launch_token() -> LaunchToken:
     """A row of a model no signal receiver listens to (credentials have receivers:
-    gin_platform/remembered_credentials.py)."""
+    gin_platform/request_path/remembered_credentials.py)."""
     return launch_token_create(player=PlayerFactory(), actor=SYSTEM).launch_token
 
 

@@ -1,5 +1,5 @@
 """Credentials remembered per process under an epoch in Redis
-(gin_platform/remembered_credentials.py).
+(gin_platform/request_path/remembered_credentials.py).
 
 On Redis a remembered API key or player session costs one round trip (guard, epoch and
 throttle) and no database read; every change to an operator, a key, a player or a session
@@ -18,9 +18,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from gin_platform import remembered_credentials, services
+from gin_platform import services
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
+from gin_platform.request_path import remembered_credentials
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.redis
@@ -260,7 +261,10 @@ def test_without_redis_every_request_reads_the_database(operator_client, setting
 def test_an_unreachable_redis_reads_the_database_and_remembers_nothing(operator_client, settings):
     operator_client.get(ME)  # remembered under the real Redis's epoch
     settings.CACHES = {
-        "default": {"BACKEND": "gin_platform.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+        "default": {
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
     }
 
     assert get_counting_lookups(operator_client) == (200, 1)

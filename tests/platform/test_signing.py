@@ -316,7 +316,7 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 ):
     settings.CACHES = {
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }

@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from gin_platform.http import throttling
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
+from gin_platform.request_path import cache as cache_backend
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock
@@ -352,18 +353,18 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
     operator_client, settings, rates, monkeypatch, caplog
 ):
     rates("operator", "1/min")
-    monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
+    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend._Warner(60))
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
-    with caplog.at_level(logging.WARNING, logger="gin_platform.http.throttling"):
+    with caplog.at_level(logging.WARNING, logger="gin_platform.request_path.cache"):
         statuses = [operator_client.get("/api/v1/operators/me").status_code for _ in range(3)]
 
     assert statuses == [200, 200, 200]
-    warnings = [r for r in caplog.records if r.name == "gin_platform.http.throttling"]
+    warnings = [r for r in caplog.records if r.name == "gin_platform.request_path.cache"]
     assert len(warnings) == 1
     assert "failing open" in warnings[0].getMessage()
 
@@ -570,10 +571,10 @@ def test_spoofed_forwarded_addresses_do_not_escape_the_failure_throttle():
 
 @pytest.mark.django_db
 def test_an_unreachable_cache_lets_authentication_through(operator_key, settings, monkeypatch):
-    monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
+    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend._Warner(60))
     settings.CACHES = {
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }

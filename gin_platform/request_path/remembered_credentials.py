@@ -6,7 +6,7 @@ the operator and the twin (one three- or four-table join, and a model instance p
 Each process now keeps the rows of the credentials it has seen, with the epoch that was
 current *before* it read them, and takes them again only if that epoch is still current:
 the epoch lives in Redis and is read in the same round trip as the failed-authentication
-guard and the throttle (``throttling.pass_gate``), so a remembered credential costs no
+guard and the throttle (``gate.pass_gate``), so a remembered credential costs no
 database read and no extra round trip.
 
 Any committed change to an operator, an API key, a player or a player session (a
@@ -42,8 +42,14 @@ from django.db import models, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from gin_platform.http.throttling import CACHE_ERRORS, warn_cache_unreachable
-from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
+from gin_platform.models import (
+    Operator,
+    OperatorApiKey,
+    Player,
+    PlayerSession,
+    credentials_updated,
+)
+from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 
 EPOCH_KEY = "auth-epoch:credentials"
 REMEMBER_SECONDS = 30.0
@@ -129,6 +135,10 @@ def _saved(sender, instance, created: bool, **kwargs) -> None:
         credentials_changed_now_and_on_commit(using=kwargs.get("using"))
 
 
+def _updated(sender, using: str | None = None, **kwargs) -> None:
+    credentials_changed_now_and_on_commit(using=using)
+
+
 def _deleted(sender, instance, **kwargs) -> None:
     if isinstance(instance, PlayerSession) and not instance.is_valid_at(timezone.now()):
         return  # a revoked or expired session authenticates nothing either way
@@ -136,8 +146,13 @@ def _deleted(sender, instance, **kwargs) -> None:
 
 
 def connect_signals() -> None:
+    """Every change to a credential's rows sets a new epoch: a ``save`` or ``delete``
+    (Django's signals) and a queryset ``update`` (``models.credentials_updated``)."""
+    credentials_updated.connect(
+        _updated, dispatch_uid="gin_platform.request_path.remembered_credentials.update"
+    )
     for model in (Operator, OperatorApiKey, Player, PlayerSession):
-        uid = f"gin_platform.remembered_credentials.{model.__name__}"
+        uid = f"gin_platform.request_path.remembered_credentials.{model.__name__}"
         post_save.connect(_saved, sender=model, dispatch_uid=f"{uid}.save")
         post_delete.connect(_deleted, sender=model, dispatch_uid=f"{uid}.delete")
 
