@@ -16,7 +16,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from gin_platform.encryption import EncryptedTextField
-from gin_platform.webhook_targets import validate_webhook_url
+from gin_platform.events.webhook_targets import validate_webhook_url
 
 SCREEN_NAME_MAX_LENGTH = 20
 
@@ -57,7 +57,7 @@ class Operator(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     base_currency = models.CharField(max_length=3)
-    # Checked when set (gin_platform/webhook_targets.py) and again, after DNS, at delivery.
+    # Checked when set (gin_platform/events/webhook_targets.py) and again, after DNS, at delivery.
     webhook_url = models.URLField(blank=True, default="", validators=[validate_webhook_url])
     # Signs outgoing webhooks (HMAC-SHA256). Shown to the operator once, like an API key;
     # stored encrypted (gin_platform/encryption.py): the column never holds it readable.
@@ -457,7 +457,8 @@ class TransactionNow(Now):
 
     Every event a transaction records gets the same ``created_at``, never later than the
     start of the transaction; the events API reads up to the start of the oldest transaction
-    still running, so an event can never appear behind a cursor (gin_platform/events.py)."""
+    still running, so an event can never appear behind a cursor
+    (gin_platform/events/event_log.py)."""
 
     def as_postgresql(self, compiler, connection, **extra_context):
         return self.as_sql(compiler, connection, template="CURRENT_TIMESTAMP", **extra_context)

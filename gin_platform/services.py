@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from gin_platform.audit import audit_changes, audit_record
+from gin_platform.events.webhook_targets import target_url_problem
 from gin_platform.http.cors import OriginError, forget_origin, normalize_origin
 from gin_platform.http.idempotency import idempotency_records_prune
 from gin_platform.http.problems import (
@@ -65,7 +66,6 @@ from gin_platform.tokens import (
     new_socket_ticket,
 )
 from gin_platform.watchable import match_watchable
-from gin_platform.webhook_targets import target_url_problem
 
 
 class UnknownCurrencyProblem(Problem):

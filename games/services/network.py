@@ -33,7 +33,8 @@ from games.problems import (
 from games.selectors import match_player_operator_ids, player_network_seated
 from games.services.rooms import room_create
 from gin_platform.audit import audit_record
-from gin_platform.event_types import player_ref
+from gin_platform.events.catalogue import player_ref
+from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.locks import lock_player
 from gin_platform.models import SCREEN_NAME_MAX_LENGTH, Operator, Player
@@ -45,7 +46,6 @@ from gin_platform.selectors import (
     network_operator_id,
     network_reveals_operators,
 )
-from gin_platform.webhooks import webhook_enqueue
 
 SCREEN_NAME_MIN_LENGTH = 3
 # ASCII letters and digits, with "_" or "-" inside (never first or last, never two in a row):

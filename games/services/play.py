@@ -283,7 +283,7 @@ def _hand_over(
 def _hand_ended_event(
     *, match: Match, hand: Hand, outcome: engine.HandOutcome | engine.MultiHandOutcome
 ) -> Callable[[object], dict]:
-    """hand.ended (gin_platform/event_types.py) for one operator: the result, never the
+    """hand.ended (gin_platform/events/catalogue.py) for one operator: the result, never the
     cards; the winner named as that operator may see them (``player_ref_for``)."""
     seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)
     winner = seats.order_by("-pk").first() if outcome.winner is not None else None

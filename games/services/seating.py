@@ -54,7 +54,7 @@ from games.services.rooms import _ensure_free_table
 from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
-from gin_platform.event_types import player_ref
+from gin_platform.events.catalogue import player_ref
 from gin_platform.http.problems import Problem, ValidationProblem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
@@ -395,7 +395,7 @@ def _seat_take(
 
 
 def _seat_event(seat: Seat, room: Room) -> dict:
-    """What seat.taken and seat.left say of the seat (gin_platform/event_types.py)."""
+    """What seat.taken and seat.left say of the seat (gin_platform/events/catalogue.py)."""
     return {
         **player_ref(seat.player),
         "match_id": seat.match_id,

@@ -18,7 +18,7 @@ def _eur(amount: str) -> dict[str, str]:
 
 _SEAT = {"match_id": 42, "table_id": 7, "room_id": 3, "position": 0, "is_practice": False}
 
-# The ``data`` of one example event of each type (gin_platform/event_types.py).
+# The ``data`` of one example event of each type (gin_platform/events/catalogue.py).
 DATA: dict[str, dict] = {
     "deposit.completed": {
         **ALICE,

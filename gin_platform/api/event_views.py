@@ -1,5 +1,5 @@
 """The operator's event log and webhook subscriptions (docs/webhooks.md "Events API",
-"Subscriptions"): thin views over gin_platform.events."""
+"Subscriptions"): thin views over gin_platform.events.event_log."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import events
 from gin_platform.api import event_examples as examples
 from gin_platform.api.event_serializers import (
     OperatorEventOutput,
@@ -18,10 +17,11 @@ from gin_platform.api.event_serializers import (
     WebhookSubscriptionInput,
     WebhookSubscriptionOutput,
 )
+from gin_platform.events import event_log
+from gin_platform.events.webhooks import event_json
 from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator
 from gin_platform.http.problems import ValidationProblem
-from gin_platform.webhooks import event_json
 
 
 def _item(event) -> dict:
@@ -36,11 +36,11 @@ def _item(event) -> dict:
 def _limit(request: Request) -> int:
     text = request.query_params.get("limit")
     if text is None:
-        return events.DEFAULT_LIMIT
-    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= events.MAX_LIMIT):
+        return event_log.DEFAULT_LIMIT
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= event_log.MAX_LIMIT):
         raise ValidationProblem(
-            f"limit is a whole number from 1 to {events.MAX_LIMIT}",
-            errors={"limit": [f"a whole number from 1 to {events.MAX_LIMIT}"]},
+            f"limit is a whole number from 1 to {event_log.MAX_LIMIT}",
+            errors={"limit": [f"a whole number from 1 to {event_log.MAX_LIMIT}"]},
         )
     return int(text)
 
@@ -57,7 +57,7 @@ class OperatorEventListView(APIView):
                 "event kept (30 days)",
             ),
             OpenApiParameter(
-                "limit", int, description=f"Events per page, 1 to {events.MAX_LIMIT} (100)"
+                "limit", int, description=f"Events per page, 1 to {event_log.MAX_LIMIT} (100)"
             ),
             OpenApiParameter(
                 "type",
@@ -79,10 +79,10 @@ class OperatorEventListView(APIView):
         examples=examples.EVENT_LIST,
     )
     def get(self, request: Request) -> Response:
-        page = events.event_feed(
+        page = event_log.event_feed(
             operator=request.user.operator,
             cursor=request.query_params.get("cursor") or None,
-            types=events.event_types_parse(request.query_params.getlist("type")),
+            types=event_log.event_types_parse(request.query_params.getlist("type")),
             limit=_limit(request),
         )
         body = {
@@ -106,7 +106,7 @@ class OperatorEventDetailView(APIView):
         examples=examples.EVENT_DETAIL,
     )
     def get(self, request: Request, event_id: str) -> Response:
-        event = events.event_get(operator=request.user.operator, event_id=event_id)
+        event = event_log.event_get(operator=request.user.operator, event_id=event_id)
         return Response(_item(event))  # as its webhook body (OperatorEventOutput)
 
 
@@ -123,7 +123,7 @@ class WebhookSubscriptionView(APIView):
         examples=examples.SUBSCRIPTION,
     )
     def get(self, request: Request) -> Response:
-        types = events.subscription_get(operator=request.user.operator)
+        types = event_log.subscription_get(operator=request.user.operator)
         return Response(WebhookSubscriptionOutput({"event_types": types}).data)
 
     @extend_schema(
@@ -141,7 +141,7 @@ class WebhookSubscriptionView(APIView):
     def put(self, request: Request) -> Response:
         data = WebhookSubscriptionInput(data=request.data)
         data.is_valid(raise_exception=True)
-        types = events.subscription_set(
+        types = event_log.subscription_set(
             operator=request.user.operator,
             event_types=data.validated_data["event_types"],
             actor=request.user.actor,

@@ -46,6 +46,7 @@ from gin_platform.api.serializers import (
     SocketTicketOutput,
     WebhookDeliveryOutput,
 )
+from gin_platform.events.webhooks import webhook_redeliver
 from gin_platform.health import health_report, server_kind
 from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator, IsPlayer, IsStaff
@@ -57,7 +58,6 @@ from gin_platform.http.problems import (
     ValidationProblem,
 )
 from gin_platform.http.throttling import AuthFailureGuard
-from gin_platform.webhooks import webhook_redeliver
 
 
 def _text_filter(request: Request, name: str) -> str | None:

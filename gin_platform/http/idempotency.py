@@ -41,6 +41,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from gin_platform.events.webhooks import run_after_rollback
 from gin_platform.http.problem_handler import problem_exception_handler
 from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
@@ -55,7 +56,6 @@ from gin_platform.locks import lock_idempotency_record
 from gin_platform.models import IdempotencyRecord
 from gin_platform.principals import OperatorPrincipal
 from gin_platform.redaction import withhold_secrets
-from gin_platform.webhooks import run_after_rollback
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"

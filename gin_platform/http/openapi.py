@@ -25,7 +25,7 @@ operation:
   do not declare (``unknown-fields``, gin_platform/api/inputs.py).
 
 It also gives the webhooks (``SPECTACULAR_SETTINGS["WEBHOOKS"]``, OpenAPI 3.1: every type of
-the catalogue, gin_platform/event_types.py) the headers we send with them (event, delivery
+the catalogue, gin_platform/events/catalogue.py) the headers we send with them (event, delivery
 id, signature, and the Standard Webhooks webhook-id, -timestamp and -signature), an
 ``operationId`` (``<event>_webhook``, for code generators) and ``security: []`` (the receiver
 authenticates us by the signature headers, not by a security scheme), and says null the
@@ -48,17 +48,17 @@ from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 
-from gin_platform.http.idempotency import HEADER as IDEMPOTENCY_HEADER
-from gin_platform.http.idempotency import MAX_KEY_LENGTH, REPLAY_HEADER
-from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer, IsStaff
-from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, Problem
-from gin_platform.http.throttling import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
-from gin_platform.webhooks import (
+from gin_platform.events.webhooks import (
     SIGNATURE_HEADER,
     STANDARD_ID_HEADER,
     STANDARD_SIGNATURE_HEADER,
     STANDARD_TIMESTAMP_HEADER,
 )
+from gin_platform.http.idempotency import HEADER as IDEMPOTENCY_HEADER
+from gin_platform.http.idempotency import MAX_KEY_LENGTH, REPLAY_HEADER
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer, IsStaff
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, Problem
+from gin_platform.http.throttling import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
 
 # A fresh one per write, e.g. a UUID (also what the fuzzer's example phase sends).
 IDEMPOTENCY_KEY_EXAMPLE = "0f8b6a4e-5d0c-4c1b-9f57-2a9e3c7d1b64"
@@ -136,7 +136,7 @@ RATE_LIMIT_RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
     },
 }
 
-# What we send with every webhook (gin_platform/webhooks.py, docs/webhooks.md).
+# What we send with every webhook (gin_platform/events/webhooks.py, docs/webhooks.md).
 WEBHOOK_HEADERS: list[dict[str, Any]] = [
     {
         "in": "header",

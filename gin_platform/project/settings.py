@@ -435,7 +435,7 @@ SPECTACULAR_SETTINGS = {
     "WEBHOOKS": [
         "settlement.api.webhooks.GAME_FINISHED",
         "settlement.api.webhooks.GAME_SETTLED",
-        # The rest of the catalogue (gin_platform/event_types.py).
+        # The rest of the catalogue (gin_platform/events/catalogue.py).
         "gin_platform.api.event_webhooks.DEPOSIT_COMPLETED",
         "gin_platform.api.event_webhooks.DEPOSIT_REFUSED",
         "gin_platform.api.event_webhooks.WITHDRAWAL_COMPLETED",

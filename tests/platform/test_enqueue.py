@@ -10,10 +10,10 @@ import time
 import pytest
 from django.db import transaction
 
-from gin_platform.enqueue import enqueue, enqueue_on_commit, on_commit_logged
+from gin_platform.enqueue import enqueue, enqueue_on_commit, on_commit_logged, task_named
+from gin_platform.events.webhooks import DELIVER_TASK, due_deliveries
 from gin_platform.models import WebhookDelivery
 from gin_platform.tasks import deliver_webhook
-from gin_platform.webhooks import due_deliveries
 from tests.broker import broker_unreachable
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +73,38 @@ def test_a_redelivery_asked_for_while_the_broker_is_down_is_accepted_and_swept(
     assert delivery.status == WebhookDelivery.Status.PENDING
     assert str(delivery.pk) in due_deliveries()  # redeliver-due-webhooks sends it
     assert str(delivery.pk) in caplog.records[0].getMessage()
+
+
+def test_a_service_queues_its_task_by_name_and_the_name_is_the_task():
+    """The one direction (gin_platform/enqueue.py): webhooks names the delivery task, the task
+    module imports webhooks; the name resolves to the task, whose Celery name it is."""
+    assert task_named(DELIVER_TASK) is deliver_webhook
+    assert task_named(deliver_webhook) is deliver_webhook
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gin_platform.tasks.no_such_task",
+        "gin_platform.no_module.task",
+        "gin_platform.enqueue.enqueue",
+    ],
+)
+def test_a_name_that_is_no_task_raises_at_once_not_after_the_commit(name):
+    with pytest.raises(LookupError), transaction.atomic():
+        enqueue_on_commit(name, "delivery-9")
+    with pytest.raises(LookupError):
+        enqueue(name, "delivery-9")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_enqueue_by_name_with_the_broker_down_logs_the_task_and_its_ids(caplog):
+    with (
+        broker_unreachable(),
+        caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"),
+        transaction.atomic(),
+    ):
+        enqueue_on_commit(DELIVER_TASK, "delivery-10")
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not enqueue gin_platform.tasks.deliver_webhook('delivery-10',); left to its sweeper"
+    ]

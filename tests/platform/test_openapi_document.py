@@ -18,7 +18,7 @@ from drf_spectacular.validation import validate_schema
 from jsonschema import Draft202012Validator
 
 from games import engine
-from gin_platform.event_types import EVENT_TYPES
+from gin_platform.events.catalogue import EVENT_TYPES
 from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
 from gin_platform.http.throttling import RATE_LIMIT_HEADERS
 

@@ -14,16 +14,16 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform.models import WebhookDelivery
-from gin_platform.signing import verify_signature
-from gin_platform.tasks import deliver_webhook, redeliver_due_webhooks
-from gin_platform.webhooks import (
+from gin_platform.events.webhooks import (
     MAX_ATTEMPTS,
     SIGNATURE_HEADER,
     retry_delay,
     webhook_attempt,
     webhook_enqueue,
 )
+from gin_platform.models import WebhookDelivery
+from gin_platform.signing import verify_signature
+from gin_platform.tasks import deliver_webhook, redeliver_due_webhooks
 
 pytestmark = pytest.mark.django_db
 
@@ -270,7 +270,7 @@ def resolving(mapping: dict[str, str]):
             return [(family, socket.SOCK_STREAM, 6, "", (mapping[host], port))]
         return real(host, port, *args, **kwargs)
 
-    return mock.patch("gin_platform.webhook_targets.socket.getaddrinfo", fake), calls
+    return mock.patch("gin_platform.events.webhook_targets.socket.getaddrinfo", fake), calls
 
 
 @pytest.fixture
@@ -294,7 +294,7 @@ def production_targets(settings):
 )
 def test_a_private_target_is_refused_at_delivery_and_nothing_is_sent(operator, settings, url):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
-    with mock.patch("gin_platform.webhook_targets.socket.create_connection") as connect:
+    with mock.patch("gin_platform.events.webhook_targets.socket.create_connection") as connect:
         delivery = attempt(operator, url)
     connect.assert_not_called()
     (logged,) = delivery.attempts.all()
@@ -336,7 +336,7 @@ def test_a_host_name_that_resolves_to_loopback_is_refused_at_delivery(operator, 
     ],
 )
 def test_every_non_public_address_is_refused_after_dns(settings, address):
-    from gin_platform.webhook_targets import TargetRefused, resolve_target
+    from gin_platform.events.webhook_targets import TargetRefused, resolve_target
 
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
     patch, _ = resolving({"hooks.operator.example": address})

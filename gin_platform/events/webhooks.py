@@ -1,10 +1,10 @@
 """Operator events and outgoing webhooks: signed, retried with exponential backoff, every
 attempt logged.
 
-Every event is recorded (``OperatorEvent``, the events API reads it: gin_platform/events.py)
-in the transaction that made it true, webhook URL or not; its type must be in the catalogue
-(gin_platform/event_types.py). A delivery, whose id is the event id, is made only when the
-operator has a URL and subscribes to the type.
+Every event is recorded (``OperatorEvent``, the events API reads it:
+gin_platform/events/event_log.py) in the transaction that made it true, webhook URL or not; its type
+must be in the catalogue (gin_platform/events/catalogue.py). A delivery, whose id is the event id,
+is made only when the operator has a URL and subscribes to the type.
 
 Delivery is at least once; receivers drop duplicates by the event ``id``. The body is
 ``{"id", "type", "created_at", "data"}`` and the header ``X-Gin-Signature`` carries
@@ -14,7 +14,7 @@ Idempotency-Key and body hash: gin_platform/signing.py; docs/webhooks.md has bot
 The Standard Webhooks headers ``webhook-id``, ``webhook-timestamp`` and ``webhook-signature``
 sign the same body with the same key (``standard_signature``).
 
-Where a webhook may go (gin_platform/webhook_targets.py): the URL is checked when it is set,
+Where a webhook may go (gin_platform/events/webhook_targets.py): the URL is checked when it is set,
 and at every attempt the host is resolved and every address must be public (no loopback,
 private, link-local or metadata address) unless ``WEBHOOK_ALLOW_PRIVATE_TARGETS`` allows it
 (development and test only); the request goes to the checked address, redirects are never
@@ -24,7 +24,8 @@ short generic error, never what the target sent back.
 A delivery is claimed with a lease (a conditional update of ``next_attempt_at``), so two
 workers never post the same attempt, and a worker that dies mid-attempt only delays the
 retry by the lease. A beat job re-enqueues deliveries whose retry is due, so a lost
-message costs time, never an event.
+message costs time, never an event. The delivery task (``DELIVER_TASK``) calls
+``webhook_attempt``; this module queues it by its name, never importing the task module.
 """
 
 from __future__ import annotations
@@ -41,8 +42,15 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform.event_types import ALL as ALL_EVENT_TYPES
-from gin_platform.event_types import event_type_get
+from gin_platform.enqueue import enqueue_on_commit
+from gin_platform.events.catalogue import ALL as ALL_EVENT_TYPES
+from gin_platform.events.catalogue import event_type_get
+from gin_platform.events.webhook_targets import (
+    TargetRefused,
+    connection_error_class,
+    pinned_connection,
+    resolve_target,
+)
 from gin_platform.locks import lock_webhook_delivery
 from gin_platform.models import (
     Operator,
@@ -53,12 +61,6 @@ from gin_platform.models import (
 )
 from gin_platform.request_path.precompiled import insert_rows
 from gin_platform.signing import signature_header, standard_signature
-from gin_platform.webhook_targets import (
-    TargetRefused,
-    connection_error_class,
-    pinned_connection,
-    resolve_target,
-)
 
 SIGNATURE_HEADER = "X-Gin-Signature"
 # Standard Webhooks (https://www.standardwebhooks.com/), sent beside X-Gin-Signature.
@@ -70,6 +72,9 @@ BASE_DELAY_SECONDS = 30
 MAX_DELAY_SECONDS = 6 * 3600
 LEASE_SECONDS = 60
 TIMEOUT_SECONDS = 10
+# The Celery task that attempts a delivery (gin_platform/tasks.py); queued by name after the
+# commit (gin_platform/enqueue.py), since the task module imports this one.
+DELIVER_TASK = "gin_platform.tasks.deliver_webhook"
 
 
 def retry_delay(attempt: int, *, rng: random.Random | None = None) -> float:
@@ -87,7 +92,7 @@ def webhook_enqueue(
     subscribed to its type, a delivery with the event's id, sent once the caller commits.
 
     Call inside the transaction that makes the event true. The type must be in the catalogue
-    (gin_platform.event_types): an unknown type raises ``UnknownEventType``.
+    (gin_platform.events.catalogue): an unknown type raises ``UnknownEventType``.
     """
     return _event_record(operator=operator, event_type=event_type, data=data)
 
@@ -126,10 +131,7 @@ def webhook_event_inserted(event: OperatorEvent) -> WebhookDelivery | None:
         created_at=event.created_at,
     )
     insert_rows([delivery])
-    from gin_platform.enqueue import enqueue_on_commit
-    from gin_platform.tasks import deliver_webhook
-
-    enqueue_on_commit(deliver_webhook, str(delivery.pk))  # logged, never raised: swept
+    enqueue_on_commit(DELIVER_TASK, str(delivery.pk))  # logged, never raised: swept
     return delivery
 
 
@@ -310,15 +312,12 @@ def webhook_attempt(*, delivery_id: str) -> float | None:
 
 def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
     """Send an event again on the operator's request (e.g. after fixing their endpoint)."""
-    from gin_platform.enqueue import enqueue_on_commit
-    from gin_platform.tasks import deliver_webhook
-
     with transaction.atomic():
         locked = lock_webhook_delivery(delivery.pk)
         locked.status = WebhookDelivery.Status.PENDING
         locked.next_attempt_at = timezone.now()
         locked.save(update_fields=["status", "next_attempt_at"])
-        enqueue_on_commit(deliver_webhook, str(locked.pk))
+        enqueue_on_commit(DELIVER_TASK, str(locked.pk))
     return locked
 
 

@@ -1,6 +1,6 @@
 """The operator event log: reading it (the events API), webhook subscriptions and retention
 (docs/webhooks.md "Events API", "Subscriptions"). Events are written by
-``gin_platform.webhooks.webhook_enqueue``.
+``gin_platform.events.webhooks.webhook_enqueue``.
 
 The feed is ascending by ``(created_at, id)`` with a keyset cursor. ``created_at`` is the
 start of the transaction that recorded the event (``TransactionNow``), so an event committed
@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from gin_platform.audit import audit_record
-from gin_platform.event_types import ALL, EVENT_TYPES
+from gin_platform.events.catalogue import ALL, EVENT_TYPES
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.locks import lock_operator_row
 from gin_platform.models import (

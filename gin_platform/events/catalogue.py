@@ -142,7 +142,7 @@ def event_type_get(name: str) -> EventType:
     try:
         return EVENT_TYPES[name]
     except KeyError:
-        raise UnknownEventType(f"{name!r} is not in gin_platform.event_types") from None
+        raise UnknownEventType(f"{name!r} is not in gin_platform.events.catalogue") from None
 
 
 def payload_serializer(name: str) -> Any:
