@@ -9,8 +9,8 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # Imported here: selectors import the models, which need the app registry ready.
         from games.launch_answers import match_watchable
-        from gin_platform.watchable import register_match_watchable
+        from gin_platform.tenancy.watchable import register_match_watchable
 
         # The game launch's watch option asks games which matches a player may watch
-        # (gin_platform/watchable.py): gin_platform does not import games.
+        # (gin_platform/tenancy/watchable.py): gin_platform does not import games.
         register_match_watchable(match_watchable)

@@ -1,4 +1,4 @@
-"""What the games app answers the platform's game launch (gin_platform/watchable.py):
+"""What the games app answers the platform's game launch (gin_platform/tenancy/watchable.py):
 gin_platform does not import games, so games registers these in its AppConfig (games/apps.py).
 """
 

@@ -24,7 +24,7 @@ from django.db.models import Exists, OuterRef
 from games.models import Hand, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.models import Player
 from gin_platform.request_path.precompiled import PrecompiledQuery, fetch_then
-from gin_platform.selectors import network_operator_id
+from gin_platform.tenancy.selectors import network_operator_id
 
 
 def lock_room(room_id: int) -> Room:

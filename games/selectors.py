@@ -30,7 +30,7 @@ from games.problems import HandInProgressProblem
 from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator, Player
 from gin_platform.request_path.precompiled import PrecompiledQuery
-from gin_platform.selectors import (
+from gin_platform.tenancy.selectors import (
     MAX_ID,
     as_id,
     network_membership_get,

@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from gin_platform.audit import audit_record_for
 from gin_platform.money import to_decimal_string
-from gin_platform.principals import actor_for
+from gin_platform.tenancy.principals import actor_for
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 CHUNK_ROWS = 2000

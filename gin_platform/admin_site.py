@@ -185,7 +185,7 @@ class AuditedModelAdmin(admin.ModelAdmin):
 
     def _audit(self, request, action: str, obj, before: dict | None, after: dict | None):
         from gin_platform.audit import audit_record
-        from gin_platform.principals import actor_for
+        from gin_platform.tenancy.principals import actor_for
 
         changes = {}
         for name in sorted(set(before or {}) | set(after or {})):

@@ -128,11 +128,6 @@ class OperatorApiKey(models.Model):
     def __str__(self) -> str:
         return f"{self.operator.slug}:{self.prefix}"
 
-    @property
-    def is_revoked(self) -> bool:
-        """Revoked now: a key rotated with a grace period keeps working until ``revoked_at``."""
-        return self.revoked_at is not None and self.revoked_at <= timezone.now()
-
 
 class OperatorSigningSecret(models.Model):
     """A secret for HMAC request signing. Several may be active during a rotation."""

@@ -46,7 +46,7 @@ from gin_platform.http.problems import (
 )
 from gin_platform.locks import lock_staff_change, lock_staff_user
 from gin_platform.models import Operator, StaffChangeRequest, StaffOperatorScope
-from gin_platform.principals import actor_for
+from gin_platform.tenancy.principals import actor_for
 
 FLAGS = ("is_active", "is_staff", "is_superuser")
 ACCESS_FIELDS = (*FLAGS, "groups", "user_permissions", "operator_scope")

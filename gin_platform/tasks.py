@@ -6,7 +6,7 @@ from django.conf import settings
 from gin_platform.enqueue import enqueue
 from gin_platform.events.event_log import events_prune
 from gin_platform.events.webhooks import due_deliveries, webhook_attempt
-from gin_platform.services import expired_records_prune
+from gin_platform.tenancy.services import expired_records_prune
 
 # A message waiting for its countdown is held unacknowledged by a worker; the Redis broker
 # hands it out again once it is older than the visibility timeout. So a retry is queued with

@@ -6,11 +6,11 @@ from datetime import datetime
 
 from django.db.models import Q, QuerySet, Sum
 
-from gin_platform import selectors as platform_selectors
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.models import Operator, Player
 from gin_platform.money import CurrencyError, normalize_currency, to_minor
-from gin_platform.selectors import as_id
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.selectors import as_id
 from settlement.models import ReconciliationRun, Settlement
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 

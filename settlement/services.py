@@ -27,7 +27,6 @@ from games import services as game_services
 from games.engine import MatchResult, MultiMatchResult
 from games.locks import lock_match, lock_match_with_seats, lock_matches_with_seats
 from games.models import Match, Seat
-from gin_platform import selectors as platform_selectors
 from gin_platform.events.event_log import event_recorded
 from gin_platform.events.webhooks import (
     webhook_enqueue,
@@ -36,8 +35,9 @@ from gin_platform.events.webhooks import (
 )
 from gin_platform.http.problems import Problem, ServerErrorProblem
 from gin_platform.models import Operator, OperatorEvent, Player
-from gin_platform.principals import Actor
 from gin_platform.request_path.precompiled import PrecompiledQuery
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor
 from settlement import ready, selectors
 from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout

@@ -7,7 +7,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from gin_platform.project.celery import app as celery_app
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
 
 
@@ -45,7 +45,7 @@ def _fresh_cache():
     from django.core.cache import cache
 
     from gin_platform.request_path.remembered_credentials import forget_remembered
-    from gin_platform.selectors import network_cache_forget
+    from gin_platform.tenancy.selectors import network_cache_forget
     from wallet.selectors import display_rates_forget
 
     cache.clear()

@@ -3,8 +3,8 @@
 import factory
 
 from gin_platform.models import Operator, Player
-from gin_platform.principals import Actor
-from gin_platform.tokens import new_signing_secret
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.tokens import new_signing_secret
 
 # The actor of every state change a test makes on nobody's behalf (audit rows: system/tests).
 SYSTEM = Actor.system("tests")

@@ -1,7 +1,7 @@
 """Reads of the wallet: balances, escrows, rates, limits, statements and reconciliation.
 
 Operator scoping happens before these are called: views resolve the player with
-``gin_platform.selectors.player_get`` (another operator's player is a 404), and every query
+``gin_platform.tenancy.selectors.player_get`` (another operator's player is a 404), and every query
 here is then restricted to that player's rows.
 """
 

@@ -25,7 +25,7 @@ from gin_platform.api.inputs import NoBody, validated
 from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator, IsPlayer
 from gin_platform.http.problems import NotFoundProblem
-from gin_platform.selectors import network_get, network_membership_get
+from gin_platform.tenancy.selectors import network_get, network_membership_get
 
 
 # --- The network: rooms a member operator offers, players' screen names ----------------------

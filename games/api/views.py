@@ -45,7 +45,7 @@ from gin_platform.api.inputs import NoBody, validated
 from gin_platform.http.idempotency import REPLAY_HEADER, idempotent
 from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
-from gin_platform.principals import OperatorPrincipal
+from gin_platform.tenancy.principals import OperatorPrincipal
 
 PROBLEMS = {
     404: OpenApiResponse(description="Not found (or another operator's)"),

@@ -47,7 +47,7 @@ from gin_platform.http.problems import (
     ValidationProblem,
 )
 from gin_platform.models import PlayerSession
-from gin_platform.principals import PlayerPrincipal
+from gin_platform.tenancy.principals import PlayerPrincipal
 
 logger = logging.getLogger(__name__)
 
@@ -444,13 +444,13 @@ class WatchSocketConsumer(MatchSocketConsumer):
 
 # --- Synchronous parts (run in the database thread) ----------------------------------------
 def _redeem(ticket: str) -> PlayerPrincipal:
-    from gin_platform.services import socket_ticket_redeem
+    from gin_platform.tenancy.services import socket_ticket_redeem
 
     return socket_ticket_redeem(ticket=ticket)
 
 
 def _origin_allowed(principal: PlayerPrincipal, origin: str | None, host: str) -> bool:
-    from gin_platform.selectors import origin_allowed
+    from gin_platform.tenancy.selectors import origin_allowed
 
     return origin_allowed(operator=principal.operator, origin=origin, host=host)
 

@@ -41,7 +41,7 @@ from games.realtime.consumers import (
 )
 from games.selectors import player_waiting_list
 from gin_platform.http.problems import OriginNotAllowedProblem, Problem
-from gin_platform.principals import PlayerPrincipal
+from gin_platform.tenancy.principals import PlayerPrincipal
 
 
 class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer):

@@ -23,7 +23,7 @@ from games import engine
 from games.locks import lock_seats
 from games.models import Hand, Match, Seat, Variant
 from games.services.dealing import _hand_deal, _match_finished_record
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 
 
 def _multi_outcomes(match: Match) -> list[engine.MultiHandOutcome]:

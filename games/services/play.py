@@ -68,8 +68,8 @@ from gin_platform.audit import audit_event, audit_saved
 from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
-from gin_platform.principals import Actor
 from gin_platform.request_path.precompiled import insert_rows, save_fields, saves_and_inserts
+from gin_platform.tenancy.principals import Actor
 
 RESULT_FORMAT = engine.RESULT_FORMAT
 

@@ -34,7 +34,7 @@ from games.problems import InvalidRoomOptionsProblem
 from gin_platform.audit import audit_changes, audit_record
 from gin_platform.models import Operator
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 
 MAX_STAKE_PER_POINT_CHOICES = 10
 MAX_TABLES_PER_REQUEST = 50

@@ -58,8 +58,8 @@ from gin_platform.events.catalogue import player_ref
 from gin_platform.http.problems import Problem, ValidationProblem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
-from gin_platform.selectors import is_network_operator
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.selectors import is_network_operator
 from wallet import services as wallet
 from wallet.problems import InsufficientFundsProblem, WalletUnavailableProblem
 

@@ -53,8 +53,8 @@ from games.services.play import (
     _stale_sequence,
 )
 from gin_platform.audit import audit_record
-from gin_platform.principals import Actor
 from gin_platform.request_path.precompiled import save_fields
+from gin_platform.tenancy.principals import Actor
 
 logger = logging.getLogger(__name__)
 

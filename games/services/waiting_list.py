@@ -37,7 +37,7 @@ from games.services.seating import _buy_in_amount, _network_seat_check, seat_tak
 from gin_platform.audit import audit_record
 from gin_platform.http.problems import NotFoundProblem, Problem
 from gin_platform.models import Player
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from gin_platform.http.problems import (
     NotFoundProblem,
     ValidationProblem,
 )
-from gin_platform.services import (
+from gin_platform.tenancy.services import (
     ApiKeyGraceProblem,
     LastApiKeyProblem,
     LaunchOptionsInvalidProblem,

@@ -11,7 +11,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors, services
 from gin_platform.api import examples
 from gin_platform.api.inputs import NoBody, validated
 from gin_platform.api.output import represent
@@ -46,6 +45,7 @@ from gin_platform.api.serializers import (
     SocketTicketOutput,
     WebhookDeliveryOutput,
 )
+from gin_platform.events.selectors import webhook_delivery_get, webhook_delivery_list
 from gin_platform.events.webhooks import webhook_redeliver
 from gin_platform.health import health_report, server_kind
 from gin_platform.http.idempotency import idempotent
@@ -58,6 +58,7 @@ from gin_platform.http.problems import (
     ValidationProblem,
 )
 from gin_platform.http.throttling import AuthFailureGuard
+from gin_platform.tenancy import selectors, services
 
 
 def _text_filter(request: Request, name: str) -> str | None:
@@ -359,7 +360,7 @@ class WebhookDeliveryListView(GenericAPIView):
         "first, with each attempt's status code, duration and error.",
     )
     def get(self, request: Request) -> Response:
-        deliveries = selectors.webhook_delivery_list(
+        deliveries = webhook_delivery_list(
             operator=request.user.operator,
             status=_text_filter(request, "status"),
             event_type=_text_filter(request, "event_type"),
@@ -378,9 +379,7 @@ class WebhookDeliveryDetailView(APIView):
         description="One event sent to the operator's webhook URL: its payload and every attempt.",
     )
     def get(self, request: Request, delivery_id: str) -> Response:
-        delivery = selectors.webhook_delivery_get(
-            operator=request.user.operator, delivery_id=delivery_id
-        )
+        delivery = webhook_delivery_get(operator=request.user.operator, delivery_id=delivery_id)
         return Response(WebhookDeliveryOutput(delivery).data)
 
 
@@ -399,9 +398,7 @@ class WebhookRedeliverView(APIView):
     @idempotent
     def post(self, request: Request, delivery_id: str) -> Response:
         validated(NoBody, request.data)
-        delivery = selectors.webhook_delivery_get(
-            operator=request.user.operator, delivery_id=delivery_id
-        )
+        delivery = webhook_delivery_get(operator=request.user.operator, delivery_id=delivery_id)
         delivery = webhook_redeliver(delivery=delivery)
         return Response(WebhookDeliveryOutput(delivery).data, status=status.HTTP_202_ACCEPTED)
 

@@ -35,7 +35,7 @@ from gin_platform.models import (
     OperatorWebhookSubscription,
     WebhookDelivery,
 )
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500

@@ -52,7 +52,6 @@ from gin_platform.http.throttling import (
 )
 from gin_platform.login_attempts import locked_out_problem, staff_secret_check
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
-from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.request_path.gate import pass_gate
 from gin_platform.request_path.precompiled import PrecompiledQuery
@@ -65,9 +64,10 @@ from gin_platform.request_path.remembered_credentials import (
     remember,
     remembered,
 )
-from gin_platform.selectors import origin_allowed
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
-from gin_platform.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_api_key
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
+from gin_platform.tenancy.selectors import origin_allowed
+from gin_platform.tenancy.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_api_key
 
 SIGNATURE_HEADER = "HTTP_X_SIGNATURE"
 IDEMPOTENCY_HEADER = "HTTP_IDEMPOTENCY_KEY"

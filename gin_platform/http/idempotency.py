@@ -54,8 +54,8 @@ from gin_platform.http.problems import (
 )
 from gin_platform.locks import lock_idempotency_record
 from gin_platform.models import IdempotencyRecord
-from gin_platform.principals import OperatorPrincipal
 from gin_platform.redaction import withhold_secrets
+from gin_platform.tenancy.principals import OperatorPrincipal
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"

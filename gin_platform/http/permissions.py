@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
-from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 
 
 class IsOperator(BasePermission):

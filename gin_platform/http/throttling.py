@@ -57,8 +57,8 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from gin_platform.http.problems import ThrottledProblem
-from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.request_path.cache import CACHE_ERRORS, redis_script, warn_cache_unreachable
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 
 # The rate-limit answer headers (IETF draft httpapi-ratelimit-headers), in this order.
 LIMIT_HEADER = "RateLimit-Limit"

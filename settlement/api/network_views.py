@@ -11,10 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
 from gin_platform.http.permissions import HasStaffPermission, IsOperator, IsStaff
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.models import Operator
+from gin_platform.tenancy import selectors as platform_selectors
 from settlement import network, reports, selectors
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import NetworkStatementOutput

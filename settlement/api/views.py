@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
 from gin_platform import staff
 from gin_platform.api.inputs import NoBody, validated
 from gin_platform.http.pagination import CheckedCursorPagination
@@ -23,7 +22,8 @@ from gin_platform.http.permissions import (
     IsStaff,
 )
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
-from gin_platform.principals import OperatorPrincipal
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import OperatorPrincipal
 from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (

@@ -640,8 +640,8 @@ def setup_data(games: int) -> dict:
 
     django.setup()
     from games.services import room_create, seat_take
-    from gin_platform.principals import Actor
-    from gin_platform.services import (
+    from gin_platform.tenancy.principals import Actor
+    from gin_platform.tenancy.services import (
         api_key_create,
         operator_create,
         player_create,

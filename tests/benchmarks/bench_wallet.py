@@ -143,7 +143,7 @@ def deposit_worker(
     from django.db import connections
 
     from gin_platform.models import Player
-    from gin_platform.principals import Actor
+    from gin_platform.tenancy.principals import Actor
     from wallet.services import deposit
 
     connections.close_all()  # never share the parent's connection

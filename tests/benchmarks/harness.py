@@ -61,8 +61,8 @@ os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 SEED_CODE = """
 import json, secrets
 from django.contrib.auth import get_user_model
-from gin_platform import services
-from gin_platform.principals import Actor
+from gin_platform.tenancy import services
+from gin_platform.tenancy.principals import Actor
 actor = Actor.system("bench")
 slug = "bench-" + secrets.token_hex(3)
 operator = services.operator_create(name="Bench", slug=slug, base_currency="EUR", actor=actor)

@@ -37,7 +37,7 @@ from werkzeug.test import Client
 
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
 from gin_platform.project.wsgi import application
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 
 STAFF_USERNAME = "fuzz-staff"

@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 
 from games import engine
 from games.models import Hand, HandEvent, Match
-from gin_platform.principals import Actor
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.helpers import (
     HiddenInformationChecker,

@@ -9,8 +9,8 @@ import pytest
 from games import selectors
 from games.models import Match, Seat
 from games.services import network_room_opt_in
-from gin_platform import selectors as platform_selectors
-from gin_platform.services import network_membership_update
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.services import network_membership_update
 from tests.factories import SYSTEM, OperatorFactory
 from tests.games.helpers import sit
 from tests.games.network_world import (
@@ -129,7 +129,7 @@ def test_the_house_bot_never_plays_in_the_network(network):
 
 
 def test_live_and_sandbox_players_never_share_a_network_table(room):
-    from gin_platform.services import api_key_create
+    from gin_platform.tenancy.services import api_key_create
 
     live = member_make(name="Live")
     sandbox = api_key_create(operator=live, actor=SYSTEM, mode="test").api_key.operator

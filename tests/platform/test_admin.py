@@ -33,7 +33,7 @@ def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_m
     from rest_framework.test import APIClient
 
     from gin_platform.models import IdempotencyRecord, OperatorSigningSecret
-    from gin_platform.services import api_key_create, signing_secret_create
+    from gin_platform.tenancy.services import api_key_create, signing_secret_create
     from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
     operator = OperatorFactory()

@@ -168,7 +168,7 @@ def test_room_options(operator_client, idem, bad, field):
 def test_sitting_at_a_money_play_table(operator, bad, field):
     from rest_framework.test import APIClient
 
-    from gin_platform.services import player_session_create
+    from gin_platform.tenancy.services import player_session_create
     from tests.factories import SYSTEM
 
     table = TableFactory(room=RoomFactory(operator=operator, money=True))

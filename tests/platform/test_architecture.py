@@ -113,7 +113,7 @@ BREAKS = [
     ("games/probe.py", "from wallet.models import LedgerEntry", LEDGER),
     ("gin_platform/probe.py", "from wallet import services", WIRING),
     ("gin_platform/health.py", "from games.models import Match", WIRING),
-    ("gin_platform/services.py", "from gin_platform.demo import client", DEMO),
+    ("gin_platform/tenancy/services/operators.py", "from gin_platform.demo import client", DEMO),
     ("games/api/views.py", "from wallet.models import LedgerTransaction", GAMES_VIEWS),
     ("games/api/serializers.py", "from gin_platform.models import Player", GAMES_VIEWS),
     ("games/tasks.py", "from settlement.models import Settlement", GAMES_VIEWS),

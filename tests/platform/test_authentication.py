@@ -10,8 +10,8 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework.test import APIClient
 
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
-from gin_platform.services import api_key_create, api_key_revoke, player_session_revoke
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy.services import api_key_create, api_key_revoke, player_session_revoke
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, totp_code
 from tests.helpers import assert_problem
 

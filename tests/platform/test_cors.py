@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 from gin_platform.http.cors import registered_operator_ids
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator
-from gin_platform.selectors import origin_allowed
-from gin_platform.services import (
+from gin_platform.tenancy.selectors import origin_allowed
+from gin_platform.tenancy.services import (
     operator_origin_create,
     operator_origin_delete,
     player_session_create,

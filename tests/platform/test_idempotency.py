@@ -15,8 +15,8 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from gin_platform.http.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
-from gin_platform.principals import OperatorPrincipal
-from gin_platform.services import api_key_create
+from gin_platform.tenancy.principals import OperatorPrincipal
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
 
 pytestmark = pytest.mark.django_db

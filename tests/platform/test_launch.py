@@ -8,11 +8,11 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.test import APIClient
 
 from games.services import seat_take
-from gin_platform import watchable
 from gin_platform.http.problems import LaunchTokenInvalidProblem
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, PlayerSession
-from gin_platform.services import (
+from gin_platform.tenancy import watchable
+from gin_platform.tenancy.services import (
     LaunchedSession,
     api_key_create,
     expired_records_prune,
@@ -20,7 +20,7 @@ from gin_platform.services import (
     launch_token_redeem,
     operator_origin_create,
 )
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make, operator_api
@@ -368,7 +368,7 @@ def test_racing_exchanges_of_one_token_mint_exactly_one_session():
 
 
 def test_without_an_app_answering_watch_launches_fail_closed(player, operator, monkeypatch):
-    """gin_platform asks the games app through gin_platform.watchable (it never imports
+    """gin_platform asks the games app through gin_platform.tenancy.watchable (it never imports
     games); with nobody registered, no watch launch is issued."""
     match_id = waiting_match(operator)
     monkeypatch.setattr(watchable, "_ANSWER", [])

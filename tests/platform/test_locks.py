@@ -9,7 +9,7 @@ import pytest
 
 from gin_platform import locks
 from gin_platform.models import IdempotencyRecord, Operator
-from gin_platform.services import api_key_create
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, PlayerFactory
 
 ROOT = Path(__file__).resolve().parents[2]

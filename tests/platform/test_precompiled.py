@@ -28,7 +28,7 @@ from gin_platform.request_path.precompiled import (
     save_fields_and_insert,
     saves_and_inserts,
 )
-from gin_platform.services import launch_token_create, player_session_create
+from gin_platform.tenancy.services import launch_token_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.django_db

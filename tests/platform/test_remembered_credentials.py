@@ -18,10 +18,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from gin_platform import services
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
 from gin_platform.request_path import remembered_credentials
+from gin_platform.tenancy import services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.redis

@@ -21,7 +21,6 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from gin_platform import services
 from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
 from gin_platform.models import (
@@ -36,7 +35,8 @@ from gin_platform.models import (
     PlayerSession,
     WebhookDelivery,
 )
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy import services
+from gin_platform.tenancy.tokens import hash_secret
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory

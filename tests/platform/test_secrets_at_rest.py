@@ -16,8 +16,8 @@ from django.db.models.functions import Cast
 
 from gin_platform.audit import audit_record
 from gin_platform.models import AuditEvent, Operator, OperatorSigningSecret
-from gin_platform.services import signing_secret_create, webhook_secret_rotate
-from gin_platform.tokens import new_api_key, new_player_token
+from gin_platform.tenancy.services import signing_secret_create, webhook_secret_rotate
+from gin_platform.tenancy.tokens import new_api_key, new_player_token
 from tests.factories import SYSTEM
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from gin_platform.services import signing_secret_create, signing_secret_revoke
 from gin_platform.signing import (
     SignatureError,
     compute_signature,
@@ -25,6 +24,7 @@ from gin_platform.signing import (
     verify_request_signature,
     verify_signature,
 )
+from gin_platform.tenancy.services import signing_secret_create, signing_secret_revoke
 from tests.factories import SYSTEM, PlayerFactory
 from tests.helpers import assert_problem
 from wallet.models import LedgerTransaction
@@ -264,7 +264,7 @@ def test_the_same_request_signed_by_two_operators_is_not_a_replay(
 ):
     from rest_framework.test import APIClient
 
-    from gin_platform.services import api_key_create
+    from gin_platform.tenancy.services import api_key_create
     from tests.factories import OperatorFactory
 
     other = OperatorFactory(require_signed_requests=True)

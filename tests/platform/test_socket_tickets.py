@@ -10,16 +10,16 @@ from rest_framework.test import APIClient
 from gin_platform.http.problems import SocketTicketInvalidProblem
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, Operator, Player, PlayerSession, SocketTicket
-from gin_platform.principals import PlayerPrincipal
 from gin_platform.redaction import WithholdSecretsFilter
-from gin_platform.services import (
+from gin_platform.tenancy.principals import PlayerPrincipal
+from gin_platform.tenancy.services import (
     expired_records_prune,
     player_session_create,
     player_session_revoke,
     socket_ticket_create,
     socket_ticket_redeem,
 )
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, PlayerFactory
 from tests.helpers import assert_problem, freeze_now
 from tests.races import race

@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from gin_platform.http import throttling
 from gin_platform.http.throttling import PrincipalRateThrottle
-from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.request_path import cache as cache_backend
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock

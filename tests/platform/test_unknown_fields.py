@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from gin_platform.models import IdempotencyRecord
 from gin_platform.project.asgi import application as asgi_application
-from gin_platform.services import socket_ticket_create
+from gin_platform.tenancy.services import socket_ticket_create
 from tests.factories import SYSTEM, staff_user
 from tests.fuzz.world import PARAM, build_world, database_connection_kept
 

@@ -37,8 +37,8 @@ from gin_platform.events.webhooks import (
     webhook_enqueue,
 )
 from gin_platform.models import AuditEvent, OperatorEvent, WebhookDelivery
-from gin_platform.services import api_key_create
 from gin_platform.signing import standard_signature, verify_signature
+from gin_platform.tenancy.services import api_key_create
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.models import WebhookDelivery
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from settlement import services
 from settlement.models import ReconciliationRun
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory

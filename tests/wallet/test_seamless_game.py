@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
-from gin_platform.services import player_session_create
+from gin_platform.tenancy.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import Seats, play_to_end, sit

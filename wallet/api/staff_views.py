@@ -18,12 +18,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
 from gin_platform import staff
 from gin_platform.http.pagination import CheckedCursorPagination
 from gin_platform.http.permissions import HasStaffPermission, IsStaff
 from gin_platform.http.problems import NotFoundProblem
-from gin_platform.principals import actor_for
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import actor_for
 from wallet import approval_selectors, selectors, services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import approval_examples, examples, presenters

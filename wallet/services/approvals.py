@@ -33,12 +33,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform import selectors as platform_selectors
 from gin_platform import staff
 from gin_platform.audit import audit_record
 from gin_platform.http.problems import PermissionDeniedProblem, Problem
 from gin_platform.models import Operator, Player
-from gin_platform.principals import Actor, actor_for
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor, actor_for
 from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_approval

@@ -29,7 +29,7 @@ from gin_platform.events.webhooks import webhook_enqueue, webhook_enqueue_after_
 from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import posting_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_cashier_caps

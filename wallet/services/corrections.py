@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db import transaction
 
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import selectors
 from wallet.models import LedgerTransaction
 from wallet.problems import (

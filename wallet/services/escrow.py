@@ -16,7 +16,7 @@ from django.db import transaction
 
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import fx, posting_selectors, selectors
 from wallet.amounts import parse_currency
 from wallet.models import Account, LedgerEntry, LedgerTransaction

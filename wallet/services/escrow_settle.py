@@ -17,10 +17,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform import selectors as platform_selectors
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor
 from wallet import fx, network_selectors, posting_selectors
 from wallet.amounts import parse_currency
 from wallet.ledger_write import LedgerBatch

@@ -35,10 +35,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform import selectors as platform_selectors
 from gin_platform.models import Network, Operator
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.principals import Actor
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor
 from wallet import network_selectors
 from wallet.amounts import parse_currency
 from wallet.models import LedgerTransaction

@@ -47,7 +47,7 @@ from django.utils import timezone
 from gin_platform.audit import audit_event
 from gin_platform.models import Operator, Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet.ledger_write import ledger_write
 from wallet.locks import lock_accounts, lock_accounts_if_all_exist
 from wallet.models import (

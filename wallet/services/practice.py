@@ -17,7 +17,7 @@ from django.db import transaction
 
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import selectors
 from wallet.models import Account, LedgerTransaction
 from wallet.problems import PracticeTopUpTooSoonProblem

@@ -24,7 +24,7 @@ from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import selectors
 from wallet.amounts import parse_currency
 from wallet.locks import lock_player_limit

@@ -45,7 +45,7 @@ from gin_platform.enqueue import on_commit_logged
 from gin_platform.events.webhook_targets import target_url_problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import seamless_selectors as selectors
 from wallet.locks import lock_operator_wallet, lock_wallet_calls
 from wallet.models import LedgerTransaction, OperatorWallet, WalletCall

@@ -26,7 +26,7 @@ from django.utils import timezone
 from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import seamless_selectors as selectors
 from wallet.models import OperatorWallet, WalletCall
 from wallet.seamless_client import wallet_call_send

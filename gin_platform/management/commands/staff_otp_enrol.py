@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from gin_platform import staff
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 
 
 class Command(BaseCommand):

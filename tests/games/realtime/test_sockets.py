@@ -346,7 +346,7 @@ async def test_a_player_cannot_open_another_players_match_nor_another_operators(
     def outsider_client():
         from rest_framework.test import APIClient
 
-        from gin_platform.services import player_session_create
+        from gin_platform.tenancy.services import player_session_create
 
         player = PlayerFactory(operator=OperatorFactory())
         client = APIClient()

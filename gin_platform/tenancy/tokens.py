@@ -34,11 +34,6 @@ def new_api_key(*, test: bool = False) -> tuple[str, str, str]:
     return full, public, hash_secret(full)
 
 
-def split_api_key(value: str) -> str | None:
-    """The public prefix of something shaped like an API key (live or test), else None."""
-    return parse_api_key(value)[0]
-
-
 def parse_api_key(value: str) -> tuple[str | None, bool]:
     """(the public prefix or None when not shaped like an API key, whether it is a test key)."""
     test = value.startswith(f"{API_KEY_PREFIX}_{TEST_MODE_MARK}_")

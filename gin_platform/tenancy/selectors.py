@@ -31,7 +31,8 @@ from gin_platform.models import (
 )
 
 
-def _as_uuid(value: object) -> uuid.UUID | None:
+def as_uuid(value: object) -> uuid.UUID | None:
+    """A UUID from a path or query value; None (no row) for anything that is not one."""
     try:
         return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
     except (TypeError, ValueError, AttributeError):
@@ -49,7 +50,7 @@ def operator_get_by_slug(*, slug: str) -> Operator:
 def operator_get(*, operator_id: object) -> Operator:
     """The operator whose id is ``operator_id``, for the back office (staff read every
     operator); anything that is not an operator's id is a 404."""
-    operator_uuid = _as_uuid(operator_id)
+    operator_uuid = as_uuid(operator_id)
     operator = Operator.objects.filter(pk=operator_uuid).first() if operator_uuid else None
     if operator is None:
         raise NotFoundProblem(f"No operator {operator_id}")
@@ -64,7 +65,7 @@ def player_list(*, operator: Operator, external_ref: str | None = None) -> Query
 
 
 def player_get(*, operator: Operator, player_id: object) -> Player:
-    player_uuid = _as_uuid(player_id)
+    player_uuid = as_uuid(player_id)
     player = (
         Player.objects.select_related("operator").filter(operator=operator, pk=player_uuid).first()
         if player_uuid
@@ -154,19 +155,12 @@ def is_network_operator(operator_id: object) -> bool:
     """Whether ``operator_id`` is the network's operator: its rooms, tables and matches are
     network ones, shared by the member operators' players."""
     network_id = network_operator_id()
-    return network_id is not None and _as_uuid(operator_id) == network_id
+    return network_id is not None and as_uuid(operator_id) == network_id
 
 
 def network_membership_get(*, operator: Operator) -> NetworkMembership | None:
     """The operator's membership row (also once it left: ``left_at`` set), or None."""
     return NetworkMembership.objects.filter(operator=operator).first()
-
-
-def network_member_operator_ids() -> set[uuid.UUID]:
-    """The operators that are members of the network now (joined and not left)."""
-    return set(
-        NetworkMembership.objects.filter(left_at__isnull=True).values_list("operator_id", flat=True)
-    )
 
 
 MAX_ID = 2**63 - 1  # BIGINT primary keys
@@ -217,29 +211,6 @@ def signing_secret_get(*, operator: Operator, secret_id: object) -> OperatorSign
     if secret is None:
         raise NotFoundProblem(f"No signing secret {secret_id} for this operator")
     return secret
-
-
-def webhook_delivery_list(
-    *, operator: Operator, status: str | None = None, event_type: str | None = None
-) -> QuerySet[WebhookDelivery]:
-    deliveries = WebhookDelivery.objects.filter(operator=operator).prefetch_related("attempts")
-    if status:
-        deliveries = deliveries.filter(status=status)
-    if event_type:
-        deliveries = deliveries.filter(event_type=event_type)
-    return deliveries
-
-
-def webhook_delivery_get(*, operator: Operator, delivery_id: object) -> WebhookDelivery:
-    delivery_uuid = _as_uuid(delivery_id)
-    delivery = (
-        WebhookDelivery.objects.filter(operator=operator, pk=delivery_uuid).first()
-        if delivery_uuid
-        else None
-    )
-    if delivery is None:
-        raise NotFoundProblem(f"No webhook delivery {delivery_id} for this operator")
-    return delivery
 
 
 def operator_origin_list(*, operator: Operator) -> QuerySet[OperatorOrigin]:

@@ -1,5 +1,5 @@
 """Which matches an operator's players may watch: the game launch asks it (``mode: watch``,
-``gin_platform.services.launch_token_create``), the games app answers it.
+``gin_platform.tenancy.services.launch_token_create``), the games app answers it.
 
 A match is the games app's, and gin_platform never imports games (pyproject.toml,
 import-linter). So gin_platform declares the question here and games registers its answer
