@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.admin.apps import AdminConfig
 
 
 class PlatformConfig(AppConfig):
@@ -14,7 +15,7 @@ class PlatformConfig(AppConfig):
         from gin_platform.http import openapi_auth  # noqa: F401  (registers OpenAPI auth extensions)
         from gin_platform.http.cors import allow_registered_origin
         from gin_platform.request_path.remembered_credentials import connect_signals
-        from gin_platform.staff import session_clocks_start
+        from gin_platform.staff.sessions import session_clocks_start
 
         # CORS for the origins the operators registered (gin_platform/http/cors.py).
         check_request_enabled.connect(
@@ -24,5 +25,16 @@ class PlatformConfig(AppConfig):
         # an operator, a key, a player or a session
         # (gin_platform/request_path/remembered_credentials.py).
         connect_signals()
-        # Staff sessions' idle and lifetime clocks start at the login (gin_platform/staff.py).
-        user_logged_in.connect(session_clocks_start, dispatch_uid="gin_platform.staff.login")
+        # Staff sessions' idle and lifetime clocks start at the login
+        # (gin_platform/staff/sessions.py).
+        user_logged_in.connect(
+            session_clocks_start, dispatch_uid="gin_platform.staff.sessions.login"
+        )
+
+
+class StaffAdminConfig(AdminConfig):
+    """The admin app with the back office's site as its default
+    (gin_platform/staff/admin_site.py): every ``admin.register`` lands on the site that asks
+    money-moving roles for a TOTP code."""
+
+    default_site = "gin_platform.staff.admin_site.StaffAdminSite"

@@ -81,7 +81,7 @@ class Operator(models.Model):
 
     class Meta:
         ordering = ("name",)
-        # Back-office actions without a model of their own (gin_platform/staff.py roles).
+        # Back-office actions without a model of their own (gin_platform/staff/roles.py).
         permissions = [("view_reports", "Can view every operator's reports")]
         constraints = [
             models.CheckConstraint(
@@ -516,7 +516,7 @@ class StaffChangeRequest(models.Model):
     """A change of a staff user's access (docs/backoffice.md "Staff access"): their active,
     staff and superuser flags, roles (groups), own permissions and operator scope. Proposed
     by one unscoped staff member, executed only when another approves (four eyes, as the
-    wallet's approval requests): gin_platform/staff_access.py. ``changes`` maps each field
+    wallet's approval requests): gin_platform/staff/access.py. ``changes`` maps each field
     that changes to ``[before, after]`` as they were proposed; the execution refuses it if
     the user's access no longer matches ``before``."""
 

@@ -7,11 +7,12 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from gin_platform import staff
-from gin_platform.admin import PlayerAdmin, ReadOnlyAdmin
-from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.admin.audited import ReadOnlyAdmin
+from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.admin.tenancy import PlayerAdmin
 from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
+from gin_platform.staff.scope import operator_scope
 from settlement import backoffice, charts, reports
 from settlement.models import DailyReport, ReconciliationRun, Settlement
 
@@ -76,7 +77,7 @@ class ReconciliationRunAdmin(ReadOnlyAdmin):
 def _scoped_operator(request):
     """None (every operator) for unscoped staff; for staff limited to some operators, the
     one named by ``?operator=<slug>`` among them, else the first of them."""
-    scope = staff.operator_scope(request.user)
+    scope = operator_scope(request.user)
     if scope is None:
         return None
     operators = Operator.objects.filter(pk__in=scope).order_by("slug")

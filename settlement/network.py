@@ -40,7 +40,7 @@ from typing import Any
 from django.db.models import Sum
 from django.db.models.functions import TruncDate
 
-from gin_platform.admin_csv import safe_cell
+from gin_platform.admin.changelist import safe_cell
 from gin_platform.models import Operator
 from gin_platform.money import PRACTICE_CURRENCY, to_decimal_string
 from settlement.selectors import report_currency

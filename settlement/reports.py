@@ -44,7 +44,9 @@ from typing import Any
 
 from games.engine import MatchResult, MultiMatchResult
 from games.selectors import match_result
-from gin_platform.admin_csv import safe_cell  # the same formula-injection rule as the admin's CSV
+from gin_platform.admin.changelist import (
+    safe_cell,  # the same formula-injection rule as the admin's CSV
+)
 from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Operator, Player
 from gin_platform.money import to_decimal_string, to_minor

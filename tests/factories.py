@@ -33,7 +33,7 @@ class PlayerFactory(factory.django.DjangoModelFactory):
 
 
 def staff_user(username: str, *roles: str, password: str = "pw-staff-1", otp: bool = True, **extra):
-    """A back-office user (is_staff) in the given roles (gin_platform/staff.py groups). With
+    """A back-office user (is_staff) in the given roles (gin_platform/staff/roles.py groups). With
     ``otp`` (the default) it gets a confirmed TOTP device, and the object returned carries it
     as ``otp_device``: what django-otp's middleware sets for a session that passed the token,
     so ``APIClient.force_authenticate(user)`` acts as a verified staff session."""
@@ -46,7 +46,7 @@ def staff_user(username: str, *roles: str, password: str = "pw-staff-1", otp: bo
         # A transactional test flushed the tables the data migration filled.
         from django.apps import apps
 
-        from gin_platform.staff import roles_sync
+        from gin_platform.staff.roles import roles_sync
 
         roles_sync(apps)
     user.groups.set([Group.objects.get(name=role) for role in roles])
@@ -59,7 +59,7 @@ def staff_user(username: str, *roles: str, password: str = "pw-staff-1", otp: bo
 def admin_login(client, user) -> None:
     """Log ``client`` (Django's test client) in to the admin as ``user``, with the TOTP step
     done when the user has a device: the session holds the verified device, as after the
-    admin's login form with a valid code (gin_platform/admin_site.py)."""
+    admin's login form with a valid code (gin_platform/staff/admin_site.py)."""
     from django_otp import DEVICE_ID_SESSION_KEY
     from django_otp.plugins.otp_totp.models import TOTPDevice
 

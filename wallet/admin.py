@@ -7,8 +7,8 @@ limits and self-exclusions from the operator API; all of them are audited.
 
 from django.contrib import admin, messages
 
-from gin_platform.admin import ReadOnlyAdmin
-from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.admin.audited import ReadOnlyAdmin
+from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
 from gin_platform.http.problems import Problem
 from wallet.models import (
     Account,

@@ -1,5 +1,5 @@
 """Reads of the four-eyes approval requests (wallet.services.approvals), scoped to the
-operators a staff user may see (gin_platform/staff.py)."""
+operators a staff user may see (gin_platform/staff/scope.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ come from the platform itself or from an origin that operator registered: anythi
 Failed attempts are throttled before the expensive check (``AuthFailureGuard``: per client
 address and per credential, 429 ``/problems/throttled``), and staff passwords are locked out
 by django-axes after repeated failures (429 ``/problems/login-locked-out``), concurrent
-attempts included (gin_platform/login_attempts.py).
+attempts included (gin_platform/staff/login_attempts.py).
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ from gin_platform.http.throttling import (
     AuthFailureGuard,
     PrincipalRateThrottle,
 )
-from gin_platform.login_attempts import locked_out_problem, staff_secret_check
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.request_path.gate import pass_gate
@@ -65,6 +64,7 @@ from gin_platform.request_path.remembered_credentials import (
     remembered,
 )
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
+from gin_platform.staff.login_attempts import locked_out_problem, staff_secret_check
 from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.tenancy.selectors import origin_allowed
 from gin_platform.tenancy.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_api_key
@@ -222,7 +222,7 @@ class StaffBasicAuthentication(BasicAuthentication):
 
     In order, each cheaper than the next: the failure throttle (cache), one of the
     address's attempt slots with the django-axes lockout (a few cache calls and indexed
-    queries; gin_platform/login_attempts.py: attempts sent at once are checked only within
+    queries; gin_platform/staff/login_attempts.py: attempts sent at once are checked only within
     the failures the address has left), then the password (PBKDF2, about a quarter of a
     second) through ``django.contrib.auth.authenticate``, whose failures axes records
     (``AUTHENTICATION_BACKENDS`` starts with axes' backend) before the slot is given back.

@@ -5,6 +5,9 @@ from __future__ import annotations
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
+from gin_platform.staff.otp import OtpRequiredProblem, otp_verified
+from gin_platform.staff.roles import otp_required
+from gin_platform.staff.scope import operator_scope
 from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 
 
@@ -79,23 +82,17 @@ class HasStaffPermission(BasePermission):
         return self.per_method.get(method, self.permission)
 
     def has_permission(self, request, view) -> bool:
-        from gin_platform import staff
-
         user = request.user
         if not IsStaff().has_permission(request, view):
             return False
         if not user.has_perm(self.required(request.method)):
             return False
-        if request.method in self.all_operators and staff.operator_scope(user) is not None:
+        if request.method in self.all_operators and operator_scope(user) is not None:
             raise PermissionDenied(
                 "This action spans every operator; your access is limited to some"
             )
-        if (
-            request.method in self.money
-            and staff.otp_required(user)
-            and not staff.otp_verified(request, user)
-        ):
-            raise staff.OtpRequiredProblem(
+        if request.method in self.money and otp_required(user) and not otp_verified(request, user):
+            raise OtpRequiredProblem(
                 "This action moves money: log in with your TOTP token or send it in X-OTP"
             )
         return True

@@ -39,8 +39,8 @@ SECRET_KEY = ENV.get("SECRET_KEY") or "insecure-development-key-never-use-in-pro
 ALLOWED_HOSTS = env_list(ENV, "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
-    # The admin site asks the roles that move money for a TOTP token (gin_platform/admin_site.py).
-    "gin_platform.admin_apps.StaffAdminConfig",
+    # The admin site asks money-moving roles for a TOTP token (gin_platform/staff/admin_site.py).
+    "gin_platform.apps.StaffAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -76,8 +76,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Staff sessions end after STAFF_SESSION_IDLE_SECONDS idle, 8 h at most (gin_platform/staff.py).
-    "gin_platform.staff.StaffSessionTimeoutMiddleware",
+    # Staff sessions end after STAFF_SESSION_IDLE_SECONDS idle, 8 h at most (staff/sessions.py).
+    "gin_platform.staff.sessions.StaffSessionTimeoutMiddleware",
     # request.user.otp_device: the TOTP device the session was verified with, if any.
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -330,7 +330,7 @@ WEBHOOK_EVENT_FEED_MAX_LAG_SECONDS = int(ENV.get("WEBHOOK_EVENT_FEED_MAX_LAG", "
 # after AXES_FAILURE_LIMIT failures from one address, no password is checked from there for
 # AXES_COOLOFF_MINUTES; a success resets the count. Only the address is locked (never the
 # account everywhere), so nobody can lock a staff member out from elsewhere. Attempts sent at
-# once are checked only within the failures left (gin_platform/login_attempts.py).
+# once are checked only within the failures left (gin_platform/staff/login_attempts.py).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",

@@ -71,7 +71,7 @@ password = secrets.token_urlsafe(16)
 staff = get_user_model().objects.create_user("staff-" + slug, password=password, is_staff=True)
 # The finance role records the exchange rates the seed needs (docs/backoffice.md).
 from django.contrib.auth.models import Group
-from gin_platform.staff import FINANCE
+from gin_platform.staff.roles import FINANCE
 staff.groups.add(Group.objects.get(name=FINANCE))
 print("SEED " + json.dumps({"operator_key": key, "staff": ["staff-" + slug, password]}))
 """

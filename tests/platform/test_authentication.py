@@ -179,7 +179,7 @@ def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
     assert int(response["Retry-After"]) > 0
 
 
-# --- Staff: attempts in flight (gin_platform/login_attempts.py) -----------------------------
+# --- Staff: attempts in flight (gin_platform/staff/login_attempts.py) -----------------------------
 # tests/platform/test_staff_login_races.py sends them really at once, to a real server.
 @pytest.fixture
 def checked(monkeypatch):
@@ -213,7 +213,7 @@ def in_flight(count: int, address: str = ATTACKER):
     requests, other processes): each holds one of the address's attempt slots."""
     from django.test import RequestFactory
 
-    from gin_platform.login_attempts import staff_secret_check
+    from gin_platform.staff.login_attempts import staff_secret_check
 
     with contextlib.ExitStack() as stack:
         for _ in range(count):
@@ -223,7 +223,7 @@ def in_flight(count: int, address: str = ATTACKER):
 
 
 def test_checks_in_flight_count_against_the_failures_left(staff, checked, monkeypatch):
-    from gin_platform import login_attempts
+    from gin_platform.staff import login_attempts
 
     monkeypatch.setattr(login_attempts, "WAIT_SECONDS", 0.3)
     for n in range(3):
@@ -267,7 +267,7 @@ def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, setting
 def test_backoffice_md_quotes_the_attempt_slots_as_the_code_keeps_them():
     from pathlib import Path
 
-    from gin_platform import login_attempts
+    from gin_platform.staff import login_attempts
 
     page = Path(__file__).resolve().parents[2] / "docs" / "backoffice.md"
     text = " ".join(page.read_text().split())

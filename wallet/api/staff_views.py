@@ -18,10 +18,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import staff
 from gin_platform.http.pagination import CheckedCursorPagination
 from gin_platform.http.permissions import HasStaffPermission, IsStaff
 from gin_platform.http.problems import NotFoundProblem
+from gin_platform.staff.scope import in_scope, operator_scope
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import actor_for
 from wallet import approval_selectors, selectors, services
@@ -50,14 +50,14 @@ if TYPE_CHECKING:
 def scoped_operator(request: Request, operator_id: object) -> Operator:
     """The operator, or 404 when it is outside the staff user's scope (as if unknown)."""
     operator = platform_selectors.operator_get(operator_id=operator_id)
-    if not staff.in_scope(request.user, operator.pk):
+    if not in_scope(request.user, operator.pk):
         raise NotFoundProblem(f"No operator {operator_id}")
     return operator
 
 
 def scoped_transaction(request: Request, transaction_id: str):
     txn = selectors.transaction_get(transaction_id=transaction_id)
-    if not staff.in_scope(request.user, txn.operator_id):
+    if not in_scope(request.user, txn.operator_id):
         raise NotFoundProblem(f"No ledger transaction {transaction_id}")
     return txn
 
@@ -303,7 +303,7 @@ class StaffApprovalListCreateView(GenericAPIView):
         data = ApprovalFilterInput(data=request.query_params)
         data.is_valid(raise_exception=True)
         rows = approval_selectors.approval_list(
-            operator_ids=staff.operator_scope(request.user),
+            operator_ids=operator_scope(request.user),
             status=data.validated_data.get("status"),
         )
         page = self.paginate_queryset(rows)
@@ -359,7 +359,7 @@ class StaffApprovalDetailView(APIView):
     )
     def get(self, request: Request, approval_id: str) -> Response:
         row = approval_selectors.approval_get(
-            approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
+            approval_id=approval_id, operator_ids=operator_scope(request.user)
         )
         return Response(ApprovalOutput(presenters.approval(row)).data)
 
@@ -370,7 +370,7 @@ class _ApprovalDecisionView(APIView):
 
     def post(self, request: Request, approval_id: str) -> Response:
         row = approval_selectors.approval_get(
-            approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
+            approval_id=approval_id, operator_ids=operator_scope(request.user)
         )
         data = ApprovalDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)

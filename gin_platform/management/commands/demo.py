@@ -19,7 +19,7 @@ from gin_platform.demo.play import PortTaken, play
 from gin_platform.demo.scenario import Scenario
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.demo.server import running_server
-from gin_platform.staff import ADMIN
+from gin_platform.staff.roles import ADMIN
 from gin_platform.tenancy import services
 from gin_platform.tenancy.principals import Actor
 

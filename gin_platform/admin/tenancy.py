@@ -3,14 +3,11 @@ field appears as "set (sha256 ...)" or "not set"; the audit log is read-only."""
 
 import json
 
-import axes.admin  # noqa: F401  (registers its pages; re-registered audited below)
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.utils.html import format_html
 
-# admin_staff registers the staff pages: users, roles, TOTP devices, access changes.
-from gin_platform import admin_staff, staff  # noqa: F401
-from gin_platform.admin_site import AuditedModelAdmin
+from gin_platform.admin.audited import AuditedModelAdmin, ReadOnlyAdmin
 from gin_platform.encryption import fingerprint
 from gin_platform.models import (
     AuditEvent,
@@ -26,17 +23,7 @@ from gin_platform.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
-
-
-class ReadOnlyAdmin(AuditedModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
+from gin_platform.staff.roles import player_fields_editable
 
 
 class OperatorOriginInline(admin.TabularInline):
@@ -184,9 +171,9 @@ class PlayerAdmin(AuditedModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         """Risk sees KYC status and status editable, the rest read only
-        (gin_platform/staff.py ``player_fields_editable``)."""
+        (gin_platform/staff/roles.py ``player_fields_editable``)."""
         fields = tuple(super().get_readonly_fields(request, obj))
-        editable = staff.player_fields_editable(request.user)
+        editable = player_fields_editable(request.user)
         if editable is None:
             return fields
         others = tuple(
@@ -199,7 +186,7 @@ class PlayerAdmin(AuditedModelAdmin):
     def save_model(self, request, obj, form, change) -> None:
         """Checked again on save, whatever the form held: a role without
         ``platform.change_player_profile`` changes KYC status and status only."""
-        editable = staff.player_fields_editable(request.user)
+        editable = player_fields_editable(request.user)
         if change and editable is not None:
             stored = Player.objects.get(pk=obj.pk)
             changed = {
@@ -262,18 +249,3 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "operator", "event_type", "status", "attempt_count")
     list_filter = ("status", "event_type", "operator")
     inlines = (WebhookAttemptInline,)
-
-
-# django-axes' pages (lockouts; deleting an attempt lifts a lockout): audited too. Imported
-# here so that its registration happens first, whatever the order of INSTALLED_APPS.
-def _audited_again(module) -> None:
-    for model, model_admin in list(admin.site._registry.items()):
-        if model.__module__.startswith(module) and not isinstance(model_admin, AuditedModelAdmin):
-            audited = type(
-                f"Audited{type(model_admin).__name__}", (AuditedModelAdmin, type(model_admin)), {}
-            )
-            admin.site.unregister(model)
-            admin.site.register(model, audited)
-
-
-_audited_again("axes.")

@@ -1,99 +1,16 @@
-"""The back office's admin site: a TOTP step at login for the roles that move money.
-
-Installed as the default admin site (gin_platform/admin_apps.py in INSTALLED_APPS), so every
-``admin.register`` lands here. Staff whose roles need a second factor (finance, admin,
-superusers: gin_platform/staff.py) type the current code of their authenticator app with
-their password; the others log in with the password alone. A wrong code counts as a failed
-login for django-axes, like a wrong password, and concurrent logins from one address are
-checked only within the failures it has left (docs/backoffice.md "Lockout").
-"""
+"""Model admins that keep the back office's rules, for every app's admin pages: each change
+is audited and each changelist limited to the staff user's operator scope
+(docs/backoffice.md "Audit trail")."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin
-from django.contrib.admin import AdminSite
-from django.contrib.admin.forms import AdminAuthenticationForm
-from django_otp.forms import OTPAuthenticationFormMixin
+from django.core.exceptions import FieldDoesNotExist
 
-from gin_platform.http.problems import LoginLockedOutProblem, ThrottledProblem
-from gin_platform.login_attempts import staff_secret_check
-
-
-class StaffAdminAuthenticationForm(OTPAuthenticationFormMixin, AdminAuthenticationForm):
-    """Username, password and, for the roles that need it, the TOTP code (``otp_token``).
-    The user's confirmed TOTP device is used unless the form names one."""
-
-    otp_device = forms.CharField(required=False, widget=forms.HiddenInput)
-    otp_token = forms.CharField(
-        required=False,
-        label="TOTP code (finance, admin)",
-        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
-    )
-    otp_challenge = forms.CharField(required=False, widget=forms.HiddenInput)
-
-    def clean(self):
-        username = self.cleaned_data.get("username")
-        if username is None or not self.cleaned_data.get("password"):
-            return super().clean()  # nothing to check: the form asks for both
-        try:
-            # The password and the code are checked within the failures the address has
-            # left, however many logins arrive at once (gin_platform/login_attempts.py).
-            with staff_secret_check(self.request, username=username):
-                self.cleaned_data = super().clean()
-                self.clean_otp(self.get_user())
-        except LoginLockedOutProblem:
-            # As axes' backend does: its middleware answers 429 /problems/login-locked-out.
-            self.request.axes_locked_out = True
-            self.request.axes_credentials = {"username": username}
-            raise self.get_invalid_login_error() from None
-        except ThrottledProblem:
-            raise forms.ValidationError(
-                "Too many logins from this address at once; try again in a moment.",
-                code="busy",
-            ) from None
-        return self.cleaned_data
-
-    def clean_otp(self, user) -> None:
-        from gin_platform import staff
-
-        if user is None or not staff.otp_required(user):
-            return
-        try:
-            super().clean_otp(user)
-        except forms.ValidationError:
-            if self.cleaned_data.get("otp_token"):
-                staff.otp_failed(self.request, user)  # a wrong code: a failed login (axes)
-            raise
-
-    def _chosen_device(self, user):
-        from django_otp import devices_for_user
-
-        device = super()._chosen_device(user)
-        if device is None:
-            device = next(iter(devices_for_user(user, confirmed=True, for_verify=True)), None)
-        return device
-
-    def _update_form(self, user) -> None:
-        pass  # one device per user: no device list to offer
-
-
-class StaffAdminSite(AdminSite):
-    login_form = StaffAdminAuthenticationForm
-    login_template = "otp/admin111/login.html"
-
-    def has_permission(self, request) -> bool:
-        from gin_platform import staff
-
-        if not super().has_permission(request):
-            return False
-        if not staff.otp_required(request.user):
-            return True
-        is_verified = getattr(request.user, "is_verified", None)
-        return bool(is_verified and is_verified())
-
-
-# --- Scoped and audited model admins ------------------------------------------------------
+from gin_platform.audit import audit_record
+from gin_platform.models import Operator
+from gin_platform.staff.scope import scope_queryset
+from gin_platform.tenancy.principals import actor_for
 
 # How a model leads to its operator, tried in order (``operator_path`` overrides).
 OPERATOR_PATHS = (
@@ -110,9 +27,6 @@ UNAUDITED_FIELDS = frozenset({"password", "key", "key_hash", "token_hash", "secr
 
 def operator_path(model) -> str | None:
     """The lookup from ``model`` to its Operator ("pk" for Operator itself), or None."""
-    from django.core.exceptions import FieldDoesNotExist
-
-    from gin_platform.models import Operator
 
     if model is Operator or (model._meta.proxy and model._meta.concrete_model is Operator):
         return "pk"
@@ -151,7 +65,7 @@ class AuditedModelAdmin(admin.ModelAdmin):
     the API's services (docs/backoffice.md "Audit trail"): who (the staff user), when, what
     (``admin.add`` / ``admin.change`` / ``admin.delete`` of the object) and the values before
     and after. Changelists are limited to the operators in the staff user's scope
-    (gin_platform/staff.py), so another operator's object is not found."""
+    (gin_platform/staff/scope.py), so another operator's object is not found."""
 
     operator_path: str | None = None  # None: derived from the model (OPERATOR_PATHS)
 
@@ -159,18 +73,14 @@ class AuditedModelAdmin(admin.ModelAdmin):
         return self.operator_path or operator_path(self.model)
 
     def get_queryset(self, request):
-        from gin_platform import staff
-
         queryset = super().get_queryset(request)
         path = self._operator_path()
         if path is None:
             return queryset
-        return staff.scope_queryset(queryset, request.user, field=path)
+        return scope_queryset(queryset, request.user, field=path)
 
     # --- the audit ---------------------------------------------------------------------
     def _operator_of(self, obj):
-        from gin_platform.models import Operator
-
         path = operator_path(type(obj))
         if path is None:
             return None
@@ -184,9 +94,6 @@ class AuditedModelAdmin(admin.ModelAdmin):
         return current
 
     def _audit(self, request, action: str, obj, before: dict | None, after: dict | None):
-        from gin_platform.audit import audit_record
-        from gin_platform.tenancy.principals import actor_for
-
         changes = {}
         for name in sorted(set(before or {}) | set(after or {})):
             old = (before or {}).get(name)
@@ -247,3 +154,14 @@ class AuditedModelAdmin(admin.ModelAdmin):
             )
             for pk in set(known) - remaining:  # deleted: the instances' pk is None by now
                 self._audit(request, "delete", model(pk=pk), known[pk], None)
+
+
+class ReadOnlyAdmin(AuditedModelAdmin):
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -18,7 +18,7 @@ their own access alone:
 
 The decider is neither the proposer nor the user whose access changes
 (``four-eyes-required``). When a request is approved and again when it executes, the
-proposer must still be entitled to propose it (``staff.proposer_refusal``): a proposer who
+proposer must still be entitled to propose it (``four_eyes.proposer_refusal``): a proposer who
 was deactivated, lost the permission or was limited to some operators since leaves a request
 that fails (``proposer-not-entitled``) and changes nothing. Every step writes its audit row;
 the execution also writes ``staff.access_changed`` on the user.
@@ -34,7 +34,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform import staff
 from gin_platform.audit import audit_record
 from gin_platform.http.problems import (
     ApprovalInvalidProblem,
@@ -46,13 +45,15 @@ from gin_platform.http.problems import (
 )
 from gin_platform.locks import lock_staff_change, lock_staff_user
 from gin_platform.models import Operator, StaffChangeRequest, StaffOperatorScope
+from gin_platform.staff.four_eyes import REQUEST_TEXT_LENGTH, proposer_refusal, request_text
+from gin_platform.staff.scope import unscoped
 from gin_platform.tenancy.principals import actor_for
 
 FLAGS = ("is_active", "is_staff", "is_superuser")
 ACCESS_FIELDS = (*FLAGS, "groups", "user_permissions", "operator_scope")
 PROPOSE = "platform.propose_staff_change"
 APPROVE = "platform.approve_staff_change"
-REASON_LENGTH = staff.REQUEST_TEXT_LENGTH
+REASON_LENGTH = REQUEST_TEXT_LENGTH
 Status = StaffChangeRequest.Status
 
 
@@ -142,11 +143,11 @@ def staff_access_changes(*, user: Any, access: Mapping[str, Any]) -> dict[str, l
 
 
 def may_propose(*, user: Any) -> bool:
-    return staff.proposer_refusal(user_id=user.pk, permission=PROPOSE, every_operator=True) is None
+    return proposer_refusal(user_id=user.pk, permission=PROPOSE, every_operator=True) is None
 
 
 def may_decide(*, user: Any) -> bool:
-    return bool(user.has_perm(APPROVE)) and staff.unscoped(user)
+    return bool(user.has_perm(APPROVE)) and unscoped(user)
 
 
 # --- Proposals ----------------------------------------------------------------------------------
@@ -156,10 +157,10 @@ def staff_change_propose(
 ) -> StaffChangeRequest:
     """Record a pending change of ``subject``'s access (``access``: the fields to set, some
     of ACCESS_FIELDS) for another staff member to approve; ``user`` proposes."""
-    refusal = staff.proposer_refusal(user_id=user.pk, permission=PROPOSE, every_operator=True)
+    refusal = proposer_refusal(user_id=user.pk, permission=PROPOSE, every_operator=True)
     if refusal is not None:
         raise PermissionDeniedProblem(f"You may not propose a staff access change: {refusal}")
-    reason = staff.request_text(reason, "reason")
+    reason = request_text(reason, "reason")
     changes = staff_access_changes(user=subject, access=access)
     if not changes:
         raise ApprovalInvalidProblem("The proposal changes nothing of the user's access")
@@ -194,7 +195,7 @@ def _check_decider(change: StaffChangeRequest, user: Any) -> None:
 
 def _check_proposer(change: StaffChangeRequest) -> None:
     """The proposer may still propose it (checked at approval and at execution)."""
-    refusal = staff.proposer_refusal(
+    refusal = proposer_refusal(
         user_id=change.proposed_by_id, permission=PROPOSE, every_operator=True
     )
     if refusal is not None:
@@ -273,7 +274,7 @@ def staff_change_approve(
     """Approve and execute, atomically. Executed already: returned unchanged. A proposer no
     longer entitled, or a user whose access changed since the proposal: recorded failed,
     nothing changed, the problem raised."""
-    note = staff.request_text(note, "note", required=False)
+    note = request_text(note, "note", required=False)
     _check_decider(change, user)
     try:
         with transaction.atomic():
@@ -304,7 +305,7 @@ def staff_change_reject(
     *, change: StaffChangeRequest, user: Any, note: str = ""
 ) -> StaffChangeRequest:
     """Close a pending request without changing anything."""
-    note = staff.request_text(note, "note", required=False)
+    note = request_text(note, "note", required=False)
     _check_decider(change, user)
     locked = lock_staff_change(change.pk)
     if locked.status != Status.PENDING:

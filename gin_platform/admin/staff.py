@@ -1,8 +1,9 @@
 """The back office's staff pages (docs/backoffice.md "Staff access"): staff users, roles,
 TOTP devices and the access change requests. All of it is for unscoped staff only; a user's
 access (flags, roles, permissions, operator scope) changes only through a request that
-another staff member approves (gin_platform/staff_access.py), never in one person's hands."""
+another staff member approves (gin_platform/staff/access.py), never in one person's hands."""
 
+import axes.admin  # noqa: F401  (registers its pages; re-registered audited below)
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import FilteredSelectMultiple
@@ -15,10 +16,22 @@ from django.utils.html import format_html, format_html_join
 from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from gin_platform import staff, staff_access
-from gin_platform.admin_site import AuditedModelAdmin
+from gin_platform.admin.audited import AuditedModelAdmin
 from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, StaffChangeRequest, StaffOperatorScope
+from gin_platform.staff.access import (
+    ACCESS_FIELDS,
+    APPROVE,
+    FLAGS,
+    PROPOSE,
+    may_decide,
+    may_propose,
+    staff_access_changes,
+    staff_change_approve,
+    staff_change_propose,
+    staff_change_reject,
+)
+from gin_platform.staff.scope import unscoped
 
 
 # --- Staff users, roles, second factors (docs/backoffice.md "Staff access") ---------------
@@ -28,19 +41,19 @@ class StaffAdministration:
     sees nor changes any of it, whatever their role (a mixin, first in the bases)."""
 
     def has_module_permission(self, request) -> bool:
-        return staff.unscoped(request.user) and super().has_module_permission(request)
+        return unscoped(request.user) and super().has_module_permission(request)
 
     def has_view_permission(self, request, obj=None) -> bool:
-        return staff.unscoped(request.user) and super().has_view_permission(request, obj)
+        return unscoped(request.user) and super().has_view_permission(request, obj)
 
     def has_add_permission(self, request, *args) -> bool:
-        return staff.unscoped(request.user) and super().has_add_permission(request, *args)
+        return unscoped(request.user) and super().has_add_permission(request, *args)
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return staff.unscoped(request.user) and super().has_change_permission(request, obj)
+        return unscoped(request.user) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return staff.unscoped(request.user) and super().has_delete_permission(request, obj)
+        return unscoped(request.user) and super().has_delete_permission(request, obj)
 
 
 class StaffOperatorScopeInline(StaffAdministration, admin.TabularInline):
@@ -68,7 +81,7 @@ admin.site.unregister(User)
 admin.site.unregister(Group)
 admin.site.unregister(TOTPDevice)
 
-# A user's access: changed only by an executed StaffChangeRequest (gin_platform/staff_access.py).
+# A user's access: changed only by an executed StaffChangeRequest (gin_platform/staff/access.py).
 USER_ACCESS_FIELDS = ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")
 
 
@@ -127,7 +140,7 @@ class StaffUserAdmin(StaffAdministration, AuditedModelAdmin, UserAdmin):
 
 @admin.register(Group)
 class RoleAdmin(StaffAdministration, AuditedModelAdmin, GroupAdmin):
-    """Roles: support, finance, risk, admin (gin_platform/staff.py ``ROLES``, made by the
+    """Roles: support, finance, risk, admin (gin_platform/staff/roles.py ``ROLES``, made by the
     migrations), read only: what a role holds changes with the code and its migration,
     never in the admin. Users get roles through an access change request."""
 
@@ -189,7 +202,7 @@ class StaffChangeForm(forms.ModelForm):
     def access(self) -> dict:
         data = self.cleaned_data
         return {
-            **{name: bool(data.get(name)) for name in staff_access.FLAGS},
+            **{name: bool(data.get(name)) for name in FLAGS},
             "groups": [g.name for g in data.get("groups") or ()],
             "user_permissions": [
                 f"{p.content_type.app_label}.{p.codename}"
@@ -203,7 +216,7 @@ class StaffChangeForm(forms.ModelForm):
         user = data.get("user")
         if user is not None and not self.errors:
             try:
-                changes = staff_access.staff_access_changes(user=user, access=self.access())
+                changes = staff_access_changes(user=user, access=self.access())
             except Problem as problem:
                 raise ValidationError(problem.detail) from problem
             if not changes:
@@ -213,7 +226,7 @@ class StaffChangeForm(forms.ModelForm):
 
 @admin.register(StaffChangeRequest)
 class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
-    """Access change requests (four eyes, gin_platform/staff_access.py): proposed from a
+    """Access change requests (four eyes, gin_platform/staff/access.py): proposed from a
     user's page ("Propose an access change"), approved or rejected here by another
     unscoped staff member, through the services (which audit every step)."""
 
@@ -248,15 +261,14 @@ class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
     def has_view_permission(self, request, obj=None) -> bool:
         user = request.user
         return super().has_view_permission(request, obj) or (
-            staff.unscoped(user)
-            and (user.has_perm(staff_access.PROPOSE) or user.has_perm(staff_access.APPROVE))
+            unscoped(user) and (user.has_perm(PROPOSE) or user.has_perm(APPROVE))
         )
 
     def has_module_permission(self, request) -> bool:
         return self.has_view_permission(request)
 
     def has_add_permission(self, request) -> bool:
-        return staff.unscoped(request.user) and staff_access.may_propose(user=request.user)
+        return unscoped(request.user) and may_propose(user=request.user)
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
@@ -265,7 +277,7 @@ class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
         return False
 
     def has_decide_permission(self, request) -> bool:
-        return staff_access.may_decide(user=request.user)
+        return may_decide(user=request.user)
 
     @admin.display(description="changes")
     def fields_changed(self, obj: StaffChangeRequest) -> str:
@@ -296,7 +308,7 @@ class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ("user", *staff_access.ACCESS_FIELDS, "reason")
+            return ("user", *ACCESS_FIELDS, "reason")
         return self.fields
 
     def get_readonly_fields(self, request, obj=None):
@@ -307,7 +319,7 @@ class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
         scope = StaffOperatorScope.objects.filter(user=subject)
         return {
             "user": subject.pk,
-            **{name: getattr(subject, name) for name in staff_access.FLAGS},
+            **{name: getattr(subject, name) for name in FLAGS},
             "groups": list(subject.groups.values_list("name", flat=True)),
             "user_permissions": list(subject.user_permissions.values_list("pk", flat=True)),
             "operator_scope": list(scope.values_list("operator_id", flat=True)),
@@ -318,7 +330,7 @@ class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
             super().save_model(request, obj, form, change)
             return
         try:
-            proposed = staff_access.staff_change_propose(
+            proposed = staff_change_propose(
                 user=request.user,
                 subject=form.cleaned_data["user"],
                 access=form.access(),
@@ -354,11 +366,11 @@ class StaffChangeRequestAdmin(StaffAdministration, AuditedModelAdmin):
 
     @admin.action(description="Approve and execute the selected requests", permissions=["decide"])
     def approve_selected(self, request, queryset) -> None:
-        self._decide(request, queryset, staff_access.staff_change_approve, "approved and executed")
+        self._decide(request, queryset, staff_change_approve, "approved and executed")
 
     @admin.action(description="Reject the selected requests", permissions=["decide"])
     def reject_selected(self, request, queryset) -> None:
-        self._decide(request, queryset, staff_access.staff_change_reject, "rejected")
+        self._decide(request, queryset, staff_change_reject, "rejected")
 
 
 def describe_changes(changes: dict) -> str:
@@ -388,3 +400,18 @@ def describe_changes(changes: dict) -> str:
             ),
         ),
     )
+
+
+# django-axes' pages (lockouts; deleting an attempt lifts a lockout): audited too. Imported
+# here so that its registration happens first, whatever the order of INSTALLED_APPS.
+def _audited_again(module) -> None:
+    for model, model_admin in list(admin.site._registry.items()):
+        if model.__module__.startswith(module) and not isinstance(model_admin, AuditedModelAdmin):
+            audited = type(
+                f"Audited{type(model_admin).__name__}", (AuditedModelAdmin, type(model_admin)), {}
+            )
+            admin.site.unregister(model)
+            admin.site.register(model, audited)
+
+
+_audited_again("axes.")
