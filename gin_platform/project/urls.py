@@ -5,7 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from gin_platform.api.docs import RedocBundleView, RedocView
-from gin_platform.api.views import ProblemTypeDetailView
+from gin_platform.api.service_views import ProblemTypeDetailView
 from gin_platform.http.error_views import problem_404, problem_500
 
 # The resolver tries these in order, every pattern of an app before the next app's: the games

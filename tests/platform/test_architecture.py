@@ -120,7 +120,7 @@ BREAKS = [
     ("wallet/api/serializers.py", "from gin_platform.models import Player", WALLET_VIEWS),
     ("settlement/api/views.py", "from gin_platform.models import Operator", SETTLEMENT_VIEWS),
     ("settlement/tasks.py", "from wallet.models import LedgerTransaction", SETTLEMENT_VIEWS),
-    ("gin_platform/api/views.py", "from wallet.models import Account", PLATFORM_VIEWS),
+    ("gin_platform/api/player_views.py", "from wallet.models import Account", PLATFORM_VIEWS),
 ]
 
 
