@@ -1,5 +1,11 @@
+"""The platform's app configs: its own, and the admin's with the back office's site."""
+
+from corsheaders.signals import check_request_enabled
 from django.apps import AppConfig
 from django.contrib.admin.apps import AdminConfig
+from django.contrib.auth.signals import user_logged_in
+
+from gin_platform.staff.sessions import session_clocks_start
 
 
 class PlatformConfig(AppConfig):
@@ -9,13 +15,12 @@ class PlatformConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from corsheaders.signals import check_request_enabled
-        from django.contrib.auth.signals import user_logged_in
-
-        from gin_platform.http import openapi_auth  # noqa: F401  (registers OpenAPI auth extensions)
-        from gin_platform.http.cors import allow_registered_origin
-        from gin_platform.request_path.remembered_credentials import connect_signals
-        from gin_platform.staff.sessions import session_clocks_start
+        # These import the models, which load only after this module (INSTALLED_APPS).
+        from gin_platform.http import openapi_auth  # noqa: F401, PLC0415 (registers OpenAPI auth extensions; imports the models)
+        from gin_platform.http.cors import allow_registered_origin  # noqa: PLC0415 (models)
+        from gin_platform.request_path.remembered_credentials import (  # noqa: PLC0415 (models)
+            connect_signals,
+        )
 
         # CORS for the origins the operators registered (gin_platform/http/cors.py).
         check_request_enabled.connect(

@@ -17,6 +17,7 @@ import secrets
 import time
 from typing import Any
 
+import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -47,8 +48,6 @@ def broker_status() -> tuple[bool, str]:
         return True, "eager (no broker configured: tasks run in-process)"
     url = settings.CELERY_BROKER_URL
     try:
-        import redis
-
         client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
         client.ping()
     except Exception as exc:  # any failure means unhealthy; the reason is reported to staff

@@ -146,7 +146,7 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
             )
         except SignatureError as exc:
             raise SignatureInvalidProblem(str(exc)) from exc
-        _refuse_replay(operator_id=operator.pk, verified=verified)
+        refuse_replay(operator_id=operator.pk, verified=verified)
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
@@ -162,7 +162,7 @@ def _refuse_foreign_origin(request: Request, operator: Operator) -> None:
         )
 
 
-def _refuse_replay(*, operator_id: object, verified: VerifiedSignature) -> None:
+def refuse_replay(*, operator_id: object, verified: VerifiedSignature) -> None:
     """Accept each signed request once: remember its digest until its timestamp leaves the
     tolerance (after that the clock check refuses it anyway). ``cache.add`` is atomic (SET NX
     on Redis), so of two racing copies exactly one gets through. If the cache cannot be
@@ -245,17 +245,17 @@ class StaffBasicAuthentication(BasicAuthentication):
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
     """``AXES_LOCKOUT_CALLABLE``: what the login attempt that reaches the limit gets, on the
     admin login form as on the staff API: problem+json 429 ``/problems/login-locked-out``
-    with Retry-After."""
-    # Imported here: the problem handler imports rest_framework.views, which imports the
-    # authentication classes (this module) from the settings.
-    from gin_platform.http.problem_handler import problem_response
-
-    rendered = problem_response(locked_out_problem(request), instance=request.get_full_path())
+    with Retry-After. A Django response, not DRF's: axes answers outside DRF's views (and
+    this module cannot import the problem handler, which imports rest_framework.views,
+    which imports this module from the settings)."""
+    problem = locked_out_problem(request)
     response = HttpResponse(
-        json.dumps(rendered.data), status=rendered.status_code, content_type=PROBLEM_CONTENT_TYPE
+        json.dumps(problem.body(request.get_full_path())),
+        status=problem.status,
+        content_type=PROBLEM_CONTENT_TYPE,
     )
-    if "Retry-After" in rendered:
-        response["Retry-After"] = rendered["Retry-After"]
+    for name, value in problem.headers().items():
+        response[name] = value
     return response
 
 

@@ -83,10 +83,8 @@ def _flatten_errors(detail: Any) -> Any:
 def problem_response(problem: Problem, *, instance: str | None = None) -> Response:
     response = Response(problem.body(instance), status=problem.status)
     response.content_type = PROBLEM_CONTENT_TYPE
-    if isinstance(problem, ThrottledProblem) and problem.extensions.get("retry_after"):
-        response["Retry-After"] = str(int(problem.extensions["retry_after"]) + 1)
-    if problem.status == 401:
-        response["WWW-Authenticate"] = 'Bearer realm="api"'
+    for name, value in problem.headers().items():
+        response[name] = value
     return response
 
 

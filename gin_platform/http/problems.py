@@ -39,6 +39,11 @@ class Problem(Exception):
     def type_uri(cls) -> str:
         return PROBLEM_TYPE_PREFIX + cls.slug
 
+    def headers(self) -> dict[str, str]:
+        """The headers every answer of this problem carries: ``WWW-Authenticate`` on a 401
+        (and ``Retry-After`` on a throttle: ``ThrottledProblem``)."""
+        return {"WWW-Authenticate": 'Bearer realm="api"'} if self.status == 401 else {}
+
     def body(self, instance: str | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "type": self.type_uri(),
@@ -234,6 +239,12 @@ class ThrottledProblem(Problem):
     status = 429
     title = "Too many requests"
     description = "Slow down; `retry_after` says how many seconds to wait."
+
+    def headers(self) -> dict[str, str]:
+        """``Retry-After`` in whole seconds, never early (rounded up past the wait)."""
+        retry_after = self.extensions.get("retry_after")
+        retry = {"Retry-After": str(int(retry_after) + 1)} if retry_after else {}
+        return retry | super().headers()
 
 
 class LoginLockedOutProblem(ThrottledProblem):

@@ -330,7 +330,7 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 
 @pytest.mark.redis
 def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
-    from gin_platform.http.authentication import _refuse_replay
+    from gin_platform.http.authentication import refuse_replay
     from gin_platform.http.problems import SignatureReplayedProblem
     from gin_platform.signing import VerifiedSignature
 
@@ -341,7 +341,7 @@ def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
     def race():
         start.wait()
         try:
-            _refuse_replay(operator_id=signing_operator.pk, verified=verified)
+            refuse_replay(operator_id=signing_operator.pk, verified=verified)
             outcome = "accepted"
         except SignatureReplayedProblem:
             outcome = "refused"
