@@ -7,9 +7,10 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Imported here: selectors import the models, which need the app registry ready.
-        from games.launch_answers import match_watchable
-        from gin_platform.tenancy.watchable import register_match_watchable
+        # Imported here, once the app registry is ready: each of these imports the models.
+        from games import tasks  # noqa: F401, PLC0415 (registers the tasks the services queue by name)
+        from games.launch_answers import match_watchable  # noqa: PLC0415 (the models: see above)
+        from gin_platform.tenancy.watchable import register_match_watchable  # noqa: PLC0415 (idem)
 
         # The game launch's watch option asks games which matches a player may watch
         # (gin_platform/tenancy/watchable.py): gin_platform does not import games.

@@ -55,15 +55,15 @@ def room_get(*, operator: Operator, room_id: object) -> Room:
     return room
 
 
-def table_get(*, operator: Operator, table_id: object) -> Table:
-    table = (
-        Table.objects.select_related("room")
-        .filter(room__operator=operator, pk=as_id(table_id))
-        .first()
+def table_open_match(table: Table) -> Match | None:
+    """The table's game waiting for players or being played, if any (seating reads it under
+    the table's lock)."""
+    # A table has at most one (match_one_open_per_table): no ORDER BY, which would let a
+    # generic plan walk every game in key order to the open one (docs/deploy.md).
+    open_matches = Match.objects.filter(
+        table=table, status__in=(Match.Status.WAITING, Match.Status.RUNNING)
     )
-    if table is None:
-        raise NotFoundProblem(f"No table {table_id} for this operator")
-    return table
+    return next(iter(open_matches[:1]), None)
 
 
 # --- Network rooms (docs/network.md) -------------------------------------------------------
@@ -387,6 +387,13 @@ def match_result(data: dict) -> engine.MatchResult | engine.MultiMatchResult:
     return engine.MatchResult.from_dict(data)
 
 
+def ended_hand_outcomes(match: Match) -> list[engine.HandOutcome | engine.MultiHandOutcome]:
+    """The outcomes of the match's hands that ended, in order (void ones included; a hand
+    abandoned by a forfeit counts nothing)."""
+    rows = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
+    return [hand_outcome(data) for data in rows.values_list("outcome", flat=True)]
+
+
 def engine_event(row: HandEvent) -> engine.Event:
     """The engine event stored on ``row`` (``services.play._engine_event_payload`` wrote
     it)."""
@@ -448,31 +455,16 @@ _FEED_FIELDS = ("kind", "seat", "state_seq", "payload", "match_seq", "created_at
 
 
 # --- Replay ---------------------------------------------------------------------------
-def hand_actions(hand: Hand) -> list[engine.Action]:
-    """The actions of the hand, in order, as recorded on its events."""
-    recorded = (
-        HandEvent.objects.filter(hand=hand, action__isnull=False)
-        .order_by("seq")
-        .values_list("action", flat=True)
-    )
-    return [engine.Action.from_dict(action) for action in recorded]
-
-
 def hand_replay(hand: Hand) -> engine.AnyHandState:
     """Exact replay (docs/fairness.md): re-deal the hand from its server seed and apply its
     recorded actions; the result equals the stored state. R12: forfeits are replayed from
     their recorded entries, and the seats that had forfeited before the deal are dealt
     dead cards as they were."""
-    rules = engine.RuleSet.from_dict(hand.match.rules)
-    if not rules.is_multi:
-        return engine.replay(
-            seed=hand.server_seed, dealer=hand.dealer, rules=rules, actions=hand_actions(hand)
-        )
     recorded = _recorded_actions(hand)
     return engine.replay(
         seed=hand.server_seed,
         dealer=hand.dealer,
-        rules=rules,
+        rules=engine.RuleSet.from_dict(hand.match.rules),
         actions=recorded,
         out=out_at_deal(hand, recorded),
     )
@@ -548,24 +540,36 @@ def first_dealer_for(seed: str, seats: int) -> int:
     return card.index % seats
 
 
+def next_dealer_for(
+    *,
+    dealer: int,
+    outcome: engine.HandOutcome | engine.MultiHandOutcome,
+    seats: int,
+    out: Sequence[int] = (),
+) -> int:
+    """Who deals after a hand ``dealer`` dealt: R3 heads-up, the deal alternates; R12, it
+    rotates clockwise among the seats still in (not ``out``). A void hand is redealt by the
+    same dealer (R7)."""
+    if seats == 2:
+        return engine.next_dealer(dealer, outcome)
+    return engine.next_multi_dealer(dealer, outcome, seats=seats, out=out)
+
+
 def expected_dealer(hand: Hand) -> int:
-    """R3: the first dealer comes from the first hand's seed; afterwards the deal alternates
-    (R12: rotates clockwise among the seats still in), and a void hand is redealt by the
-    same dealer."""
+    """R3: the first dealer comes from the first hand's seed; afterwards ``next_dealer_for``
+    (R12: the seats out as they were when the hand was dealt)."""
     rules = engine.RuleSet.from_dict(hand.state["rules"])
     if hand.number == 1:
         return first_dealer_for(hand.server_seed, rules.seats)
     previous = Hand.objects.filter(match_id=hand.match_id, number=hand.number - 1).first()
     if previous is None:  # pragma: no cover - hands are numbered from 1 without gaps
         return hand.dealer
-    if rules.is_multi:
-        return engine.next_multi_dealer(
-            previous.dealer,
-            hand_outcome(previous.outcome),
-            seats=rules.seats,
-            out=out_at_deal(hand),
-        )
-    return engine.next_dealer(previous.dealer, engine.HandOutcome.from_dict(previous.outcome))
+    return next_dealer_for(
+        dealer=previous.dealer,
+        outcome=hand_outcome(previous.outcome),
+        seats=rules.seats,
+        out=out_at_deal(hand) if rules.is_multi else (),  # heads-up: nobody is ever out
+    )
 
 
 # --- Real time ----------------------------------------------------------------------------
@@ -576,11 +580,6 @@ def match_for_push(*, match_id: int) -> Match | None:
     if match is not None:
         match.shown_seats = match_seats(match)
     return match
-
-
-def match_bot_seat(*, match_id: int) -> int | None:
-    """The house bot's seat in the match, if it plays in it (its presence is constant)."""
-    return Match.objects.filter(pk=match_id).values_list("bot_seat", flat=True).first()
 
 
 def match_presence_facts(*, match_id: int) -> tuple[int, tuple[int, ...]]:

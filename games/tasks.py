@@ -1,6 +1,11 @@
 """Celery tasks of the games app: the house bot's moves and the turn timers. Thin: ids in,
 one service call (``games.services.house_bot.bot_play``, ``games.services.timers``).
 
+One direction: this module imports the services; a service queues a task after its commit
+by the task's name (``gin_platform.enqueue``: ``"games.tasks.bot_move"``), never by
+importing it. ``GamesConfig.ready`` imports this module, so that every process knows the
+tasks by name (a worker, the web, eager runs in the demo and the tests).
+
 - ``bot_move``: the house bot's move, queued on commit when it becomes the bot's turn.
   Idempotent through ``expected_seq``: a stale or redelivered message does nothing.
 - ``expire_turns``: beat job (``CELERY_BEAT_SCHEDULE["expire-turns"]``, every 5 s): turns

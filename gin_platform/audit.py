@@ -58,7 +58,7 @@ def audit_event(
     data: dict[str, Any] | None = None,
 ) -> AuditEvent:
     """The audit row about a ``model`` row, not saved yet and without its ``object_id``: for
-    a writer that inserts it in the same statement as the row (wallet.ledger_write)."""
+    a writer that inserts it in the same statement as the row (wallet.ledger.write)."""
     return AuditEvent(
         operator=operator,
         actor_type=actor.type,

@@ -8,8 +8,10 @@ a change that is in the database, retry, and get a 409. So every such side effec
 through this module:
 
 - ``enqueue(task, *ids)`` sends a task now; a failure is logged (ERROR, with the task name
-  and its ids) and swallowed, and the call returns False. ``task`` is the task or its
-  registered name (``"gin_platform.tasks.deliver_webhook"``).
+  and its ids) and swallowed, and the call returns False. ``task`` is the task, or its
+  dotted name (``"games.tasks.bot_move"``): a service queues its app's tasks by name, and
+  the task's module is imported only when it is sent, so the one direction between services
+  and tasks holds (a task's body imports its service, never the other way round).
 - ``enqueue_on_commit(task, *ids)`` does the same once the current transaction commits (at
   once outside one). Django's ``on_commit(..., robust=True)`` would also swallow the error,
   but its log line names only the callback, not the work that was lost.
@@ -26,52 +28,34 @@ it in the database and queues it again (docs/settlement.md "Recovery times"):
 | ``wallet.tasks.seamless_call_retry`` | ``seamless-wallet-calls`` | wallet calls due (unacked) |
 
 Tasks take ids only, so the log line names exactly what the sweeper will pick up.
-
-One direction between services and tasks: a task's body imports and calls its service; a
-service queues its task by the task's name (``task_named``), never importing the task
-module, so the two never import each other.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from django.db import transaction
-from django.utils.module_loading import import_string
 
 logger = logging.getLogger(__name__)
 
 
-def task_named(task: Any) -> Any:
-    """The Celery task ``task`` names: its registered name, which is the dotted path of the
-    function (``"games.tasks.bot_move"``), imported on first use; a task is returned as it
-    is. A name that is no task raises LookupError at once: that is a bug in the caller, not
-    an outage to leave to a sweeper."""
-    if not isinstance(task, str):
-        return task
-    try:
-        found = import_string(task)
-    except ImportError as exc:
-        raise LookupError(f"no task {task!r}") from exc
-    if getattr(found, "name", None) != task:
-        raise LookupError(f"{task!r} is not a task registered under that name")
-    return found
-
-
 def enqueue(task: Any, *args: Any, countdown: float | None = None) -> bool:
-    """Send ``task`` (a task or its name: ``task_named``) with positional ``args`` (ids) to
-    the broker; True if it was sent.
+    """Send ``task`` (a task, or a task's registered name) with positional ``args`` (ids)
+    to the broker; True if it was sent.
 
-    Never raises for the broker: a broker error (kombu ``OperationalError``, redis
-    ``ConnectionError``, a timeout) or any other exception is logged with the task and its
-    ids, and the work is left to the task's sweeper. With eager Celery (demo, tests) the
-    task runs here, and an error it raises is logged the same way."""
-    task = task_named(task)
+    Never raises: a broker error (kombu ``OperationalError``, redis ``ConnectionError``, a
+    timeout) or any other exception is logged with the task and its ids, and the work is
+    left to the task's sweeper. With eager Celery (demo, tests) the task runs here, and an
+    error it raises is logged the same way."""
     options: dict[str, Any] = {} if countdown is None else {"countdown": countdown}
     try:
+        if isinstance(task, str):  # "package.tasks.name": imported now, when it is sent
+            module, _, name = task.rpartition(".")
+            task = getattr(importlib.import_module(module), name)
         task.apply_async(args=args, **options)
     except Exception:
         logger.exception(
@@ -85,9 +69,7 @@ def enqueue_on_commit(
     task: Any, *args: Any, countdown: float | None = None, using: str | None = None
 ) -> None:
     """``enqueue(task, *args)`` once the current transaction commits (never if it rolls
-    back; at once outside a transaction). Never raises for the broker, then or now; a name
-    that is no task raises now (``task_named``)."""
-    task = task_named(task)
+    back; at once outside a transaction). Never raises, then or now."""
     transaction.on_commit(partial(enqueue, task, *args, countdown=countdown), using=using)
 
 

@@ -18,7 +18,7 @@ from settlement.models import DailyReport, ReconciliationRun, Settlement
 
 
 @admin.register(Settlement)
-class SettlementAdmin(CsvExportMixin, ReadOnlyAdmin):
+class SettlementAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
     list_display = ("match", "operator", "variant", "currency", "escrow_total", "fee", "settled_at")
     # operator__is_sandbox: the sandboxes' test games (docs/api.md "Sandbox") apart.
     list_filter = (
@@ -132,7 +132,7 @@ class PlayerPageAdmin(PlayerAdmin):
     the list: balances, ledger, matches and hands, limits, sessions, webhooks, audit."""
 
     change_form_template = "admin/settlement/player_change_form.html"
-    list_display = (*PlayerAdmin.list_display, "page_link")
+    list_display = (*PlayerAdmin.list_display, "page_link")  # type: ignore[assignment]  # PlayerAdmin's is typed as its own 6 names (gin_platform/admin/tenancy.py)
 
     def get_urls(self):
         page = path(

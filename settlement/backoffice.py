@@ -21,8 +21,9 @@ from games.models import Hand, Match, Seat
 from gin_platform.models import Player
 from gin_platform.money import to_decimal_string
 from gin_platform.tenancy import selectors as platform_selectors
-from wallet import backoffice_selectors
-from wallet import selectors as wallet_selectors
+from wallet.selectors import backoffice as wallet_backoffice
+from wallet.selectors import limits as wallet_limits
+from wallet.selectors import transactions as wallet_transactions
 
 RECENT = 50  # rows of each list on the page (newest first); the changelists have the rest
 
@@ -78,7 +79,7 @@ def _transaction_line(txn) -> dict[str, Any]:
     }
 
 
-def _limit_line(state: wallet_selectors.LimitState) -> dict[str, Any]:
+def _limit_line(state: wallet_limits.LimitState) -> dict[str, Any]:
     return {
         "state": state,
         "amount": amount(state.amount, state.currency),
@@ -91,17 +92,19 @@ def _limit_line(state: wallet_selectors.LimitState) -> dict[str, Any]:
 def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]:
     """Everything the back office shows about one player (the template's context)."""
     moment = at or timezone.now()
-    accounts = list(backoffice_selectors.player_account_list(player=player))
-    stakes = backoffice_selectors.player_open_stakes(player=player)
+    accounts = list(wallet_backoffice.player_account_list(player=player))
+    stakes = wallet_backoffice.player_open_stakes(player=player)
     transactions = list(
-        wallet_selectors.player_transactions(player=player).order_by("-created_at", "-pk")[:RECENT]
+        wallet_transactions.player_transactions(player=player).order_by("-created_at", "-pk")[
+            :RECENT
+        ]
     )
     matches = [
         _match_line(match, player)
         for match in games_backoffice.player_match_list(player=player)[:RECENT]
     ]
-    limit_changes = list(wallet_selectors.player_limit_history(player=player).order_by("-pk"))
-    exclusions = list(wallet_selectors.self_exclusion_list(player=player))
+    limit_changes = list(wallet_limits.player_limit_history(player=player).order_by("-pk"))
+    exclusions = list(wallet_limits.self_exclusion_list(player=player))
     sessions = list(platform_selectors.player_session_list(player=player)[:RECENT])
     webhooks = list(platform_selectors.player_webhook_deliveries(player=player)[:RECENT])
     audit = platform_selectors.audit_events_about(
@@ -132,7 +135,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
         "matches": matches,
         "limits": [
             _limit_line(state)
-            for state in wallet_selectors.player_limit_states(player=player, at=moment)
+            for state in wallet_limits.player_limit_states(player=player, at=moment)
             if state.amount is not None or state.pending_amount is not None
         ],
         "limit_changes": [
@@ -143,7 +146,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
             }
             for change in limit_changes[:RECENT]
         ],
-        "self_excluded_until": wallet_selectors.self_excluded_until(player=player, at=moment),
+        "self_excluded_until": wallet_limits.self_excluded_until(player=player, at=moment),
         "exclusions": exclusions[:RECENT],
         "sessions": sessions,
         "webhooks": webhooks,

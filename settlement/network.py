@@ -2,7 +2,9 @@
 operator and currency, what the operator's players played in network games and what the
 operator and the network owe each other. Read from the ledger only (the operator's own
 network position lines, wallet/services/network.py), so it agrees with the ledger to the
-minor unit and the same cut-off always gives the same statement.
+minor unit and the same cut-off always gives the same statement. Every ledger read is
+``wallet.selectors.backoffice``'s (settlement reads the ledger only through wallet's
+selectors); this module only adds the lines up.
 
 One row per day x operator x currency (practice chips are never settled between operators,
 so XGC has no row), for the games settled that day:
@@ -32,23 +34,17 @@ from __future__ import annotations
 
 import csv
 import io
-from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from django.db.models import Sum
-from django.db.models.functions import TruncDate
-
 from gin_platform.admin.changelist import safe_cell
 from gin_platform.models import Operator
-from gin_platform.money import PRACTICE_CURRENCY, to_decimal_string
+from gin_platform.money import to_decimal_string
 from settlement.selectors import report_currency
-from wallet.models import Account, LedgerEntry, LedgerTransaction
-
-Kind = LedgerTransaction.Kind
-POSITION = Account.Kind.NETWORK_POSITION
-CONTRIBUTIONS = (Kind.BUY_IN, Kind.REFUND)
+from wallet.selectors import backoffice as ledger_reads
+from wallet.selectors.backoffice import PositionDays, SettledNetworkGame
 
 
 @dataclass
@@ -104,21 +100,9 @@ def network_statement(
     """The statement of ``operators`` (and of the network itself with ``include_network``)
     for ``[start, end)``. Days with nothing settled and no position are left out."""
     code = report_currency(currency)
-    settlements = LedgerTransaction.objects.filter(
-        kind=Kind.SETTLEMENT,
-        operator=network,
-        created_at__gte=start,
-        created_at__lt=end,
-        reversal__isnull=True,
-    ).exclude(currency=PRACTICE_CURRENCY)
-    if code:
-        settlements = settlements.filter(currency=code)
-    settled = {
-        row["game_ref"]: (row["pk"], row["day"], row["currency"], row["amount"])
-        for row in settlements.annotate(day=TruncDate("created_at", tzinfo=UTC)).values(
-            "pk", "game_ref", "day", "currency", "amount"
-        )
-    }
+    settled = ledger_reads.network_games_settled(
+        network=network, start=start, end=end, currency=code
+    )
     rows: list[NetworkRow] = []
     for operator in operators:
         rows += _member_rows(operator, settled, start=start, end=end, currency=code)
@@ -128,130 +112,70 @@ def network_statement(
     return NetworkStatement(start=start, end=end, rows=rows)
 
 
-def _positions(operator: Operator, currency: str | None):
-    entries = LedgerEntry.objects.filter(account__operator=operator, account__kind=POSITION)
-    entries = entries.exclude(currency=PRACTICE_CURRENCY)
-    return entries.filter(currency=currency) if currency else entries
-
-
-def _daily_positions(
-    operator: Operator, *, start: datetime, end: datetime, currency: str | None
-) -> tuple[dict[str, int], dict[tuple[date, str], int], dict[tuple[date, str], int]]:
-    """The position before ``start`` per currency, its movement per day and currency, and
-    the net settlements per day and currency."""
-    entries = _positions(operator, currency)
-    opening = {
-        row["currency"]: int(row["total"])
-        for row in entries.filter(created_at__lt=start)
-        .values("currency")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    }
-    moves: dict[tuple[date, str], int] = defaultdict(int)
-    payments: dict[tuple[date, str], int] = defaultdict(int)
-    rows = (
-        entries.filter(created_at__gte=start, created_at__lt=end)
-        .annotate(day=TruncDate("created_at", tzinfo=UTC))
-        .values("day", "currency", "transaction__kind")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    )
-    for row in rows:
-        moves[(row["day"], row["currency"])] += int(row["total"])
-        if row["transaction__kind"] == Kind.NETWORK_SETTLEMENT:
-            payments[(row["day"], row["currency"])] += int(row["total"])
-    return opening, moves, payments
-
-
 def _fill_positions(
     rows: dict[tuple[date, str], NetworkRow],
     *,
-    make,
-    opening: dict[str, int],
-    moves: dict[tuple[date, str], int],
-    payments: dict[tuple[date, str], int],
+    make: Callable[[date, str], NetworkRow],
+    days: PositionDays,
     start: datetime,
     end: datetime,
 ) -> None:
-    currencies = set(opening) | {c for _, c in moves} | {c for _, c in rows}
+    currencies = set(days.opening) | {c for _, c in days.moves} | {c for _, c in rows}
     for code in sorted(currencies):
-        running = opening.get(code, 0)
+        running = days.opening.get(code, 0)
         for day in _days(start, end):
-            running += moves.get((day, code), 0)
+            running += days.moves.get((day, code), 0)
             row = rows.get((day, code))
             if row is None:
-                if not running and not moves.get((day, code)):
+                if not running and not days.moves.get((day, code)):
                     continue
                 row = rows[(day, code)] = make(day, code)
             row.position = running
-            row.settled = payments.get((day, code), 0)
-
-
-def _game_lines(operator: Operator, settled: dict[str, tuple], currency: str | None):
-    """``operator``'s position lines in the games of ``settled``: its stakes per game (buy-ins
-    less refunds) and its lines in their settlements per game and component."""
-    entries = _positions(operator, currency)
-    stakes = (
-        entries.filter(transaction__game_ref__in=list(settled), transaction__kind__in=CONTRIBUTIONS)
-        .values("transaction__game_ref")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    )
-    results = (
-        entries.filter(transaction_id__in=[pk for pk, *_ in settled.values()])
-        .values("transaction__game_ref", "component")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    )
-    return stakes, results
+            row.settled = days.settled.get((day, code), 0)
 
 
 def _member_rows(
     operator: Operator,
-    settled: dict[str, tuple],
+    settled: Mapping[str, SettledNetworkGame],
     *,
     start: datetime,
     end: datetime,
     currency: str | None,
 ) -> list[NetworkRow]:
-    stakes, results = _game_lines(operator, settled, currency)
+    lines = ledger_reads.network_position_game_lines(
+        operator=operator, games=settled, currency=currency
+    )
     rows: dict[tuple[date, str], NetworkRow] = {}
 
     def make(day: date, code: str) -> NetworkRow:
         return NetworkRow(day=day, operator=operator.slug, currency=code)
 
-    for row in stakes:
-        if row["total"] <= 0:
+    for game_ref, stake in lines.stakes.items():
+        if stake <= 0:
             continue
-        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
-        line = rows.setdefault((day, code), make(day, code))
+        game = settled[game_ref]
+        line = rows.setdefault((game.day, game.currency), make(game.day, game.currency))
         line.games += 1
-        line.turnover += int(row["total"])
-        line.net += int(row["total"])
-    for row in results:
-        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
-        line = rows.setdefault((day, code), make(day, code))
-        if row["component"] == "payout":
-            line.payouts -= int(row["total"])
-        elif row["component"] == "fee_share":
-            line.fees -= int(row["total"])
-        line.net += int(row["total"])
-    opening, moves, payments = _daily_positions(operator, start=start, end=end, currency=currency)
-    _fill_positions(
-        rows,
-        make=make,
-        opening=opening,
-        moves=moves,
-        payments=payments,
-        start=start,
-        end=end,
+        line.turnover += stake
+        line.net += stake
+    for (game_ref, component), total in lines.results.items():
+        game = settled[game_ref]
+        line = rows.setdefault((game.day, game.currency), make(game.day, game.currency))
+        if component == "payout":
+            line.payouts -= total
+        elif component == "fee_share":
+            line.fees -= total
+        line.net += total
+    days = ledger_reads.network_position_days(
+        operator=operator, start=start, end=end, currency=currency
     )
+    _fill_positions(rows, make=make, days=days, start=start, end=end)
     return list(rows.values())
 
 
 def _network_rows(
     network: Operator,
-    settled: dict[str, tuple],
+    settled: Mapping[str, SettledNetworkGame],
     *,
     start: datetime,
     end: datetime,
@@ -262,44 +186,32 @@ def _network_rows(
     def make(day: date, code: str) -> NetworkRow:
         return NetworkRow(day=day, operator=network.slug, currency=code, is_network=True)
 
-    kept = {
-        row["transaction_id"]: int(row["total"])
-        for row in LedgerEntry.objects.filter(
-            transaction_id__in=[pk for pk, *_ in settled.values()],
-            account__operator=network,
-            account__kind=Account.Kind.HOUSE_FEE,
-        )
-        .values("transaction_id")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    }
-    for pk, day, code, amount in settled.values():  # amount: the escrow's total, every stake
-        line = rows.setdefault((day, code), make(day, code))
+    kept = ledger_reads.network_fees_kept(
+        network=network, transaction_ids=[game.transaction_id for game in settled.values()]
+    )
+    for game in settled.values():
+        line = rows.setdefault((game.day, game.currency), make(game.day, game.currency))
         line.games += 1
-        line.turnover += int(amount or 0)
-        line.fees += kept.get(pk, 0)
+        line.turnover += int(game.escrow_total or 0)  # the escrow's total: every stake
+        line.fees += kept.get(game.transaction_id, 0)
     # Its position's side of the members' lines: -stake per buy-in, +payout to each payee's
     # operator, +fee share to each member; in all, minus what it kept.
-    stakes, results = _game_lines(network, settled, currency)
-    for row in stakes:
-        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
-        rows.setdefault((day, code), make(day, code)).net += int(row["total"])
-    for row in results:
-        _pk, day, code, _amount = settled[row["transaction__game_ref"]]
-        line = rows.setdefault((day, code), make(day, code))
-        if row["component"] == "payout":
-            line.payouts += int(row["total"])
-        line.net += int(row["total"])
-    opening, moves, payments = _daily_positions(network, start=start, end=end, currency=currency)
-    _fill_positions(
-        rows,
-        make=make,
-        opening=opening,
-        moves=moves,
-        payments=payments,
-        start=start,
-        end=end,
+    lines = ledger_reads.network_position_game_lines(
+        operator=network, games=settled, currency=currency
     )
+    for game_ref, stake in lines.stakes.items():
+        game = settled[game_ref]
+        rows.setdefault((game.day, game.currency), make(game.day, game.currency)).net += stake
+    for (game_ref, component), total in lines.results.items():
+        game = settled[game_ref]
+        line = rows.setdefault((game.day, game.currency), make(game.day, game.currency))
+        if component == "payout":
+            line.payouts += total
+        line.net += total
+    days = ledger_reads.network_position_days(
+        operator=network, start=start, end=end, currency=currency
+    )
+    _fill_positions(rows, make=make, days=days, start=start, end=end)
     return list(rows.values())
 
 

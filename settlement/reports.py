@@ -16,7 +16,7 @@ equal the ledger's.
   keeps, so ggr = fees;
 - ngr: net gaming revenue: ggr minus what was handed back that day: fees given back by
   reversals and manual adjustments credited to players (net of debits), as the ledger
-  posted them that day (``wallet.backoffice_selectors.revenue_corrections``). A day with only
+  posted them that day (``wallet.selectors.backoffice.revenue_corrections``). A day with only
   corrections has a row with no games.
 
 ``players``: one row per day x operator x currency x player, named by the operator's own
@@ -41,19 +41,23 @@ import io
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from uuid import UUID
 
 from games.engine import MatchResult, MultiMatchResult
-from games.selectors import match_result
 from gin_platform.admin.changelist import (
     safe_cell,  # the same formula-injection rule as the admin's CSV
 )
 from gin_platform.http.problems import ValidationProblem
-from gin_platform.models import Operator, Player
+from gin_platform.models import Operator
 from gin_platform.money import to_decimal_string, to_minor
-from settlement.models import Settlement
 from settlement.problems import ReportRangeProblem
-from settlement.selectors import report_currency
-from wallet.backoffice_selectors import revenue_corrections
+from settlement.selectors import (
+    finished_match_result,
+    player_external_refs,
+    report_currency,
+    report_settlements,
+)
+from wallet.selectors.backoffice import revenue_corrections
 
 MAX_DAYS = 366
 TABLES = ("totals", "players")
@@ -174,25 +178,21 @@ def daily_report(
 ) -> DailyReport:
     """The report for ``[start, end)``: one operator's, or every operator's of ``mode``
     (staff: the live operators', or with ``test`` the sandboxes')."""
-    settlements = Settlement.objects.filter(settled_at__gte=start, settled_at__lt=end)
-    sandbox = None
-    if operator is not None:
-        settlements = settlements.filter(operator=operator)
-    else:
-        sandbox = parse_mode(mode) == "test"
-        settlements = settlements.filter(operator__is_sandbox=sandbox)
-    if currency := report_currency(currency):
-        settlements = settlements.filter(currency=currency)
+    sandbox = None if operator is not None else parse_mode(mode) == "test"
+    currency = report_currency(currency)
+    settlements = report_settlements(
+        start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
+    )
     totals: dict[tuple[date, str, str], TotalsRow] = {}
     players: dict[tuple[date, str, str, str], PlayerRow] = {}
-    operator_of: dict[str, int] = {}  # slug -> operator id, to keep player lines in tenancy
-    for settlement in settlements.select_related("operator", "match").order_by("settled_at", "pk"):
+    operator_of: dict[str, UUID] = {}  # slug -> operator id, to keep player lines in tenancy
+    for settlement in settlements:
         day = settlement.settled_at.astimezone(UTC).date()
         slug = settlement.operator.slug
         operator_of[slug] = settlement.operator_id
         key = (day, slug, settlement.currency)
         row = totals.setdefault(key, TotalsRow(*key, mode=settlement.operator.mode))
-        result = match_result(settlement.match.result)  # heads-up, or R12
+        result = finished_match_result(settlement.match)  # heads-up, or R12
         row.games += 1
         row.player_games += len(result.seats)
         row.turnover += settlement.escrow_total
@@ -257,15 +257,10 @@ def _bonus_points(result: MatchResult | MultiMatchResult) -> int:
     return sum(scores.line_bonus) + sum(scores.target_bonus) + sum(scores.zero_point_bonus)
 
 
-def _name_players(lines, operator_of: dict[str, int]) -> None:
+def _name_players(lines, operator_of: dict[str, UUID]) -> None:
     """Each line's ``external_ref``, read from the players of that line's operator only."""
     lines = list(lines)
-    refs = {
-        (operator_id, str(player_id)): ref
-        for player_id, operator_id, ref in Player.objects.filter(
-            pk__in={line.player_id for line in lines}
-        ).values_list("pk", "operator_id", "external_ref")
-    }
+    refs = player_external_refs(player_ids={line.player_id for line in lines})
     for line in lines:
         line.external_ref = refs.get((operator_of[line.operator], line.player_id), "")
 

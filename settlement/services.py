@@ -1,12 +1,19 @@
 """Settling finished games into the ledger, exactly once (docs/settlement.md "Flow").
 
-``game_settle`` does it all in ONE database transaction that first locks the match row:
-read the result, compute the payout (R10), post it through ``wallet.services.escrow_settle``
-under the natural reference ``settlement:match:<id>``, record the Settlement and its
-statement, move the match ``finished -> settled`` and queue the ``game.settled`` webhook.
-Whoever comes second (a redelivered message, a second worker, a retry after a crash) waits
-for the lock, then finds the match settled and posts nothing. A crash before commit rolls
-everything back; the task is acks_late, so the message is redelivered and the work redone.
+A payout starts at ``game_payout_request``, the one entry point (its docstring draws the
+whole path). ``game_settle`` settles one game in ONE database transaction that first locks
+the match row: read the result, compute the payout (R10), post it through
+``wallet.services.escrow_settle`` under the natural reference ``settlement:match:<id>``,
+record the Settlement and its statement, move the match ``finished -> settled`` and queue
+the ``game.settled`` webhook. Whoever comes second (a redelivered message, a second worker,
+a retry after a crash) waits for the lock, then finds the match settled and posts nothing.
+A crash before commit rolls everything back; the task is acks_late, so the message is
+redelivered and the work redone. ``games_settle`` does the same for a batch of games.
+
+Services and tasks, one direction: ``settlement.tasks`` imports this module (a task body is
+one service call); this module names the tasks it queues (``SETTLE_GAME``,
+``SETTLE_READY``) and queues them after the commit through ``gin_platform.enqueue``,
+never importing them.
 """
 
 from __future__ import annotations
@@ -16,17 +23,20 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
+from celery import current_app, signature
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from games import selectors as game_selectors
 from games import services as game_services
 from games.engine import MatchResult, MultiMatchResult
 from games.locks import lock_match, lock_match_with_seats, lock_matches_with_seats
 from games.models import Match, Seat
+from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.events.event_log import event_recorded
 from gin_platform.events.webhooks import (
     webhook_enqueue,
@@ -35,6 +45,7 @@ from gin_platform.events.webhooks import (
 )
 from gin_platform.http.problems import Problem, ServerErrorProblem
 from gin_platform.models import Operator, OperatorEvent, Player
+from gin_platform.request_path.cache import redis_client
 from gin_platform.request_path.precompiled import PrecompiledQuery
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import Actor
@@ -43,12 +54,71 @@ from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
 from settlement.problems import GameNotFinishedProblem
 from settlement.statements import build_statement, statement_for_operator
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
-from wallet.models import LedgerTransaction
+from wallet.selectors.reconciliation import reconcile
+from wallet.selectors.transactions import payouts_credited
+
+if TYPE_CHECKING:
+    from wallet.models import LedgerTransaction
 
 logger = logging.getLogger(__name__)
 SETTLEMENT_ACTOR = Actor.system("settlement")
+
+# The tasks this module queues, by name: settlement.tasks imports this module.
+SETTLE_GAME = "settlement.tasks.settle_game"
+SETTLE_READY = "settlement.tasks.settle_ready"
+
+
+def game_payout_request(*, match_id: int) -> None:
+    """Ask for the payout of finished game ``match_id``: the one entry point of a payout.
+    Once the caller's transaction commits (at once outside one), the game joins the batch
+    set and a task is queued unless one is due. It never raises: a broker or Redis error is
+    logged, and the ``settle-stragglers`` sweep settles the game. The path a payout takes::
+
+        games (the commit that records the result)
+         └ games.signals.match_finished, sent on commit
+            └ settlement.receivers.enqueue_settlement (also: the game.finished webhook)
+               └ game_payout_request(match_id)                          <- here
+                  └ on commit: settlement.ready.ready_add, the id joins the batch set
+                    on Redis; the first of a run queues SETTLE_READY (no Redis, or eager
+                    Celery: SETTLE_GAME for this game alone)
+                     └ settlement.tasks.settle_ready -> ready_games_settle
+                        └ games_settle, a batch of up to BATCH_SIZE games per transaction
+                           │ payout_for: settlement.payouts (R10, R12), the lines
+                           └ wallet.services.escrow_settle_many (one game alone, or a
+                             batch that cannot settle whole: game_settle ->
+                             wallet.services.escrow_settle)
+                              │ wallet.services.plans.escrow_settle: the pure plan
+                              └ the posting kernel (wallet/ledger/post.py)
+                                 └ wallet/ledger/write.py ledger_write: the transaction,
+                                   its entries, the balances and the audit row in one
+                                   statement
+                        then, in the same transaction: the Settlement and its statement
+                        (settlement.statements), the match finished -> settled, the
+                        game.settled webhook
+
+    Two ways in skip the batch set: the ``settle-stragglers`` sweep queues SETTLE_GAME for
+    a game left unsettled (a lost message, a dead worker), and ``manage.py settle_pending``
+    calls ``game_settle`` itself (docs/settlement.md "Recovery times")."""
+    on_commit_logged(
+        lambda: _payout_queue(match_id), what=f"the settlement request of match {match_id}"
+    )
+
+
+def _payout_queue(match_id: int) -> None:
+    client = redis_client()
+    if client is None or current_app.conf.task_always_eager:  # run here, one by one
+        enqueue(signature(SETTLE_GAME), match_id)
+        return
+    try:
+        woken = ready.ready_add(client, match_id)
+    except RedisError:
+        logger.warning("could not add match %s to the settlement batch", match_id, exc_info=True)
+        enqueue(signature(SETTLE_GAME), match_id)
+        return
+    if woken and not enqueue(signature(SETTLE_READY)):
+        logger.error("match %s waits in the settlement batch for the sweep", match_id)
+        ready.wake_clear()  # the next finished game tries again
 
 
 def settlement_reference(match_id: int) -> str:
@@ -67,12 +137,16 @@ def payout_for(result: MatchResult | MultiMatchResult) -> Payout:
             payouts=result.payouts,
         )
     if result.money_play is not None:
+        if result.stake_per_point is None:
+            raise ValueError(f"match {result.match_id}: Money Play without a stake per point")
         return money_play_payout(
             cashier=amounts,
             scores=result.money_play,
             stake_per_point=result.stake_per_point,
             fee_bps=result.fee_bps,
         )
+    if result.winner_seat is None:  # only Money Play may end without one (R10)
+        raise ValueError(f"match {result.match_id}: no winner outside Money Play")
     return pot_payout(stakes=amounts, winner=result.winner_seat, fee_bps=result.fee_bps)
 
 
@@ -133,11 +207,13 @@ class _Game:
 
 
 def _game(match: Match, seated: Sequence[Seat]) -> _Game:
-    result = game_selectors.match_result(match.result)  # heads-up, or R12
+    result = selectors.finished_match_result(match)  # heads-up, or R12
     seats = tuple(sorted(result.seats, key=lambda seat: seat.position))
     players = {str(seat.player_id): seat.player for seat in seated}
     if missing := [UUID(seat.player_id) for seat in seats if seat.player_id not in players]:
-        players |= {str(p.pk): p for p in _PLAYERS.fetch(missing)}  # pragma: no cover
+        # PrecompiledQuery.fetch is typed list[Model]: its rows are the players it reads.
+        fetched = cast("list[Player]", _PLAYERS.fetch(missing))  # pragma: no cover
+        players |= {str(p.pk): p for p in fetched}  # pragma: no cover
     payout = payout_for(result)
     posting = wallet_services.EscrowSettlement(
         game_ref=result.game_ref,
@@ -180,6 +256,7 @@ def _settlement(
             result=game.result,
             payout=game.payout,
             ledger_transaction=ledger_transaction,
+            credited=payouts_credited(ledger_transaction=ledger_transaction),
             players_by_id=game.players,
             network=network,
         ),
@@ -273,8 +350,8 @@ def ready_games_settle(*, limit: int = 20 * BATCH_SIZE) -> int:
     while taken < limit and (match_ids := ready.ready_take(BATCH_SIZE)):
         games_settle(match_ids=match_ids)
         taken += len(match_ids)
-    if taken >= limit:
-        ready.wake()
+    if taken >= limit and ready.wake_claim():
+        enqueue(signature(SETTLE_READY))
     return taken
 
 
@@ -365,8 +442,9 @@ def unsettled_match_ids(*, older_than_seconds: int = 60) -> list[int]:
 
 
 def reconciliation_run() -> ReconciliationRun:
-    """Check the ledger (wallet.selectors.reconcile) and record the run; drift is an alert."""
-    report = wallet_selectors.reconcile()
+    """Check the ledger (wallet.selectors.reconciliation.reconcile) and record the run;
+    drift is an alert."""
+    report = reconcile()
     mismatches = selectors.statement_ledger_mismatches()
     unsettled = len(unsettled_match_ids(older_than_seconds=3600))
     run = ReconciliationRun.objects.create(

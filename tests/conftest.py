@@ -46,7 +46,7 @@ def _fresh_cache():
 
     from gin_platform.request_path.remembered_credentials import forget_remembered
     from gin_platform.tenancy.selectors import network_cache_forget
-    from wallet.selectors import display_rates_forget
+    from wallet.selectors.rates import display_rates_forget
 
     cache.clear()
     forget_remembered()  # and the credentials this process remembers

@@ -48,7 +48,7 @@ class AccountAdmin(ReadOnlyAdmin):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):
+class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
     list_display = ("id", "created_at", "kind", "reference", "amount", "currency", "game_ref")
     list_filter = (("created_at", DateRangeFilter), "kind", "currency", "operator")
     csv_select_related = ("operator",)
@@ -72,7 +72,7 @@ class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):
+class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
     list_display = ("id", "transaction", "account", "currency", "amount", "component")
     list_filter = (("created_at", DateRangeFilter), "currency", "component", "account__kind")
     csv_select_related = ("transaction", "account")

@@ -5,7 +5,7 @@ locks them with ONE call to ``lock_accounts``: ``SELECT ... WHERE id IN (...) OR
 FOR UPDATE``. PostgreSQL locks the rows in the ORDER BY order, so two postings that share
 accounts always queue in the same order and can never deadlock each other. A service never
 takes a second set of account locks after the first (that would break the order): the
-skeleton of every posting (``posting_make``, wallet/services/posting.py) makes that one call.
+skeleton of every posting (``posting_make``, wallet/ledger/skeleton.py) makes that one call.
 
 Every ``select_for_update`` of the wallet is in this module. Besides the accounts, a service
 locks at most one other row, and then no account: ``player_limit_set`` one of the player's
@@ -103,14 +103,18 @@ def lock_accounts_if_all_exist(
 
 
 # Column names of the lookups above (by field name or attribute name: ``operator`` and
-# ``operator_id`` -> ``operator_id``), and the selected columns: every concrete field.
-_COLUMNS = {
-    name: field.column
+# ``operator_id`` -> ``operator_id``), and the selected columns: every concrete field (a
+# concrete field is one with a column: Django's own definition).
+_FIELD_COLUMNS = [
+    (field, column)
     for field in Account._meta.concrete_fields
-    for name in (field.name, field.attname)
+    if (column := field.column) is not None
+]
+_COLUMNS = {
+    name: column for field, column in _FIELD_COLUMNS for name in (field.name, field.attname)
 }
-_SELECT = ", ".join(field.column for field in Account._meta.concrete_fields)
-_ATTNAMES = tuple(field.attname for field in Account._meta.concrete_fields)
+_SELECT = ", ".join(column for _, column in _FIELD_COLUMNS)
+_ATTNAMES = tuple(field.attname for field, _ in _FIELD_COLUMNS)
 
 
 def lock_player_limit(*, player_id, kind: str, period: str) -> PlayerLimit | None:

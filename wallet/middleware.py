@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from wallet.selectors import display_rates_reused
+from wallet.selectors.rates import display_rates_reused
 
 
 class DisplayRatesMiddleware:

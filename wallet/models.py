@@ -11,8 +11,8 @@ Ledger invariants and who holds them:
   reversing transaction.
 - Player, escrow and house-fee balances never go below zero (CHECK). House FX and the
   outside world may (they are the house's position and the money outside the platform).
-- ``Account.balance`` caches the sum of the account's entries; only ``_post``
-  (wallet/services/posting.py) changes it, in the same database transaction as the entries and
+- ``Account.balance`` caches the sum of the account's entries; only ``post``
+  (wallet/ledger/post.py) changes it, in the same database transaction as the entries and
   under the row locks of ``wallet.locks``. ``manage.py reconcile`` proves it.
 """
 
@@ -161,8 +161,8 @@ class Account(models.Model):
 class LedgerTransaction(AppendOnlyModel):
     """One posting: entries that sum to zero per currency, under a unique reference."""
 
-    # Not a column: the entries ``_post`` (wallet.services.posting) has just written, which
-    # ``wallet.posting_selectors.transaction_entries`` returns instead of reading them back.
+    # Not a column: the entries ``post`` (wallet.ledger.post) has just written, which
+    # ``wallet.selectors.transactions.transaction_entries`` returns instead of reading them back.
     posted_entries: list[LedgerEntry] | None = None
     # Not a column: whether each payee's operator keeps its players' balances (seamless
     # wallet mode), read under the posting's locks by a refund or settlement, which

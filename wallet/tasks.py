@@ -1,6 +1,10 @@
 """The wallet's Celery tasks (seamless mode, docs/wallet.md "Seamless wallet"). Thin: ids
 in, one service call.
 
+One direction: this module imports the services it calls; a service queues a task by its
+name through gin_platform.enqueue (``wallet.services.seamless.RETRY_TASK``), on commit,
+and never imports this module.
+
 A pending credit or rollback is retried with backoff until the operator acknowledges it,
 forever: ``seamless_call_retry`` is queued after the quick tries, and the beat sweep
 ``seamless_calls_sweep`` (every ``WALLET_SEAMLESS_SWEEP_SECONDS``) retries every call that

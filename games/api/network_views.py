@@ -20,7 +20,7 @@ from games.api.network_serializers import (
     WaitingListEntryOutput,
     WaitingListJoinInput,
 )
-from games.api.views import PROBLEMS, _validated
+from games.api.views import PROBLEMS
 from gin_platform.api.inputs import NoBody, validated
 from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator, IsPlayer
@@ -151,7 +151,7 @@ class ScreenNameView(APIView):
         examples=examples.SCREEN_NAME,
     )
     def put(self, request: Request) -> Response:
-        data = _validated(ScreenNameInput, request.data)
+        data = validated(ScreenNameInput, request.data)
         player = services.player_screen_name_set(
             player=request.user.player, screen_name=data["screen_name"], actor=request.user.actor
         )
@@ -203,7 +203,7 @@ class WaitingListView(APIView):
     def post(self, request: Request, room_id: str) -> Response:
         player = request.user.player
         room = selectors.lobby_room_get(operator=request.user.operator, room_id=room_id)
-        data = _validated(WaitingListJoinInput, request.data, currency=room.currency)
+        data = validated(WaitingListJoinInput, request.data, context={"currency": room.currency})
         entry, created = services.waiting_list_join(
             player=player, room=room, actor=request.user.actor, **data
         )

@@ -34,7 +34,7 @@ from gin_platform.http.problems import Problem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator, network_reveals_operators
-from wallet.selectors import display_amount
+from wallet.selectors.rates import display_amount
 
 if TYPE_CHECKING:
     from games.services import ActionResult

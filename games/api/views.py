@@ -54,12 +54,6 @@ PROBLEMS = {
 }
 
 
-def _validated(serializer_class, data, **context):
-    serializer = serializer_class(data=data, context=context)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 # --- Operators: rooms and matches ----------------------------------------------------------
 class RoomListCreateView(GenericAPIView):
     permission_classes = (IsOperator,)
@@ -74,7 +68,7 @@ class RoomListCreateView(GenericAPIView):
         "variant, rules, stakes, fee and number of tables.",
     )
     def get(self, request: Request) -> Response:
-        filters = _validated(RoomFilterInput, request.query_params)
+        filters = validated(RoomFilterInput, request.query_params)
         rooms = selectors.room_list(operator=request.user.operator, **filters)
         page = self.paginate_queryset(rooms)
         return self.get_paginated_response(RoomOutput(page, many=True).data)
@@ -96,7 +90,7 @@ class RoomListCreateView(GenericAPIView):
     @idempotent
     def post(self, request: Request) -> Response:
         operator = request.user.operator
-        data = _validated(RoomCreateInput, request.data, operator=operator)
+        data = validated(RoomCreateInput, request.data, context={"operator": operator})
         room = services.room_create(operator=operator, actor=request.user.actor, **data)
         room = selectors.room_get(operator=operator, room_id=room.pk)  # with its table count
         return Response(RoomOutput(room).data, status=status.HTTP_201_CREATED)
@@ -128,7 +122,7 @@ class RoomDetailView(APIView):
     def patch(self, request: Request, room_id: str) -> Response:
         operator = request.user.operator
         room = selectors.room_get(operator=operator, room_id=room_id)
-        data = _validated(RoomUpdateInput, request.data)
+        data = validated(RoomUpdateInput, request.data)
         room = services.room_update(room=room, actor=request.user.actor, **data)
         room = selectors.room_get(operator=operator, room_id=room.pk)  # with its table count
         return Response(RoomOutput(room).data)
@@ -166,7 +160,7 @@ class MatchListView(GenericAPIView):
         "scores and result; never a card.",
     )
     def get(self, request: Request) -> Response:
-        filters = _validated(MatchFilterInput, request.query_params)
+        filters = validated(MatchFilterInput, request.query_params)
         operator = request.user.operator
         matches = selectors.match_list(
             operator=operator, status=filters["status"], room_id=filters["room"]
@@ -259,7 +253,7 @@ class SitView(APIView):
     )
     def post(self, request: Request, table_id: str) -> Response:
         table = selectors.player_table_get(player=request.user.player, table_id=table_id)
-        data = _validated(SitInput, request.data, currency=table.room.currency)
+        data = validated(SitInput, request.data, context={"currency": table.room.currency})
         player = request.user.player
         result = services.seat_take(player=player, table=table, actor=request.user.actor, **data)
         return Response(
@@ -404,7 +398,7 @@ class EventsView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
-        filters = _validated(EventsFilterInput, request.query_params)
+        filters = validated(EventsFilterInput, request.query_params)
         return Response(
             EventsOutput(_events_feed(request, seat.match, seat.position, **filters)).data
         )
@@ -440,7 +434,7 @@ class WatchEventsView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.watch_match_get(operator=request.user.operator, match_id=match_id)
-        filters = _validated(EventsFilterInput, request.query_params)
+        filters = validated(EventsFilterInput, request.query_params)
         return Response(EventsOutput(_events_feed(request, match, None, **filters)).data)
 
 
@@ -459,7 +453,7 @@ class ResignView(APIView):
     )
     def post(self, request: Request, match_id: str) -> Response:
         seat = selectors.player_match_seat(player=request.user.player, match_id=match_id)
-        data = _validated(ResignInput, request.data)
+        data = validated(ResignInput, request.data)
         match = services.match_resign(
             seat=seat, actor=request.user.actor, expected_seq=data["expected_seq"]
         )

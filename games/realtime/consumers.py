@@ -21,11 +21,8 @@ from functools import cached_property, partial
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.utils import timezone
 from rest_framework import serializers
 
 from games import selectors, services
@@ -34,85 +31,51 @@ from games.problems import (
     IdleSocketProblem,
     SessionEndedProblem,
     TooManyMessagesProblem,
-    TooManySocketsProblem,
 )
 from games.realtime import presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.render import audience_events, audience_view
+from games.realtime.socket_base import (
+    CLOSE_BAD_REQUEST,
+    CLOSE_IDLE,
+    CLOSE_LIMIT,
+    CLOSE_NOT_FOUND,
+    CLOSE_ORIGIN,
+    CLOSE_SLOW,
+    CLOSE_TICKET,
+    AdmittedPlayer,
+    DispatchedOnTheLoop,
+    ReleasedOnExit,
+    database_sync_to_async,
+    message_parse,
+    session_still_valid,
+)
 from gin_platform.api.inputs import refuse_unknown_fields, validated
 from gin_platform.http.problems import (
-    OriginNotAllowedProblem,
     PermissionDeniedProblem,
     Problem,
     ValidationProblem,
 )
-from gin_platform.models import PlayerSession
 from gin_platform.tenancy.principals import PlayerPrincipal
 
 logger = logging.getLogger(__name__)
 
 
-def database_sync_to_async(func):
-    """A socket's database work on the thread pool: by default every consumer of a process
-    would queue on one shared thread (no request context sets a thread per connection).
-    SQLite (the embedded default) takes one writer at a time anyway: one thread there."""
-    one_thread = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
-    return _database_sync_to_async(func, thread_sensitive=one_thread)
-
-
-CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
-CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
 # Keys every client message may carry; the rest is the message's body, strict as in REST.
 ENVELOPE = frozenset({"type", "id"})
 
 
-class ReleasedOnExit:
-    """Mixed into a socket consumer: what its socket holds (the heartbeat task, the counts,
-    the group) is released however the consumer ends. The client's close reaches
-    ``disconnect``, but an exception ends a consumer without it, and the ASGI server raises
-    one by design: uvicorn silently ends an application that sends to a client already
-    gone (``ClientDisconnected``: a push or a ping racing the close). Such a socket kept its
-    heartbeat task, which renewed its place in the player's socket count every beat, so a
-    player who had closed five of them this way was refused every new socket."""
-
-    async def __call__(self, scope, receive, send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            await self._release()
-
-    async def _release(self) -> None:  # pragma: no cover - each consumer has its own
-        raise TypeError(f"{type(self).__name__} must say what its socket releases")
-
-
-class DispatchedOnTheLoop:
-    """Mixed into a socket consumer: each message goes straight to its handler.
-
-    Channels' own ``dispatch`` first runs Django's ``close_old_connections`` through
-    ``sync_to_async``, on asgiref's one shared thread: a thread hop before every message
-    (each push, each client message), every socket of the process queued on that one thread,
-    about a tenth of the web's CPU when games are played over sockets (docs/benchmarks.md).
-    It closes nothing of ours: a consumer never opens a connection on the event loop or on
-    that thread, and every database call of ours goes through ``database_sync_to_async``,
-    which closes the old connections of the thread it runs in, before and after the call."""
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
-
-
-class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer):
+class MatchSocketConsumer(
+    AdmittedPlayer, ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer
+):
     """A player's socket on their match (``watching = False``) or a watcher's (``True``)."""
 
     watching = False
-    # What a socket holds, until connect sets it (a consumer may end before).
-    principal: PlayerPrincipal | None = None
+    # What a socket holds, until connect sets it (a consumer may end before); ``principal``
+    # and ``counted`` (in the player's socket count) are ``AdmittedPlayer``'s.
     audience: Audience | None = None
     heartbeat_task: asyncio.Task | None = None
-    counted = False  # this socket is in the player's socket count
-    joined = False  # ... and in its seat's presence count
+    joined = False  # this socket is in its seat's presence count
 
     # --- Connecting --------------------------------------------------------------------
     async def connect(self) -> None:
@@ -138,20 +101,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
             )
 
     async def _open(self, query: dict[str, list[str]]) -> tuple[dict, dict | None]:
-        ticket = (query.get("ticket") or [""])[0]
-        self.principal = await database_sync_to_async(_redeem)(ticket)
-        origin = _header(self.scope, b"origin")
-        host = _header(self.scope, b"host") or ""
-        if not await database_sync_to_async(_origin_allowed)(self.principal, origin, host):
-            raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
-        count = await presence.on_count_threads(presence.socket_opened)(
-            player_id=self.principal.player.pk
-        )
-        self.counted = True
-        if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
-            raise TooManySocketsProblem(
-                f"At most {settings.REALTIME_MAX_SOCKETS_PER_PLAYER} sockets per player"
-            )
+        await self.admit((query.get("ticket") or [""])[0])
         match_id = self.scope["url_route"]["kwargs"]["match_id"]
         seat = await database_sync_to_async(_viewer_seat)(
             self.principal, match_id, watching=self.watching
@@ -325,7 +275,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
         (None when the cache has lost it: the database decides)."""
         presence.renew(audience=self.audience, player_id=self.principal.player.pk)
         return (
-            _session_still_valid(self.principal),
+            session_still_valid(self.principal),
             presence.last_pushed_seq(match_id=self.audience.match_id),
         )
 
@@ -345,7 +295,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
             )
             await self.close(code=CLOSE_LIMIT)
             return
-        content = _parse(text_data)
+        content = message_parse(text_data)
         if content is None:
             await self._send_problem(
                 ValidationProblem("Each message is one JSON object with a type"),
@@ -402,7 +352,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
         """The REST action or resign, with the same input rules and the same service."""
         principal = self.principal
         if kind == "action":
-            data = _validated(ActionInput, _body(content))
+            data = _body_validated(ActionInput, content)
             with publisher.moved_over_socket(self.audience):
                 result = services.player_action_apply(
                     player=principal.player,
@@ -413,7 +363,7 @@ class MatchSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCon
                 )
             own = publisher.kept_for_mover()
             return {"applied": result.applied, "seq": result.match.seq, "own_pushes": own}
-        data = _validated(ResignInput, _body(content))
+        data = _body_validated(ResignInput, content)
         seat = selectors.player_match_seat(player=principal.player, match_id=self.audience.match_id)
         match = services.match_resign(
             seat=seat, actor=principal.actor, expected_seq=data["expected_seq"]
@@ -443,18 +393,6 @@ class WatchSocketConsumer(MatchSocketConsumer):
 
 
 # --- Synchronous parts (run in the database thread) ----------------------------------------
-def _redeem(ticket: str) -> PlayerPrincipal:
-    from gin_platform.tenancy.services import socket_ticket_redeem
-
-    return socket_ticket_redeem(ticket=ticket)
-
-
-def _origin_allowed(principal: PlayerPrincipal, origin: str | None, host: str) -> bool:
-    from gin_platform.tenancy.selectors import origin_allowed
-
-    return origin_allowed(operator=principal.operator, origin=origin, host=host)
-
-
 def _viewer_seat(
     principal: PlayerPrincipal, match_id: str, *, watching: bool
 ) -> tuple[int, int | None]:
@@ -467,39 +405,14 @@ def _viewer_seat(
     return seat.match_id, seat.position
 
 
-def _session_still_valid(principal: PlayerPrincipal) -> bool:
-    """The socket lives no longer than the session that minted its ticket (revoked,
-    expired, or the player or operator deactivated: the socket closes at its next beat)."""
-    session = (
-        PlayerSession.objects.select_related("player__operator")
-        .filter(pk=principal.session.pk)
-        .first()
-    )
-    return (
-        session is not None
-        and session.is_valid_at(timezone.now())
-        and session.player.is_active
-        and session.player.operator.is_active
-    )
-
-
-def _body(content: dict) -> dict:
-    """The message without its envelope (``type``, ``id``): what the REST body would be."""
-    return {key: value for key, value in content.items() if key not in ENVELOPE}
-
-
-def _validated(serializer_class, data: dict) -> dict[str, Any]:
+def _body_validated(serializer_class, content: dict) -> dict[str, Any]:
+    """The message's body (all but its envelope, ``type`` and ``id``: what the REST body
+    would be) through the REST input's validator; its refusal as the socket's problem."""
+    body = {key: value for key, value in content.items() if key not in ENVELOPE}
     try:
-        return validated(serializer_class, data)
+        return validated(serializer_class, body)
     except serializers.ValidationError as exc:
         raise ValidationProblem("One or more fields are invalid", errors=exc.detail) from None
-
-
-def _header(scope: dict, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return value.decode("latin-1")
-    return None
 
 
 def _after(query: dict[str, list[str]]) -> int | None:
@@ -509,18 +422,6 @@ def _after(query: dict[str, list[str]]) -> int | None:
     if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
         raise ValidationProblem("after is the last seq you saw", errors={"after": ["invalid"]})
     return int(raw)
-
-
-def _parse(text: str | None) -> dict | None:
-    import json
-
-    if text is None or len(text) > 4096:
-        return None
-    try:
-        content = json.loads(text)
-    except ValueError:
-        return None
-    return content if isinstance(content, dict) else None
 
 
 def _message_id(content: dict) -> str | None:

@@ -11,10 +11,12 @@ calling thread itself over a synchronous Redis client: one pipelined round trip 
 audience of a push, no event loop involved. Other layers (the in-memory one of the embedded
 default, tests) go through ``group_send`` as before.
 
-The Redis channel name and the serialiser are the layer's own (``_get_group_channel_name``'s
-``<prefix>__group__<group>`` and ``serialize``): tests/games/realtime/test_layer_send.py
-checks, against a real Redis, that a consumer subscribed through the layer receives what is
-published here, so an upgrade of channels_redis that changed them fails that test.
+The Redis channel name, the shard and the serialiser are the layer's own
+(``_get_group_channel_name``'s ``<prefix>__group__<group>``, channels_redis's
+``_consistent_hash``, which has no public name, and ``serialize``):
+tests/games/realtime/test_layer_send.py checks, against a real Redis, that a consumer
+subscribed through the layer receives what is published here, so an upgrade of
+channels_redis that changed them fails that test.
 """
 
 from __future__ import annotations

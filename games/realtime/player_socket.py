@@ -19,37 +19,35 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.core.cache import cache
 
 from games.api import presenters
-from games.problems import IdleSocketProblem, SessionEndedProblem, TooManySocketsProblem
+from games.problems import IdleSocketProblem, SessionEndedProblem
 from games.realtime import presence, publisher
-from games.realtime.consumers import (
+from games.realtime.socket_base import (
     CLOSE_IDLE,
     CLOSE_LIMIT,
     CLOSE_ORIGIN,
     CLOSE_SLOW,
     CLOSE_TICKET,
+    AdmittedPlayer,
     DispatchedOnTheLoop,
     ReleasedOnExit,
-    _header,
-    _origin_allowed,
-    _parse,
-    _redeem,
-    _session_still_valid,
     database_sync_to_async,
+    message_parse,
+    session_still_valid,
 )
 from games.selectors import player_waiting_list
-from gin_platform.http.problems import OriginNotAllowedProblem, Problem
+from gin_platform.http.problems import Problem
 from gin_platform.tenancy.principals import PlayerPrincipal
 
 
-class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer):
-    # What a socket holds, until connect sets it (a consumer may end before).
-    principal: PlayerPrincipal | None = None
+class PlayerSocketConsumer(
+    AdmittedPlayer, ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer
+):
+    # What a socket holds, until connect sets it (a consumer may end before); ``principal``
+    # and ``counted`` are ``AdmittedPlayer``'s.
     group: str | None = None
     heartbeat_task: asyncio.Task | None = None
-    counted = False
 
     async def connect(self) -> None:
         await self.accept()
@@ -73,19 +71,7 @@ class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCo
         self.heartbeat_task = asyncio.create_task(self._heartbeats())
 
     async def _open(self, ticket: str) -> dict[str, Any]:
-        self.principal = await database_sync_to_async(_redeem)(ticket)
-        origin = _header(self.scope, b"origin")
-        host = _header(self.scope, b"host") or ""
-        if not await database_sync_to_async(_origin_allowed)(self.principal, origin, host):
-            raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
-        count = await presence.on_count_threads(presence.socket_opened)(
-            player_id=self.principal.player.pk
-        )
-        self.counted = True
-        if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
-            raise TooManySocketsProblem(
-                f"At most {settings.REALTIME_MAX_SOCKETS_PER_PLAYER} sockets per player"
-            )
+        await self.admit(ticket)
         # Join before reading, so no change committed meanwhile is missed.
         self.group = publisher.player_group(self.principal.player.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -127,7 +113,7 @@ class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCo
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
         self.last_heard = time.monotonic()
-        content = _parse(text_data) or {}
+        content = message_parse(text_data) or {}
         if content.get("type") == "ping":
             await self._send_json({"type": "pong"})
 
@@ -149,8 +135,8 @@ class PlayerSocketConsumer(ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketCo
             await self._send_json({"type": "ping"})
 
     def _renew(self) -> bool:
-        cache.touch(presence._player_key(self.principal.player.pk), presence.listen_ttl())
-        return _session_still_valid(self.principal)
+        presence.player_sockets_renew(player_id=self.principal.player.pk)
+        return session_still_valid(self.principal)
 
     async def _send_json(self, message: dict[str, Any]) -> None:
         await self._send_text(publisher.encode(message))

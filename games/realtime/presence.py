@@ -111,25 +111,25 @@ def seat_left(*, match_id: int, seat: int) -> None:
 
 
 def renew(*, audience: Audience, player_id: object | None) -> None:
-    """A heartbeat: the socket is still here."""
+    """A heartbeat of a match socket: the socket is still here."""
     listen(audience)
-    keys = [_seat_key(audience.match_id, audience.seat)] if audience.seat is not None else []
+    if audience.seat is not None:
+        cache.touch(_seat_key(audience.match_id, audience.seat), listen_ttl())
     if player_id is not None:
-        keys.append(_player_key(player_id))
-    for key in keys:
-        cache.touch(key, listen_ttl())
+        player_sockets_renew(player_id=player_id)
+
+
+def player_sockets_renew(*, player_id: object) -> None:
+    """A heartbeat of one of the player's sockets: their socket count lives on."""
+    cache.touch(_player_key(player_id), listen_ttl())
 
 
 def connected_seats(
-    *,
-    match_id: int,
-    bot_seat: int | None = None,
-    seat_count: int = 2,
-    bot_seats: Iterable[int] = (),
+    *, match_id: int, seat_count: int = 2, bot_seats: Iterable[int] = ()
 ) -> list[dict[str, object]]:
     """Each seat and whether it is here: a socket of its player is open, or it is a house
     bot's (which plays from the server and is always here; R12: several at 3-4 seats)."""
-    bots = {*bot_seats, *(() if bot_seat is None else (bot_seat,))}
+    bots = set(bot_seats)
     keys = [_seat_key(match_id, seat) for seat in range(seat_count)]
     counts = cache.get_many(keys)
     return [

@@ -27,9 +27,14 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection, transaction
 from rest_framework.utils.encoders import JSONEncoder
 
+from games import selectors
 from games.realtime import presence
 from games.realtime.audience import MAX_SEATS, Audience, match_audiences
 from games.realtime.layer_send import group_send_many
+from games.realtime.render import audience_events, audience_view, waiting_list_message
+from games.selectors import EVENTS_PAGE_MAX
+from gin_platform.enqueue import on_commit_logged
+from wallet.selectors.rates import display_rates_reused
 
 if TYPE_CHECKING:
     from games.models import Hand, HandEvent, Match
@@ -142,8 +147,6 @@ def _publish_pending(pending: _Pending) -> None:
 def _written(pending: _Pending) -> _Written | None:
     """The committed change as the transaction wrote it, when it is whole: the final match
     and hands, and every feed row from ``after`` to ``last`` (one page at most)."""
-    from games.selectors import EVENTS_PAGE_MAX
-
     if pending.final is None or pending.rows is None:
         return None
     match, latest_hands = pending.final
@@ -178,9 +181,6 @@ def publish(
     reads nothing from the database (a game played over REST pays two cache calls).
     ``written``: the change as its transaction wrote it (``match_written``), rendered
     instead of being read back."""
-    from games import selectors
-    from wallet.selectors import display_rates_reused
-
     mover = _socket_mover(match_id)
     audiences, mover_sockets = presence.seq_pushed_and_listened(
         match_id=match_id,
@@ -260,8 +260,6 @@ def audience_message(
 ) -> dict[str, Any] | None:
     """The layer message for one audience: the socket text and its sequence numbers.
     ``first``/``last``: the events' sequence numbers (0 when it carries only a view)."""
-    from games.realtime.render import audience_events, audience_view
-
     view = audience_view(match=match, audience=audience, latest_hands=latest_hands)
     if view is None:  # a seat nobody holds (yet)
         return None
@@ -284,8 +282,6 @@ def audience_message(
 
 def presence_changed(*, match_id: int) -> None:
     """A player's socket came or went: tell everybody at the table (not a feed event)."""
-    from games import selectors
-
     seat_count, bot_seats = selectors.match_presence_facts(match_id=match_id)
     seats = presence.connected_seats(match_id=match_id, bot_seats=bot_seats, seat_count=seat_count)
     message = {"type": PRESENCE, "presence": seats}
@@ -304,8 +300,6 @@ def player_group(player_id: object) -> str:
 def player_waiting_list_changed(*, player_id: object, entry_id: int) -> None:
     """A waiting-list entry of the player changed: once the transaction commits, the entry
     as the player sees it goes to their sockets (``/ws/v1/me``). Logged, never raised."""
-    from gin_platform.enqueue import on_commit_logged
-
     on_commit_logged(
         partial(_player_waiting_list_push, player_id, entry_id),
         what=f"push of waiting-list entry {entry_id}",
@@ -313,8 +307,6 @@ def player_waiting_list_changed(*, player_id: object, entry_id: int) -> None:
 
 
 def _player_waiting_list_push(player_id: object, entry_id: int) -> None:
-    from games.realtime.render import waiting_list_message
-
     message = waiting_list_message(entry_id=entry_id)
     if message is not None:
         group_send_many([(player_group(player_id), {"type": PLAYER_PUSH, "text": encode(message)})])

@@ -9,7 +9,7 @@ from typing import Any
 
 from games.api import presenters
 from games.api.serializers import EventOutput
-from games.models import Hand, HandEvent, Match
+from games.models import Hand, HandEvent, Match, WaitingListEntry
 from games.realtime.audience import Audience
 from games.selectors import match_seats
 from gin_platform.api.output import represent
@@ -46,8 +46,6 @@ def audience_events(rows: Iterable[HandEvent], *, audience: Audience) -> list[di
 
 def waiting_list_message(*, entry_id: int) -> dict[str, Any] | None:
     """The player socket's ``waiting_list`` message: the entry as its player sees it."""
-    from games.models import WaitingListEntry
-
     entry = (
         WaitingListEntry.objects.select_related("room", "seat", "player")
         .filter(pk=entry_id)

@@ -1,16 +1,17 @@
 """State changes of the games app, one module per concern (docs/games.md "Where things are").
 
-    rooms       rooms and tables (operators)
-    dealing     the deal (R3, R12) and the event log of a match
-    multi       three and four players (R12): after a hand, the ranking, the result
-    seating     sit, leave, buy-ins, a match opened and started; the house bot sits here too
-    play        the deal, actions, the end of a hand, the next deal, the match's finish and
-                result, settled; each turn's deadline; the bot's turn queued on commit
-    timers      turn timers expiring, forfeits (leaving, resigning, timing out), resigning
-    house_bot   the practice house bot: who it is, its chips, its moves
-    network     network rooms, operators' opt-ins to them, players' screen names; the
-                events of network games for each operator
-    waiting_list  the lobby's waiting list: joining, leaving, seating the waiting players
+    rooms           rooms and tables (operators)
+    hand_lifecycle  what every change of a running game shares: the deal (R3, R12), the
+                    event log, each turn's deadline, after a hand the next deal or the
+                    match's result (R7, R10, R12), the house bot's turn queued on commit
+    play            the actions, the end of a hand, settled
+    timers          turn timers expiring, forfeits (leaving, resigning, timing out), resigning
+    seat_checks     what a seat must pass: the buy-in (R10), who may sit at a network table
+    seating         sit, leave, buy-ins, a match opened and started; the house bot sits here too
+    house_bot       the practice house bot: who it is, its chips, its moves
+    network         network rooms, operators' opt-ins to them, players' screen names; the
+                    events of network games for each operator
+    waiting_list    the lobby's waiting list: joining, leaving, seating the waiting players
 
 One function per change, keyword-only and typed, atomic, each writing its audit row in the
 same transaction. Locks follow ``games.locks`` (Room -> Table -> Match -> Hand -> Seat). The
@@ -19,9 +20,9 @@ actions, scores hands and decides matches through the engine's functions. Money 
 through ``wallet.services``; a finished match is announced with
 ``games.signals.match_finished`` for settlement to pay out.
 
-The modules import each other in one direction only (rooms <- network <- play <- timers,
-house_bot <- seating; dealing <- multi <- play, timers). Reads are in
-``games.selectors``, API shapes in ``games.api.presenters``.
+The modules import each other in one direction only (rooms <- network <- play <- house_bot
+<- seat_checks <- seating <- waiting_list; hand_lifecycle <- play, timers, seating; timers
+<- seating). Reads are in ``games.selectors``, API shapes in ``games.api.presenters``.
 
 Transactions (docs/games.md "Locks and transactions"): the services a request or a task
 calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
@@ -37,11 +38,11 @@ This package re-exports the public names, so ``from games import services`` and
 ``games.services.<name>`` keep working.
 """
 
+from games.services.hand_lifecycle import SCORE_FIELDS, bot_move_delay
 from games.services.house_bot import (
     BOT_ACTOR,
     HOUSE_BOT_NAME,
     bot_play,
-    bot_seat,
     house_bot_player,
     is_house_bot,
 )
@@ -57,9 +58,7 @@ from games.services.network import (
 )
 from games.services.play import (
     RESULT_FORMAT,
-    SCORE_FIELDS,
     ActionResult,
-    bot_move_delay,
     hand_apply_action,
     match_mark_settled,
     match_settled_record,
@@ -108,7 +107,6 @@ __all__ = [
     "TimerSweep",
     "bot_move_delay",
     "bot_play",
-    "bot_seat",
     "hand_apply_action",
     "house_bot_player",
     "is_house_bot",

@@ -1,14 +1,16 @@
 """The practice house bot (R11): who it is, its chips, and its moves.
 
 - ``house_bot_player``: the operator's bot, an ordinary Player created on first use
-  (``HouseBot`` marks it); ``is_house_bot``; ``bot_seat`` (where it plays in a match).
+  (``HouseBot`` marks it); ``is_house_bot``; where it plays in a match is
+  ``Match.bot_seat`` (R12: ``Match.bot_seats``).
 - It sits down through ``seating`` like anybody (``seating.table_seat_bot`` when a player
   invites it, or at once in a ``bot_enabled`` room); a bot out of practice chips is topped
-  up by ``_bot_chips_top_up`` (wallet rules, its own transaction).
-- Its turn is queued after the commit that gives it the turn (``play._bot_turn_on_commit``
-  -> ``games.tasks.bot_move``); ``bot_play`` then decides from its own
-  ``engine.player_view`` only and plays through ``play.hand_apply_action`` like any player.
-  Stale or repeated tasks do nothing (``expected_seq``). The bot never times out.
+  up by ``bot_chips_top_up`` (wallet rules, its own transaction).
+- Its turn is queued after the commit that gives it the turn
+  (``hand_lifecycle.bot_turn_on_commit`` -> ``games.tasks.bot_move``); ``bot_play`` then
+  decides from its own ``engine.player_view`` only and plays through
+  ``play.hand_apply_action`` like any player. Stale or repeated tasks do nothing
+  (``expected_seq``). The bot never times out.
 
 Transactions: ``bot_play`` runs no transaction of its own; the move it makes is the durable
 ``hand_apply_action``. ``house_bot_player`` runs inside the seating's transaction.
@@ -67,7 +69,7 @@ def house_bot_player(*, operator: Operator, number: int = 0) -> Player:
     return player
 
 
-def _house_bot_positions(match: Match, seats: list[Seat]) -> list[int]:
+def house_bot_positions(match: Match, seats: list[Seat]) -> list[int]:
     """Where house bots sit in a practice match about to start, in seat order (empty: only
     players)."""
     if not match.is_practice:
@@ -80,14 +82,7 @@ def _house_bot_positions(match: Match, seats: list[Seat]) -> list[int]:
     return sorted(seat.position for seat in seats if seat.player_id in bots)
 
 
-def bot_seat(match: Match | int) -> int | None:
-    """The position of the house bot in the match, if it plays there (``Match.bot_seat``)."""
-    if isinstance(match, Match):
-        return match.bot_seat
-    return Match.objects.filter(pk=match).values_list("bot_seat", flat=True).first()
-
-
-def _bot_chips_top_up(bot: Player) -> bool:
+def bot_chips_top_up(bot: Player) -> bool:
     """The house bot ran out of practice chips at a table: top them back up (at most once a
     period, wallet rules) so the player's next invitation finds it able to sit. In its own
     transaction after the seating commits, never inside it: the seating already holds a

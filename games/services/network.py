@@ -13,7 +13,7 @@ the players' screen names, the only name an opponent of another operator sees.
 
 Joining and leaving the network (``NetworkMembership``) is gin_platform's
 (``gin_platform.tenancy.services.network_membership_update``); who may sit at a network table is
-``seating._network_seat_check``.
+``seat_checks.network_seat_check``.
 """
 
 from __future__ import annotations

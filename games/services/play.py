@@ -1,21 +1,17 @@
-"""Play: the deal, the actions, the end of a hand, the next deal, the match's finish and
-its result (R3-R10; docs/games.md).
+"""Play: the actions of a running game and its end (R4-R10; R12 with three and four seats;
+docs/games.md).
 
-- ``_hand_deal`` (in ``dealing``): R3, a hand dealt from a fresh server seed, committing
-  to the seed first.
 - ``hand_apply_action`` / ``player_action_apply``: one action, under the match and hand
-  locks, checked by the engine; a retry is recognised by its sequence number.
-- ``_hand_finished``: R7, R10 after each hand: a void hand is redealt, the next hand dealt
-  (the deal alternates), or the match finished (FTK: the first knock; Match Play, Money
-  Play: the target). A knock is scored by the engine (``engine.apply``, R8, R9); the
-  running score is stored here with the hand that changed it. Three and four players (R12):
-  ``multi._multi_hand_finished`` instead.
-- ``_match_finish``: the result (docs/games.md "Match result"), announced on commit with
-  ``games.signals.match_finished``; ``match_mark_settled`` is settlement's ``finished ->
-  settled`` (``match_settled_record`` when the caller already holds the match's lock).
-- Every turn gets its deadline here (``dealing._deadline``: the turn timers in ``timers``
-  expire it), and when the turn is the house bot's, its move is queued after the commit
-  (``_bot_turn_on_commit``; the bot decides and plays in ``house_bot``).
+  locks, checked by the engine; a retry is recognised by its sequence number. The move
+  that ends a hand records it (``hand.ended`` for the operators) and moves the match on
+  through ``hand_lifecycle.match_after_hand`` (the next deal, or the match's result); a
+  knock is scored by the engine (``engine.apply``, R8, R9) and the running score is stored
+  with the hand that changed it.
+- Every turn gets its deadline from the move that gives it (``hand_lifecycle.turn_deadline``:
+  the turn timers in ``timers`` expire it), and when the turn is the house bot's, its move
+  is queued on commit (``hand_lifecycle.bot_turn_on_commit``).
+- ``match_mark_settled`` is settlement's ``finished -> settled`` (``match_settled_record``
+  when the caller already holds the match's lock; ``matches_settled_record`` for a batch).
 
 Transactions: ``hand_apply_action`` and ``player_action_apply`` are top-level and durable
 (nobody may run a move inside a larger transaction: its locks and its commit are the turn).
@@ -25,47 +21,41 @@ Transactions: ``hand_apply_action`` and ``player_action_apply`` are top-level an
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import Model
 from django.utils import timezone
 
 from games import engine, selectors
 from games.locks import (
-    lock_current_hand,
     lock_match,
     lock_match_seats_and_hands,
     lock_newest_hands,
-    lock_seats,
 )
-from games.models import Hand, HandEvent, Match, Seat, Variant
+from games.models import Hand, HandEvent, Match, Seat
 from games.problems import (
     IllegalActionProblem,
     KnockOverLimitProblem,
     MatchNotFinishedProblem,
     MatchNotInProgressProblem,
     NotYourTurnProblem,
-    StaleSequenceProblem,
 )
 from games.realtime import publisher
-from games.services.dealing import (
+from games.services.hand_lifecycle import (
     HAND_STATE_FIELDS,
-    _deadline,
-    _engine_event_payload,
-    _event_rows,
-    _hand_deal,
-    _match_finished_record,
+    SCORE_FIELDS,
+    bot_turn_on_commit,
+    engine_event_payload,
+    event_rows,
+    match_after_hand,
+    stale_sequence_problem,
+    turn_deadline,
 )
-from games.services.multi import _multi_hand_finished
 from games.services.network import match_event_enqueue, player_ref_for
 from gin_platform.audit import audit_event, audit_saved
-from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
 from gin_platform.request_path.precompiled import insert_rows, save_fields, saves_and_inserts
@@ -108,24 +98,6 @@ def _is_retry(*, match: Match, seat: int, action: engine.Action, expected_seq: i
         return False
     applied = HandEvent.objects.filter(match=match, match_seq=expected_seq + 1).first()
     return applied is not None and applied.seat == seat and applied.action == action.to_dict()
-
-
-def _stale_sequence(match: Match, expected_seq: int) -> StaleSequenceProblem:
-    return StaleSequenceProblem(
-        f"expected_seq {expected_seq} is not the game's sequence {match.seq}",
-        expected_seq=expected_seq,
-        current_seq=match.seq,
-    )
-
-
-def _lock_running_hand(match: Match) -> Hand:
-    """The hand being played in a locked, running match, locked in its turn (Match -> Hand)."""
-    if match.status != Match.Status.RUNNING:
-        raise MatchNotInProgressProblem(f"the game is {match.status}")
-    hand = lock_current_hand(match)
-    if hand is None:  # pragma: no cover - a running match always has a hand in progress
-        raise MatchNotInProgressProblem("no hand is being played")
-    return hand
 
 
 def _running_hands(match: Match, newest: list[Hand]) -> tuple[Hand, Hand | None]:
@@ -205,7 +177,7 @@ def _action_apply(
     if expected_seq != locked.seq:
         if _is_retry(match=locked, seat=seat, action=move, expected_seq=expected_seq):
             return ActionResult(match=locked, seat=seat, applied=False)
-        raise _stale_sequence(locked, expected_seq)
+        raise stale_sequence_problem(locked, expected_seq)
     hand, previous = _running_hands(
         locked, lock_newest_hands(locked) if newest_hands is None else newest_hands
     )
@@ -230,13 +202,13 @@ def _action_apply(
             "seat": event.seat,
             "state_seq": event.seq,
             "action": move.to_dict() if index == 0 else None,
-            "payload": _engine_event_payload(event),
+            "payload": engine_event_payload(event),
         }
         for index, event in enumerate(events)
     ]
-    rows = _event_rows(match=locked, hand=hand, entries=entries, actor=actor)
+    rows = event_rows(match=locked, hand=hand, entries=entries, actor=actor)
     if new_state.to_act != hand.to_act:
-        hand.turn_deadline = _deadline(locked)
+        hand.turn_deadline = turn_deadline(locked)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
@@ -247,7 +219,7 @@ def _action_apply(
         saves_and_inserts(updates=[(hand, HAND_STATE_FIELDS), (locked, ("seq",))], rows=rows)
         publisher.match_changed(match_id=locked.pk, rows=rows)
     publisher.match_written(match=locked, latest_hands=latest)  # the push renders these
-    _bot_turn_on_commit(locked, latest[0])
+    bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
 
 
@@ -270,8 +242,7 @@ def _hand_over(
     hand.ended_at = timezone.now()
     hand.turn_deadline = None
     save_fields(hand, fields=HAND_STATE_FIELDS)
-    finished = _multi_hand_finished if match.is_multi else _hand_finished
-    dealt = finished(match=match, hand=hand, outcome=state.outcome, actor=actor)
+    dealt = match_after_hand(match=match, hand=hand, outcome=state.outcome, actor=actor)
     ended = _hand_ended_event(match=match, hand=hand, outcome=state.outcome)
     match_event_enqueue(match=match, event_type="hand.ended", data=ended)
     # R10: the running score is part of the game's state; it is stored with the hand that
@@ -311,152 +282,6 @@ def _hand_ended_event(
 
 def _card_text(card: engine.Card | None) -> str | None:
     return None if card is None else str(card)
-
-
-def _ended_outcomes(match: Match) -> list[engine.HandOutcome]:
-    outcomes = Hand.objects.filter(match=match, status=Hand.Status.ENDED).order_by("number")
-    return [
-        engine.HandOutcome.from_dict(data) for data in outcomes.values_list("outcome", flat=True)
-    ]
-
-
-def _hand_finished(
-    *, match: Match, hand: Hand, outcome: engine.HandOutcome, actor: Actor
-) -> Hand | None:
-    """R7, R10: after a hand, redeal a void hand, deal the next one, or finish the match.
-    Returns the hand dealt next (None: the match is over)."""
-    if outcome.kind == "void":  # R7: no score, and the same dealer deals again (R3)
-        return _hand_deal(
-            match=match,
-            number=hand.number + 1,
-            dealer=engine.next_dealer(hand.dealer, outcome),
-            seed=engine.new_server_seed(),
-            actor=actor,
-        )
-    outcomes = _ended_outcomes(match)
-    won = engine.hands_won(outcomes)
-    if match.variant == Variant.FTK:
-        # R10 FTK: the first to knock wins whatever the lay-offs and undercut; one hand.
-        points = engine.match_progress(outcomes, target=_FTK_NO_TARGET).points
-        _set_score(match, points, won)
-        winner = engine.ftk_winner(outcome)
-        _match_finish(
-            match=match,
-            hand=hand,
-            winner_seat=winner,
-            reason=engine.REASON_FIRST_TO_KNOCK,
-            reached_target=winner,
-            money_play=None,
-            forfeit=None,
-            actor=actor,
-        )
-        return None
-    progress = engine.match_progress(outcomes, target=match.target)
-    _set_score(match, progress.points, won)
-    if progress.winner is None:  # R3: the deal alternates
-        return _hand_deal(
-            match=match,
-            number=hand.number + 1,
-            dealer=engine.next_dealer(hand.dealer, outcome),
-            seed=engine.new_server_seed(),
-            actor=actor,
-        )
-    money_play = None
-    winner = progress.winner
-    if match.variant == Variant.MONEY:
-        money_play = engine.money_play_final_scores(
-            hand_points=progress.points,
-            hands_won=won,
-            target=match.target,
-            reached_target=progress.winner,
-        )
-        winner = money_play.winner
-    _match_finish(
-        match=match,
-        hand=hand,
-        winner_seat=winner,
-        reason=engine.REASON_TARGET_REACHED,
-        reached_target=progress.winner,
-        money_play=money_play,
-        forfeit=None,
-        actor=actor,
-    )
-    return None
-
-
-# First To Knock has no target: its hand points are recorded for the history only.
-_FTK_NO_TARGET = 10**9
-
-
-SCORE_FIELDS = ("points_0", "points_1", "hands_won_0", "hands_won_1", "seat_scores")
-
-
-def _set_score(match: Match, points: tuple[int, int], won: tuple[int, int]) -> None:
-    match.points_0, match.points_1 = points
-    match.hands_won_0, match.hands_won_1 = won
-
-
-def _match_finish(
-    *,
-    match: Match,
-    hand: Hand,
-    winner_seat: int | None,
-    reason: str,
-    reached_target: int | None,
-    money_play: engine.MoneyPlayResult | None,
-    forfeit: engine.Forfeit | None,
-    actor: Actor,
-) -> None:
-    """Record the result (``engine.MatchResult``, docs/games.md "Match result") and announce
-    it on commit."""
-    seats = lock_seats(
-        Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).values_list("pk", flat=True)
-    )
-    now = timezone.now()
-    for seat in seats:
-        seat.state = Seat.State.FINISHED
-        seat.left_at = now
-        seat.save(update_fields=["state", "left_at"])
-    result = engine.MatchResult(
-        match_id=match.pk,
-        game_ref=match.game_ref,
-        variant=match.variant,
-        reason=reason,
-        winner_seat=winner_seat,
-        reached_target=reached_target,
-        hand_points=match.points,
-        hands_won=match.hands_won,
-        hands_played=hand.number,
-        target=match.target,
-        money_play=money_play,
-        forfeit=forfeit,
-        currency=match.currency,
-        is_practice=match.is_practice,
-        fee_bps=match.fee_bps,
-        stake=match.stake,
-        stake_per_point=match.stake_per_point,
-        seats=tuple(
-            engine.SeatStake(
-                position=seat.position,
-                seat_id=seat.pk,
-                player_id=str(seat.player_id),
-                amount=seat.amount,
-                currency=seat.currency,
-            )
-            for seat in seats
-        ),
-        finished_at=now.isoformat(),
-    )
-    _match_finished_record(
-        match=match,
-        hand=hand,
-        result=result,
-        winner_seat=winner_seat,
-        now=now,
-        score_fields=(*SCORE_FIELDS, "forfeit_seat", "forfeit_reason"),
-        audit_data={"reason": reason, "winner_seat": winner_seat},
-        actor=actor,
-    )
 
 
 @transaction.atomic
@@ -522,49 +347,3 @@ def matches_settled_record(
         insert_rows(same_model)
     for match in matches:
         publisher.match_changed(match_id=match.pk)
-
-
-# --- The house bot's turn: queued after the commit that gives it the turn -------------
-def _bot_turn_on_commit(match: Match, hand: Hand) -> None:
-    """When the house bot is to act in ``hand`` (the match's newest, just dealt or just
-    played), queue its move for after the commit. No query: the match row says where the
-    bot sits, if anywhere."""
-    if (
-        match.bot_seat is not None
-        and match.status == Match.Status.RUNNING
-        and hand.status == Hand.Status.IN_PROGRESS
-        and hand.to_act in match.house_bot_seats
-    ):
-        on_commit_logged(
-            partial(_enqueue_bot_move, match.pk, match.seq),
-            what=f"the bot move of match {match.pk} at seq {match.seq}",
-        )
-
-
-def bot_move_delay() -> float:
-    """Seconds between the bot's turn coming up and its move (``BOT_MOVE_DELAY_SECONDS``,
-    default 1; 0 in tests). Eager Celery (tests, demo) ignores it."""
-    return float(settings.BOT_MOVE_DELAY_SECONDS)
-
-
-_bot_queue = threading.local()
-
-
-def _enqueue_bot_move(match_id: int, expected_seq: int) -> None:
-    """Queue ``games.tasks.bot_move``. With eager Celery the task runs right here, after the
-    commit, and its own move commits and queues the next one from inside this call: those
-    are collected and run by the outermost call, one after the other (a loop, not a
-    recursion), so a run of bot moves never nests deeper than one level."""
-    pending = getattr(_bot_queue, "pending", None)
-    if pending is not None:
-        pending.append((match_id, expected_seq))
-        return
-    from games.tasks import bot_move  # the task module imports this one
-
-    _bot_queue.pending = [(match_id, expected_seq)]
-    try:
-        while _bot_queue.pending:
-            queued_match, queued_seq = _bot_queue.pending.pop(0)
-            enqueue(bot_move, queued_match, queued_seq, countdown=bot_move_delay())
-    finally:
-        _bot_queue.pending = None

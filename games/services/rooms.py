@@ -2,7 +2,7 @@
 
 ``room_create`` checks a room's options against its variant (R10: targets, stakes, cashier
 bounds; R11: practice rooms play for chips) and opens its first tables; ``room_update``
-renames or closes it; ``table_create`` adds a table. ``_ensure_free_table`` keeps one table
+renames or closes it; ``table_create`` adds a table. ``free_table_ensure`` keeps one table
 without a game in every open room (seating calls it when a game starts).
 
 These run inside the caller's transaction when there is one: the operator endpoints wrap
@@ -265,7 +265,7 @@ def table_create(*, room: Room, actor: Actor) -> Table:
     return table
 
 
-def _ensure_free_table(room: Room) -> None:
+def free_table_ensure(room: Room) -> None:
     """Keep a table without a game in the room, so the lobby always has a seat to offer."""
     if not room.active:
         return

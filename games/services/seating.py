@@ -2,8 +2,9 @@
 
 - ``seat_take``: a seat at a table, its buy-in moved into the game's escrow through
   ``wallet.services.table_buy_in`` (the stake, or the Money Play cashier amount and stake per
-  point, ``_buy_in_amount``); the first seat opens the table's match (``_match_open``), the
-  second starts it and deals the first hand (``_match_start``).
+  point, ``seat_checks.buy_in_amount``, which also says who may sit at a network table); the
+  first seat opens the table's match (``_match_open``), the full table starts it and deals
+  the first hand (``_match_start``).
 - ``seat_leave``: before the start, the buy-in back (``wallet.services.table_refund``); a
   running game is forfeited (``timers.match_forfeit``).
 - The house bot sits down here too: opposite a player alone in a ``bot_enabled`` room
@@ -29,33 +30,28 @@ from games.locks import lock_seats, lock_table
 from games.models import Match, Room, Seat, Table, Variant
 from games.problems import (
     BotNotAllowedProblem,
-    CashierAmountOutOfRangeProblem,
-    NetworkNotJoinedProblem,
-    NetworkTableOtherModeProblem,
     NotSeatedProblem,
     RoomInactiveProblem,
-    ScreenNameRequiredProblem,
-    StakePerPointMismatchProblem,
-    StakePerPointNotOfferedProblem,
     TableFullProblem,
 )
 from games.realtime import publisher
-from games.selectors import first_dealer_for, network_room_offered, room_has_waiting_players
+from games.selectors import first_dealer_for, room_has_waiting_players, table_open_match
+from games.services.hand_lifecycle import bot_turn_on_commit, hand_deal
 from games.services.house_bot import (
     BOT_ACTOR,
-    _bot_chips_top_up,
-    _house_bot_positions,
+    bot_chips_top_up,
     house_bot_player,
+    house_bot_positions,
     is_house_bot,
 )
 from games.services.network import match_event_enqueue
-from games.services.play import _bot_turn_on_commit, _hand_deal
-from games.services.rooms import _ensure_free_table
+from games.services.rooms import free_table_ensure
+from games.services.seat_checks import buy_in_amount, network_mode_check, network_seat_check
 from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
 from gin_platform.events.catalogue import player_ref
-from gin_platform.http.problems import Problem, ValidationProblem
+from gin_platform.http.problems import Problem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
@@ -70,98 +66,6 @@ logger = logging.getLogger(__name__)
 class SeatResult:
     seat: Seat
     created: bool  # False: the player was already seated there; nothing was charged again
-
-
-def _open_match(table: Table) -> Match | None:
-    # A table has at most one (match_one_open_per_table): no ORDER BY, which would let a
-    # generic plan walk every game in key order to the open one (docs/deploy.md).
-    open_matches = Match.objects.filter(
-        table=table, status__in=(Match.Status.WAITING, Match.Status.RUNNING)
-    )
-    return next(iter(open_matches[:1]), None)
-
-
-def _buy_in_amount(
-    *,
-    room: Room,
-    match: Match | None,
-    cashier_amount: int | None,
-    stake_per_point: int | None,
-) -> tuple[int, int | None]:
-    """R10: what a seat escrows, and the stake per point the table plays at (Money Play)."""
-    if room.variant != Variant.MONEY:
-        extra = {
-            name: ["only Money Play tables take this"]
-            for name, value in (
-                ("cashier_amount", cashier_amount),
-                ("stake_per_point", stake_per_point),
-            )
-            if value is not None
-        }
-        if extra:
-            raise ValidationProblem("One or more fields are invalid", errors=extra)
-        return room.stake, None
-    currency = room.currency
-    choices = list(room.stake_per_point_choices)
-    table_stake = match.stake_per_point if match is not None else None
-    if stake_per_point is None:
-        stake_per_point = table_stake or (choices[0] if len(choices) == 1 else None)
-    if stake_per_point not in choices:
-        shown = [money_dict(choice, currency) for choice in choices]
-        raise StakePerPointNotOfferedProblem(
-            "choose a stake per point among " + ", ".join(c["amount"] for c in shown),
-            choices=shown,
-        )
-    if table_stake is not None and stake_per_point != table_stake:
-        shown = money_dict(table_stake, currency)
-        raise StakePerPointMismatchProblem(
-            f"this table plays at {shown['amount']} {currency} per point",
-            stake_per_point=shown,
-        )
-    if cashier_amount is None or not room.cashier_min <= cashier_amount <= room.cashier_max:
-        low, high = (
-            money_dict(room.cashier_min, currency),
-            money_dict(room.cashier_max, currency),
-        )
-        raise CashierAmountOutOfRangeProblem(
-            f"bring between {low['amount']} and {high['amount']} {currency} to the table cashier",
-            minimum=low,
-            maximum=high,
-        )
-    return cashier_amount, stake_per_point
-
-
-def _network_seat_check(*, player: Player, room: Room) -> None:
-    """Who may sit at a network room's table (docs/network.md "Rooms, membership and screen
-    names"): a player of an operator that is a member of the network now and offers the room
-    (``all_rooms`` or an opt-in), who chose a screen name, never the house bot. Any other
-    room: nothing to check here."""
-    if not is_network_operator(room.operator_id):
-        return
-    if is_house_bot(player):
-        raise BotNotAllowedProblem(f"the house bot does not play in network room {room.pk}")
-    if not network_room_offered(operator=player.operator, room=room):
-        raise NetworkNotJoinedProblem(f"your operator does not offer network room {room.pk}")
-    if not player.screen_name:
-        raise ScreenNameRequiredProblem(
-            "choose a screen name before you sit at a network table: the other players "
-            "see only that name"
-        )
-
-
-def _network_mode_check(*, player: Player, match: Match) -> None:
-    """A network table never mixes live and test-mode (sandbox) players: their money lives
-    in separate books (docs/api.md "Sandbox")."""
-    if not is_network_operator(match.operator_id):
-        return
-    others = Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).exclude(
-        player__operator__is_sandbox=player.operator.is_sandbox
-    )
-    if others.exists():
-        raise NetworkTableOtherModeProblem(
-            f"table {match.table_id} seats {'live' if player.operator.is_sandbox else 'test-mode'}"
-            " players"
-        )
 
 
 def _match_open(*, table: Table, room: Room, stake_per_point: int | None) -> Match:
@@ -237,13 +141,13 @@ def _seamless_buy_in(
     room = table.room
     if not wallet.seamless_mode(player=player, currency=room.currency):
         return None
-    match = _open_match(table)
+    match = table_open_match(table)
     if match is not None and (
         match.status != Match.Status.WAITING
         or Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).exists()
     ):
         return None
-    amount, _ = _buy_in_amount(
+    amount, _ = buy_in_amount(
         room=room, match=match, cashier_amount=cashier_amount, stake_per_point=stake_per_point
     )
     return wallet.seamless_debit(
@@ -300,10 +204,8 @@ def _seat_take_durable(
         ):
             # Somebody waits for an opponent in this room: the waiting list may seat them
             # opposite this player (docs/network.md "Lobby and waiting list"), after the
-            # commit, in a task (``games.tasks.waiting_list_match``).
-            from games import tasks
-
-            enqueue_on_commit(tasks.waiting_list_match, room.pk)
+            # commit, in a task (queued by name: the task module imports the services).
+            enqueue_on_commit("games.tasks.waiting_list_match", room.pk)
     return result
 
 
@@ -319,7 +221,7 @@ def _seat_take(
     with transaction.atomic():
         table = lock_table(table.pk)
         room = table.room
-        match = _open_match(table)
+        match = table_open_match(table)
         if match is not None:
             existing = Seat.objects.filter(
                 match=match, player=player, state__in=Seat.ACTIVE_STATES
@@ -330,10 +232,10 @@ def _seat_take(
             raise RoomInactiveProblem(f"table {table.pk} is closed")
         if not room.is_practice and is_house_bot(player):
             raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
-        _network_seat_check(player=player, room=room)
+        network_seat_check(player=player, room=room)
         if match is not None and match.status != Match.Status.WAITING:
             raise TableFullProblem(f"a game is being played at table {table.pk}")
-        amount, chosen_stake = _buy_in_amount(
+        amount, chosen_stake = buy_in_amount(
             room=room,
             match=match,
             cashier_amount=cashier_amount,
@@ -342,7 +244,7 @@ def _seat_take(
         if match is None:
             match = _match_open(table=table, room=room, stake_per_point=chosen_stake)
         else:
-            _network_mode_check(player=player, match=match)
+            network_mode_check(player=player, match=match)
         others = list(Seat.objects.filter(match=match, state=Seat.State.SEATED))
         free = sorted(set(match.positions) - {seat.position for seat in others})
         if not free:
@@ -389,7 +291,7 @@ def _seat_take(
         )
         if len(others) + 1 == match.seat_count:  # R12: a match starts when the table is full
             _match_start(match=match, seats=[*others, seat], actor=actor)
-            _ensure_free_table(room)
+            free_table_ensure(room)
             seat.refresh_from_db()
     return SeatResult(seat=seat, created=True)
 
@@ -411,7 +313,7 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
     leaving a running game forfeits it."""
     with transaction.atomic(durable=True):
         table = lock_table(table.pk)
-        match = _open_match(table)
+        match = table_open_match(table)
         seat = (
             Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).first()
             if match is not None
@@ -486,11 +388,11 @@ def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
         seat.save(update_fields=["state"])
     match.status = Match.Status.RUNNING
     match.started_at = timezone.now()
-    bots = _house_bot_positions(match, seats)
+    bots = house_bot_positions(match, seats)
     match.bot_seats = bots
     match.bot_seat = bots[0] if bots else None
     seed = engine.new_server_seed()
-    hand = _hand_deal(
+    hand = hand_deal(
         match=match,
         number=1,
         dealer=first_dealer_for(seed, match.seat_count),  # R3; R12 with 3-4 seats
@@ -505,7 +407,7 @@ def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
         operator=match.operator,
         data={"seats": {str(seat.position): str(seat.player_id) for seat in seats}},
     )
-    _bot_turn_on_commit(match, hand)
+    bot_turn_on_commit(match, hand)
 
 
 # --- The house bot takes a seat -----------------------------------------------------------
@@ -539,7 +441,7 @@ def _bot_join_one(*, table: Table, seat: Seat, number: int) -> SeatResult | None
     except Problem as problem:
         logger.warning("the house bot could not sit at table %s: %s", table.pk, problem)
         if isinstance(problem, InsufficientFundsProblem):
-            on_commit_logged(partial(_bot_chips_top_up, bot), what=f"topping up bot {bot.pk}")
+            on_commit_logged(partial(bot_chips_top_up, bot), what=f"topping up bot {bot.pk}")
         return None
 
 
@@ -550,7 +452,7 @@ def table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
     try:
         return _table_seat_bot(player=player, table=table, actor=actor)
     except InsufficientFundsProblem:
-        if not _bot_chips_top_up(house_bot_player(operator=table.room.operator)):
+        if not bot_chips_top_up(house_bot_player(operator=table.room.operator)):
             raise
     return _table_seat_bot(player=player, table=table, actor=actor)
 
@@ -562,7 +464,7 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
             raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
         if is_network_operator(table.room.operator_id):
             raise BotNotAllowedProblem(f"the house bot does not play at network table {table.pk}")
-        match = _open_match(table)
+        match = table_open_match(table)
         mine = (
             Seat.objects.select_related("match")
             .filter(match=match, player=player, state__in=Seat.ACTIVE_STATES)

@@ -1,13 +1,14 @@
 """Turn timers, forfeits and resigning (R10 "Leaving, timing out").
 
-- Every turn's deadline is set by the move that gives the turn (``play._deadline``: the
-  room's ``turn_seconds`` from then); ``turn_timers_expire`` (the beat job
-  ``games.tasks.expire_turns``) forfeits the game of a player whose turn is past its
-  deadline plus ``turn_grace()``. The house bot never times out: its lost move is queued
-  again instead.
-- ``match_forfeit``: R10, the forfeiting seat loses; the opponent is treated as the first to
-  knock (FTK) or as having reached the target (Match Play, Money Play), through
-  ``engine.forfeit_result``. Leaving a running table, resigning and timing out all end here.
+- Every turn's deadline is set by the move that gives the turn
+  (``hand_lifecycle.turn_deadline``: the room's ``turn_seconds`` from then);
+  ``turn_timers_expire`` (the beat job ``games.tasks.expire_turns``) forfeits the game of
+  a player whose turn is past its deadline plus ``turn_grace()``. The house bot never times
+  out: its lost move is queued again instead.
+- ``match_forfeit``: the forfeiting seat loses. Heads-up (R10) the opponent is treated as the
+  first to knock (FTK) or as having reached the target (Match Play, Money Play), through
+  ``engine.forfeit_result``; with three and four seats (R12) the others play on until one is
+  left. Leaving a running table, resigning and timing out all end here.
 - ``match_resign``: a player gives the running game up.
 
 Transactions: ``match_resign`` is top-level and durable; each forfeit of the timer sweep
@@ -27,30 +28,27 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import engine
-from games.locks import lock_match, lock_seats
-from games.models import HEADS_UP_POSITIONS, Hand, HandEvent, Match, Seat
+from games.locks import lock_match
+from games.models import Hand, HandEvent, Match, Seat
 from games.problems import (
     MatchNotInProgressProblem,
     NotSeatedProblem,
     StaleSequenceProblem,
 )
-from games.services.dealing import (
+from games.services.hand_lifecycle import (
     HAND_STATE_FIELDS,
-    _append_events,
-    _deadline,
-    _engine_event_payload,
-)
-from games.services.multi import (
-    _multi_forfeit_ranking,
-    _multi_hand_finished,
-    _multi_match_finish,
-)
-from games.services.play import (
-    _bot_turn_on_commit,
-    _enqueue_bot_move,
-    _lock_running_hand,
-    _match_finish,
-    _stale_sequence,
+    MatchEnd,
+    bot_move_enqueue,
+    bot_turn_on_commit,
+    engine_event_payload,
+    events_append,
+    forfeit_ranking,
+    match_after_hand,
+    match_finish,
+    running_hand_lock,
+    seats_finish,
+    stale_sequence_problem,
+    turn_deadline,
 )
 from gin_platform.audit import audit_record
 from gin_platform.request_path.precompiled import save_fields
@@ -59,7 +57,7 @@ from gin_platform.tenancy.principals import Actor
 logger = logging.getLogger(__name__)
 
 
-# --- Forfeits (R10) --------------------------------------------------------------------
+# --- Forfeits (R10; R12 with three and four seats) ---------------------------------------
 @transaction.atomic
 def match_forfeit(
     *,
@@ -69,10 +67,12 @@ def match_forfeit(
     actor: Actor,
     expected_seq: int | None = None,
 ) -> Match:
-    """R10 "Leaving, timing out": ``seat`` forfeits the running match; the opponent is
-    treated as the first to knock (FTK) or as having reached the target (Match Play, Money
-    Play). With ``expected_seq`` (the turn timers) nothing happens unless the game is still
-    exactly there, so a move that races the timer either applies or loses, never both.
+    """``seat`` forfeits the running match (leaving, resigning, timing out). Heads-up (R10
+    "Leaving, timing out") the match ends: the opponent is treated as the first to knock
+    (FTK) or as having reached the target (Match Play, Money Play). With three and four
+    seats (R12 "Leaving") the others play on until one is left. With ``expected_seq`` (the
+    turn timers) nothing happens unless the game is still exactly there, so a move that
+    races the timer either applies or loses, never both.
 
     Atomic, not durable: leaving a running table (``seating.seat_leave``) and resigning run it
     inside their own transaction; the timer sweep runs each one in a durable transaction.
@@ -80,27 +80,39 @@ def match_forfeit(
     if reason not in Match.ForfeitReason.values:
         raise ValueError(f"unknown forfeit reason {reason!r}")
     locked = lock_match(match.pk if isinstance(match, Match) else match)
-    if locked.is_multi:
-        return _multi_forfeit(
-            match=locked, seat=seat, reason=reason, actor=actor, expected_seq=expected_seq
-        )
-    if seat not in HEADS_UP_POSITIONS:
-        raise ValueError(f"a seat is 0 or 1, got {seat!r}")
+    if seat not in locked.positions:
+        raise ValueError(f"a seat is 0..{locked.seat_count - 1}, got {seat!r}")
     if expected_seq is not None and expected_seq != locked.seq:
-        raise _stale_sequence(locked, expected_seq)
-    hand = _lock_running_hand(locked)
+        raise stale_sequence_problem(locked, expected_seq)
+    hand = running_hand_lock(locked)
+    if seat in locked.forfeited_seats:  # R12: a seat that left plays on no more
+        raise NotSeatedProblem("you have already left this game")
+    audit_record(
+        actor=actor,
+        action="match.forfeited",
+        obj=locked,
+        operator=locked.operator,
+        data={"seat": seat, "reason": reason, "hand": hand.number},
+    )
+    forfeit = _table_forfeit if locked.is_multi else _heads_up_forfeit
+    forfeit(match=locked, hand=hand, seat=seat, reason=reason, actor=actor)
+    return locked
+
+
+def _heads_up_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor: Actor) -> None:
+    """R10: the hand is abandoned and the match ends (``engine.forfeit_result``)."""
     result = engine.forfeit_result(
-        locked.variant,
+        match.variant,
         seat,
-        hand_points=locked.points,
-        hands_won=locked.hands_won,
-        target=locked.target,
+        hand_points=match.points,
+        hands_won=match.hands_won,
+        target=match.target,
     )
     hand.status = Hand.Status.ABANDONED
     hand.ended_at = timezone.now()
     hand.turn_deadline = None
-    _append_events(
-        match=locked,
+    events_append(
+        match=match,
         hand=hand,
         entries=[
             {
@@ -113,43 +125,23 @@ def match_forfeit(
         actor=actor,
     )
     hand.save(update_fields=["status", "ended_at", "turn_deadline", "event_seq"])
-    locked.forfeit_seat = seat
-    locked.forfeit_reason = reason
-    audit_record(
-        actor=actor,
-        action="match.forfeited",
-        obj=locked,
-        operator=locked.operator,
-        data={"seat": seat, "reason": reason, "hand": hand.number},
-    )
-    _match_finish(
-        match=locked,
-        hand=hand,
-        winner_seat=result.winner,
+    match.forfeit_seat = seat
+    match.forfeit_reason = reason
+    end = MatchEnd(
         reason=engine.REASON_FORFEIT,
+        winner_seat=result.winner,
         reached_target=result.reached_target,
         money_play=result.money_play,
         forfeit=engine.Forfeit(seat=seat, reason=reason),
-        actor=actor,
     )
-    return locked
+    match_finish(match=match, hand=hand, end=end, actor=actor)
 
 
-def _multi_forfeit(
-    *, match: Match, seat: int, reason: str, actor: Actor, expected_seq: int | None
-) -> Match:
-    """R12 "Leaving": ``seat`` forfeits (``match`` locked). Its cards go dead and its turns
-    are skipped (``engine.forfeit``); it will rank last, the latest leaver above earlier
-    ones. While two or more seats remain the game goes on (a hand the forfeit ended, void
-    after the last reshuffle, moves the match on as any ended hand); when one is left, it
-    wins and the hand is abandoned."""
-    if seat not in match.positions:
-        raise ValueError(f"a seat is 0..{match.seat_count - 1}, got {seat!r}")
-    if expected_seq is not None and expected_seq != match.seq:
-        raise _stale_sequence(match, expected_seq)
-    hand = _lock_running_hand(match)
-    if seat in match.forfeited_seats:
-        raise NotSeatedProblem("you have already left this game")
+def _table_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor: Actor) -> None:
+    """R12: the seat's cards go dead and its turns are skipped (``engine.forfeit``); it will
+    rank last, the latest leaver above earlier ones. While two or more seats remain the game
+    goes on (a hand the forfeit ended, void after the last reshuffle, moves the match on as
+    any ended hand); when one is left, it wins and the hand is abandoned."""
     new_state, events = engine.forfeit(hand.engine_state(), seat)
     entries = [
         {
@@ -159,57 +151,37 @@ def _multi_forfeit(
             # The hand's replay applies a forfeit from this entry (engine.replay).
             "action": {"kind": HandEvent.FORFEIT, "seat": seat} if index == 0 else None,
             "payload": ({"reason": reason} if event.kind == HandEvent.FORFEIT else {})
-            | _engine_event_payload(event),
+            | engine_event_payload(event),
         }
         for index, event in enumerate(events)
     ]
-    _append_events(match=match, hand=hand, entries=entries, actor=actor)
+    events_append(match=match, hand=hand, entries=entries, actor=actor)
     match.forfeits = [*match.forfeits, {"seat": seat, "reason": reason}]
     now = timezone.now()
-    for row in lock_seats(
-        Seat.objects.filter(match=match, position=seat, state__in=Seat.ACTIVE_STATES).values_list(
-            "pk", flat=True
-        )
-    ):
-        row.state = Seat.State.FINISHED
-        row.left_at = now
-        row.save(update_fields=["state", "left_at"])
-    audit_record(
-        actor=actor,
-        action="match.forfeited",
-        obj=match,
-        operator=match.operator,
-        data={"seat": seat, "reason": reason, "hand": hand.number},
-    )
+    seats_finish(match=match, now=now, position=seat)
     if new_state.to_act != hand.to_act:
-        hand.turn_deadline = _deadline(match)
+        hand.turn_deadline = turn_deadline(match)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
+    last_one = new_state.is_over and new_state.outcome.kind == "forfeit"
     if new_state.is_over:
         hand.outcome = new_state.outcome.to_dict()
         hand.ended_at = now
         hand.turn_deadline = None
         # One seat left (R12): the hand is abandoned and scores nothing; else it ended
         # (void after the last reshuffle) and counts as any ended hand.
-        last_one = new_state.outcome.kind == "forfeit"
         hand.status = Hand.Status.ABANDONED if last_one else Hand.Status.ENDED
     save_fields(hand, fields=HAND_STATE_FIELDS)
     latest = hand
-    if new_state.is_over and new_state.outcome.kind == "forfeit":
-        _multi_match_finish(
-            match=match,
-            hand=hand,
-            ranking=_multi_forfeit_ranking(match),
-            reason=engine.REASON_FORFEIT,
-            actor=actor,
-        )
+    if last_one:
+        end = MatchEnd.ranked(engine.REASON_FORFEIT, forfeit_ranking(match))
+        match_finish(match=match, hand=hand, end=end, actor=actor)
     elif new_state.is_over:
-        dealt = _multi_hand_finished(match=match, hand=hand, outcome=new_state.outcome, actor=actor)
+        dealt = match_after_hand(match=match, hand=hand, outcome=new_state.outcome, actor=actor)
         latest = dealt if dealt is not None else hand
     match.save(update_fields=["seq", "forfeits", "seat_scores"])
-    _bot_turn_on_commit(match, latest)
-    return match
+    bot_turn_on_commit(match, latest)
 
 
 # --- Resigning and turn timers ---------------------------------------------------------
@@ -274,7 +246,7 @@ def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH)
     sweep = TimerSweep()
     for match_id, seat, seq, bot, bots in expired:
         if bot == seat or seat in (bots or ()):
-            _enqueue_bot_move(match_id, seq)
+            bot_move_enqueue(match_id, seq)
             sweep.bot_nudged.append(match_id)
             continue
         try:

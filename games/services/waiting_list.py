@@ -29,12 +29,19 @@ from django.utils import timezone
 
 from games.locks import lock_waiting_entry, lock_waiting_entry_of
 from games.models import Match, Room, Seat, Table, WaitingListEntry
-from games.problems import RoomInactiveProblem
+from games.problems import (
+    NetworkTableOtherModeProblem,
+    RoomInactiveProblem,
+    StakePerPointMismatchProblem,
+    TableFullProblem,
+)
 from games.realtime import publisher
 from games.selectors import room_offered_to_player
-from games.services.rooms import _ensure_free_table
-from games.services.seating import _buy_in_amount, _network_seat_check, seat_take
+from games.services.rooms import free_table_ensure
+from games.services.seat_checks import buy_in_amount, network_seat_check
+from games.services.seating import seat_take
 from gin_platform.audit import audit_record
+from gin_platform.enqueue import enqueue_on_commit
 from gin_platform.http.problems import NotFoundProblem, Problem
 from gin_platform.models import Player
 from gin_platform.tenancy.principals import Actor
@@ -74,14 +81,14 @@ def waiting_list_join(
         raise NotFoundProblem(f"No open room {room.pk}")
     if not room.active:
         raise RoomInactiveProblem(f"room {room.pk} is closed")
-    _buy_in_amount(
+    buy_in_amount(
         room=room, match=None, cashier_amount=cashier_amount, stake_per_point=stake_per_point
     )
     if room.variant != "money":
         stake_per_point = cashier_amount = None
     elif stake_per_point is None:
         stake_per_point = room.stake_per_point_choices[0]
-    _network_seat_check(player=player, room=room)
+    network_seat_check(player=player, room=room)
     existing = WaitingListEntry.objects.filter(
         player=player, room=room, status=WaitingListEntry.Status.WAITING
     ).first()
@@ -126,10 +133,8 @@ def waiting_list_leave(*, player: Player, room: Room, actor: Actor) -> WaitingLi
 
 
 def _match_on_commit(room_id: int) -> None:
-    from games import tasks
-    from gin_platform.enqueue import enqueue_on_commit
-
-    enqueue_on_commit(tasks.waiting_list_match, room_id)
+    # Queued by name: the task module imports the services, never the other way round.
+    enqueue_on_commit("games.tasks.waiting_list_match", room_id)
 
 
 def waiting_list_expire(*, room_id: int | None = None) -> int:
@@ -196,7 +201,7 @@ def _table_with_opponent(entry: WaitingListEntry) -> Table | None:
 def _free_table(room: Room) -> Table | None:
     open_matches = Match.objects.filter(status__in=(Match.Status.WAITING, Match.Status.RUNNING))
     with transaction.atomic():
-        _ensure_free_table(room)
+        free_table_ensure(room)
     return (
         Table.objects.filter(room=room, status=Table.Status.OPEN)
         .exclude(pk__in=open_matches.values("table_id"))
@@ -274,12 +279,6 @@ def _seat_entry(entry: WaitingListEntry, table: Table) -> bool:
     (``refused`` with the problem's type); a table that filled up meanwhile puts it back."""
     if not _claim(entry):
         return False
-    from games.problems import (
-        NetworkTableOtherModeProblem,
-        StakePerPointMismatchProblem,
-        TableFullProblem,
-    )
-
     try:
         result = seat_take(
             player=entry.player,

@@ -31,9 +31,21 @@ UNKNOWN_NAMES_SHOWN = 10
 UNKNOWN_NAME_CHARS = 64
 
 
-def validated(serializer_class: type[serializers.Serializer], data: Any) -> Any:
+def validated(
+    serializer_class: type[serializers.Serializer],
+    data: Any,
+    *,
+    context: Mapping[str, Any] | None = None,
+) -> Any:
     """``serializer_class(data=data)``'s ``validated_data``; DRF's ValidationError, with
-    the errors ``is_valid(raise_exception=True)`` gives, when ``data`` is not valid."""
+    the errors ``is_valid(raise_exception=True)`` gives, when ``data`` is not valid.
+
+    An input that reads its ``context`` (the caller's operator, a table's currency) is
+    validated by an instance of its own made with it; one without, by the shared one."""
+    if context is not None:
+        serializer = serializer_class(data=data, context=dict(context))
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
     try:
         return shared_instance(serializer_class).run_validation(data)
     except serializers.ValidationError:

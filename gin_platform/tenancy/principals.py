@@ -2,13 +2,27 @@
 
 Operators and players are not Django users, so authentication returns one of these small
 principals; views and permissions ask them for the operator that scopes every query.
+DRF types ``request.user`` as a Django user: a view reads its caller through
+``operator_principal``, ``player_principal`` or ``operator_or_player_principal``, typed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rest_framework.exceptions import APIException, NotAuthenticated, PermissionDenied
 
 from gin_platform.models import AuditEvent, Operator, OperatorApiKey, Player, PlayerSession
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+
+# What a caller of the wrong kind is told: by the permission classes (IsOperator, IsPlayer,
+# IsOperatorOrPlayer in gin_platform/http/permissions.py) and by the accessors below alike.
+OPERATOR_REQUIRED = "This endpoint needs an operator API key"
+PLAYER_REQUIRED = "This endpoint needs a player session token"
+OPERATOR_OR_PLAYER_REQUIRED = "This endpoint needs an operator API key or a player session token"
 
 
 @dataclass(frozen=True)
@@ -72,3 +86,40 @@ def actor_for(user: object) -> Actor:
     if isinstance(user, OperatorPrincipal | PlayerPrincipal):
         return user.actor
     return Actor(AuditEvent.ActorType.STAFF, str(getattr(user, "pk", "")))
+
+
+def operator_principal(request: Request) -> OperatorPrincipal:
+    """The caller of a view behind ``IsOperator``: ``request.user``, typed.
+
+    Anyone else is refused as ``IsOperator`` refuses them (401 without credentials, else
+    403), so a view that lost its permission class still answers a problem."""
+    user: object = request.user
+    if isinstance(user, OperatorPrincipal):
+        return user
+    raise _refusal(request, OPERATOR_REQUIRED)
+
+
+def player_principal(request: Request) -> PlayerPrincipal:
+    """The caller of a view behind ``IsPlayer``: ``request.user``, typed; anyone else is
+    refused as ``IsPlayer`` refuses them."""
+    user: object = request.user
+    if isinstance(user, PlayerPrincipal):
+        return user
+    raise _refusal(request, PLAYER_REQUIRED)
+
+
+def operator_or_player_principal(request: Request) -> OperatorPrincipal | PlayerPrincipal:
+    """The caller of a view behind ``IsOperatorOrPlayer``: ``request.user``, typed (both
+    kinds have ``operator`` and ``actor``); anyone else is refused as that class refuses
+    them."""
+    user: object = request.user
+    if isinstance(user, OperatorPrincipal | PlayerPrincipal):
+        return user
+    raise _refusal(request, OPERATOR_OR_PLAYER_REQUIRED)
+
+
+def _refusal(request: Request, message: str) -> APIException:
+    """What DRF's ``APIView.permission_denied`` raises for a permission that said no."""
+    if request.authenticators and not request.successful_authenticator:
+        return NotAuthenticated()
+    return PermissionDenied(message)

@@ -15,6 +15,7 @@ from gin_platform.http.permissions import HasStaffPermission, IsOperator, IsStaf
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.models import Operator
 from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import operator_principal
 from settlement import network, reports, selectors
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import NetworkStatementOutput
@@ -67,11 +68,13 @@ class OperatorNetworkStatementView(APIView):
         "period always gives the same statement.",
     )
     def get(self, request: Request) -> Response:
-        return _respond(request, operators=[request.user.operator], include_network=False)
+        return _respond(
+            request, operators=[operator_principal(request).operator], include_network=False
+        )
 
 
 class StaffNetworkStatementView(APIView):
-    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))
+    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     renderer_classes = (JSONRenderer, CSVRenderer)
 
     @extend_schema(

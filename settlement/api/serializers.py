@@ -292,14 +292,14 @@ class GameFinishedWebhook(serializers.Serializer):
     id = serializers.UUIDField(help_text="The event id (X-Gin-Delivery): drop duplicates by it")
     type = _event_type("game.finished")
     created_at = serializers.DateTimeField()
-    data = GameFinishedDataOutput()
+    data = GameFinishedDataOutput()  # type: ignore[assignment]  # a declared field, not Serializer.data (DRF's metaclass moves it)
 
 
 class GameSettledWebhook(serializers.Serializer):
     id = serializers.UUIDField(help_text="The event id (X-Gin-Delivery): drop duplicates by it")
     type = _event_type("game.settled")
     created_at = serializers.DateTimeField()
-    data = GameSettledDataOutput()
+    data = GameSettledDataOutput()  # type: ignore[assignment]  # a declared field, not Serializer.data (DRF's metaclass moves it)
 
 
 # --- The network statement (docs/network.md "Settling the network") ----------------------

@@ -23,7 +23,11 @@ from gin_platform.http.permissions import (
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.staff.scope import operator_scope
 from gin_platform.tenancy import selectors as platform_selectors
-from gin_platform.tenancy.principals import OperatorPrincipal
+from gin_platform.tenancy.principals import (
+    OperatorPrincipal,
+    operator_or_player_principal,
+    operator_principal,
+)
 from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
@@ -99,6 +103,7 @@ class SettlementListView(GenericAPIView):
         "optionally those settled in a period (`from`, `to`) and one currency.",
     )
     def get(self, request: Request) -> Response:
+        operator = operator_principal(request).operator
         params = request.query_params
         start, end = (
             reports.parse_period(params.get("from"), params.get("to"))
@@ -106,17 +111,14 @@ class SettlementListView(GenericAPIView):
             else (None, None)
         )
         settlements = selectors.settlement_list(
-            operator=request.user.operator, currency=params.get("currency"), start=start, end=end
+            operator=operator, currency=params.get("currency"), start=start, end=end
         )
         page = self.paginate_queryset(settlements)
+        assert page is not None  # None only for a view without a paginator
         return self.get_paginated_response(
             SettlementOutput(
                 [
-                    settlement_body(
-                        s,
-                        mode=request.user.operator.mode,
-                        viewer_operator_id=request.user.operator.pk,
-                    )
+                    settlement_body(s, mode=operator.mode, viewer_operator_id=operator.pk)
                     for s in page
                 ],
                 many=True,
@@ -138,23 +140,20 @@ class SettlementDetailView(APIView):
         "The same statement the game.settled webhook carries.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        if isinstance(request.user, OperatorPrincipal):
+        caller = operator_or_player_principal(request)
+        if isinstance(caller, OperatorPrincipal):
             settlement = selectors.settlement_get_for_operator(
-                operator=request.user.operator, match_id=match_id
+                operator=caller.operator, match_id=match_id
             )
             body = settlement_body(
-                settlement,
-                mode=request.user.operator.mode,
-                viewer_operator_id=request.user.operator.pk,
+                settlement, mode=caller.operator.mode, viewer_operator_id=caller.operator.pk
             )
             return Response(SettlementOutput(body).data)
-        settlement = selectors.settlement_get_for_player(
-            player=request.user.player, match_id=match_id
-        )
+        settlement = selectors.settlement_get_for_player(player=caller.player, match_id=match_id)
         body = settlement_body(
             settlement,
-            mode=request.user.operator.mode,
-            viewer_operator_id=request.user.player.operator_id,
+            mode=caller.operator.mode,
+            viewer_operator_id=caller.player.operator_id,
             for_player=True,
         )
         return Response(SettlementOutput(body).data)
@@ -221,11 +220,11 @@ class OperatorReportView(APIView):
         "same cut-off always gives the same report.",
     )
     def get(self, request: Request) -> Response:
-        return _report_response(request, request.user.operator)
+        return _report_response(request, operator_principal(request).operator)
 
 
 class StaffReportView(APIView):
-    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))
+    permission_classes = (IsStaff, HasStaffPermission("platform.view_reports"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     renderer_classes = (JSONRenderer, CSVRenderer)
 
     @extend_schema(
@@ -302,7 +301,7 @@ RECONCILIATION_RUN = OpenApiExample(
 
 
 class StaffReconciliationView(GenericAPIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission(
             "settlement.view_reconciliationrun",

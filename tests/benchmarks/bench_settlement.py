@@ -9,7 +9,7 @@ the wallet's raw postings per second (docs/settlement.md "Speed").
    escrow) and finishes each one by a forfeit (a real R10 result), with settlement's
    receiver disconnected so nothing is settled yet; then ANALYZE, as autovacuum would.
    Runs with DEBUG off, as production does.
-3. Asks for each game's settlement as a finished game does (``settlement_request``: the
+3. Asks for each game's settlement as a finished game does (``game_payout_request``: the
    batch set on Redis, BENCH_REDIS_URL, default db 13, flushed, and one ``settle_ready`` task;
    docs/settlement.md "Batches"), or with ``--per-game`` queues one ``settle_game`` task
    per game (the sweep's path), starts ONE worker process (``celery -A gin_platform worker
@@ -100,14 +100,14 @@ def main() -> None:
 
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
-        from settlement.ready import settlement_request
+        from settlement.services import game_payout_request
         from settlement.tasks import settle_game
 
         for match_id in match_ids:
             if args.per_game:  # one message per game: the sweep's path (and the old one)
                 settle_game.apply_async((match_id,), queue=QUEUE)
             else:  # what a finished game does: the batch set and one wake-up
-                settlement_request(match_id)
+                game_payout_request(match_id=match_id)
         from tests.processes import worker_command
 
         # The default queue too: where a drain that stops at its limit queues the next one.
@@ -115,7 +115,7 @@ def main() -> None:
         worker = subprocess.Popen(worker_command(queues=queues), cwd=ROOT, env=env)
         games_per_second, game_cpu = wait_for_settlements(match_ids, worker_pid=worker.pid)
         postings_per_second, posting_cpu = deposit_rate(args.deposits)
-        from wallet.selectors import reconcile
+        from wallet.selectors.reconciliation import reconcile
 
         report = reconcile()
         print(

@@ -212,7 +212,7 @@ def check_ledger() -> int:
     from django.db import connections
 
     from wallet.models import LedgerTransaction
-    from wallet.selectors import reconcile
+    from wallet.selectors.reconciliation import reconcile
 
     report = reconcile()
     if not report.ok:

@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import engine
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.tenancy.services import player_session_create
 from tests.conftest import SYSTEM
 from tests.factories import PlayerFactory
@@ -65,6 +66,4 @@ def practice_table(operator):
 @pytest.fixture(autouse=True)
 def _no_player_throttling(monkeypatch):
     """Whole games make hundreds of requests per player within seconds."""
-    from gin_platform.http.throttling import PrincipalRateThrottle
-
     monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "1000000/min")

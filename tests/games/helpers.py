@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from games import engine, selectors
-from games.models import Hand, HandEvent, Match
+from games.models import Hand, HandEvent, Match, Seat
+from gin_platform.models import AuditEvent
 
 CARD_TOKEN = re.compile(r"^(?:[A2-9TJQK]|10)[SHDC]$")
 
@@ -219,9 +220,6 @@ def passive_for_hands(count: int) -> Callable[[dict], dict]:
 
 def snapshot(match_id: int) -> dict[str, Any]:
     """Everything an action could change, to show that a refused one changed nothing."""
-    from games.models import Seat
-    from gin_platform.models import AuditEvent
-
     return {
         "match": Match.objects.filter(pk=match_id).values().get(),
         "hands": list(Hand.objects.filter(match_id=match_id).order_by("pk").values()),

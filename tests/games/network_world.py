@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from games import services as games_services
 from gin_platform.tenancy import services as platform_services
-from gin_platform.tenancy.services import player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 
@@ -58,8 +58,6 @@ def player_client(operator, *, screen_name: str | None = None, **fields) -> Netw
 
 def operator_api(operator) -> APIClient:
     """An API client with a fresh API key of ``operator``."""
-    from gin_platform.tenancy.services import api_key_create
-
     client = APIClient()
     key = api_key_create(operator=operator, actor=SYSTEM).key
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")

@@ -4,10 +4,14 @@ changes nothing; a retried request does not apply twice; a stale one is refused.
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from games import engine
 from games.models import Hand, HandEvent, Match
+from games.services import hand_apply_action
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import OperatorFactory, PlayerFactory
@@ -266,8 +270,6 @@ def test_only_the_matchs_players_may_see_or_play_it(game, make_player_client, op
 
 def test_the_server_side_service_takes_engine_actions(game):
     """hand_apply_action is what a server-side bot (the house bot) calls."""
-    from games.services import hand_apply_action
-
     match_id, _, to_act, looks = game
     result = hand_apply_action(
         match=match_id,
@@ -288,9 +290,6 @@ def test_a_move_reads_nothing_twice(game):
     the two newest hands; elsewhere two), the writes (one statement on PostgreSQL), and no
     read after them: the answer is built from the rows just written. Checked over moves in
     the first hand and in later ones (where the previous hand's showdown is in the answer)."""
-    from django.conf import settings
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
     def writes_rows(text: str) -> bool:  # 'FOR UPDATE OF "..."' is a lock, not a write
         return text.startswith(("INSERT", "UPDATE")) or (

@@ -10,8 +10,17 @@ import ast
 import re
 from pathlib import Path
 
-from games import services
-from games.services import house_bot, network, play, rooms, seating, timers, waiting_list
+from games import selectors, services, tasks
+from games.services import (
+    hand_lifecycle,
+    house_bot,
+    network,
+    play,
+    rooms,
+    seating,
+    timers,
+    waiting_list,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "games"
@@ -20,13 +29,13 @@ MAX_LINES = 600
 SERVICE_MODULES = {
     "rooms": set(),
     "network": {"rooms"},
-    "dealing": set(),
-    "multi": {"dealing"},
-    "play": {"network", "dealing", "multi"},
-    "timers": {"play", "dealing", "multi"},
+    "hand_lifecycle": set(),
+    "play": {"network", "hand_lifecycle"},
+    "timers": {"hand_lifecycle"},
     "house_bot": {"play"},
-    "seating": {"rooms", "network", "play", "timers", "house_bot"},
-    "waiting_list": {"rooms", "seating"},
+    "seat_checks": {"house_bot"},
+    "seating": {"rooms", "network", "hand_lifecycle", "timers", "house_bot", "seat_checks"},
+    "waiting_list": {"rooms", "seat_checks", "seating"},
 }
 
 # What ``games.services`` offered before it became a package, with the module that owns it.
@@ -40,11 +49,10 @@ PUBLIC_NAMES = {
         "table_create",
     ],
     seating: ["SeatResult", "seat_leave", "seat_take", "table_seat_bot"],
+    hand_lifecycle: ["SCORE_FIELDS", "bot_move_delay"],
     play: [
         "RESULT_FORMAT",
-        "SCORE_FIELDS",
         "ActionResult",
-        "bot_move_delay",
         "hand_apply_action",
         "match_mark_settled",
         "match_settled_record",
@@ -81,7 +89,6 @@ PUBLIC_NAMES = {
         "BOT_ACTOR",
         "HOUSE_BOT_NAME",
         "bot_play",
-        "bot_seat",
         "house_bot_player",
         "is_house_bot",
     ],
@@ -132,12 +139,29 @@ def _sibling_imports(path: Path) -> set[str]:
 
 
 def test_the_services_modules_import_each_other_in_one_direction():
-    """rooms imports no sibling, network only rooms, play only network; timers and house_bot
-    build on play; seating on all of them; the waiting list on seating. No cycle, so each
-    module can be read (and imported) on its own terms."""
+    """rooms and the hand's lifecycle import no sibling, network only rooms; play builds on
+    network and the lifecycle, timers on the lifecycle, house_bot on play; seating on all of
+    them; the waiting list on seating. No cycle, so each module can be read (and imported)
+    on its own terms."""
     for name, allowed in SERVICE_MODULES.items():
         imported = _sibling_imports(GAMES / "services" / f"{name}.py")
         assert imported <= allowed, (name, imported - allowed)
+
+
+def test_the_services_queue_only_tasks_of_games_tasks_by_their_names():
+    """A service names the task it queues (gin_platform/enqueue.py takes the name): the task
+    module imports the services, never the other way round. Each name is a task there."""
+    named = {
+        node.value
+        for path in (GAMES / "services").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith("games.tasks.")
+    }
+    assert named == {"games.tasks.bot_move", "games.tasks.waiting_list_match"}
+    for name in named:
+        assert getattr(tasks, name.rpartition(".")[2]).name == name
 
 
 def test_no_module_of_the_games_app_is_over_600_lines():
@@ -158,8 +182,6 @@ def test_the_views_parse_no_query_parameter_and_run_no_query_by_hand():
 
 def test_the_selectors_build_no_api_shape():
     """The dict builders are games.api.presenters'; selectors return rows and querysets."""
-    from games import selectors
-
     for name in (
         "money",
         "lobby_room",

@@ -18,8 +18,8 @@ from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import seat_both, view
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
 from wallet.models import LedgerTransaction
+from wallet.selectors import balances as wallet_balances
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -31,7 +31,7 @@ def _client_for(player) -> APIClient:
     return client
 
 
-def _race(requests, *, hold) -> list:
+def race_holding(requests, *, hold) -> list:
     """Run ``requests`` (callables returning a response) in threads that start together while
     ``hold()`` keeps the contended row locked; return the responses in request order."""
     results: list = [None] * len(requests)
@@ -56,7 +56,7 @@ def _race(requests, *, hold) -> list:
     return results
 
 
-def _running_match(operator):
+def running_match(operator):
     table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
     one = PlayerFactory(operator=operator)
     two = PlayerFactory(operator=operator)
@@ -67,11 +67,11 @@ def _running_match(operator):
     return match_id, players, to_act, look["seq"]
 
 
-def _lock_match(match_id: int):
+def match_locker(match_id: int):
     return lambda: Match.objects.select_for_update().get(pk=match_id)
 
 
-def _post_action(player, match_id, kind, seq):
+def action_poster(player, match_id, kind, seq):
     def request():
         return _client_for(player).post(
             f"/api/v1/matches/{match_id}/actions",
@@ -83,14 +83,14 @@ def _post_action(player, match_id, kind, seq):
 
 
 def test_two_different_actions_for_the_same_turn_exactly_one_applies(operator, seeds):
-    match_id, players, to_act, seq = _running_match(operator)
+    match_id, players, to_act, seq = running_match(operator)
     actions_before = HandEvent.objects.filter(match_id=match_id, action__isnull=False).count()
-    first, second = _race(
+    first, second = race_holding(
         [
-            _post_action(players[to_act], match_id, "take_upcard", seq),
-            _post_action(players[to_act], match_id, "pass", seq),
+            action_poster(players[to_act], match_id, "take_upcard", seq),
+            action_poster(players[to_act], match_id, "pass", seq),
         ],
-        hold=_lock_match(match_id),
+        hold=match_locker(match_id),
     )
     statuses = sorted([first.status_code, second.status_code])
     assert statuses == [200, 409], (first.content, second.content)
@@ -102,10 +102,10 @@ def test_two_different_actions_for_the_same_turn_exactly_one_applies(operator, s
 
 
 def test_the_same_action_sent_twice_at_once_applies_once(operator, seeds):
-    match_id, players, to_act, seq = _running_match(operator)
-    responses = _race(
-        [_post_action(players[to_act], match_id, "pass", seq) for _ in range(2)],
-        hold=_lock_match(match_id),
+    match_id, players, to_act, seq = running_match(operator)
+    responses = race_holding(
+        [action_poster(players[to_act], match_id, "pass", seq) for _ in range(2)],
+        hold=match_locker(match_id),
     )
     assert [r.status_code for r in responses] == [200, 200]
     replayed = sorted(str(r.get("Idempotent-Replayed")) for r in responses)
@@ -115,13 +115,13 @@ def test_the_same_action_sent_twice_at_once_applies_once(operator, seeds):
 
 
 def test_both_players_acting_at_once_only_the_one_to_act_applies(operator, seeds):
-    match_id, players, to_act, seq = _running_match(operator)
-    responses = _race(
+    match_id, players, to_act, seq = running_match(operator)
+    responses = race_holding(
         [
-            _post_action(players[to_act], match_id, "pass", seq),
-            _post_action(players[1 - to_act], match_id, "pass", seq),
+            action_poster(players[to_act], match_id, "pass", seq),
+            action_poster(players[1 - to_act], match_id, "pass", seq),
         ],
-        hold=_lock_match(match_id),
+        hold=match_locker(match_id),
     )
     assert responses[0].status_code == 200
     assert responses[1].status_code == 409
@@ -129,12 +129,12 @@ def test_both_players_acting_at_once_only_the_one_to_act_applies(operator, seeds
 
 
 def test_a_move_racing_a_forfeit_either_applies_or_loses(operator, seeds):
-    match_id, players, to_act, seq = _running_match(operator)
+    match_id, players, to_act, seq = running_match(operator)
     table_id = Match.objects.get(pk=match_id).table_id
     leave = lambda: _client_for(players[1 - to_act]).post(f"/api/v1/tables/{table_id}/leave")  # noqa: E731
-    move, left = _race(
-        [_post_action(players[to_act], match_id, "pass", seq), leave],
-        hold=_lock_match(match_id),
+    move, left = race_holding(
+        [action_poster(players[to_act], match_id, "pass", seq), leave],
+        hold=match_locker(match_id),
     )
     assert left.status_code == 200
     match = Match.objects.get(pk=match_id)
@@ -155,14 +155,14 @@ def test_two_players_racing_for_the_last_seat_one_sits_one_pays_nothing(operator
     def sit(player):
         return lambda: _client_for(player).post(f"/api/v1/tables/{table.pk}/sit")
 
-    responses = _race(
+    responses = race_holding(
         [sit(player) for player in racers],
         hold=lambda: Table.objects.select_for_update().get(pk=table.pk),
     )
     assert sorted(r.status_code for r in responses) == [201, 409]
-    balances = sorted(wallet_selectors.wallet_balance(player=p) for p in racers)
+    balances = sorted(wallet_balances.wallet_balance(player=p) for p in racers)
     assert balances == [500, 1_000]
     assert LedgerTransaction.objects.filter(kind="buy_in").count() == 2
     match = Match.objects.get(table=table)
     assert match.status == Match.Status.RUNNING
-    assert wallet_selectors.escrow_balance(game_ref=match.game_ref, currency="EUR") == 1_000
+    assert wallet_balances.escrow_balance(game_ref=match.game_ref, currency="EUR") == 1_000

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from games import engine
 from games.models import Hand, HandEvent
 from tests.games.helpers import act, events, play_to_end, seat_both, view
 
@@ -13,8 +14,6 @@ pytestmark = pytest.mark.django_db
 
 
 def _step(seats, match_id) -> None:
-    from games import engine
-
     looks = {seat: view(seats[seat], match_id).json() for seat in (0, 1)}
     to_act = looks[0]["hand"]["to_act"]
     move = engine.choose_action_from_view(looks[to_act]["hand"])

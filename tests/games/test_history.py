@@ -5,6 +5,7 @@ anybody else; never a hand still being played."""
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from games import engine
 from games.api.history_serializers import HandHistoryOutput
@@ -14,14 +15,12 @@ from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, play_to_end, seat_both, view
-from tests.games.test_games import _outcomes
+from tests.games.test_games import hand_outcomes
 
 pytestmark = pytest.mark.django_db
 
 
 def _client(credential: str):
-    from rest_framework.test import APIClient
-
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {credential}")
     return client
@@ -44,7 +43,7 @@ def test_both_players_and_the_operator_see_every_finished_hand(
     hands = history["hands"]
     assert [h["number"] for h in hands] == list(range(1, match.hands.count() + 1))
     points = [0, 0]
-    for entry, (hand, outcome) in zip(hands, _outcomes(match), strict=True):
+    for entry, (hand, outcome) in zip(hands, hand_outcomes(match), strict=True):
         assert set(entry) == set(HandHistoryOutput().fields)
         assert entry["seed"] == hand.server_seed
         assert engine.seed_commitment(entry["seed"]) == entry["seed_commitment"]

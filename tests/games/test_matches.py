@@ -9,15 +9,17 @@ from datetime import timedelta
 import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from rest_framework import serializers
 
 from games import engine
+from games.api.serializers import GameViewOutput
 from games.models import Hand, HandEvent, Match, Seat
 from games.problems import MatchNotFinishedProblem
 from games.services import match_mark_settled, match_settled_record
 from gin_platform.models import AuditEvent
 from gin_platform.tenancy.principals import Actor
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.helpers import act, seat_both, sit, view
+from tests.games.helpers import act, play_to_end, seat_both, sit, view
 
 pytestmark = pytest.mark.django_db
 
@@ -167,8 +169,6 @@ def test_room_factories_cover_every_variant():
 
 def _assert_shape(data, serializer) -> None:
     """``data`` has exactly the serializer's fields (optional ones may be absent), nested."""
-    from rest_framework import serializers
-
     fields = serializer.fields
     assert set(data) <= set(fields), set(data) - set(fields)
     for name, field in fields.items():
@@ -189,9 +189,6 @@ def _assert_shape(data, serializer) -> None:
 def test_the_game_view_has_exactly_the_documented_shape(
     alice, bob, practice_table, seeds, django_capture_on_commit_callbacks
 ):
-    from games.api.serializers import GameViewOutput
-    from tests.games.helpers import play_to_end
-
     match_id, seats = seat_both(alice, bob, practice_table.pk)
     shapes = []
 

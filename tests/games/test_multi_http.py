@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine, selectors
+from games import engine, selectors, services
 from games.models import Hand, Match
 from settlement import services as settlement_services
 from tests.factories import SYSTEM
@@ -24,14 +24,12 @@ from tests.games.helpers import (
     watch_events,
 )
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
 
 def make_room(operator, *, seats, variant, prize_table=None):
-    from games import services
-
     return services.room_create(
         operator=operator,
         name=f"{seats} players",
@@ -162,7 +160,7 @@ def test_a_whole_game_over_http_hides_every_other_hand(
     for client in clients:
         fund(client.player, 10**6)
     watcher = make_player_client(display_name="Watcher")
-    total_before = sum(wallet_selectors.wallet_balance(player=c.player) for c in clients)
+    total_before = sum(balances.wallet_balance(player=c.player) for c in clients)
     match_id, by_seat = seat_everybody(clients, table.pk)
     checker = HiddenInformationChecker(match_id)
     looks = play_http(by_seat, watcher, match_id, checker, resign_at=resign_at)
@@ -180,13 +178,13 @@ def test_a_whole_game_over_http_hides_every_other_hand(
     assert last["status"] in (Hand.Status.ENDED, Hand.Status.ABANDONED)
     assert len(last["hands"]) == seats and "seed" in last
     settlement = settlement_services.game_settle(match_id=match_id)
-    total_after = sum(wallet_selectors.wallet_balance(player=c.player) for c in clients)
+    total_after = sum(balances.wallet_balance(player=c.player) for c in clients)
     assert total_before - total_after == settlement.fee == result.fee
     assert settlement.fee == 777 * seats * 250 // 10_000
     for seat, client in by_seat.items():
-        mine = wallet_selectors.wallet_balance(player=client.player)
+        mine = balances.wallet_balance(player=client.player)
         assert mine == 10**6 - 777 + result.payouts[seat]
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_the_room_api_takes_seats_and_a_prize_table(operator_client):

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from games.models import Room
+from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import AuditEvent, Network, NetworkMembership
 from gin_platform.tenancy.services import network_membership_update
 from tests.factories import SYSTEM, OperatorFactory
@@ -54,8 +55,6 @@ def test_the_commands_create_the_network_once_and_open_its_rooms(capsys):
 
 def test_a_network_room_never_has_the_house_bot(db):
     network_make()
-    from gin_platform.http.problems import ValidationProblem
-
     with pytest.raises(ValidationProblem):
         network_room_make(is_practice=True, currency=None, stake=100, bot_enabled=True)
 
@@ -145,8 +144,6 @@ def test_the_lobby_shows_network_amounts_in_the_players_display_currency():
 
 def test_the_network_operator_cannot_join_itself(db):
     network = network_make()
-    from gin_platform.http.problems import ValidationProblem
-
     with pytest.raises(ValidationProblem):
         network_membership_update(operator=network.operator, member=True, actor=SYSTEM)
     assert not NetworkMembership.objects.exists()

@@ -10,8 +10,9 @@ from games import selectors
 from games.models import Match, Seat
 from games.services import network_room_opt_in
 from gin_platform.tenancy import selectors as platform_selectors
-from gin_platform.tenancy.services import network_membership_update
+from gin_platform.tenancy.services import api_key_create, network_membership_update
 from tests.factories import SYSTEM, OperatorFactory
+from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit
 from tests.games.network_world import (
     member_make,
@@ -108,8 +109,6 @@ def test_a_member_without_all_rooms_seats_only_in_the_rooms_it_opted_into(room, 
 
 
 def test_an_operator_room_still_seats_only_its_own_players(network):
-    from tests.games.factories import RoomFactory, TableFactory
-
     a, b = member_make(name="A"), member_make(name="B")
     table = TableFactory(room=RoomFactory(operator=a))
     bob = player_client(b, screen_name="Bob")
@@ -129,8 +128,6 @@ def test_the_house_bot_never_plays_in_the_network(network):
 
 
 def test_live_and_sandbox_players_never_share_a_network_table(room):
-    from gin_platform.tenancy.services import api_key_create
-
     live = member_make(name="Live")
     sandbox = api_key_create(operator=live, actor=SYSTEM, mode="test").api_key.operator
     network_membership_update(operator=sandbox, member=True, all_rooms=True, actor=SYSTEM)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from django.urls import URLResolver, get_resolver
 
+from games import engine
 from games.api import presenters
 from games.models import Match, Seat
 from games.realtime.audience import match_audiences
@@ -309,8 +310,6 @@ def _play_network_game(a: Side, b: Side, room) -> int:
             return match_id
         to_act = looks[0]["hand"]["to_act"]
         mine = looks[to_act]
-        from games import engine
-
         move = engine.choose_action_from_view(mine["hand"])
         client = seats[to_act]
         side = a if client is a.player else b

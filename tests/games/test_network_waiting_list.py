@@ -22,7 +22,7 @@ from tests.games.network_world import (
 )
 from tests.helpers import assert_problem
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,7 @@ def lobby_room(client, room) -> dict:
 
 
 def balance(client) -> int:
-    return wallet_selectors.wallet_balance(player=client.player, currency="EUR")
+    return balances.wallet_balance(player=client.player, currency="EUR")
 
 
 def test_two_waiting_players_of_two_operators_are_seated_together(

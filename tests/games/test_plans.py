@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from games.models import Hand, Match, Table
-from games.services.seating import _open_match
+from games.selectors import table_open_match
 from games.services.timers import turn_timers_expire
 from tests.games.factories import RoomFactory, TableFactory
 from tests.plans import copies, indexes_used, run_and_plan, sequential_scans
@@ -64,7 +64,7 @@ def test_the_turn_timer_sweep_reads_the_open_turns_by_their_deadline(history):
 
 def test_seating_finds_a_tables_open_game_without_reading_its_past_games(history):
     table = history.table
-    found, plan = run_and_plan(lambda: _open_match(table))
+    found, plan = run_and_plan(lambda: table_open_match(table))
     assert found == history
     assert "match_table_status" in indexes_used(plan)
     assert not sequential_scans(plan, "games_match")

@@ -12,16 +12,17 @@ import pytest
 from django.db.models import Q
 from django.utils import timezone
 
-from games import engine, services
+from games import engine, selectors, services
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat
 from games.problems import BotNotAllowedProblem
+from games.tasks import bot_move
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import HiddenInformationChecker, act, sit, view
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 from wallet.models import LedgerEntry, LedgerTransaction
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
@@ -111,15 +112,13 @@ def test_a_practice_game_against_the_bot_runs_to_the_end_through_the_api(
     assert bot_moves.count() > 5 and actions > 5
     assert set(bot_moves.values_list("actor", flat=True)) == {"system:house-bot"}
     for hand in match.hands.all():  # the bot's moves replay like anybody's
-        from games import selectors
-
         assert engine.state_to_json(selectors.hand_replay(hand)) == hand.state
     # Eager Celery: every bot move runs after a commit, from a loop, never nested deeper.
     assert len(depths) >= bot_moves.count()
     assert max(depths) - min(depths) <= 40, (min(depths), max(depths))
     _assert_chips_never_reach_money([alice.player, bot], real_before)
-    assert wallet_selectors.wallet_balance(player=alice.player) == 5_000  # EUR untouched
-    chips = [wallet_selectors.wallet_balance(player=p, currency="XGC") for p in (alice.player, bot)]
+    assert balances.wallet_balance(player=alice.player) == 5_000  # EUR untouched
+    chips = [balances.wallet_balance(player=p, currency="XGC") for p in (alice.player, bot)]
     fee = 100 * 2 * 500 // 10_000
     assert sum(chips) == 2 * 10_000 - fee  # the grants, less the fee in chips
 
@@ -191,14 +190,12 @@ def _bot_game(alice, practice_table, django_capture_on_commit_callbacks, *, exec
     with django_capture_on_commit_callbacks(execute=execute):
         response = _invite(alice, practice_table.pk)
     match = Match.objects.get(pk=response.json()["match_id"])
-    return match, services.bot_seat(match)
+    return match, match.bot_seat
 
 
 def test_a_stale_or_repeated_bot_task_does_nothing(
     alice, practice_table, seeds, django_capture_on_commit_callbacks
 ):
-    from games.tasks import bot_move
-
     match, bot = _bot_game(alice, practice_table, django_capture_on_commit_callbacks, execute=False)
     hand = match.hands.get()
     if hand.to_act != bot:  # make it the bot's turn: the human passes the upcard
@@ -273,7 +270,7 @@ def _drain_the_bot(alice, operator, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
         assert _invite(alice, first.pk).status_code in (200, 201)
     bot = services.house_bot_player(operator=operator)
-    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
+    assert balances.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
     return bot, second
 
 
@@ -291,7 +288,7 @@ def test_inviting_a_bot_out_of_chips_tops_them_up_and_seats_it(
     assert invited.status_code in (200, 201), invited.json()
     assert Match.objects.get(pk=invited.json()["match_id"]).bot_seat is not None
     assert _top_ups(bot) == 1
-    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
+    assert balances.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == 0
 
 
 def test_inviting_a_bot_out_of_chips_and_already_topped_up_is_refused(
@@ -324,6 +321,6 @@ def test_a_bot_out_of_chips_in_a_bot_room_is_topped_up_after_the_players_seat_co
     assert seated.status_code in (200, 201)
     assert seated.json()["state"] == "seated"
     assert _top_ups(bot) == 1
-    assert wallet_selectors.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == (
+    assert balances.wallet_balance(player=bot, currency=PRACTICE_CURRENCY) == (
         wallet_services.practice_grant_amount()
     )

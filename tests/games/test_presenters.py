@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine
+from games import engine, selectors
 from games.api import presenters
 from games.api.serializers import (
     HandViewOutput,
@@ -105,8 +105,6 @@ def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
 ):
     """The showdown is the same for every viewer: a push renders it once for all its
     audiences (the hands it was given), and again only for a hand with another state."""
-    from games import selectors
-
     table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
     match_id, seats = seat_both(alice, bob, table.pk)
     for _ in range(500):  # the bot plays until the second hand is dealt

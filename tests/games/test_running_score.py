@@ -18,7 +18,7 @@ from settlement.models import Settlement
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, seat_both, view, watch
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -144,7 +144,7 @@ def test_a_money_play_forfeit_after_scored_hands_pays_what_r10_says(
     leaver = leader if leaver_is == "ahead" else 1 - leader
     if how == "timer":  # only the player to act can time out: play on until it is the leaver
         points, won = _play_until_to_act(seats, match_id, leaver)
-    before = {s: wallet_selectors.wallet_balance(player=seats[s].player) for s in (0, 1)}
+    before = {s: balances.wallet_balance(player=seats[s].player) for s in (0, 1)}
 
     _forfeit(how, seats, match_id, leaver, table.pk, django_capture_on_commit_callbacks)
 
@@ -158,12 +158,12 @@ def test_a_money_play_forfeit_after_scored_hands_pays_what_r10_says(
     settlement = Settlement.objects.get(match=match)
     assert settlement.fee == fee
     assert settlement.statement["money_play"]["winnings"]["amount"] == f"{winnings / 100:.2f}"
-    after = {s: wallet_selectors.wallet_balance(player=seats[s].player) for s in (0, 1)}
+    after = {s: balances.wallet_balance(player=seats[s].player) for s in (0, 1)}
     assert after[stayer] - before[stayer] == CASHIER + winnings - fee
     assert after[leaver] - before[leaver] == CASHIER - winnings
     assert after[leaver] - before[leaver] <= CASHIER  # never wins money by leaving
     _assert_every_view_shows(seats, carol, operator_client, match_id, points, won)
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_the_documented_example_pays_19_75_and_a_0_98_fee():

@@ -13,19 +13,19 @@ from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit, view
 from tests.helpers import assert_problem as _problem
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory, fund
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 from wallet.models import LedgerTransaction
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
 
 def balance(client, currency: str = "EUR") -> int:
-    return wallet_selectors.wallet_balance(player=client.player, currency=currency)
+    return balances.wallet_balance(player=client.player, currency=currency)
 
 
 def escrow(match_id: int, currency: str = "EUR") -> int:
-    return wallet_selectors.escrow_balance(game_ref=f"match:{match_id}", currency=currency)
+    return balances.escrow_balance(game_ref=f"match:{match_id}", currency=currency)
 
 
 def leave(client, table_id: int):

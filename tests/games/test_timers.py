@@ -18,8 +18,9 @@ from settlement.models import Settlement
 from tests.conftest import SYSTEM
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, play_to_end, seat_both, snapshot, view
+from tests.games.test_concurrency import action_poster, match_locker, race_holding, running_match
 from tests.wallet.factories import fund
-from wallet import selectors as wallet_selectors
+from wallet.selectors import balances
 
 pytestmark = pytest.mark.django_db
 
@@ -94,9 +95,9 @@ def test_a_turn_left_to_expire_forfeits_the_game_and_settles_it(
     settlement = Settlement.objects.get(match=match)
     assert settlement.fee == 50  # 5% of the 10.00 EUR pot
     winner, loser = seats[1 - to_act].player, seats[to_act].player
-    assert wallet_selectors.wallet_balance(player=winner) == 1_000 - 500 + 950
-    assert wallet_selectors.wallet_balance(player=loser) == 500
-    assert wallet_selectors.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
+    assert balances.wallet_balance(player=winner) == 1_000 - 500 + 950
+    assert balances.wallet_balance(player=loser) == 500
+    assert balances.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
     events = [e.kind for e in HandEvent.objects.filter(match=match).order_by("match_seq")]
     assert events[-2:] == ["forfeit", "match_finished"]
     assert tasks.expire_turns() == 0  # nothing left to expire
@@ -171,15 +172,13 @@ def test_resigning_with_a_stale_sequence_or_someone_elses_game_changes_nothing(
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_move_racing_the_timer_either_applies_or_loses(operator, seeds):
-    from tests.games.test_concurrency import _lock_match, _post_action, _race, _running_match
-
     outcomes = set()
     for _ in range(4):
-        match_id, players, to_act, seq = _running_match(operator)
+        match_id, players, to_act, seq = running_match(operator)
         _expire(match_id)
-        move, sweep = _race(
-            [_post_action(players[to_act], match_id, "pass", seq), services.turn_timers_expire],
-            hold=_lock_match(match_id),
+        move, sweep = race_holding(
+            [action_poster(players[to_act], match_id, "pass", seq), services.turn_timers_expire],
+            hold=match_locker(match_id),
         )
         match = Match.objects.get(pk=match_id)
         applied = HandEvent.objects.filter(match_id=match_id, kind="pass").count()

@@ -9,12 +9,14 @@ import time
 
 import pytest
 from django.db import transaction
+from django.utils.module_loading import import_string
 
-from gin_platform.enqueue import enqueue, enqueue_on_commit, on_commit_logged, task_named
+from gin_platform.enqueue import enqueue, enqueue_on_commit, on_commit_logged
 from gin_platform.events.webhooks import DELIVER_TASK, due_deliveries
 from gin_platform.models import WebhookDelivery
 from gin_platform.tasks import deliver_webhook
 from tests.broker import broker_unreachable
+from wallet import tasks as wallet_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +31,34 @@ def test_enqueue_with_the_broker_down_logs_the_task_and_its_ids_and_returns_fals
         "could not enqueue gin_platform.tasks.deliver_webhook('delivery-7',); left to its sweeper"
     ]
     assert caplog.records[0].exc_info is not None  # the broker's error, for the operator
+
+
+def test_a_task_named_by_its_dotted_path_is_found_when_it_is_sent(monkeypatch):
+    """A service names the task it queues (its tasks module imports the service, never the
+    other way round): the name is resolved when the task is sent."""
+    sent = []
+    monkeypatch.setattr(
+        wallet_tasks.seamless_call_retry, "apply_async", lambda **options: sent.append(options)
+    )
+    assert enqueue("wallet.tasks.seamless_call_retry", "call-1", countdown=5) is True
+    assert sent == [{"args": ("call-1",), "countdown": 5}]
+
+
+def test_a_task_name_that_names_no_task_is_logged_and_left_to_its_sweeper(caplog):
+    with caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"):
+        assert enqueue("wallet.tasks.no_such_task", "call-2") is False
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not enqueue wallet.tasks.no_such_task('call-2',); left to its sweeper"
+    ]
+
+
+def test_a_task_queued_by_its_name_is_sent_and_logged_by_that_name(caplog):
+    """A service queues its app's tasks by name (the task module imports the service)."""
+    with broker_unreachable(), caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"):
+        assert enqueue("gin_platform.tasks.deliver_webhook", "delivery-9") is False
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not enqueue gin_platform.tasks.deliver_webhook('delivery-9',); left to its sweeper"
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -75,26 +105,11 @@ def test_a_redelivery_asked_for_while_the_broker_is_down_is_accepted_and_swept(
     assert str(delivery.pk) in caplog.records[0].getMessage()
 
 
-def test_a_service_queues_its_task_by_name_and_the_name_is_the_task():
+def test_webhooks_name_the_delivery_task_by_its_registered_name():
     """The one direction (gin_platform/enqueue.py): webhooks names the delivery task, the task
-    module imports webhooks; the name resolves to the task, whose Celery name it is."""
-    assert task_named(DELIVER_TASK) is deliver_webhook
-    assert task_named(deliver_webhook) is deliver_webhook
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "gin_platform.tasks.no_such_task",
-        "gin_platform.no_module.task",
-        "gin_platform.enqueue.enqueue",
-    ],
-)
-def test_a_name_that_is_no_task_raises_at_once_not_after_the_commit(name):
-    with pytest.raises(LookupError), transaction.atomic():
-        enqueue_on_commit(name, "delivery-9")
-    with pytest.raises(LookupError):
-        enqueue(name, "delivery-9")
+    module imports webhooks; the name is the task's dotted path and its Celery name."""
+    assert import_string(DELIVER_TASK) is deliver_webhook
+    assert deliver_webhook.name == DELIVER_TASK
 
 
 @pytest.mark.django_db(transaction=True)

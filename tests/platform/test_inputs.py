@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from rest_framework import serializers
 
-from games.api.serializers import ActionInput, ResignInput
+from games.api.serializers import ActionInput, ResignInput, SitInput
 from gin_platform.api.inputs import validated
 from gin_platform.http.problems import UnknownFieldsProblem
 
@@ -71,3 +71,18 @@ def test_threads_validating_at_once_each_get_their_own_answer():
     with ThreadPoolExecutor(max_workers=8) as pool:
         for answers in pool.map(validate_all, range(8)):
             assert answers == expected * 50
+
+
+def test_an_input_that_reads_its_context_is_validated_with_it():
+    body = {"cashier_amount": "12.50"}
+    assert validated(SitInput, body, context={"currency": "EUR"}) == {
+        "cashier_amount": 1250,
+        "stake_per_point": None,
+    }
+    yen = validated(SitInput, {"cashier_amount": "1250"}, context={"currency": "JPY"})
+    assert yen["cashier_amount"] == 1250
+    with pytest.raises(serializers.ValidationError) as refused:
+        validated(SitInput, [], context={"currency": "EUR"})
+    serializer = SitInput(data=[], context={"currency": "EUR"})
+    assert not serializer.is_valid()
+    assert refused.value.detail == serializer.errors

@@ -25,9 +25,9 @@ from tests.games.test_multi_play import seat_all
 from tests.settlement.helpers import finish_with, seat_two
 from tests.settlement.test_multi_settle import room as multi_room
 from tests.wallet.factories import ExchangeRateFactory
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 from wallet.models import Account, LedgerTransaction
+from wallet.selectors import reconciliation
 
 
 @pytest.fixture
@@ -137,7 +137,7 @@ def test_a_batch_writes_what_settling_each_game_alone_writes(operator_eur, caplo
     assert again == settled  # all settled already: nothing posted twice
 
     assert [shape(match) for match in batched] == [shape(match) for match in alone]
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db
@@ -186,7 +186,7 @@ def test_settled_games_in_a_batch_are_passed_over(operator_eur):
     )  # the two others, in one batch
     assert Settlement.objects.get(match=games[0]) == first
     assert LedgerTransaction.objects.filter(kind="settlement").count() == 3
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db
@@ -211,7 +211,7 @@ def test_a_game_that_breaks_a_rule_is_settled_alone_and_the_rest_of_its_batch_is
     failed = OperatorEvent.objects.get(type="settlement.failed", data__match_id=bad.pk)
     assert failed.data["problem"]["type"].endswith("/escrow-unbalanced")
     assert Settlement.objects.filter(match_id__in=[games[0].pk, games[2].pk]).count() == 2
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db
@@ -287,12 +287,14 @@ def test_batches_racing_each_other_and_the_cashier_settle_each_game_once(operato
         assert (
             LedgerTransaction.objects.filter(reference=f"settlement:match:{match.pk}").count() == 1
         )
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.redis
 @pytest.mark.django_db
-def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(operator_eur, monkeypatch):
+def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(
+    operator_eur, monkeypatch, django_capture_on_commit_callbacks
+):
     """With Redis and a real broker, a finished game joins the batch set and only the first
     of a run of them queues a ``settle_ready`` task; that task takes them out a batch at a
     time and settles them, and a game finishing after it started queues the next one."""
@@ -304,18 +306,20 @@ def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(operator_
     queued: list[tuple] = []
     monkeypatch.setitem(tasks.settle_game.app.conf, "task_always_eager", False)
     monkeypatch.setattr(
-        ready, "enqueue", lambda task, *args: queued.append((task.name, args)) or True
+        services, "enqueue", lambda task, *args: queued.append((task.name, args)) or True
     )
     games = finished_games(operator_eur, 3)
     try:
-        for match in games:
-            ready.settlement_request(match.pk)
+        with django_capture_on_commit_callbacks(execute=True):  # the request waits for it
+            for match in games:
+                services.game_payout_request(match_id=match.pk)
         assert queued == [("settlement.tasks.settle_ready", ())]  # one wake-up for three
         assert services.ready_games_settle() == 3
         assert Match.objects.filter(pk__in=[m.pk for m in games], status="settled").count() == 3
         assert not client.exists(ready.ready_keys()[0])
         later = finished_games(operator_eur, 1)[0]
-        ready.settlement_request(later.pk)  # the drain cleared the wake-up: a new task
+        with django_capture_on_commit_callbacks(execute=True):
+            services.game_payout_request(match_id=later.pk)  # the drain cleared the wake-up
         assert queued[-1] == ("settlement.tasks.settle_ready", ()) and len(queued) == 2
     finally:
         client.delete(*ready.ready_keys())

@@ -26,8 +26,8 @@ from settlement.tasks import settle_stragglers
 from tests.games.factories import RoomFactory, TableFactory
 from tests.processes import stop, worker_command
 from tests.settlement.helpers import play_out, seat_two
-from wallet import selectors as wallet_selectors
 from wallet.models import LedgerTransaction
+from wallet.selectors import reconciliation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -195,7 +195,7 @@ def test_a_game_held_by_a_killed_worker_is_settled_by_the_sweep_within_the_recov
         settled_after = (Settlement.objects.get(match=match).settled_at - finished).total_seconds()
         assert age <= settled_after <= age + interval + 3  # sweep tick + one settlement
     assert all(postings(match) == 1 for match in games)  # exactly once each
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def worker_backends(application_name: str) -> list[tuple[int, object]]:

@@ -14,7 +14,8 @@ from settlement import payouts, services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import TableFactory
 from tests.games.test_multi_play import play_out, seat_all
-from wallet import selectors as wallet_selectors
+from wallet.selectors import balances as wallet_balances
+from wallet.selectors import reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def room(operator, *, seats, variant="match", prize_table=None, stake=1001, fee_
 
 
 def balances(players) -> list[int]:
-    return [wallet_selectors.wallet_balance(player=player) for player in players]
+    return [wallet_balances.wallet_balance(player=player) for player in players]
 
 
 def settle_and_check(match: Match, players, before_seating):
@@ -70,8 +71,8 @@ def settle_and_check(match: Match, players, before_seating):
         player = settlement.statement["players"][position]
         assert player["payout"]["amount"] == f"{shares[position] / 100:.2f}"
     assert settlement.statement["prize_table"]["ranking"] == result.ranking.to_list()
-    assert wallet_selectors.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
-    assert wallet_selectors.reconcile().ok
+    assert wallet_balances.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
+    assert reconciliation.reconcile().ok
     match.refresh_from_db()
     assert match.status == Match.Status.SETTLED
     return settlement, result

@@ -31,8 +31,10 @@ from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.wallet.factories import ExchangeRateFactory, fund
-from wallet import network_selectors, selectors, services
+from wallet import services
 from wallet.models import Account, WalletCall
+from wallet.selectors import balances, reconciliation
+from wallet.selectors import network as network_selectors
 from wallet.services import seamless as seamless_module
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -166,18 +168,18 @@ def test_a_hundred_network_games_between_three_operators_agree_to_the_minor_unit
 
     for op in (a, b):
         for player in players[op]:
-            assert selectors.wallet_balance(player=player) == START + wallet[player.pk]
+            assert balances.wallet_balance(player=player) == START + wallet[player.pk]
     for player in players[c]:
-        assert selectors.wallet_balance(player=player) == 0  # a transit account
+        assert balances.wallet_balance(player=player) == 0  # a transit account
         assert server.balance(player.external_ref) * 100 == START + wallet[player.pk]
     position[network.pk] = -sum(position.values())
     for op in (a, b, c, network):
         got = network_selectors.network_position_balance(operator=op, currency="EUR")
         assert got == position[op.pk], op.name
         fee_kind = Account.Kind.HOUSE_FEE
-        assert selectors.house_balance(operator=op, kind=fee_kind, currency="EUR") == fees[op.pk]
+        assert balances.house_balance(operator=op, kind=fee_kind, currency="EUR") == fees[op.pk]
     assert network_selectors.network_positions_net() == {"EUR": 0}
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
     call_command("reconcile")  # exits non-zero on any drift
 
     now = timezone.now()

@@ -23,8 +23,10 @@ from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.helpers import assert_problem
 from tests.wallet.factories import fund, ref
-from wallet import network_selectors, selectors, services
+from wallet import services
 from wallet.models import ApprovalRequest, LedgerTransaction
+from wallet.selectors import network as network_selectors
+from wallet.selectors import reconciliation
 from wallet.services import EscrowPayout
 
 
@@ -172,7 +174,7 @@ def test_a_net_settlement_needs_four_eyes_and_zeroes_the_position(world):
     )
     row = statement.json()["rows"][0]
     assert (row["settled"], row["position"]) == ("-9.80", "0.00")
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db(transaction=True)

@@ -15,7 +15,7 @@ from tests.factories import OperatorFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import finish_with, seat_two
 from wallet.models import Account
-from wallet.services.posting import shard_for
+from wallet.services import shard_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 

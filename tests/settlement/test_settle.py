@@ -16,8 +16,8 @@ from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import finish_with, money_result, play_out, seat_two
 from tests.wallet.factories import ExchangeRateFactory
-from wallet import selectors as wallet_selectors
 from wallet.models import LedgerTransaction
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def settlement_postings(match) -> int:
 
 
 def balance(player) -> int:
-    return wallet_selectors.wallet_balance(player=player)
+    return balances.wallet_balance(player=player)
 
 
 def lines_of(settlement, seat):
@@ -74,8 +74,8 @@ def test_bot_game_settles_pot_minus_fee_with_odd_amounts(operator_eur, variant, 
     }
     match.refresh_from_db()
     assert match.status == Match.Status.SETTLED
-    assert wallet_selectors.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
-    assert wallet_selectors.reconcile().ok
+    assert balances.escrow_balance(game_ref=match.game_ref, currency="EUR") == 0
+    assert reconciliation.reconcile().ok
 
 
 def test_the_ledger_itself_shows_why_money_moved(operator_eur):
@@ -126,7 +126,7 @@ def test_r10_worked_example(operator_eur):
     }
     assert balance(a) == before[0] + 50_000 + 1900 - 95
     assert balance(b) == before[1] + 50_000 - 1900
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_money_play_loser_cashier_cap(operator_eur):
@@ -198,7 +198,7 @@ def test_bot_money_play_game_settles_with_fx_into_a_usd_wallet(operator_eur):
     usd = next(p for p in settlement.statement["players"] if p["player_id"] == str(players[0].pk))
     assert usd["credited"]["currency"] == "USD"
     assert usd["fx"]["rate"] and usd["fx"]["direction"] == "EUR->USD"
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_practice_game_settles_in_play_money(operator_eur):
@@ -207,7 +207,7 @@ def test_practice_game_settles_in_play_money(operator_eur):
     settlement = services.game_settle(match_id=match.pk)
     assert settlement.currency == PRACTICE_CURRENCY and settlement.is_practice
     winner = match.seats.get(position=match.result["winner_seat"]).player
-    assert wallet_selectors.wallet_balance(player=winner, currency=PRACTICE_CURRENCY) > 0
+    assert balances.wallet_balance(player=winner, currency=PRACTICE_CURRENCY) > 0
     assert not LedgerTransaction.objects.filter(
         reference=f"settlement:match:{match.pk}", currency="EUR"
     ).exists()
@@ -368,7 +368,7 @@ def test_two_threads_settling_the_same_game_post_once(operator_eur):
         thread.join()
     assert errors == []
     assert settlement_postings(match) == 1
-    assert wallet_selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.mark.django_db(transaction=True)

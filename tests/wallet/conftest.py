@@ -3,7 +3,8 @@
 import pytest
 
 from tests.factories import PlayerFactory
-from tests.wallet.factories import ExchangeRateFactory
+from tests.wallet.factories import ExchangeRateFactory, fund
+from tests.wallet.tables import buy_in
 
 
 @pytest.fixture
@@ -21,3 +22,14 @@ def usd_player(operator):
 @pytest.fixture
 def opponent(operator):
     return PlayerFactory(operator=operator)
+
+
+@pytest.fixture
+def seated(player, opponent):
+    """``player`` and ``opponent`` with 100.00 EUR each, 10.00 of it bought into ``GAME``
+    (tests/wallet/tables.py)."""
+    fund(player, 10000)
+    fund(opponent, 10000)
+    buy_in(player, 1000)
+    buy_in(opponent, 1000)
+    return player, opponent

@@ -9,8 +9,9 @@ from rest_framework.test import APIClient
 from gin_platform.tenancy.services import player_session_create
 from tests.factories import PlayerFactory, admin_login
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.models import LedgerTransaction
+from wallet.selectors import balances
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
@@ -282,7 +283,7 @@ def test_staff_reverse_a_transaction(staff_client, approver_client, player):
     assert response.status_code == 201, response.content
     proposal = response.json()
     assert proposal["kind"] == "reversal" and proposal["status"] == "pending"
-    assert selectors.wallet_balance(player=player) == 1000
+    assert balances.wallet_balance(player=player) == 1000
     approve = f"/api/v1/staff/approvals/{proposal['id']}/approve"
     executed = approver_client.post(approve, {}, format="json").json()
     assert executed["status"] == "executed", executed
@@ -300,7 +301,7 @@ def test_staff_reverse_a_transaction(staff_client, approver_client, player):
     assert detail["status"] == "failed"
     original = staff_client.get(f"/api/v1/staff/ledger/transactions/{txn.pk}").json()
     assert original["reversed_by"] == reversal_id
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
 
 
 def test_staff_reconciliation_endpoint(staff_client, player):

@@ -13,9 +13,10 @@ from tests.factories import OperatorFactory, PlayerFactory, admin_login, staff_u
 from tests.helpers import assert_problem
 from tests.races import race
 from tests.wallet.factories import CashierCapsFactory, fund
-from wallet import selectors, services
+from wallet import services
 from wallet.models import ApprovalRequest, CashierCaps, LedgerTransaction
 from wallet.problems import FourEyesRequiredProblem
+from wallet.selectors import balances, reconciliation
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -59,7 +60,7 @@ def test_a_reversal_needs_two_different_people(player, ana, ben):
     proposed = propose_reversal(ana, txn)
     assert proposed.status_code == 201, proposed.content
     approval_id = proposed.json()["id"]
-    assert reversals() == 0 and selectors.wallet_balance(player=player) == 1_000
+    assert reversals() == 0 and balances.wallet_balance(player=player) == 1_000
 
     for verb in ("approve", "reject"):
         assert_problem(decide(ana, approval_id, verb), 403, "four-eyes-required")
@@ -75,7 +76,7 @@ def test_a_reversal_needs_two_different_people(player, ana, ben):
     assert body["result_ref"] == f"ledger_transaction:{reversal.pk}"
     assert reversal.reverses_id == txn.pk and reversal.reference == "reversal:chargeback-1"
     assert (reversal.actor_type, reversal.actor_id) == ("staff", str(ben.pk))
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
 
     # Idempotent: approving again returns it as it is, and posts nothing more.
     assert decide(ben, approval_id).json() == body
@@ -165,7 +166,7 @@ def test_a_request_whose_proposer_lost_the_right_is_refused_and_never_runs(playe
     lose(ana, loss, OperatorFactory())
     refused = assert_problem(decide(ben, approval_id), 409, "proposer-not-entitled")
     assert "may no longer propose a reversal" in refused["detail"]
-    assert reversals() == 0 and selectors.wallet_balance(player=player) == 1_000
+    assert reversals() == 0 and balances.wallet_balance(player=player) == 1_000
     approval = ApprovalRequest.objects.get(pk=approval_id)
     assert approval.status == "failed" and approval.decided_by == ben
     assert "may no longer propose" in approval.decision_note
@@ -229,10 +230,10 @@ def test_an_adjustment_credits_or_debits_the_wallet_once_approved(player, ana, b
     credit = propose_adjustment(ana, player, "credit", "15.00", "gw-88")
     assert credit.status_code == 201, credit.content
     assert credit.json()["payload"]["amount"] == "15.00"
-    assert selectors.wallet_balance(player=player) == 1_000
+    assert balances.wallet_balance(player=player) == 1_000
     executed = decide(ben, credit.json()["id"]).json()
     assert executed["status"] == "executed"
-    assert selectors.wallet_balance(player=player) == 2_500
+    assert balances.wallet_balance(player=player) == 2_500
     txn = LedgerTransaction.objects.get(kind="adjustment")
     assert txn.reference == f"adjustment:{player.operator_id}:gw-88"
     assert txn.metadata == {"reason": "goodwill, ticket 88", "direction": "credit"}
@@ -241,8 +242,8 @@ def test_an_adjustment_credits_or_debits_the_wallet_once_approved(player, ana, b
 
     debit = propose_adjustment(ana, player, "debit", "5.00", "fix-89").json()["id"]
     assert decide(ben, debit).json()["status"] == "executed"
-    assert selectors.wallet_balance(player=player) == 2_000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 2_000
+    assert reconciliation.reconcile().ok
 
 
 def test_a_debit_larger_than_the_wallet_fails_and_posts_nothing(player, ana, ben):
@@ -251,7 +252,7 @@ def test_a_debit_larger_than_the_wallet_fails_and_posts_nothing(player, ana, ben
     assert_problem(decide(ben, approval_id), 409, "insufficient-funds")
     assert ApprovalRequest.objects.get(pk=approval_id).status == "failed"
     assert not LedgerTransaction.objects.filter(kind="adjustment").exists()
-    assert selectors.wallet_balance(player=player) == 1_000
+    assert balances.wallet_balance(player=player) == 1_000
 
 
 @pytest.mark.parametrize(
@@ -439,4 +440,4 @@ def test_two_approvers_racing_execute_the_reversal_once():
     assert len({r.decided_by_id for r in results}) == 1  # one of them decided
     assert LedgerTransaction.objects.filter(kind="reversal").count() == 1
     assert AuditEvent.objects.filter(action="approval.executed").count() == 1
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0

@@ -8,8 +8,8 @@ from gin_platform.models import AuditEvent, Player
 from tests.factories import PlayerFactory
 from tests.helpers import assert_problem, freeze_now
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
-from wallet import selectors, services
-from wallet.models import Account, LedgerEntry, LedgerTransaction
+from wallet import services
+from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (
     AmountBelowMinimumProblem,
     AmountNotPositiveProblem,
@@ -19,7 +19,7 @@ from wallet.problems import (
     KycRequiredProblem,
     ReferenceConflictProblem,
 )
-from wallet.services import posting
+from wallet.selectors import balances, limits, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,7 @@ def withdrawals_url(player) -> str:
 
 def assert_nothing_posted(before: int = 0) -> None:
     assert LedgerTransaction.objects.count() == before
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_a_deposit_credits_the_wallet_from_the_outside_world(operator_client, pl
     assert body["wallet_change"] == {"amount": "12.50", "currency": "EUR"}
     assert body["balance_after"] == {"amount": "12.50", "currency": "EUR"}
     assert body["metadata"] == {"psp": "x-1"}
-    assert selectors.wallet_balance(player=player) == 1250
+    assert balances.wallet_balance(player=player) == 1250
     txn = LedgerTransaction.objects.get()
     assert sorted(txn.entries.values_list("account__kind", "amount")) == [
         ("outside", -1250),
@@ -74,8 +74,8 @@ def test_a_withdrawal_debits_the_wallet(operator_client, player, idem):
     )
     assert response.status_code == 201, response.content
     assert response.json()["wallet_change"] == {"amount": "-20.00", "currency": "EUR"}
-    assert selectors.wallet_balance(player=player) == 3000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 3000
+    assert reconciliation.reconcile().ok
 
 
 def test_an_idempotency_key_replay_posts_once(operator_client, player):
@@ -86,7 +86,7 @@ def test_an_idempotency_key_replay_posts_once(operator_client, player):
     assert first.status_code == second.status_code == 201
     assert first.json() == second.json()
     assert second["Idempotent-Replayed"] == "true"
-    assert selectors.wallet_balance(player=player) == 500
+    assert balances.wallet_balance(player=player) == 500
 
 
 def test_the_same_cashier_reference_under_two_keys_posts_once(operator_client, player, idem):
@@ -94,12 +94,12 @@ def test_the_same_cashier_reference_under_two_keys_posts_once(operator_client, p
     first = operator_client.post(deposits_url(player), body, format="json", **idem())
     second = operator_client.post(deposits_url(player), body, format="json", **idem())
     assert first.json()["id"] == second.json()["id"]
-    assert selectors.wallet_balance(player=player) == 500
+    assert balances.wallet_balance(player=player) == 500
     other = operator_client.post(
         deposits_url(player), body | {"amount": "6.00"}, format="json", **idem()
     )
     assert_problem(other, 409, "reference-conflict")
-    assert selectors.wallet_balance(player=player) == 500
+    assert balances.wallet_balance(player=player) == 500
 
 
 def test_a_service_reference_is_idempotent_and_refuses_a_different_request(player):
@@ -119,7 +119,7 @@ def test_a_service_reference_is_idempotent_and_refuses_a_different_request(playe
         services.withdraw(
             player=player, amount=100, currency="EUR", reference=reference, actor=SYSTEM
         )
-    assert selectors.wallet_balance(player=player) == 100
+    assert balances.wallet_balance(player=player) == 100
 
 
 # --- Bad input: each its own type, nothing posted ---------------------------------------
@@ -164,7 +164,7 @@ def test_too_many_decimals_depends_on_the_currency(operator_client, operator, id
         deposits_url(dinar), {"amount": "1.234", "currency": "KWD"}, format="json", **idem()
     )
     assert ok.status_code == 201
-    assert selectors.wallet_balance(player=dinar) == 1234
+    assert balances.wallet_balance(player=dinar) == 1234
 
 
 def test_the_service_refuses_non_integer_and_non_positive_amounts(player):
@@ -193,7 +193,7 @@ def test_insufficient_funds_names_what_is_available(operator_client, player, ide
         withdrawals_url(player), {"amount": "10.00", "currency": "EUR"}, format="json", **idem()
     )
     assert exact.status_code == 201
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
 
 
 def test_withdrawals_need_kyc(operator_client, operator, idem):
@@ -300,7 +300,7 @@ def test_min_and_max_per_deposit(operator_client, player, caps, idem):
     assert_nothing_posted()
     _deposit(player, 1000)
     _deposit(player, 50000)
-    assert selectors.wallet_balance(player=player) == 51000
+    assert balances.wallet_balance(player=player) == 51000
 
 
 def test_min_and_max_per_withdrawal(player, caps):
@@ -315,7 +315,7 @@ def test_min_and_max_per_withdrawal(player, caps):
     assert over.value.extensions["cap"] == "max_withdrawal"
     _withdraw(player, 500)
     _withdraw(player, 2000)
-    assert selectors.wallet_balance(player=player) == 7500
+    assert balances.wallet_balance(player=player) == 7500
 
 
 @pytest.mark.parametrize(
@@ -341,7 +341,7 @@ def test_window_deposit_caps_exactly_at_and_one_over(player, caps, field, period
     with pytest.raises(CapExceededProblem) as full:
         _deposit(player, 1)
     assert full.value.extensions["remaining"] == {"amount": "0.00", "currency": "EUR"}
-    assert selectors.wallet_balance(player=player) == 10000
+    assert balances.wallet_balance(player=player) == 10000
     assert LedgerTransaction.objects.filter(kind="deposit").count() == 2
 
 
@@ -355,9 +355,9 @@ def test_caps_are_per_player_and_per_currency(operator, player, caps):
     _deposit(other, 1000)  # ...another player's deposits do not count
     usd = PlayerFactory(operator=operator, wallet_currency="USD")
     services.deposit(player=usd, amount=5000, currency="USD", reference=ref(), actor=SYSTEM)
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.wallet_balance(player=other) == 1000
-    assert selectors.wallet_balance(player=usd) == 5000  # the EUR caps do not bind USD
+    assert balances.wallet_balance(player=player) == 1000
+    assert balances.wallet_balance(player=other) == 1000
+    assert balances.wallet_balance(player=usd) == 5000  # the EUR caps do not bind USD
 
 
 def test_the_daily_window_turns_at_midnight_utc(player, caps, clock):
@@ -370,7 +370,7 @@ def test_the_daily_window_turns_at_midnight_utc(player, caps, clock):
     assert over.value.extensions["window_end"] == "2026-03-05T00:00:00+00:00"
     clock.set(datetime(2026, 3, 5, 0, 0, tzinfo=UTC))
     _deposit(player, 1000)
-    assert selectors.wallet_balance(player=player) == 2000
+    assert balances.wallet_balance(player=player) == 2000
 
 
 def test_the_weekly_window_turns_on_monday_midnight_utc(player, caps, clock):
@@ -422,8 +422,8 @@ def test_deposit_entries_carry_the_transaction_time(player, clock):
     txn = _deposit(player, 100)
     assert txn.created_at == clock.moment
     assert set(LedgerEntry.objects.values_list("created_at", flat=True)) == {clock.moment}
-    assert selectors.deposit_totals(
-        account=selectors.wallet_account(player=player), at=clock.moment + timedelta(days=1)
+    assert limits.deposit_totals(
+        account=balances.wallet_account(player=player), at=clock.moment + timedelta(days=1)
     ) == {"day": 0, "week": 100, "month": 100}
 
 
@@ -431,50 +431,7 @@ def test_withdrawing_more_than_the_balance_is_refused_by_the_service(player):
     fund(player, 100)
     with pytest.raises(InsufficientFundsProblem):
         _withdraw(player, 101)
-    assert selectors.wallet_balance(player=player) == 100
-
-
-def test_a_replay_returns_the_first_posting_even_after_the_rules_changed(player):
-    first = _deposit_with_reference(player, "psp:9")
-    services.self_exclusion_create(player=player, days=30, actor=SYSTEM)
-    assert _deposit_with_reference(player, "psp:9").pk == first.pk
-    assert selectors.wallet_balance(player=player) == 100
-
-
-def _deposit_with_reference(player, reference):
-    return services.deposit(
-        player=player, amount=100, currency="EUR", reference=reference, actor=SYSTEM
-    )
-
-
-def test_house_accounts_are_sharded_by_player(operator, settings):
-    settings.WALLET_HOUSE_SHARDS = 4
-    players = [PlayerFactory(operator=operator) for _ in range(12)]
-    for player in players:
-        fund(player, 100)
-    outside = Account.objects.filter(kind="outside", operator=operator)
-    assert {a.shard for a in outside} <= {0, 1, 2, 3} and outside.count() > 1
-    assert {a.shard for a in outside} == {services.shard_for(p.pk) for p in players}
-    assert selectors.house_balance(operator=operator, kind="outside", currency="EUR") == -1200
-    # A player always uses the same shard, so a withdrawal lands on their deposit's shard.
-    services.withdraw(player=players[0], amount=100, currency="EUR", reference=ref(), actor=SYSTEM)
-    shard = Account.objects.get(kind="outside", shard=services.shard_for(players[0].pk))
-    assert shard.entries.filter(component="withdrawal").count() == 1
-    assert selectors.reconcile().ok
-
-
-def test_a_reference_race_lost_at_insert_time_is_a_reference_conflict(player, monkeypatch):
-    """What a concurrent posting under the same reference on other accounts looks like: the
-    replay check saw nothing, the unique index refuses the insert, nothing is posted."""
-    fund(player, 1000)
-    taken = LedgerTransaction.objects.get()
-    monkeypatch.setattr(posting, "_replay", lambda reference, **same: None)
-    with pytest.raises(ReferenceConflictProblem):
-        services.withdraw(
-            player=player, amount=10, currency="EUR", reference=taken.reference, actor=SYSTEM
-        )
-    assert selectors.wallet_balance(player=player) == 1000
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=player) == 100
 
 
 def test_the_longest_idempotency_key_is_a_valid_reference(operator_client, player):

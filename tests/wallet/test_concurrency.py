@@ -14,9 +14,11 @@ from gin_platform.models import Player
 from tests.factories import PlayerFactory
 from tests.races import race
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, ExchangeRateFactory, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.problems import CapExceededProblem, InsufficientFundsProblem
+from wallet.selectors import balances as wallet_balances
+from wallet.selectors import reconciliation
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -36,15 +38,15 @@ def test_fifty_concurrent_withdrawals_take_exactly_what_is_affordable(player):
     results = race(50, withdraw)
     counts = Counter(outcome(r) for r in results)
     assert counts == {"LedgerTransaction": 33, "InsufficientFundsProblem": 17}, counts
-    assert selectors.wallet_balance(player=player) == 1000 - 33 * 30 == 10
+    assert wallet_balances.wallet_balance(player=player) == 1000 - 33 * 30 == 10
     assert LedgerTransaction.objects.filter(kind="withdrawal").count() == 33
     balances = list(
-        selectors.wallet_account(player=player)
+        wallet_balances.wallet_account(player=player)
         .entries.order_by("pk")
         .values_list("balance_after", flat=True)
     )
     assert min(balances) >= 0 and balances[-1] == 10
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_the_same_idempotency_key_sent_concurrently_posts_once(operator_key, player):
@@ -68,7 +70,7 @@ def test_the_same_idempotency_key_sent_concurrently_posts_once(operator_key, pla
         b["type"] == "/problems/idempotency-request-in-flight" for s, b in results if s == 409
     )
     assert LedgerTransaction.objects.filter(kind="deposit").count() == 1
-    assert selectors.wallet_balance(player=player) == 1250
+    assert wallet_balances.wallet_balance(player=player) == 1250
     # Once the first finished, every retry gets the identical stored answer.
     retry = post(None)
     connection.close()
@@ -83,7 +85,7 @@ def test_the_same_reference_from_many_threads_posts_once(player):
         ),
     )
     assert {r.pk for r in results} == {results[0].pk}
-    assert selectors.wallet_balance(player=player) == 500
+    assert wallet_balances.wallet_balance(player=player) == 500
 
 
 def test_concurrent_deposits_never_pass_the_daily_cap(operator, player):
@@ -96,7 +98,7 @@ def test_concurrent_deposits_never_pass_the_daily_cap(operator, player):
     )
     counts = Counter(outcome(r) for r in results)
     assert counts == {"LedgerTransaction": 10, CapExceededProblem.__name__: 10}, counts
-    assert selectors.wallet_balance(player=player) == 1000
+    assert wallet_balances.wallet_balance(player=player) == 1000
 
 
 def test_crossing_postings_on_shared_accounts_never_deadlock(operator):
@@ -135,8 +137,8 @@ def test_crossing_postings_on_shared_accounts_never_deadlock(operator):
     errors = [r for r in results if isinstance(r, Exception)]
     assert errors == []
     for p in players:
-        assert selectors.wallet_balance(player=Player.objects.get(pk=p.pk)) == 100_000
-    assert selectors.reconcile().ok
+        assert wallet_balances.wallet_balance(player=Player.objects.get(pk=p.pk)) == 100_000
+    assert reconciliation.reconcile().ok
 
 
 def test_a_concurrent_buy_in_and_settlement_serialise_on_the_escrow(player, opponent):
@@ -170,7 +172,7 @@ def test_a_concurrent_buy_in_and_settlement_serialise_on_the_escrow(player, oppo
         ["EscrowSettledProblem", "LedgerTransaction"],
         ["EscrowUnbalancedProblem", "LedgerTransaction"],
     ), results
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
     assert not isinstance(results[0], InsufficientFundsProblem)
 
 
@@ -185,4 +187,4 @@ def test_one_reference_raced_for_two_players_posts_once(operator):
     counts = Counter(outcome(r) for r in results)
     assert counts == {"LedgerTransaction": 1, "ReferenceConflictProblem": 7}, results
     assert LedgerTransaction.objects.count() == 1
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok

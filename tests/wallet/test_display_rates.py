@@ -38,8 +38,9 @@ def test_a_process_reuses_a_display_rate_briefly_and_a_new_rate_shows_at_once(
 ):
     """Display only (R11): the rate is kept DISPLAY_RATE_SECONDS per process, and recording a
     rate drops this process's copy, so the next answer shows it."""
-    from wallet import selectors, services
-    from wallet.selectors import display_amount
+    from wallet import services
+    from wallet.selectors import rates
+    from wallet.selectors.rates import display_amount
 
     def record(rate: str) -> None:
         services.exchange_rate_record(
@@ -59,7 +60,7 @@ def test_a_process_reuses_a_display_rate_briefly_and_a_new_rate_shows_at_once(
     assert not [q for q in queries.captured_queries if "wallet_exchangerate" in q["sql"]]
     record(rate="1.2000")
     assert shown() == "12.00"  # recorded here: shown at once
-    monkeypatch.setattr(selectors, "DISPLAY_RATE_SECONDS", 0.0)
-    selectors.display_rates_forget()
+    monkeypatch.setattr(rates, "DISPLAY_RATE_SECONDS", 0.0)
+    rates.display_rates_forget()
     ExchangeRateFactory(base="EUR", quote="USD", rate="1.3000", as_of=timezone.now())  # elsewhere
     assert shown() == "13.00"  # nothing kept past DISPLAY_RATE_SECONDS

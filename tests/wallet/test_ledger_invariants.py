@@ -8,8 +8,9 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.models import Account, AppendOnlyError, LedgerEntry, LedgerTransaction
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -57,12 +58,12 @@ def test_ledger_rows_cannot_be_changed_or_deleted_through_the_orm(player):
     ):
         with pytest.raises(AppendOnlyError):
             attempt()
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_a_non_negative_account_cannot_go_below_zero_in_the_database(player):
     fund(player, 100)
-    wallet = selectors.wallet_account(player=player)
+    wallet = balances.wallet_account(player=player)
     with pytest.raises(IntegrityError), transaction.atomic():
         Account.objects.filter(pk=wallet.pk).update(balance=-1)
     outside = Account.objects.get(kind="outside")
@@ -72,7 +73,7 @@ def test_a_non_negative_account_cannot_go_below_zero_in_the_database(player):
 def test_a_zero_entry_is_refused_by_the_database(player):
     txn = fund(player, 100)
     with pytest.raises(IntegrityError), transaction.atomic():
-        _raw_entry(txn.pk, selectors.wallet_account(player=player), 0)
+        _raw_entry(txn.pk, balances.wallet_account(player=player), 0)
 
 
 def test_an_account_has_exactly_the_owner_its_kind_needs(operator, player):
@@ -93,15 +94,15 @@ def test_reconcile_passes_on_a_clean_ledger(operator, player):
     call_command("reconcile", stdout=out)
     assert "OK: the ledger reconciles" in out.getvalue()
     assert "3 accounts" not in out.getvalue()  # 2 accounts: wallet and outside world
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok and report.accounts_checked == 2 and report.transactions_checked == 2
 
 
 def test_reconcile_reports_a_cached_balance_that_drifted(player):
     fund(player, 1000)
-    wallet = selectors.wallet_account(player=player)
+    wallet = balances.wallet_account(player=player)
     Account.objects.filter(pk=wallet.pk).update(balance=1001)
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert not report.ok
     assert report.drifts[0].account_id == wallet.pk
     assert report.drifts[0].cached == 1001 and report.drifts[0].entries_sum == 1000
@@ -117,12 +118,12 @@ def test_reconcile_reports_an_unbalanced_transaction(operator, player):
     """The raw insert is visible inside its (never committed) savepoint; on PostgreSQL the
     deferred trigger would refuse to commit it (see the PostgreSQL tests below)."""
     fund(player, 1000)
-    wallet = selectors.wallet_account(player=player)
+    wallet = balances.wallet_account(player=player)
     with pytest.raises(_RolledBack), transaction.atomic():
         txn_id = _raw_transaction(operator, "raw:1")
         _raw_entry(txn_id, wallet, 5)
         Account.objects.filter(pk=wallet.pk).update(balance=1005)
-        report = selectors.reconcile()
+        report = reconciliation.reconcile()
         raise _RolledBack
     assert not report.ok and not report.drifts
     assert [(u.transaction_id, u.currency, u.total) for u in report.unbalanced] == [
@@ -133,12 +134,12 @@ def test_reconcile_reports_an_unbalanced_transaction(operator, player):
 
 def test_reconcile_reports_an_entry_in_the_wrong_currency(operator, player):
     fund(player, 1000)
-    wallet = selectors.wallet_account(player=player)
+    wallet = balances.wallet_account(player=player)
     with pytest.raises(_RolledBack), transaction.atomic():
         txn_id = _raw_transaction(operator, "raw:2")
         _raw_entry(txn_id, wallet, 5, currency="USD")
         _raw_entry(txn_id, wallet, -5, currency="USD")
-        report = selectors.reconcile()
+        report = reconciliation.reconcile()
         raise _RolledBack
     assert len(report.currency_mismatches) == 2 and not report.ok
 
@@ -148,7 +149,7 @@ def test_reconcile_reports_an_entry_in_the_wrong_currency(operator, player):
 @pytest.mark.django_db(transaction=True)
 def test_the_database_refuses_to_commit_an_unbalanced_transaction(operator, player):
     fund(player, 1000)
-    wallet = selectors.wallet_account(player=player)
+    wallet = balances.wallet_account(player=player)
     with pytest.raises(IntegrityError, match="does not sum to zero"), transaction.atomic():
         txn_id = _raw_transaction(operator, "raw:unbalanced")
         _raw_entry(txn_id, wallet, 5)
@@ -166,7 +167,7 @@ def test_the_database_refuses_to_commit_an_unbalanced_transaction(operator, play
 @pytest.mark.django_db(transaction=True)
 def test_the_database_refuses_an_entry_in_another_currency_than_its_account(operator, player):
     fund(player, 1000)
-    wallet = selectors.wallet_account(player=player)
+    wallet = balances.wallet_account(player=player)
     with pytest.raises(IntegrityError, match="its account"), transaction.atomic():
         txn_id = _raw_transaction(operator, "raw:currency")
         _raw_entry(txn_id, wallet, 5, currency="USD")
@@ -192,4 +193,4 @@ def test_the_database_refuses_updates_and_deletes_of_ledger_rows(player):
         ):
             cursor.execute(sql)
     assert LedgerEntry.objects.count() == 2
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok

@@ -9,9 +9,10 @@ from gin_platform.models import AuditEvent
 from tests.factories import PlayerFactory
 from tests.helpers import freeze_now
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.models import PlayerLimitChange, SelfExclusion
 from wallet.problems import LimitExceededProblem, LimitInvalidProblem, SelfExcludedProblem
+from wallet.selectors import limits
 from wallet.windows import window
 
 pytestmark = pytest.mark.django_db
@@ -235,7 +236,7 @@ def test_loss_limits_show_net_losses(operator_client, player, opponent):
 def test_self_exclusion_blocks_deposits_and_tables_for_the_period(player, clock):
     fund(player, 5000)
     services.self_exclusion_create(player=player, days=1, reason="break", actor=SYSTEM)
-    assert selectors.self_excluded_until(player=player) == T0 + timedelta(days=1)
+    assert limits.self_excluded_until(player=player) == T0 + timedelta(days=1)
     with pytest.raises(SelfExcludedProblem):
         deposit(player, 100)
     with pytest.raises(SelfExcludedProblem):

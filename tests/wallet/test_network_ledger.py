@@ -11,9 +11,11 @@ import pytest
 from gin_platform.models import Network
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.wallet.factories import ExchangeRateFactory, fund, ref
-from wallet import network_selectors, selectors, services
+from wallet import services
 from wallet.models import Account, LedgerEntry
 from wallet.problems import EscrowOperatorMismatchProblem, NetworkSettlementInvalidProblem
+from wallet.selectors import balances, reconciliation
+from wallet.selectors import network as network_selectors
 from wallet.services import EscrowPayout, network_fee_split
 
 pytestmark = pytest.mark.django_db
@@ -69,9 +71,9 @@ def test_a_network_buy_in_crosses_through_the_positions_and_balances_per_operato
     assert _position(a) == 500 and _position(b) == 500 and _position(net) == -1000
     assert network_selectors.network_positions_net() == {"EUR": 0}
     # Bob paid in GBP at 0.85, rounded up, on B's books; the stake crossed in EUR.
-    assert selectors.wallet_balance(player=bob) == 10_000 - 425
+    assert balances.wallet_balance(player=bob) == 10_000 - 425
     assert second.fx[0]["converted"] == 425
-    escrow = selectors.escrow_account(game_ref="match:net-1", currency="EUR")
+    escrow = balances.escrow_account(game_ref="match:net-1", currency="EUR")
     assert escrow.operator_id == net.pk and escrow.balance == 1000
 
 
@@ -88,7 +90,7 @@ def test_a_refund_undoes_the_buy_in_through_the_same_positions(world):
     )
     assert set(_books(refund).values()) == {0}
     assert _position(b) == 0 and _position(net) == 0
-    assert selectors.wallet_balance(player=bob) == 10_000
+    assert balances.wallet_balance(player=bob) == 10_000
 
 
 def test_only_the_network_may_own_another_operators_escrow(world):
@@ -125,17 +127,17 @@ def test_a_network_settlement_pays_each_wallet_and_shares_the_fee_by_contributio
     assert split["network_fee"] == 11
     assert {row["fee_share"] for row in split["operators"]} == {20}
     house_fee = Account.Kind.HOUSE_FEE
-    assert selectors.house_balance(operator=a, kind=house_fee, currency="EUR") == 20
-    assert selectors.house_balance(operator=b, kind=house_fee, currency="EUR") == 20
-    assert selectors.house_balance(operator=net, kind=house_fee, currency="EUR") == 11
+    assert balances.house_balance(operator=a, kind=house_fee, currency="EUR") == 20
+    assert balances.house_balance(operator=b, kind=house_fee, currency="EUR") == 20
+    assert balances.house_balance(operator=net, kind=house_fee, currency="EUR") == 11
     # Bob won 949 EUR, credited 806 GBP (0.85, rounded down) on B's books.
-    assert selectors.wallet_balance(player=bob) == 10_000 - 425 + 806
-    assert selectors.wallet_balance(player=alice) == 10_000 - 500
+    assert balances.wallet_balance(player=bob) == 10_000 - 425 + 806
+    assert balances.wallet_balance(player=alice) == 10_000 - 500
     # A put 500 in and earned 20 of fee: A owes the network 480; B took out 949 - 500 and
     # earned 20: the network owes B 469; the network's own position holds the difference.
     assert _position(a) == 480 and _position(b) == -469 and _position(net) == -11
     assert network_selectors.network_positions_net() == {"EUR": 0}
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_the_fee_split_gives_each_operator_at_most_its_exact_share():
@@ -146,28 +148,6 @@ def test_the_fee_split_gives_each_operator_at_most_its_exact_share():
     assert network_fee_split(fee=0, contributions={"a": 5}, fee_share_bps=2000).network == 0
     everything = network_fee_split(fee=9, contributions={"a": 5}, fee_share_bps=10_000)
     assert everything.operators == {"a": 0} and everything.network == 9
-
-
-def test_a_posting_that_leaves_an_operators_books_unbalanced_is_refused(world):
-    from django.utils import timezone
-
-    from wallet.locks import lock_accounts
-    from wallet.services.posting import LedgerInvariantError, _Line, _post
-
-    net, _a, _b, alice, _bob = world
-    wallet_a = selectors.wallet_account(player=alice)
-    mine = Account.objects.create(kind="house_fee", operator=net, currency="EUR")
-    locked = lock_accounts([wallet_a, mine])
-    with pytest.raises(LedgerInvariantError, match="each operator's books"):
-        _post(
-            locked=locked,
-            operator=net,
-            kind="adjustment",
-            reference=ref("bad"),
-            lines=[_Line(wallet_a, -1, "x"), _Line(mine, 1, "x")],
-            actor=SYSTEM,
-            now=timezone.now(),
-        )
 
 
 def test_a_net_settlement_zeroes_what_was_outstanding_at_its_cut_off(world):
@@ -197,11 +177,11 @@ def test_a_net_settlement_zeroes_what_was_outstanding_at_its_cut_off(world):
     assert set(_books(txn).values()) == {0}
     assert _position(a) == 0 and _position(net) == 0
     outside = Account.Kind.OUTSIDE
-    assert selectors.house_balance(operator=a, kind=outside, currency="EUR") == -10_000 + 300
-    assert selectors.house_balance(operator=net, kind=outside, currency="EUR") == -300
+    assert balances.house_balance(operator=a, kind=outside, currency="EUR") == -10_000 + 300
+    assert balances.house_balance(operator=net, kind=outside, currency="EUR") == -300
     with pytest.raises(NetworkSettlementInvalidProblem):
         services.check_net_settlement(operator=a, currency="EUR", cutoff=timezone.now())
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_the_worked_example_of_the_network_docs(world):
@@ -250,12 +230,12 @@ def test_the_worked_example_of_the_network_docs(world):
         ]
     )
     assert (_position(a), _position(b), _position(net)) == (1920, -1890, -30)
-    assert selectors.wallet_balance(player=bob) == 10_000 - 850 + 2422
-    assert selectors.reconcile().ok
+    assert balances.wallet_balance(player=bob) == 10_000 - 850 + 2422
+    assert reconciliation.reconcile().ok
 
 
 def test_a_stake_in_an_open_network_game_blocks_a_wallet_mode_switch(world):
-    from wallet.seamless_selectors import wallet_mode_blockers
+    from wallet.selectors.seamless import wallet_mode_blockers
 
     net, a, _b, alice, _bob = world
     assert wallet_mode_blockers(operator_id=a.pk)["open_escrows"] == 0

@@ -17,8 +17,10 @@ from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.races import race
 from tests.wallet.factories import ExchangeRateFactory, fund
-from wallet import network_selectors, selectors, services
+from wallet import services
 from wallet.models import Account, LedgerTransaction
+from wallet.selectors import balances, reconciliation
+from wallet.selectors import network as network_selectors
 from wallet.services import EscrowPayout
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -79,7 +81,7 @@ def test_concurrent_buy_ins_and_settlement_retries_of_one_network_game_create_no
     failures = [r for r in results if isinstance(r, Exception)]
     assert failures == [], failures
     assert len({r.pk for r in results}) == len(players)
-    assert selectors.escrow_balance(game_ref=game_ref, currency="EUR") == 400 * len(players)
+    assert balances.escrow_balance(game_ref=game_ref, currency="EUR") == 400 * len(players)
     assert network_selectors.network_positions_net() == {"EUR": 0}
 
     pot = 400 * len(players)
@@ -100,16 +102,16 @@ def test_concurrent_buy_ins_and_settlement_retries_of_one_network_game_create_no
     assert [r for r in settled if isinstance(r, Exception)] == []
     assert len({r.pk for r in settled}) == 1
     assert LedgerTransaction.objects.filter(kind="settlement", game_ref=game_ref).count() == 1
-    assert selectors.escrow_balance(game_ref=game_ref, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=game_ref, currency="EUR") == 0
     assert network_selectors.network_positions_net() == {"EUR": 0}
     assert all(total == 0 for total in _total_money().values())
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
 def test_concurrent_game_settle_retries_of_a_network_match_post_once(world, monkeypatch):
     _network, members, players = world
-    monkeypatch.setattr(receivers, "on_commit_logged", lambda *args, **kwargs: None)
+    monkeypatch.setattr(receivers, "game_payout_request", lambda **kwargs: None)
     room = network_room_make(stake=500, fee_bps=500)
     table = TableFactory(room=room)
 
@@ -129,7 +131,7 @@ def test_concurrent_game_settle_retries_of_a_network_match_post_once(world, monk
     assert network_selectors.network_positions_net() == {"EUR": 0}
     assert all(total == 0 for total in _total_money().values())
     assert {p.operator_id for p in players[:2]} == {members[0].pk, members[1].pk}
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
@@ -141,14 +143,14 @@ def test_the_database_refuses_a_transaction_unbalanced_within_one_operators_book
     from tests.wallet.test_ledger_invariants import _raw_entry, _raw_transaction
 
     network, members, players = world
-    wallet = selectors.wallet_account(player=players[0])  # operator A's books
+    wallet = balances.wallet_account(player=players[0])  # operator A's books
     network_fee = Account.objects.create(kind="house_fee", operator=network, currency="EUR")
     with pytest.raises(IntegrityError, match="in the books of"), transaction.atomic():
         txn_id = _raw_transaction(members[0], "raw:cross-books")
         _raw_entry(txn_id, wallet, -5)
         _raw_entry(txn_id, network_fee, 5)
     assert not LedgerTransaction.objects.filter(reference="raw:cross-books").exists()
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(world, monkeypatch):
@@ -219,5 +221,5 @@ def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(worl
     assert len(refused) == 1 and isinstance(refused[0], NetworkSettlementInvalidProblem)
     assert read_outstanding(operator=alpha, currency="EUR", cutoff=timezone.now()) == 0
     assert network_selectors.network_positions_net() == {"EUR": 0}
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()

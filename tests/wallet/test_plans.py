@@ -8,7 +8,7 @@ from tests.plans import generic_plan, indexes_used, reads_of, run_and_plan, sequ
 from tests.wallet.factories import fund
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account
-from wallet.posting_selectors import escrow_with_replay
+from wallet.selectors.postings import escrow_with_replay
 
 # Committed and vacuumed, as in tests/games/test_plans.py: dead rows that earlier tests
 # rolled back would make plans production does not see.

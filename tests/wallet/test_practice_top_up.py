@@ -18,7 +18,7 @@ from tests.factories import PlayerFactory
 from tests.helpers import freeze_now
 from tests.races import race
 from tests.wallet.factories import SYSTEM, fund, ref
-from wallet import selectors, services
+from wallet import services
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (
     PlayerInactiveProblem,
@@ -26,6 +26,7 @@ from wallet.problems import (
     ReferenceConflictProblem,
     ReferenceInvalidProblem,
 )
+from wallet.selectors import balances, reconciliation
 from wallet.services import EscrowPayout
 from wallet.windows import fixed_window
 
@@ -44,7 +45,7 @@ def clock(monkeypatch):
 @pytest.fixture(autouse=True)
 def _ledger_is_sound_after_each_test(db):
     yield
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
     unbalanced = (
         LedgerEntry.objects.values("transaction_id", "currency")
@@ -75,7 +76,7 @@ def practice_game(winner, loser, amount: int) -> None:
 
 
 def chips(player) -> int:
-    return selectors.wallet_balance(player=player, currency=XGC)
+    return balances.wallet_balance(player=player, currency=XGC)
 
 
 def top_up(player, reference=None):
@@ -87,7 +88,7 @@ def top_ups() -> int:
 
 
 def mint(operator) -> int:
-    return selectors.house_balance(operator=operator, kind="outside", currency=XGC)
+    return balances.house_balance(operator=operator, kind="outside", currency=XGC)
 
 
 # --- The service ----------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def test_a_top_up_posts_exactly_the_difference_from_the_grants_mint(
     }
     audit = AuditEvent.objects.get(action="ledger.practice_top_up")
     assert audit.object_id == str(txn.pk) and audit.data["amount"] == 3000
-    assert selectors.wallet_balance(player=player) == 0  # the real-money wallet is untouched
+    assert balances.wallet_balance(player=player) == 0  # the real-money wallet is untouched
 
 
 def test_nothing_is_posted_when_the_wallet_is_at_or_above_the_grant(clock, player, opponent):
@@ -149,7 +150,7 @@ def test_chips_at_stake_in_a_running_game_do_not_count(clock, player):
     assert chips(player) == 0
     assert top_up(player).amount == 10_000
     assert chips(player) == 10_000
-    assert selectors.escrow_balance(game_ref="practice:run", currency=XGC) == 10_000
+    assert balances.escrow_balance(game_ref="practice:run", currency=XGC) == 10_000
 
 
 def test_a_player_who_never_played_is_topped_up_and_then_gets_no_grant(clock, operator, player):

@@ -13,8 +13,9 @@ from django.utils import timezone
 from gin_platform.models import AuditEvent
 from tests.factories import PlayerFactory
 from tests.wallet.factories import ExchangeRateFactory
-from wallet import fx, selectors
+from wallet import fx
 from wallet.models import ExchangeRate
+from wallet.selectors import rates as rate_selectors
 
 pytestmark = pytest.mark.django_db
 RATES = "/api/v1/staff/exchange-rates"
@@ -70,17 +71,17 @@ def test_the_latest_rate_is_the_newest_effective_one():
     ExchangeRateFactory(rate="1.05", as_of=now - timedelta(days=2))
     newest = ExchangeRateFactory(rate="1.07", as_of=now - timedelta(hours=1))
     ExchangeRateFactory(rate="1.99", as_of=now + timedelta(hours=1))  # not yet in effect
-    quote = selectors.latest_rate(base="EUR", quote="USD")
+    quote = rate_selectors.latest_rate(base="EUR", quote="USD")
     assert quote.rate == Decimal("1.07") and quote.rate_id == newest.pk and not quote.inverted
-    inverse = selectors.latest_rate(base="USD", quote="EUR")
+    inverse = rate_selectors.latest_rate(base="USD", quote="EUR")
     assert inverse.inverted and inverse.rate == fx.reciprocal(Decimal("1.07"))
-    assert selectors.latest_rate(base="EUR", quote="GBP") is None
+    assert rate_selectors.latest_rate(base="EUR", quote="GBP") is None
 
 
 # --- Display currency (R11) ---------------------------------------------------------------
 def test_display_amount_renders_in_the_players_display_currency(operator, eur_usd):
     player = PlayerFactory(operator=operator, display_currency="USD")
-    shown = selectors.display_amount(amount=1250, currency="EUR", player=player)
+    shown = rate_selectors.display_amount(amount=1250, currency="EUR", player=player)
     assert shown["amount"] == "12.50" and shown["currency"] == "EUR"
     assert shown["display"]["amount"] == "13.40"
     assert shown["display"]["currency"] == "USD"
@@ -90,32 +91,32 @@ def test_display_amount_renders_in_the_players_display_currency(operator, eur_us
 
 def test_display_amount_same_currency_and_missing_rate(operator):
     player = PlayerFactory(operator=operator, display_currency="EUR")
-    same = selectors.display_amount(amount=5, currency="eur", player=player)
+    same = rate_selectors.display_amount(amount=5, currency="eur", player=player)
     assert same == {
         "amount": "0.05",
         "currency": "EUR",
         "display": {"amount": "0.05", "currency": "EUR", "rate": "1", "as_of": None},
     }
     gbp = PlayerFactory(operator=operator, display_currency="GBP")
-    assert selectors.display_amount(amount=5, currency="EUR", player=gbp)["display"] is None
+    assert rate_selectors.display_amount(amount=5, currency="EUR", player=gbp)["display"] is None
 
 
 def test_display_amount_refuses_an_unknown_currency(player):
     from wallet.problems import UnknownCurrencyProblem
 
     with pytest.raises(UnknownCurrencyProblem):
-        selectors.display_amount(amount=1, currency="ZZZ", player=player)
+        rate_selectors.display_amount(amount=1, currency="ZZZ", player=player)
 
 
 def test_display_rounds_half_even():
     ExchangeRateFactory(base="EUR", quote="USD", rate="1.5")
     player = PlayerFactory(display_currency="USD")
     assert (
-        selectors.display_amount(amount=1, currency="EUR", player=player)["display"]["amount"]
+        rate_selectors.display_amount(amount=1, currency="EUR", player=player)["display"]["amount"]
         == "0.02"
     )  # 1.5 -> 2
     assert (
-        selectors.display_amount(amount=3, currency="EUR", player=player)["display"]["amount"]
+        rate_selectors.display_amount(amount=3, currency="EUR", player=player)["display"]["amount"]
         == "0.04"
     )  # 4.5 -> 4
 

@@ -21,8 +21,9 @@ from gin_platform.tenancy.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import Seats, play_to_end, sit
-from wallet import selectors, services
+from wallet import services
 from wallet.models import Account, LedgerEntry, WalletCall
+from wallet.selectors import balances, reconciliation
 from wallet.services import seamless as seamless_module
 from wallet.services import seamless_retry as seamless_retry_module
 
@@ -160,7 +161,7 @@ def test_a_full_game_with_faults_on_every_call_kind_settles_exactly_once(operato
     assert mirror == -fee
     for client in players:
         player = client.player
-        assert selectors.wallet_balance(player=player) == 0  # the transit wallet is empty
+        assert balances.wallet_balance(player=player) == 0  # the transit wallet is empty
         change = server.balance(player.external_ref) - START
         assert Decimal(-_statement_net(client)) / 100 == change
         mirrored = sum(
@@ -199,7 +200,7 @@ def test_a_full_game_with_faults_on_every_call_kind_settles_exactly_once(operato
     services.seamless_calls_sweep(actor=SYSTEM)
     assert WalletCall.objects.filter(kind="rollback").count() == 3  # Alice, Bob, Carol
     assert server.state.bad_signatures == 0
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
@@ -223,13 +224,13 @@ def test_two_credits_retried_at_once_apply_once(operator, server, monkeypatch, l
     # Both retries have read the call as pending before either attempts it: otherwise, on a
     # busy machine, one could finish before the other even looked, and nothing would race.
     both_read = threading.Barrier(2, timeout=30)
-    attempt = seamless_retry_module._attempt
+    attempt = seamless_retry_module.wallet_call_attempt
 
     def attempt_together(call_id, **kwargs):
         both_read.wait()
         return attempt(call_id, **kwargs)
 
-    monkeypatch.setattr(seamless_retry_module, "_attempt", attempt_together)
+    monkeypatch.setattr(seamless_retry_module, "wallet_call_attempt", attempt_together)
     errors: list[BaseException] = []
 
     def retry() -> None:
@@ -253,6 +254,6 @@ def test_two_credits_retried_at_once_apply_once(operator, server, monkeypatch, l
     assert sent.count(str(call.pk)) == (1 if lease else 2)  # reached the operator's rules
     assert len(server.applied("credit")) == 1
     assert server.balance(player.external_ref) == START
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
     assert LedgerEntry.objects.filter(transaction__kind="seamless_credit").count() == 2
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok

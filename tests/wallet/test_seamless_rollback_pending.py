@@ -19,8 +19,9 @@ from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit
-from wallet import selectors, services
+from wallet import services
 from wallet.models import WalletCall
+from wallet.selectors import reconciliation
 from wallet.services import seamless as seamless_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -121,7 +122,7 @@ def test_a_debit_timing_out_and_a_failing_rollback_say_rollback_pending(alice, t
     assert wallet["operator_balance"]["amount"] == "100.00"
     assert server.balance(alice.player.external_ref) == START
     assert WalletCall.objects.get(kind="debit").status == "rolled_back"
-    assert selectors.reconcile().ok
+    assert reconciliation.reconcile().ok
 
 
 def test_a_rollback_acknowledged_at_once_is_not_pending(alice, table, server):

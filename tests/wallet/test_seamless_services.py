@@ -15,7 +15,7 @@ from django.utils import timezone
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.models import AuditEvent, WebhookDelivery
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
-from wallet import selectors, services
+from wallet import services
 from wallet.models import Account, LedgerTransaction, WalletCall
 from wallet.problems import (
     InsufficientFundsProblem,
@@ -23,7 +23,8 @@ from wallet.problems import (
     WalletModeSwitchRefusedProblem,
     WalletUnavailableProblem,
 )
-from wallet.seamless_selectors import wallet_mode_blockers
+from wallet.selectors import balances, reconciliation
+from wallet.selectors.seamless import wallet_mode_blockers
 from wallet.services import seamless as seamless_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -80,7 +81,7 @@ def _sweep_until_done(rounds: int = 10) -> None:
 
 def _mirror(player) -> int:
     """The operator_wallet mirror of this player's shard (negative: money with us)."""
-    return selectors.house_balance(
+    return balances.house_balance(
         operator=player.operator, kind=Account.Kind.OPERATOR_WALLET, currency="EUR"
     )
 
@@ -89,7 +90,7 @@ def _assert_agree(server, player, start: Decimal = Decimal("100.00")) -> None:
     """What the operator's wallet moved equals what the ledger's mirror says moved."""
     moved = server.balance(player.external_ref) - start
     assert Decimal(_mirror(player)) / 100 == moved
-    assert selectors.reconcile().ok, selectors.reconcile().render()
+    assert reconciliation.reconcile().ok, reconciliation.reconcile().render()
 
 
 # --- Settings ------------------------------------------------------------------------------
@@ -128,7 +129,7 @@ def test_an_applied_debit_is_mirrored_into_the_transit_wallet(player, server):
     )
     assert call.status == "applied" and call.attempt_count == 1
     assert server.balance(player.external_ref) == Decimal("87.50")
-    assert selectors.wallet_balance(player=player) == 1250
+    assert balances.wallet_balance(player=player) == 1250
     txn = LedgerTransaction.objects.get(kind="seamless_debit")
     assert txn.reference == f"seamless:{call.pk}" and call.ledger_transaction_id == txn.pk
     assert server.state.bad_signatures == 0
@@ -243,9 +244,9 @@ def test_rolling_back_an_applied_debit_reverses_its_mirror(player, server):
     server.fault("rollback", "timeout", "lost", "5xx")
     rollback = services.seamless_rollback(debit=debit, actor=SYSTEM)
     assert rollback.status == "pending"
-    assert selectors.wallet_balance(player=player) == 700  # still in transit
+    assert balances.wallet_balance(player=player) == 700  # still in transit
     _sweep_until_done()
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
     assert LedgerTransaction.objects.filter(kind="seamless_rollback").count() == 1
     assert server.balance(player.external_ref) == Decimal("100.00")
     _assert_agree(server, player)
@@ -288,7 +289,7 @@ def test_a_credit_is_applied_and_mirrored(player, server):
         player=player, amount=900, currency="EUR", purpose="payout:1", actor=SYSTEM
     )
     assert call.status == "applied"
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
     assert server.balance(player.external_ref) == Decimal("100.00")
     again = services.seamless_credit(
         player=player, amount=900, currency="EUR", purpose="payout:1", actor=SYSTEM
@@ -311,7 +312,7 @@ def test_a_credit_is_retried_with_the_same_id_until_acknowledged(player, server,
     assert call.status == "applied"
     assert [tid for tid, _ in server.applied("credit")] == [str(call.pk)]
     assert {tid for action, tid in server.state.requests if action == "credit"} == {str(call.pk)}
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
     _assert_agree(server, player)
 
 
@@ -378,6 +379,6 @@ def test_an_applied_debit_no_seat_consumed_is_rolled_back_by_the_sweep(player, s
     _sweep_until_done()
     debit.refresh_from_db()
     assert debit.status == "rolled_back"
-    assert selectors.wallet_balance(player=player) == 0
+    assert balances.wallet_balance(player=player) == 0
     assert server.balance(player.external_ref) == Decimal("100.00")
     _assert_agree(server, player)

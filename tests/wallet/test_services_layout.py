@@ -1,6 +1,8 @@
-"""The shape of the wallet's code: one concern per module, one posting skeleton, the row locks
-in wallet/locks.py, durable transactions where nobody nests them, the ledger reference
-formats built by the services, and rules named by R-number (never by tracker numbers)."""
+"""The shape of the wallet's code: one concern per module (the services, their plans and the
+ledger kernel), one posting skeleton, the row locks in wallet/locks.py, no private name
+used from another module, durable transactions where nobody nests them, the ledger
+reference formats built by the services, and rules named by R-number (never by tracker
+numbers)."""
 
 import ast
 import importlib
@@ -15,14 +17,17 @@ from tests.factories import OperatorFactory
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import services
 from wallet.models import CashierCaps, LedgerTransaction
+from wallet.services import cashier, responsible_gaming, seamless
+from wallet.tasks import seamless_call_retry
 
 ROOT = Path(__file__).resolve().parents[2]
 WALLET = ROOT / "wallet"
 SERVICES = WALLET / "services"
+PLANS = SERVICES / "plans"
+LEDGER = WALLET / "ledger"
 
 # Where each service lives: a newcomer finds a rule from the file name.
 CONCERNS = {
-    "posting": ["shard_for", "house_shards", "AccountKey", "LedgerInvariantError"],
     "cashier": ["deposit", "withdraw", "cashier_caps_set", "deposit_reference"],
     "escrow": ["table_buy_in", "table_refund"],
     "escrow_settle": ["escrow_settle", "EscrowPayout"],
@@ -39,7 +44,26 @@ CONCERNS = {
     "approvals": ["approval_propose", "approval_approve", "approval_reject", "wallet_adjust"],
     "seamless": ["seamless_debit", "seamless_credit", "seamless_rollback", "operator_wallet_set"],
     "seamless_retry": ["seamless_call_retry", "seamless_calls_sweep", "seamless_balance"],
-    "network": ["network_fee_split", "network_position_settle", "check_net_settlement"],
+    "network": ["network_position_settle", "check_net_settlement", "check_network_escrow"],
+}
+
+# The plans of the postings (pure: wallet/services/plans/) and the ledger kernel.
+PLAN_CONCERNS = {
+    "conversion": ["stake_conversion", "payout_conversion", "Conversion"],
+    "network": ["network_fee_split", "FeeSplit", "crossing_lines", "net_settlement_lines"],
+    "escrow": ["buy_in_accounts", "buy_in_plan", "refund_plan"],
+    "escrow_settle": ["settlement_plan", "SettlementPlan", "Payee"],
+    "corrections": ["reversal_plan", "ReversalPlan"],
+}
+LEDGER_CONCERNS = {
+    "checks": ["check_amount", "check_reference", "check_game_ref", "check_funds"],
+    "lines": ["Line", "lines_on", "transfer_lines", "unbalanced_currencies", "unbalanced_books"],
+    "keys": ["AccountKey", "house_key", "player_key", "escrow_key", "shard_for", "house_shards"],
+    "accounts": ["resolve_and_lock", "accounts_get_or_create", "in_key_order"],
+    "replay": ["posting_replay", "reference_guard"],
+    "post": ["post", "post_transfer", "LedgerInvariantError"],
+    "skeleton": ["posting_make", "Locked"],
+    "write": ["ledger_write", "LedgerBatch"],
 }
 
 # Every name another app, view, command, test, benchmark or doc imports from wallet.services.
@@ -68,16 +92,21 @@ def _python_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.py") if "migrations" not in p.parts)
 
 
-@pytest.mark.parametrize("concern", sorted(CONCERNS))
-def test_each_concern_of_the_services_is_its_own_module(concern):
-    module = importlib.import_module(f"wallet.services.{concern}")
-    for name in CONCERNS[concern]:
+@pytest.mark.parametrize(
+    ("package", "concern", "names"),
+    [
+        *(("wallet.services", concern, names) for concern, names in CONCERNS.items()),
+        *(("wallet.services.plans", concern, names) for concern, names in PLAN_CONCERNS.items()),
+        *(("wallet.ledger", concern, names) for concern, names in LEDGER_CONCERNS.items()),
+    ],
+)
+def test_each_concern_of_the_services_is_its_own_module(package, concern, names):
+    module = importlib.import_module(f"{package}.{concern}")
+    for name in names:
         assert getattr(module, name).__module__ == module.__name__, name
 
 
 def test_the_withdrawal_kyc_rule_is_found_from_the_file_names():
-    from wallet.services import cashier, responsible_gaming
-
     source = (SERVICES / "responsible_gaming.py").read_text()
     assert "KycRequiredProblem(" in source
     assert "KycRequiredProblem(" not in (SERVICES / "cashier.py").read_text()
@@ -123,13 +152,20 @@ def _calls(path: Path) -> set[str]:
 
 
 def test_only_the_posting_core_locks_accounts_checks_replays_and_posts():
-    """One skeleton (resolve, lock in key order, replay check, rules, post) in posting.py;
-    the cashier, escrow, practice and correction services call it, never its steps."""
-    steps = {"lock_accounts", "_replay", "_accounts", "select_for_update"}
+    """One skeleton (resolve, lock in key order, replay check, rules, post) in the ledger
+    kernel (wallet/ledger/); the cashier, escrow, practice and correction services call it,
+    never its steps."""
+    steps = {
+        "lock_accounts",
+        "lock_accounts_if_all_exist",
+        "_transaction_replay",
+        "accounts_get_or_create",
+        "select_for_update",
+    }
     offenders = {
         str(path.relative_to(ROOT)): sorted(steps & _calls(path))
         for path in _python_files(WALLET)
-        if path.name not in ("posting.py", "locks.py") and steps & _calls(path)
+        if LEDGER not in path.parents and path.name != "locks.py" and steps & _calls(path)
     }
     assert offenders == {}
     for concern in ("cashier", "escrow", "practice", "corrections", "seamless"):
@@ -174,12 +210,64 @@ def test_the_wallet_names_no_tracker_numbers():
     assert found == []
 
 
-def test_the_wallet_doc_maps_every_services_module():
+@pytest.mark.parametrize(
+    ("folder", "concerns"),
+    [(SERVICES, CONCERNS), (PLANS, PLAN_CONCERNS), (LEDGER, LEDGER_CONCERNS)],
+)
+def test_the_wallet_doc_maps_every_services_plan_and_ledger_module(folder, concerns):
     doc = (ROOT / "docs" / "wallet.md").read_text()
-    modules = sorted(p.name for p in SERVICES.glob("*.py") if p.name != "__init__.py")
-    assert modules == sorted(f"{name}.py" for name in CONCERNS)
+    modules = sorted(p.name for p in folder.glob("*.py") if p.name != "__init__.py")
+    assert modules == sorted(f"{name}.py" for name in concerns)
     for module in modules:
-        assert f"wallet/services/{module}" in doc, module
+        assert f"{folder.relative_to(ROOT)}/{module}" in doc, module
+
+
+def _private_imports(path: Path) -> list[str]:
+    """``from x import _name`` of another module (a module's own private names stay in it)."""
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_the_services_and_the_ledger_import_no_private_name_of_another_module():
+    """A name used from another module is public, with a docstring: the ledger kernel's
+    names (``post``, ``Line``, ``check_amount``...) are what the services share."""
+    found = {
+        str(path.relative_to(ROOT)): names
+        for folder in (SERVICES, LEDGER)
+        for path in _python_files(folder)
+        if (names := _private_imports(path))
+    }
+    assert found == {}
+
+
+def test_the_services_queue_tasks_by_name_and_never_import_the_tasks_module():
+    """One direction between services and tasks: ``wallet.tasks`` imports the services it
+    calls; a service queues a task by its name through gin_platform.enqueue."""
+    for path in _python_files(SERVICES):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                modules = [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            assert "wallet.tasks" not in modules, path
+    assert seamless_call_retry.name == seamless.RETRY_TASK
+
+
+def test_the_plans_post_nothing_and_read_nothing():
+    """A plan is a pure function of its facts (the import contract says it imports no
+    Django, models, locks, reads or writes): no ``.objects``, no ``post`` or lock call."""
+    for path in _python_files(PLANS):
+        tree = ast.parse(path.read_text())
+        attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        assert "objects" not in attributes, path
+        assert not _calls(path) & {"post", "post_transfer", "posting_make", "lock_accounts"}, path
 
 
 # --- Reference formats: built by the services, used by the views -------------------------

@@ -23,7 +23,7 @@ from hypothesis.stateful import (
 
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory
-from wallet import selectors, services
+from wallet import services
 from wallet.models import Account
 from wallet.problems import (
     EscrowNotFoundProblem,
@@ -31,6 +31,7 @@ from wallet.problems import (
     InsufficientFundsProblem,
     NothingToRefundProblem,
 )
+from wallet.selectors import balances, reconciliation
 from wallet.services import EscrowPayout
 
 RATE = Decimal("1.0725")  # 1 EUR = 1.0725 USD; every room plays in EUR
@@ -236,7 +237,7 @@ class LedgerMachine(RuleBasedStateMachine):
     # --- Invariants ---------------------------------------------------------------------------
     @invariant()
     def ledger_reconciles(self):
-        report = selectors.reconcile()
+        report = reconciliation.reconcile()
         assert report.ok, report.render()
 
     @invariant()
@@ -247,13 +248,13 @@ class LedgerMachine(RuleBasedStateMachine):
     @invariant()
     def wallets_match_the_model(self):
         for player in self.players:
-            assert selectors.wallet_balance(player=player) == self.wallet[player.pk]
+            assert balances.wallet_balance(player=player) == self.wallet[player.pk]
 
     @invariant()
     def escrows_match_the_model(self):
         for game in self.games:
             held = 0 if game in self.settlement else sum(h for h, _ in self.stakes[game].values())
-            assert selectors.escrow_balance(game_ref=game, currency="EUR") == held
+            assert balances.escrow_balance(game_ref=game, currency="EUR") == held
 
 
 @pytest.mark.django_db

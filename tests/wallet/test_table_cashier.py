@@ -1,4 +1,5 @@
-"""Table buy-in into a game's escrow, refunds, settlement, conversion, reversal.
+"""Table buy-in into a game's escrow, refunds, conversion, practice chips, reversal (the
+settlement that empties the escrow: test_escrow_settle.py).
 
 This is the contract ``games`` and ``settlement`` code against (docs/wallet.md).
 """
@@ -13,21 +14,20 @@ from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.wallet.factories import SYSTEM, ExchangeRateFactory, fund, ref
-from wallet import selectors, services
+from tests.wallet.tables import GAME, balance, buy_in, entries, house, refund, settle
+from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.problems import (
     AlreadyReversedProblem,
     EscrowNotFoundProblem,
     EscrowOperatorMismatchProblem,
     EscrowSettledProblem,
-    EscrowUnbalancedProblem,
     FxRateStaleProblem,
     FxRateUnavailableProblem,
     GameRefInvalidProblem,
     InsufficientFundsProblem,
     LimitExceededProblem,
     NothingToRefundProblem,
-    PayoutInvalidProblem,
     PlayerInactiveProblem,
     PracticeChipsNotConvertibleProblem,
     ReferenceConflictProblem,
@@ -35,64 +35,16 @@ from wallet.problems import (
     TransactionNotReversibleProblem,
     UnknownCurrencyProblem,
 )
+from wallet.selectors import balances, rates, reconciliation
 from wallet.services import EscrowPayout
 
 pytestmark = pytest.mark.django_db
-GAME = "match:42"
-
-
-def buy_in(player, amount, currency="EUR", game=GAME, reference=None):
-    return services.table_buy_in(
-        player=player,
-        game_ref=game,
-        amount=amount,
-        currency=currency,
-        reference=reference or ref("buy-in"),
-        actor=SYSTEM,
-    )
-
-
-def refund(player, currency="EUR", game=GAME, reference=None):
-    return services.table_refund(
-        player=player,
-        game_ref=game,
-        currency=currency,
-        reference=reference or ref("refund"),
-        actor=SYSTEM,
-    )
-
-
-def settle(payouts, fee=0, currency="EUR", game=GAME, reference=None, metadata=None):
-    return services.escrow_settle(
-        game_ref=game,
-        currency=currency,
-        reference=reference or ref("settle"),
-        payouts=payouts,
-        fee=fee,
-        actor=SYSTEM,
-        metadata=metadata,
-    )
-
-
-def balance(player, currency=None):
-    return selectors.wallet_balance(player=player, currency=currency)
-
-
-def house(operator, kind, currency):
-    return selectors.house_balance(operator=operator, kind=kind, currency=currency)
-
-
-def entries(txn):
-    return sorted(
-        txn.entries.values_list("account__kind", "currency", "amount", "component"),
-        key=lambda row: (row[0], row[1], row[2]),
-    )
 
 
 @pytest.fixture(autouse=True)
 def _reconciles_after_each_test(db):
     yield
-    report = selectors.reconcile()
+    report = reconciliation.reconcile()
     assert report.ok, report.render()
 
 
@@ -105,8 +57,8 @@ def test_a_buy_in_moves_the_stake_into_the_games_escrow(player, opponent):
     assert txn.kind == "buy_in" and txn.game_ref == GAME and txn.fx == []
     assert entries(txn) == [("escrow", "EUR", 1000, "stake"), ("player", "EUR", -1000, "stake")]
     assert balance(player) == 4000
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {
         player.pk: 1000,
         opponent.pk: 1000,
     }
@@ -127,7 +79,7 @@ def test_a_player_may_top_up_the_same_escrow(player):
     fund(player, 5000)
     buy_in(player, 1000)
     buy_in(player, 500)
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {player.pk: 1500}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {player.pk: 1500}
 
 
 def test_a_buy_in_without_the_funds_posts_nothing(player):
@@ -136,7 +88,7 @@ def test_a_buy_in_without_the_funds_posts_nothing(player):
         buy_in(player, 1000)
     assert refused.value.extensions["available"] == {"amount": "9.99", "currency": "EUR"}
     assert LedgerTransaction.objects.count() == 1
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 0
     buy_in(player, 999)
     assert balance(player) == 0
 
@@ -222,7 +174,7 @@ def test_practice_chips_ignore_loss_limits(player):
         ("escrow", PRACTICE_CURRENCY, 500, "stake"),
         ("player", PRACTICE_CURRENCY, -500, "stake"),
     ]
-    assert selectors.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
+    assert balances.escrow_balance(game_ref="practice:1", currency=PRACTICE_CURRENCY) == 500
 
 
 # --- Conversion --------------------------------------------------------------------------
@@ -283,34 +235,6 @@ def test_a_refund_returns_exactly_what_the_wallet_paid_even_after_the_rate_moved
     assert house(operator, "house_fx", "EUR") == house(operator, "house_fx", "USD") == 0
 
 
-def test_a_payout_converts_into_the_wallet_currency_rounding_down(operator, player, usd_player):
-    ExchangeRateFactory(base="EUR", quote="USD", rate="1.0725")
-    fund(player, 10000)
-    fund(usd_player, 10000)
-    buy_in(player, 1000)
-    buy_in(usd_player, 1000)  # pays 1072.5 -> 1073 USD cents
-    txn = settle(
-        [EscrowPayout(usd_player, 1000, "stake"), EscrowPayout(usd_player, 900, "pot")], fee=100
-    )
-    # 1900 EUR cents * 1.0725 = 2037.75 -> 2037 USD cents
-    assert entries(txn) == [
-        ("escrow", "EUR", -1000, "stake"),
-        ("escrow", "EUR", -900, "pot"),
-        ("escrow", "EUR", -100, "fee"),
-        ("house_fee", "EUR", 100, "fee"),
-        ("house_fx", "EUR", 1900, "fx"),
-        ("house_fx", "USD", -2037, "fx"),
-        ("player", "USD", 2037, "payout"),
-    ]
-    (snapshot,) = txn.fx
-    assert snapshot["rounding"] == "ROUND_FLOOR" and snapshot["player"] == str(usd_player.pk)
-    assert balance(usd_player) == 10000 - 1073 + 2037
-    assert house(operator, "house_fee", "EUR") == 100
-    # The house FX position: +1.00 EUR... nets to what rounding left behind.
-    assert house(operator, "house_fx", "EUR") == -1000 + 1900
-    assert house(operator, "house_fx", "USD") == 1073 - 2037
-
-
 # --- Practice chips -----------------------------------------------------------------------
 def test_practice_chips_are_granted_once_on_first_use(operator, player):
     txn = buy_in(player, 500, currency=PRACTICE_CURRENCY, game="practice:1")
@@ -352,20 +276,8 @@ def test_practice_chips_never_convert(operator_client, player, usd_player, idem)
             source="x",
             actor=SYSTEM,
         )
-    display = selectors.display_amount(amount=500, currency=PRACTICE_CURRENCY, player=usd_player)
+    display = rates.display_amount(amount=500, currency=PRACTICE_CURRENCY, player=usd_player)
     assert display == {"amount": "500", "currency": "XGC", "display": None}
-
-
-def test_a_practice_game_settles_into_practice_wallets(player, opponent):
-    buy_in(player, 1000, currency=PRACTICE_CURRENCY, game="practice:1")
-    buy_in(opponent, 1000, currency=PRACTICE_CURRENCY, game="practice:1")
-    settle(
-        [EscrowPayout(player, 1000, "stake"), EscrowPayout(player, 1000, "pot")],
-        currency=PRACTICE_CURRENCY,
-        game="practice:1",
-    )
-    assert balance(player, PRACTICE_CURRENCY) == 11_000
-    assert balance(opponent, PRACTICE_CURRENCY) == 9_000
 
 
 # --- Refund -----------------------------------------------------------------------------
@@ -379,7 +291,7 @@ def test_a_refund_returns_everything_the_player_has_in_escrow(player, opponent):
     assert txn.amount == 1500
     assert entries(txn) == [("escrow", "EUR", -1500, "refund"), ("player", "EUR", 1500, "refund")]
     assert balance(player) == 5000
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {opponent.pk: 1000}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {opponent.pk: 1000}
     assert refund(player, reference="leave:1").pk == txn.pk  # idempotent
     with pytest.raises(NothingToRefundProblem):
         refund(player)
@@ -405,141 +317,6 @@ def test_refund_without_escrow_or_after_settlement(player, opponent):
     settle([EscrowPayout(player, 2000, "stake")])
     with pytest.raises(EscrowSettledProblem):
         refund(opponent)
-
-
-# --- Settlement -------------------------------------------------------------------------
-@pytest.fixture
-def seated(player, opponent):
-    fund(player, 10000)
-    fund(opponent, 10000)
-    buy_in(player, 1000)
-    buy_in(opponent, 1000)
-    return player, opponent
-
-
-def test_a_settlement_pays_the_lines_and_the_fee_and_empties_the_escrow(operator, seated):
-    winner, loser = seated
-    txn = settle(
-        [EscrowPayout(winner, 1000, "stake"), EscrowPayout(winner, 900, "pot")],
-        fee=100,
-        metadata={"statement": "ftk"},
-    )
-    assert txn.kind == "settlement" and txn.amount == 2000
-    assert txn.metadata == {"statement": "ftk", "fee": 100}
-    assert entries(txn) == [
-        ("escrow", "EUR", -1000, "stake"),
-        ("escrow", "EUR", -900, "pot"),
-        ("escrow", "EUR", -100, "fee"),
-        ("house_fee", "EUR", 100, "fee"),
-        ("player", "EUR", 1900, "payout"),
-    ]
-    assert balance(winner) == 10900 and balance(loser) == 9000
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
-    assert house(operator, "house_fee", "EUR") == 100
-    # Contributions still say what each staked.
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {
-        winner.pk: 1000,
-        loser.pk: 1000,
-    }
-
-
-def test_negative_lines_explain_a_net_amount(seated):
-    winner, loser = seated
-    settle(
-        [
-            EscrowPayout(winner, 1000, "cashier_return"),
-            EscrowPayout(winner, 1900, "points"),
-            EscrowPayout(winner, -1000, "cap_adjustment"),
-            EscrowPayout(loser, 0, "cashier_return"),
-        ],
-        fee=100,
-    )
-    assert balance(winner) == 9000 + 1900 and balance(loser) == 9000
-
-
-def test_settlement_must_empty_the_escrow_exactly(seated):
-    winner, _ = seated
-    for payout, fee in ((1900, 99), (1900, 101), (2001, 0)):
-        with pytest.raises(EscrowUnbalancedProblem) as refused:
-            settle([EscrowPayout(winner, payout, "pot")], fee=fee)
-    assert refused.value.extensions["escrow"] == {"amount": "20.00", "currency": "EUR"}
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
-    assert not LedgerTransaction.objects.filter(kind="settlement").exists()
-
-
-@pytest.mark.parametrize(
-    "make_payouts",
-    [
-        lambda w, lo: [EscrowPayout(w, 2100, "pot"), EscrowPayout(lo, -100, "points")],
-        lambda w, lo: [EscrowPayout(w, 2000, "fee")],
-        lambda w, lo: [EscrowPayout(w, 2000, "fx")],
-        lambda w, lo: [EscrowPayout(w, 2000, "Bad Tag")],
-        lambda w, lo: [EscrowPayout(w, Decimal("2000"), "pot")],
-        lambda w, lo: [EscrowPayout(w, True, "pot")],
-        lambda w, lo: [EscrowPayout(PlayerFactory(operator=w.operator), 2000, "pot")],
-        lambda w, lo: [(w, 2000, "pot")],
-    ],
-)
-def test_invalid_payout_lines_are_refused(seated, make_payouts):
-    winner, loser = seated
-    with pytest.raises(PayoutInvalidProblem):
-        settle(make_payouts(winner, loser))
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
-
-
-def test_a_payee_is_anyone_who_bought_in_even_if_refunded_or_reversed_since(seated):
-    """The payees are checked under the escrow's lock against every buy-in ever made: a
-    refunded player, or one whose buy-in was reversed, may still be on a line (of 0)."""
-    winner, loser = seated
-    refund(loser)
-    third = PlayerFactory(operator=winner.operator)
-    fund(third, 1000)
-    reversed_buy_in = buy_in(third, 500)
-    services.transaction_reverse(
-        ledger_transaction=reversed_buy_in, reference=ref("reverse"), reason="test", actor=SYSTEM
-    )
-    txn = settle(
-        [
-            EscrowPayout(winner, 1000, "stake"),
-            EscrowPayout(loser, 0, "pot"),
-            EscrowPayout(third, 0, "pot"),
-        ]
-    )
-    assert txn.kind == "settlement"
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 0
-
-
-def test_a_negative_fee_is_refused(seated):
-    winner, _ = seated
-    with pytest.raises(PayoutInvalidProblem):
-        settle([EscrowPayout(winner, 2100, "pot")], fee=-100)
-
-
-def test_settlement_is_idempotent_and_closes_the_escrow(seated):
-    winner, loser = seated
-    payouts = [EscrowPayout(winner, 2000, "pot")]
-    first = settle(payouts, reference="settle:42")
-    assert settle(payouts, reference="settle:42").pk == first.pk
-    with pytest.raises(EscrowSettledProblem):
-        settle([EscrowPayout(loser, 0, "pot")], reference="settle:42:again")
-    with pytest.raises(EscrowSettledProblem):
-        buy_in(loser, 100)
-    assert balance(winner) == 11000
-
-
-def test_payouts_are_never_blocked_by_self_exclusion_limits_or_status(seated):
-    winner, _ = seated
-    services.self_exclusion_create(player=winner, days=30, actor=SYSTEM)
-    services.player_limit_set(player=winner, kind="loss", period="day", amount=0, actor=SYSTEM)
-    Player.objects.filter(pk=winner.pk).update(status=Player.Status.CLOSED, kyc_status="none")
-    winner.refresh_from_db()
-    settle([EscrowPayout(winner, 2000, "pot")])
-    assert balance(winner) == 11000
-
-
-def test_settling_an_unknown_game_is_refused(player):
-    with pytest.raises(EscrowNotFoundProblem):
-        settle([EscrowPayout(player, 0, "pot")], game="match:404")
 
 
 # --- Reversal -------------------------------------------------------------------------------
@@ -586,7 +363,7 @@ def test_reversing_a_settlement_reopens_the_escrow_for_a_corrected_one(seated):
     services.transaction_reverse(
         ledger_transaction=wrong, reference=ref(), reason="wrong winner", actor=SYSTEM
     )
-    assert selectors.escrow_balance(game_ref=GAME, currency="EUR") == 2000
+    assert balances.escrow_balance(game_ref=GAME, currency="EUR") == 2000
     assert balance(loser) == 9000
     settle([EscrowPayout(winner, 2000, "pot")])
     assert balance(winner) == 11000
@@ -608,7 +385,7 @@ def test_a_reversed_buy_in_is_no_longer_a_contribution(seated):
     services.transaction_reverse(
         ledger_transaction=stake, reference=ref(), reason="x", actor=SYSTEM
     )
-    assert selectors.escrow_contributions(game_ref=GAME, currency="EUR") == {winner.pk: 1000}
+    assert balances.escrow_contributions(game_ref=GAME, currency="EUR") == {winner.pk: 1000}
     with pytest.raises(NothingToRefundProblem):
         refund(loser)
     assert balance(loser) == 10000

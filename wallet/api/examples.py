@@ -299,7 +299,7 @@ _TOP_UP_METADATA = {
     "window_start": "2026-11-29T16:00:00+00:00",
     "window_end": "2026-11-29T17:00:00+00:00",
 }
-_WALLET = {
+_WALLET: dict[str, object] = {
     "player_id": PLAYER_ID,
     "wallet_mode": "transfer",
     "balance": {

@@ -11,9 +11,13 @@ from typing import Any
 
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from wallet import seamless_selectors, selectors
 from wallet.fx import rate_string
 from wallet.models import Account, LedgerEntry, LedgerTransaction, SelfExclusion
+from wallet.selectors.balances import wallet_balance
+from wallet.selectors.limits import LimitState, self_excluded_until
+from wallet.selectors.rates import display_amount
+from wallet.selectors.reconciliation import ReconciliationReport
+from wallet.selectors.seamless import is_seamless, pending_rollbacks
 
 
 def _money(amount: int | None, currency: str) -> dict[str, str] | None:
@@ -139,27 +143,25 @@ def wallet_summary(
     """``seamless``: the operator's wallet mode if the caller already read it.
     ``operator_balance``: minor units the operator's wallet reported (seamless mode), asked
     by the caller outside any transaction (None: not asked, or no answer)."""
-    balance = selectors.wallet_balance(player=player)
+    balance = wallet_balance(player=player)
     if seamless is None:
-        seamless = seamless_selectors.is_seamless(operator_id=player.operator_id)
-    rollbacks = seamless_selectors.pending_rollbacks(player_id=player.pk) if seamless else []
+        seamless = is_seamless(operator_id=player.operator_id)
+    rollbacks = pending_rollbacks(player_id=player.pk) if seamless else []
     return {
         "player_id": player.pk,
         "wallet_mode": "seamless" if seamless else "transfer",
-        "balance": selectors.display_amount(
-            amount=balance, currency=player.wallet_currency, player=player
-        ),
+        "balance": display_amount(amount=balance, currency=player.wallet_currency, player=player),
         "operator_balance": None
         if operator_balance is None
-        else selectors.display_amount(
+        else display_amount(
             amount=operator_balance, currency=player.wallet_currency, player=player
         ),
         "practice_balance": money_dict(
-            selectors.wallet_balance(player=player, currency=PRACTICE_CURRENCY),
+            wallet_balance(player=player, currency=PRACTICE_CURRENCY),
             PRACTICE_CURRENCY,
         ),
         "kyc_status": player.kyc_status,
-        "self_excluded_until": selectors.self_excluded_until(player=player),
+        "self_excluded_until": self_excluded_until(player=player),
         "rollback_pending": bool(rollbacks),
         "pending_rollbacks": [pending_rollback(call) for call in rollbacks],
     }
@@ -177,7 +179,7 @@ def pending_rollback(call) -> dict:
     }
 
 
-def limit_state(state: selectors.LimitState) -> dict:
+def limit_state(state: LimitState) -> dict:
     code = state.currency
     return {
         "kind": state.kind,
@@ -243,7 +245,7 @@ def exchange_rate(rate) -> dict:
     }
 
 
-def reconciliation(report: selectors.ReconciliationReport) -> dict:
+def reconciliation(report: ReconciliationReport) -> dict:
     return {
         "ok": report.ok,
         "checked_at": report.checked_at,

@@ -39,7 +39,7 @@ class WalletFxOutput(serializers.Serializer):
     quote = serializers.CharField()
     rate = serializers.CharField(help_text="1 base = rate quote")
     as_of = serializers.DateTimeField()
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.source (DRF's metaclass moves it)
     rounding = serializers.CharField()
     base_amount = Money()
     quote_amount = Money()
@@ -263,7 +263,7 @@ class ExchangeRateInput(StrictInput):
     quote = serializers.CharField(max_length=8)
     rate = DecimalString(help_text="1 base = rate quote, as a decimal string ('1.0720')")
     as_of = serializers.DateTimeField()
-    source = serializers.CharField(max_length=100)
+    source = serializers.CharField(max_length=100)  # type: ignore[assignment]  # a declared field, not Field.source (DRF's metaclass moves it)
 
 
 class ExchangeRateFilterInput(serializers.Serializer):
@@ -277,7 +277,7 @@ class ExchangeRateOutput(serializers.Serializer):
     quote = serializers.CharField()
     rate = serializers.CharField()
     as_of = serializers.DateTimeField()
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.source (DRF's metaclass moves it)
     created_at = serializers.DateTimeField()
 
 

@@ -18,13 +18,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from gin_platform.api.inputs import validated
 from gin_platform.http.pagination import CheckedCursorPagination
 from gin_platform.http.permissions import HasStaffPermission, IsStaff
 from gin_platform.http.problems import NotFoundProblem
 from gin_platform.staff.scope import in_scope, operator_scope
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import actor_for
-from wallet import approval_selectors, selectors, services
+from wallet import services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import approval_examples, examples, presenters
 from wallet.api.serializers import (
@@ -42,6 +43,7 @@ from wallet.api.serializers import (
     ReversalInput,
 )
 from wallet.models import CashierCaps
+from wallet.selectors import approvals, limits, rates, reconciliation, transactions
 
 if TYPE_CHECKING:
     from gin_platform.models import Operator
@@ -56,7 +58,7 @@ def scoped_operator(request: Request, operator_id: object) -> Operator:
 
 
 def scoped_transaction(request: Request, transaction_id: str):
-    txn = selectors.transaction_get(transaction_id=transaction_id)
+    txn = transactions.transaction_get(transaction_id=transaction_id)
     if not in_scope(request.user, txn.operator_id):
         raise NotFoundProblem(f"No ledger transaction {transaction_id}")
     return txn
@@ -76,7 +78,7 @@ X_OTP = OpenApiParameter(
 
 class StaffExchangeRateListCreateView(GenericAPIView):
     # Rates are global: a staff user limited to some operators may read them, not set them.
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission(
             "wallet.view_exchangerate", POST="wallet.add_exchangerate", all_operators=("POST",)
@@ -92,10 +94,10 @@ class StaffExchangeRateListCreateView(GenericAPIView):
         description="Recorded rates, newest first, optionally for one base or quote currency.",
     )
     def get(self, request: Request) -> Response:
-        data = ExchangeRateFilterInput(data=request.query_params)
-        data.is_valid(raise_exception=True)
-        filters = {k: v.upper() for k, v in data.validated_data.items()}
-        page = self.paginate_queryset(selectors.exchange_rate_list(**filters))
+        values = validated(ExchangeRateFilterInput, request.query_params)
+        filters = {k: v.upper() for k, v in values.items()}
+        page = self.paginate_queryset(rates.exchange_rate_list(**filters))
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.exchange_rate(rate) for rate in page]
         return self.get_paginated_response(ExchangeRateOutput(body, many=True).data)
 
@@ -113,11 +115,8 @@ class StaffExchangeRateListCreateView(GenericAPIView):
         "with the same rate is 200 and changes nothing; with another rate 409.",
     )
     def post(self, request: Request) -> Response:
-        data = ExchangeRateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        rate, created = services.exchange_rate_record(
-            **data.validated_data, actor=actor_for(request.user)
-        )
+        values = validated(ExchangeRateInput, request.data)
+        rate, created = services.exchange_rate_record(**values, actor=actor_for(request.user))
         return Response(
             ExchangeRateOutput(presenters.exchange_rate(rate)).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
@@ -125,7 +124,7 @@ class StaffExchangeRateListCreateView(GenericAPIView):
 
 
 class StaffCashierCapsView(APIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission("wallet.view_cashiercaps", PUT="wallet.change_cashiercaps"),
     )
@@ -138,7 +137,7 @@ class StaffCashierCapsView(APIView):
     )
     def get(self, request: Request, operator_id: str, currency: str) -> Response:
         operator = scoped_operator(request, operator_id)
-        caps = selectors.cashier_caps_get(operator=operator, currency=parse_currency(currency))
+        caps = limits.cashier_caps_get(operator=operator, currency=parse_currency(currency))
         if caps is None:
             raise NotFoundProblem(f"No cashier caps for {currency.upper()}")
         return Response(CashierCapsOutput(presenters.cashier_caps(caps)).data)
@@ -163,11 +162,10 @@ class StaffCashierCapsView(APIView):
     def put(self, request: Request, operator_id: str, currency: str) -> Response:
         operator = scoped_operator(request, operator_id)
         code = parse_currency(currency)
-        data = CashierCapsInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(CashierCapsInput, request.data)
         caps = {
             name: None if value is None else parse_amount(value, code, field=name, allow_zero=True)
-            for name, value in data.validated_data.items()
+            for name, value in values.items()
             if name in CashierCaps.FIELDS
         }
         if services.caps_are_raise(operator=operator, currency=code, caps=caps):
@@ -175,7 +173,7 @@ class StaffCashierCapsView(APIView):
                 kind="cashier_caps",
                 operator=operator,
                 payload={"currency": code, "caps": caps},
-                reason=data.validated_data.get("reason"),
+                reason=values.get("reason"),
                 user=request.user,
             )
             return Response(
@@ -189,7 +187,7 @@ class StaffCashierCapsView(APIView):
 
 
 class StaffTransactionView(APIView):
-    permission_classes = (IsStaff, HasStaffPermission("wallet.view_ledgertransaction"))
+    permission_classes = (IsStaff, HasStaffPermission("wallet.view_ledgertransaction"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
 
     @extend_schema(
         responses=LedgerTransactionOutput,
@@ -204,7 +202,7 @@ class StaffTransactionView(APIView):
 
 
 class StaffTransactionReversalView(APIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission("wallet.propose_reversal", money=("POST",)),
     )
@@ -223,12 +221,11 @@ class StaffTransactionReversalView(APIView):
     )
     def post(self, request: Request, transaction_id: str) -> Response:
         original = scoped_transaction(request, transaction_id)
-        data = ReversalInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(ReversalInput, request.data)
         proposal = services.approval_propose(
             kind="reversal",
-            payload={"transaction_id": original.pk, "reference": data.validated_data["reference"]},
-            reason=data.validated_data["reason"],
+            payload={"transaction_id": original.pk, "reference": values["reference"]},
+            reason=values["reason"],
             user=request.user,
         )
         return Response(
@@ -237,7 +234,7 @@ class StaffTransactionReversalView(APIView):
 
 
 class StaffReconciliationView(APIView):
-    permission_classes = (
+    permission_classes = (  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
         IsStaff,
         HasStaffPermission("settlement.view_reconciliationrun", all_operators=("GET",)),
     )
@@ -250,7 +247,9 @@ class StaffReconciliationView(APIView):
         "every transaction sums to zero per currency; reads only, records nothing.",
     )
     def get(self, request: Request) -> Response:
-        return Response(ReconciliationOutput(presenters.reconciliation(selectors.reconcile())).data)
+        return Response(
+            ReconciliationOutput(presenters.reconciliation(reconciliation.reconcile())).data
+        )
 
 
 # --- Four-eyes approvals (docs/backoffice.md) ---------------------------------------------
@@ -282,7 +281,7 @@ APPROVAL_PERMISSIONS = (
 
 
 class StaffApprovalListCreateView(GenericAPIView):
-    permission_classes = APPROVAL_PERMISSIONS
+    permission_classes = APPROVAL_PERMISSIONS  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     serializer_class = ApprovalOutput
 
     class Pagination(CheckedCursorPagination):
@@ -300,13 +299,13 @@ class StaffApprovalListCreateView(GenericAPIView):
         "first, optionally of one status (pending, executed, rejected, failed).",
     )
     def get(self, request: Request) -> Response:
-        data = ApprovalFilterInput(data=request.query_params)
-        data.is_valid(raise_exception=True)
-        rows = approval_selectors.approval_list(
+        values = validated(ApprovalFilterInput, request.query_params)
+        rows = approvals.approval_list(
             operator_ids=operator_scope(request.user),
-            status=data.validated_data.get("status"),
+            status=values.get("status"),
         )
         page = self.paginate_queryset(rows)
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.approval(row) for row in page]
         return self.get_paginated_response(ApprovalOutput(body, many=True).data)
 
@@ -324,13 +323,12 @@ class StaffApprovalListCreateView(GenericAPIView):
         examples=approval_examples.APPROVAL_PROPOSE,
     )
     def post(self, request: Request) -> Response:
-        data = ApprovalInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        kind = data.validated_data["kind"]
+        values = validated(ApprovalInput, request.data)
+        kind = values["kind"]
         operator = None
-        if "operator_id" in data.validated_data:
-            operator = scoped_operator(request, data.validated_data["operator_id"])
-        payload = _clean_payload(kind, data.validated_data["payload"])
+        if "operator_id" in values:
+            operator = scoped_operator(request, values["operator_id"])
+        payload = _clean_payload(kind, values["payload"])
         if kind == "reversal":
             payload["transaction_id"] = scoped_transaction(
                 request, str(payload.get("transaction_id"))
@@ -339,7 +337,7 @@ class StaffApprovalListCreateView(GenericAPIView):
             kind=kind,
             operator=operator,
             payload=payload,
-            reason=data.validated_data["reason"],
+            reason=values["reason"],
             user=request.user,
         )
         return Response(
@@ -348,7 +346,7 @@ class StaffApprovalListCreateView(GenericAPIView):
 
 
 class StaffApprovalDetailView(APIView):
-    permission_classes = APPROVAL_PERMISSIONS
+    permission_classes = APPROVAL_PERMISSIONS  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
 
     @extend_schema(
         responses=ApprovalOutput,
@@ -358,23 +356,22 @@ class StaffApprovalDetailView(APIView):
         "what the execution made.",
     )
     def get(self, request: Request, approval_id: str) -> Response:
-        row = approval_selectors.approval_get(
+        row = approvals.approval_get(
             approval_id=approval_id, operator_ids=operator_scope(request.user)
         )
         return Response(ApprovalOutput(presenters.approval(row)).data)
 
 
 class _ApprovalDecisionView(APIView):
-    permission_classes = APPROVAL_PERMISSIONS
+    permission_classes = APPROVAL_PERMISSIONS  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
     decide = staticmethod(services.approval_approve)
 
     def post(self, request: Request, approval_id: str) -> Response:
-        row = approval_selectors.approval_get(
+        row = approvals.approval_get(
             approval_id=approval_id, operator_ids=operator_scope(request.user)
         )
-        data = ApprovalDecisionInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        decided = self.decide(approval=row, user=request.user, note=data.validated_data["note"])
+        values = validated(ApprovalDecisionInput, request.data)
+        decided = self.decide(approval=row, user=request.user, note=values["note"])
         return Response(ApprovalOutput(presenters.approval(decided)).data)
 
 

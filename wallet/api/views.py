@@ -26,7 +26,12 @@ from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator, IsPlayer
 from gin_platform.http.problems import Problem
 from gin_platform.tenancy import selectors as platform_selectors
-from wallet import seamless_selectors, selectors, services
+from gin_platform.tenancy.principals import (
+    operator_or_player_principal,
+    operator_principal,
+    player_principal,
+)
+from wallet import services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import examples, presenters
 from wallet.api.serializers import (
@@ -46,6 +51,7 @@ from wallet.api.serializers import (
     WalletTransactionOutput,
 )
 from wallet.models import LedgerTransaction
+from wallet.selectors import limits, seamless, transactions
 
 if TYPE_CHECKING:
     from gin_platform.models import Player
@@ -67,13 +73,13 @@ TRANSACTION_FILTERS = [
 
 
 def _player(request: Request, player_id: str) -> Player:
-    return platform_selectors.player_get(operator=request.user.operator, player_id=player_id)
+    return platform_selectors.player_get(
+        operator=operator_principal(request).operator, player_id=player_id
+    )
 
 
 def _filters(request: Request) -> dict:
-    data = TransactionFilterInput(data=request.query_params)
-    data.is_valid(raise_exception=True)
-    return data.validated_data
+    return validated(TransactionFilterInput, request.query_params)
 
 
 # --- Operator: one player's wallet -------------------------------------------------------
@@ -96,10 +102,10 @@ class PlayerWalletView(APIView):
         return Response(WalletOutput(_wallet_summary(player)).data)
 
 
-def _wallet_summary(player) -> dict:
+def _wallet_summary(player: Player) -> dict:
     """The wallet, and in seamless mode what the operator's wallet says the player has
     (asked now, within the operator's timeout; null if it does not answer)."""
-    if not seamless_selectors.is_seamless(operator_id=player.operator_id):
+    if not seamless.is_seamless(operator_id=player.operator_id):
         return presenters.wallet_summary(player=player, seamless=False)
     reported = services.seamless_balance(player=player)
     try:
@@ -118,14 +124,12 @@ class _CashierView(APIView):
     kind = ""
 
     def _move(self, request: Request, player_id: str) -> Response:
+        caller = operator_principal(request)
         player = _player(request, player_id)
-        data = CashierInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        currency = parse_currency(data.validated_data["currency"])
-        amount = parse_amount(data.validated_data["amount"], currency)
-        own_reference = (
-            data.validated_data.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
-        )
+        values = validated(CashierInput, request.data)
+        currency = parse_currency(values["currency"])
+        amount = parse_amount(values["amount"], currency)
+        own_reference = values.get("reference") or request.headers[IDEMPOTENCY_HEADER].strip()
         service, ledger_reference = (
             (services.deposit, services.deposit_reference)
             if self.kind == "deposit"
@@ -135,11 +139,9 @@ class _CashierView(APIView):
             player=player,
             amount=amount,
             currency=currency,
-            reference=ledger_reference(
-                operator_id=request.user.operator.pk, reference=own_reference
-            ),
-            actor=request.user.actor,
-            metadata=data.validated_data["metadata"],
+            reference=ledger_reference(operator_id=caller.operator.pk, reference=own_reference),
+            actor=caller.actor,
+            metadata=values["metadata"],
         )
         body = presenters.player_transaction(txn, player=player, operator_view=True)
         return Response(WalletOperatorTransactionOutput(body).data, status=status.HTTP_201_CREATED)
@@ -208,8 +210,9 @@ class PlayerTransactionListView(GenericAPIView):
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
         page = self.paginate_queryset(
-            selectors.player_transactions(player=player, **_filters(request))
+            transactions.player_transactions(player=player, **_filters(request))
         )
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.player_transaction(t, player=player, operator_view=True) for t in page]
         return self.get_paginated_response(WalletOperatorTransactionOutput(body, many=True).data)
 
@@ -226,7 +229,7 @@ class PlayerTransactionDetailView(APIView):
     )
     def get(self, request: Request, player_id: str, transaction_id: str) -> Response:
         player = _player(request, player_id)
-        txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
+        txn = transactions.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=True)
         return Response(WalletOperatorTransactionOutput(body).data)
 
@@ -243,7 +246,7 @@ class PlayerLimitsView(APIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        states = [presenters.limit_state(s) for s in selectors.player_limit_states(player=player)]
+        states = [presenters.limit_state(s) for s in limits.player_limit_states(player=player)]
         return Response(LimitOutput(states, many=True).data)
 
     @extend_schema(
@@ -259,9 +262,7 @@ class PlayerLimitsView(APIView):
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = LimitChangeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = data.validated_data
+        values = validated(LimitChangeInput, request.data)
         amount = values["amount"]
         services.player_limit_set(
             player=player,
@@ -271,11 +272,11 @@ class PlayerLimitsView(APIView):
             if amount is None
             else parse_amount(amount, player.wallet_currency, allow_zero=True),
             currency=values.get("currency"),
-            actor=request.user.actor,
+            actor=operator_principal(request).actor,
         )
         state = next(
             s
-            for s in selectors.player_limit_states(player=player)
+            for s in limits.player_limit_states(player=player)
             if (s.kind, s.period) == (values["kind"], values["period"])
         )
         return Response(LimitOutput(presenters.limit_state(state)).data)
@@ -294,7 +295,8 @@ class PlayerLimitHistoryView(GenericAPIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        page = self.paginate_queryset(selectors.player_limit_history(player=player))
+        page = self.paginate_queryset(limits.player_limit_history(player=player))
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.limit_change(change) for change in page]
         return self.get_paginated_response(LimitChangeOutput(body, many=True).data)
 
@@ -311,12 +313,12 @@ class SelfExclusionView(APIView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        until = selectors.self_excluded_until(player=player)
+        until = limits.self_excluded_until(player=player)
         body = {
             "self_excluded": until is not None,
             "until": until,
             "exclusions": [
-                presenters.self_exclusion(e) for e in selectors.self_exclusion_list(player=player)
+                presenters.self_exclusion(e) for e in limits.self_exclusion_list(player=player)
             ],
         }
         return Response(SelfExclusionStatusOutput(body).data)
@@ -334,13 +336,12 @@ class SelfExclusionView(APIView):
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
         player = _player(request, player_id)
-        data = SelfExclusionInput(data=request.data)
-        data.is_valid(raise_exception=True)
+        values = validated(SelfExclusionInput, request.data)
         exclusion = services.self_exclusion_create(
             player=player,
-            days=data.validated_data["days"],
-            reason=data.validated_data["reason"],
-            actor=request.user.actor,
+            days=values["days"],
+            reason=values["reason"],
+            actor=operator_principal(request).actor,
         )
         return Response(
             SelfExclusionOutput(presenters.self_exclusion(exclusion)).data,
@@ -360,7 +361,9 @@ PRACTICE_TOP_UP_DESCRIPTION = (
 
 
 def _practice_top_up_response(request: Request, player: Player, *, operator_view: bool) -> Response:
-    txn = services.practice_chips_top_up(player=player, actor=request.user.actor)
+    txn = services.practice_chips_top_up(
+        player=player, actor=operator_or_player_principal(request).actor
+    )
     if txn is None:
         return Response(WalletOutput(presenters.wallet_summary(player=player)).data)
     body = presenters.player_transaction(txn, player=player, operator_view=operator_view)
@@ -403,7 +406,7 @@ class OperatorCashierCapsView(APIView):
         "and monthly deposit caps (set by back-office staff; null: no cap).",
     )
     def get(self, request: Request) -> Response:
-        caps = selectors.cashier_caps_list(operator=request.user.operator)
+        caps = limits.cashier_caps_list(operator=operator_principal(request).operator)
         return Response(
             CashierCapsOutput([presenters.cashier_caps(c) for c in caps], many=True).data
         )
@@ -426,7 +429,7 @@ class MyWalletView(APIView):
         examples=examples.WALLET,
     )
     def get(self, request: Request) -> Response:
-        return Response(WalletOutput(_wallet_summary(request.user.player)).data)
+        return Response(WalletOutput(_wallet_summary(player_principal(request).player)).data)
 
 
 class MyPracticeTopUpView(APIView):
@@ -447,7 +450,9 @@ class MyPracticeTopUpView(APIView):
     )
     def post(self, request: Request) -> Response:
         validated(NoBody, request.data)
-        return _practice_top_up_response(request, request.user.player, operator_view=False)
+        return _practice_top_up_response(
+            request, player_principal(request).player, operator_view=False
+        )
 
 
 class MyTransactionListView(GenericAPIView):
@@ -463,10 +468,11 @@ class MyTransactionListView(GenericAPIView):
         "newest first (the operator's metadata is not shown).",
     )
     def get(self, request: Request) -> Response:
-        player = request.user.player
+        player = player_principal(request).player
         page = self.paginate_queryset(
-            selectors.player_transactions(player=player, **_filters(request))
+            transactions.player_transactions(player=player, **_filters(request))
         )
+        assert page is not None  # None only for a view without a paginator
         body = [presenters.player_transaction(t, player=player, operator_view=False) for t in page]
         return self.get_paginated_response(WalletTransactionOutput(body, many=True).data)
 
@@ -481,8 +487,8 @@ class MyTransactionDetailView(APIView):
         description="One ledger transaction of the calling player's wallet.",
     )
     def get(self, request: Request, transaction_id: str) -> Response:
-        player = request.user.player
-        txn = selectors.player_transaction_get(player=player, transaction_id=transaction_id)
+        player = player_principal(request).player
+        txn = transactions.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=False)
         return Response(WalletTransactionOutput(body).data)
 
@@ -500,7 +506,7 @@ class OperatorWalletView(APIView):
         "your wallet API for every buy-in and payout), with your wallet's URL and timeout.",
     )
     def get(self, request: Request) -> Response:
-        row = seamless_selectors.operator_wallet_get(operator_id=request.user.operator.pk)
+        row = seamless.operator_wallet_get(operator_id=operator_principal(request).operator.pk)
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)
 
     @extend_schema(
@@ -517,9 +523,7 @@ class OperatorWalletView(APIView):
     )
     @idempotent
     def put(self, request: Request) -> Response:
-        data = OperatorWalletInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        row = services.operator_wallet_set(
-            operator=request.user.operator, actor=request.user.actor, **data.validated_data
-        )
+        values = validated(OperatorWalletInput, request.data)
+        caller = operator_principal(request)
+        row = services.operator_wallet_set(operator=caller.operator, actor=caller.actor, **values)
         return Response(OperatorWalletOutput(presenters.operator_wallet(row)).data)

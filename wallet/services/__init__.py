@@ -1,10 +1,15 @@
 """State changes of the wallet, one module per concern (docs/wallet.md "Where things are").
 
-- ``posting``: the posting core: validation, accounts and house shards, the reference
-  replay check, ``_post`` and the one skeleton every posting follows (``posting_make``:
-  resolve the accounts, lock them in primary-key order, replay check, rules, post);
+- ``plans``: the plans of the postings, pure functions from a posting's facts to its
+  ledger lines (a buy-in, a refund, a settlement, a reversal, the network legs, the FX
+  legs); each service reads the facts, locks the accounts and posts its plan through the
+  ledger kernel (wallet/ledger/: validation, accounts and house shards, the reference
+  replay check, ``post`` and the one skeleton every posting follows, ``posting_make``),
+  which only this package imports;
 - ``cashier``: deposits, withdrawals, the operator's cashier caps;
-- ``escrow``: the table cashier: buy-in, refund, settlement (``EscrowPayout``);
+- ``escrow``: the table cashier: buy-in and refund;
+- ``escrow_settle``: the settlement that empties a game's escrow (``EscrowPayout``; a
+  batch of games with ``escrow_settle_many``);
 - ``practice``: practice chips: the first-use grant and the top-up;
 - ``rates``: exchange rates, and the rate money moves at;
 - ``responsible_gaming``: the player's deposit and loss limits, self-exclusion, the KYC
@@ -53,6 +58,9 @@ rolls back), and its row locks, taken in primary-key order, are held until the c
 transaction ends.
 """
 
+from wallet.ledger.checks import MAX_AMOUNT
+from wallet.ledger.keys import AccountKey, house_shards, shard_for
+from wallet.ledger.post import LedgerInvariantError
 from wallet.services.approvals import (
     adjustment_reference,
     approval_approve,
@@ -80,19 +88,11 @@ from wallet.services.escrow_settle import (
     escrow_settle_many,
 )
 from wallet.services.network import (
-    FeeSplit,
     check_net_settlement,
-    network_fee_split,
     network_position_settle,
     network_settlement_reference,
 )
-from wallet.services.posting import (
-    MAX_AMOUNT,
-    AccountKey,
-    LedgerInvariantError,
-    house_shards,
-    shard_for,
-)
+from wallet.services.plans.network import FeeSplit, network_fee_split
 from wallet.services.practice import (
     practice_chips_top_up,
     practice_grant_amount,

@@ -39,8 +39,11 @@ from gin_platform.models import Operator, Player
 from gin_platform.staff.four_eyes import REQUEST_TEXT_LENGTH, proposer_refusal, request_text
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import Actor, actor_for
-from wallet import selectors
 from wallet.amounts import parse_currency
+from wallet.ledger.checks import check_amount, check_funds, check_reference
+from wallet.ledger.post import post_transfer
+from wallet.ledger.replay import reference_guard
+from wallet.ledger.skeleton import Locked, posting_make
 from wallet.locks import lock_approval
 from wallet.models import ApprovalRequest, CashierCaps, LedgerTransaction
 from wallet.problems import (
@@ -49,10 +52,11 @@ from wallet.problems import (
     FourEyesRequiredProblem,
     ProposerNotEntitledProblem,
 )
+from wallet.selectors import limits, transactions
 from wallet.services.cashier import (
-    _cashier_currency,
-    _cashier_keys,
     cashier_caps_write,
+    cashier_currency,
+    cashier_keys,
     check_cashier_caps,
 )
 from wallet.services.corrections import reversal_reference, transaction_reverse
@@ -61,17 +65,8 @@ from wallet.services.network import (
     network_position_settle,
     network_settlement_reference,
 )
-from wallet.services.posting import (
-    Kind,
-    Locked,
-    _check_amount,
-    _check_funds,
-    _check_reference,
-    _post_transfer,
-    _reference_guard,
-    posting_make,
-)
 
+Kind = LedgerTransaction.Kind
 ApprovalKind = ApprovalRequest.Kind
 Status = ApprovalRequest.Status
 CREDIT, DEBIT = "credit", "debit"
@@ -84,7 +79,7 @@ def adjustment_reference(*, operator_id: Any, reference: str) -> str:
 
 
 # --- The adjustment -----------------------------------------------------------------------
-@_reference_guard
+@reference_guard
 @transaction.atomic
 def wallet_adjust(
     *,
@@ -102,17 +97,17 @@ def wallet_adjust(
     by ``reference`` (the full ``adjustment:...`` reference)."""
     if direction not in (CREDIT, DEBIT):
         raise ApprovalInvalidProblem("direction must be credit or debit", field="direction")
-    code = _cashier_currency(player, currency)
-    _check_amount(amount)
-    reference = _check_reference(reference)
+    code = cashier_currency(player, currency)
+    check_amount(amount)
+    reference = check_reference(reference)
     same = {"kind": Kind.ADJUSTMENT, "player": player, "amount": amount, "currency": code}
 
     def rules(locked: Locked) -> LedgerTransaction:
         outside, wallet = locked.resolved
         if direction == DEBIT:
-            _check_funds(wallet, amount)
+            check_funds(wallet, amount)
         source, target = (outside, wallet) if direction == CREDIT else (wallet, outside)
-        return _post_transfer(
+        return post_transfer(
             locked=locked.accounts,
             player=player,
             kind=Kind.ADJUSTMENT,
@@ -129,7 +124,7 @@ def wallet_adjust(
     return posting_make(
         reference=reference,
         same=same,
-        keys=_cashier_keys(player=player, currency=code),
+        keys=cashier_keys(player=player, currency=code),
         rules=rules,
     )
 
@@ -141,10 +136,10 @@ def _need(user: Any, action: str, kind: str) -> None:
 
 
 def _reversal_payload(payload: dict) -> tuple[Operator, dict]:
-    original = selectors.transaction_get(transaction_id=payload.get("transaction_id"))
+    original = transactions.transaction_get(transaction_id=payload.get("transaction_id"))
     if original.kind == Kind.REVERSAL:
         raise ApprovalInvalidProblem("a reversal cannot be reversed", field="transaction_id")
-    reference = _check_reference(payload.get("reference"))
+    reference = check_reference(payload.get("reference"))
     return original.operator, {"transaction_id": original.pk, "reference": reference}
 
 
@@ -170,9 +165,9 @@ def _adjustment_payload(operator: Operator | None, payload: dict) -> tuple[Opera
     direction = payload.get("direction")
     if direction not in (CREDIT, DEBIT):
         raise ApprovalInvalidProblem("direction must be credit or debit", field="direction")
-    amount = _check_amount(payload.get("amount"))
-    currency = _cashier_currency(player, payload.get("currency") or "")
-    reference = _check_reference(payload.get("reference"))
+    amount = check_amount(payload.get("amount"))
+    currency = cashier_currency(player, payload.get("currency") or "")
+    reference = check_reference(payload.get("reference"))
     return operator, {
         "player_id": str(player.pk),
         "direction": direction,
@@ -217,7 +212,7 @@ def _net_settlement_payload(operator: Operator | None, payload: dict) -> tuple[O
 def caps_are_raise(*, operator: Operator, currency: str, caps: dict[str, int | None]) -> bool:
     """Whether new caps loosen anything: a maximum up or removed, a minimum down or removed,
     or caps where none were (nothing capped is the loosest). Only raises need four eyes."""
-    current = selectors.cashier_caps_get(operator=operator, currency=currency)
+    current = limits.cashier_caps_get(operator=operator, currency=currency)
     if current is None:
         return False  # no caps yet: any cap only tightens
     for name in CashierCaps.FIELDS:
@@ -297,7 +292,7 @@ def _execute(approval: ApprovalRequest, actor: Actor) -> str:
     _check_proposer(approval)
     payload = approval.payload
     if approval.kind == ApprovalKind.REVERSAL:
-        original = selectors.transaction_get(transaction_id=payload["transaction_id"])
+        original = transactions.transaction_get(transaction_id=payload["transaction_id"])
         txn = transaction_reverse(
             ledger_transaction=original,
             reference=reversal_reference(reference=payload["reference"]),

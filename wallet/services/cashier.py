@@ -30,8 +30,19 @@ from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.tenancy.principals import Actor
-from wallet import posting_selectors, selectors
 from wallet.amounts import parse_currency
+from wallet.ledger.checks import (
+    MAX_AMOUNT,
+    check_active,
+    check_amount,
+    check_funds,
+    check_metadata,
+    check_reference,
+)
+from wallet.ledger.keys import AccountKey, AccountKind, house_key, player_key, shard_for
+from wallet.ledger.post import post_transfer
+from wallet.ledger.replay import reference_guard
+from wallet.ledger.skeleton import Locked, posting_make
 from wallet.locks import lock_cashier_caps
 from wallet.models import Account, CashierCaps, LedgerTransaction
 from wallet.problems import (
@@ -41,25 +52,8 @@ from wallet.problems import (
     CurrencyMismatchProblem,
     PracticeChipsNotConvertibleProblem,
 )
-from wallet.services.posting import (
-    MAX_AMOUNT,
-    AccountKey,
-    AccountKind,
-    Kind,
-    Locked,
-    _check_active,
-    _check_amount,
-    _check_funds,
-    _check_metadata,
-    _check_reference,
-    _house_key,
-    _money,
-    _player_key,
-    _post_transfer,
-    _reference_guard,
-    posting_make,
-    shard_for,
-)
+from wallet.selectors import limits as selectors
+from wallet.selectors import postings as posting_selectors
 from wallet.services.responsible_gaming import (
     check_deposit_limits,
     check_self_exclusion_ended,
@@ -68,6 +62,7 @@ from wallet.services.responsible_gaming import (
 from wallet.services.seamless import check_transfer_mode
 from wallet.windows import windows
 
+Kind = LedgerTransaction.Kind
 WINDOW_CAPS = (("day", "daily"), ("week", "weekly"), ("month", "monthly"))
 
 
@@ -85,9 +80,10 @@ def withdrawal_reference(*, operator_id: Any, reference: str) -> str:
 
 
 # --- Deposits and withdrawals -------------------------------------------------------------
-def _cashier_currency(player: Player, currency: str, *, check_mode: bool = True) -> str:
-    """Deposits and withdrawals are in the wallet currency: the cashier never converts.
-    A deposit checks the transfer mode later (``check_mode=False``), in its one read under
+def cashier_currency(player: Player, currency: str, *, check_mode: bool = True) -> str:
+    """The currency code of a deposit, withdrawal or adjustment: the player's wallet
+    currency, as the cashier never converts (nor has practice chips), in transfer mode
+    only. A deposit checks the transfer mode later (``check_mode=False``), in its one read under
     the locks."""
     code = parse_currency(currency)
     if code == PRACTICE_CURRENCY:
@@ -105,16 +101,18 @@ def _cashier_currency(player: Player, currency: str, *, check_mode: bool = True)
     return code
 
 
-def _cashier_keys(*, player: Player, currency: str) -> tuple[AccountKey, AccountKey]:
+def cashier_keys(*, player: Player, currency: str) -> tuple[AccountKey, AccountKey]:
     """The two sides of a cashier movement: the operator's outside-world account (the
     player's shard) and the player's wallet."""
-    outside = _house_key(
+    outside = house_key(
         operator_id=player.operator_id,
         kind=AccountKind.OUTSIDE,
         currency=currency,
         shard=shard_for(player.pk),
     )
-    return outside, _player_key(player=player, currency=currency)
+    return outside, player_key(
+        player_id=player.pk, operator_id=player.operator_id, currency=currency
+    )
 
 
 def _own_reference(reference: str) -> str:
@@ -183,7 +181,7 @@ def _refusal_recorded(
 
 
 @_refusal_recorded
-@_reference_guard
+@reference_guard
 @transaction.atomic
 def deposit(
     *,
@@ -199,16 +197,16 @@ def deposit(
     ``currency`` must be the player's wallet currency (no conversion). Refused: inactive
     player, self-exclusion, the operator's caps, the player's deposit limits.
     """
-    code = _cashier_currency(player, currency, check_mode=False)
-    _check_amount(amount)
-    reference = _check_reference(reference)
-    meta = _check_metadata(metadata)
+    code = cashier_currency(player, currency, check_mode=False)
+    check_amount(amount)
+    reference = check_reference(reference)
+    meta = check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
         outside, wallet = locked.resolved
         checks: posting_selectors.DepositChecks = locked.reads
         check_transfer_mode(player=player, seamless=checks.seamless)
-        _check_active(player)
+        check_active(player)
         check_self_exclusion_ended(until=checks.excluded_until)
         if checks.has_caps:
             _check_deposit_caps(
@@ -218,7 +216,7 @@ def deposit(
             check_deposit_limits(
                 player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
             )
-        txn = _post_transfer(
+        txn = post_transfer(
             locked=locked.accounts,
             player=player,
             kind=Kind.DEPOSIT,
@@ -241,7 +239,7 @@ def deposit(
     return posting_make(
         reference=reference,
         same={"kind": Kind.DEPOSIT, "player": player, "amount": amount, "currency": code},
-        keys=_cashier_keys(player=player, currency=code),
+        keys=cashier_keys(player=player, currency=code),
         rules=rules,
         # One query: the replay check, and which checks have anything to read (usually none).
         reads=lambda at: posting_selectors.deposit_checks_get(
@@ -251,7 +249,7 @@ def deposit(
 
 
 @_refusal_recorded
-@_reference_guard
+@reference_guard
 @transaction.atomic
 def withdraw(
     *,
@@ -268,17 +266,17 @@ def withdraw(
     player can always take their money out). Refused: the operator's withdrawal min/max,
     insufficient funds.
     """
-    code = _cashier_currency(player, currency)
-    _check_amount(amount)
-    reference = _check_reference(reference)
-    meta = _check_metadata(metadata)
+    code = cashier_currency(player, currency)
+    check_amount(amount)
+    reference = check_reference(reference)
+    meta = check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
         outside, wallet = locked.resolved
         check_withdrawal_kyc(player)
         _check_withdrawal_caps(player=player, amount=amount, currency=code)
-        _check_funds(wallet, amount)
-        txn = _post_transfer(
+        check_funds(wallet, amount)
+        txn = post_transfer(
             locked=locked.accounts,
             player=player,
             kind=Kind.WITHDRAWAL,
@@ -301,7 +299,7 @@ def withdraw(
     return posting_make(
         reference=reference,
         same={"kind": Kind.WITHDRAWAL, "player": player, "amount": amount, "currency": code},
-        keys=_cashier_keys(player=player, currency=code),
+        keys=cashier_keys(player=player, currency=code),
         rules=rules,
     )
 
@@ -319,14 +317,14 @@ def _check_deposit_caps(
         raise AmountBelowMinimumProblem(
             f"the smallest deposit is {money_dict(caps.min_deposit, currency)['amount']}",
             cap="min_deposit",
-            minimum=_money(caps.min_deposit, currency),
+            minimum=money_dict(caps.min_deposit, currency),
         )
     if caps.max_deposit is not None and amount > caps.max_deposit:
         raise CapExceededProblem(
             f"the largest deposit is {money_dict(caps.max_deposit, currency)['amount']}",
             cap="max_deposit",
-            limit=_money(caps.max_deposit, currency),
-            remaining=_money(caps.max_deposit, currency),
+            limit=money_dict(caps.max_deposit, currency),
+            remaining=money_dict(caps.max_deposit, currency),
         )
     window_caps = {period: getattr(caps, f"{name}_deposit_cap") for period, name in WINDOW_CAPS}
     if all(cap is None for cap in window_caps.values()):
@@ -340,8 +338,8 @@ def _check_deposit_caps(
                 f"the {name} deposit cap is {money_dict(cap, currency)['amount']} {currency}; "
                 f"{money_dict(max(cap - totals[period], 0), currency)['amount']} is left",
                 cap=f"{name}_deposit_cap",
-                limit=_money(cap, currency),
-                remaining=_money(max(cap - totals[period], 0), currency),
+                limit=money_dict(cap, currency),
+                remaining=money_dict(max(cap - totals[period], 0), currency),
                 window_start=current[period].start.isoformat(),
                 window_end=current[period].end.isoformat(),
             )
@@ -354,14 +352,14 @@ def _check_withdrawal_caps(*, player: Player, amount: int, currency: str) -> Non
         raise AmountBelowMinimumProblem(
             f"the smallest withdrawal is {money_dict(caps.min_withdrawal, currency)['amount']}",
             cap="min_withdrawal",
-            minimum=_money(caps.min_withdrawal, currency),
+            minimum=money_dict(caps.min_withdrawal, currency),
         )
     if caps is not None and caps.max_withdrawal is not None and amount > caps.max_withdrawal:
         raise CapExceededProblem(
             f"the largest withdrawal is {money_dict(caps.max_withdrawal, currency)['amount']}",
             cap="max_withdrawal",
-            limit=_money(caps.max_withdrawal, currency),
-            remaining=_money(caps.max_withdrawal, currency),
+            limit=money_dict(caps.max_withdrawal, currency),
+            remaining=money_dict(caps.max_withdrawal, currency),
         )
 
 
@@ -378,7 +376,7 @@ def cashier_caps_set(
 
 
 def check_cashier_caps(
-    *, currency: str, caps: Mapping[str, object]
+    *, currency: object, caps: Mapping[str, object]
 ) -> tuple[str, dict[str, int | None]]:
     """The one check of new caps, for a direct set, a four-eyes proposal and its approval
     alike (so a proposal the approval would refuse is never recorded): a currency with a

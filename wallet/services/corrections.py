@@ -5,30 +5,26 @@ transaction (docs/wallet.md "transaction_reverse"), posted by staff under the re
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from django.db import transaction
 
 from gin_platform.tenancy.principals import Actor
-from wallet import selectors
+from wallet.ledger.checks import check_funds, check_reference
+from wallet.ledger.lines import lines_on
+from wallet.ledger.post import post
+from wallet.ledger.replay import posting_replay, reference_guard
+from wallet.ledger.skeleton import Locked, posting_make
 from wallet.models import LedgerTransaction
 from wallet.problems import (
     AlreadyReversedProblem,
     EscrowSettledProblem,
     TransactionNotReversibleProblem,
 )
-from wallet.services.posting import (
-    Kind,
-    Locked,
-    _check_funds,
-    _check_reference,
-    _Line,
-    _post,
-    _reference_guard,
-    posting_make,
-    posting_replay,
-)
+from wallet.selectors import balances as selectors
+from wallet.services.plans.corrections import reversal_plan
+
+Kind = LedgerTransaction.Kind
 
 
 def reversal_reference(*, reference: str) -> str:
@@ -36,24 +32,26 @@ def reversal_reference(*, reference: str) -> str:
     return f"reversal:{reference}"
 
 
-@_reference_guard
+@reference_guard
 @transaction.atomic
 def transaction_reverse(
     *, ledger_transaction: LedgerTransaction, reference: str, reason: str, actor: Actor
 ) -> LedgerTransaction:
     """Post the exact opposite of a transaction (every entry negated, same components and
-    players, the same FX amounts, so no new rate). A reversal cannot itself be reversed,
-    and a transaction is reversed at most once. Refused if a non-negative account would go
-    below zero (``insufficient-funds``), or for a buy-in or refund whose escrow is settled.
-    Reversing a settlement reopens the escrow for a corrected settlement."""
+    players, the same FX amounts, so no new rate: wallet/services/plans/corrections.py). A
+    reversal cannot itself be reversed, and a transaction is reversed at most once. Refused
+    if a non-negative account would go below zero (``insufficient-funds``), or for a buy-in
+    or refund whose escrow is settled. Reversing a settlement reopens the escrow for a
+    corrected settlement."""
     original = ledger_transaction
-    reference = _check_reference(reference)
+    reference = check_reference(reference)
     same: dict[str, Any] = {"kind": Kind.REVERSAL, "reverses": original}
     if (existing := posting_replay(reference=reference, same=same)) is not None:
         return existing
     if original.kind == Kind.REVERSAL:
         raise TransactionNotReversibleProblem("a reversal cannot be reversed")
     original_entries = list(original.entries.order_by("pk"))
+    plan = reversal_plan(original_entries)
 
     def rules(locked: Locked) -> LedgerTransaction:
         if LedgerTransaction.objects.filter(reverses=original).exists():
@@ -66,22 +64,16 @@ def transaction_reverse(
             raise EscrowSettledProblem(
                 f"the escrow of {original.game_ref} is settled; reverse the settlement first"
             )
-        needed: dict[int, int] = defaultdict(int)
-        for entry in original_entries:
-            needed[entry.account_id] += entry.amount  # what the reversal takes back
-        for pk, taken in needed.items():
+        for pk, taken in plan.takes.items():
             account = locked.accounts[pk]
             if taken > 0 and not account.may_go_negative:
-                _check_funds(account, taken)
-        return _post(
+                check_funds(account, taken)
+        return post(
             locked=locked.accounts,
             operator=original.operator,
             kind=Kind.REVERSAL,
             reference=reference,
-            lines=[
-                _Line(locked.accounts[e.account_id], -e.amount, e.component, e.player_id)
-                for e in original_entries
-            ],
+            lines=lines_on(plan.lines, locked.accounts),
             actor=actor,
             now=locked.now,
             amount=original.amount,

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -21,9 +22,15 @@ from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import Actor
-from wallet import fx, network_selectors, posting_selectors
 from wallet.amounts import parse_currency
-from wallet.ledger_write import LedgerBatch
+from wallet.ledger.accounts import account_identity, in_key_order, resolve_and_lock
+from wallet.ledger.checks import MAX_AMOUNT, check_game_ref, check_metadata, check_reference
+from wallet.ledger.keys import AccountKey
+from wallet.ledger.lines import lines_on
+from wallet.ledger.post import LedgerInvariantError, post
+from wallet.ledger.replay import posting_replay, reference_guard
+from wallet.ledger.skeleton import Locked, posting_make
+from wallet.ledger.write import LedgerBatch
 from wallet.models import COMPONENT_LENGTH, Account, LedgerTransaction
 from wallet.problems import (
     EscrowNotFoundProblem,
@@ -31,36 +38,14 @@ from wallet.problems import (
     EscrowUnbalancedProblem,
     PayoutInvalidProblem,
 )
-from wallet.services.network import (
-    check_network_escrow,
-    network_fee_share_bps,
-    network_fee_split,
-    position_key,
-)
-from wallet.services.posting import (
-    MAX_AMOUNT,
-    AccountKey,
-    AccountKind,
-    Kind,
-    LedgerInvariantError,
-    Locked,
-    _check_game_ref,
-    _check_metadata,
-    _check_reference,
-    _house_key,
-    _identity,
-    _in_key_order,
-    _Line,
-    _money,
-    _player_key,
-    _post,
-    _reference_guard,
-    _resolve_and_lock,
-    posting_make,
-    posting_replay,
-    shard_for,
-)
+from wallet.selectors import network as network_selectors
+from wallet.selectors import postings as posting_selectors
+from wallet.services.network import network_fee_share_bps
+from wallet.services.plans.escrow_settle import Payee, SettlementPlan, settlement_plan
+from wallet.services.plans.network import FeeSplit, network_fee_split
 from wallet.services.rates import rate_quote
+
+Kind = LedgerTransaction.Kind
 
 COMPONENT_SHAPE = re.compile(rf"^[a-z][a-z0-9_]{{0,{COMPONENT_LENGTH - 1}}}$")
 RESERVED_COMPONENTS = frozenset({"fee", "fx"})
@@ -112,7 +97,7 @@ def _check_payouts(
     return players, lines
 
 
-@_reference_guard
+@reference_guard
 def escrow_settle(
     *,
     game_ref: str,
@@ -180,10 +165,11 @@ def escrow_settle_many(
     Raises ``NotBatchable`` for a settlement that needs the single path, or the problem
     of a settlement that breaks a rule (then no settlement of the batch is written)."""
     checked = [_settlement_checked(item) for item in settlements]
-    escrows = posting_selectors.escrows_of_games(
+    found_escrows = posting_selectors.escrows_of_games(
         games=[(item.game_ref, item.code) for item in checked]
     )
-    if len({item.reference for item in checked}) != len(checked) or None in escrows:
+    escrows = [escrow for escrow in found_escrows if escrow is not None]
+    if len({item.reference for item in checked}) != len(checked) or len(escrows) != len(checked):
         raise NotBatchable("a reference twice in the batch, or an escrow missing")
     if any(platform_selectors.is_network_operator(escrow.operator_id) for escrow in escrows):
         raise NotBatchable("a network game (its fee split reads the contributions)")
@@ -193,8 +179,8 @@ def escrow_settle_many(
         for item, escrow in zip(checked, escrows, strict=True)
     ]
     keys = {key.identity: key for posting in postings for key in posting.keys}
-    _, locked = _resolve_and_lock(tuple(keys.values()), escrows)
-    found = {_identity(account): account for account in locked.values()}
+    _, locked = resolve_and_lock(tuple(keys.values()), escrows)
+    found = {account_identity(account): account for account in locked.values()}
     reads = posting_selectors.escrow_posting_reads_many(
         escrows=escrows,
         references=[item.reference for item in checked],
@@ -207,7 +193,7 @@ def escrow_settle_many(
         posting.rules(
             Locked(
                 accounts=locked,
-                resolved=tuple(_in_key_order(posting.keys, found)),
+                resolved=tuple(in_key_order(posting.keys, found)),
                 now=now,
                 reads=reads.of_escrow(escrow.pk),
                 write=batch,
@@ -248,9 +234,9 @@ def _settlement_checked(item: EscrowSettlement) -> _Checked:
     payees, lines_by_player = _check_payouts(item.payouts, item.fee)
     return _Checked(
         code=code,
-        game_ref=_check_game_ref(item.game_ref),
-        reference=_check_reference(item.reference),
-        meta=_check_metadata(item.metadata),
+        game_ref=check_game_ref(item.game_ref),
+        reference=check_reference(item.reference),
+        meta=check_metadata(item.metadata),
         fee=item.fee,
         payees=payees,
         lines_by_player=lines_by_player,
@@ -320,167 +306,108 @@ class _Posting:
 def _settlement_posting(
     checked: _Checked, *, escrow: Account, actor: Actor, now: datetime
 ) -> _Posting:
-    code, game_ref, reference, fee = checked.code, checked.game_ref, checked.reference, checked.fee
-    payees, lines_by_player, total = checked.payees, checked.lines_by_player, checked.total
+    """The facts of a settlement (its rates at ``now``, a network game's fee split), its
+    plan (wallet/services/plans/escrow_settle.py) and its rules under the locks."""
+    code = checked.code
     operator = escrow.operator
     practice = code == PRACTICE_CURRENCY
-    wallet_codes = {pk: (code if practice else p.wallet_currency) for pk, p in payees.items()}
+    payees = {
+        pk: Payee(
+            player_id=pk,
+            operator_id=player.operator_id,
+            wallet_currency=code if practice else player.wallet_currency,
+        )
+        for pk, player in checked.payees.items()
+    }
     quotes = {
         wallet_code: rate_quote(base=code, quote=wallet_code, at=now)
-        for wallet_code in sorted(set(wallet_codes.values()))
+        for wallet_code in sorted({payee.wallet_currency for payee in payees.values()})
         if wallet_code != code
     }
     # A network game (the escrow is the network's operator's): payees of other operators are
     # paid through the positions, and the fee is shared by contribution (network.py).
-    network = platform_selectors.is_network_operator(operator.pk)
     split = None
-    if network:
+    if platform_selectors.is_network_operator(operator.pk):
         split = network_fee_split(
-            fee=fee,
+            fee=checked.fee,
             contributions=network_selectors.escrow_operator_contributions(escrow=escrow),
             fee_share_bps=network_fee_share_bps(),
         )
-    shard = shard_for(game_ref)
-    # Accounts: the fee's house shards follow the game, each payee's FX legs and position
-    # their shard (on their own operator's books).
-    keys: dict[Any, AccountKey] = {}
-    if fee:
-        keys["fee"] = _house_key(
-            operator_id=operator.pk, kind=AccountKind.HOUSE_FEE, currency=code, shard=shard
-        )
-    if split is not None:
-        keys["network_position"] = position_key(operator_id=operator.pk, currency=code, shard=shard)
-        for operator_id in sorted(split.operators, key=str):
-            if split.operators[operator_id] and operator_id != operator.pk:
-                keys[("fee_share", operator_id)] = position_key(
-                    operator_id=operator_id, currency=code, shard=shard
-                )
-                keys[("fee", operator_id)] = _house_key(
-                    operator_id=operator_id,
-                    kind=AccountKind.HOUSE_FEE,
-                    currency=code,
-                    shard=shard,
-                )
-    for pk in sorted(payees, key=str):
-        payee_operator = payees[pk].operator_id
-        if wallet_codes[pk] != code:
-            for fx_code in (code, wallet_codes[pk]):
-                keys[("fx", pk, fx_code)] = _house_key(
-                    operator_id=payee_operator,
-                    kind=AccountKind.HOUSE_FX,
-                    currency=fx_code,
-                    shard=shard_for(pk),
-                )
-        if payee_operator != operator.pk:
-            check_network_escrow(player_operator_id=payee_operator, escrow_operator_id=operator.pk)
-            keys[("position", pk)] = position_key(
-                operator_id=payee_operator, currency=code, shard=shard_for(pk)
-            )
-            keys.setdefault(
-                "network_position",
-                position_key(operator_id=operator.pk, currency=code, shard=shard),
-            )
-    for pk in sorted(payees, key=str):
-        keys[("wallet", pk)] = _player_key(player=payees[pk], currency=wallet_codes[pk])
-
-    def rules(locked: Locked) -> LedgerTransaction:
-        accounts = dict(zip(keys, locked.resolved, strict=True))
-        if locked.reads.settled:
-            raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
-        # Read under the escrow's lock, which every buy-in takes: the payees as they stand.
-        if strangers := set(payees) - locked.reads.participants:
-            raise PayoutInvalidProblem(
-                f"{len(strangers)} payee(s) did not buy into {game_ref}",
-                players=sorted(str(pk) for pk in strangers),
-            )
-        held = locked.accounts[escrow.pk].balance
-        if held != total:
-            raise EscrowUnbalancedProblem(
-                f"the escrow of {game_ref} holds {money_dict(held, code)['amount']} {code}; "
-                f"payouts plus fee are {money_dict(total, code)['amount']}",
-                escrow=_money(held, code),
-                payouts_and_fee=_money(total, code),
-            )
-        if (
-            split is not None
-            and split.contributions
-            != network_selectors.escrow_operator_contributions(escrow=escrow)
-        ):  # pragma: no cover - a buy-in or refund needs the escrow's lock, held here
-            raise LedgerInvariantError(f"the contributions to {game_ref} changed under us")
-        lines: list[_Line] = []
-        snapshots = []
-        for pk in sorted(lines_by_player, key=str):
-            player_lines = lines_by_player[pk]
-            lines += [_Line(escrow, -line.amount, line.component, pk) for line in player_lines]
-            player_total = sum(line.amount for line in player_lines)
-            if player_total == 0:
-                continue
-            if ("position", pk) in keys:  # the network's books -> the payee's operator's
-                lines += [
-                    _Line(accounts["network_position"], player_total, "payout", pk),
-                    _Line(accounts[("position", pk)], -player_total, "payout", pk),
-                ]
-            wallet = accounts[("wallet", pk)]
-            wallet_code = wallet_codes[pk]
-            if wallet_code == code:
-                lines.append(_Line(wallet, player_total, "payout", pk))
-                continue
-            quote = quotes[wallet_code]
-            credited = fx.convert_minor(
-                player_total, base=code, quote=wallet_code, rate=quote.rate, rounding=fx.HOUSE_PAYS
-            )
-            lines += [
-                _Line(accounts[("fx", pk, code)], player_total, "fx", pk),
-                _Line(accounts[("fx", pk, wallet_code)], -credited, "fx", pk),
-                _Line(wallet, credited, "payout", pk),
-            ]
-            snapshots.append(
-                quote.snapshot()
-                | {
-                    "player": str(pk),
-                    "amount": player_total,
-                    "converted": credited,
-                    "rounding": fx.HOUSE_PAYS,
-                    "direction": f"{code}->{wallet_code}",
-                }
-            )
-        if fee:
-            kept = fee if split is None else split.network
-            lines += [_Line(escrow, -fee, "fee"), _Line(accounts["fee"], kept, "fee")]
-        extra: dict[str, Any] = {"fee": fee}
-        if split is not None:
-            extra["network"] = split.metadata()
-            for operator_id in sorted(split.operators, key=str):
-                share = split.operators[operator_id]
-                if not share:
-                    continue
-                if operator_id == operator.pk:  # pragma: no cover - no player of the network
-                    lines.append(_Line(accounts["fee"], share, "fee"))
-                    continue
-                lines += [
-                    _Line(accounts["network_position"], share, "fee_share"),
-                    _Line(accounts[("fee_share", operator_id)], -share, "fee_share"),
-                    _Line(accounts[("fee", operator_id)], share, "fee"),
-                ]
-        settled = _post(
-            locked=locked.accounts,
-            operator=operator,
-            kind=Kind.SETTLEMENT,
-            reference=reference,
-            lines=lines,
-            actor=actor,
-            now=now,
-            amount=total,
-            currency=code,
-            game_ref=game_ref,
-            escrow=escrow,
-            fx_snapshots=snapshots,
-            metadata=checked.meta | extra,
-            write=locked.write,
-        )
-        settled.seamless_by_operator = locked.reads.seamless_by_operator(payee_operators)
-        return settled
-
+    plan = settlement_plan(
+        game_ref=checked.game_ref,
+        currency=code,
+        escrow_operator_id=operator.pk,
+        payees=payees,
+        lines_by_player=checked.lines_by_player,
+        fee=checked.fee,
+        split=split,
+        quotes=quotes,
+    )
     # The wallet mode matters for real money only (practice chips never leave the platform).
     payee_operators = [] if practice else sorted({p.operator_id for p in payees.values()}, key=str)
-    return _Posting(keys=tuple(keys.values()), rules=rules, payee_operators=payee_operators)
+    rules = partial(
+        _settlement_rules,
+        checked=checked,
+        escrow=escrow,
+        plan=plan,
+        split=split,
+        payee_operators=payee_operators,
+        actor=actor,
+        now=now,
+    )
+    return _Posting(keys=plan.keys, rules=rules, payee_operators=payee_operators)
+
+
+def _settlement_rules(
+    locked: Locked,
+    *,
+    checked: _Checked,
+    escrow: Account,
+    plan: SettlementPlan,
+    split: FeeSplit | None,
+    payee_operators: list[Any],
+    actor: Actor,
+    now: datetime,
+) -> LedgerTransaction:
+    """Under the locks: the escrow is not settled, every payee bought in, the escrow holds
+    exactly the payouts plus the fee; then post the plan."""
+    code, game_ref, total = checked.code, checked.game_ref, checked.total
+    if locked.reads.settled:
+        raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
+    # Read under the escrow's lock, which every buy-in takes: the payees as they stand.
+    if strangers := set(checked.payees) - locked.reads.participants:
+        raise PayoutInvalidProblem(
+            f"{len(strangers)} payee(s) did not buy into {game_ref}",
+            players=sorted(str(pk) for pk in strangers),
+        )
+    held = locked.accounts[escrow.pk].balance
+    if held != total:
+        raise EscrowUnbalancedProblem(
+            f"the escrow of {game_ref} holds {money_dict(held, code)['amount']} {code}; "
+            f"payouts plus fee are {money_dict(total, code)['amount']}",
+            escrow=money_dict(held, code),
+            payouts_and_fee=money_dict(total, code),
+        )
+    if split is not None and split.contributions != network_selectors.escrow_operator_contributions(
+        escrow=escrow
+    ):  # pragma: no cover - a buy-in or refund needs the escrow's lock, held here
+        raise LedgerInvariantError(f"the contributions to {game_ref} changed under us")
+    rows = locked.by_key(plan.keys) | {plan.escrow: locked.accounts[escrow.pk]}
+    settled = post(
+        locked=locked.accounts,
+        operator=escrow.operator,
+        kind=Kind.SETTLEMENT,
+        reference=checked.reference,
+        lines=lines_on(plan.lines, rows),
+        actor=actor,
+        now=now,
+        amount=total,
+        currency=code,
+        game_ref=game_ref,
+        escrow=escrow,
+        fx_snapshots=plan.fx_snapshots,
+        metadata=checked.meta | plan.metadata,
+        write=locked.write,
+    )
+    settled.seamless_by_operator = locked.reads.seamless_by_operator(payee_operators)
+    return settled

@@ -18,24 +18,17 @@ from django.db import transaction
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY
 from gin_platform.tenancy.principals import Actor
-from wallet import selectors
+from wallet.ledger.checks import check_active, check_reference
+from wallet.ledger.keys import AccountKey, AccountKind, house_key, player_key, shard_for
+from wallet.ledger.post import post_transfer
+from wallet.ledger.replay import reference_guard
+from wallet.ledger.skeleton import Locked, posting_make
 from wallet.models import Account, LedgerTransaction
 from wallet.problems import PracticeTopUpTooSoonProblem
-from wallet.services.posting import (
-    AccountKey,
-    AccountKind,
-    Kind,
-    Locked,
-    _check_active,
-    _check_reference,
-    _house_key,
-    _player_key,
-    _post_transfer,
-    _reference_guard,
-    posting_make,
-    shard_for,
-)
+from wallet.selectors import practice as selectors
 from wallet.windows import Window, fixed_window
+
+Kind = LedgerTransaction.Kind
 
 
 def practice_grant_amount() -> int:
@@ -71,7 +64,7 @@ def practice_top_up_reference(*, player_id: Any, period: Window) -> str:
 def mint_key(*, player: Player) -> AccountKey:
     """The mint of a player's chips: the operator's XGC outside-world account, the player's
     shard (the grant, the top-up and a practice buy-in all use it)."""
-    return _house_key(
+    return house_key(
         operator_id=player.operator_id,
         kind=AccountKind.OUTSIDE,
         currency=PRACTICE_CURRENCY,
@@ -93,7 +86,7 @@ def practice_grant_if_first(
     Part of the buy-in's posting: the mint and the wallet are already locked."""
     if selectors.practice_chips_ever_issued(player=player):
         return
-    _post_transfer(
+    post_transfer(
         locked=locked,
         player=player,
         kind=Kind.PRACTICE_GRANT,
@@ -107,7 +100,7 @@ def practice_grant_if_first(
     )
 
 
-@_reference_guard
+@reference_guard
 @transaction.atomic
 def practice_chips_top_up(
     *, player: Player, actor: Actor, reference: str | None = None
@@ -127,11 +120,11 @@ def practice_chips_top_up(
     period, having no request of its own to replay, is ``practice-top-up-too-soon``).
     """
     if reference is not None:
-        reference = _check_reference(reference)
+        reference = check_reference(reference)
 
     def rules(locked: Locked) -> LedgerTransaction | None:
         mint, wallet = locked.resolved
-        _check_active(player)
+        check_active(player)
         # ``locked.now`` is taken after the lock: concurrent top-ups see each other's postings
         target = practice_grant_amount()
         if wallet.balance >= target:
@@ -148,7 +141,7 @@ def practice_chips_top_up(
                 next_top_up_at=period.end.isoformat(),
             )
         amount = target - wallet.balance
-        return _post_transfer(
+        return post_transfer(
             locked=locked.accounts,
             player=player,
             kind=Kind.PRACTICE_TOP_UP,
@@ -170,6 +163,11 @@ def practice_chips_top_up(
     return posting_make(
         reference=reference,
         same={"kind": Kind.PRACTICE_TOP_UP, "player": player, "currency": PRACTICE_CURRENCY},
-        keys=(mint_key(player=player), _player_key(player=player, currency=PRACTICE_CURRENCY)),
+        keys=(
+            mint_key(player=player),
+            player_key(
+                player_id=player.pk, operator_id=player.operator_id, currency=PRACTICE_CURRENCY
+            ),
+        ),
         rules=rules,
     )

@@ -4,7 +4,7 @@ docs/rules.md; docs/wallet.md "Currencies and rates").
 A published rate is never edited: the same (pair, as_of, source) again with the same rate
 changes nothing, with another rate it is ``exchange-rate-conflict``. Money moves only at the
 latest rate no older than ``fx_max_age()`` (``rate_quote``); display uses the latest rate
-whatever its age (``wallet.selectors.display_amount``).
+whatever its age (``wallet.selectors.rates.display_amount``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from gin_platform.audit import audit_record
 from gin_platform.http.problems import Problem
 from gin_platform.money import PRACTICE_CURRENCY, is_decimal_string
 from gin_platform.tenancy.principals import Actor
-from wallet import fx, selectors
+from wallet import fx
 from wallet.amounts import parse_currency
 from wallet.models import RATE_DECIMAL_PLACES, RATE_MAX_DIGITS, ExchangeRate
 from wallet.problems import (
@@ -33,6 +33,7 @@ from wallet.problems import (
     FxRateUnavailableProblem,
     PracticeChipsNotConvertibleProblem,
 )
+from wallet.selectors import rates as selectors
 
 RATE_FUTURE_TOLERANCE = timedelta(minutes=5)
 
@@ -106,14 +107,16 @@ def _parse_rate(rate: object) -> Decimal:
 @transaction.atomic
 def exchange_rate_record(
     *,
-    base: str,
-    quote: str,
-    rate: str | Decimal,
+    base: object,
+    quote: object,
+    rate: object,
     as_of: datetime,
     source: str,
     actor: Actor,
 ) -> tuple[ExchangeRate, bool]:
     """Record that 1 ``base`` = ``rate`` ``quote`` as of ``as_of``; returns (row, created).
+    The pair and the rate are checked here, whatever their type (a rates file's row passes
+    them as read): currency codes, and a decimal string or a Decimal.
 
     Recording the same (pair, as_of, source) again with the same rate changes nothing; with
     another rate it is ``exchange-rate-conflict`` (a published rate is never edited)."""

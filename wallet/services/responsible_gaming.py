@@ -25,8 +25,9 @@ from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
-from wallet import selectors
 from wallet.amounts import parse_currency
+from wallet.ledger.checks import MAX_AMOUNT
+from wallet.ledger.post import LedgerInvariantError
 from wallet.locks import lock_player_limit
 from wallet.models import (
     Account,
@@ -46,7 +47,7 @@ from wallet.problems import (
     SelfExcludedProblem,
     SelfExclusionPeriodInvalidProblem,
 )
-from wallet.services.posting import MAX_AMOUNT, LedgerInvariantError, _money
+from wallet.selectors import limits as selectors
 from wallet.windows import windows
 
 LIMIT_COOLING_OFF = timedelta(hours=24)
@@ -97,8 +98,8 @@ def check_deposit_limits(
                 f" {currency}; {money_dict(max(limit - totals[period], 0), currency)['amount']}"
                 " is left",
                 limit=f"deposit_{period}",
-                value=_money(limit, currency),
-                remaining=_money(max(limit - totals[period], 0), currency),
+                value=money_dict(limit, currency),
+                remaining=money_dict(max(limit - totals[period], 0), currency),
                 window_start=current[period].start.isoformat(),
                 window_end=current[period].end.isoformat(),
             )
@@ -121,8 +122,8 @@ def check_loss_limits(*, player: Player, wallet: Account, stake: int, now: datet
                 f" this buy-in could lose {money_dict(stake, code)['amount']} and only "
                 f"{money_dict(left, code)['amount']} is left",
                 limit=f"loss_{period}",
-                value=_money(limit, code),
-                remaining=_money(left, code),
+                value=money_dict(limit, code),
+                remaining=money_dict(left, code),
                 window_start=current[period].start.isoformat(),
                 window_end=current[period].end.isoformat(),
             )

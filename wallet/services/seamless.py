@@ -25,7 +25,7 @@ API (docs/wallet.md "Seamless wallet").
   wallet/services/seamless_retry.py.
 
 No HTTP call is ever made inside a database transaction (no lock is held while the operator
-answers): every function that calls out checks it first (``_outside_transactions``).
+answers): every function that calls out checks it first (``check_outside_transactions``).
 """
 
 from __future__ import annotations
@@ -41,15 +41,17 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
-from gin_platform.enqueue import on_commit_logged
+from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
 from gin_platform.events.webhook_targets import target_url_problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from gin_platform.tenancy.principals import Actor
-from wallet import seamless_selectors as selectors
+from wallet.ledger.checks import check_amount
+from wallet.ledger.keys import AccountKind, house_key, player_key, shard_for
+from wallet.ledger.post import post_transfer
+from wallet.ledger.skeleton import Locked, posting_make
 from wallet.locks import lock_operator_wallet, lock_wallet_calls
 from wallet.models import LedgerTransaction, OperatorWallet, WalletCall
-from wallet.posting_selectors import transaction_entries
 from wallet.problems import (
     InsufficientFundsProblem,
     OperatorWalletInvalidProblem,
@@ -59,21 +61,16 @@ from wallet.problems import (
     WalletUnavailableProblem,
 )
 from wallet.seamless_client import wallet_call_send
-from wallet.services.posting import (
-    AccountKind,
-    Kind,
-    Locked,
-    _check_amount,
-    _house_key,
-    _player_key,
-    _post_transfer,
-    posting_make,
-    shard_for,
-)
+from wallet.selectors import seamless as selectors
+from wallet.selectors.transactions import transaction_entries
 
 logger = logging.getLogger(__name__)
 
 Call = WalletCall
+Kind = LedgerTransaction.Kind
+# The task that retries a call, by name: the task module imports this one (its body calls
+# the service), never the other way round (one direction between services and tasks).
+RETRY_TASK = "wallet.tasks.seamless_call_retry"
 DEBIT_ATTEMPTS = 3  # quick tries of a debit while the player waits
 ROLLBACK_INLINE_ATTEMPTS = 3
 CREDIT_INLINE_ATTEMPTS = 2
@@ -83,14 +80,16 @@ RETRY_MAX_SECONDS = 600
 STALE_DEBIT_SECONDS = 120  # a debit still pending after this lost its request: roll back
 STRANDED_DEBIT_SECONDS = 600  # an applied buy-in debit no seat consumed by then: roll back
 LEASE_SLACK_SECONDS = 30
-MIRROR_KINDS = {
+MIRROR_KINDS: dict[str, str] = {
     Call.Kind.DEBIT: Kind.SEAMLESS_DEBIT,
     Call.Kind.CREDIT: Kind.SEAMLESS_CREDIT,
     Call.Kind.ROLLBACK: Kind.SEAMLESS_ROLLBACK,
 }
 
 
-def _outside_transactions() -> None:
+def check_outside_transactions() -> None:
+    """Refuse to go on inside a database transaction: no lock may be held while the
+    operator's wallet answers (every function that calls out checks it first)."""
     if connection.in_atomic_block:
         raise RuntimeError(
             "the seamless wallet never calls the operator inside a database transaction"
@@ -173,7 +172,9 @@ def operator_wallet_set(
 
 
 # --- The call log --------------------------------------------------------------------------
-def _audit(call: WalletCall, actor: Actor, action: str, **data: Any) -> None:
+def wallet_call_audit(call: WalletCall, actor: Actor, action: str, **data: Any) -> None:
+    """The audit row of a step of a wallet call (``wallet_call.<action>``): the call as it
+    stands, and the step's own ``data``."""
     audit_record(
         actor=actor,
         action=f"wallet_call.{action}",
@@ -205,7 +206,7 @@ def _call_create(
 ) -> tuple[WalletCall, bool]:
     """The call for ``purpose``: created pending (audited), or the one already made for it
     (the same kind, player, amount and currency; anything else is ``reference-conflict``)."""
-    _check_amount(amount)
+    check_amount(amount)
     try:
         with transaction.atomic():
             call = WalletCall.objects.create(
@@ -218,7 +219,7 @@ def _call_create(
                 reason=reason,
                 rolls_back=rolls_back,
             )
-            _audit(call, actor, "created", reason=reason)
+            wallet_call_audit(call, actor, "created", reason=reason)
             return call, True
     except IntegrityError:
         existing = WalletCall.objects.filter(purpose=purpose).first()
@@ -239,18 +240,18 @@ def _mirror(call: WalletCall, *, actor: Actor, now) -> LedgerTransaction:
     debit = call.kind == Call.Kind.DEBIT
     kind = MIRROR_KINDS[call.kind]
     keys = (
-        _house_key(
+        house_key(
             operator_id=player.operator_id,
             kind=AccountKind.OPERATOR_WALLET,
             currency=call.currency,
             shard=shard_for(player.pk),
         ),
-        _player_key(player=player, currency=call.currency),
+        player_key(player_id=player.pk, operator_id=player.operator_id, currency=call.currency),
     )
 
     def rules(locked: Locked) -> LedgerTransaction:
         operator_wallet, wallet = locked.resolved
-        return _post_transfer(
+        return post_transfer(
             locked=locked.accounts,
             player=player,
             kind=kind,
@@ -299,17 +300,18 @@ def _claim(call_id: Any, *, timeout_ms: int) -> bool:
     )
 
 
-def _attempt(call_id: Any, *, actor: Actor, quick: bool) -> WalletCall:
+def wallet_call_attempt(call_id: Any, *, actor: Actor, quick: bool) -> WalletCall:
     """One attempt of a pending call: claim it, send it, record the answer. ``quick``: a
     retry may follow at once (a debit the player waits for), else after the backoff."""
-    _outside_transactions()
+    check_outside_transactions()
     call = WalletCall.objects.select_related("player", "operator").get(pk=call_id)
     config = selectors.operator_wallet_get(operator_id=call.operator_id)
     if call.status != Call.Status.PENDING or config is None or not config.base_url:
         return call
     if not _claim(call.pk, timeout_ms=config.timeout_ms):
         return call
-    action = {Call.Kind.DEBIT: "debit", Call.Kind.CREDIT: "credit"}.get(call.kind, "rollback")
+    actions: dict[str, str] = {Call.Kind.DEBIT: "debit", Call.Kind.CREDIT: "credit"}
+    action = actions.get(call.kind, "rollback")
     answer = wallet_call_send(
         base_url=config.base_url,
         secret=call.operator.webhook_secret,
@@ -342,7 +344,7 @@ def _record(call_id: Any, *, outcome: str, error: str, actor: Actor, quick: bool
                 call.ledger_transaction = _mirror(call, actor=actor, now=now)
             debit.status = Call.Status.ROLLED_BACK
             debit.save(update_fields=["status"])
-            _audit(debit, actor, "rolled_back", rollback=str(call.pk))
+            wallet_call_audit(debit, actor, "rolled_back", rollback=str(call.pk))
     elif outcome == "refused" and call.kind == Call.Kind.DEBIT:
         call.status, call.acknowledged_at, call.last_error = Call.Status.REFUSED, now, error
     else:
@@ -350,7 +352,9 @@ def _record(call_id: Any, *, outcome: str, error: str, actor: Actor, quick: bool
         delay = 0 if quick else _retry_delay(call.attempt_count)
         call.next_attempt_at = now + timedelta(seconds=delay)
     call.save()
-    _audit(call, actor, call.status if call.status != Call.Status.PENDING else "attempt_failed")
+    wallet_call_audit(
+        call, actor, call.status if call.status != Call.Status.PENDING else "attempt_failed"
+    )
     return call
 
 
@@ -369,7 +373,7 @@ def seamless_debit(
     ``insufficient-funds`` (refused) or ``wallet-unavailable`` (no answer: its rollback is
     tried first; not acknowledged, the problem says ``rollback_pending`` and the sweep sends
     it until it is). Never inside a transaction."""
-    _outside_transactions()
+    check_outside_transactions()
     if currency != player.wallet_currency:
         raise SeamlessWalletModeProblem(
             f"seamless players play in their wallet currency ({player.wallet_currency})"
@@ -384,7 +388,7 @@ def seamless_debit(
         actor=actor,
     )
     for attempt in range(DEBIT_ATTEMPTS):
-        call = _attempt(call.pk, actor=actor, quick=True)
+        call = wallet_call_attempt(call.pk, actor=actor, quick=True)
         if call.status != Call.Status.PENDING:
             break
         if attempt + 1 < DEBIT_ATTEMPTS:
@@ -406,7 +410,7 @@ def seamless_rollback(*, debit: WalletCall, actor: Actor) -> WalletCall | None:
     operator refuses the debit's id from now on. Tried a few times at once, then by the
     sweep until acknowledged. Returns the rollback call, or None when the debit was refused
     (nothing to roll back)."""
-    _outside_transactions()
+    check_outside_transactions()
     with transaction.atomic():
         locked = lock_wallet_calls(debit.pk)[debit.pk]
         if locked.status == Call.Status.REFUSED or locked.consumed_by_id is not None:
@@ -414,7 +418,7 @@ def seamless_rollback(*, debit: WalletCall, actor: Actor) -> WalletCall | None:
         if locked.status == Call.Status.PENDING:
             locked.status = Call.Status.UNKNOWN
             locked.save(update_fields=["status"])
-            _audit(locked, actor, "unknown")
+            wallet_call_audit(locked, actor, "unknown")
         rollback, _ = _call_create(
             player=locked.player,
             kind=Call.Kind.ROLLBACK,
@@ -442,7 +446,7 @@ def seamless_debit_consume(
         if locked.consumed_by_id is None:
             locked.consumed_by = ledger_transaction
             locked.save(update_fields=["consumed_by"])
-            _audit(locked, actor, "consumed", buy_in=ledger_transaction.reference)
+            wallet_call_audit(locked, actor, "consumed", buy_in=ledger_transaction.reference)
         return locked
 
 
@@ -486,7 +490,7 @@ def _send_now(call_id: Any, *, actor: Actor, attempts: int) -> WalletCall:
     """A few quick tries; still pending: left to the retry task and the sweep."""
     call = WalletCall.objects.get(pk=call_id)
     for attempt in range(attempts):
-        call = _attempt(call_id, actor=actor, quick=attempt + 1 < attempts)
+        call = wallet_call_attempt(call_id, actor=actor, quick=attempt + 1 < attempts)
         if call.status != Call.Status.PENDING:
             return call
         if attempt + 1 < attempts:
@@ -496,13 +500,10 @@ def _send_now(call_id: Any, *, actor: Actor, attempts: int) -> WalletCall:
 
 
 def _schedule_retry(call: WalletCall) -> None:
-    from gin_platform.enqueue import enqueue
-    from wallet.tasks import seamless_call_retry
-
     # Eager Celery (tests, demo) ignores the countdown: that early run finds the call not
     # due yet and leaves it to the sweep.
     delay = max((call.next_attempt_at - timezone.now()).total_seconds(), 0)
-    enqueue(seamless_call_retry, str(call.pk), countdown=delay)
+    enqueue_on_commit(RETRY_TASK, str(call.pk), countdown=delay)
 
 
 # --- Credits -------------------------------------------------------------------------------
@@ -518,7 +519,7 @@ def seamless_credit(
     """Give ``amount`` of the player's platform wallet back to the operator's wallet: the row
     commits first, one or two tries now, then the retry task and the sweep until it is
     acknowledged. The same ``purpose`` again returns the same call (never a second credit)."""
-    _outside_transactions()
+    check_outside_transactions()
     call, _ = _call_create(
         player=player,
         kind=Call.Kind.CREDIT,

@@ -27,17 +27,17 @@ from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
-from wallet import seamless_selectors as selectors
 from wallet.models import OperatorWallet, WalletCall
 from wallet.seamless_client import wallet_call_send
+from wallet.selectors import seamless as selectors
 from wallet.services.seamless import (
     STALE_DEBIT_SECONDS,
     STRANDED_DEBIT_SECONDS,
     Call,
-    _attempt,
-    _audit,
-    _outside_transactions,
+    check_outside_transactions,
     seamless_rollback,
+    wallet_call_attempt,
+    wallet_call_audit,
 )
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def seamless_call_retry(*, call_id: Any, actor: Actor) -> WalletCall | None:
         if call.created_at <= timezone.now() - timedelta(seconds=STALE_DEBIT_SECONDS):
             seamless_rollback(debit=call, actor=actor)
         return WalletCall.objects.get(pk=call_id)
-    call = _attempt(call.pk, actor=actor, quick=False)
+    call = wallet_call_attempt(call.pk, actor=actor, quick=False)
     if call.status == Call.Status.PENDING:
         _alert_if_late(call, actor=actor)
     return call
@@ -101,7 +101,7 @@ def _alert_if_late(call: WalletCall, *, actor: Actor) -> None:
         call.attempt_count,
         call.last_error,
     )
-    _audit(call, actor, "alerted")
+    wallet_call_audit(call, actor, "alerted")
     webhook_enqueue(
         operator=call.operator,
         event_type="wallet.call_failed",
@@ -124,7 +124,7 @@ def _alert_if_late(call: WalletCall, *, actor: Actor) -> None:
 def seamless_balance(*, player: Player) -> Decimal | None:
     """The player's balance in the operator's wallet (major units), or None when the
     operator does not answer; for display only, nothing is recorded."""
-    _outside_transactions()
+    check_outside_transactions()
     config = selectors.operator_wallet_get(operator_id=player.operator_id)
     if config is None or config.mode != OperatorWallet.Mode.SEAMLESS:
         return None

@@ -9,7 +9,7 @@ import asyncio
 import threading
 
 import pytest
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.test import override_settings
 
@@ -66,8 +66,6 @@ def test_an_unreachable_redis_fails_the_send_within_the_timeout():
 def test_a_pubsub_layer_is_published_to_even_under_the_id_of_a_freed_layer(monkeypatch):
     """An entry is kept per ``id(layer)``; a new layer may get the id of one that was freed,
     and must not inherit its answer (the other layer's: no Redis target)."""
-    from channels.layers import InMemoryChannelLayer
-
     layer = RedisPubSubChannelLayer(hosts=["redis://127.0.0.1:1/0"], prefix="test")
     monkeypatch.setitem(layer_send._clients, id(layer), (InMemoryChannelLayer(), None))
 

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 
 from games import engine
+from games.realtime import presence
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, seat_both, view
 
@@ -102,8 +103,6 @@ def test_a_long_poll_without_a_free_wait_answers_at_once(running, settings, limi
 
 
 def test_a_players_long_polls_are_counted_while_they_wait(running):
-    from games.realtime import presence
-
     match_id, seats = running
     player = seats[0].player
     seq = view(seats[0], match_id).json()["seq"]

@@ -8,6 +8,7 @@ import json
 import pytest
 from django.db import transaction
 
+from games import selectors
 from games.models import HandEvent
 from games.realtime import layer_send, presence, publisher
 from games.realtime.audience import Audience, match_audiences
@@ -198,8 +199,6 @@ def written_args(monkeypatch):
 
 
 def _written_state(match_id: int):
-    from games import selectors
-
     match = selectors.match_for_push(match_id=match_id)
     return match, selectors.latest_hands(match)
 

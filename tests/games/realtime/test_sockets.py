@@ -6,18 +6,25 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import override_settings
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 from games import engine
 from games.models import Match
-from games.realtime import presence, publisher
+from games.realtime import consumers, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.consumers import MatchSocketConsumer
+from gin_platform.models import PlayerSession, SocketTicket
+from gin_platform.tenancy.services import player_session_create
+from tests.conftest import SYSTEM
+from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import (
     HiddenInformationChecker,
@@ -334,9 +341,6 @@ async def test_watchers_cannot_play_and_see_no_hidden_card(alice, bob, watcher, 
 async def test_a_player_cannot_open_another_players_match_nor_another_operators(
     alice, bob, table, make_player_client, seeds
 ):
-    from tests.conftest import SYSTEM
-    from tests.factories import OperatorFactory, PlayerFactory
-
     match_id, _ = await _seat_both(alice, bob, table)
     carol = await sync(make_player_client)(display_name="Carol")
     socket = await player_socket(carol, match_id)
@@ -344,10 +348,6 @@ async def test_a_player_cannot_open_another_players_match_nor_another_operators(
     assert socket.received[-1]["problem"]["status"] == 404
 
     def outsider_client():
-        from rest_framework.test import APIClient
-
-        from gin_platform.tenancy.services import player_session_create
-
         player = PlayerFactory(operator=OperatorFactory())
         client = APIClient()
         client.credentials(
@@ -377,12 +377,6 @@ async def test_tickets_are_single_use_and_required(alice, bob, table, seeds):
 
 
 async def test_an_expired_ticket_is_refused(alice, bob, table, seeds):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from gin_platform.models import SocketTicket
-
     match_id, seats = await _seat_both(alice, bob, table)
     ticket = await mint_ticket(seats[0])
     await sync(
@@ -432,8 +426,6 @@ async def test_a_closed_socket_stops_counting_while_the_sockets_database_work_wa
     """The player's socket count is released off the sockets' database threads: under load
     those were queued for seconds, and a player starting the next game at once was refused
     a socket (too-many-sockets) by the one they had just closed."""
-    from games.realtime import consumers
-
     match_id, seats = await _seat_both(alice, bob, table)
     player_id = seats[0].player.pk
     first = await player_socket(seats[0], match_id)
@@ -466,8 +458,6 @@ async def test_a_closed_socket_stops_counting_while_the_channel_layer_is_slow(
 ):
     """Leaving the socket's group waits for the channel layer (Redis); the count does not
     wait for it, so the next socket of a player who starts the next game at once is let in."""
-    from games.realtime import consumers
-
     match_id, seats = await _seat_both(alice, bob, table)
     player_id = seats[0].player.pk
     first = await player_socket(seats[0], match_id)
@@ -508,8 +498,6 @@ async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
     client already gone (ClientDisconnected, an OSError): a push racing the close. What
     the socket held is released all the same: its place in the player's count (the cap
     is 1 here, so the next socket is let in), its seat's presence and its heartbeat."""
-    from games.realtime import consumers
-
     match_id, seats = await _seat_both(alice, bob, table)
     player_id = seats[0].player.pk
     first = await player_socket(seats[0], match_id)
@@ -600,16 +588,12 @@ async def test_heartbeats_ping_and_a_silent_client_is_closed(alice, bob, table, 
 
 @override_settings(REALTIME_HEARTBEAT_SECONDS=1)
 async def test_a_revoked_session_closes_its_sockets(alice, bob, table, seeds):
-    from gin_platform.models import PlayerSession
-
     match_id, seats = await _seat_both(alice, bob, table)
     socket = await player_socket(seats[0], match_id)
     await socket.receive_type("hello")
     player = seats[0].player
 
     def revoke():
-        from django.utils import timezone
-
         PlayerSession.objects.filter(player=player).update(revoked_at=timezone.now())
 
     await sync(revoke)()

@@ -4,7 +4,7 @@ currency. Prints a readable report; exits non-zero on any drift."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from wallet.selectors import reconcile
+from wallet.selectors.reconciliation import reconcile
 
 
 class Command(BaseCommand):

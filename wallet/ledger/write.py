@@ -1,6 +1,6 @@
 """The writes of one posting in ONE statement (docs/wallet.md "Speed").
 
-``_post`` (wallet.services.posting) checks a posting, then ``ledger_write`` sends the
+``post`` (wallet.ledger.post) checks a posting, then ``ledger_write`` sends the
 transaction row, its entries, the balance moves of the locked accounts and the audit row as
 one PostgreSQL statement of data-modifying CTEs: one round trip instead of four. Nothing is
 given up: the rows are the ones the ORM would write (each value prepared by its model
@@ -44,17 +44,29 @@ def _columns(
 
 # (model, computed columns) -> the row's column names, their SQL and the fields whose values
 # are parameters: worked out once per process, not once per row.
-_LAYOUTS: dict[tuple[type[models.Model], tuple], tuple[list[str], list[str], list[Field]]] = {}
+_LAYOUTS: dict[
+    tuple[type[models.Model], tuple[tuple[str, str], ...]],
+    tuple[list[str], list[str], list[Field[Any, Any]]],
+] = {}
+
+
+def _column(field: Field[Any, Any] | None) -> str:
+    """The column of a concrete field (every field of a row written here has one)."""
+    if field is None or field.column is None:  # pragma: no cover - a concrete field has one
+        raise TypeError(f"{field!r} has no column")
+    return field.column
 
 
 def _layout(
     model: type[models.Model], *, computed: Mapping[str, str], db: BaseDatabaseWrapper
-) -> tuple[list[str], list[str], list[Field]]:
-    names, values, fields = [], [], []
+) -> tuple[list[str], list[str], list[Field[Any, Any]]]:
+    names: list[str] = []
+    values: list[str] = []
+    fields: list[Field[Any, Any]] = []
     for field in model._meta.concrete_fields:
         if field.primary_key and field.get_default() is None:  # the database assigns it
             continue
-        names.append(db.ops.quote_name(field.column))
+        names.append(db.ops.quote_name(_column(field)))
         if field.name in computed:
             values.append(computed[field.name])
             continue
@@ -80,7 +92,7 @@ def _insert_sql(
     for obj in objs:
         names, values, row = _columns(obj, computed=computed, db=db)
         if with_key:
-            names = [db.ops.quote_name(model._meta.pk.column), *names]
+            names = [db.ops.quote_name(_column(model._meta.pk)), *names]
             values, row = ["%s", *values], [obj.pk, *row]
         rows.append(f"({', '.join(values)})")
         params.extend(row)
@@ -145,7 +157,7 @@ def _write_each(
     audit: AuditEvent,
 ) -> None:
     """The same rows written one statement each (databases other than PostgreSQL)."""
-    txn.save(force_insert=True)
+    txn.save(force_insert=True)  # type: ignore[no-untyped-call]  # AppendOnlyModel.save: untyped
     for entry in entries:
         entry.transaction = txn
     LedgerEntry.objects.bulk_create(entries)

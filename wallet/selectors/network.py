@@ -1,7 +1,7 @@
 """Reads of network play's money (docs/network.md "Money between operators"): the
 operators' network positions, what a net settlement settles, each operator's share of a
-network escrow, and the reconciliation's network checks. Beside wallet/selectors.py for the
-same reason as seamless_selectors.py (one file would pass the 600-line limit)."""
+network escrow, and the reconciliation's network checks. The network statement's reads (a
+report) are in wallet.selectors.backoffice."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.db.models import Q, Sum
 
 from gin_platform.models import Operator
 from wallet.models import Account, LedgerEntry, LedgerTransaction
+from wallet.selectors.balances import contribution_entries
 
 Kind = LedgerTransaction.Kind
 POSITION = Account.Kind.NETWORK_POSITION
@@ -54,10 +55,8 @@ def network_position_outstanding(*, operator: Operator, currency: str, cutoff: d
 def escrow_operator_contributions(*, escrow: Account) -> dict[uuid.UUID, int]:
     """Per operator, what its players put into the escrow (buy-ins minus refunds, reversals
     counted like the original): the contributions a network game's fee is shared by."""
-    from wallet.selectors import _contribution_entries
-
     rows = (
-        _contribution_entries(escrow)
+        contribution_entries(escrow=escrow)
         .filter(player__isnull=False)
         .values("player__operator_id")
         .annotate(total=Sum("amount"))
@@ -66,7 +65,7 @@ def escrow_operator_contributions(*, escrow: Account) -> dict[uuid.UUID, int]:
     return {row["player__operator_id"]: int(row["total"]) for row in rows if row["total"]}
 
 
-# --- Reconciliation (wallet.selectors.reconcile) --------------------------------------------
+# --- Reconciliation (wallet.selectors.reconciliation) --------------------------------------
 def unbalanced_books() -> list[str]:
     """Transactions whose entries do not sum to zero within one operator's books."""
     rows = (

@@ -1,7 +1,7 @@
 """Reads of the seamless wallet (docs/wallet.md "Seamless wallet"): the operator's settings,
 what blocks a mode switch, a player's rollbacks still unacknowledged, the calls the retry
 sweep picks up, and the reconciliation check that ties acknowledged calls to their mirror
-postings (used by ``wallet.selectors.reconcile``).
+postings (used by ``wallet.selectors.reconciliation.reconcile``).
 """
 
 from __future__ import annotations

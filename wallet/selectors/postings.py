@@ -1,9 +1,7 @@
 """The reads of a posting under its locks, each folded into one statement (docs/wallet.md
 "Speed"): a deposit's replay, wallet-mode, self-exclusion, caps and limits checks; a refund's
-or settlement's escrow, replay, settled, participants and wallet-mode checks; and the
-entries a posting just wrote.
-
-Beside ``wallet.selectors`` (the 600-line limit), like the other ``*_selectors`` modules.
+or settlement's escrow, replay, settled, participants and wallet-mode checks. Read by the
+wallet's services only (the entries a posting just wrote: ``transactions.transaction_entries``).
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
@@ -22,30 +21,33 @@ from gin_platform.request_path.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
     CashierCaps,
-    LedgerEntry,
     LedgerTransaction,
     LimitKind,
     OperatorWallet,
     PlayerLimit,
 )
-from wallet.selectors import self_exclusions_in_force
+from wallet.selectors.limits import self_exclusions_in_force
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 Kind = LedgerTransaction.Kind
 
 
-def transaction_entries(*, ledger_transaction: LedgerTransaction) -> list[LedgerEntry]:
-    """The transaction's entries with their accounts. Those of a transaction this process
-    has just posted are not read back: entries are append-only, so what ``_post`` wrote is
-    what the database holds."""
-    if ledger_transaction.posted_entries is not None:
-        return list(ledger_transaction.posted_entries)
-    return list(ledger_transaction.entries.select_related("account").order_by("pk"))
+class EscrowReplayAnnotations(TypedDict):
+    """What ``escrow_with_replay`` adds to the escrow it reads."""
+
+    replayed: bool
 
 
-def escrow_with_replay(*, game_ref: str, currency: str, reference: str) -> Account | None:
+def escrow_with_replay(
+    *, game_ref: str, currency: str, reference: str
+) -> WithAnnotations[Account, EscrowReplayAnnotations] | None:
     """The game's escrow with its operator, ``replayed`` set (a transaction under
     ``reference`` exists): the first read of a refund or settlement, one query."""
-    return next(iter(_ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)), None)
+    rows = _ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)
+    # PrecompiledQuery.fetch is typed list[Model]: its rows are the annotated escrows above.
+    return cast("WithAnnotations[Account, EscrowReplayAnnotations] | None", next(iter(rows), None))
 
 
 # Compiled once per process thread (gin_platform/request_path/precompiled.py): every refund and
@@ -79,9 +81,10 @@ class EscrowPostingReads:
 
 
 # Written out: plain SQL on any database, and no ORM compile of its subqueries on every
-# refund and settlement. One row per fact, tagged: ``settled`` is ``escrow_is_settled``,
-# ``participant`` a player of a contribution (buy-in, refund, or a reversal of one: who
-# ever bought in, even if refunded since), ``seamless`` is ``seamless_selectors.is_seamless``.
+# refund and settlement. One row per fact, tagged: ``settled`` is
+# ``balances.escrow_is_settled``, ``participant`` a player of a contribution (buy-in, refund,
+# or a reversal of one: who ever bought in, even if refunded since), ``seamless`` is
+# ``seamless.is_seamless``.
 # Keys come back as text (hyphenated on PostgreSQL, 32 hex digits on SQLite), parsed by UUID.
 _REPLAYED_SQL = """SELECT 'replayed', NULL
  WHERE EXISTS (SELECT 1 FROM wallet_ledgertransaction WHERE reference = %s)"""
@@ -117,7 +120,7 @@ def escrow_posting_reads(
     operator_ids: Collection[uuid.UUID] = (),
 ) -> EscrowPostingReads:
     operators = sorted(set(operator_ids), key=str)
-    params: list[object] = [reference, escrow.pk, Kind.SETTLEMENT.value]
+    params: list[str | int] = [reference, escrow.pk, Kind.SETTLEMENT.value]
     if participants:
         contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
         params += [escrow.pk, *contribution, Kind.REVERSAL.value, *contribution]
@@ -200,7 +203,7 @@ def escrow_posting_reads_many(
     ]
     contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
     ids = [escrow.pk for escrow in escrows]
-    params: list[object] = [*references, *ids, Kind.SETTLEMENT.value, *ids]
+    params: list[str | int] = [*references, *ids, Kind.SETTLEMENT.value, *ids]
     params += [*contribution, Kind.REVERSAL.value, *contribution]
     operators = sorted(set(operator_ids), key=str)
     if operators:

@@ -1,21 +1,21 @@
-"""The ledger's reconciliation (``reconcile``, re-exported by wallet.selectors, where callers
-import it): cached balances against entries, zero-sum transactions overall and within each
-operator's books, the network positions netting to zero, entry currencies, non-negative
-accounts, settled escrows, the seamless mirror. Beside wallet/selectors.py because one file
-would pass the 600-line limit."""
+"""The ledger's reconciliation (``reconcile``): cached balances against entries, zero-sum
+transactions overall and within each operator's books, the network positions netting to
+zero, entry currencies, non-negative accounts, settled escrows, the seamless mirror. The
+network and seamless checks are read in their own concern's module."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Exists, F, OuterRef, Subquery, Sum, Value
+from django.db.models import Exists, F, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from wallet.models import Account, LedgerEntry, LedgerTransaction
-from wallet.network_selectors import network_imbalances, unbalanced_books
-from wallet.seamless_selectors import seamless_mismatches
+from wallet.selectors.network import network_imbalances, unbalanced_books
+from wallet.selectors.seamless import seamless_mismatches
 
 Kind = LedgerTransaction.Kind
 
@@ -164,3 +164,24 @@ def reconcile() -> ReconciliationReport:
         unbalanced_books=unbalanced_books(),
         network_imbalances=network_imbalances(),
     )
+
+
+def escrow_payouts_by_player(
+    *, transaction_ids: Collection[int] | QuerySet
+) -> dict[tuple[int, str], int]:
+    """Per settlement transaction of ``transaction_ids`` (ids, or a subquery of them) and
+    player (id as text), what the transaction's escrow lines tagged with that player paid
+    out: what settlement checks each statement against (every player, the loser included,
+    has lines of their own)."""
+    rows = (
+        LedgerEntry.objects.filter(
+            transaction_id__in=transaction_ids,
+            transaction__kind=Kind.SETTLEMENT,
+            account__kind=Account.Kind.ESCROW,
+            player__isnull=False,
+        )
+        .values("transaction_id", "player_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    return {(row["transaction_id"], str(row["player_id"])): -row["total"] for row in rows}

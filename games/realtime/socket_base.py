@@ -1,0 +1,144 @@
+"""What every socket under ``/ws/v1/`` shares (docs/realtime.md): the close codes, the
+mixins that let a player's socket in (ticket, origin, the per-player cap), release its
+holdings however it ends and dispatch its messages on the event loop, the session check of
+every heartbeat, and the parsing of what the client sends.
+
+``consumers`` (a player's match, a watcher's table) and ``player_socket`` (the player's own
+socket) are built from these.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async as _database_sync_to_async
+from django.conf import settings
+from django.utils import timezone
+
+from games.problems import TooManySocketsProblem
+from games.realtime import presence
+from gin_platform.http.problems import OriginNotAllowedProblem
+from gin_platform.models import PlayerSession
+from gin_platform.tenancy.principals import PlayerPrincipal
+from gin_platform.tenancy.selectors import origin_allowed
+from gin_platform.tenancy.services import socket_ticket_redeem
+
+CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
+CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
+MAX_MESSAGE_CHARS = 4096  # a longer client message is not read
+
+
+def database_sync_to_async(func):
+    """A socket's database work on the thread pool: by default every consumer of a process
+    would queue on one shared thread (no request context sets a thread per connection).
+    SQLite (the embedded default) takes one writer at a time anyway: one thread there."""
+    one_thread = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
+    return _database_sync_to_async(func, thread_sensitive=one_thread)
+
+
+class ReleasedOnExit:
+    """Mixed into a socket consumer: what its socket holds (the heartbeat task, the counts,
+    the group) is released however the consumer ends. The client's close reaches
+    ``disconnect``, but an exception ends a consumer without it, and the ASGI server raises
+    one by design: uvicorn silently ends an application that sends to a client already
+    gone (``ClientDisconnected``: a push or a ping racing the close). Such a socket kept its
+    heartbeat task, which renewed its place in the player's socket count every beat, so a
+    player who had closed five of them this way was refused every new socket."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._release()
+
+    async def _release(self) -> None:  # pragma: no cover - each consumer has its own
+        raise TypeError(f"{type(self).__name__} must say what its socket releases")
+
+
+class DispatchedOnTheLoop:
+    """Mixed into a socket consumer: each message goes straight to its handler.
+
+    Channels' own ``dispatch`` first runs Django's ``close_old_connections`` through
+    ``sync_to_async``, on asgiref's one shared thread: a thread hop before every message
+    (each push, each client message), every socket of the process queued on that one thread,
+    about a tenth of the web's CPU when games are played over sockets (docs/benchmarks.md).
+    It closes nothing of ours: a consumer never opens a connection on the event loop or on
+    that thread, and every database call of ours goes through ``database_sync_to_async``,
+    which closes the old connections of the thread it runs in, before and after the call."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class AdmittedPlayer:
+    """Mixed into a socket consumer: ``admit`` lets a player's socket in, as every socket
+    is: a ticket redeemed once, an origin the operator registered, and at most
+    ``REALTIME_MAX_SOCKETS_PER_PLAYER`` sockets of the player at once. It sets
+    ``principal`` and ``counted`` (this socket is in the player's count), which the
+    consumer's release gives back."""
+
+    scope: dict[str, Any]  # the consumer's (Channels sets it)
+    principal: PlayerPrincipal | None = None
+    counted = False
+
+    async def admit(self, ticket: str) -> PlayerPrincipal:
+        self.principal = await database_sync_to_async(socket_ticket_redeem)(ticket=ticket)
+        origin = scope_header(self.scope, b"origin")
+        host = scope_header(self.scope, b"host") or ""
+        allowed = await database_sync_to_async(origin_allowed)(
+            operator=self.principal.operator, origin=origin, host=host
+        )
+        if not allowed:
+            raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
+        count = await presence.on_count_threads(presence.socket_opened)(
+            player_id=self.principal.player.pk
+        )
+        self.counted = True
+        if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
+            raise TooManySocketsProblem(
+                f"At most {settings.REALTIME_MAX_SOCKETS_PER_PLAYER} sockets per player"
+            )
+        return self.principal
+
+
+# --- Synchronous parts (run in the database thread) ----------------------------------------
+def session_still_valid(principal: PlayerPrincipal) -> bool:
+    """The socket lives no longer than the session that minted its ticket (revoked,
+    expired, or the player or operator deactivated: the socket closes at its next beat)."""
+    session = (
+        PlayerSession.objects.select_related("player__operator")
+        .filter(pk=principal.session.pk)
+        .first()
+    )
+    return (
+        session is not None
+        and session.is_valid_at(timezone.now())
+        and session.player.is_active
+        and session.player.operator.is_active
+    )
+
+
+# --- Reading what the client sent ----------------------------------------------------------
+def scope_header(scope: dict, name: bytes) -> str | None:
+    """The connection's header ``name`` (lower-case bytes), None when it was not sent."""
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def message_parse(text: str | None) -> dict | None:
+    """A client message as the JSON object it must be; None for anything else (binary,
+    longer than ``MAX_MESSAGE_CHARS``, not JSON, not an object)."""
+    if text is None or len(text) > MAX_MESSAGE_CHARS:
+        return None
+    try:
+        content = json.loads(text)
+    except ValueError:
+        return None
+    return content if isinstance(content, dict) else None

@@ -1,0 +1,108 @@
+"""What a seat must pass before anything is charged (R10, docs/network.md): the buy-in it
+escrows at the room's stakes, and who may sit at a network table. ``seating`` checks them
+under the table's lock when a player sits down; the waiting list checks the same when a
+player joins it, so that the seat it takes later is refused for the same reasons only.
+Reads only: nothing here writes or locks.
+"""
+
+from __future__ import annotations
+
+from games.models import Match, Room, Seat, Variant
+from games.problems import (
+    BotNotAllowedProblem,
+    CashierAmountOutOfRangeProblem,
+    NetworkNotJoinedProblem,
+    NetworkTableOtherModeProblem,
+    ScreenNameRequiredProblem,
+    StakePerPointMismatchProblem,
+    StakePerPointNotOfferedProblem,
+)
+from games.selectors import network_room_offered
+from games.services.house_bot import is_house_bot
+from gin_platform.http.problems import ValidationProblem
+from gin_platform.models import Player
+from gin_platform.money import money_dict
+from gin_platform.tenancy.selectors import is_network_operator
+
+
+def buy_in_amount(
+    *,
+    room: Room,
+    match: Match | None,
+    cashier_amount: int | None,
+    stake_per_point: int | None,
+) -> tuple[int, int | None]:
+    """R10: what a seat escrows, and the stake per point the table plays at (Money Play)."""
+    if room.variant != Variant.MONEY:
+        extra = {
+            name: ["only Money Play tables take this"]
+            for name, value in (
+                ("cashier_amount", cashier_amount),
+                ("stake_per_point", stake_per_point),
+            )
+            if value is not None
+        }
+        if extra:
+            raise ValidationProblem("One or more fields are invalid", errors=extra)
+        return room.stake, None
+    currency = room.currency
+    choices = list(room.stake_per_point_choices)
+    table_stake = match.stake_per_point if match is not None else None
+    if stake_per_point is None:
+        stake_per_point = table_stake or (choices[0] if len(choices) == 1 else None)
+    if stake_per_point not in choices:
+        shown = [money_dict(choice, currency) for choice in choices]
+        raise StakePerPointNotOfferedProblem(
+            "choose a stake per point among " + ", ".join(c["amount"] for c in shown),
+            choices=shown,
+        )
+    if table_stake is not None and stake_per_point != table_stake:
+        shown = money_dict(table_stake, currency)
+        raise StakePerPointMismatchProblem(
+            f"this table plays at {shown['amount']} {currency} per point",
+            stake_per_point=shown,
+        )
+    if cashier_amount is None or not room.cashier_min <= cashier_amount <= room.cashier_max:
+        low, high = (
+            money_dict(room.cashier_min, currency),
+            money_dict(room.cashier_max, currency),
+        )
+        raise CashierAmountOutOfRangeProblem(
+            f"bring between {low['amount']} and {high['amount']} {currency} to the table cashier",
+            minimum=low,
+            maximum=high,
+        )
+    return cashier_amount, stake_per_point
+
+
+def network_seat_check(*, player: Player, room: Room) -> None:
+    """Who may sit at a network room's table (docs/network.md "Rooms, membership and screen
+    names"): a player of an operator that is a member of the network now and offers the room
+    (``all_rooms`` or an opt-in), who chose a screen name, never the house bot. Any other
+    room: nothing to check here."""
+    if not is_network_operator(room.operator_id):
+        return
+    if is_house_bot(player):
+        raise BotNotAllowedProblem(f"the house bot does not play in network room {room.pk}")
+    if not network_room_offered(operator=player.operator, room=room):
+        raise NetworkNotJoinedProblem(f"your operator does not offer network room {room.pk}")
+    if not player.screen_name:
+        raise ScreenNameRequiredProblem(
+            "choose a screen name before you sit at a network table: the other players "
+            "see only that name"
+        )
+
+
+def network_mode_check(*, player: Player, match: Match) -> None:
+    """A network table never mixes live and test-mode (sandbox) players: their money lives
+    in separate books (docs/api.md "Sandbox")."""
+    if not is_network_operator(match.operator_id):
+        return
+    others = Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES).exclude(
+        player__operator__is_sandbox=player.operator.is_sandbox
+    )
+    if others.exists():
+        raise NetworkTableOtherModeProblem(
+            f"table {match.table_id} seats {'live' if player.operator.is_sandbox else 'test-mode'}"
+            " players"
+        )

@@ -1,0 +1,100 @@
+"""Reads of balances: a player's wallet, the house's accounts, a game's escrow, and what
+each player put into an escrow (its contributions: buy-ins minus refunds, a reversal of one
+counted like the original).
+
+Operator scoping happens before these are called: views resolve the player with
+``gin_platform.tenancy.selectors.player_get`` (another operator's player is a 404), and every query
+here is then restricted to that player's rows.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db.models import QuerySet, Sum
+
+from gin_platform.models import Operator, Player
+from wallet.amounts import parse_currency
+from wallet.models import Account, LedgerEntry, LedgerTransaction
+from wallet.selectors.transactions import kinds_with_reversals
+
+Kind = LedgerTransaction.Kind
+# Postings that put a player's money at stake in a game or give it back: escrow
+# contributions are made of these (a reversal of one counts like the original).
+CONTRIBUTION_KINDS = (Kind.BUY_IN, Kind.REFUND)
+
+
+def wallet_account(*, player: Player, currency: str | None = None) -> Account | None:
+    return Account.objects.filter(
+        kind=Account.Kind.PLAYER, player=player, currency=currency or player.wallet_currency
+    ).first()
+
+
+def wallet_balance(*, player: Player, currency: str | None = None) -> int:
+    """The player's wallet balance (their wallet currency, or XGC for practice chips)."""
+    account = wallet_account(player=player, currency=currency)
+    return account.balance if account else 0
+
+
+def house_balance(*, operator: Operator, kind: str, currency: str) -> int:
+    """The house's balance of one kind (house_fee, house_fx, outside) in a currency: the sum
+    over the account's shards."""
+    total = Account.objects.filter(operator=operator, kind=kind, currency=currency).aggregate(
+        total=Sum("balance")
+    )["total"]
+    return int(total or 0)
+
+
+def escrow_account(*, game_ref: str, currency: str) -> Account | None:
+    return Account.objects.filter(
+        kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency
+    ).first()
+
+
+def escrow_balance(*, game_ref: str, currency: str) -> int:
+    """What the game's escrow in ``currency`` holds now (0 if nobody bought in)."""
+    account = escrow_account(game_ref=game_ref, currency=parse_currency(currency))
+    return account.balance if account else 0
+
+
+def escrow_is_settled(*, escrow: Account) -> bool:
+    return LedgerTransaction.objects.filter(
+        escrow=escrow, kind=Kind.SETTLEMENT, reversal__isnull=True
+    ).exists()
+
+
+def contribution_entries(*, escrow: Account) -> QuerySet[LedgerEntry]:
+    """The escrow's entries of its contributions (buy-ins and refunds, and reversals of
+    them): what its players staked, summed per player or per operator by the callers."""
+    return LedgerEntry.objects.filter(account=escrow).filter(
+        kinds_with_reversals(CONTRIBUTION_KINDS, prefix="transaction__")
+    )
+
+
+def escrow_contributions(*, game_ref: str, currency: str) -> dict[uuid.UUID, int]:
+    """Per player, what they put into the game's escrow: buy-ins minus refunds.
+
+    Settlement payouts do not reduce it (after settlement the escrow is 0 but this still
+    says what each player staked). Players whose buy-ins were all refunded are left out.
+    """
+    escrow = escrow_account(game_ref=game_ref, currency=parse_currency(currency))
+    if escrow is None:
+        return {}
+    rows = (
+        contribution_entries(escrow=escrow)
+        .values("player_id")
+        .annotate(total=Sum("amount"))
+        .order_by("player_id")
+    )
+    return {row["player_id"]: row["total"] for row in rows if row["total"]}
+
+
+def player_contribution_transactions(
+    *, escrow: Account, player: Player
+) -> QuerySet[LedgerTransaction]:
+    """The player's buy-ins and refunds for this escrow (and reversals of them)."""
+    return LedgerTransaction.objects.filter(
+        kinds_with_reversals(CONTRIBUTION_KINDS), escrow=escrow
+    ).filter(
+        pk__in=LedgerEntry.objects.filter(account=escrow, player=player).values("transaction_id")
+    )
