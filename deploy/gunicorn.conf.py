@@ -131,9 +131,13 @@ def post_worker_init(worker) -> None:
     database connections between the request threads and the sockets' reads, and keep the
     loaded application out of the garbage collector's way
     (gin_platform/request_path/collector.py)."""
-    from django.conf import settings
+    # gunicorn's master reads this file before any application is loaded; this hook runs in
+    # a worker once it has loaded Django's.
+    from django.conf import settings  # noqa: PLC0415 (Django is loaded only in the worker)
 
-    from gin_platform.request_path.collector import loaded_application_frozen
+    from gin_platform.request_path.collector import (  # noqa: PLC0415 (idem)
+        loaded_application_frozen,
+    )
 
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
     if backend == IN_MEMORY_LAYER and worker.cfg.workers > 1:

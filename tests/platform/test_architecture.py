@@ -107,6 +107,9 @@ SETTLEMENT_LAYERS = (
     "models"
 )
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
+PLATFORM_LAYERS = (
+    "gin_platform's layers: api, admin, tasks and commands, then services, selectors, models"
+)
 
 # (module, the line added to it, the contract it breaks). A module that does not exist in the
 # tree is created.
@@ -139,6 +142,18 @@ BREAKS = [
     ("settlement/selectors.py", "from settlement import services", SETTLEMENT_LAYERS),
     # The services name the tasks they queue; the tasks import the services.
     ("settlement/services.py", "from settlement import tasks", SETTLEMENT_LAYERS),
+    ("gin_platform/events/webhooks.py", "from gin_platform import tasks", PLATFORM_LAYERS),
+    (
+        "gin_platform/tenancy/services/players.py",
+        "from gin_platform.api import inputs",
+        PLATFORM_LAYERS,
+    ),
+    (
+        "gin_platform/tenancy/selectors.py",
+        "from gin_platform.tenancy import services",
+        PLATFORM_LAYERS,
+    ),
+    ("gin_platform/models.py", "from gin_platform.events import selectors", PLATFORM_LAYERS),
 ]
 
 

@@ -5,8 +5,10 @@ cached lookup."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rest_framework.test import APIClient
 
+from gin_platform.http import cors
 from gin_platform.http.cors import registered_operator_ids
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator
@@ -184,9 +186,6 @@ def test_adding_or_deleting_an_origin_is_seen_at_once_despite_the_cache(
 
 
 def test_the_lookup_falls_back_to_the_database_when_the_cache_is_down(operator, mine, monkeypatch):
-    from redis.exceptions import ConnectionError as RedisConnectionError
-
-    from gin_platform.http import cors
 
     def down(*args, **kwargs):
         raise RedisConnectionError("down")

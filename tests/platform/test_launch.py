@@ -27,6 +27,7 @@ from tests.games.network_world import member_make, network_make, network_room_ma
 from tests.helpers import assert_problem, freeze_now
 from tests.races import race
 from tests.wallet.factories import fund
+from wallet.services import self_exclusion_create
 
 pytestmark = pytest.mark.django_db
 EXCHANGE = "/api/v1/launch/session"
@@ -205,8 +206,6 @@ def test_an_inactive_player_cannot_be_launched(player, operator_client, idem):
 
 def test_a_self_excluded_player_may_still_launch(player, operator_client, idem):
     """They can watch and read statements; seating refuses them (wallet and games)."""
-    from wallet.services import self_exclusion_create
-
     self_exclusion_create(player=player, days=30, actor=SYSTEM)
     assert launch(operator_client, player, idem).status_code == 201
 

@@ -12,6 +12,8 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from games.models import Seat
+from games.services import seat_take
 from gin_platform.models import (
     AuditEvent,
     LaunchToken,
@@ -30,6 +32,7 @@ from gin_platform.request_path.precompiled import (
 )
 from gin_platform.tenancy.services import launch_token_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.games.factories import TableFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -119,10 +122,6 @@ def test_another_thread_compiles_for_its_own_connection():
 def test_a_lookup_on_a_small_integer_column_runs_through_the_orm():
     """The stand-in is out of a PositiveSmallIntegerField's range (the ORM answers such a
     lookup without SQL), so it is not compiled ahead, and the answers stay right."""
-    from games.models import Seat
-    from games.services import seat_take
-    from tests.games.factories import TableFactory
-
     table = TableFactory(room__practice=True)
     player = PlayerFactory(operator=table.room.operator)
     seat = seat_take(player=player, table=table, actor=SYSTEM).seat

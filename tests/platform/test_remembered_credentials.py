@@ -12,12 +12,14 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.test import APIClient
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
 
+from gin_platform.http.authentication import OperatorApiKeyAuthentication
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
 from gin_platform.request_path import remembered_credentials
@@ -57,8 +59,6 @@ def get_counting_lookups(client: APIClient, path: str = ME) -> tuple[int, int]:
 def round_trips(monkeypatch) -> list[str]:
     """The commands the cache's Redis client sends, one per round trip (a script's own
     commands run inside Redis and are not among them)."""
-    from django.core.cache import caches
-
     client = caches["default"]._cache.get_client(write=True)
     sent: list[str] = []
     real = client.execute_command
@@ -129,10 +129,6 @@ def test_a_request_the_permissions_refuse_is_counted_once_the_key_is_accepted(op
 
 @pytest.mark.django_db
 def test_each_request_gets_its_own_instances(operator, operator_key):
-    from rest_framework.request import Request
-    from rest_framework.test import APIRequestFactory
-
-    from gin_platform.http.authentication import OperatorApiKeyAuthentication
 
     def authenticated():
         request = Request(

@@ -11,6 +11,7 @@ from gin_platform.http.problems import SocketTicketInvalidProblem
 from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, Operator, Player, PlayerSession, SocketTicket
 from gin_platform.redaction import WithholdSecretsFilter
+from gin_platform.tasks import prune_expired_records
 from gin_platform.tenancy.principals import PlayerPrincipal
 from gin_platform.tenancy.services import (
     expired_records_prune,
@@ -174,8 +175,6 @@ def test_used_and_expired_tickets_are_pruned(session, monkeypatch):
 
 
 def test_the_beat_job_prunes_tickets(settings, session):
-    from gin_platform.tasks import prune_expired_records
-
     assert settings.CELERY_BEAT_SCHEDULE["prune-expired-records"]["task"] == (
         "gin_platform.tasks.prune_expired_records"
     )

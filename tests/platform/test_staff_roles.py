@@ -14,6 +14,7 @@ from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
+from django.core.management import call_command
 from django.test import Client, RequestFactory
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -28,6 +29,7 @@ from gin_platform.models import (
     StaffChangeRequest,
     StaffOperatorScope,
 )
+from gin_platform.staff.roles import ROLES as PERMISSIONS_BY_ROLE
 from gin_platform.staff.scope import operator_scope
 from gin_platform.staff.sessions import LAST_SEEN_KEY, LOGIN_AT_KEY
 from tests.factories import (
@@ -199,8 +201,6 @@ def test_the_data_migration_made_the_four_roles():
 def test_after_the_migrations_every_role_holds_every_permission_it_names():
     """An earlier migration syncs the roles before a later one creates some of their
     permissions; the later one grants them, and none may be missing or misspelt."""
-    from gin_platform.staff.roles import ROLES as PERMISSIONS_BY_ROLE
-
     for role, names in PERMISSIONS_BY_ROLE.items():
         held = {
             f"{app_label}.{codename}"
@@ -626,8 +626,6 @@ def test_wrong_codes_at_the_admin_login_count_towards_the_lockout(world, finance
 
 
 def test_the_enrol_command_prints_an_otpauth_url(world, capsys):
-    from django.core.management import call_command
-
     user = staff_user("newcomer", "finance", otp=False)
     call_command("staff_otp_enrol", "newcomer")
     url = capsys.readouterr().out.strip()

@@ -3,17 +3,22 @@ races."""
 
 from __future__ import annotations
 
+import base64
 import logging
+import secrets
 import threading
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
-from django.core.cache import cache
+import redis
+from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+from django.core.cache import cache, caches
 from rest_framework.test import APIClient
 
 from gin_platform.http import throttling
-from gin_platform.http.throttling import PrincipalRateThrottle
+from gin_platform.http.throttling import PrincipalRateThrottle, client_address
 from gin_platform.request_path import cache as cache_backend
 from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from tests.factories import OperatorFactory, PlayerFactory
@@ -372,9 +377,6 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
 # --- Real concurrency on Redis -------------------------------------------------------------
 @pytest.mark.redis
 def test_racing_threads_on_redis_never_let_more_than_the_limit_through(rates, clock):
-    import redis
-    from django.conf import settings
-
     limit, threads, attempts = 25, 16, 20
     rates("operator", f"{limit}/min")
     request = caller(operator_principal(1))
@@ -418,14 +420,10 @@ def client_from(address: str, authorization: str | None = None) -> APIClient:
 
 
 def random_key(prefix: str | None = None) -> str:
-    import secrets
-
     return f"gop_{prefix or secrets.token_hex(6)}_{secrets.token_urlsafe(32)}"
 
 
 def basic(username: str, password: str) -> str:
-    import base64
-
     return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
 
 
@@ -440,8 +438,6 @@ def staff_user(db, django_user_model, settings):
 @pytest.fixture
 def hashes(monkeypatch):
     """Counts the password checks (ModelBackend.authenticate: PBKDF2, even for unknown users)."""
-    from django.contrib.auth.backends import ModelBackend
-
     calls = []
     real = ModelBackend.authenticate
 
@@ -504,8 +500,6 @@ def test_failure_limits_come_from_the_throttle_rates(rates, operator_client):
 
 @pytest.mark.django_db
 def test_random_player_tokens_are_throttled_per_address(player_client):
-    import secrets
-
     statuses = [
         client_from(ATTACKER, f"Bearer gps_{secrets.token_urlsafe(32)}").get("/api/v1/me/wallet")
         for _ in range(30)
@@ -543,8 +537,6 @@ def test_spraying_staff_usernames_from_one_address_is_throttled_too(staff_user, 
 
 
 def test_the_client_address_trusts_x_forwarded_for_only_behind_declared_proxies(settings):
-    from gin_platform.http.throttling import client_address
-
     spoofed = SimpleNamespace(
         META={"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 198.51.100.7"}
     )
@@ -585,8 +577,6 @@ def test_an_unreachable_cache_lets_authentication_through(operator_key, settings
 @pytest.mark.redis
 def test_on_redis_each_admission_is_one_script_call(rates, clock):
     """Read, decide and count in one atomic round trip (ADMIT_SCRIPT), not MGET then INCR."""
-    from django.core.cache import caches
-
     client = caches["default"]._cache.get_client(write=True)
 
     def calls() -> dict[str, int]:
