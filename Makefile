@@ -108,7 +108,7 @@ play: install-base
 # per CPU when REDIS_URL is set.
 serve: install-base
 	$(PY) manage.py migrate --verbosity 0
-	$(VENV)/bin/gunicorn gin_platform.asgi:application --config deploy/gunicorn.conf.py \
+	$(VENV)/bin/gunicorn gin_platform.project.asgi:application --config deploy/gunicorn.conf.py \
 		--bind 127.0.0.1:$(PORT)
 
 worker: install-base

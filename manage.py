@@ -4,11 +4,11 @@
 import os
 import sys
 
+from django.core.management import execute_from_command_line
+
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
-    from django.core.management import execute_from_command_line
-
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
     execute_from_command_line(sys.argv)
 
 

@@ -1,7 +1,7 @@
 """gunicorn settings for the web processes (docs/deploy.md). Every value can be overridden on
 the command line or through GUNICORN_* environment variables.
 
-    gunicorn gin_platform.asgi:application --config deploy/gunicorn.conf.py
+    gunicorn gin_platform.project.asgi:application --config deploy/gunicorn.conf.py
 
 gunicorn manages the processes (start, graceful reload on HUP, timeouts, recycling); each
 worker is uvicorn serving the ASGI application: HTTP (Django) and the WebSockets under
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 # The only channel layer that works without Redis keeps its groups in the memory of one
-# process (gin_platform/settings.py, CHANNEL_LAYERS): a move committed in one worker would
+# process (gin_platform/project/settings.py, CHANNEL_LAYERS): a move committed in one worker would
 # never reach the sockets held by another.
 IN_MEMORY_LAYER = "channels.layers.InMemoryChannelLayer"
 ONE_PROCESS_ONLY = (
@@ -62,17 +62,18 @@ def default_workers(env) -> int:
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # Each worker is one event loop (uvicorn): it holds any number of sockets and runs Django's
-# synchronous views on a fixed pool of threads (gin_platform/http_bridge.py), so one process
-# per CPU is enough.
-# uvicorn_worker's worker with the platform's WebSocket protocol (gin_platform/web_server.py:
-# a text message that is not UTF-8 closes 1007 after an error message, one log line).
-worker_class = "gin_platform.web_server.Worker"
+# synchronous views on a fixed pool of threads (gin_platform/project/http_bridge.py), so one
+# process per CPU is enough.
+# uvicorn_worker's worker with the platform's WebSocket protocol
+# (gin_platform/project/web_server.py: a text message that is not UTF-8 closes 1007 after an
+# error message, one log line).
+worker_class = "gin_platform.project.web_server.Worker"
 workers = int(os.environ.get("GUNICORN_WORKERS") or default_workers(os.environ))
 # Synchronous (Django) HTTP requests one process serves at once, each on one of that many
 # long-lived threads with at most one database connection: the short API calls (a few ms
 # each) plus every long poll (GET .../events?wait=S holds its thread for up to 25 s); the
 # others wait their turn in the pool's queue, which costs nothing. Sockets do not count.
-# gin_platform/asgi.py reads the same variable.
+# gin_platform/project/asgi.py reads the same variable.
 asgi_threads = int(os.environ.get("ASGI_THREADS") or 32)
 # The heartbeat uvicorn must send the arbiter; a stuck event loop is killed after this.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
@@ -128,10 +129,15 @@ def post_worker_init(worker) -> None:
     """In each worker, once the application (and so Django's settings) is loaded: refuse to
     serve from more than one process with the in-memory channel layer, share one pool of
     database connections between the request threads and the sockets' reads, and keep the
-    loaded application out of the garbage collector's way (gin_platform/collector.py)."""
-    from django.conf import settings
+    loaded application out of the garbage collector's way
+    (gin_platform/request_path/collector.py)."""
+    # gunicorn's master reads this file before any application is loaded; this hook runs in
+    # a worker once it has loaded Django's.
+    from django.conf import settings  # noqa: PLC0415 (Django is loaded only in the worker)
 
-    from gin_platform.collector import loaded_application_frozen
+    from gin_platform.request_path.collector import (  # noqa: PLC0415 (idem)
+        loaded_application_frozen,
+    )
 
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND")
     if backend == IN_MEMORY_LAYER and worker.cfg.workers > 1:

@@ -9,9 +9,8 @@ and the payload of events (a stock draw's card) are shown only once the hand is 
 from django.contrib import admin
 
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat, Table
-from gin_platform.admin import ReadOnlyAdmin
-from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
-from gin_platform.admin_site import AuditedModelAdmin
+from gin_platform.admin.audited import AuditedModelAdmin, ReadOnlyAdmin
+from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
 
 
 class TableInline(admin.TabularInline):

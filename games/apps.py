@@ -10,8 +10,8 @@ class GamesConfig(AppConfig):
         # Imported here, once the app registry is ready: each of these imports the models.
         from games import tasks  # noqa: F401, PLC0415 (registers the tasks the services queue by name)
         from games.launch_answers import match_watchable  # noqa: PLC0415 (the models: see above)
-        from gin_platform.watchable import register_match_watchable  # noqa: PLC0415 (idem)
+        from gin_platform.tenancy.watchable import register_match_watchable  # noqa: PLC0415 (idem)
 
         # The game launch's watch option asks games which matches a player may watch
-        # (gin_platform/watchable.py): gin_platform does not import games.
+        # (gin_platform/tenancy/watchable.py): gin_platform does not import games.
         register_match_watchable(match_watchable)

@@ -1,12 +1,12 @@
-"""What the games app answers the platform's game launch (gin_platform/watchable.py):
+"""What the games app answers the platform's game launch (gin_platform/tenancy/watchable.py):
 gin_platform does not import games, so games registers these in its AppConfig (games/apps.py).
 """
 
 from __future__ import annotations
 
 from games.selectors import watch_match_get
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator
-from gin_platform.problems import NotFoundProblem
 
 
 def match_watchable(*, operator: Operator, match_id: int) -> bool:

@@ -24,8 +24,8 @@ from django.db.models import Exists, OuterRef
 
 from games.models import Hand, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.models import Player
-from gin_platform.precompiled import PrecompiledQuery, fetch_then
-from gin_platform.selectors import network_operator_id
+from gin_platform.request_path.precompiled import PrecompiledQuery, fetch_then
+from gin_platform.tenancy.selectors import network_operator_id
 
 
 def lock_room(room_id: int) -> Room:
@@ -100,7 +100,8 @@ def lock_match_seats_and_hands(*, match_id: int, player: Player) -> tuple[list[S
     return seats, hands
 
 
-# The action path's statements, compiled once per process thread (gin_platform/precompiled.py).
+# The action path's statements, compiled once per process thread
+# (gin_platform/request_path/precompiled.py).
 _MATCH_FOR_UPDATE = PrecompiledQuery(
     lambda match_id: Match.objects.select_for_update().filter(pk=match_id)[:1]
 )

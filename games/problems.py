@@ -6,7 +6,7 @@ through unchanged.
 
 from __future__ import annotations
 
-from gin_platform.problems import Problem
+from gin_platform.http.problems import Problem
 
 
 class InvalidRoomOptionsProblem(Problem):

@@ -28,10 +28,10 @@ from games.models import (
     WaitingListEntry,
 )
 from games.problems import HandInProgressProblem
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator, Player
-from gin_platform.precompiled import PrecompiledQuery
-from gin_platform.problems import NotFoundProblem
-from gin_platform.selectors import (
+from gin_platform.request_path.precompiled import PrecompiledQuery
+from gin_platform.tenancy.selectors import (
     MAX_ID,
     as_id,
     network_membership_get,
@@ -291,7 +291,7 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
 
 
 # The reads of every GET .../view and every push: compiled once per process thread
-# (gin_platform/precompiled.py).
+# (gin_platform/request_path/precompiled.py).
 _MATCH_BY_ID = PrecompiledQuery(lambda match_id: Match.objects.filter(pk=match_id)[:1])
 _SHOWN_SEATS = PrecompiledQuery(
     lambda match_id: (

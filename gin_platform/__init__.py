@@ -5,6 +5,6 @@ library's ``platform`` module (``import uuid`` fails on Python 3.11), so the pac
 ``gin_platform`` and its Django app label is ``platform``.
 """
 
-from gin_platform.celery import app as celery_app
+from gin_platform.project.celery import app as celery_app
 
 __all__ = ("celery_app",)

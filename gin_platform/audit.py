@@ -12,9 +12,9 @@ from typing import Any
 from django.db import models
 
 from gin_platform.models import AuditEvent, Operator
-from gin_platform.precompiled import insert_rows, save_fields_and_insert
-from gin_platform.principals import Actor
 from gin_platform.redaction import withhold_secrets
+from gin_platform.request_path.precompiled import insert_rows, save_fields_and_insert
+from gin_platform.tenancy.principals import Actor
 
 
 def audit_record(

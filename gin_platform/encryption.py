@@ -10,7 +10,7 @@ Keys come from ``settings.SECRETS_ENCRYPTION_KEYS`` (the ``SECRETS_ENCRYPTION_KE
 variable, comma-separated Fernet keys). The first key encrypts; every key decrypts, so a key
 is rotated by putting a new one first, running ``manage.py reencrypt_secrets`` and then
 dropping the old one. Outside production, without the variable, one key is derived from
-``SECRET_KEY``; production refuses to start without it (gin_platform/config.py has the
+``SECRET_KEY``; production refuses to start without it (gin_platform/project/config.py has the
 key rules).
 
 An encrypted value is non-deterministic: the field cannot be filtered on, only read.

@@ -17,6 +17,7 @@ import secrets
 import time
 from typing import Any
 
+import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -24,7 +25,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import HttpRequest
 
-from gin_platform.http_bridge import ASGI_SERVER_MARK
+from gin_platform.project.http_bridge import ASGI_SERVER_MARK
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +48,6 @@ def broker_status() -> tuple[bool, str]:
         return True, "eager (no broker configured: tasks run in-process)"
     url = settings.CELERY_BROKER_URL
     try:
-        import redis
-
         client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
         client.ping()
     except Exception as exc:  # any failure means unhealthy; the reason is reported to staff
@@ -86,8 +85,8 @@ def channel_layer_status(*, timeout: float = CHANNEL_LAYER_TIMEOUT_SECONDS) -> t
 
 def server_kind(request: HttpRequest) -> str:
     """``asgi`` under the ASGI server (HTTP and WebSockets), ``wsgi`` under a WSGI one. The
-    ASGI server hands HTTP to Django's synchronous handler (gin_platform/http_bridge.py), which
-    marks the request."""
+    ASGI server hands HTTP to Django's synchronous handler
+    (gin_platform/project/http_bridge.py), which marks the request."""
     if isinstance(request, ASGIRequest) or request.META.get(ASGI_SERVER_MARK):
         return "asgi"
     return "wsgi"

@@ -82,7 +82,7 @@ def lock_network(network_id: object) -> Network:
 
 
 def lock_staff_change(change_id: object) -> StaffChangeRequest:
-    """A staff access change request (gin_platform/staff_access.py): two approvers of one
+    """A staff access change request (gin_platform/staff/access.py): two approvers of one
     request queue here and it executes once."""
     return StaffChangeRequest.objects.select_for_update(of=("self",)).get(pk=change_id)
 

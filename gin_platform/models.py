@@ -12,31 +12,34 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower, Now
+from django.dispatch import Signal
 from django.utils import timezone
 
 from gin_platform.encryption import EncryptedTextField
-from gin_platform.webhook_targets import validate_webhook_url
+from gin_platform.events.webhook_targets import validate_webhook_url
 
 SCREEN_NAME_MAX_LENGTH = 20
 
 
+# Sent by a queryset ``update`` of credential rows (``CredentialQuerySet``), which Django's
+# ``post_save`` is not: gin_platform/request_path/remembered_credentials.py listens to it, so
+# the models never import what remembers them.
+credentials_updated = Signal()
+
+
 class CredentialQuerySet(models.QuerySet):
     """Operators, API keys, players and sessions: the web processes remember them
-    (gin_platform/remembered_credentials.py) until a change sets a new epoch. ``save`` and
-    ``delete`` do it through their signals; an ``update`` sends none, so it does it here.
-    Recording a credential's last use is the one update that changes nothing a request
-    decides on."""
+    (gin_platform/request_path/remembered_credentials.py) until a change sets a new epoch.
+    ``save`` and ``delete`` say so through their signals; an ``update`` sends none, so it
+    sends ``credentials_updated``. Recording a credential's last use is the one update that
+    changes nothing a request decides on."""
 
     UNREMEMBERED_FIELDS = frozenset({"last_used_at"})
 
     def update(self, **kwargs):
         rows = super().update(**kwargs)
         if set(kwargs) - self.UNREMEMBERED_FIELDS:
-            from gin_platform.remembered_credentials import (
-                credentials_changed_now_and_on_commit,
-            )
-
-            credentials_changed_now_and_on_commit(using=self.db)
+            credentials_updated.send(sender=self.model, using=self.db)
         return rows
 
     update.alters_data = True
@@ -54,7 +57,7 @@ class Operator(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     base_currency = models.CharField(max_length=3)
-    # Checked when set (gin_platform/webhook_targets.py) and again, after DNS, at delivery.
+    # Checked when set (gin_platform/events/webhook_targets.py) and again, after DNS, at delivery.
     webhook_url = models.URLField(blank=True, default="", validators=[validate_webhook_url])
     # Signs outgoing webhooks (HMAC-SHA256). Shown to the operator once, like an API key;
     # stored encrypted (gin_platform/encryption.py): the column never holds it readable.
@@ -78,7 +81,7 @@ class Operator(models.Model):
 
     class Meta:
         ordering = ("name",)
-        # Back-office actions without a model of their own (gin_platform/staff.py roles).
+        # Back-office actions without a model of their own (gin_platform/staff/roles.py).
         permissions = [("view_reports", "Can view every operator's reports")]
         constraints = [
             models.CheckConstraint(
@@ -124,11 +127,6 @@ class OperatorApiKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operator.slug}:{self.prefix}"
-
-    @property
-    def is_revoked(self) -> bool:
-        """Revoked now: a key rotated with a grace period keeps working until ``revoked_at``."""
-        return self.revoked_at is not None and self.revoked_at <= timezone.now()
 
 
 class OperatorSigningSecret(models.Model):
@@ -267,7 +265,7 @@ class OperatorOrigin(models.Model):
     may call the API (CORS) and open sockets (docs/browser-clients.md)."""
 
     operator = models.ForeignKey(Operator, on_delete=models.CASCADE, related_name="origins")
-    # Normalised by gin_platform.cors.normalize_origin: lower case, no default port, no path.
+    # Normalised by gin_platform.http.cors.normalize_origin: lower case, no default port, no path.
     origin = models.CharField(max_length=300, db_index=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
@@ -345,7 +343,7 @@ class IdempotencyRecord(models.Model):
     # webhook secret) replaced by "[withheld]": secrets are shown once and never stored.
     response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
     # True when secrets were withheld from response_body: a replay then answers the
-    # secret-not-replayable problem instead of the body (gin_platform/idempotency.py).
+    # secret-not-replayable problem instead of the body (gin_platform/http/idempotency.py).
     secret_withheld = models.BooleanField(default=False, db_default=False)
     # Records older than IDEMPOTENCY_RETENTION_SECONDS are deleted by the beat job
     # prune-expired-records; a key replayed after that is a new request.
@@ -454,7 +452,8 @@ class TransactionNow(Now):
 
     Every event a transaction records gets the same ``created_at``, never later than the
     start of the transaction; the events API reads up to the start of the oldest transaction
-    still running, so an event can never appear behind a cursor (gin_platform/events.py)."""
+    still running, so an event can never appear behind a cursor
+    (gin_platform/events/event_log.py)."""
 
     def as_postgresql(self, compiler, connection, **extra_context):
         return self.as_sql(compiler, connection, template="CURRENT_TIMESTAMP", **extra_context)
@@ -517,7 +516,7 @@ class StaffChangeRequest(models.Model):
     """A change of a staff user's access (docs/backoffice.md "Staff access"): their active,
     staff and superuser flags, roles (groups), own permissions and operator scope. Proposed
     by one unscoped staff member, executed only when another approves (four eyes, as the
-    wallet's approval requests): gin_platform/staff_access.py. ``changes`` maps each field
+    wallet's approval requests): gin_platform/staff/access.py. ``changes`` maps each field
     that changes to ``[before, after]`` as they were proposed; the execution refuses it if
     the user's access no longer matches ``before``."""
 

@@ -7,7 +7,7 @@ shown to their owner once and never stored readable, so anything that keeps a co
 response, an audit payload or a log line passes it through :func:`withhold_secrets` first:
 
 - the idempotency store keeps the first response without its secrets and answers a replay of
-  it with the ``secret-not-replayable`` problem (gin_platform/idempotency.py);
+  it with the ``secret-not-replayable`` problem (gin_platform/http/idempotency.py);
 - the audit log never stores one (gin_platform/audit.py);
 - :class:`WithholdSecretsFilter` rewrites log records (settings.LOGGING).
 

@@ -17,7 +17,7 @@ HMAC *of* differs by direction:
 
   so a signature is bound to one method, path, query, Idempotency-Key and body: it cannot be
   moved to another player's path, to another endpoint, or replayed under a new key. The
-  caller (gin_platform.authentication) also refuses a canonical request it has accepted
+  caller (gin_platform.http.authentication) also refuses a canonical request it has accepted
   before within the tolerance, so even an exact copy is good once.
 - **Webhooks from the platform** (``X-Gin-Signature``): ``"<t>." + raw body``. Each delivery
   carries its event id in the body; receivers drop ids they have seen.

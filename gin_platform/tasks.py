@@ -4,9 +4,9 @@ from celery import shared_task
 from django.conf import settings
 
 from gin_platform.enqueue import enqueue
-from gin_platform.events import events_prune
-from gin_platform.services import expired_records_prune
-from gin_platform.webhooks import due_deliveries, webhook_attempt
+from gin_platform.events.event_log import events_prune
+from gin_platform.events.webhooks import due_deliveries, webhook_attempt
+from gin_platform.tenancy.services import expired_records_prune
 
 # A message waiting for its countdown is held unacknowledged by a worker; the Redis broker
 # hands it out again once it is older than the visibility timeout. So a retry is queued with
@@ -46,5 +46,5 @@ def prune_expired_records() -> int:
 @shared_task(ignore_result=True, acks_late=False)
 def prune_operator_events() -> int:
     """Beat: delete operator events older than WEBHOOK_EVENT_RETENTION_DAYS and deliveries as
-    old that are done (gin_platform.events.events_prune)."""
+    old that are done (gin_platform.events.event_log.events_prune)."""
     return events_prune()

@@ -7,17 +7,18 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from gin_platform import staff
-from gin_platform.admin import PlayerAdmin, ReadOnlyAdmin
-from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.admin.audited import ReadOnlyAdmin
+from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.admin.tenancy import PlayerAdmin
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
-from gin_platform.problems import Problem
+from gin_platform.staff.scope import operator_scope
 from settlement import backoffice, charts, reports
 from settlement.models import DailyReport, ReconciliationRun, Settlement
 
 
 @admin.register(Settlement)
-class SettlementAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin_csv.py)
+class SettlementAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
     list_display = ("match", "operator", "variant", "currency", "escrow_total", "fee", "settled_at")
     # operator__is_sandbox: the sandboxes' test games (docs/api.md "Sandbox") apart.
     list_filter = (
@@ -76,7 +77,7 @@ class ReconciliationRunAdmin(ReadOnlyAdmin):
 def _scoped_operator(request):
     """None (every operator) for unscoped staff; for staff limited to some operators, the
     one named by ``?operator=<slug>`` among them, else the first of them."""
-    scope = staff.operator_scope(request.user)
+    scope = operator_scope(request.user)
     if scope is None:
         return None
     operators = Operator.objects.filter(pk__in=scope).order_by("slug")
@@ -131,7 +132,7 @@ class PlayerPageAdmin(PlayerAdmin):
     the list: balances, ledger, matches and hands, limits, sessions, webhooks, audit."""
 
     change_form_template = "admin/settlement/player_change_form.html"
-    list_display = (*PlayerAdmin.list_display, "page_link")  # type: ignore[assignment]  # PlayerAdmin's is typed as its own 6 names (gin_platform/admin.py)
+    list_display = (*PlayerAdmin.list_display, "page_link")  # type: ignore[assignment]  # PlayerAdmin's is typed as its own 6 names (gin_platform/admin/tenancy.py)
 
     def get_urls(self):
         page = path(

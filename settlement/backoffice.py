@@ -18,9 +18,9 @@ from django.utils import timezone
 from games import backoffice_selectors as games_backoffice
 from games import selectors as games_selectors
 from games.models import Hand, Match, Seat
-from gin_platform import selectors as platform_selectors
 from gin_platform.models import Player
 from gin_platform.money import to_decimal_string
+from gin_platform.tenancy import selectors as platform_selectors
 from wallet.selectors import backoffice as wallet_backoffice
 from wallet.selectors import limits as wallet_limits
 from wallet.selectors import transactions as wallet_transactions

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from gin_platform.admin_csv import safe_cell
+from gin_platform.admin.changelist import safe_cell
 from gin_platform.models import Operator
 from gin_platform.money import to_decimal_string
 from settlement.selectors import report_currency

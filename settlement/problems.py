@@ -1,6 +1,6 @@
 """Settlement's domain errors (RFC 9457 problem types)."""
 
-from gin_platform.problems import Problem
+from gin_platform.http.problems import Problem
 
 
 class GameNotFinishedProblem(Problem):

@@ -26,7 +26,7 @@ from django.core.cache import cache
 from redis import Redis
 from redis.exceptions import RedisError
 
-from gin_platform.cache import redis_client
+from gin_platform.request_path.cache import redis_client
 
 logger = logging.getLogger(__name__)
 

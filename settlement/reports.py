@@ -44,10 +44,12 @@ from typing import Any
 from uuid import UUID
 
 from games.engine import MatchResult, MultiMatchResult
-from gin_platform.admin_csv import safe_cell  # the same formula-injection rule as the admin's CSV
+from gin_platform.admin.changelist import (
+    safe_cell,  # the same formula-injection rule as the admin's CSV
+)
+from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Operator
 from gin_platform.money import to_decimal_string, to_minor
-from gin_platform.problems import ValidationProblem
 from settlement.problems import ReportRangeProblem
 from settlement.selectors import (
     finished_match_result,

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from django.db.models import Q, QuerySet
 
 from games.selectors import match_result
-from gin_platform import selectors as platform_selectors
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.models import Operator, Player
 from gin_platform.money import CurrencyError, normalize_currency, to_minor
-from gin_platform.problems import NotFoundProblem, ValidationProblem
-from gin_platform.selectors import as_id
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.selectors import as_id
 from settlement.models import ReconciliationRun, Settlement
 from wallet.selectors.backoffice import operators_with_network_positions
 from wallet.selectors.reconciliation import escrow_payouts_by_player

@@ -36,15 +36,19 @@ from games import services as game_services
 from games.engine import MatchResult, MultiMatchResult
 from games.locks import lock_match, lock_match_with_seats, lock_matches_with_seats
 from games.models import Match, Seat
-from gin_platform import selectors as platform_selectors
-from gin_platform.cache import redis_client
 from gin_platform.enqueue import enqueue, on_commit_logged
-from gin_platform.events import event_recorded
+from gin_platform.events.event_log import event_recorded
+from gin_platform.events.webhooks import (
+    webhook_enqueue,
+    webhook_event_build,
+    webhook_event_inserted,
+)
+from gin_platform.http.problems import Problem, ServerErrorProblem
 from gin_platform.models import Operator, OperatorEvent, Player
-from gin_platform.precompiled import PrecompiledQuery
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem, ServerErrorProblem
-from gin_platform.webhooks import webhook_enqueue, webhook_event_build, webhook_event_inserted
+from gin_platform.request_path.cache import redis_client
+from gin_platform.request_path.precompiled import PrecompiledQuery
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor
 from settlement import ready, selectors
 from settlement.models import ReconciliationRun, Settlement
 from settlement.payouts import Payout, money_play_payout, pot_payout, prize_table_payout
@@ -388,7 +392,8 @@ def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
     return settled
 
 
-# A settlement's players, compiled once per worker thread (gin_platform/precompiled.py).
+# A settlement's players, compiled once per worker thread
+# (gin_platform/request_path/precompiled.py).
 _PLAYERS = PrecompiledQuery(lambda ids: Player.objects.filter(pk__in=ids))
 
 

@@ -1,4 +1,4 @@
-"""API routes of the settlement app, mounted under /api/v1/ by gin_platform.urls."""
+"""API routes of the settlement app, mounted under /api/v1/ by gin_platform.project.urls."""
 
 from django.urls import path
 

@@ -7,7 +7,7 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from gin_platform.celery import app as celery_app
+from gin_platform.project.celery import app as celery_app
 
 
 def closed_port() -> int:

@@ -12,10 +12,10 @@ from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
-from gin_platform.celery import app as celery_app
-from gin_platform.remembered_credentials import forget_remembered
-from gin_platform.selectors import network_cache_forget
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.project.celery import app as celery_app
+from gin_platform.request_path.remembered_credentials import forget_remembered
+from gin_platform.tenancy.selectors import network_cache_forget
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
 from tests.fuzz import figures as fuzz_figures
 from wallet.selectors.rates import display_rates_forget

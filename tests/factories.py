@@ -9,9 +9,9 @@ from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from gin_platform.models import Operator, Player
-from gin_platform.principals import Actor
-from gin_platform.staff import roles_sync
-from gin_platform.tokens import new_signing_secret
+from gin_platform.staff.roles import roles_sync
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.tokens import new_signing_secret
 
 # The actor of every state change a test makes on nobody's behalf (audit rows: system/tests).
 SYSTEM = Actor.system("tests")
@@ -40,7 +40,7 @@ class PlayerFactory(factory.django.DjangoModelFactory):
 
 
 def staff_user(username: str, *roles: str, password: str = "pw-staff-1", otp: bool = True, **extra):
-    """A back-office user (is_staff) in the given roles (gin_platform/staff.py groups). With
+    """A back-office user (is_staff) in the given roles (gin_platform/staff/roles.py groups). With
     ``otp`` (the default) it gets a confirmed TOTP device, and the object returned carries it
     as ``otp_device``: what django-otp's middleware sets for a session that passed the token,
     so ``APIClient.force_authenticate(user)`` acts as a verified staff session."""
@@ -58,7 +58,7 @@ def staff_user(username: str, *roles: str, password: str = "pw-staff-1", otp: bo
 def admin_login(client, user) -> None:
     """Log ``client`` (Django's test client) in to the admin as ``user``, with the TOTP step
     done when the user has a device: the session holds the verified device, as after the
-    admin's login form with a valid code (gin_platform/admin_site.py)."""
+    admin's login form with a valid code (gin_platform/staff/admin_site.py)."""
     client.force_login(user)
     device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
     if device is None and user.is_superuser:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
 
 PROBLEM_MEMBERS = {"type", "title", "status", "detail"}
 

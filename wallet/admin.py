@@ -7,9 +7,9 @@ limits and self-exclusions from the operator API; all of them are audited.
 
 from django.contrib import admin, messages
 
-from gin_platform.admin import ReadOnlyAdmin
-from gin_platform.admin_csv import CsvExportMixin, DateRangeFilter, moment, money
-from gin_platform.problems import Problem
+from gin_platform.admin.audited import ReadOnlyAdmin
+from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
+from gin_platform.http.problems import Problem
 from wallet.models import (
     Account,
     ApprovalRequest,
@@ -48,7 +48,7 @@ class AccountAdmin(ReadOnlyAdmin):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin_csv.py)
+class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
     list_display = ("id", "created_at", "kind", "reference", "amount", "currency", "game_ref")
     list_filter = (("created_at", DateRangeFilter), "kind", "currency", "operator")
     csv_select_related = ("operator",)
@@ -72,7 +72,7 @@ class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[mis
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin_csv.py)
+class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
     list_display = ("id", "transaction", "account", "currency", "amount", "component")
     list_filter = (("created_at", DateRangeFilter), "currency", "component", "account__kind")
     csv_select_related = ("transaction", "account")

@@ -27,8 +27,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from gin_platform.events.webhook_targets import MAX_URL_LENGTH, validate_webhook_url
 from gin_platform.models import Operator, Player
-from gin_platform.webhook_targets import MAX_URL_LENGTH, validate_webhook_url
 
 CURRENCY_LENGTH = 3
 GAME_REF_LENGTH = 100

@@ -3,20 +3,20 @@
 Each bad input has its own stable ``type`` (docs/api-errors.md). When one of these is raised,
 nothing has been posted: every service is one database transaction and raises before (or
 instead of) writing its ledger rows. ``unknown-currency`` and ``player-inactive`` are the
-platform's own types, re-used here (gin_platform.services), and so are the four-eyes types
-(gin_platform.problems), which the staff access changes share.
+platform's own types, re-used here (gin_platform.tenancy.services), and so are the four-eyes types
+(gin_platform.http.problems), which the staff access changes share.
 """
 
 from __future__ import annotations
 
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
     Problem,
     ProposerNotEntitledProblem,
 )
-from gin_platform.services import PlayerInactiveProblem, UnknownCurrencyProblem
+from gin_platform.tenancy.services import PlayerInactiveProblem, UnknownCurrencyProblem
 
 __all__ = [
     "AlreadyReversedProblem",

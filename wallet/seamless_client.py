@@ -7,7 +7,7 @@ gin_platform.signing), plus the Standard Webhooks headers (``webhook-id`` = the 
 transaction id, ``webhook-timestamp``, ``webhook-signature: v1,<base64 HMAC-SHA256 of
 "<id>.<timestamp>.<body>">`` keyed with the same secret), as our webhooks send them. The
 target is checked like a webhook URL at every call
-(gin_platform.webhook_targets: public addresses only unless WEBHOOK_ALLOW_PRIVATE_TARGETS),
+(gin_platform.events.webhook_targets: public addresses only unless WEBHOOK_ALLOW_PRIVATE_TARGETS),
 the connection goes to the checked address, redirects are never followed.
 
 What an answer means (``WalletAnswer.outcome``):
@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from gin_platform.signing import signature_header, standard_signature
-from gin_platform.webhook_targets import (
+from gin_platform.events.webhook_targets import (
     TargetRefused,
     connection_error_class,
     pinned_connection,
     resolve_target,
 )
+from gin_platform.signing import signature_header, standard_signature
 
 SIGNATURE_HEADER = "X-Gin-Signature"
 ACTIONS = ("balance", "debit", "credit", "rollback")

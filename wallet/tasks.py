@@ -13,7 +13,7 @@ is due, so a lost message costs time, never a call.
 
 from celery import shared_task
 
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet import services
 
 SEAMLESS_ACTOR = Actor.system("seamless-wallet")

@@ -21,8 +21,8 @@ from games.problems import (
     ScreenNameTakenProblem,
     StaleSequenceProblem,
 )
-from gin_platform.openapi import problem_example, problem_response
-from gin_platform.problems import ValidationProblem
+from gin_platform.http.openapi import problem_example, problem_response
+from gin_platform.http.problems import ValidationProblem
 from wallet.api.serializers import WalletUnavailableProblemOutput
 from wallet.problems import (
     AmountTooPreciseProblem,

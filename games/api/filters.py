@@ -19,7 +19,7 @@ from rest_framework import serializers
 from games.models import Match
 from games.realtime.longpoll import LONG_POLL_MAX_SECONDS
 from games.selectors import EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX
-from gin_platform.selectors import MAX_ID
+from gin_platform.tenancy.selectors import MAX_ID
 
 
 class _QueryField(serializers.Field):

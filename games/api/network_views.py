@@ -22,11 +22,11 @@ from games.api.network_serializers import (
 )
 from games.api.views import PROBLEMS
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator, IsPlayer
-from gin_platform.principals import operator_principal, player_principal
-from gin_platform.problems import NotFoundProblem
-from gin_platform.selectors import network_get, network_membership_get
+from gin_platform.http.idempotency import idempotent
+from gin_platform.http.permissions import IsOperator, IsPlayer
+from gin_platform.http.problems import NotFoundProblem
+from gin_platform.tenancy.principals import operator_principal, player_principal
+from gin_platform.tenancy.selectors import network_get, network_membership_get
 
 
 # --- The network: rooms a member operator offers, players' screen names ----------------------

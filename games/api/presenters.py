@@ -30,10 +30,10 @@ from games.api.serializers import (
     WatchHandOutput,
 )
 from games.models import Hand, HandEvent, Match, Room, Seat, Table, WaitingListEntry
+from gin_platform.http.problems import Problem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.problems import Problem
-from gin_platform.selectors import is_network_operator, network_reveals_operators
+from gin_platform.tenancy.selectors import is_network_operator, network_reveals_operators
 from wallet.selectors.rates import display_amount
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ from django.urls import path
 from games.api import network_views, views
 
 urlpatterns = [
-    # The game itself first: a move and a view are most of the traffic (gin_platform/urls.py).
+    # The game itself first: a move and a view are most of the traffic
+    # (gin_platform/project/urls.py).
     path("matches/<str:match_id>/view", views.GameView.as_view(), name="game-view"),
     path("matches/<str:match_id>/actions", views.ActionView.as_view(), name="game-actions"),
     # Operators

@@ -44,15 +44,15 @@ from games.api.serializers import (
 from games.models import Match, Seat
 from games.realtime.longpoll import wait_for_events
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.idempotency import REPLAY_HEADER, idempotent
-from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
-from gin_platform.principals import (
+from gin_platform.http.idempotency import REPLAY_HEADER, idempotent
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
+from gin_platform.tenancy.principals import (
     OperatorPrincipal,
     operator_or_player_principal,
     operator_principal,
     player_principal,
 )
-from gin_platform.problems import PROBLEM_CONTENT_TYPE, NotFoundProblem
 
 PROBLEMS = {
     404: OpenApiResponse(description="Not found (or another operator's)"),

@@ -37,8 +37,8 @@ from games.realtime.socket_base import (
     session_still_valid,
 )
 from games.selectors import player_waiting_list
-from gin_platform.principals import PlayerPrincipal
-from gin_platform.problems import Problem
+from gin_platform.http.problems import Problem
+from gin_platform.tenancy.principals import PlayerPrincipal
 
 
 class PlayerSocketConsumer(

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from games.realtime.audience import Audience
-from gin_platform.cache import redis_client
+from gin_platform.request_path.cache import redis_client
 
 # A socket's counts are one cache (Redis) call each, not database work: consumers run them on
 # threads of their own, so a closed socket stops counting at once even while the sockets'

@@ -1,4 +1,4 @@
-"""The sockets' URLs (docs/realtime.md): ``gin_platform.asgi`` mounts them."""
+"""The sockets' URLs (docs/realtime.md): ``gin_platform.project.asgi`` mounts them."""
 
 from django.urls import path
 

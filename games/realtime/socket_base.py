@@ -19,11 +19,11 @@ from django.utils import timezone
 
 from games.problems import TooManySocketsProblem
 from games.realtime import presence
+from gin_platform.http.problems import OriginNotAllowedProblem
 from gin_platform.models import PlayerSession
-from gin_platform.principals import PlayerPrincipal
-from gin_platform.problems import OriginNotAllowedProblem
-from gin_platform.selectors import origin_allowed
-from gin_platform.services import socket_ticket_redeem
+from gin_platform.tenancy.principals import PlayerPrincipal
+from gin_platform.tenancy.selectors import origin_allowed
+from gin_platform.tenancy.services import socket_ticket_redeem
 
 CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
 CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500

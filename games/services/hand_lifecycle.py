@@ -39,8 +39,8 @@ from games.selectors import ended_hand_outcomes, next_dealer_for
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
-from gin_platform.precompiled import insert_rows, save_fields
-from gin_platform.principals import Actor
+from gin_platform.request_path.precompiled import insert_rows, save_fields
+from gin_platform.tenancy.principals import Actor
 
 # What a move (or a forfeit) changes in its hand's row.
 HAND_STATE_FIELDS = (

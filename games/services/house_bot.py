@@ -31,10 +31,10 @@ from games.problems import (
     StaleSequenceProblem,
 )
 from games.services.play import hand_apply_action
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
-from gin_platform.services import player_create
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.services import player_create
 from wallet import services as wallet
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ the players' screen names, the only name an opponent of another operator sees.
   operators' players by screen name only (``player_ref_for``).
 
 Joining and leaving the network (``NetworkMembership``) is gin_platform's
-(``gin_platform.services.network_membership_update``); who may sit at a network table is
+(``gin_platform.tenancy.services.network_membership_update``); who may sit at a network table is
 ``seat_checks.network_seat_check``.
 """
 
@@ -33,19 +33,19 @@ from games.problems import (
 from games.selectors import match_player_operator_ids, player_network_seated
 from games.services.rooms import room_create
 from gin_platform.audit import audit_record
-from gin_platform.event_types import player_ref
+from gin_platform.events.catalogue import player_ref
+from gin_platform.events.webhooks import webhook_enqueue
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.locks import lock_player
 from gin_platform.models import SCREEN_NAME_MAX_LENGTH, Operator, Player
-from gin_platform.principals import Actor
-from gin_platform.problems import NotFoundProblem, ValidationProblem
-from gin_platform.selectors import (
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.selectors import (
     is_network_operator,
     network_get,
     network_membership_get,
     network_operator_id,
     network_reveals_operators,
 )
-from gin_platform.webhooks import webhook_enqueue
 
 SCREEN_NAME_MIN_LENGTH = 3
 # ASCII letters and digits, with "_" or "-" inside (never first or last, never two in a row):

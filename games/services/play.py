@@ -56,10 +56,10 @@ from games.services.hand_lifecycle import (
 )
 from games.services.network import match_event_enqueue, player_ref_for
 from gin_platform.audit import audit_event, audit_saved
+from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
-from gin_platform.precompiled import insert_rows, save_fields, saves_and_inserts
-from gin_platform.principals import Actor
-from gin_platform.problems import ValidationProblem
+from gin_platform.request_path.precompiled import insert_rows, save_fields, saves_and_inserts
+from gin_platform.tenancy.principals import Actor
 
 RESULT_FORMAT = engine.RESULT_FORMAT
 
@@ -255,7 +255,7 @@ def _hand_over(
 def _hand_ended_event(
     *, match: Match, hand: Hand, outcome: engine.HandOutcome
 ) -> Callable[[object], dict]:
-    """hand.ended (gin_platform/event_types.py) for one operator: the result, never the
+    """hand.ended (gin_platform/events/catalogue.py) for one operator: the result, never the
     cards; the winner named as that operator may see them (``player_ref_for``)."""
     seats = Seat.objects.select_related("player").filter(match=match, position=outcome.winner)  # type: ignore[misc]  # read only when the outcome has a winner (below); the stubs refuse None
     winner = seats.order_by("-pk").first() if outcome.winner is not None else None

@@ -6,7 +6,7 @@ renames or closes it; ``table_create`` adds a table. ``free_table_ensure`` keeps
 without a game in every open room (seating calls it when a game starts).
 
 These run inside the caller's transaction when there is one: the operator endpoints wrap
-them in the Idempotency-Key transaction (``gin_platform.idempotency``), so they are atomic but
+them in the Idempotency-Key transaction (``gin_platform.http.idempotency``), so they are atomic but
 not durable.
 """
 
@@ -34,7 +34,7 @@ from games.problems import InvalidRoomOptionsProblem
 from gin_platform.audit import audit_changes, audit_record
 from gin_platform.models import Operator
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 
 MAX_STAKE_PER_POINT_CHOICES = 10
 MAX_TABLES_PER_REQUEST = 50

@@ -19,10 +19,10 @@ from games.problems import (
 )
 from games.selectors import network_room_offered
 from games.services.house_bot import is_house_bot
+from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.problems import ValidationProblem
-from gin_platform.selectors import is_network_operator
+from gin_platform.tenancy.selectors import is_network_operator
 
 
 def buy_in_amount(

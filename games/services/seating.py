@@ -50,12 +50,12 @@ from games.services.seat_checks import buy_in_amount, network_mode_check, networ
 from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
-from gin_platform.event_types import player_ref
+from gin_platform.events.catalogue import player_ref
+from gin_platform.http.problems import Problem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
-from gin_platform.selectors import is_network_operator
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.selectors import is_network_operator
 from wallet import services as wallet
 from wallet.problems import InsufficientFundsProblem, WalletUnavailableProblem
 
@@ -297,7 +297,7 @@ def _seat_take(
 
 
 def _seat_event(seat: Seat, room: Room) -> dict:
-    """What seat.taken and seat.left say of the seat (gin_platform/event_types.py)."""
+    """What seat.taken and seat.left say of the seat (gin_platform/events/catalogue.py)."""
     return {
         **player_ref(seat.player),
         "match_id": seat.match_id,

@@ -51,8 +51,8 @@ from games.services.hand_lifecycle import (
     turn_deadline,
 )
 from gin_platform.audit import audit_record
-from gin_platform.precompiled import save_fields
-from gin_platform.principals import Actor
+from gin_platform.request_path.precompiled import save_fields
+from gin_platform.tenancy.principals import Actor
 
 logger = logging.getLogger(__name__)
 

@@ -42,9 +42,9 @@ from games.services.seat_checks import buy_in_amount, network_seat_check
 from games.services.seating import seat_take
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit
+from gin_platform.http.problems import NotFoundProblem, Problem
 from gin_platform.models import Player
-from gin_platform.principals import Actor
-from gin_platform.problems import NotFoundProblem, Problem
+from gin_platform.tenancy.principals import Actor
 
 logger = logging.getLogger(__name__)
 

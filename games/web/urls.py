@@ -1,4 +1,4 @@
-"""Route of the hosted table page, mounted at /play/ by gin_platform.urls."""
+"""Route of the hosted table page, mounted at /play/ by gin_platform.project.urls."""
 
 from django.urls import path
 

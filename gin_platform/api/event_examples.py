@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-from gin_platform.openapi import problem_example, problem_response
-from gin_platform.problems import NotFoundProblem, ValidationProblem
+from gin_platform.http.openapi import problem_example, problem_response
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 
 ALICE = {"player_id": "8d0f6f5e-2b1c-4e7a-9a34-2f1d5c6b7a80", "external_ref": "casino-user-1001"}
 BOB = {"player_id": "c41e9b2a-7d3f-4a61-8e5b-0b9c2d4f6a13", "external_ref": "casino-user-1002"}
@@ -18,7 +18,7 @@ def _eur(amount: str) -> dict[str, str]:
 
 _SEAT = {"match_id": 42, "table_id": 7, "room_id": 3, "position": 0, "is_practice": False}
 
-# The ``data`` of one example event of each type (gin_platform/event_types.py).
+# The ``data`` of one example event of each type (gin_platform/events/catalogue.py).
 DATA: dict[str, dict] = {
     "deposit.completed": {
         **ALICE,

@@ -1,5 +1,5 @@
 """The operator events API, webhook subscriptions, and the ``data`` of each event type
-(documentation of the webhooks and of the events feed: gin_platform/event_types.py names
+(documentation of the webhooks and of the events feed: gin_platform/events/catalogue.py names
 them; the payloads are built where each event is made true)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import Money
-from gin_platform.event_types import ALL, EVENT_TYPES
+from gin_platform.events.catalogue import ALL, EVENT_TYPES
 
 
 # --- Payloads -----------------------------------------------------------------------------

@@ -1,27 +1,37 @@
-"""The operator's event log and webhook subscriptions (docs/webhooks.md "Events API",
-"Subscriptions"): thin views over gin_platform.events."""
+"""The operator's event log, webhook subscriptions and webhook deliveries (docs/webhooks.md
+"Events API", "Subscriptions"): thin views over gin_platform.events."""
 
 from __future__ import annotations
 
 import json
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import events
 from gin_platform.api import event_examples as examples
+from gin_platform.api import examples as platform_examples
 from gin_platform.api.event_serializers import (
     OperatorEventOutput,
     OperatorEventPageOutput,
     WebhookSubscriptionInput,
     WebhookSubscriptionOutput,
 )
-from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator
-from gin_platform.problems import ValidationProblem
-from gin_platform.webhooks import event_json
+from gin_platform.api.inputs import NoBody, text_filter, validated
+from gin_platform.api.serializers import (
+    WebhookDeliveryOutput,
+)
+from gin_platform.events import event_log
+from gin_platform.events.selectors import webhook_delivery_get, webhook_delivery_list
+from gin_platform.events.webhooks import event_json, webhook_redeliver
+from gin_platform.http.idempotency import idempotent
+from gin_platform.http.permissions import IsOperator
+from gin_platform.http.problems import (
+    ValidationProblem,
+)
 
 
 def _item(event) -> dict:
@@ -36,11 +46,11 @@ def _item(event) -> dict:
 def _limit(request: Request) -> int:
     text = request.query_params.get("limit")
     if text is None:
-        return events.DEFAULT_LIMIT
-    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= events.MAX_LIMIT):
+        return event_log.DEFAULT_LIMIT
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= event_log.MAX_LIMIT):
         raise ValidationProblem(
-            f"limit is a whole number from 1 to {events.MAX_LIMIT}",
-            errors={"limit": [f"a whole number from 1 to {events.MAX_LIMIT}"]},
+            f"limit is a whole number from 1 to {event_log.MAX_LIMIT}",
+            errors={"limit": [f"a whole number from 1 to {event_log.MAX_LIMIT}"]},
         )
     return int(text)
 
@@ -57,7 +67,7 @@ class OperatorEventListView(APIView):
                 "event kept (30 days)",
             ),
             OpenApiParameter(
-                "limit", int, description=f"Events per page, 1 to {events.MAX_LIMIT} (100)"
+                "limit", int, description=f"Events per page, 1 to {event_log.MAX_LIMIT} (100)"
             ),
             OpenApiParameter(
                 "type",
@@ -79,10 +89,10 @@ class OperatorEventListView(APIView):
         examples=examples.EVENT_LIST,
     )
     def get(self, request: Request) -> Response:
-        page = events.event_feed(
+        page = event_log.event_feed(
             operator=request.user.operator,
             cursor=request.query_params.get("cursor") or None,
-            types=events.event_types_parse(request.query_params.getlist("type")),
+            types=event_log.event_types_parse(request.query_params.getlist("type")),
             limit=_limit(request),
         )
         body = {
@@ -106,7 +116,7 @@ class OperatorEventDetailView(APIView):
         examples=examples.EVENT_DETAIL,
     )
     def get(self, request: Request, event_id: str) -> Response:
-        event = events.event_get(operator=request.user.operator, event_id=event_id)
+        event = event_log.event_get(operator=request.user.operator, event_id=event_id)
         return Response(_item(event))  # as its webhook body (OperatorEventOutput)
 
 
@@ -123,7 +133,7 @@ class WebhookSubscriptionView(APIView):
         examples=examples.SUBSCRIPTION,
     )
     def get(self, request: Request) -> Response:
-        types = events.subscription_get(operator=request.user.operator)
+        types = event_log.subscription_get(operator=request.user.operator)
         return Response(WebhookSubscriptionOutput({"event_types": types}).data)
 
     @extend_schema(
@@ -139,11 +149,69 @@ class WebhookSubscriptionView(APIView):
     )
     @idempotent
     def put(self, request: Request) -> Response:
-        data = WebhookSubscriptionInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        types = events.subscription_set(
+        data = validated(WebhookSubscriptionInput, request.data)
+        types = event_log.subscription_set(
             operator=request.user.operator,
-            event_types=data.validated_data["event_types"],
+            event_types=data["event_types"],
             actor=request.user.actor,
         )
         return Response(WebhookSubscriptionOutput({"event_types": types}).data)
+
+
+class WebhookDeliveryListView(GenericAPIView):
+    permission_classes = (IsOperator,)
+    serializer_class = WebhookDeliveryOutput
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=["pending", "delivered", "failed"]),
+            OpenApiParameter("event_type", str, description="An event type (docs/webhooks.md)"),
+        ],
+        responses=WebhookDeliveryOutput(many=True),
+        tags=["webhooks"],
+        summary="List webhook deliveries",
+        description="Every event sent (or being sent) to the operator's webhook URL, newest "
+        "first, with each attempt's status code, duration and error.",
+    )
+    def get(self, request: Request) -> Response:
+        deliveries = webhook_delivery_list(
+            operator=request.user.operator,
+            status=text_filter(request, "status"),
+            event_type=text_filter(request, "event_type"),
+        )
+        page = self.paginate_queryset(deliveries)
+        return self.get_paginated_response(WebhookDeliveryOutput(page, many=True).data)
+
+
+class WebhookDeliveryDetailView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        responses=WebhookDeliveryOutput,
+        tags=["webhooks"],
+        summary="Show a webhook delivery",
+        description="One event sent to the operator's webhook URL: its payload and every attempt.",
+    )
+    def get(self, request: Request, delivery_id: str) -> Response:
+        delivery = webhook_delivery_get(operator=request.user.operator, delivery_id=delivery_id)
+        return Response(WebhookDeliveryOutput(delivery).data)
+
+
+class WebhookRedeliverView(APIView):
+    permission_classes = (IsOperator,)
+
+    @extend_schema(
+        request=None,
+        responses={202: WebhookDeliveryOutput, 404: platform_examples.REDELIVER_NOT_FOUND},
+        tags=["webhooks"],
+        summary="Send a webhook again",
+        description="Queue one more attempt at once, e.g. after fixing the receiving "
+        "endpoint; a failed delivery becomes pending again. No body.",
+        examples=platform_examples.REDELIVER,
+    )
+    @idempotent
+    def post(self, request: Request, delivery_id: str) -> Response:
+        validated(NoBody, request.data)
+        delivery = webhook_delivery_get(operator=request.user.operator, delivery_id=delivery_id)
+        delivery = webhook_redeliver(delivery=delivery)
+        return Response(WebhookDeliveryOutput(delivery).data, status=status.HTTP_202_ACCEPTED)

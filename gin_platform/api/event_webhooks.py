@@ -1,9 +1,9 @@
-"""The webhooks of the event catalogue (gin_platform/event_types.py) in the OpenAPI
+"""The webhooks of the event catalogue (gin_platform/events/catalogue.py) in the OpenAPI
 document's ``webhooks`` (OpenAPI 3.1; listed in SPECTACULAR_SETTINGS ``WEBHOOKS``), one per
 type but ``game.finished`` and ``game.settled`` (settlement/api/webhooks.py documents those).
 
 Each body is the envelope ``{"id", "type", "created_at", "data"}`` with the type's ``data``
-serializer; the postprocessing hook (gin_platform.openapi) adds the headers we send.
+serializer; the postprocessing hook (gin_platform.http.openapi) adds the headers we send.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from gin_platform.api.event_examples import envelope
-from gin_platform.event_types import event_type_get, payload_serializer
+from gin_platform.events.catalogue import event_type_get, payload_serializer
 
 # The examples carry no request_only: drf-spectacular builds a webhook's body as the
 # receiving end's request, which it files under "response" (plumbing.process_webhooks).

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-from gin_platform.openapi import problem_example, problem_response
-from gin_platform.problems import (
+from gin_platform.http.openapi import problem_example, problem_response
+from gin_platform.http.problems import (
     LaunchTokenInvalidProblem,
     LiveModeForbiddenProblem,
     NotFoundProblem,
     ValidationProblem,
 )
-from gin_platform.services import (
+from gin_platform.tenancy.services import (
     ApiKeyGraceProblem,
     LastApiKeyProblem,
     LaunchOptionsInvalidProblem,

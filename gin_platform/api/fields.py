@@ -42,6 +42,6 @@ class JsonObject(serializers.JSONField):
 @extend_schema_field({"type": "string", "format": "uri"})
 class TargetUrl(serializers.CharField):
     """A URL the platform will call: a webhook URL, a seamless wallet's ``base_url``. Only its
-    type is checked here; the service applies the rules (gin_platform.webhook_targets) and
+    type is checked here; the service applies the rules (gin_platform.events.webhook_targets) and
     refuses with its own problem type and ``field``, the same answer for every way a URL can
     be wrong (a URLField would answer some of them 400 validation-error first)."""

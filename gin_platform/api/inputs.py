@@ -21,9 +21,10 @@ from functools import cached_property
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.request import Request
 
 from gin_platform.api.output import shared_instance
-from gin_platform.problems import UnknownFieldsProblem
+from gin_platform.http.problems import UnknownFieldsProblem, ValidationProblem
 
 # Named in the problem: enough to fix a request, bounded whatever a client sends.
 UNKNOWN_NAMES_SHOWN = 10
@@ -92,3 +93,14 @@ def refuse_unknown_fields(data: Mapping, *, accepted: frozenset[str], path: str 
         fields=shown,
         accepted=sorted(accepted),
     )
+
+
+def text_filter(request: Request, name: str) -> str | None:
+    """The query parameter ``name``, a free-text filter. NUL characters are refused (400) like in
+    JSON bodies: PostgreSQL cannot compare text with them and the query would fail (a 500)."""
+    value = request.query_params.get(name)
+    if value is not None and "\x00" in value:
+        raise ValidationProblem(
+            "One or more fields are invalid", errors={name: ["Null characters are not allowed."]}
+        )
+    return value

@@ -129,16 +129,6 @@ class HealthOutput(serializers.Serializer):
     )
 
 
-class ProblemOutput(serializers.Serializer):
-    """RFC 9457 problem details (application/problem+json)."""
-
-    type = serializers.CharField()
-    title = serializers.CharField()
-    status = serializers.IntegerField()
-    detail = serializers.CharField()
-    instance = serializers.CharField(required=False)
-
-
 class ProblemTypeOutput(serializers.Serializer):
     type = serializers.CharField()
     slug = serializers.CharField()

@@ -1,46 +1,57 @@
 from django.urls import path
 
-from gin_platform.api import event_views, views
+from gin_platform.api import (
+    event_views,
+    key_views,
+    launch_views,
+    operator_views,
+    player_views,
+    service_views,
+)
 
 urlpatterns = [
-    path("health", views.HealthView.as_view(), name="health"),
-    path("health/live", views.LivenessView.as_view(), name="health-live"),
-    path("operators/me", views.OperatorMeView.as_view(), name="operator-me"),
-    path("operators/me/network", views.NetworkMembershipView.as_view(), name="operator-network"),
+    path("health", service_views.HealthView.as_view(), name="health"),
+    path("health/live", service_views.LivenessView.as_view(), name="health-live"),
+    path("operators/me", operator_views.OperatorMeView.as_view(), name="operator-me"),
+    path(
+        "operators/me/network",
+        operator_views.NetworkMembershipView.as_view(),
+        name="operator-network",
+    ),
     path(
         "operators/me/webhook-secret",
-        views.WebhookSecretRotateView.as_view(),
+        operator_views.WebhookSecretRotateView.as_view(),
         name="operator-webhook-secret",
     ),
     path(
         "operators/me/signing-secrets",
-        views.SigningSecretCreateView.as_view(),
+        operator_views.SigningSecretCreateView.as_view(),
         name="operator-signing-secret-create",
     ),
     path(
         "operators/me/signing-secrets/<str:secret_id>/revoke",
-        views.SigningSecretRevokeView.as_view(),
+        operator_views.SigningSecretRevokeView.as_view(),
         name="operator-signing-secret-revoke",
     ),
     path(
         "operators/me/origins",
-        views.OperatorOriginListCreateView.as_view(),
+        operator_views.OperatorOriginListCreateView.as_view(),
         name="operator-origin-list",
     ),
     path(
         "operators/me/origins/<str:origin_id>",
-        views.OperatorOriginDetailView.as_view(),
+        operator_views.OperatorOriginDetailView.as_view(),
         name="operator-origin-detail",
     ),
-    path("api-keys", views.ApiKeyListCreateView.as_view(), name="api-key-list"),
+    path("api-keys", key_views.ApiKeyListCreateView.as_view(), name="api-key-list"),
     path(
         "api-keys/<str:api_key_id>/revoke",
-        views.ApiKeyRevokeView.as_view(),
+        key_views.ApiKeyRevokeView.as_view(),
         name="api-key-revoke",
     ),
     path(
         "api-keys/<str:api_key_id>/rotate",
-        views.ApiKeyRotateView.as_view(),
+        key_views.ApiKeyRotateView.as_view(),
         name="api-key-rotate",
     ),
     path("operators/me/events", event_views.OperatorEventListView.as_view(), name="event-list"),
@@ -54,31 +65,37 @@ urlpatterns = [
         event_views.WebhookSubscriptionView.as_view(),
         name="webhook-subscriptions",
     ),
-    path("webhooks/deliveries", views.WebhookDeliveryListView.as_view(), name="webhook-list"),
+    path("webhooks/deliveries", event_views.WebhookDeliveryListView.as_view(), name="webhook-list"),
     path(
         "webhooks/deliveries/<str:delivery_id>",
-        views.WebhookDeliveryDetailView.as_view(),
+        event_views.WebhookDeliveryDetailView.as_view(),
         name="webhook-detail",
     ),
     path(
         "webhooks/deliveries/<str:delivery_id>/redeliver",
-        views.WebhookRedeliverView.as_view(),
+        event_views.WebhookRedeliverView.as_view(),
         name="webhook-redeliver",
     ),
-    path("players", views.PlayerListCreateView.as_view(), name="player-list"),
-    path("players/<str:player_id>", views.PlayerDetailView.as_view(), name="player-detail"),
+    path("players", player_views.PlayerListCreateView.as_view(), name="player-list"),
+    path("players/<str:player_id>", player_views.PlayerDetailView.as_view(), name="player-detail"),
     path(
         "players/<str:player_id>/sessions",
-        views.PlayerSessionCreateView.as_view(),
+        player_views.PlayerSessionCreateView.as_view(),
         name="player-session-create",
     ),
     path(
         "players/<str:player_id>/sessions/<str:session_id>/revoke",
-        views.PlayerSessionRevokeView.as_view(),
+        player_views.PlayerSessionRevokeView.as_view(),
         name="player-session-revoke",
     ),
-    path("players/<str:player_id>/launch", views.PlayerLaunchView.as_view(), name="player-launch"),
-    path("launch/session", views.LaunchSessionView.as_view(), name="launch-session"),
-    path("socket-tickets", views.SocketTicketCreateView.as_view(), name="socket-ticket-create"),
-    path("problems", views.ProblemTypeListView.as_view(), name="problem-list"),
+    path(
+        "players/<str:player_id>/launch",
+        launch_views.PlayerLaunchView.as_view(),
+        name="player-launch",
+    ),
+    path("launch/session", launch_views.LaunchSessionView.as_view(), name="launch-session"),
+    path(
+        "socket-tickets", launch_views.SocketTicketCreateView.as_view(), name="socket-ticket-create"
+    ),
+    path("problems", service_views.ProblemTypeListView.as_view(), name="problem-list"),
 ]

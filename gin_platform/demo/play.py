@@ -15,11 +15,11 @@ import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from gin_platform import selectors, services
 from gin_platform.demo.client import ApiClient
 from gin_platform.demo.server import RunningServer, running_server
-from gin_platform.principals import Actor
-from gin_platform.problems import NotFoundProblem
+from gin_platform.http.problems import NotFoundProblem
+from gin_platform.tenancy import selectors, services
+from gin_platform.tenancy.principals import Actor
 
 OPERATOR_SLUG = "play"
 OPERATOR_NAME = "Play Casino"

@@ -1,5 +1,5 @@
 """Run the web server on a loopback port for the length of a ``with`` block: gunicorn with
-deploy/gunicorn.conf.py, its workers uvicorn serving ``gin_platform.asgi:application``, so
+deploy/gunicorn.conf.py, its workers uvicorn serving ``gin_platform.project.asgi:application``, so
 the HTTP API and the WebSockets under /ws/v1/ answer on the same port, as in production."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPLICATION = "gin_platform.asgi:application"
+APPLICATION = "gin_platform.project.asgi:application"
 
 
 def free_port() -> int:

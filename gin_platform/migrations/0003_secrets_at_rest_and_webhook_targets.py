@@ -21,7 +21,7 @@ import django.utils.timezone
 from django.db import migrations, models
 
 import gin_platform.encryption
-import gin_platform.webhook_targets
+import gin_platform.events.webhook_targets
 
 ENCRYPTED = (("Operator", "webhook_secret"), ("OperatorSigningSecret", "secret"))
 
@@ -145,7 +145,7 @@ class Migration(migrations.Migration):
             field=models.URLField(
                 blank=True,
                 default="",
-                validators=[gin_platform.webhook_targets.validate_webhook_url],
+                validators=[gin_platform.events.webhook_targets.validate_webhook_url],
             ),
         ),
         migrations.RunPython(withhold_stored_secrets, migrations.RunPython.noop),

@@ -1,5 +1,5 @@
 """Back-office roles (docs/backoffice.md): the staff operator scope, the reports permission,
-and the role groups with their permissions (gin_platform/staff.py ROLES)."""
+and the role groups with their permissions (gin_platform/staff/roles.py ROLES)."""
 
 import django.db.models.deletion
 from django.conf import settings
@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 
 def roles_sync(apps, schema_editor):
-    from gin_platform.staff import roles_sync as sync
+    from gin_platform.staff.roles import roles_sync as sync
 
     sync(apps)
 

@@ -1,7 +1,7 @@
 """A player's profile permission (docs/backoffice.md "Roles"): ``platform.change_player``
 changes a player's KYC status and status (risk); their display name, screen name, locale
 and display currency also need ``platform.change_player_profile``, which the admin role gets
-(a role that does not exist yet gets it when gin_platform.staff.roles_sync creates it)."""
+(a role that does not exist yet gets it when gin_platform.staff.roles.roles_sync creates it)."""
 
 from django.db import migrations
 

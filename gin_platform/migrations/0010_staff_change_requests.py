@@ -1,6 +1,6 @@
 """Staff access changes (docs/backoffice.md "Staff access"): the access change requests,
 with their propose and approve permissions, which the admin role gets (a role that does not
-exist yet gets them when gin_platform.staff.roles_sync creates it)."""
+exist yet gets them when gin_platform.staff.roles.roles_sync creates it)."""
 
 import django.core.serializers.json
 import django.db.models.deletion

@@ -11,11 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
+from gin_platform.http.permissions import HasStaffPermission, IsOperator, IsStaff
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
 from gin_platform.models import Operator
-from gin_platform.permissions import HasStaffPermission, IsOperator, IsStaff
-from gin_platform.principals import operator_principal
-from gin_platform.problems import NotFoundProblem, ValidationProblem
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import operator_principal
 from settlement import network, reports, selectors
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import NetworkStatementOutput

@@ -12,17 +12,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
-from gin_platform import staff
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.pagination import CheckedCursorPagination
-from gin_platform.permissions import HasStaffPermission, IsOperator, IsOperatorOrPlayer, IsStaff
-from gin_platform.principals import (
+from gin_platform.http.pagination import CheckedCursorPagination
+from gin_platform.http.permissions import (
+    HasStaffPermission,
+    IsOperator,
+    IsOperatorOrPlayer,
+    IsStaff,
+)
+from gin_platform.http.problems import NotFoundProblem, ValidationProblem
+from gin_platform.staff.scope import operator_scope
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import (
     OperatorPrincipal,
     operator_or_player_principal,
     operator_principal,
 )
-from gin_platform.problems import NotFoundProblem, ValidationProblem
 from settlement import reports, selectors, services, statements
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
@@ -258,7 +263,7 @@ class StaffReportView(APIView):
 def in_staff_scope(request: Request, operator: Operator | None) -> Operator | None:
     """A staff user limited to some operators (docs/backoffice.md) gets theirs only: another
     operator is a 404, and without ``operator`` the one they may see (several: name one)."""
-    scope = staff.operator_scope(request.user)
+    scope = operator_scope(request.user)
     if scope is None:
         return operator
     if operator is not None:

@@ -2,8 +2,8 @@
 ``webhooks``, listed in SPECTACULAR_SETTINGS ``WEBHOOKS``; docs/webhooks.md).
 
 Each event is POSTed to the operator's ``webhook_url`` as ``{"id", "type", "created_at",
-"data"}`` (gin_platform.webhooks.webhook_body), signed in ``X-Gin-Signature``; the
-OpenAPI postprocessing hook (gin_platform.openapi) adds the headers. Any 2xx answer is a
+"data"}`` (gin_platform.events.webhooks.webhook_body), signed in ``X-Gin-Signature``; the
+OpenAPI postprocessing hook (gin_platform.http.openapi) adds the headers. Any 2xx answer is a
 delivery; anything else is retried with backoff. tests/platform/test_openapi_document.py
 fails when the code sends an event type that is not documented here.
 """

@@ -16,7 +16,7 @@ What it does:
    buy-ins). The database is dropped at the end, also after Ctrl-C, SIGTERM or an error
    (``--keep-database`` keeps it);
 2. starts the web server as deployed (gunicorn with deploy/gunicorn.conf.py, its workers
-   uvicorn serving ``gin_platform.asgi:application``) on a free loopback port, in its own
+   uvicorn serving ``gin_platform.project.asgi:application``) on a free loopback port, in its own
    process group, with that file's defaults unless ``--workers``/``--asgi-threads`` (or
    GUNICORN_WORKERS / ASGI_THREADS) say otherwise: on 2 CPUs with REDIS_URL that is 2
    workers, each letting 32 synchronous requests into Django at once (without REDIS_URL
@@ -640,8 +640,8 @@ def setup_data(games: int) -> dict:
 
     django.setup()
     from games.services import room_create, seat_take
-    from gin_platform.principals import Actor
-    from gin_platform.services import (
+    from gin_platform.tenancy.principals import Actor
+    from gin_platform.tenancy.services import (
         api_key_create,
         operator_create,
         player_create,

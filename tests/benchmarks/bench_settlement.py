@@ -84,7 +84,7 @@ def main() -> None:
         os.environ.update(
             {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": env["DEBUG"]}
         )
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
         sys.path.insert(0, str(ROOT))
         import django
 
@@ -148,9 +148,9 @@ def finished_games(count: int) -> list[int]:
     from games import services as game_services
     from games.models import Match, Room, Table
     from games.signals import match_finished
-    from gin_platform import services as platform_services
     from gin_platform.models import Player
-    from gin_platform.principals import Actor
+    from gin_platform.tenancy import services as platform_services
+    from gin_platform.tenancy.principals import Actor
     from wallet import services as wallet_services
 
     match_finished.disconnect(dispatch_uid="settlement.enqueue")
@@ -226,7 +226,7 @@ def deposit_rate(count: int) -> tuple[float, dict[str, float]]:
     """Deposits per second from this process, and the CPU milliseconds per deposit of this
     process and of PostgreSQL."""
     from gin_platform.models import Player
-    from gin_platform.principals import Actor
+    from gin_platform.tenancy.principals import Actor
     from tests.benchmarks.harness import CpuMeter
     from wallet import services as wallet_services
 

@@ -106,7 +106,7 @@ def run_pgbench(url: str, *, clients: int, seconds: int) -> float:
 # --- The wallet side ---------------------------------------------------------------------
 def django_setup(url: str) -> None:
     os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["DEBUG"] = "false"  # as in production: DEBUG keeps every query's SQL
     sys.path.insert(0, str(ROOT))
@@ -143,7 +143,7 @@ def deposit_worker(
     from django.db import connections
 
     from gin_platform.models import Player
-    from gin_platform.principals import Actor
+    from gin_platform.tenancy.principals import Actor
     from wallet.services import deposit
 
     connections.close_all()  # never share the parent's connection

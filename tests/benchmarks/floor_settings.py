@@ -5,7 +5,7 @@ Only the benchmark's server uses this module: production never serves the floor 
 
 import os
 
-from gin_platform.settings import *  # noqa: F403
+from gin_platform.project.settings import *  # noqa: F403
 
 ROOT_URLCONF = "tests.benchmarks.floor_urls"
 

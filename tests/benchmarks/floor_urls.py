@@ -21,5 +21,5 @@ def floor(request, pk):
 
 urlpatterns = [
     path("bench/floor/<uuid:pk>", floor),
-    path("", include("gin_platform.urls")),
+    path("", include("gin_platform.project.urls")),
 ]

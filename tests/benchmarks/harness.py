@@ -11,7 +11,7 @@
 3. seeds an operator, its API key and a staff user through ``manage.py shell -c``;
 4. starts a real Celery worker (``celery -A gin_platform worker``) and the web server as
    deployed: gunicorn with deploy/gunicorn.conf.py, its workers uvicorn serving
-   ``gin_platform.asgi:application`` (HTTP and the sockets under /ws/v1/ on one port), on a
+   ``gin_platform.project.asgi:application`` (HTTP and the sockets under /ws/v1/ on one port), on a
    free 127.0.0.1 port, each in its own process group with its output in a log file;
 5. on the way out, also after Ctrl-C, SIGTERM or an exception: stops both process groups
    (SIGTERM, then SIGKILL after a grace period), flushes the Redis database and drops the
@@ -54,15 +54,15 @@ from tests.processes import worker_command  # noqa: E402  (needs ROOT on the pat
 
 DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 DEFAULT_REDIS_DB = 14
-APPLICATION = "gin_platform.asgi:application"
+APPLICATION = "gin_platform.project.asgi:application"
 # Loopback only: never let urllib send our requests to a proxy.
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 
 SEED_CODE = """
 import json, secrets
 from django.contrib.auth import get_user_model
-from gin_platform import services
-from gin_platform.principals import Actor
+from gin_platform.tenancy import services
+from gin_platform.tenancy.principals import Actor
 actor = Actor.system("bench")
 slug = "bench-" + secrets.token_hex(3)
 operator = services.operator_create(name="Bench", slug=slug, base_currency="EUR", actor=actor)
@@ -71,7 +71,7 @@ password = secrets.token_urlsafe(16)
 staff = get_user_model().objects.create_user("staff-" + slug, password=password, is_staff=True)
 # The finance role records the exchange rates the seed needs (docs/backoffice.md).
 from django.contrib.auth.models import Group
-from gin_platform.staff import FINANCE
+from gin_platform.staff.roles import FINANCE
 staff.groups.add(Group.objects.get(name=FINANCE))
 print("SEED " + json.dumps({"operator_key": key, "staff": ["staff-" + slug, password]}))
 """

@@ -1,5 +1,5 @@
 """Browser tests of the hosted table page (docs/play.md): Debian's chromium, driven by
-Playwright, against a live ASGI server (uvicorn serving ``gin_platform.asgi:application``).
+Playwright, against a live ASGI server (uvicorn serving ``gin_platform.project.asgi:application``).
 
 The server is a child process on a free port, started once per session:
 
@@ -32,7 +32,7 @@ import pytest
 from django.db import connection
 from playwright.sync_api import sync_playwright
 
-from gin_platform.web_server import uvicorn_command
+from gin_platform.project.web_server import uvicorn_command
 from tests.browser.pages import ARTIFACTS, CHROMIUM, OperatorApi
 from tests.processes import stop
 from tests.servers import database_url, free_port, wait_until_serving
@@ -78,7 +78,7 @@ def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
     on_postgresql = connection.vendor == "postgresql"
     env = {key: value for key, value in os.environ.items() if key not in SERVER_ENV_DROP}
     env |= {
-        "DJANGO_SETTINGS_MODULE": "gin_platform.settings",
+        "DJANGO_SETTINGS_MODULE": "gin_platform.project.settings",
         "GIN_ENV": "development",
         "DEBUG": "0",
         "GIN_VAR_DIR": str(workdir),

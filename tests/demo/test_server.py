@@ -1,5 +1,5 @@
 """The demo's server helper starts the production web server (gunicorn, uvicorn workers,
-``gin_platform.asgi:application``) on the embedded default: one process, HTTP and WebSockets
+``gin_platform.project.asgi:application``) on the embedded default: one process, HTTP and WebSockets
 on one port, pushes through the in-memory channel layer."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.http.request import validate_host
 
 from games.realtime.longpoll import LONG_POLL_MAX_SECONDS
-from gin_platform.config import env_bool, production_problems
+from gin_platform.project.config import env_bool, production_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -37,7 +37,7 @@ LIVE_PATH = "/api/v1/health/live"
 
 # The four commands, once. docs/deploy.md must show each of them in a fenced block.
 COMMANDS = {
-    "web": "gunicorn gin_platform.asgi:application --config deploy/gunicorn.conf.py",
+    "web": "gunicorn gin_platform.project.asgi:application --config deploy/gunicorn.conf.py",
     "worker": "celery -A gin_platform worker -l info",
     "beat": "celery -A gin_platform beat -l info",
     "migrate": "python manage.py migrate --noinput",
@@ -139,11 +139,11 @@ def names_read_from_environment(path: Path) -> set[str]:
 
 def allowed_env_names() -> set[str]:
     modules = [
-        ROOT / "gin_platform" / "settings.py",
-        ROOT / "gin_platform" / "config.py",
-        ROOT / "gin_platform" / "celery.py",
-        ROOT / "gin_platform" / "wsgi.py",
-        ROOT / "gin_platform" / "asgi.py",
+        ROOT / "gin_platform" / "project" / "settings.py",
+        ROOT / "gin_platform" / "project" / "config.py",
+        ROOT / "gin_platform" / "project" / "celery.py",
+        ROOT / "gin_platform" / "project" / "wsgi.py",
+        ROOT / "gin_platform" / "project" / "asgi.py",
         DEPLOY / "gunicorn.conf.py",
         DEPLOY / "healthcheck.py",
     ]
@@ -164,7 +164,7 @@ def assert_env_names_known(names, where: str) -> None:
 
 
 def assert_production_ready(env: dict[str, str], where: str) -> None:
-    """The environment passes the production start-up checks of gin_platform/settings.py."""
+    """The environment passes the production start-up checks of gin_platform/project/settings.py."""
     assert env.get("GIN_ENV") == "production", where
     engine = dj_database_url.parse(env["DATABASE_URL"])["ENGINE"]
     problems = production_problems(
@@ -604,7 +604,7 @@ def test_docker_build_context_keeps_what_the_image_needs():
     ]
     needed = [
         "manage.py",
-        "gin_platform/settings.py",
+        "gin_platform/project/settings.py",
         "requirements/base.lock",
         "deploy/gunicorn.conf.py",
         "deploy/healthcheck.py",
@@ -636,7 +636,7 @@ def gunicorn_conf(monkeypatch, **env: str | None) -> dict:
 def test_gunicorn_conf_runs_uvicorn_workers_as_many_as_the_channel_layer_allows(monkeypatch):
     config = gunicorn_conf(monkeypatch, REDIS_URL="redis://redis:6379/0")
     # ASGI: one event loop per process holds the sockets; Django's views run in threads.
-    assert config["worker_class"] == "gin_platform.web_server.Worker"
+    assert config["worker_class"] == "gin_platform.project.web_server.Worker"
     assert "threads" not in config  # meaningless for uvicorn workers
     assert isinstance(config["workers"], int) and config["workers"] >= 2
     assert config["workers"] == max(config["available_cpus"](), 2)

@@ -38,7 +38,8 @@ REDIS = {
 def conf(monkeypatch) -> Iterator[dict]:
     monkeypatch.delenv("ASGI_THREADS", raising=False)
     yield runpy.run_path(str(CONF))
-    gc.unfreeze()  # post_worker_init froze this process's heap (gin_platform/collector.py)
+    # post_worker_init froze this process's heap (gin_platform/request_path/collector.py)
+    gc.unfreeze()
 
 
 class Log:
@@ -60,7 +61,7 @@ def fake_worker(workers: int) -> SimpleNamespace:
 def test_the_server_refuses_two_workers_without_redis(tmp_path):
     """Before any worker starts, with a message naming the reason and the ways out."""
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "GUNICORN_WORKERS"}}
-    command = [sys.executable, "-m", "gunicorn", "gin_platform.asgi:application"]
+    command = [sys.executable, "-m", "gunicorn", "gin_platform.project.asgi:application"]
     result = subprocess.run(
         [*command, "--config", str(CONF), "--bind", "127.0.0.1:0", "--workers", "2"],
         cwd=ROOT,
@@ -170,7 +171,7 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
     }
     port = free_port()
     log = tmp_path / "server.log"
-    command = [sys.executable, "-m", "gunicorn", "gin_platform.asgi:application"]
+    command = [sys.executable, "-m", "gunicorn", "gin_platform.project.asgi:application"]
     with log.open("w") as output:
         server = subprocess.Popen(
             [*command, "--config", str(CONF), "--bind", f"127.0.0.1:{port}", "--workers", "1"],

@@ -1,10 +1,10 @@
 """The web server as it runs, over real sockets: gunicorn with deploy/gunicorn.conf.py (its
-workers ``gin_platform.web_server.Worker``) and uvicorn alone as the browser tests start it
+workers ``gin_platform.project.web_server.Worker``) and uvicorn alone as the browser tests start it
 (``uvicorn_command``), both on the embedded default with DEBUG on.
 
 - A text message that is not UTF-8 gets an ``error`` message, then a close with 1007 and a
-  reason; the server logs one line for it, no traceback (gin_platform/web_server.py).
-- The API's errors are problem+json there too, DEBUG or not (gin_platform/api_errors.py).
+  reason; the server logs one line for it, no traceback (gin_platform/project/web_server.py).
+- The API's errors are problem+json there too, DEBUG or not (gin_platform/http/api_errors.py).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from websockets.sync.client import connect
 
 from gin_platform.demo.client import ApiClient
 from gin_platform.demo.server import free_port, server_command, server_environment
-from gin_platform.web_server import (
+from gin_platform.project.web_server import (
     INVALID_TEXT_REASON,
     WEBSOCKET_PROTOCOL,
     Worker,
@@ -198,7 +198,7 @@ def test_a_bad_text_frame_before_the_handshake_is_answered_is_dropped_quietly(ca
     from uvicorn.config import Config
     from uvicorn.server import ServerState
 
-    from gin_platform.web_server import WebSocketProtocol
+    from gin_platform.project.web_server import WebSocketProtocol
 
     async def never_accepts(scope, receive, send):
         await asyncio.sleep(3600)

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from games import engine
-from gin_platform.throttling import PrincipalRateThrottle
+from gin_platform.http.throttling import PrincipalRateThrottle
 from tests.fuzz import world as world_module
 
 UNTHROTTLED = "1000000/min"

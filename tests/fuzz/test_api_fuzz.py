@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from gin_platform.wsgi import application
+from gin_platform.project.wsgi import application
 from tests.fuzz import figures
 from tests.fuzz import world as world_module
 from tests.fuzz.known_bugs import known_bug_for

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from werkzeug.test import Client
 
-from gin_platform.wsgi import application
+from gin_platform.project.wsgi import application
 from tests.fuzz.known_bugs import KNOWN_BUGS
 
 RAW_PATHS: dict = {}  # the fuzz_world fixture harvests ids from nothing here

@@ -15,7 +15,7 @@ One ``World`` per fuzzed operation (each pytest item has its own rolled-back dat
   wallet/, games/ and settlement/ get real ids this way without a change here.
 
 The credential for a case comes from its operation's OpenAPI ``security``
-(gin_platform/openapi.py narrows it to what the permission classes accept).
+(gin_platform/http/openapi.py narrows it to what the permission classes accept).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from django.db import close_old_connections
 from werkzeug.test import Client
 
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
-from gin_platform.services import api_key_create, player_session_create
-from gin_platform.wsgi import application
+from gin_platform.project.wsgi import application
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
 from wallet import services as wallet_services

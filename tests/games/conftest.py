@@ -9,8 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import engine
-from gin_platform.services import player_session_create
-from gin_platform.throttling import PrincipalRateThrottle
+from gin_platform.http.throttling import PrincipalRateThrottle
+from gin_platform.tenancy.services import player_session_create
 from tests.conftest import SYSTEM
 from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rest_framework.test import APIClient
 
 from games import services as games_services
-from gin_platform import services as platform_services
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy import services as platform_services
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 from games import engine
 from games.models import Hand, HandEvent, Match
 from games.services import hand_apply_action
-from gin_platform.principals import Actor
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.helpers import (
     HiddenInformationChecker,
@@ -319,7 +319,8 @@ def test_a_move_reads_nothing_twice(game):
         reads = [t for t in sql if t.startswith(("SELECT", "WITH")) and not writes_rows(t)]
         assert not reads or sql.index(reads[-1]) < sql.index(writes[0]), sql  # nothing after
         session_reads = [text for text in reads if '"platform_playersession"' in text]
-        # The session: remembered by the process on Redis (gin_platform/remembered_credentials.py)
+        # The session: remembered by the process on Redis
+        # (gin_platform/request_path/remembered_credentials.py)
         assert len(session_reads) == (0 if settings.REDIS_URL else 1), sql
         locks = [text for text in reads if text not in session_reads]
         if connection.vendor == "postgresql":  # the locks in one statement, the writes in one

@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from games.models import HandEvent, Match, Seat, Table
-from gin_platform.services import player_session_create
+from gin_platform.tenancy.services import player_session_create
 from tests.conftest import SYSTEM
 from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from games import engine
 from games.api.history_serializers import HandHistoryOutput
 from games.models import Hand, HandEvent, Match
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

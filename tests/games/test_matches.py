@@ -17,7 +17,7 @@ from games.models import Hand, HandEvent, Match, Seat
 from games.problems import MatchNotFinishedProblem
 from games.services import match_mark_settled, match_settled_record
 from gin_platform.models import AuditEvent
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, play_to_end, seat_both, sit, view
 

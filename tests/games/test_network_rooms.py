@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 
 from games.models import Room
+from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import AuditEvent, Network, NetworkMembership
-from gin_platform.problems import ValidationProblem
-from gin_platform.services import network_membership_update
+from gin_platform.tenancy.services import network_membership_update
 from tests.factories import SYSTEM, OperatorFactory
 from tests.games.factories import RoomFactory
 from tests.games.network_world import (

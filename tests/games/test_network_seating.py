@@ -9,8 +9,8 @@ import pytest
 from games import selectors
 from games.models import Match, Seat
 from games.services import network_room_opt_in
-from gin_platform import selectors as platform_selectors
-from gin_platform.services import api_key_create, network_membership_update
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.services import api_key_create, network_membership_update
 from tests.factories import SYSTEM, OperatorFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit

@@ -23,7 +23,7 @@ from games.realtime.audience import match_audiences
 from games.realtime.render import audience_view
 from games.selectors import match_for_push, match_player_operator_ids
 from gin_platform.models import OperatorEvent
-from gin_platform.services import network_update
+from gin_platform.tenancy.services import network_update
 from settlement.models import Settlement
 from tests.factories import SYSTEM
 from tests.games.helpers import Seats, act, events, seat_both, sit, view

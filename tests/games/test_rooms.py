@@ -9,8 +9,8 @@ from games import engine
 from games.engine import rules as engine_rules
 from games.models import MATCH_PLAY_TARGETS, MONEY_PLAY_TARGETS, Room, Table
 from gin_platform.models import AuditEvent
-from gin_platform.principals import Actor
-from gin_platform.services import api_key_create
+from gin_platform.tenancy.principals import Actor
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import OperatorFactory
 from tests.games.factories import RoomFactory
 

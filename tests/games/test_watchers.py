@@ -8,7 +8,7 @@ import pytest
 
 from games.api.serializers import WatchHandOutput, WatchViewOutput
 from games.models import Match
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from django.urls import path
 from django.views.decorators.http import require_POST
 
-from gin_platform import urls as service
+from gin_platform.project import urls as service
 
 handler404 = service.handler404
 handler500 = service.handler500

@@ -2,9 +2,15 @@
 
 import pytest
 from django.contrib import admin
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.urls import reverse
+from rest_framework.test import APIClient
 
-from tests.factories import admin_login
+from gin_platform.models import IdempotencyRecord, OperatorSigningSecret
+from gin_platform.tenancy.services import api_key_create, signing_secret_create
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
+from wallet.models import LedgerEntry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
 
@@ -18,8 +24,6 @@ def test_every_admin_changelist_opens(client, django_user_model):
 
 
 def test_ledger_rows_are_read_only_in_the_admin(client, django_user_model):
-    from wallet.models import LedgerEntry, LedgerTransaction
-
     for model in (LedgerTransaction, LedgerEntry):
         model_admin = admin.site._registry[model]
         assert not model_admin.has_add_permission(None)
@@ -30,11 +34,6 @@ def test_ledger_rows_are_read_only_in_the_admin(client, django_user_model):
 def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_model):
     """Operator (webhook secret), signing secret, and idempotency records of responses that
     issued a session token or a webhook secret: no page shows the secret or its ciphertext."""
-    from rest_framework.test import APIClient
-
-    from gin_platform.models import IdempotencyRecord, OperatorSigningSecret
-    from gin_platform.services import api_key_create, signing_secret_create
-    from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
     operator = OperatorFactory()
     signing = signing_secret_create(operator=operator, actor=SYSTEM)
@@ -80,7 +79,4 @@ def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_m
 
 def _raw_column(model, field: str, pk) -> str:
     """The column as stored, read without the field's decryption."""
-    from django.db.models import TextField
-    from django.db.models.functions import Cast
-
     return model.objects.filter(pk=pk).values_list(Cast(field, TextField()), flat=True).get()

@@ -1,4 +1,4 @@
-"""The changelists' date filters and "Export CSV" (gin_platform.admin_csv): the export holds
+"""The changelists' date filters and "Export CSV" (gin_platform.admin.changelist): the export holds
 exactly the rows the filtered changelist selects (every page), RFC 4180, amounts as decimal
 strings, no cell a spreadsheet formula, streamed, and each export is audited."""
 
@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 
 from games.models import Match
-from gin_platform.admin_csv import EXPORT_ACTION
+from gin_platform.admin.changelist import EXPORT_ACTION
 from gin_platform.models import AuditEvent
 from settlement import services as settlement_services
 from settlement.models import Settlement

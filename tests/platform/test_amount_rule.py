@@ -6,10 +6,12 @@ included - are ``amount-invalid`` on every endpoint that takes money, and nothin
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from games.models import Room, Seat
 from gin_platform.money import AmountError, amount_from_api, is_decimal_string, to_minor
-from tests.factories import PlayerFactory
+from gin_platform.tenancy.services import player_session_create
+from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.wallet.factories import fund
 from wallet.models import CashierCaps, ExchangeRate, LedgerTransaction, PlayerLimit
@@ -166,10 +168,6 @@ def test_room_options(operator_client, idem, bad, field):
 @pytest.mark.parametrize("bad", BAD_AMOUNTS)
 @pytest.mark.parametrize("field", ["cashier_amount", "stake_per_point"])
 def test_sitting_at_a_money_play_table(operator, bad, field):
-    from rest_framework.test import APIClient
-
-    from gin_platform.services import player_session_create
-    from tests.factories import SYSTEM
 
     table = TableFactory(room=RoomFactory(operator=operator, money=True))
     player = PlayerFactory(operator=operator)

@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.management import call_command
+from rest_framework.settings import api_settings
 from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +43,6 @@ def test_liveness_checks_no_dependency(settings):
 
 
 def test_health_is_never_throttled():
-    from rest_framework.settings import api_settings
-
     rates = dict(api_settings.DEFAULT_THROTTLE_RATES)
     api_settings.DEFAULT_THROTTLE_RATES["anon"] = "2/min"
     try:

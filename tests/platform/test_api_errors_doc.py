@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.urls import get_resolver
 
-from gin_platform.problems import REGISTRY
+from gin_platform.http.problems import REGISTRY
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api-errors.md"
 

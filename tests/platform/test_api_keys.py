@@ -8,8 +8,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, IdempotencyRecord, OperatorApiKey
-from gin_platform.services import LastApiKeyProblem, api_key_create, api_key_revoke
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy.services import LastApiKeyProblem, api_key_create, api_key_revoke
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory
 from tests.races import race
 

@@ -107,6 +107,9 @@ SETTLEMENT_LAYERS = (
     "models"
 )
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
+PLATFORM_LAYERS = (
+    "gin_platform's layers: api, admin, tasks and commands, then services, selectors, models"
+)
 
 # (module, the line added to it, the contract it breaks). A module that does not exist in the
 # tree is created.
@@ -122,7 +125,7 @@ BREAKS = [
     ("games/probe.py", "from wallet.models import LedgerEntry", LEDGER),
     ("gin_platform/probe.py", "from wallet import services", WIRING),
     ("gin_platform/health.py", "from games.models import Match", WIRING),
-    ("gin_platform/services.py", "from gin_platform.demo import client", DEMO),
+    ("gin_platform/tenancy/services/operators.py", "from gin_platform.demo import client", DEMO),
     ("games/api/views.py", "from wallet.models import LedgerTransaction", GAMES_VIEWS),
     ("games/api/serializers.py", "from gin_platform.models import Player", GAMES_VIEWS),
     ("games/tasks.py", "from settlement.models import Settlement", GAMES_VIEWS),
@@ -131,7 +134,7 @@ BREAKS = [
     ("wallet/api/serializers.py", "from gin_platform.models import Player", WALLET_VIEWS),
     ("settlement/api/views.py", "from gin_platform.models import Operator", SETTLEMENT_VIEWS),
     ("settlement/tasks.py", "from wallet.models import LedgerTransaction", SETTLEMENT_VIEWS),
-    ("gin_platform/api/views.py", "from wallet.models import Account", PLATFORM_VIEWS),
+    ("gin_platform/api/player_views.py", "from wallet.models import Account", PLATFORM_VIEWS),
     ("settlement/network.py", "from wallet.models import LedgerEntry", SETTLEMENT_LEDGER),
     ("settlement/statements.py", "from wallet.selectors import postings", SETTLEMENT_LEDGER),
     ("wallet/selectors/probe.py", "from wallet import services", WALLET_LAYERS),
@@ -139,6 +142,18 @@ BREAKS = [
     ("settlement/selectors.py", "from settlement import services", SETTLEMENT_LAYERS),
     # The services name the tasks they queue; the tasks import the services.
     ("settlement/services.py", "from settlement import tasks", SETTLEMENT_LAYERS),
+    ("gin_platform/events/webhooks.py", "from gin_platform import tasks", PLATFORM_LAYERS),
+    (
+        "gin_platform/tenancy/services/players.py",
+        "from gin_platform.api import inputs",
+        PLATFORM_LAYERS,
+    ),
+    (
+        "gin_platform/tenancy/selectors.py",
+        "from gin_platform.tenancy import services",
+        PLATFORM_LAYERS,
+    ),
+    ("gin_platform/models.py", "from gin_platform.events import selectors", PLATFORM_LAYERS),
 ]
 
 

@@ -1,17 +1,24 @@
 """Operator API keys, player tokens and staff passwords: missing, wrong, revoked, expired,
 locked out."""
 
+import base64
 import contextlib
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth.backends import ModelBackend
+from django.test import Client, RequestFactory
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework.test import APIClient
 
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
-from gin_platform.services import api_key_create, api_key_revoke, player_session_revoke
-from gin_platform.tokens import hash_secret
+from gin_platform.staff import login_attempts
+from gin_platform.staff.login_attempts import staff_secret_check
+from gin_platform.tenancy.services import api_key_create, api_key_revoke, player_session_revoke
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, totp_code
 from tests.helpers import assert_problem
 
@@ -135,8 +142,6 @@ def staff(django_user_model, settings):
 
 def admin_login(password: str, address: str):
     """The admin login form; a superuser also types the TOTP code (docs/backoffice.md)."""
-    from django.test import Client
-
     code = totp_code(TOTPDevice.objects.get(user__username="boss"))
     return Client(REMOTE_ADDR=address).post(
         LOGIN, {"username": "boss", "password": password, "otp_token": code}
@@ -157,8 +162,6 @@ def test_the_admin_login_locks_an_address_out_after_repeated_failures(staff):
 
 
 def test_the_lockout_ends_after_the_cool_off(staff):
-    from axes.models import AccessAttempt
-
     for n in range(5):
         admin_login(f"wrong-{n}", ATTACKER)
     assert admin_login("pw-boss-correct", ATTACKER).status_code == 429
@@ -167,8 +170,6 @@ def test_the_lockout_ends_after_the_cool_off(staff):
 
 
 def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
-    import base64
-
     for n in range(5):
         admin_login(f"wrong-{n}", ATTACKER)
     credentials = base64.b64encode(b"boss:pw-boss-correct").decode()
@@ -179,13 +180,11 @@ def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
     assert int(response["Retry-After"]) > 0
 
 
-# --- Staff: attempts in flight (gin_platform/login_attempts.py) -----------------------------
+# --- Staff: attempts in flight (gin_platform/staff/login_attempts.py) -----------------------------
 # tests/platform/test_staff_login_races.py sends them really at once, to a real server.
 @pytest.fixture
 def checked(monkeypatch):
     """The usernames whose password was checked (ModelBackend.authenticate: the hash)."""
-    from django.contrib.auth.backends import ModelBackend
-
     calls = []
     real = ModelBackend.authenticate
 
@@ -198,8 +197,6 @@ def checked(monkeypatch):
 
 
 def staff_api(password: str, address: str = ATTACKER):
-    import base64
-
     client = APIClient(REMOTE_ADDR=address)
     client.credentials(
         HTTP_AUTHORIZATION="Basic " + base64.b64encode(f"boss:{password}".encode()).decode()
@@ -211,9 +208,6 @@ def staff_api(password: str, address: str = ATTACKER):
 def in_flight(count: int, address: str = ATTACKER):
     """``count`` staff secrets of ``address`` being checked elsewhere meanwhile (other
     requests, other processes): each holds one of the address's attempt slots."""
-    from django.test import RequestFactory
-
-    from gin_platform.login_attempts import staff_secret_check
 
     with contextlib.ExitStack() as stack:
         for _ in range(count):
@@ -223,8 +217,6 @@ def in_flight(count: int, address: str = ATTACKER):
 
 
 def test_checks_in_flight_count_against_the_failures_left(staff, checked, monkeypatch):
-    from gin_platform import login_attempts
-
     monkeypatch.setattr(login_attempts, "WAIT_SECONDS", 0.3)
     for n in range(3):
         assert staff_api(f"wrong-{n}").status_code == 401
@@ -253,7 +245,7 @@ def test_a_locked_out_address_is_refused_before_any_slot_is_waited_for(staff, ch
 def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, settings):
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
@@ -265,9 +257,6 @@ def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, setting
 
 
 def test_backoffice_md_quotes_the_attempt_slots_as_the_code_keeps_them():
-    from pathlib import Path
-
-    from gin_platform import login_attempts
 
     page = Path(__file__).resolve().parents[2] / "docs" / "backoffice.md"
     text = " ".join(page.read_text().split())

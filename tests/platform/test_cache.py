@@ -1,4 +1,5 @@
-"""The Redis cache backend keeps one redis-py client per pool (gin_platform/cache.py)."""
+"""The Redis cache backend keeps one redis-py client per pool
+(gin_platform/request_path/cache.py)."""
 
 import pytest
 from django.conf import settings
@@ -9,7 +10,7 @@ pytestmark = pytest.mark.redis
 
 def test_the_backend_reuses_its_client_and_still_reads_and_writes():
     cache = caches["default"]
-    assert settings.CACHES["default"]["BACKEND"] == "gin_platform.cache.RedisCache"
+    assert settings.CACHES["default"]["BACKEND"] == "gin_platform.request_path.cache.RedisCache"
     client = cache._cache.get_client(write=True)
     assert cache._cache.get_client("any key", write=True) is client
     cache.delete_many(["cache-test:key", "cache-test:counter"])

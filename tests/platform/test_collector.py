@@ -1,5 +1,6 @@
-"""The garbage collector in server processes (gin_platform/collector.py): what the process has
-loaded is kept out of later collections, and what it allocates afterwards is still collected."""
+"""The garbage collector in server processes (gin_platform/request_path/collector.py): what the
+process has loaded is kept out of later collections, and what it allocates afterwards is still
+collected."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from contextlib import contextmanager
 import pytest
 from celery import signals
 
-from gin_platform.celery import keep_the_application_out_of_collections
-from gin_platform.collector import loaded_application_frozen
+from gin_platform.project.celery import keep_the_application_out_of_collections
+from gin_platform.request_path.collector import loaded_application_frozen
 
 
 class Node:

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from gin_platform.config import broker_url, env_bool, env_list, production_problems
+from gin_platform.project.celery import app
+from gin_platform.project.config import (
+    broker_url,
+    env_bool,
+    env_list,
+    idempotency_retention_seconds,
+    production_problems,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_PRODUCTION = {
@@ -209,8 +216,6 @@ def test_the_health_probes_are_not_redirected_to_https(client, settings):
 
 
 def test_idempotency_retention_is_read_and_bounded():
-    from gin_platform.config import idempotency_retention_seconds
-
     assert idempotency_retention_seconds({}) == 86400
     assert idempotency_retention_seconds({"IDEMPOTENCY_RETENTION_SECONDS": "7200"}) == 7200
     with pytest.raises(ValueError, match="at least 3600"):
@@ -245,8 +250,6 @@ def test_development_default_is_sqlite_and_eager_celery():
 
 
 def test_celery_app_autodiscovers_and_reads_django_settings():
-    from gin_platform.celery import app
-
     assert app.main == "gin_platform"
     assert app.conf.task_acks_late is True
     assert app.conf.task_reject_on_worker_lost is True

@@ -5,17 +5,19 @@ cached lookup."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rest_framework.test import APIClient
 
-from gin_platform.cors import registered_operator_ids
+from gin_platform.http import cors
+from gin_platform.http.cors import registered_operator_ids
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator
-from gin_platform.selectors import origin_allowed
-from gin_platform.services import (
+from gin_platform.tenancy.selectors import origin_allowed
+from gin_platform.tenancy.services import (
     operator_origin_create,
     operator_origin_delete,
     player_session_create,
 )
-from gin_platform.throttling import PrincipalRateThrottle
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.helpers import assert_problem
 
@@ -184,9 +186,6 @@ def test_adding_or_deleting_an_origin_is_seen_at_once_despite_the_cache(
 
 
 def test_the_lookup_falls_back_to_the_database_when_the_cache_is_down(operator, mine, monkeypatch):
-    from redis.exceptions import ConnectionError as RedisConnectionError
-
-    from gin_platform import cors
 
     def down(*args, **kwargs):
         raise RedisConnectionError("down")

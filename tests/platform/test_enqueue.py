@@ -9,11 +9,12 @@ import time
 
 import pytest
 from django.db import transaction
+from django.utils.module_loading import import_string
 
 from gin_platform.enqueue import enqueue, enqueue_on_commit, on_commit_logged
+from gin_platform.events.webhooks import DELIVER_TASK, due_deliveries
 from gin_platform.models import WebhookDelivery
 from gin_platform.tasks import deliver_webhook
-from gin_platform.webhooks import due_deliveries
 from tests.broker import broker_unreachable
 from wallet import tasks as wallet_tasks
 
@@ -102,3 +103,23 @@ def test_a_redelivery_asked_for_while_the_broker_is_down_is_accepted_and_swept(
     assert delivery.status == WebhookDelivery.Status.PENDING
     assert str(delivery.pk) in due_deliveries()  # redeliver-due-webhooks sends it
     assert str(delivery.pk) in caplog.records[0].getMessage()
+
+
+def test_webhooks_name_the_delivery_task_by_its_registered_name():
+    """The one direction (gin_platform/enqueue.py): webhooks names the delivery task, the task
+    module imports webhooks; the name is the task's dotted path and its Celery name."""
+    assert import_string(DELIVER_TASK) is deliver_webhook
+    assert deliver_webhook.name == DELIVER_TASK
+
+
+@pytest.mark.django_db(transaction=True)
+def test_enqueue_by_name_with_the_broker_down_logs_the_task_and_its_ids(caplog):
+    with (
+        broker_unreachable(),
+        caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"),
+        transaction.atomic(),
+    ):
+        enqueue_on_commit(DELIVER_TASK, "delivery-10")
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not enqueue gin_platform.tasks.deliver_webhook('delivery-10',); left to its sweeper"
+    ]

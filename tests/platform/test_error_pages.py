@@ -1,6 +1,6 @@
 """Every error under the API's paths is problem+json whatever DEBUG says, over the test
 client (WSGI) and the ASGI application; a Host outside ALLOWED_HOSTS is refused before
-anything reads it, and never with a debug page (gin_platform/api_errors.py)."""
+anything reads it, and never with a debug page (gin_platform/http/api_errors.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import logging
 import pytest
 from django.test import Client, override_settings
 
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
+from gin_platform import health
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
+from gin_platform.project.asgi import application
 from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -140,8 +142,6 @@ def test_outside_the_api_django_keeps_its_own_pages(client):
 
 def test_a_json_error_of_an_endpoint_is_left_as_it_is(client, monkeypatch):
     """The health check's 503 is JSON with the checks: not a page to rewrite."""
-    from gin_platform import health
-
     monkeypatch.setattr(health, "database_status", lambda: (False, "down"))
     response = client.get("/api/v1/health")
     assert response.status_code == 503
@@ -151,8 +151,6 @@ def test_a_json_error_of_an_endpoint_is_left_as_it_is(client, monkeypatch):
 
 # --- The same over the ASGI application ----------------------------------------------------
 def asgi_get(path: str, host: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
-    from gin_platform.asgi import application
-
     scope = {
         "type": "http",
         "http_version": "1.1",

@@ -1,7 +1,7 @@
 """Hostile requests get clean 4xx problem answers, never a 500, and store nothing: bodies too
 large, nested too deep, or holding NUL characters or unpaired surrogates (gin_platform/
-parsers.py); NUL in a query string or a header (gin_platform/middleware.py); forged cursors
-(gin_platform/pagination.py); bounded cashier metadata (wallet/api/serializers.py)."""
+parsers.py); NUL in a query string or a header (gin_platform/http/middleware.py); forged cursors
+(gin_platform/http/pagination.py); bounded cashier metadata (wallet/api/serializers.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,15 @@ import io
 import json
 
 import pytest
+from axes.models import AccessAttempt
 from django.core.exceptions import RequestDataTooBig
 from django.test import override_settings
 
+from gin_platform.http.parsers import MAX_JSON_DEPTH, StrictJSONParser, json_shape
+from gin_platform.http.problem_handler import problem_exception_handler
+from gin_platform.http.problems import MalformedRequestProblem, RequestTooLargeProblem
 from gin_platform.models import IdempotencyRecord
-from gin_platform.parsers import MAX_JSON_DEPTH, StrictJSONParser, json_shape
-from gin_platform.problem_handler import problem_exception_handler
-from gin_platform.problems import MalformedRequestProblem, RequestTooLargeProblem
+from tests.factories import PlayerFactory
 from tests.helpers import assert_problem
 from wallet.models import LedgerTransaction
 
@@ -148,8 +150,6 @@ def test_a_nul_in_the_query_string_is_400(operator_client, query):
 def test_a_nul_in_the_path_is_400_and_nothing_is_recorded(
     operator_client, staff_client, method, path, idem
 ):
-    from axes.models import AccessAttempt
-
     client = staff_client if "/staff/" in path else operator_client
     response = getattr(client, method)(path, {}, format="json", HTTP_X_OTP="q2!", **idem())
     assert_problem(response, 400, "malformed-request")
@@ -188,8 +188,6 @@ def test_a_forged_cursor_is_404_like_any_invalid_cursor(operator_client, url, cu
 
 
 def test_a_real_cursor_still_pages(operator_client, operator):
-    from tests.factories import PlayerFactory
-
     for _ in range(3):
         PlayerFactory(operator=operator)
     first = operator_client.get("/api/v1/players?page_size=2").json()

@@ -1,12 +1,12 @@
 """HTTP under the ASGI server: Django's synchronous handler on a fixed pool of threads
-(gin_platform/http_bridge.py)."""
+(gin_platform/project/http_bridge.py)."""
 
 import asyncio
 import io
 import threading
 import time
 
-from gin_platform.http_bridge import (
+from gin_platform.project.http_bridge import (
     ASGI_SERVER_MARK,
     STREAM_AFTER,
     SyncHTTPApplication,

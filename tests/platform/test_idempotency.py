@@ -13,10 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.test import APIClient, APIRequestFactory
 
-from gin_platform.idempotency import run_idempotently
+from gin_platform.http.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
-from gin_platform.principals import OperatorPrincipal
-from gin_platform.services import api_key_create
+from gin_platform.tasks import prune_expired_records
+from gin_platform.tenancy.principals import OperatorPrincipal
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
 
 pytestmark = pytest.mark.django_db
@@ -239,8 +240,6 @@ def test_any_endpoint_issuing_a_prefixed_secret_is_covered_without_declaring_it(
 
 # --- Retention -------------------------------------------------------------------------------
 def test_records_past_the_retention_are_pruned_by_the_beat_job(operator, settings):
-    from gin_platform.tasks import prune_expired_records
-
     assert "prune-expired-records" in settings.CELERY_BEAT_SCHEDULE
     entry = settings.CELERY_BEAT_SCHEDULE["prune-expired-records"]
     assert entry["task"] == "gin_platform.tasks.prune_expired_records"

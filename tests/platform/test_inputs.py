@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from games.api.serializers import ActionInput, ResignInput, SitInput
 from gin_platform.api.inputs import validated
-from gin_platform.problems import UnknownFieldsProblem
+from gin_platform.http.problems import UnknownFieldsProblem
 
 BODIES = [
     {"kind": "discard", "card": "7h", "expected_seq": 3},

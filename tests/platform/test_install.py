@@ -71,7 +71,7 @@ class DevelopmentPackages(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, DevelopmentPackages())
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
 import django
 
 django.setup()

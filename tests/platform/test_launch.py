@@ -8,10 +8,11 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.test import APIClient
 
 from games.services import seat_take
-from gin_platform import watchable
+from gin_platform.http.problems import LaunchTokenInvalidProblem
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, PlayerSession
-from gin_platform.problems import LaunchTokenInvalidProblem
-from gin_platform.services import (
+from gin_platform.tenancy import watchable
+from gin_platform.tenancy.services import (
     LaunchedSession,
     api_key_create,
     expired_records_prune,
@@ -19,14 +20,14 @@ from gin_platform.services import (
     launch_token_redeem,
     operator_origin_create,
 )
-from gin_platform.throttling import PrincipalRateThrottle
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make, operator_api
 from tests.helpers import assert_problem, freeze_now
 from tests.races import race
 from tests.wallet.factories import fund
+from wallet.services import self_exclusion_create
 
 pytestmark = pytest.mark.django_db
 EXCHANGE = "/api/v1/launch/session"
@@ -205,8 +206,6 @@ def test_an_inactive_player_cannot_be_launched(player, operator_client, idem):
 
 def test_a_self_excluded_player_may_still_launch(player, operator_client, idem):
     """They can watch and read statements; seating refuses them (wallet and games)."""
-    from wallet.services import self_exclusion_create
-
     self_exclusion_create(player=player, days=30, actor=SYSTEM)
     assert launch(operator_client, player, idem).status_code == 201
 
@@ -368,7 +367,7 @@ def test_racing_exchanges_of_one_token_mint_exactly_one_session():
 
 
 def test_without_an_app_answering_watch_launches_fail_closed(player, operator, monkeypatch):
-    """gin_platform asks the games app through gin_platform.watchable (it never imports
+    """gin_platform asks the games app through gin_platform.tenancy.watchable (it never imports
     games); with nobody registered, no watch launch is issued."""
     match_id = waiting_match(operator)
     monkeypatch.setattr(watchable, "_ANSWER", [])

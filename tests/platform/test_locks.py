@@ -9,14 +9,14 @@ import pytest
 
 from gin_platform import locks
 from gin_platform.models import IdempotencyRecord, Operator
-from gin_platform.services import api_key_create
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, PlayerFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("gin_platform", "games", "wallet", "settlement")
 # Runs querysets the locks modules build (compiled once), and refuses a lock outside a
 # transaction as the ORM does; it builds no lock of its own.
-RUNS_LOCKS_BUILT_ELSEWHERE = {"gin_platform/precompiled.py"}
+RUNS_LOCKS_BUILT_ELSEWHERE = {"gin_platform/request_path/precompiled.py"}
 
 
 def test_every_select_for_update_is_in_the_apps_locks_module():

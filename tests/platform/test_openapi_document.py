@@ -10,17 +10,21 @@ import ast
 import json
 import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.validation import validate_schema
 from jsonschema import Draft202012Validator
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
 
 from games import engine
-from gin_platform.event_types import EVENT_TYPES
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
-from gin_platform.throttling import RATE_LIMIT_HEADERS
+from gin_platform.events.catalogue import EVENT_TYPES
+from gin_platform.http.pagination import EXAMPLE_POSITION, CreatedCursorPagination
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
+from gin_platform.http.throttling import RATE_LIMIT_HEADERS
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("gin_platform", "games", "wallet", "settlement")
@@ -121,7 +125,8 @@ def test_every_example_fits_its_schema(document):
 
 
 def test_refusals_are_documented_as_problems(document):
-    """Error responses are problem+json only, their examples included (gin_platform.openapi)."""
+    """Error responses are problem+json only, their examples included
+    (gin_platform.http.openapi)."""
     wrong = []
     problem_examples = 0
     for label, _, operation in operations(document):
@@ -324,12 +329,6 @@ def test_no_nullable_field_is_said_as_anything_or_null(document):
 def test_the_page_links_of_every_list_are_links_the_api_accepts(document):
     """``next`` and ``previous`` examples are absolute URIs whose cursor the paginator reads
     back (DRF's default example ends in a stray quote)."""
-    from urllib.parse import parse_qs, urlsplit
-
-    from rest_framework.request import Request
-    from rest_framework.test import APIRequestFactory
-
-    from gin_platform.pagination import EXAMPLE_POSITION, CreatedCursorPagination
 
     paginated = [
         schema

@@ -4,9 +4,9 @@ idempotent, audited, and scoped to the operator."""
 import pytest
 from django.contrib import admin
 
-from gin_platform.cors import OriginError, normalize_origin
+from gin_platform.http.cors import OriginError, normalize_origin
 from gin_platform.models import AuditEvent, OperatorOrigin
-from gin_platform.services import operator_origin_create
+from gin_platform.tenancy.services import operator_origin_create
 from tests.factories import SYSTEM, OperatorFactory, admin_login
 from tests.helpers import assert_problem
 

@@ -12,6 +12,8 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from games.models import Seat
+from games.services import seat_take
 from gin_platform.models import (
     AuditEvent,
     LaunchToken,
@@ -20,7 +22,7 @@ from gin_platform.models import (
     Player,
     PlayerSession,
 )
-from gin_platform.precompiled import (
+from gin_platform.request_path.precompiled import (
     PrecompiledQuery,
     fetch_then,
     insert_rows,
@@ -28,8 +30,9 @@ from gin_platform.precompiled import (
     save_fields_and_insert,
     saves_and_inserts,
 )
-from gin_platform.services import launch_token_create, player_session_create
+from gin_platform.tenancy.services import launch_token_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.games.factories import TableFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -119,10 +122,6 @@ def test_another_thread_compiles_for_its_own_connection():
 def test_a_lookup_on_a_small_integer_column_runs_through_the_orm():
     """The stand-in is out of a PositiveSmallIntegerField's range (the ORM answers such a
     lookup without SQL), so it is not compiled ahead, and the answers stay right."""
-    from games.models import Seat
-    from games.services import seat_take
-    from tests.games.factories import TableFactory
-
     table = TableFactory(room__practice=True)
     player = PlayerFactory(operator=table.room.operator)
     seat = seat_take(player=player, table=table, actor=SYSTEM).seat
@@ -240,7 +239,7 @@ def test_a_hot_statement_is_prepared_once_per_connection_on_postgresql():
 
 def _launch_token() -> LaunchToken:
     """A row of a model no signal receiver listens to (credentials have receivers:
-    gin_platform/remembered_credentials.py)."""
+    gin_platform/request_path/remembered_credentials.py)."""
     return launch_token_create(player=PlayerFactory(), actor=SYSTEM).launch_token
 
 

@@ -1,9 +1,11 @@
 """Every error is RFC 9457 problem+json with a stable type."""
 
 import pytest
+from rest_framework.settings import api_settings
 from rest_framework.test import APIClient
 
-from gin_platform.problems import REGISTRY
+from gin_platform.http.problems import REGISTRY, Problem
+from gin_platform.http.throttling import PrincipalRateThrottle
 from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -41,13 +43,9 @@ def test_wrong_method_is_a_problem_with_allow(operator_client):
 
 
 def test_throttling_is_a_problem_with_retry_after(operator_client, settings):
-    from rest_framework.settings import api_settings
-
     rates = dict(api_settings.DEFAULT_THROTTLE_RATES)
     api_settings.DEFAULT_THROTTLE_RATES["operator"] = "2/min"
     try:
-        from gin_platform.throttling import PrincipalRateThrottle
-
         PrincipalRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
         responses = [operator_client.get("/api/v1/operators/me") for _ in range(3)]
     finally:
@@ -72,8 +70,6 @@ def test_every_problem_type_is_documented_at_its_uri():
 
 
 def test_problem_slugs_are_unique_by_construction():
-    from gin_platform.problems import Problem
-
     with pytest.raises(TypeError, match="declared twice"):
 
         class Again(Problem):

@@ -1,5 +1,5 @@
 """Credentials remembered per process under an epoch in Redis
-(gin_platform/remembered_credentials.py).
+(gin_platform/request_path/remembered_credentials.py).
 
 On Redis a remembered API key or player session costs one round trip (guard, epoch and
 throttle) and no database read; every change to an operator, a key, a player or a session
@@ -12,15 +12,18 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.test import APIClient
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
 
-from gin_platform import remembered_credentials, services
+from gin_platform.http.authentication import OperatorApiKeyAuthentication
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
-from gin_platform.throttling import PrincipalRateThrottle
+from gin_platform.request_path import remembered_credentials
+from gin_platform.tenancy import services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.redis
@@ -56,8 +59,6 @@ def get_counting_lookups(client: APIClient, path: str = ME) -> tuple[int, int]:
 def round_trips(monkeypatch) -> list[str]:
     """The commands the cache's Redis client sends, one per round trip (a script's own
     commands run inside Redis and are not among them)."""
-    from django.core.cache import caches
-
     client = caches["default"]._cache.get_client(write=True)
     sent: list[str] = []
     real = client.execute_command
@@ -128,10 +129,6 @@ def test_a_request_the_permissions_refuse_is_counted_once_the_key_is_accepted(op
 
 @pytest.mark.django_db
 def test_each_request_gets_its_own_instances(operator, operator_key):
-    from rest_framework.request import Request
-    from rest_framework.test import APIRequestFactory
-
-    from gin_platform.authentication import OperatorApiKeyAuthentication
 
     def authenticated():
         request = Request(
@@ -220,7 +217,7 @@ def test_a_grace_period_ends_on_time_without_any_write(operator, operator_key, m
     assert client.get(ME).status_code == 200
 
     later = timezone.now() + timedelta(minutes=6)
-    monkeypatch.setattr("gin_platform.authentication.timezone.now", lambda: later)
+    monkeypatch.setattr("gin_platform.http.authentication.timezone.now", lambda: later)
 
     assert get_counting_lookups(client) == (401, 0)  # decided on the remembered row
 
@@ -260,7 +257,10 @@ def test_without_redis_every_request_reads_the_database(operator_client, setting
 def test_an_unreachable_redis_reads_the_database_and_remembers_nothing(operator_client, settings):
     operator_client.get(ME)  # remembered under the real Redis's epoch
     settings.CACHES = {
-        "default": {"BACKEND": "gin_platform.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+        "default": {
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
     }
 
     assert get_counting_lookups(operator_client) == (200, 1)
@@ -381,7 +381,7 @@ def test_a_session_expires_on_time_without_any_write(session_client, monkeypatch
     client, session = session_client
     client.get(WALLET)
     later = session.expires_at + timedelta(seconds=1)
-    monkeypatch.setattr("gin_platform.authentication.timezone.now", lambda: later)
+    monkeypatch.setattr("gin_platform.http.authentication.timezone.now", lambda: later)
 
     assert get_counting_lookups(client, WALLET) == (401, 0)  # decided on the remembered row
 

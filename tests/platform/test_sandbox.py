@@ -21,7 +21,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from gin_platform import services
+from gin_platform.events.webhooks import webhook_enqueue
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
+from gin_platform.http.problems import LaunchTokenInvalidProblem, SocketTicketInvalidProblem
 from gin_platform.models import (
     AuditEvent,
     IdempotencyRecord,
@@ -34,12 +36,12 @@ from gin_platform.models import (
     PlayerSession,
     WebhookDelivery,
 )
-from gin_platform.permissions import IsOperator, IsOperatorOrPlayer, IsPlayer
-from gin_platform.tokens import hash_secret
-from gin_platform.webhooks import webhook_enqueue
+from gin_platform.tenancy import services
+from gin_platform.tenancy.tokens import hash_secret
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory
+from tests.games.network_world import network_make, network_room_make
 from tests.settlement.helpers import play_out, seat_two
 from tests.wallet.factories import fund
 from wallet.models import Account, LedgerEntry, LedgerTransaction
@@ -177,8 +179,6 @@ def test_suspending_the_live_operator_stops_its_test_keys_and_sandbox_players(op
 def test_suspending_the_live_operator_stops_sandbox_launches_and_socket_tickets(operator):
     """The rule lives in Operator.is_active, so every place that asks it (launch, socket
     tickets, sockets' heartbeats, the wallet) stops a suspended operator's sandbox too."""
-    from gin_platform.problems import LaunchTokenInvalidProblem, SocketTicketInvalidProblem
-
     twin = services.sandbox_operator_get_or_create(operator=operator, actor=SYSTEM)
     player = PlayerFactory(operator=twin)
     launch = services.launch_token_create(player=player, actor=SYSTEM)
@@ -357,7 +357,6 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
 def worlds(db) -> dict[str, World]:
     # The player network (docs/network.md): its rooms are the platform's, shared by the
     # member operators of both modes (a network table never mixes them).
-    from tests.games.network_world import network_make, network_room_make
 
     network_make()
     network_room = network_room_make(name="Network FTK", variant="ftk", target=None)

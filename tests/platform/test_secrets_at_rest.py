@@ -6,7 +6,9 @@ import logging
 import sys
 
 import pytest
-from cryptography.fernet import Fernet
+from celery import signals
+from cryptography.fernet import Fernet, MultiFernet
+from django.conf import settings as live
 from django.core.exceptions import FieldError
 from django.core.management import call_command
 from django.db import connection
@@ -15,9 +17,18 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from gin_platform.audit import audit_record
-from gin_platform.models import AuditEvent, Operator, OperatorSigningSecret
-from gin_platform.services import signing_secret_create, webhook_secret_rotate
-from gin_platform.tokens import new_api_key, new_player_token
+from gin_platform.encryption import SecretDecryptionError
+from gin_platform.models import (
+    AuditEvent,
+    IdempotencyRecord,
+    Operator,
+    OperatorSigningSecret,
+    WebhookAttempt,
+    WebhookDelivery,
+)
+from gin_platform.redaction import WithholdSecretsFilter
+from gin_platform.tenancy.services import signing_secret_create, webhook_secret_rotate
+from gin_platform.tenancy.tokens import new_api_key, new_player_token
 from tests.factories import SYSTEM
 
 pytestmark = pytest.mark.django_db
@@ -51,8 +62,6 @@ def test_an_encrypted_field_cannot_be_filtered_on(operator):
 
 
 def test_keys_rotate_without_losing_a_secret(operator, settings):
-    from gin_platform.encryption import SecretDecryptionError
-
     old, new = settings.SECRETS_ENCRYPTION_KEYS[0], Fernet.generate_key().decode()
     secret = signing_secret_create(operator=operator, actor=SYSTEM).secret
     webhook = Operator.objects.get(pk=operator.pk).webhook_secret
@@ -73,8 +82,6 @@ def test_keys_rotate_without_losing_a_secret(operator, settings):
 
 
 def test_a_secret_is_decrypted_once_per_process_not_at_every_read(operator, monkeypatch):
-    from cryptography.fernet import MultiFernet
-
     calls = []
     real = MultiFernet.decrypt
     monkeypatch.setattr(
@@ -107,9 +114,6 @@ def test_the_audit_log_never_stores_a_secret(operator):
 
 
 def test_logs_never_carry_a_secret(settings):
-    from django.conf import settings as live
-
-    from gin_platform.redaction import WithholdSecretsFilter
 
     handler = live.LOGGING["handlers"]["console"]
     assert "withhold_secrets" in handler["filters"]
@@ -171,8 +175,6 @@ def test_the_migration_encrypts_existing_secrets_and_cleans_stored_copies():
         executor = MigrationExecutor(connection)
         executor.migrate(latest)
 
-    from gin_platform.models import IdempotencyRecord, WebhookAttempt, WebhookDelivery
-
     assert raw(Operator, "webhook_secret", operator.pk).startswith("gAAAAA")
     assert Operator.objects.get(pk=operator.pk).webhook_secret == webhook_secret
     assert raw(OperatorSigningSecret, "secret", signing.pk).startswith("gAAAAA")
@@ -186,9 +188,6 @@ def test_the_migration_encrypts_existing_secrets_and_cleans_stored_copies():
 
 
 def test_worker_log_handlers_get_the_same_filter():
-    from celery import signals
-
-    from gin_platform.redaction import WithholdSecretsFilter
 
     logger = logging.getLogger("celery.test-worker")
     handler = logging.StreamHandler(io.StringIO())

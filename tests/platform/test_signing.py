@@ -15,17 +15,25 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from rest_framework.test import APIClient
 
-from gin_platform.services import signing_secret_create, signing_secret_revoke
+from gin_platform.http.authentication import refuse_replay
+from gin_platform.http.problems import SignatureReplayedProblem
 from gin_platform.signing import (
     SignatureError,
+    VerifiedSignature,
     compute_signature,
     request_signature_header,
     signature_header,
     verify_request_signature,
     verify_signature,
 )
-from tests.factories import SYSTEM, PlayerFactory
+from gin_platform.tenancy.services import (
+    api_key_create,
+    signing_secret_create,
+    signing_secret_revoke,
+)
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.helpers import assert_problem
 from wallet.models import LedgerTransaction
 
@@ -262,10 +270,6 @@ def test_a_replayed_read_is_refused_too(operator_client, secret, alice):
 def test_the_same_request_signed_by_two_operators_is_not_a_replay(
     operator_client, secret, signing_operator
 ):
-    from rest_framework.test import APIClient
-
-    from gin_platform.services import api_key_create
-    from tests.factories import OperatorFactory
 
     other = OperatorFactory(require_signed_requests=True)
     other_secret = signing_secret_create(operator=other, actor=SYSTEM).secret
@@ -316,7 +320,7 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 ):
     settings.CACHES = {
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
@@ -330,10 +334,6 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 
 @pytest.mark.redis
 def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
-    from gin_platform.authentication import _refuse_replay
-    from gin_platform.problems import SignatureReplayedProblem
-    from gin_platform.signing import VerifiedSignature
-
     verified = VerifiedSignature(timestamp=int(time.time()), digest="ab" * 32)
     threads, start, outcomes = 12, threading.Barrier(12), []
     lock = threading.Lock()
@@ -341,7 +341,7 @@ def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
     def race():
         start.wait()
         try:
-            _refuse_replay(operator_id=signing_operator.pk, verified=verified)
+            refuse_replay(operator_id=signing_operator.pk, verified=verified)
             outcome = "accepted"
         except SignatureReplayedProblem:
             outcome = "refused"

@@ -7,19 +7,20 @@ from datetime import UTC, datetime
 import pytest
 from rest_framework.test import APIClient
 
+from gin_platform.http.problems import SocketTicketInvalidProblem
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.models import AuditEvent, Operator, Player, PlayerSession, SocketTicket
-from gin_platform.principals import PlayerPrincipal
-from gin_platform.problems import SocketTicketInvalidProblem
 from gin_platform.redaction import WithholdSecretsFilter
-from gin_platform.services import (
+from gin_platform.tasks import prune_expired_records
+from gin_platform.tenancy.principals import PlayerPrincipal
+from gin_platform.tenancy.services import (
     expired_records_prune,
     player_session_create,
     player_session_revoke,
     socket_ticket_create,
     socket_ticket_redeem,
 )
-from gin_platform.throttling import PrincipalRateThrottle
-from gin_platform.tokens import hash_secret
+from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, PlayerFactory
 from tests.helpers import assert_problem, freeze_now
 from tests.races import race
@@ -174,8 +175,6 @@ def test_used_and_expired_tickets_are_pruned(session, monkeypatch):
 
 
 def test_the_beat_job_prunes_tickets(settings, session):
-    from gin_platform.tasks import prune_expired_records
-
     assert settings.CELERY_BEAT_SCHEDULE["prune-expired-records"]["task"] == (
         "gin_platform.tasks.prune_expired_records"
     )

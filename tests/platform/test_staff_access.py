@@ -14,16 +14,20 @@ from django.contrib import admin
 from django.contrib.auth.models import Group, Permission
 from django.test import RequestFactory
 
-from gin_platform import staff_access
-from gin_platform.models import AuditEvent, StaffChangeRequest, StaffOperatorScope
-from gin_platform.problems import (
+from gin_platform.http.problems import (
     ApprovalInvalidProblem,
     ApprovalNotPendingProblem,
     FourEyesRequiredProblem,
     PermissionDeniedProblem,
     ProposerNotEntitledProblem,
 )
-from gin_platform.staff import ROLES
+from gin_platform.models import AuditEvent, StaffChangeRequest, StaffOperatorScope
+from gin_platform.staff.access import (
+    staff_change_approve,
+    staff_change_propose,
+    staff_change_reject,
+)
+from gin_platform.staff.roles import ROLES
 from tests.factories import OperatorFactory, PlayerFactory, admin_login, staff_user
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -287,7 +291,7 @@ def test_an_access_change_is_proposed_by_one_admin_and_approved_by_another(opera
     assert (changed.object_type, changed.object_id) == ("auth.user", str(sam.pk))
     assert changed.data["changes"]["groups"] == [["support"], ["finance", "support"]]
     # Approving an executed request again changes nothing.
-    staff_access.staff_change_approve(change=change, user=ben)
+    staff_change_approve(change=change, user=ben)
     assert AuditEvent.objects.filter(action="staff.access_changed").count() == 1
 
 
@@ -298,15 +302,15 @@ def test_ones_own_access_changes_only_through_someone_else(client):
                      groups=["admin"])  # fmt: skip
     change = StaffChangeRequest.objects.get(user=ana)
     with pytest.raises(FourEyesRequiredProblem):
-        staff_access.staff_change_approve(change=change, user=ana)
+        staff_change_approve(change=change, user=ana)
     # Neither may the user whose access changes decide it, whoever proposed it.
-    about_ben = staff_access.staff_change_propose(
+    about_ben = staff_change_propose(
         user=ana, subject=ben, access={"is_superuser": True}, reason="on call"
     )
-    for decide in (staff_access.staff_change_approve, staff_access.staff_change_reject):
+    for decide in (staff_change_approve, staff_change_reject):
         with pytest.raises(FourEyesRequiredProblem, match="your own access"):
             decide(change=about_ben, user=ben)
-    staff_access.staff_change_approve(change=change, user=ben)
+    staff_change_approve(change=change, user=ben)
     ana.refresh_from_db()
     assert ana.is_superuser
     assert StaffChangeRequest.objects.get(pk=about_ben.pk).status == "pending"
@@ -316,19 +320,19 @@ def test_scoped_staff_and_other_roles_neither_propose_nor_decide(two):
     scoped, ana = two["scoped"], staff_user("ana", "admin")
     sam = staff_user("sam", "support")
     with pytest.raises(PermissionDeniedProblem):
-        staff_access.staff_change_propose(
+        staff_change_propose(
             user=scoped, subject=scoped, access={"operator_scope": []}, reason="lift it"
         )
     with pytest.raises(PermissionDeniedProblem):
-        staff_access.staff_change_propose(
+        staff_change_propose(
             user=staff_user("fin", "finance"), subject=sam, access={"groups": []}, reason="x"
         )
-    lift = staff_access.staff_change_propose(
+    lift = staff_change_propose(
         user=ana, subject=scoped, access={"operator_scope": []}, reason="lift it"
     )
     for decider in (scoped, sam):
         with pytest.raises(PermissionDeniedProblem):
-            staff_access.staff_change_approve(change=lift, user=decider)
+            staff_change_approve(change=lift, user=decider)
     assert StaffChangeRequest.objects.get().status == "pending"
     assert StaffOperatorScope.objects.filter(user=scoped).count() == 1
 
@@ -336,15 +340,13 @@ def test_scoped_staff_and_other_roles_neither_propose_nor_decide(two):
 def test_a_request_overtaken_by_another_fails_and_changes_nothing():
     ana, ben = staff_user("ana", "admin"), staff_user("ben", "admin")
     sam = staff_user("sam", "support")
-    add_finance = staff_access.staff_change_propose(
+    add_finance = staff_change_propose(
         user=ana, subject=sam, access={"groups": ["finance", "support"]}, reason="desk"
     )
-    remove_all = staff_access.staff_change_propose(
-        user=ana, subject=sam, access={"groups": []}, reason="leaves"
-    )
-    staff_access.staff_change_approve(change=remove_all, user=ben)
+    remove_all = staff_change_propose(user=ana, subject=sam, access={"groups": []}, reason="leaves")
+    staff_change_approve(change=remove_all, user=ben)
     with pytest.raises(ApprovalInvalidProblem, match="changed since the proposal"):
-        staff_access.staff_change_approve(change=add_finance, user=ben)
+        staff_change_approve(change=add_finance, user=ben)
     add_finance.refresh_from_db()
     assert add_finance.status == "failed"
     assert roles(sam) == set()
@@ -354,12 +356,10 @@ def test_a_request_overtaken_by_another_fails_and_changes_nothing():
 def test_a_request_whose_proposer_lost_the_right_fails_at_approval(operator, client, loss):
     ana, ben = staff_user("ana", "admin"), staff_user("ben", "admin")
     sam = staff_user("sam", "support")
-    change = staff_access.staff_change_propose(
+    change = staff_change_propose(
         user=ana, subject=sam, access={"is_superuser": True}, reason="on call"
     )
-    second = staff_access.staff_change_propose(
-        user=ana, subject=sam, access={"groups": []}, reason="leaves"
-    )
+    second = staff_change_propose(user=ana, subject=sam, access={"groups": []}, reason="leaves")
     if loss == "role":
         ana.groups.set([Group.objects.get(name="support")])
     elif loss == "deactivated":
@@ -377,9 +377,9 @@ def test_a_request_whose_proposer_lost_the_right_fails_at_approval(operator, cli
     failed = AuditEvent.objects.get(action="staff_change.failed")
     assert failed.actor_id == str(ben.pk) and failed.data["problem"] == "proposer-not-entitled"
     with pytest.raises(ApprovalNotPendingProblem):  # decided: it never runs later
-        staff_access.staff_change_approve(change=change, user=ben)
+        staff_change_approve(change=change, user=ben)
     with pytest.raises(ProposerNotEntitledProblem):  # the service says the same
-        staff_access.staff_change_approve(change=second, user=ben)
+        staff_change_approve(change=second, user=ben)
     assert roles(sam) == {"support"}
 
 

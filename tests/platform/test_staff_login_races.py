@@ -24,6 +24,7 @@ from axes.models import AccessAttempt
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 from django.db.models import Sum
+from django_otp.oath import TOTP
 
 from gin_platform.demo.server import RunningServer, running_server
 from tests.factories import staff_user
@@ -105,8 +106,6 @@ def failures(address: str) -> int:
 
 def wrong_codes(device, count: int) -> list[str]:
     """``count`` codes the device accepts at no step near now (django-otp allows a drift)."""
-    from django_otp.oath import TOTP
-
     totp = TOTP(device.bin_key, device.step, device.t0, device.digits)
     near = set()
     for drift in range(-3, 4):

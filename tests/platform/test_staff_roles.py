@@ -14,14 +14,14 @@ from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
+from django.core.management import call_command
 from django.test import Client, RequestFactory
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework.test import APIClient
 
 from games.models import Room, Table
-from gin_platform import staff
-from gin_platform.admin_site import AuditedModelAdmin
+from gin_platform.admin.audited import AuditedModelAdmin
 from gin_platform.models import (
     AuditEvent,
     Operator,
@@ -29,6 +29,9 @@ from gin_platform.models import (
     StaffChangeRequest,
     StaffOperatorScope,
 )
+from gin_platform.staff.roles import ROLES as PERMISSIONS_BY_ROLE
+from gin_platform.staff.scope import operator_scope
+from gin_platform.staff.sessions import LAST_SEEN_KEY, LOGIN_AT_KEY
 from tests.factories import (
     OperatorFactory,
     PlayerFactory,
@@ -198,8 +201,6 @@ def test_the_data_migration_made_the_four_roles():
 def test_after_the_migrations_every_role_holds_every_permission_it_names():
     """An earlier migration syncs the roles before a later one creates some of their
     permissions; the later one grants them, and none may be missing or misspelt."""
-    from gin_platform.staff import ROLES as PERMISSIONS_BY_ROLE
-
     for role, names in PERMISSIONS_BY_ROLE.items():
         held = {
             f"{app_label}.{codename}"
@@ -405,7 +406,7 @@ def test_a_scoped_staff_user_sees_only_their_operators_in_the_admin(two_operator
     assert w["txn"].reference in ledger and w["other_txn"].reference not in ledger
     page = client.get(f"/admin/platform/player/{w['other_player'].pk}/change/")
     assert page.status_code == 302  # "doesn't exist": the admin's not-found
-    assert staff.operator_scope(w["scoped"]) == frozenset({w["operator"].pk})
+    assert operator_scope(w["scoped"]) == frozenset({w["operator"].pk})
 
 
 # --- Every admin change is audited -----------------------------------------------------------
@@ -625,8 +626,6 @@ def test_wrong_codes_at_the_admin_login_count_towards_the_lockout(world, finance
 
 
 def test_the_enrol_command_prints_an_otpauth_url(world, capsys):
-    from django.core.management import call_command
-
     user = staff_user("newcomer", "finance", otp=False)
     call_command("staff_otp_enrol", "newcomer")
     url = capsys.readouterr().out.strip()
@@ -644,11 +643,11 @@ def test_a_staff_session_ends_after_the_idle_timeout(world, client, settings):
     assert client.get("/admin/").status_code == 200  # starts the clock
     session = client.session
     now = int(timezone.now().timestamp())
-    session[staff.LAST_SEEN_KEY] = now - 1799
+    session[LAST_SEEN_KEY] = now - 1799
     session.save()
     assert client.get("/admin/").status_code == 200  # still in time: the clock restarts
     session = client.session
-    session[staff.LAST_SEEN_KEY] = now - 1801
+    session[LAST_SEEN_KEY] = now - 1801
     session.save()
     response = client.get("/admin/")
     assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
@@ -659,7 +658,7 @@ def test_a_staff_session_ends_eight_hours_after_login_whatever_happens(world, cl
     admin_login(client, staff_user("long", "support"))
     assert client.get("/admin/").status_code == 200
     session = client.session
-    session[staff.LOGIN_AT_KEY] = int((timezone.now() - timedelta(hours=8, seconds=1)).timestamp())
+    session[LOGIN_AT_KEY] = int((timezone.now() - timedelta(hours=8, seconds=1)).timestamp())
     session.save()
     assert client.get("/admin/").status_code == 302
     # The staff API over the same (ended) cookie is not authenticated either.
@@ -712,7 +711,7 @@ def test_a_session_without_the_login_stamps_is_ended(world, client):
     """A session logged in before the stamps existed cannot say when its clocks started."""
     admin_login(client, staff_user("old", "support"))
     session = client.session
-    del session[staff.LOGIN_AT_KEY]
+    del session[LOGIN_AT_KEY]
     session.save()
     response = client.get("/admin/")
     assert response.status_code == 302 and response["Location"].startswith("/admin/login/")

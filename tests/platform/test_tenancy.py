@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, PlayerSession
-from gin_platform.services import api_key_create
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 
 pytestmark = pytest.mark.django_db

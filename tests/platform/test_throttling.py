@@ -1,19 +1,26 @@
-"""The sliding-window counter throttle (gin_platform/throttling.py): limits, 429s, cost, races."""
+"""The sliding-window counter throttle (gin_platform/http/throttling.py): limits, 429s, cost,
+races."""
 
 from __future__ import annotations
 
+import base64
 import logging
+import secrets
 import threading
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
-from django.core.cache import cache
+import redis
+from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+from django.core.cache import cache, caches
 from rest_framework.test import APIClient
 
-from gin_platform import throttling
-from gin_platform.principals import OperatorPrincipal, PlayerPrincipal
-from gin_platform.throttling import PrincipalRateThrottle
+from gin_platform.http import throttling
+from gin_platform.http.throttling import PrincipalRateThrottle, client_address
+from gin_platform.request_path import cache as cache_backend
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock
@@ -351,18 +358,18 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
     operator_client, settings, rates, monkeypatch, caplog
 ):
     rates("operator", "1/min")
-    monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
+    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend._Warner(60))
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
-    with caplog.at_level(logging.WARNING, logger="gin_platform.throttling"):
+    with caplog.at_level(logging.WARNING, logger="gin_platform.request_path.cache"):
         statuses = [operator_client.get("/api/v1/operators/me").status_code for _ in range(3)]
 
     assert statuses == [200, 200, 200]
-    warnings = [r for r in caplog.records if r.name == "gin_platform.throttling"]
+    warnings = [r for r in caplog.records if r.name == "gin_platform.request_path.cache"]
     assert len(warnings) == 1
     assert "failing open" in warnings[0].getMessage()
 
@@ -370,9 +377,6 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
 # --- Real concurrency on Redis -------------------------------------------------------------
 @pytest.mark.redis
 def test_racing_threads_on_redis_never_let_more_than_the_limit_through(rates, clock):
-    import redis
-    from django.conf import settings
-
     limit, threads, attempts = 25, 16, 20
     rates("operator", f"{limit}/min")
     request = caller(operator_principal(1))
@@ -416,14 +420,10 @@ def client_from(address: str, authorization: str | None = None) -> APIClient:
 
 
 def random_key(prefix: str | None = None) -> str:
-    import secrets
-
     return f"gop_{prefix or secrets.token_hex(6)}_{secrets.token_urlsafe(32)}"
 
 
 def basic(username: str, password: str) -> str:
-    import base64
-
     return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
 
 
@@ -438,8 +438,6 @@ def staff_user(db, django_user_model, settings):
 @pytest.fixture
 def hashes(monkeypatch):
     """Counts the password checks (ModelBackend.authenticate: PBKDF2, even for unknown users)."""
-    from django.contrib.auth.backends import ModelBackend
-
     calls = []
     real = ModelBackend.authenticate
 
@@ -502,8 +500,6 @@ def test_failure_limits_come_from_the_throttle_rates(rates, operator_client):
 
 @pytest.mark.django_db
 def test_random_player_tokens_are_throttled_per_address(player_client):
-    import secrets
-
     statuses = [
         client_from(ATTACKER, f"Bearer gps_{secrets.token_urlsafe(32)}").get("/api/v1/me/wallet")
         for _ in range(30)
@@ -541,8 +537,6 @@ def test_spraying_staff_usernames_from_one_address_is_throttled_too(staff_user, 
 
 
 def test_the_client_address_trusts_x_forwarded_for_only_behind_declared_proxies(settings):
-    from gin_platform.throttling import client_address
-
     spoofed = SimpleNamespace(
         META={"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": "1.2.3.4, 198.51.100.7"}
     )
@@ -569,10 +563,10 @@ def test_spoofed_forwarded_addresses_do_not_escape_the_failure_throttle():
 
 @pytest.mark.django_db
 def test_an_unreachable_cache_lets_authentication_through(operator_key, settings, monkeypatch):
-    monkeypatch.setattr(throttling, "_cache_warning", throttling._Warner(60))
+    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend._Warner(60))
     settings.CACHES = {
         "default": {
-            "BACKEND": "gin_platform.cache.RedisCache",
+            "BACKEND": "gin_platform.request_path.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
         }
     }
@@ -583,8 +577,6 @@ def test_an_unreachable_cache_lets_authentication_through(operator_key, settings
 @pytest.mark.redis
 def test_on_redis_each_admission_is_one_script_call(rates, clock):
     """Read, decide and count in one atomic round trip (ADMIT_SCRIPT), not MGET then INCR."""
-    from django.core.cache import caches
-
     client = caches["default"]._cache.get_client(write=True)
 
     def calls() -> dict[str, int]:

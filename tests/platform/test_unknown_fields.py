@@ -15,11 +15,14 @@ from django.apps import apps
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from gin_platform.asgi import application as asgi_application
-from gin_platform.models import IdempotencyRecord
-from gin_platform.services import socket_ticket_create
+from games.models import Match, Room
+from gin_platform.models import IdempotencyRecord, PlayerSession
+from gin_platform.project.asgi import application as asgi_application
+from gin_platform.tenancy.services import socket_ticket_create
 from tests.factories import SYSTEM, staff_user
 from tests.fuzz.world import PARAM, build_world, database_connection_kept
+from wallet.models import LedgerTransaction
+from wallet.services import approval_propose
 
 pytestmark = pytest.mark.django_db
 
@@ -63,9 +66,6 @@ def world(settings, django_user_model):
 
 def _seed_approval(world) -> None:
     """A pending request (another admin's) for the approve and reject paths."""
-    from wallet.models import LedgerTransaction
-    from wallet.services import approval_propose
-
     transaction = LedgerTransaction.objects.filter(pk__in=world.named["transaction_id"]).first()
     approval = approval_propose(
         kind="reversal",
@@ -125,8 +125,6 @@ def test_the_walk_covers_writes_with_and_without_a_body():
 
 
 def test_a_valid_room_with_options_this_version_lacks_is_refused_whole(operator_client, idem):
-    from games.models import Room
-
     body = {
         "name": "Typo room",
         "variant": "ftk",
@@ -167,8 +165,6 @@ def test_the_names_shown_are_bounded(operator_client, idem):
 
 # --- The match socket -----------------------------------------------------------------------
 def _socket_messages(world, messages: list[dict]) -> list[dict]:
-    from gin_platform.models import PlayerSession
-
     match_id = world.named["match_id"][0]
     session = PlayerSession.objects.get(player=world.player)
     ticket = socket_ticket_create(session=session, actor=SYSTEM).ticket
@@ -198,8 +194,6 @@ def _socket_messages(world, messages: list[dict]) -> list[dict]:
 
 @pytest.mark.django_db(transaction=True)
 def test_socket_messages_refuse_undeclared_fields(settings, django_user_model):
-    from games.models import Match
-
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     with database_connection_kept():
         world = build_world(schema_paths=SCHEMA["paths"], django_user_model=django_user_model)

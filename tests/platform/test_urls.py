@@ -1,5 +1,5 @@
 """Every route is reached by its own paths: no pattern shadows another, so the order of the
-URL conf (hot routes first, gin_platform/urls.py) changes nothing but speed."""
+URL conf (hot routes first, gin_platform/project/urls.py) changes nothing but speed."""
 
 import uuid
 

@@ -26,12 +26,9 @@ from rest_framework.test import APIClient
 
 from games import services as game_services
 from games.models import Match
-from gin_platform.event_types import EVENT_TYPES, UnknownEventType
-from gin_platform.events import events_prune
-from gin_platform.models import AuditEvent, OperatorEvent, WebhookDelivery
-from gin_platform.services import api_key_create
-from gin_platform.signing import standard_signature, verify_signature
-from gin_platform.webhooks import (
+from gin_platform.events.catalogue import EVENT_TYPES, UnknownEventType
+from gin_platform.events.event_log import events_prune
+from gin_platform.events.webhooks import (
     STANDARD_ID_HEADER,
     STANDARD_SIGNATURE_HEADER,
     STANDARD_TIMESTAMP_HEADER,
@@ -39,6 +36,9 @@ from gin_platform.webhooks import (
     webhook_body,
     webhook_enqueue,
 )
+from gin_platform.models import AuditEvent, OperatorEvent, WebhookDelivery
+from gin_platform.signing import standard_signature, verify_signature
+from gin_platform.tenancy.services import api_key_create
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

@@ -12,8 +12,8 @@ from unittest import mock
 
 import pytest
 
+from gin_platform.events.webhook_targets import TargetRefused, host_addresses, resolve_target
 from gin_platform.models import Operator
-from gin_platform.webhook_targets import TargetRefused, host_addresses, resolve_target
 from tests.helpers import assert_problem
 from wallet.models import OperatorWallet
 
@@ -56,7 +56,7 @@ def resolving(mapping: dict[str, str]):
             return [(family, socket.SOCK_STREAM, 6, "", (mapping[host], port or 0))]
         return real(host, port, *args, **kwargs)
 
-    return mock.patch("gin_platform.webhook_targets.socket.getaddrinfo", fake)
+    return mock.patch("gin_platform.events.webhook_targets.socket.getaddrinfo", fake)
 
 
 def set_webhook_url(client, idem, url: str):
@@ -170,7 +170,7 @@ def test_a_base_url_must_be_a_url_the_calls_can_be_appended_to(
     ],
 )
 def test_host_addresses_reads_a_host_as_the_resolver_does_without_dns(host, expected):
-    with mock.patch("gin_platform.webhook_targets.socket.getaddrinfo") as lookup:
+    with mock.patch("gin_platform.events.webhook_targets.socket.getaddrinfo") as lookup:
         addresses = host_addresses(host)
     lookup.assert_not_called()
     assert addresses == [ipaddress.ip_address(item) for item in expected]
@@ -180,7 +180,7 @@ def test_host_addresses_reads_a_host_as_the_resolver_does_without_dns(host, expe
 def test_a_call_to_such_a_spelling_is_refused_before_any_connection(settings, host):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
     with (
-        mock.patch("gin_platform.webhook_targets.socket.create_connection") as connect,
+        mock.patch("gin_platform.events.webhook_targets.socket.create_connection") as connect,
         pytest.raises(TargetRefused, match="refused: private address"),
     ):
         resolve_target(f"http://{host}:8102/balance")

@@ -11,19 +11,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from unittest import mock
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform.models import WebhookDelivery
-from gin_platform.signing import verify_signature
-from gin_platform.tasks import deliver_webhook, redeliver_due_webhooks
-from gin_platform.webhooks import (
+from gin_platform.api.serializers import WebhookDeliveryOutput
+from gin_platform.events.webhook_targets import TargetRefused, resolve_target
+from gin_platform.events.webhooks import (
     MAX_ATTEMPTS,
     SIGNATURE_HEADER,
     retry_delay,
     webhook_attempt,
     webhook_enqueue,
 )
+from gin_platform.models import WebhookDelivery
+from gin_platform.signing import verify_signature
+from gin_platform.tasks import deliver_webhook, redeliver_due_webhooks
 
 pytestmark = pytest.mark.django_db
 
@@ -270,7 +273,7 @@ def resolving(mapping: dict[str, str]):
             return [(family, socket.SOCK_STREAM, 6, "", (mapping[host], port))]
         return real(host, port, *args, **kwargs)
 
-    return mock.patch("gin_platform.webhook_targets.socket.getaddrinfo", fake), calls
+    return mock.patch("gin_platform.events.webhook_targets.socket.getaddrinfo", fake), calls
 
 
 @pytest.fixture
@@ -294,7 +297,7 @@ def production_targets(settings):
 )
 def test_a_private_target_is_refused_at_delivery_and_nothing_is_sent(operator, settings, url):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
-    with mock.patch("gin_platform.webhook_targets.socket.create_connection") as connect:
+    with mock.patch("gin_platform.events.webhook_targets.socket.create_connection") as connect:
         delivery = attempt(operator, url)
     connect.assert_not_called()
     (logged,) = delivery.attempts.all()
@@ -336,8 +339,6 @@ def test_a_host_name_that_resolves_to_loopback_is_refused_at_delivery(operator, 
     ],
 )
 def test_every_non_public_address_is_refused_after_dns(settings, address):
-    from gin_platform.webhook_targets import TargetRefused, resolve_target
-
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
     patch, _ = resolving({"hooks.operator.example": address})
     with patch, pytest.raises(TargetRefused, match="refused: private address"):
@@ -404,8 +405,6 @@ def test_a_closed_port_is_logged_as_a_generic_class(operator):
 
 
 def _delivery_api_view(delivery) -> dict:
-    from gin_platform.api.serializers import WebhookDeliveryOutput
-
     return WebhookDeliveryOutput(delivery).data
 
 
@@ -448,8 +447,6 @@ def test_a_public_https_webhook_url_is_accepted(
 
 
 def test_the_admin_form_applies_the_same_url_rules(operator, production_targets):
-    from django.core.exceptions import ValidationError
-
     operator.webhook_url = "https://10.0.0.1/hooks"
     with pytest.raises(ValidationError, match="private"):
         operator.full_clean()

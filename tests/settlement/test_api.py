@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.models import WebhookDelivery
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from settlement import services
 from settlement.models import ReconciliationRun
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
@@ -128,7 +128,7 @@ def test_filters_are_validated_not_passed_to_the_database(operator_client):
     response = operator_client.get("/api/v1/reports/daily?currency=ZZZ")
     assert response.status_code == 400
     assert response.json()["errors"]["currency"]
-    # A NUL in any query parameter is refused before the view (gin_platform/middleware.py).
+    # A NUL in any query parameter is refused before the view (gin_platform/http/middleware.py).
     response = operator_client.get("/api/v1/settlements?currency=%00")
     assert response.status_code == 400
     assert response.json()["type"] == "/problems/malformed-request"

@@ -15,8 +15,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services as game_services
 from games.models import Match
-from gin_platform.cache import redis_client
 from gin_platform.models import AuditEvent, OperatorEvent
+from gin_platform.request_path.cache import redis_client
 from settlement import ready, services
 from settlement.models import Settlement
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory

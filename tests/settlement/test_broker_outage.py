@@ -11,9 +11,9 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from games.models import Match
-from gin_platform.cache import redis_client
 from gin_platform.models import WebhookDelivery
-from gin_platform.services import player_session_create
+from gin_platform.request_path.cache import redis_client
+from gin_platform.tenancy.services import player_session_create
 from settlement.tasks import settle_stragglers
 from tests.broker import broker_unreachable
 from tests.factories import SYSTEM, PlayerFactory

@@ -18,8 +18,8 @@ import pytest
 from django.db import connection
 
 from games.models import Match
-from gin_platform.cache import redis_client
-from gin_platform.celery import app as celery_app
+from gin_platform.project.celery import app as celery_app
+from gin_platform.request_path.cache import redis_client
 from settlement.models import Settlement
 from settlement.ready import ready_keys
 from settlement.tasks import settle_stragglers

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from games import services as games_services
 from games.models import Match, Seat
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, PlayerFactory, staff_user
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make

@@ -14,7 +14,7 @@ from django.urls import reverse
 from games import engine
 from games.models import Hand, Match, Seat
 from gin_platform.models import AuditEvent, WebhookDelivery
-from gin_platform.services import player_session_create
+from gin_platform.tenancy.services import player_session_create
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

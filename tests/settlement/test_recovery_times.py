@@ -15,8 +15,8 @@ from django.conf import settings
 
 from games.models import Match
 from gin_platform import tasks as platform_tasks
-from gin_platform import webhooks
-from gin_platform.celery import app as celery_app
+from gin_platform.events import webhooks
+from gin_platform.project.celery import app as celery_app
 from settlement.tasks import reconcile_ledger, settle_game, settle_stragglers
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import play_out, seat_two

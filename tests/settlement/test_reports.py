@@ -17,7 +17,7 @@ import pytest
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
-from gin_platform.services import api_key_create
+from gin_platform.tenancy.services import api_key_create
 from settlement import reports, services
 from settlement.models import Settlement
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login

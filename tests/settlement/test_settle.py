@@ -255,7 +255,7 @@ def test_the_loser_has_lines_of_their_own_in_the_settlement(operator_eur, varian
     with the loser; the statement and the ledger agree, and reconciliation checks it."""
     from rest_framework.test import APIClient
 
-    from gin_platform.services import player_session_create
+    from gin_platform.tenancy.services import player_session_create
     from tests.factories import SYSTEM
 
     room = RoomFactory(

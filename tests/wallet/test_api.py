@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from gin_platform.services import player_session_create
+from gin_platform.tenancy.services import player_session_create
 from tests.factories import PlayerFactory, admin_login
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
 from wallet import services

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
+from gin_platform.http.problems import PermissionDeniedProblem
 from gin_platform.models import AuditEvent, StaffOperatorScope
-from gin_platform.problems import PermissionDeniedProblem
 from tests.factories import OperatorFactory, PlayerFactory, admin_login, staff_user
 from tests.helpers import assert_problem
 from tests.races import race

@@ -11,9 +11,9 @@ import pytest
 from django.db.models import Sum
 from django.utils import timezone
 
+from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
 from gin_platform.models import AuditEvent, Player
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.problems import PROBLEM_CONTENT_TYPE
 from tests.factories import PlayerFactory
 from tests.helpers import freeze_now
 from tests.races import race

@@ -150,7 +150,7 @@ def test_the_wallet_shows_what_the_operators_wallet_reports(operator, player, pl
     GET players/{id}/wallet ask it (a balance call) and show it beside the platform
     wallet, which only holds money in transit."""
     from gin_platform.demo.seamless_wallet import OperatorWalletServer
-    from gin_platform.services import api_key_create
+    from gin_platform.tenancy.services import api_key_create
     from tests.factories import SYSTEM
 
     with OperatorWalletServer(secret=operator.webhook_secret, timeout_sleep=0.6) as server:

@@ -15,7 +15,7 @@ from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
-from gin_platform.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gin_platform.openapi import problem_example, problem_response
+from gin_platform.http.openapi import problem_example, problem_response
 from wallet.api.examples import OPERATOR_ID, PLAYER_ID, request, response
 from wallet.problems import (
     AlreadyReversedProblem,

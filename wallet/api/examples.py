@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-from gin_platform.openapi import problem_example, problem_response
+from gin_platform.http.openapi import problem_example, problem_response
 from wallet.problems import (
     AlreadyReversedProblem,
     AmountInvalidProblem,

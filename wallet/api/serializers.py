@@ -16,7 +16,7 @@ from rest_framework import serializers
 from gin_platform.api.fields import DecimalString, TargetUrl
 from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import KYC_STATUSES, DisplayedMoney, Money
-from gin_platform.parsers import json_shape
+from gin_platform.http.parsers import json_shape
 from wallet.models import (
     Account,
     ApprovalRequest,

@@ -18,13 +18,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
-from gin_platform import staff
 from gin_platform.api.inputs import validated
-from gin_platform.pagination import CheckedCursorPagination
-from gin_platform.permissions import HasStaffPermission, IsStaff
-from gin_platform.principals import actor_for
-from gin_platform.problems import NotFoundProblem
+from gin_platform.http.pagination import CheckedCursorPagination
+from gin_platform.http.permissions import HasStaffPermission, IsStaff
+from gin_platform.http.problems import NotFoundProblem
+from gin_platform.staff.scope import in_scope, operator_scope
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import actor_for
 from wallet import services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import approval_examples, examples, presenters
@@ -52,14 +52,14 @@ if TYPE_CHECKING:
 def scoped_operator(request: Request, operator_id: object) -> Operator:
     """The operator, or 404 when it is outside the staff user's scope (as if unknown)."""
     operator = platform_selectors.operator_get(operator_id=operator_id)
-    if not staff.in_scope(request.user, operator.pk):
+    if not in_scope(request.user, operator.pk):
         raise NotFoundProblem(f"No operator {operator_id}")
     return operator
 
 
 def scoped_transaction(request: Request, transaction_id: str):
     txn = transactions.transaction_get(transaction_id=transaction_id)
-    if not staff.in_scope(request.user, txn.operator_id):
+    if not in_scope(request.user, txn.operator_id):
         raise NotFoundProblem(f"No ledger transaction {transaction_id}")
     return txn
 
@@ -301,7 +301,7 @@ class StaffApprovalListCreateView(GenericAPIView):
     def get(self, request: Request) -> Response:
         values = validated(ApprovalFilterInput, request.query_params)
         rows = approvals.approval_list(
-            operator_ids=staff.operator_scope(request.user),
+            operator_ids=operator_scope(request.user),
             status=values.get("status"),
         )
         page = self.paginate_queryset(rows)
@@ -357,7 +357,7 @@ class StaffApprovalDetailView(APIView):
     )
     def get(self, request: Request, approval_id: str) -> Response:
         row = approvals.approval_get(
-            approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
+            approval_id=approval_id, operator_ids=operator_scope(request.user)
         )
         return Response(ApprovalOutput(presenters.approval(row)).data)
 
@@ -368,7 +368,7 @@ class _ApprovalDecisionView(APIView):
 
     def post(self, request: Request, approval_id: str) -> Response:
         row = approvals.approval_get(
-            approval_id=approval_id, operator_ids=staff.operator_scope(request.user)
+            approval_id=approval_id, operator_ids=operator_scope(request.user)
         )
         values = validated(ApprovalDecisionInput, request.data)
         decided = self.decide(approval=row, user=request.user, note=values["note"])

@@ -2,7 +2,7 @@
 
 - Operator (API key, ``IsOperator``): a player's wallet, deposits, withdrawals, transactions,
   limits and self-exclusion; the operator's cashier caps. Players of another operator are
-  404 (``gin_platform.selectors.player_get``). Writes need an Idempotency-Key.
+  404 (``gin_platform.tenancy.selectors.player_get``). Writes need an Idempotency-Key.
 - Player (session token, ``IsPlayer``): their own wallet and transactions; topping their
   practice chips back up (idempotent by nature: at most one top-up per period, a second
   request is ``practice-top-up-too-soon`` naming the first).
@@ -20,17 +20,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform import selectors as platform_selectors
 from gin_platform.api.inputs import NoBody, validated
-from gin_platform.idempotency import HEADER as IDEMPOTENCY_HEADER
-from gin_platform.idempotency import idempotent
-from gin_platform.permissions import IsOperator, IsPlayer
-from gin_platform.principals import (
+from gin_platform.http.idempotency import HEADER as IDEMPOTENCY_HEADER
+from gin_platform.http.idempotency import idempotent
+from gin_platform.http.permissions import IsOperator, IsPlayer
+from gin_platform.http.problems import Problem
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import (
     operator_or_player_principal,
     operator_principal,
     player_principal,
 )
-from gin_platform.problems import Problem
 from wallet import services
 from wallet.amounts import parse_amount, parse_currency
 from wallet.api import examples, presenters

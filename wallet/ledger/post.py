@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from gin_platform.audit import audit_event
 from gin_platform.models import AuditEvent, Operator, Player
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet.ledger.lines import Line, transfer_lines, unbalanced_books, unbalanced_currencies
 from wallet.ledger.write import ledger_write
 from wallet.models import Account, LedgerEntry, LedgerTransaction

@@ -5,7 +5,7 @@ may go negative) and the ``seamless_*`` ledger kinds (the kind column grows to 2
 
 import django.db.models.deletion
 import django.utils.timezone
-import gin_platform.webhook_targets
+import gin_platform.events.webhook_targets
 import uuid
 from django.db import migrations, models
 
@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('mode', models.CharField(choices=[('transfer', 'Transfer'), ('seamless', 'Seamless')], default='transfer', max_length=16)),
-                ('base_url', models.CharField(blank=True, default='', max_length=200, validators=[gin_platform.webhook_targets.validate_webhook_url])),
+                ('base_url', models.CharField(blank=True, default='', max_length=200, validators=[gin_platform.events.webhook_targets.validate_webhook_url])),
                 ('timeout_ms', models.PositiveIntegerField(default=3000)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),

@@ -1,6 +1,6 @@
 """Network play's money (docs/network.md "Money between operators"): the network position
 account kind, the net settlement's ledger and approval kinds with their permissions (given
-to the finance and admin roles, gin_platform/staff.py), and on PostgreSQL the deferred
+to the finance and admin roles, gin_platform/staff/roles.py), and on PostgreSQL the deferred
 zero-sum trigger of migration 0002 made stricter: every transaction sums to zero per
 currency within each operator's books (so overall too)."""
 
@@ -80,7 +80,7 @@ def _sql(sql: str):
 
 def grant(apps, schema_editor) -> None:
     """The finance and admin roles may propose and approve net settlements (roles that do
-    not exist yet get them when gin_platform.staff.roles_sync creates them)."""
+    not exist yet get them when gin_platform.staff.roles.roles_sync creates them)."""
     content_type_model = apps.get_model("contenttypes", "ContentType")
     permission_model = apps.get_model("auth", "Permission")
     group_model = apps.get_model("auth", "Group")

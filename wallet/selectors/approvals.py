@@ -1,11 +1,11 @@
 """Reads of the four-eyes approval requests (wallet.services.approvals), scoped to the
-operators a staff user may see (gin_platform/staff.py)."""
+operators a staff user may see (gin_platform/staff/scope.py)."""
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from gin_platform.problems import NotFoundProblem
+from gin_platform.http.problems import NotFoundProblem
 from wallet.models import ApprovalRequest
 
 

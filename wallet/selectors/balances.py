@@ -3,7 +3,7 @@ each player put into an escrow (its contributions: buy-ins minus refunds, a reve
 counted like the original).
 
 Operator scoping happens before these are called: views resolve the player with
-``gin_platform.selectors.player_get`` (another operator's player is a 404), and every query
+``gin_platform.tenancy.selectors.player_get`` (another operator's player is a 404), and every query
 here is then restricted to that player's rows.
 """
 

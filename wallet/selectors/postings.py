@@ -17,7 +17,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
 
 from gin_platform.models import Operator, Player
-from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.request_path.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
     CashierCaps,
@@ -50,7 +50,8 @@ def escrow_with_replay(
     return cast("WithAnnotations[Account, EscrowReplayAnnotations] | None", next(iter(rows), None))
 
 
-# Compiled once per process thread (gin_platform/precompiled.py): every refund and settlement.
+# Compiled once per process thread (gin_platform/request_path/precompiled.py): every refund and
+# settlement.
 _ESCROW_WITH_REPLAY = PrecompiledQuery(
     lambda game_ref, currency, reference: (
         Account.objects.filter(kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency)

@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Q
 
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.precompiled import PrecompiledQuery
+from gin_platform.request_path.precompiled import PrecompiledQuery
 from wallet.models import Account, LedgerTransaction, OperatorWallet, WalletCall
 
 Kind = LedgerTransaction.Kind
@@ -26,7 +26,8 @@ def is_seamless(*, operator_id: Any) -> bool:
     return bool(_SEAMLESS_WALLET.fetch(operator_id))
 
 
-# Compiled once per process thread (gin_platform/precompiled.py): every settlement asks.
+# Compiled once per process thread (gin_platform/request_path/precompiled.py): every settlement
+# asks.
 _SEAMLESS_WALLET = PrecompiledQuery(
     lambda operator_id: OperatorWallet.objects.filter(
         operator_id=operator_id, mode=OperatorWallet.Mode.SEAMLESS

@@ -9,8 +9,8 @@ from datetime import datetime
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Player
-from gin_platform.problems import NotFoundProblem
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 
 Kind = LedgerTransaction.Kind

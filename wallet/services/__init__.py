@@ -35,7 +35,7 @@ Transactions: durable, or designed to run inside a caller's transaction.
 - Savepoints of the caller's transaction (plain ``transaction.atomic``), on purpose:
   - ``deposit``, ``withdraw``, ``player_limit_set``, ``self_exclusion_create`` and
     ``practice_chips_top_up``: the operator endpoints run them inside the Idempotency-Key
-    transaction (gin_platform.idempotency), so the effect and the stored answer commit
+    transaction (gin_platform.http.idempotency), so the effect and the stored answer commit
     together or not at all;
   - ``table_buy_in`` and ``table_refund``: games take or free a seat inside their own
     transaction, so the seat and its money commit together;

@@ -14,9 +14,9 @@ the operator and the network that zeroes what was outstanding at a cut-off,
 wallet/services/network.py) follow the same path. The proposer can never approve or
 reject their own request (``four-eyes-required``), and
 each step needs its permission (``wallet.propose_<kind>``, ``wallet.approve_<kind>``: the
-roles of gin_platform/staff.py). The proposer's right to propose is checked when the request
+roles of gin_platform/staff/roles.py). The proposer's right to propose is checked when the request
 is proposed, again when it is approved and again when it executes
-(``staff.proposer_refusal``): a proposer deactivated, without the kind's propose permission
+(``four_eyes.proposer_refusal``): a proposer deactivated, without the kind's propose permission
 any more, or no longer in scope of the request's operator leaves a request that is recorded
 ``failed`` (``proposer-not-entitled``) and never runs. Every step writes its audit row.
 
@@ -33,12 +33,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform import selectors as platform_selectors
-from gin_platform import staff
 from gin_platform.audit import audit_record
+from gin_platform.http.problems import PermissionDeniedProblem, Problem
 from gin_platform.models import Operator, Player
-from gin_platform.principals import Actor, actor_for
-from gin_platform.problems import PermissionDeniedProblem, Problem
+from gin_platform.staff.four_eyes import REQUEST_TEXT_LENGTH, proposer_refusal, request_text
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor, actor_for
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import check_amount, check_funds, check_reference
 from wallet.ledger.post import post_transfer
@@ -70,7 +70,7 @@ Kind = LedgerTransaction.Kind
 ApprovalKind = ApprovalRequest.Kind
 Status = ApprovalRequest.Status
 CREDIT, DEBIT = "credit", "debit"
-REASON_LENGTH = staff.REQUEST_TEXT_LENGTH
+REASON_LENGTH = REQUEST_TEXT_LENGTH
 
 
 def adjustment_reference(*, operator_id: Any, reference: str) -> str:
@@ -240,7 +240,7 @@ def approval_propose(
     _need(user, "propose", kind)
     if not isinstance(payload, dict):
         raise ApprovalInvalidProblem("payload must be an object", field="payload")
-    reason = staff.request_text(reason, "reason")
+    reason = request_text(reason, "reason")
     if kind == ApprovalKind.REVERSAL:
         operator, clean = _reversal_payload(payload)
     elif kind == ApprovalKind.CASHIER_CAPS:
@@ -267,7 +267,7 @@ def approval_propose(
 
 # --- Decisions ------------------------------------------------------------------------------
 def _proposer_refusal(*, kind: str, user_id: Any, operator: Operator | None) -> str | None:
-    return staff.proposer_refusal(
+    return proposer_refusal(
         user_id=user_id,
         permission=f"wallet.propose_{kind}",
         operator_id=operator.pk if operator is not None else None,
@@ -367,7 +367,7 @@ def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") ->
     """Approve and execute, atomically, under the request's row lock (then the action's own
     locks). Executed already: returned unchanged. Refused by the ledger, or proposed by
     someone who may no longer propose it: recorded failed, nothing executed."""
-    note = staff.request_text(note, "note", required=False)
+    note = request_text(note, "note", required=False)
     _check_decider(approval, user)
     try:
         with transaction.atomic():
@@ -396,7 +396,7 @@ def approval_approve(*, approval: ApprovalRequest, user: Any, note: str = "") ->
 @transaction.atomic
 def approval_reject(*, approval: ApprovalRequest, user: Any, note: str = "") -> ApprovalRequest:
     """Close a pending request without running it."""
-    note = staff.request_text(note, "note", required=False)
+    note = request_text(note, "note", required=False)
     _check_decider(approval, user)
     locked = lock_approval(approval_id=approval.pk)
     if locked.status != Status.PENDING:

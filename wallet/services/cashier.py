@@ -24,12 +24,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
-from gin_platform.event_types import player_ref
+from gin_platform.events.catalogue import player_ref
+from gin_platform.events.webhooks import webhook_enqueue, webhook_enqueue_after_rollback
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
-from gin_platform.webhooks import webhook_enqueue, webhook_enqueue_after_rollback
+from gin_platform.tenancy.principals import Actor
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import (
     MAX_AMOUNT,
@@ -124,7 +124,7 @@ def _own_reference(reference: str) -> str:
 def _cashier_event(
     *, player: Player, txn: LedgerTransaction, wallet: Account, amount: int
 ) -> dict[str, Any]:
-    """deposit.completed / withdrawal.completed (gin_platform/event_types.py)."""
+    """deposit.completed / withdrawal.completed (gin_platform/events/catalogue.py)."""
     return {
         **player_ref(player),
         "transaction_id": txn.pk,
@@ -139,7 +139,7 @@ def _refusal_recorded(
 ) -> Callable[..., LedgerTransaction]:
     """deposit.refused / withdrawal.refused: the refusal rolls the service's transaction
     back, so its event is recorded after the rollback (once per Idempotency-Key, never for a
-    replay: gin_platform.webhooks.webhook_enqueue_after_rollback)."""
+    replay: gin_platform.events.webhooks.webhook_enqueue_after_rollback)."""
 
     @functools.wraps(service)
     def recorded(**kwargs: Any) -> LedgerTransaction:

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet.ledger.checks import check_funds, check_reference
 from wallet.ledger.lines import lines_on
 from wallet.ledger.post import post

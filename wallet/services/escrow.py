@@ -14,7 +14,7 @@ from django.db import transaction
 
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import (
     check_active,

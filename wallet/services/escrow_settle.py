@@ -18,10 +18,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from gin_platform import selectors as platform_selectors
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.principals import Actor
+from gin_platform.tenancy import selectors as platform_selectors
+from gin_platform.tenancy.principals import Actor
 from wallet.amounts import parse_currency
 from wallet.ledger.accounts import account_identity, in_key_order, resolve_and_lock
 from wallet.ledger.checks import MAX_AMOUNT, check_game_ref, check_metadata, check_reference

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet.ledger.checks import check_active, check_reference
 from wallet.ledger.keys import AccountKey, AccountKind, house_key, player_key, shard_for
 from wallet.ledger.post import post_transfer

@@ -20,9 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
+from gin_platform.http.problems import Problem
 from gin_platform.money import PRACTICE_CURRENCY, is_decimal_string
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
+from gin_platform.tenancy.principals import Actor
 from wallet import fx
 from wallet.amounts import parse_currency
 from wallet.models import RATE_DECIMAL_PLACES, RATE_MAX_DIGITS, ExchangeRate

@@ -20,11 +20,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from gin_platform.audit import audit_record
-from gin_platform.event_types import player_ref
+from gin_platform.events.catalogue import player_ref
+from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
-from gin_platform.webhooks import webhook_enqueue
+from gin_platform.tenancy.principals import Actor
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import MAX_AMOUNT
 from wallet.ledger.post import LedgerInvariantError

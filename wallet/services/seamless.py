@@ -42,10 +42,10 @@ from django.utils import timezone
 
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
+from gin_platform.events.webhook_targets import target_url_problem
 from gin_platform.models import Operator, Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
-from gin_platform.principals import Actor
-from gin_platform.webhook_targets import target_url_problem
+from gin_platform.tenancy.principals import Actor
 from wallet.ledger.checks import check_amount
 from wallet.ledger.keys import AccountKind, house_key, player_key, shard_for
 from wallet.ledger.post import post_transfer
@@ -116,7 +116,7 @@ def check_transfer_mode(*, player: Player, seamless: bool | None = None) -> None
 # --- Settings ------------------------------------------------------------------------------
 def _base_url_problem(base_url: str) -> str | None:
     """Why ``base_url`` cannot be a seamless wallet's base URL, or None: the rules of a
-    webhook URL (gin_platform.webhook_targets: http(s), a valid host that is not and does
+    webhook URL (gin_platform.events.webhook_targets: http(s), a valid host that is not and does
     not resolve to a private address, no user name or password, no fragment), and no
     ``?query``, since the platform appends ``/balance``, ``/debit``... to it."""
     if problem := target_url_problem(base_url):

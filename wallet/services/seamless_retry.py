@@ -23,10 +23,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Player
 from gin_platform.money import money_dict
-from gin_platform.principals import Actor
-from gin_platform.webhooks import webhook_enqueue
+from gin_platform.tenancy.principals import Actor
 from wallet.models import OperatorWallet, WalletCall
 from wallet.seamless_client import wallet_call_send
 from wallet.selectors import seamless as selectors

@@ -3,10 +3,10 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from gin_platform import services
+from gin_platform.http.problems import Problem
 from gin_platform.models import Operator
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
+from gin_platform.tenancy import services
+from gin_platform.tenancy.principals import Actor
 
 
 class Command(BaseCommand):

@@ -14,14 +14,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
-from gin_platform import services
 from gin_platform.demo.client import ApiClient
 from gin_platform.demo.play import PortTaken, play
 from gin_platform.demo.scenario import Scenario
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.demo.server import running_server
-from gin_platform.principals import Actor
-from gin_platform.staff import ADMIN
+from gin_platform.staff.roles import ADMIN
+from gin_platform.tenancy import services
+from gin_platform.tenancy.principals import Actor
 
 
 class Command(BaseCommand):

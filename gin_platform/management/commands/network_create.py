@@ -3,9 +3,9 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from gin_platform import selectors, services
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
+from gin_platform.http.problems import Problem
+from gin_platform.tenancy import selectors, services
+from gin_platform.tenancy.principals import Actor
 
 
 class Command(BaseCommand):

@@ -6,9 +6,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from games import services
 from games.api.serializers import RoomCreateInput
-from gin_platform import selectors
-from gin_platform.principals import Actor
-from gin_platform.problems import Problem
+from gin_platform.http.problems import Problem
+from gin_platform.tenancy import selectors
+from gin_platform.tenancy.principals import Actor
 
 
 class Command(BaseCommand):

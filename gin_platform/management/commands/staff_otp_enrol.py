@@ -3,8 +3,8 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from gin_platform import staff
-from gin_platform.principals import Actor
+from gin_platform.staff.otp import staff_otp_enrol
+from gin_platform.tenancy.principals import Actor
 
 
 class Command(BaseCommand):
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"no user {options['username']!r}")
         try:
-            device = staff.staff_otp_enrol(
+            device = staff_otp_enrol(
                 user=user, actor=Actor.system("staff_otp_enrol"), replace=options["replace"]
             )
         except ValueError as exc:

@@ -9,7 +9,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from gin_platform.asgi import application
+from gin_platform.project.asgi import application
 
 TIMEOUT = 5
 

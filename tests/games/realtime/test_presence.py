@@ -9,7 +9,7 @@ from django.core.cache import cache
 
 from games.realtime import presence
 from games.realtime.audience import match_audiences
-from gin_platform.cache import redis_client
+from gin_platform.request_path.cache import redis_client
 
 MATCH_ID = 987_654_321
 LOCAL_MEMORY = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -22,7 +22,7 @@ from games.realtime import consumers, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.consumers import MatchSocketConsumer
 from gin_platform.models import PlayerSession, SocketTicket
-from gin_platform.services import player_session_create
+from gin_platform.tenancy.services import player_session_create
 from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from gin_platform.principals import Actor
+from gin_platform.tenancy.principals import Actor
 from wallet.services import RateRowError, exchange_rates_load
 
 

@@ -1,0 +1,155 @@
+"""The catalogue of operator events: every type the platform records and sends, with what it
+means and the serializer that documents its ``data`` (docs/webhooks.md "Event types").
+
+``webhook_enqueue`` refuses a type that is not here; the OpenAPI document's ``webhooks``
+section has one entry per type (gin_platform/api/event_webhooks.py and
+settlement/api/webhooks.py), and tests/platform/test_openapi_document.py checks the three
+agree with what the code sends.
+
+Payload conventions, the same as ``game.settled`` and the REST API: a player is named by the
+operator's ``player_id`` and ``external_ref`` (the operator's own data); money is an object
+``{"amount": "<decimal string>", "currency": "<code>"}`` (gin_platform.money.money_dict);
+nothing a player could not see (``hand.ended`` has the result, never the cards).
+``game.finished`` keeps its historical shape: ``data.result`` is the games contract, amounts
+in minor units.
+
+Payload serializers are named by dotted path, like SPECTACULAR_SETTINGS: gin_platform does
+not import the apps (pyproject.toml, import-linter); ``payload_serializer`` imports one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.module_loading import import_string
+
+ALL = "*"  # a subscription to every type, present and future
+
+
+@dataclass(frozen=True)
+class EventType:
+    name: str
+    description: str
+    payload: str  # dotted path of the serializer documenting ``data``
+    summary: str
+
+
+def _event(name: str, summary: str, description: str, payload: str) -> EventType:
+    return EventType(name=name, summary=summary, description=description, payload=payload)
+
+
+_DATA = "gin_platform.api.event_serializers."
+
+EVENT_TYPES: dict[str, EventType] = {
+    event.name: event
+    for event in (
+        _event(
+            "deposit.completed",
+            "A deposit was credited",
+            "A deposit was credited to the player's wallet (POST .../wallet/deposits).",
+            _DATA + "CashierEventData",
+        ),
+        _event(
+            "deposit.refused",
+            "A deposit was refused",
+            "A deposit was refused (limits, caps, self-exclusion, inactive player...); nothing "
+            "moved. Sent once per request, never for an Idempotency-Key replay.",
+            _DATA + "CashierRefusedEventData",
+        ),
+        _event(
+            "withdrawal.completed",
+            "A withdrawal was paid out",
+            "A withdrawal was debited from the player's wallet (POST .../wallet/withdrawals).",
+            _DATA + "CashierEventData",
+        ),
+        _event(
+            "withdrawal.refused",
+            "A withdrawal was refused",
+            "A withdrawal was refused (KYC, funds, caps...); nothing moved. Sent once per "
+            "request, never for an Idempotency-Key replay.",
+            _DATA + "CashierRefusedEventData",
+        ),
+        _event(
+            "limit.changed",
+            "A player's limit was changed",
+            "A deposit or loss limit was set, lowered, raised or removed. A decrease applies at "
+            "once; an increase or removal at `effective_at` (24 h later): no second event is "
+            "sent when it takes effect.",
+            _DATA + "LimitChangedEventData",
+        ),
+        _event(
+            "self_exclusion.started",
+            "A player excluded themselves",
+            "A self-exclusion began: no deposits and no real-money seats until `ends_at`.",
+            _DATA + "SelfExclusionEventData",
+        ),
+        _event(
+            "seat.taken",
+            "A player sat down",
+            "A player took a seat; at a money table the buy-in moved into the game's escrow.",
+            _DATA + "SeatTakenEventData",
+        ),
+        _event(
+            "seat.left",
+            "A player left a seat",
+            "A player left before the game started (buy-in refunded) or left a running game "
+            "(a forfeit: `forfeited` true, the result follows in game.finished).",
+            _DATA + "SeatLeftEventData",
+        ),
+        _event(
+            "hand.ended",
+            "A hand ended",
+            "A hand of a match ended: how, who won it and the points. Never the cards.",
+            _DATA + "HandEndedEventData",
+        ),
+        _event(
+            "game.finished",
+            "A game has its result",
+            "A match ended; its money moves next (game.settled).",
+            "settlement.api.serializers.GameFinishedDataOutput",
+        ),
+        _event(
+            "game.settled",
+            "A game's money has been posted",
+            "Settlement posted the game to the ledger, exactly once per game.",
+            "settlement.api.serializers.GameSettledDataOutput",
+        ),
+        _event(
+            "settlement.failed",
+            "A game could not be settled",
+            "Settling a finished game failed with an error that retrying will not fix; the "
+            "game stays finished and unpaid until the platform team acts. Once per game.",
+            _DATA + "SettlementFailedEventData",
+        ),
+        _event(
+            "wallet.call_failed",
+            "A call to the operator's wallet failed",
+            "A seamless-wallet call (a credit or rollback we owe the player) to the "
+            "operator's wallet has gone unacknowledged for WALLET_CREDIT_ALERT_SECONDS; it "
+            "is still being retried. Sent once per call (wallet.services.seamless).",
+            _DATA + "WalletCallFailedEventData",
+        ),
+    )
+}
+
+
+class UnknownEventType(ValueError):
+    """A programming error: every event type must be in the catalogue."""
+
+
+def event_type_get(name: str) -> EventType:
+    try:
+        return EVENT_TYPES[name]
+    except KeyError:
+        raise UnknownEventType(f"{name!r} is not in gin_platform.events.catalogue") from None
+
+
+def payload_serializer(name: str) -> Any:
+    """The serializer class documenting the ``data`` of events of type ``name``."""
+    return import_string(event_type_get(name).payload)
+
+
+def player_ref(player: Any) -> dict[str, str]:
+    """How a payload names a player: the operator's player id and its own reference."""
+    return {"player_id": str(player.pk), "external_ref": player.external_ref}
