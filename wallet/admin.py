@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from gin_platform.admin.audited import ReadOnlyAdmin
 from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
 from gin_platform.http.problems import Problem
+from wallet import services
 from wallet.models import (
     Account,
     ApprovalRequest,
@@ -194,8 +195,6 @@ class ApprovalRequestAdmin(ReadOnlyAdmin):
         return any(user.has_perm(f"wallet.approve_{kind}") for kind in ApprovalRequest.Kind)
 
     def _decide(self, request, queryset, decide, verb: str) -> None:
-        from wallet import services
-
         done = 0
         for approval in queryset.order_by("pk"):
             try:
