@@ -1,6 +1,7 @@
 """The suite checks what it claims: every test asserts something (an ``assert``,
 ``pytest.raises``/``warns``/``fail``, or a helper of the suite that does), found by reading
-the tests' code."""
+the tests' code. And the tree keeps its layout rules: no module of an app over 600 lines, no
+``_name`` taken from another module."""
 
 from __future__ import annotations
 
@@ -188,3 +189,159 @@ def test_every_slow_test_is_listed_in_docs_testing_md():
     section = page.split("## Slow tests", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"`(tests/[\w/]+\.py::test_\w+)(?:\[[^\]`]*\])?`", section))
     assert listed == slow_tests()
+
+
+# --- The layout rules of the whole tree (docs/testing.md "Shared helpers") -------------------
+ROOT = TESTS.parent
+APPS = ("gin_platform", "games", "wallet", "settlement")
+MAX_LINES = 600
+# Underscore names that are not the project's to hide: documented API of Django and the
+# standard library that only looks private, and library hooks with no public equivalent.
+# Read on a name imported from another module (or imported, for a qualified one), they are
+# no reach-in.
+NOT_THE_PROJECTS = {
+    "_meta": "Django: a model's options (the documented Model._meta API)",
+    "_default_manager": "Django: a model's default manager (documented)",
+    "_base_manager": "Django: a model's base manager (documented)",
+    "_asdict": "the standard library: a named tuple's documented methods",
+    "_replace": "the standard library: a named tuple's documented methods",
+    "_fields": "the standard library: a named tuple's documented attributes",
+    "_make": "the standard library: a named tuple's documented methods",
+    "_after_fork": "Celery: an app drops its pooled broker connections and producers, as a "
+    "forked child does (tests/broker.py points the app at another broker); no public way",
+    "channels_redis.utils._consistent_hash": "channels-redis: the shard the pub/sub layer "
+    "uses for a channel, which games/realtime/layer_send.py must choose exactly alike",
+}
+
+
+def python_files(*tops: str) -> list[Path]:
+    """Every module under the given top-level folders, migrations and benchmarks left out."""
+    return sorted(
+        path
+        for top in tops
+        for path in (ROOT / top).rglob("*.py")
+        if "migrations" not in path.parts and "benchmarks" not in path.parts
+    )
+
+
+def test_no_module_of_any_app_is_over_600_lines():
+    """The 600-line rule, for every app (migrations excepted)."""
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in python_files(*APPS)
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_from(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module an ``ImportFrom`` reads (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def private_reach_ins(path: Path, root: Path = ROOT, tops: tuple[str, ...] = ()) -> list[str]:
+    """Every ``_name`` this module takes from another module: ``from x import _y``, and
+    ``x._y`` where ``x`` is a name it imported from a module of the project (a module, a
+    class, a function: ``from games.services import play`` then ``play._deal``; ``import
+    games.services.play`` then ``games.services.play._deal``). ``from x import y as _y`` is
+    fine: the name taken is ``y``."""
+    tops = tops or (*APPS, "tests")
+    module = module_name(path, root)
+    tree = ast.parse(path.read_text(), filename=str(path))
+    here = f"{path.relative_to(root)}"
+    found: list[tuple[int, str]] = []
+    imported: dict[str, str] = {}  # local name -> the dotted name it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = imported_from(node, module, path.name == "__init__.py")
+            for alias in node.names:
+                if is_private(alias.name) and f"{source}.{alias.name}" not in NOT_THE_PROJECTS:
+                    found.append((node.lineno, f"from {source} import {alias.name}"))
+                if source.split(".")[0] in tops:
+                    imported[alias.asname or alias.name] = f"{source}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in tops:
+                    if alias.asname:
+                        imported[alias.asname] = alias.name
+                    else:  # `import a.b.c` binds `a`; the chain a.b.c is the module
+                        imported[alias.name] = alias.name
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and is_private(node.attr)):
+            continue
+        if node.attr in NOT_THE_PROJECTS:
+            continue
+        dotted = dotted_name(node.value)
+        if dotted in imported:
+            found.append((node.lineno, f"{imported[dotted]}.{node.attr}"))
+    return [f"{here}:{line} {what}" for line, what in sorted(found)]
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def test_no_module_takes_a_private_name_from_another():
+    """A ``_name`` stays inside its module: a name another module uses is public, with a
+    docstring. The apps and the suite alike (NOT_THE_PROJECTS are the exceptions)."""
+    assert [
+        reach_in for path in python_files(*APPS, "tests") for reach_in in private_reach_ins(path)
+    ] == []
+
+
+def test_the_scan_finds_each_kind_of_reach_in(tmp_path):
+    """The scan itself: a private name imported, absolutely or relatively, or read from an
+    imported module, class or dotted module path is found; an alias to a private name, a
+    documented underscore name, a private name of the module's own or of an object the
+    module made is not."""
+    package = tmp_path / "app"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text("def _secret():\n    pass\n")
+    probe = package / "probe.py"
+    probe.write_text(
+        "import app.core\n"
+        "from app import core\n"
+        "from app.core import Model, public as _public\n"
+        "from app.core import _secret\n"
+        "from .core import _relative\n"
+        "from . import core as c\n\n"
+        "def _mine():\n    pass\n\n"
+        "def use(thing):\n"
+        "    _mine()\n"
+        "    thing._anything\n"
+        "    Model._meta\n"
+        "    Model._hidden\n"
+        "    core._secret()\n"
+        "    c._other\n"
+        "    app.core._dotted\n"
+    )
+    found = private_reach_ins(probe, root=tmp_path, tops=("app",))
+    assert found == [
+        "app/probe.py:4 from app.core import _secret",
+        "app/probe.py:5 from app.core import _relative",
+        "app/probe.py:15 app.core.Model._hidden",
+        "app/probe.py:16 app.core._secret",
+        "app/probe.py:17 app.core._other",
+        "app/probe.py:18 app.core._dotted",
+    ]

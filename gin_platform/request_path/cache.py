@@ -79,7 +79,7 @@ def redis_script(cache, source: str, name: str) -> tuple | None:
     return client, script
 
 
-class _Warner:
+class IntervalWarner:
     """Logs the cache-unreachable warning at most once per interval in this process."""
 
     def __init__(self, interval: float) -> None:
@@ -100,7 +100,7 @@ class _Warner:
         )
 
 
-_cache_warning = _Warner(WARNING_INTERVAL)
+_cache_warning = IntervalWarner(WARNING_INTERVAL)
 
 
 def warn_cache_unreachable(key: str) -> None:

@@ -358,7 +358,7 @@ def test_an_unreachable_cache_lets_requests_through_with_one_warning(
     operator_client, settings, rates, monkeypatch, caplog
 ):
     rates("operator", "1/min")
-    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend._Warner(60))
+    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend.IntervalWarner(60))
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
             "BACKEND": "gin_platform.request_path.cache.RedisCache",
@@ -563,7 +563,7 @@ def test_spoofed_forwarded_addresses_do_not_escape_the_failure_throttle():
 
 @pytest.mark.django_db
 def test_an_unreachable_cache_lets_authentication_through(operator_key, settings, monkeypatch):
-    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend._Warner(60))
+    monkeypatch.setattr(cache_backend, "_cache_warning", cache_backend.IntervalWarner(60))
     settings.CACHES = {
         "default": {
             "BACKEND": "gin_platform.request_path.cache.RedisCache",
