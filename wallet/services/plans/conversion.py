@@ -52,20 +52,17 @@ def stake_conversion(
     paid = fx.convert_minor(
         amount, base=room_currency, quote=wallet_currency, rate=quote.rate, rounding=fx.PLAYER_PAYS
     )
-    return Conversion(
+    return _conversion(
+        quote=quote,
+        player_id=player_id,
+        amount=amount,
         converted=paid,
+        rounding=fx.PLAYER_PAYS,
+        direction=f"{wallet_currency}->{room_currency}",
         lines=[
             Line(fx_wallet, paid, "fx", player_id),
             Line(fx_room, -amount, "fx", player_id),
         ],
-        snapshot=quote.snapshot()
-        | {
-            "player": str(player_id),
-            "amount": amount,
-            "converted": paid,
-            "rounding": fx.PLAYER_PAYS,
-            "direction": f"{wallet_currency}->{room_currency}",
-        },
     )
 
 
@@ -87,18 +84,37 @@ def payout_conversion(
     credited = fx.convert_minor(
         amount, base=room_currency, quote=wallet_currency, rate=quote.rate, rounding=fx.HOUSE_PAYS
     )
-    return Conversion(
+    return _conversion(
+        quote=quote,
+        player_id=player_id,
+        amount=amount,
         converted=credited,
+        rounding=fx.HOUSE_PAYS,
+        direction=f"{room_currency}->{wallet_currency}",
         lines=[
             Line(fx_room, amount, "fx", player_id),
             Line(fx_wallet, -credited, "fx", player_id),
         ],
-        snapshot=quote.snapshot()
-        | {
-            "player": str(player_id),
-            "amount": amount,
-            "converted": credited,
-            "rounding": fx.HOUSE_PAYS,
-            "direction": f"{room_currency}->{wallet_currency}",
-        },
     )
+
+
+def _conversion(
+    *,
+    quote: Quote,
+    player_id: Any,
+    amount: int,
+    converted: int,
+    rounding: str,
+    direction: str,
+    lines: list[Line[AccountKey]],
+) -> Conversion:
+    """The conversion's lines and the snapshot its audit row keeps: the rate, the amounts
+    on both sides and the rounding that favoured the house."""
+    snapshot = quote.snapshot() | {
+        "player": str(player_id),
+        "amount": amount,
+        "converted": converted,
+        "rounding": rounding,
+        "direction": direction,
+    }
+    return Conversion(converted=converted, lines=lines, snapshot=snapshot)
