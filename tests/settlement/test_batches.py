@@ -17,7 +17,7 @@ from games import services as game_services
 from games.models import Match
 from gin_platform.models import AuditEvent, OperatorEvent
 from gin_platform.request_path.cache import redis_client
-from settlement import ready, services
+from settlement import ready, services, tasks
 from settlement.models import Settlement
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
@@ -300,7 +300,6 @@ def test_finished_games_wait_in_the_batch_set_and_one_task_drains_them(
     time and settles them, and a game finishing after it started queues the next one."""
     client = redis_client()
     assert client is not None  # REDIS_URL (the marker) makes the cache Redis
-    from settlement import tasks
 
     client.delete(*ready.ready_keys())
     queued: list[tuple] = []

@@ -22,7 +22,7 @@ from gin_platform.project.celery import app as celery_app
 from gin_platform.request_path.cache import redis_client
 from settlement.models import Settlement
 from settlement.ready import ready_keys
-from settlement.tasks import settle_stragglers
+from settlement.tasks import settle_game, settle_stragglers
 from tests.games.factories import RoomFactory, TableFactory
 from tests.processes import stop, worker_command
 from tests.settlement.helpers import play_out, seat_two
@@ -233,8 +233,6 @@ def test_a_worker_keeps_its_database_connection_across_tasks_and_drops_it_after_
             assert len(backends) == 1, backends
             (pid, started), settled = backends[0], Settlement.objects.order_by("settled_at")
             assert started < settled.first().settled_at  # the same connection settled both
-
-            from settlement.tasks import settle_game
 
             settle_game.delay(2**62)  # no such match: the task raises
             wait_until(lambda: not worker_backends(name), timeout=30, what="the connection closed")

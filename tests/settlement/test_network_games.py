@@ -18,10 +18,12 @@ from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
+from django.db import transaction
 from django.utils import timezone
 
 from games import services as games_services
 from games.models import Match, Seat
+from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.models import OperatorEvent
 from settlement import network as network_statement
 from settlement import services as settlement_services
@@ -30,9 +32,11 @@ from settlement.statements import OTHER_OPERATOR_PLAYER_FIELDS
 from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
+from tests.settlement.helpers import finish_with, seat_two
 from tests.wallet.factories import ExchangeRateFactory, fund
 from wallet import services
 from wallet.models import Account, WalletCall
+from wallet.problems import EscrowUnbalancedProblem
 from wallet.selectors import balances, reconciliation
 from wallet.selectors import network as network_selectors
 from wallet.services import seamless as seamless_module
@@ -52,7 +56,6 @@ def _fast(monkeypatch):
 
 @pytest.fixture
 def server():
-    from gin_platform.demo.seamless_wallet import OperatorWalletServer
 
     # The secret is set once the seamless operator exists (its webhook secret).
     running = OperatorWalletServer(secret="")
@@ -231,10 +234,6 @@ def test_a_hundred_network_games_between_three_operators_agree_to_the_minor_unit
 def test_a_network_game_that_cannot_be_settled_is_reported_to_each_operator_once():
     """settlement.failed, like the game's other events, goes to the operators whose players
     sat in it (never to the network's own operator, whom nobody reads as), once."""
-    from django.db import transaction
-
-    from tests.settlement.helpers import finish_with, seat_two
-    from wallet.problems import EscrowUnbalancedProblem
 
     network = network_make().operator
     alpha, bravo = member_make(name="Alpha"), member_make(name="Bravo")

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from games import services as games_services
 from games.models import Match, Seat
 from gin_platform.tenancy.services import api_key_create, player_session_create
+from settlement.statements import statement_for_operator
 from tests.factories import SYSTEM, PlayerFactory, staff_user
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
@@ -225,7 +226,6 @@ def _today() -> str:
 
 
 def test_a_network_statement_names_other_operators_only_when_the_network_reveals_them():
-    from settlement.statements import statement_for_operator
 
     statement = {
         "lines": [

@@ -6,13 +6,17 @@ import threading
 
 import pytest
 from django.db import connection
+from rest_framework.test import APIClient
 
+from games import services as game_services
 from games.models import Match
 from gin_platform.money import PRACTICE_CURRENCY
+from gin_platform.tenancy.services import player_session_create
 from settlement import services
 from settlement.models import Settlement
-from settlement.tasks import settle_game
-from tests.factories import OperatorFactory, PlayerFactory
+from settlement.problems import GameNotFinishedProblem
+from settlement.tasks import settle_game, settle_stragglers
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.settlement.helpers import finish_with, money_result, play_out, seat_two
 from tests.wallet.factories import ExchangeRateFactory
@@ -214,8 +218,6 @@ def test_practice_game_settles_in_play_money(operator_eur):
 
 
 def test_forfeit_pays_the_opponent(operator_eur):
-    from games import services as game_services
-    from tests.factories import SYSTEM
 
     room = RoomFactory(operator=operator_eur, variant="match", target=100, stake=500, fee_bps=0)
     match = seat_two(TableFactory(room=room))
@@ -233,8 +235,6 @@ def test_a_money_play_leaver_still_ahead_wins_no_money(operator_eur):
     """R10: a player can never win money by leaving. The leaver is 95 points and 4 hands up:
     even with the opponent's target bonus the leaver's final score is the higher, so each
     takes back their cashier amount and no fee is taken."""
-    from games import services as game_services
-    from tests.factories import SYSTEM
 
     match = seat_two(TableFactory(room=money_room(operator_eur)), cashier=(9_000, 9_000))
     leaver, stayer = (match.seats.get(position=p).player for p in (0, 1))
@@ -253,10 +253,6 @@ def test_the_loser_has_lines_of_their_own_in_the_settlement(operator_eur, varian
     """Each player's history shows buy-in, result and return: the loser's stake is released
     from the escrow (``stake``) and goes to the pot (``pot``, negative), in lines tagged
     with the loser; the statement and the ledger agree, and reconciliation checks it."""
-    from rest_framework.test import APIClient
-
-    from gin_platform.tenancy.services import player_session_create
-    from tests.factories import SYSTEM
 
     room = RoomFactory(
         operator=operator_eur,
@@ -311,7 +307,6 @@ def test_settling_twice_posts_once(operator_eur):
 
 
 def test_a_game_in_play_is_not_settled(operator_eur):
-    from settlement.problems import GameNotFinishedProblem
 
     room = RoomFactory(operator=operator_eur, variant="ftk", target=None, stake=500)
     match = seat_two(TableFactory(room=room))
@@ -381,7 +376,6 @@ def test_a_finished_game_is_settled_on_commit_through_the_signal(operator_eur):
 
 
 def test_stragglers_are_found_and_settled(operator_eur, django_capture_on_commit_callbacks):
-    from settlement.tasks import settle_stragglers
 
     room = RoomFactory(operator=operator_eur, variant="ftk", target=None, stake=500)
     match = play_out(seat_two(TableFactory(room=room)))  # the on-commit never ran here

@@ -12,6 +12,9 @@ from django.utils import timezone
 from tests.factories import SYSTEM
 from tests.games.factories import RoomFactory
 from tests.wallet.factories import ExchangeRateFactory
+from wallet import services
+from wallet.selectors import rates
+from wallet.selectors.rates import display_amount
 
 pytestmark = pytest.mark.django_db
 
@@ -38,9 +41,6 @@ def test_a_process_reuses_a_display_rate_briefly_and_a_new_rate_shows_at_once(
 ):
     """Display only (R11): the rate is kept DISPLAY_RATE_SECONDS per process, and recording a
     rate drops this process's copy, so the next answer shows it."""
-    from wallet import services
-    from wallet.selectors import rates
-    from wallet.selectors.rates import display_amount
 
     def record(rate: str) -> None:
         services.exchange_rate_record(

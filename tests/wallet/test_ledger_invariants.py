@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InternalError, connection, transaction
 
 from tests.wallet.factories import SYSTEM, fund, ref
 from wallet import services
@@ -177,7 +177,6 @@ def test_the_database_refuses_an_entry_in_another_currency_than_its_account(oper
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_database_refuses_updates_and_deletes_of_ledger_rows(player):
-    from django.db import InternalError
 
     fund(player, 1000)
     for sql in (

@@ -1,6 +1,7 @@
 """Player limits (cooling-off, history), self-exclusion, and the UTC windows."""
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.utils import timezone
@@ -68,7 +69,6 @@ def test_windows_are_half_open_utc_calendar_periods(period, moment, start, end):
 
 
 def test_windows_use_utc_whatever_the_offset():
-    from zoneinfo import ZoneInfo
 
     late_in_tokyo = datetime(2026, 3, 5, 1, 0, tzinfo=ZoneInfo("Asia/Tokyo"))  # 16:00 UTC 4th
     assert window("day", late_in_tokyo).start == datetime(2026, 3, 4, tzinfo=UTC)

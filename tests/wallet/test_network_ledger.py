@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
+from django.utils import timezone
 
 from gin_platform.models import Network
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
@@ -16,6 +17,7 @@ from wallet.models import Account, LedgerEntry
 from wallet.problems import EscrowOperatorMismatchProblem, NetworkSettlementInvalidProblem
 from wallet.selectors import balances, reconciliation
 from wallet.selectors import network as network_selectors
+from wallet.selectors.seamless import wallet_mode_blockers
 from wallet.services import EscrowPayout, network_fee_split
 
 pytestmark = pytest.mark.django_db
@@ -151,7 +153,6 @@ def test_the_fee_split_gives_each_operator_at_most_its_exact_share():
 
 
 def test_a_net_settlement_zeroes_what_was_outstanding_at_its_cut_off(world):
-    from django.utils import timezone
 
     net, a, _b, alice, _bob = world
     _buy_in(alice, "match:net-4", 300, net)
@@ -235,7 +236,6 @@ def test_the_worked_example_of_the_network_docs(world):
 
 
 def test_a_stake_in_an_open_network_game_blocks_a_wallet_mode_switch(world):
-    from wallet.selectors.seamless import wallet_mode_blockers
 
     net, a, _b, alice, _bob = world
     assert wallet_mode_blockers(operator_id=a.pk)["open_escrows"] == 0

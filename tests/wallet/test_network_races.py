@@ -5,7 +5,14 @@ to zero and the ledger reconciles (docs/network.md "Money between operators").""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from datetime import timedelta
+
 import pytest
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils import timezone
 
 from games import services as games_services
 from games.models import Match, Seat
@@ -17,8 +24,10 @@ from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.races import race
 from tests.wallet.factories import ExchangeRateFactory, fund
+from tests.wallet.test_ledger_invariants import raw_entry, raw_transaction
 from wallet import services
 from wallet.models import Account, LedgerTransaction
+from wallet.problems import NetworkSettlementInvalidProblem
 from wallet.selectors import balances, reconciliation
 from wallet.selectors import network as network_selectors
 from wallet.services import EscrowPayout
@@ -52,9 +61,6 @@ def world(db):
 def _total_money() -> dict[str, int]:
     """Everything the players and house hold per currency, less what came from outside:
     zero whatever happened (no posting creates money)."""
-    from django.db.models import Sum
-
-    from wallet.models import Account
 
     rows = Account.objects.values("currency").annotate(total=Sum("balance")).order_by()
     return {row["currency"]: row["total"] for row in rows}
@@ -138,9 +144,6 @@ def test_concurrent_game_settle_retries_of_a_network_match_post_once(world, monk
 def test_the_database_refuses_a_transaction_unbalanced_within_one_operators_books(world):
     """The deferred trigger (migration 0006): summing to zero overall is not enough, each
     operator's lines must (and reconcile says so for rows that got in before)."""
-    from django.db import IntegrityError, transaction
-
-    from tests.wallet.test_ledger_invariants import raw_entry, raw_transaction
 
     network, members, players = world
     wallet = balances.wallet_account(player=players[0])  # operator A's books
@@ -157,13 +160,6 @@ def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(worl
     """Both cut-offs see the same outstanding position; the second to take the lock must
     find it settled, never pay it again. Each reads what is outstanding, then waits (at most
     2 s) for the other to have read it too: without a common lock both would pay."""
-    import contextlib
-    import threading
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from wallet.problems import NetworkSettlementInvalidProblem
 
     network, members, players = world
     game_ref = "match:race-network-2"

@@ -15,6 +15,7 @@ from tests.factories import PlayerFactory
 from tests.wallet.factories import ExchangeRateFactory
 from wallet import fx
 from wallet.models import ExchangeRate
+from wallet.problems import UnknownCurrencyProblem
 from wallet.selectors import rates as rate_selectors
 
 pytestmark = pytest.mark.django_db
@@ -102,7 +103,6 @@ def test_display_amount_same_currency_and_missing_rate(operator):
 
 
 def test_display_amount_refuses_an_unknown_currency(player):
-    from wallet.problems import UnknownCurrencyProblem
 
     with pytest.raises(UnknownCurrencyProblem):
         rate_selectors.display_amount(amount=1, currency="ZZZ", player=player)

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
+from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.models import AuditEvent
-from tests.factories import OperatorFactory
+from gin_platform.tenancy.services import api_key_create
+from tests.factories import SYSTEM, OperatorFactory
 from tests.wallet.factories import fund
 from wallet.models import OperatorWallet
 
@@ -149,9 +152,6 @@ def test_the_wallet_shows_what_the_operators_wallet_reports(operator, player, pl
     """A seamless player's money is in the operator's wallet: /me/wallet and the operator's
     GET players/{id}/wallet ask it (a balance call) and show it beside the platform
     wallet, which only holds money in transit."""
-    from gin_platform.demo.seamless_wallet import OperatorWalletServer
-    from gin_platform.tenancy.services import api_key_create
-    from tests.factories import SYSTEM
 
     with OperatorWalletServer(secret=operator.webhook_secret, timeout_sleep=0.6) as server:
         _seamless(operator, server)
@@ -162,7 +162,6 @@ def test_the_wallet_shows_what_the_operators_wallet_reports(operator, player, pl
         assert body["operator_balance"]["currency"] == player.wallet_currency
         assert body["balance"]["amount"] == "0.00"
         key = api_key_create(operator=operator, actor=SYSTEM).key
-        from rest_framework.test import APIClient
 
         operator_api = APIClient()
         operator_api.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
+from gin_platform.http.throttling import PrincipalRateThrottle
 from gin_platform.tenancy.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
@@ -34,7 +35,6 @@ START = Decimal("100.00")
 
 @pytest.fixture(autouse=True)
 def _fast(monkeypatch):
-    from gin_platform.http.throttling import PrincipalRateThrottle
 
     monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "1000000/min")
     monkeypatch.setattr(seamless_module, "QUICK_BACKOFF_SECONDS", 0.001)
