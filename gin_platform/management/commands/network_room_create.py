@@ -3,9 +3,11 @@
 import json
 
 from django.core.management.base import BaseCommand, CommandError
+from rest_framework import serializers
 
 from games import services
 from games.api.serializers import RoomCreateInput
+from gin_platform.api.inputs import validated
 from gin_platform.http.problems import Problem
 from gin_platform.tenancy import selectors
 from gin_platform.tenancy.principals import Actor
@@ -29,13 +31,12 @@ class Command(BaseCommand):
             body = json.loads(options["options"])
         except json.JSONDecodeError as exc:
             raise CommandError(f"OPTIONS is not JSON: {exc}") from exc
-        data = RoomCreateInput(data=body, context={"operator": network.operator})
-        if not data.is_valid():
-            raise CommandError(json.dumps(data.errors))
         try:
-            room = services.network_room_create(
-                actor=Actor.system("network_room_create"), **data.validated_data
-            )
+            data = validated(RoomCreateInput, body, context={"operator": network.operator})
+        except serializers.ValidationError as exc:
+            raise CommandError(json.dumps(exc.detail)) from exc
+        try:
+            room = services.network_room_create(actor=Actor.system("network_room_create"), **data)
         except Problem as exc:
             raise CommandError(exc.detail) from exc
         self.stdout.write(f"network room {room.pk}: {room.name} ({room.variant}, {room.currency})")
