@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 
 def enqueue(task: Any, *args: Any, countdown: float | None = None) -> bool:
-    """Send ``task`` (a task, or a task's registered name) with positional ``args`` (ids)
+    """Send ``task`` (a task, or its dotted name, imported now) with positional ``args`` (ids)
     to the broker; True if it was sent.
 
     Never raises: a broker error (kombu ``OperationalError``, redis ``ConnectionError``, a
