@@ -24,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import engine
+from games.turn_clock import TurnClockOptions, turn_clock_constraints
 from gin_platform.models import Operator, Player
 
 HEADS_UP_POSITIONS = (0, 1)
@@ -47,8 +48,9 @@ class Variant(models.TextChoices):
     MONEY = engine.MONEY_PLAY, "Money Play"
 
 
-class Room(models.Model):
-    """R11: many tables with one variant, stake, target and rule options."""
+class Room(TurnClockOptions):
+    """R11: many tables with one variant, stake, target and rule options; R13's clock options
+    (``TurnClockOptions``)."""
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="rooms")
     name = models.CharField(max_length=100)
@@ -88,6 +90,7 @@ class Room(models.Model):
     class Meta:
         indexes = [models.Index(fields=("operator", "created_at"))]
         constraints = [
+            *turn_clock_constraints("room"),
             models.CheckConstraint(
                 condition=Q(seats=2, prize_table=WINNER_TAKES_ALL)
                 | Q(seats__in=(3, 4), variant__in=("ftk", "match"), prize_table__in=PRIZE_TABLES),
@@ -183,7 +186,7 @@ class Table(models.Model):
         return f"table #{self.pk} of {self.room.name}"
 
 
-class Match(models.Model):
+class Match(TurnClockOptions):
     """One game at a table, from the first seat to its result (R10).
 
     The room's options are copied here when the match opens, so a room edited later never
@@ -196,6 +199,7 @@ class Match(models.Model):
         FINISHED = "finished"  # result recorded; match_finished sent; settlement pending
         SETTLED = "settled"  # settlement posted (settlement app)
         ABORTED = "aborted"  # everybody left before it started; buy-ins refunded
+        VOIDED = "voided"  # R13: interrupted past the limit; every stake returned, no fee
 
     # Statuses in which the match's feed still grows (a long poll waits only on those).
     LIVE_STATUSES = (Status.WAITING, Status.RUNNING)
@@ -249,6 +253,9 @@ class Match(models.Model):
     bot_seats = models.JSONField(default=list, blank=True)
     # The result settlement reads (docs/games.md "Match result"); set when finished.
     result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    # R13, per seat: the time bank left (ms), auto-played turns, protected turns, and the
+    # seats given the reconnect grace that have not moved since (games/services/turn_clock.py).
+    clocks = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -285,13 +292,14 @@ class Match(models.Model):
                 name="match_bot_seat_valid_practice_only",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=("waiting", "running", "aborted"))
+                condition=Q(status__in=("waiting", "running", "aborted", "voided"))
                 | Q(result__isnull=False, finished_at__isnull=False),
                 name="match_finished_has_result",
             ),
             models.CheckConstraint(
                 condition=Q(seat_count__in=SEAT_COUNTS), name="match_seat_count_valid"
             ),
+            *turn_clock_constraints("match"),
         ]
 
     def __str__(self) -> str:
@@ -411,6 +419,10 @@ class Hand(models.Model):
     seq = models.PositiveIntegerField(default=0)
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
+    # R13: what the deadline ends (the turn's own clock, the reconnect grace, the time bank)
+    # and when that stage began (the bank is charged from then).
+    turn_stage = models.CharField(max_length=5, default="turn")
+    stage_started_at = models.DateTimeField(null=True, blank=True)
     # The seq of the hand's last HandEvent.
     event_seq = models.PositiveIntegerField(default=0)
     outcome = models.JSONField(null=True, blank=True)
@@ -477,7 +489,8 @@ class HandEvent(models.Model):
     """
 
     DEALT, FORFEIT, MATCH_FINISHED = "hand_dealt", "forfeit", "match_finished"
-    TABLE_KINDS = (DEALT, FORFEIT, MATCH_FINISHED)
+    MATCH_VOIDED = "match_voided"  # R13: interrupted past the limit
+    TABLE_KINDS = (DEALT, FORFEIT, MATCH_FINISHED, MATCH_VOIDED)
 
     # No indexes of their own: the unique constraints below lead with each. Every move
     # appends events, and every index of the table is written with each row.
@@ -553,3 +566,20 @@ class WaitingListEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} waiting in room {self.room_id} ({self.status})"
+
+
+class TurnProtection(models.Model):
+    """R13: a turn given the reconnect grace because its seat was disconnected; counted per
+    player and UTC day against ``GAMES_PROTECTIONS_PER_DAY``."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="+")
+    hand_number = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    granted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=("player", "granted_at"))]
+
+    def __str__(self) -> str:
+        return f"protected turn of seat {self.seat}, match #{self.match_id}"

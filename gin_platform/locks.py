@@ -7,7 +7,7 @@ wait for each other:
     Operator  ->  OperatorApiKey / OperatorSigningSecret
     Player    ->  PlayerSession
     StaffChangeRequest  ->  the staff user it changes
-    IdempotencyRecord, WebhookDelivery, Network: alone
+    IdempotencyRecord, WebhookDelivery, Network, Heartbeat, Outage: alone
 
 (API key changes lock the operator row first, then the key: ``services.api_key_revoke``,
 ``api_key_rotate``.)
@@ -21,11 +21,13 @@ from django.contrib.auth import get_user_model
 from django.db import models
 
 from gin_platform.models import (
+    Heartbeat,
     IdempotencyRecord,
     Network,
     Operator,
     OperatorApiKey,
     OperatorSigningSecret,
+    Outage,
     Player,
     PlayerSession,
     StaffChangeRequest,
@@ -90,3 +92,17 @@ def lock_staff_change(change_id: object) -> StaffChangeRequest:
 def lock_staff_user(user_id: object) -> models.Model:
     """The staff user whose access a request changes (after the request's lock)."""
     return lock_row(get_user_model(), user_id)
+
+
+def lock_heartbeat(source: str) -> Heartbeat | None:
+    """A tier's heartbeat row (gin_platform/heartbeat.py); None before its first beat."""
+    return Heartbeat.objects.select_for_update().filter(source=source).first()
+
+
+def lock_outage(outage_id: int) -> Outage | None:
+    """An outage not applied yet, locked without waiting: whoever holds it applies it."""
+    return (
+        Outage.objects.select_for_update(skip_locked=True)
+        .filter(pk=outage_id, applied_at__isnull=True)
+        .first()
+    )

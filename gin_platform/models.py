@@ -550,3 +550,40 @@ class StaffChangeRequest(models.Model):
 
     def __str__(self) -> str:
         return f"access of {self.user} #{self.pk} ({self.status})"
+
+
+class Heartbeat(models.Model):
+    """When each tier last proved it could work (gin_platform/heartbeat.py): ``web`` (a web
+    process reached the database and Redis, so moves could be taken) and ``beat``."""
+
+    source = models.CharField(max_length=16, primary_key=True)
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.source} heartbeat at {self.beat_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Outage(models.Model):
+    """A span in which the platform could not take moves (R13): the web heartbeat stopped.
+    ``applied_at``: when games moved the deadlines on, or voided the matches, for it."""
+
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField()
+    recorded_at = models.DateTimeField(default=timezone.now)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("started_at",)
+        indexes = [models.Index(fields=("applied_at",), name="outage_unapplied")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ended_at__gte=models.F("started_at")), name="outage_ends_after_start"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"outage {self.started_at:%Y-%m-%d %H:%M:%S} ({self.seconds:.0f} s)"
+
+    @property
+    def seconds(self) -> float:
+        return (self.ended_at - self.started_at).total_seconds()

@@ -6,6 +6,7 @@ from django.conf import settings
 from gin_platform.enqueue import enqueue
 from gin_platform.events.event_log import events_prune
 from gin_platform.events.webhooks import due_deliveries, webhook_attempt
+from gin_platform.heartbeat import BEAT, heartbeat_write
 from gin_platform.tenancy.services import expired_records_prune
 
 # A message waiting for its countdown is held unacknowledged by a worker; the Redis broker
@@ -48,3 +49,9 @@ def prune_operator_events() -> int:
     """Beat: delete operator events older than WEBHOOK_EVENT_RETENTION_DAYS and deliveries as
     old that are done (gin_platform.events.event_log.events_prune)."""
     return events_prune()
+
+
+@shared_task(ignore_result=True, acks_late=False)
+def platform_heartbeat() -> None:
+    """Beat: the ``beat`` heartbeat (gin_platform/heartbeat.py): beat and a worker are up."""
+    heartbeat_write(source=BEAT)

@@ -32,8 +32,9 @@ def generic_plan(statement: str, values: list) -> dict:
     return plan["Plan"]
 
 
-def run_and_plan(call: Callable[[], Any]) -> tuple[Any, dict]:
-    """What ``call`` returns, and the generic plan of the first statement it ran."""
+def run_and_plan(call: Callable[[], Any], *, reading: str = "") -> tuple[Any, dict]:
+    """What ``call`` returns, and the generic plan of the first statement it ran (that
+    mentions ``reading``, a table's name, when given)."""
     executed = []
 
     def record(execute, statement, params, many, context):
@@ -42,7 +43,7 @@ def run_and_plan(call: Callable[[], Any]) -> tuple[Any, dict]:
 
     with connection.execute_wrapper(record):
         result = call()
-    statement, values = executed[0]
+    statement, values = next(item for item in executed if reading in item[0])
     for number in range(statement.count("%s")):
         statement = statement.replace("%s", f"${number + 1}", 1)
     return result, generic_plan(statement, list(values or ()))

@@ -1,11 +1,10 @@
 """Turn games rows into the API's shapes (docs/games.md): what each reader may see.
 
-Reads go through ``games.selectors``; this module only builds dicts. Each shape has ONE
-field whitelist: the fields its output serializer (``games.api.serializers``) declares. The
-views that answer a built dict as is (the game view on every move, the watch view) send
-exactly those fields and nothing else of the engine's views, so a field the engine adds
-later can never leave the server by accident; the other views render through their
-serializer, which keeps its declared fields only.
+Reads go through ``games.selectors``; this module only builds dicts. Each shape has ONE field
+whitelist: the fields its output serializer (``games.api.serializers``) declares. The views
+that answer a built dict as is (the game and watch views) send exactly those fields, so a
+field the engine adds later can never leave the server by accident; the other views render
+through their serializer, which keeps its declared fields only.
 
 Hidden information: everything a player receives about a hand goes through
 ``games.engine.player_view`` and ``games.engine.event_view`` (a watcher's through
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rest_framework import serializers as drf
 
 from games import engine, selectors
+from games.api.clocks import seat_clocks, turn_clock_options
 from games.api.serializers import (
     HandViewOutput,
     MatchResultOutput,
@@ -101,6 +101,7 @@ def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
         "bot_enabled": room.bot_enabled,
         "fee_bps": room.fee_bps,
         "turn_seconds": room.turn_seconds,
+        "turn_clock": turn_clock_options(room),
         "seats": room.seats,
         "prize_table": room.prize_table,
         "stake": money(room.stake, currency, player=player),
@@ -213,6 +214,8 @@ def match_summary(
             else None
         ),
         "forfeits": list(match.forfeits),
+        "turn_clock": turn_clock_options(match),
+        "clocks": seat_clocks(match),
         "result": public_result(match),
         "started_at": match.started_at,
         "finished_at": match.finished_at,
@@ -279,6 +282,7 @@ def hand_view(*, hand: Hand, seat: int, match_over: bool) -> dict[str, Any]:
             "status": hand.status,
             "seed_commitment": hand.seed_commitment,
             "turn_deadline": hand.turn_deadline,
+            "turn_stage": hand.turn_stage,
             "your_turn": hand.status == Hand.Status.IN_PROGRESS and hand.to_act == seat,
         }
     )
@@ -378,6 +382,7 @@ def watcher_hand_view(*, hand: Hand, match_over: bool) -> dict[str, Any]:
             "status": hand.status,
             "seed_commitment": hand.seed_commitment,
             "turn_deadline": hand.turn_deadline,
+            "turn_stage": hand.turn_stage,
         }
     )
     if hand.status == Hand.Status.ABANDONED:
@@ -416,6 +421,8 @@ def event_for_viewer(row: HandEvent, *, hand_number: int, viewer: int | None) ->
     else:
         view = _rename_seq(engine.event_view(selectors.engine_event(row), viewer))
     view.update({"seq": row.match_seq, "hand": hand_number, "created_at": row.created_at})
+    if row.payload.get("auto"):  # R13: a turn the platform played for the seat
+        view["auto"] = True
     return view
 
 
@@ -436,13 +443,8 @@ def events_feed(*, match: Match, viewer: int | None, after: int, limit: int) -> 
 # --- Hand history and fairness ------------------------------------------------------------
 def _history_event(row: HandEvent, hand_number: int) -> dict[str, Any]:
     """An event of a hand that is over: everything is public, including each stock draw's
-    card (the revealed seed gives the whole stock order anyway)."""
-    if row.kind in HandEvent.TABLE_KINDS:
-        view = _table_event(row)
-    else:
-        view = _rename_seq(engine.event_view(selectors.engine_event(row), row.seat))
-    view.update({"seq": row.match_seq, "hand": hand_number, "created_at": row.created_at})
-    return view
+    card (the revealed seed gives the whole stock order anyway): as its own seat saw it."""
+    return event_for_viewer(row, hand_number=hand_number, viewer=row.seat)
 
 
 def _hand_points(outcome: dict | None) -> list[int]:

@@ -14,6 +14,7 @@ from typing import Any
 from rest_framework import serializers
 
 from games import engine
+from games.api import clocks as clock_api
 from games.api.choices import MATCH_EVENT_KINDS
 from games.models import Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString, JsonObject
@@ -80,6 +81,7 @@ class RoomCreateInput(StrictInput):
     turn_seconds = serializers.IntegerField(
         required=False, default=30, min_value=0, max_value=10**6
     )
+    turn_clock = clock_api.TurnClockOptionsInput(required=False, help_text="R13's clock options")
     tables = serializers.IntegerField(required=False, default=1, min_value=0, max_value=10**6)
     seats = serializers.IntegerField(
         required=False, default=None, allow_null=True, min_value=0, max_value=100,
@@ -125,6 +127,7 @@ class RoomOutput(serializers.ModelSerializer):
     cashier_min = serializers.SerializerMethodField()
     cashier_max = serializers.SerializerMethodField()
     tables = serializers.SerializerMethodField()
+    turn_clock = clock_api.TurnClockOptionsOutput(source="*")
 
     class Meta:
         model = Room
@@ -143,6 +146,7 @@ class RoomOutput(serializers.ModelSerializer):
             "is_practice",
             "bot_enabled",
             "turn_seconds",
+            "turn_clock",
             "seats",
             "prize_table",
             "active",
@@ -210,6 +214,7 @@ class LobbyRoomOutput(serializers.Serializer):
     bot_enabled = serializers.BooleanField()
     fee_bps = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
+    turn_clock = clock_api.TurnClockOptionsOutput()
     seats = serializers.IntegerField(help_text="Seats at each table: 2, 3 or 4 (R12)")
     prize_table = serializers.CharField(help_text="How a 3-4 player pot is shared (R12)")
     stake = OptionallyDisplayedMoney(allow_null=True)
@@ -374,6 +379,8 @@ class MatchSummaryOutput(serializers.Serializer):
     result = MatchResultOutput(allow_null=True)
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    turn_clock = clock_api.TurnClockOptionsOutput(help_text="R13's options, copied from the room")
+    clocks = clock_api.SeatClockOutput(many=True, help_text="R13: each seat's time bank and counts")
 
 
 class PlayerMatchSummaryOutput(MatchSummaryOutput):
@@ -424,6 +431,7 @@ class HandViewOutput(serializers.Serializer):
     status = choice(("in_progress", "ended", "abandoned"))
     seed_commitment = serializers.CharField(help_text="SHA-256 of the hand's server seed")
     turn_deadline = serializers.DateTimeField(allow_null=True)
+    turn_stage = choice(clock_api.TURN_STAGES, help_text="What the deadline ends (R13)")
     your_turn = serializers.BooleanField()
     phase = choice(engine.PHASES)
     to_act = serializers.IntegerField(allow_null=True)
@@ -480,11 +488,12 @@ class EventOutput(serializers.Serializer):
     state_seq = serializers.IntegerField()
     kind = choice(
         MATCH_EVENT_KINDS,
-        help_text="An engine event (take_upcard, pass, draw_stock, draw_discard, discard, "
-        "knock, big_gin, stock_reshuffled, hand_ended) or hand_dealt, forfeit, match_finished",
+        help_text="An engine event (an action, stock_reshuffled, hand_ended) or a table event "
+        "(hand_dealt, forfeit, match_finished, match_voided)",
     )
     seat = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField()
+    auto = serializers.BooleanField(required=False, help_text="R13: played for the seat")
     card = serializers.CharField(
         required=False, allow_null=True, help_text="Null for another player's stock draw"
     )
@@ -546,6 +555,7 @@ class WatchHandOutput(serializers.Serializer):
     status = choice(("in_progress", "ended", "abandoned"))
     seed_commitment = serializers.CharField(help_text="SHA-256 of the hand's server seed")
     turn_deadline = serializers.DateTimeField(allow_null=True)
+    turn_stage = choice(clock_api.TURN_STAGES, help_text="What the deadline ends (R13)")
     phase = choice(engine.PHASES)
     to_act = serializers.IntegerField(allow_null=True)
     dealer = serializers.IntegerField()

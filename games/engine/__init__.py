@@ -4,6 +4,7 @@ Pure Python, standard library only: nothing here may import Django or any other 
 This module is the public facade; other code imports from ``games.engine`` only.
 """
 
+from games.engine.auto_play import auto_action, auto_turn
 from games.engine.bots import choose_action, choose_action_from_view, random_action
 from games.engine.cards import (
     FULL_DECK,
@@ -148,6 +149,8 @@ __all__ = [
     "SeatStake",
     "ShowdownResult",
     "apply",
+    "auto_action",
+    "auto_turn",
     "best_arrangement",
     "best_arrangement_r12",
     "card_value",

@@ -128,6 +128,12 @@ def player_sockets_renew(*, player_id: object) -> None:
     cache.touch(player_key(player_id), listen_ttl())
 
 
+def seat_sockets(*, match_id: int, seat: int) -> int:
+    """How many sockets the seat holds now (R13's presence reads it with the player's
+    requests, gin_platform/request_path/seen.py)."""
+    return int(cache.get(seat_key(match_id, seat)) or 0)
+
+
 def connected_seats(
     *, match_id: int, seat_count: int = 2, bot_seats: Iterable[int] = ()
 ) -> list[dict[str, object]]:

@@ -48,6 +48,8 @@ HAND_STATE_FIELDS = (
     "seq",
     "to_act",
     "turn_deadline",
+    "turn_stage",
+    "stage_started_at",
     "status",
     "outcome",
     "ended_at",
@@ -63,6 +65,42 @@ def turn_deadline(match: Match) -> datetime:
     """The deadline of a turn given now: the room's ``turn_seconds`` from now (R10; the turn
     timers in ``timers`` expire it)."""
     return timezone.now() + timedelta(seconds=match.turn_seconds)
+
+
+TURN, GRACE, BANK = "turn", "grace", "bank"  # R13: the stages of a turn's clock
+
+
+def turn_give(*, match: Match, hand: Hand) -> None:
+    """A new turn (``hand.to_act``'s): its own clock, ``turn_seconds`` from now (R10, R13)."""
+    hand.turn_deadline = turn_deadline(match)
+    hand.turn_stage = TURN
+    hand.stage_started_at = None
+
+
+def turn_clear(hand: Hand) -> None:
+    """Nobody's turn any more (the hand ended or was abandoned)."""
+    hand.turn_deadline = None
+    hand.turn_stage = TURN
+    hand.stage_started_at = None
+
+
+def clocks_dealt(*, match: Match, number: int) -> dict[str, Any]:
+    """R13 at a new hand: the first fills every seat's time bank; each later one tops it up
+    by ``time_bank_top_up_seconds``, never above ``time_bank_seconds``. The counts of
+    auto-played and protected turns run for the whole match."""
+    full = match.time_bank_seconds * 1000
+    seats = match.seat_count
+    clocks = dict(match.clocks or {})
+    if number == 1 or "banks_ms" not in clocks:
+        return {
+            "banks_ms": [full] * seats,
+            "auto_played": [0] * seats,
+            "protected": [0] * seats,
+            "absent": [],
+        }
+    top_up = match.time_bank_top_up_seconds * 1000
+    clocks["banks_ms"] = [min(full, bank + top_up) for bank in clocks["banks_ms"]]
+    return clocks
 
 
 def stale_sequence_problem(match: Match, expected_seq: int) -> StaleSequenceProblem:
@@ -147,6 +185,8 @@ def hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Actor
         rules=engine.RuleSet.from_dict(match.rules),
         out=match.forfeited_seats,  # R12: seats that forfeited are dealt dead cards
     )
+    match.clocks = clocks_dealt(match=match, number=number)
+    save_fields(match, fields=("clocks",))
     hand = Hand.objects.create(
         match=match,
         number=number,

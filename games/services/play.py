@@ -52,9 +52,11 @@ from games.services.hand_lifecycle import (
     event_rows,
     match_after_hand,
     stale_sequence_problem,
-    turn_deadline,
+    turn_clear,
+    turn_give,
 )
 from games.services.network import match_event_enqueue, player_ref_for
+from games.services.turn_clock import auto_played_count, seat_present
 from gin_platform.audit import audit_event, audit_saved
 from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
@@ -97,7 +99,12 @@ def _is_retry(*, match: Match, seat: int, action: engine.Action, expected_seq: i
     if not 0 <= expected_seq < match.seq:
         return False
     applied = HandEvent.objects.filter(match=match, match_seq=expected_seq + 1).first()
-    return applied is not None and applied.seat == seat and applied.action == action.to_dict()
+    return (
+        applied is not None
+        and applied.seat == seat
+        and applied.action == action.to_dict()
+        and not applied.payload.get("auto")  # R13 played it for them: theirs was not applied
+    )
 
 
 def _running_hands(match: Match, newest: list[Hand]) -> tuple[Hand, Hand | None]:
@@ -196,31 +203,94 @@ def _action_apply(
             str(exc),
             legal_actions=[{"kind": a.kind, "card": _card_text(a.card)} for a in legal],
         ) from exc
+    clocks_changed = seat_present(match=locked, hand=hand, seat=seat)
+    steps = ((move, new_state, events),)
+    return _steps_write(
+        match=locked,
+        seat=seat,
+        hand=hand,
+        previous=previous,
+        steps=steps,
+        actor=actor,
+        auto=False,
+        clocks_changed=clocks_changed,
+    )
+
+
+Step = tuple[engine.Action, engine.HandState, tuple[engine.Event, ...]]
+
+
+def _steps_write(
+    *,
+    match: Match,
+    seat: int,
+    hand: Hand,
+    previous: Hand | None,
+    steps: Sequence[Step],
+    actor: Actor,
+    auto: bool,
+    clocks_changed: bool,
+) -> ActionResult:
+    """Write the actions ``steps`` applied (each with the state it led to and its events):
+    the events, the hand, the match's seq (and its clocks when they changed), then the next
+    deal or the match's end when the last of them ended the hand."""
+    locked = match
     entries = [
         {
             "kind": event.kind,
             "seat": event.seat,
             "state_seq": event.seq,
-            "action": move.to_dict() if index == 0 else None,
-            "payload": engine_event_payload(event),
+            "action": action.to_dict() if index == 0 else None,
+            "payload": engine_event_payload(event) | ({"auto": True} if auto else {}),
         }
+        for action, _state, events in steps
         for index, event in enumerate(events)
     ]
+    new_state = steps[-1][1]
     rows = event_rows(match=locked, hand=hand, entries=entries, actor=actor)
     if new_state.to_act != hand.to_act:
-        hand.turn_deadline = turn_deadline(locked)
+        turn_give(match=locked, hand=hand)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
     latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
         latest = _hand_over(match=locked, latest=latest, rows=rows, state=new_state, actor=actor)
+        if clocks_changed:
+            save_fields(locked, fields=("clocks",))
     else:  # most moves: the events, the hand and the match's seq in one statement
-        saves_and_inserts(updates=[(hand, HAND_STATE_FIELDS), (locked, ("seq",))], rows=rows)
+        match_fields = ("seq", "clocks") if clocks_changed else ("seq",)
+        saves_and_inserts(updates=[(hand, HAND_STATE_FIELDS), (locked, match_fields)], rows=rows)
         publisher.match_changed(match_id=locked.pk, rows=rows)
     publisher.match_written(match=locked, latest_hands=latest)  # the push renders these
     bot_turn_on_commit(locked, latest[0])
     return ActionResult(match=locked, seat=seat, applied=True, latest_hands=latest)
+
+
+@transaction.atomic(durable=True)
+def auto_turn_play(*, match_id: int, seat: int, expected_seq: int, actor: Actor) -> ActionResult:
+    """R13: play ``seat``'s turn for it (``engine.auto_turn``: pass, or draw from the stock
+    and discard by the lowest deadwood), marked ``auto`` in its events, and count it. Only
+    if the game is still exactly at ``expected_seq`` (a move racing the timer wins or
+    loses whole). The caller has checked the seat may still be auto-played."""
+    locked = lock_match(match_id)
+    if expected_seq != locked.seq:
+        raise stale_sequence_problem(locked, expected_seq)
+    hand, previous = _running_hands(locked, lock_newest_hands(locked))
+    if hand.to_act != seat:  # pragma: no cover - the seq check covers a turn that passed
+        raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
+    steps = engine.auto_turn(hand.engine_state(), seat)
+    auto_played_count(match=locked, hand=hand, seat=seat)
+    return _steps_write(
+        match=locked,
+        seat=seat,
+        hand=hand,
+        previous=previous,
+        steps=steps,
+        actor=actor,
+        auto=True,
+        clocks_changed=True,
+    )
 
 
 def _hand_over(
@@ -241,7 +311,7 @@ def _hand_over(
     hand.status = Hand.Status.ENDED
     hand.outcome = state.outcome.to_dict()
     hand.ended_at = timezone.now()
-    hand.turn_deadline = None
+    turn_clear(hand)
     save_fields(hand, fields=HAND_STATE_FIELDS)
     dealt = match_after_hand(match=match, hand=hand, outcome=state.outcome, actor=actor)
     ended = _hand_ended_event(match=match, hand=hand, outcome=state.outcome)

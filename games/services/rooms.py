@@ -31,6 +31,7 @@ from games.models import (
     Variant,
 )
 from games.problems import InvalidRoomOptionsProblem
+from games.turn_clock import TURN_CLOCK_OPTIONS
 from gin_platform.audit import audit_changes, audit_record
 from gin_platform.models import Operator
 from gin_platform.money import PRACTICE_CURRENCY, CurrencyError, normalize_currency
@@ -164,6 +165,17 @@ def _room_seating(
     return rule_set, table, target
 
 
+def _turn_clock(options: Mapping[str, int]) -> dict[str, int]:
+    """R13's options, each within its bounds, the rule's default where not given."""
+    clock = {}
+    for name, (default, most) in TURN_CLOCK_OPTIONS.items():
+        value = options.get(name, default)
+        if type(value) is not int or not 0 <= value <= most:
+            raise _room_problem(f"{name} is 0 to {most}", f"turn_clock.{name}")
+        clock[name] = value
+    return clock
+
+
 @transaction.atomic
 def room_create(
     *,
@@ -181,6 +193,7 @@ def room_create(
     cashier_max: int | None = None,
     fee_bps: int = 0,
     turn_seconds: int = 30,
+    turn_clock: Mapping[str, int] | None = None,
     tables: int = 1,
     seats: int | None = None,
     prize_table: str | None = None,
@@ -197,6 +210,7 @@ def room_create(
         raise _room_problem(
             f"turn_seconds is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS}", "turn_seconds"
         )
+    clock = _turn_clock(turn_clock or {})
     if type(tables) is not int or not 1 <= tables <= MAX_TABLES_PER_REQUEST:
         raise _room_problem(f"open 1 to {MAX_TABLES_PER_REQUEST} tables", "tables")
     if bot_enabled and not is_practice:
@@ -211,6 +225,7 @@ def room_create(
         bot_enabled=bool(bot_enabled),
         fee_bps=fee_bps,
         turn_seconds=turn_seconds,
+        **clock,
         seats=rule_set.seats,
         prize_table=prize_table,
         **_room_money_options(
@@ -236,6 +251,7 @@ def room_create(
             "tables": tables,
             "seats": rule_set.seats,
             "prize_table": prize_table,
+            "turn_clock": clock,
         },
     )
     return room

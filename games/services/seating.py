@@ -87,6 +87,7 @@ def _match_open(*, table: Table, room: Room, stake_per_point: int | None) -> Mat
         fee_bps=room.fee_bps,
         is_practice=room.is_practice,
         turn_seconds=room.turn_seconds,
+        **room.turn_clock_options(),  # R13, as the room says when the match opens
     )
 
 

@@ -48,9 +48,14 @@ from games.services.hand_lifecycle import (
     running_hand_lock,
     seats_finish,
     stale_sequence_problem,
-    turn_deadline,
+    turn_clear,
+    turn_give,
 )
+from games.services.interruptions import outages_apply
+from games.services.play import auto_turn_play
+from games.services.turn_clock import AUTO, FORFEIT, turn_clock_run_out
 from gin_platform.audit import audit_record
+from gin_platform.heartbeat import moves_possible
 from gin_platform.request_path.precompiled import save_fields
 from gin_platform.tenancy.principals import Actor
 
@@ -110,7 +115,7 @@ def _heads_up_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor
     )
     hand.status = Hand.Status.ABANDONED
     hand.ended_at = timezone.now()
-    hand.turn_deadline = None
+    turn_clear(hand)
     events_append(
         match=match,
         hand=hand,
@@ -124,7 +129,16 @@ def _heads_up_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor
         ],
         actor=actor,
     )
-    hand.save(update_fields=["status", "ended_at", "turn_deadline", "event_seq"])
+    hand.save(
+        update_fields=[
+            "status",
+            "ended_at",
+            "turn_deadline",
+            "turn_stage",
+            "stage_started_at",
+            "event_seq",
+        ]
+    )
     match.forfeit_seat = seat
     match.forfeit_reason = reason
     end = MatchEnd(
@@ -160,7 +174,7 @@ def _table_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor: A
     now = timezone.now()
     seats_finish(match=match, now=now, position=seat)
     if new_state.to_act != hand.to_act:
-        hand.turn_deadline = turn_deadline(match)
+        turn_give(match=match, hand=hand)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
@@ -170,7 +184,7 @@ def _table_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor: A
         assert outcome is not None
         hand.outcome = outcome.to_dict()
         hand.ended_at = now
-        hand.turn_deadline = None
+        turn_clear(hand)
         # One seat left (R12): the hand is abandoned and scores nothing; else it ended
         # (void after the last reshuffle) and counts as any ended hand.
         hand.status = Hand.Status.ABANDONED if last_one else Hand.Status.ENDED
@@ -205,6 +219,7 @@ def match_resign(*, seat: Seat, actor: Actor, expected_seq: int | None = None) -
 
 
 TIMER_ACTOR = Actor.system("turn-timer")
+AUTO_ACTOR = Actor.system("auto-play")  # R13: the turns the platform plays for a player
 TIMER_BATCH = 500
 
 
@@ -217,22 +232,34 @@ def turn_grace() -> timedelta:
 @dataclass(frozen=True)
 class TimerSweep:
     forfeited: list[int] = dataclass_field(default_factory=list)  # match ids forfeited (timeout)
+    extended: list[int] = dataclass_field(default_factory=list)  # R13: grace or bank started
+    auto_played: list[int] = dataclass_field(default_factory=list)  # R13: a turn played for it
     bot_nudged: list[int] = dataclass_field(default_factory=list)  # bot turns queued again
     skipped: list[int] = dataclass_field(default_factory=list)  # the game moved on first
 
 
 def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH) -> TimerSweep:
     """Beat job (``games.tasks.expire_turns``): every turn past its deadline (plus the grace)
-    forfeits the game of the player to act (R10, reason ``timeout``).
+    moves on by R13 (``turn_clock``: the reconnect grace, the time bank, an auto-played turn)
+    and, when R13 has nothing left, forfeits the game of the player to act (R10, reason
+    ``timeout``).
+
+    First the platform's own outages: nothing fires while the web heartbeat is overdue (no
+    move could be taken), and every outage is applied (its deadlines moved on, or its matches
+    voided) before any turn is looked at (``interruptions``).
 
     Each expired turn is read together with the match's sequence number in ONE query, then
-    forfeited with ``expected_seq`` = that number in its own transaction: if the player's
-    move commits first the sequence has moved on and the forfeit does nothing; if the forfeit
-    commits first the move finds the sequence moved (409 stale-sequence). Never both.
+    acted on with ``expected_seq`` = that number in its own transaction: if the player's
+    move commits first the sequence has moved on and the timer does nothing; if the timer
+    commits first the move finds the turn in its next stage, or the sequence moved (409
+    stale-sequence). Never both.
 
     The house bot never times out: an expired bot turn means its queued move was lost (a
     worker restart), so the move is queued again instead.
     """
+    if not moves_possible(now=now):
+        return TimerSweep()
+    outages_apply()
     now = now or timezone.now()
     expired = (
         Hand.objects.filter(
@@ -254,18 +281,24 @@ def turn_timers_expire(*, now: datetime | None = None, limit: int = TIMER_BATCH)
             sweep.bot_nudged.append(match_id)
             continue
         try:
-            with transaction.atomic(durable=True):  # each game commits on its own
-                match_forfeit(
-                    match=match_id,
-                    seat=seat,
-                    reason=Match.ForfeitReason.TIMEOUT,
-                    actor=TIMER_ACTOR,
-                    expected_seq=seq,
-                )
+            step = turn_clock_run_out(match_id=match_id, seat=seat, expected_seq=seq, now=now)
+            if step.outcome == AUTO:
+                auto_turn_play(match_id=match_id, seat=seat, expected_seq=seq, actor=AUTO_ACTOR)
+                sweep.auto_played.append(match_id)
+            elif step.outcome == FORFEIT:
+                with transaction.atomic(durable=True):  # each game commits on its own
+                    match_forfeit(
+                        match=match_id,
+                        seat=seat,
+                        reason=Match.ForfeitReason.TIMEOUT,
+                        actor=TIMER_ACTOR,
+                        expected_seq=seq,
+                    )
+                sweep.forfeited.append(match_id)
+            else:
+                sweep.extended.append(match_id)
         except (StaleSequenceProblem, MatchNotInProgressProblem):
             sweep.skipped.append(match_id)  # a move (or a resignation) got there first
-            continue
-        sweep.forfeited.append(match_id)
     if sweep.forfeited:
         logger.info("turn timer: forfeited %s", sweep.forfeited)
     return sweep

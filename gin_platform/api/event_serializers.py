@@ -115,6 +115,18 @@ class HandEndedEventData(serializers.Serializer):
     )
 
 
+class VoidedStakeData(serializers.Serializer):
+    seat = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="Minor units given back")
+    currency = serializers.CharField()
+
+
+class GameVoidedEventData(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    reason = serializers.CharField(help_text="interrupted: a platform outage past the limit")
+    refunded = VoidedStakeData(many=True, help_text="What each seat put in, given back")
+
+
 class SettlementFailedEventData(serializers.Serializer):
     match_id = serializers.IntegerField()
     problem = ProblemRefData(help_text="What went wrong (a generic internal-error if unknown)")

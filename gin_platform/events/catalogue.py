@@ -116,6 +116,13 @@ EVENT_TYPES: dict[str, EventType] = {
             "settlement.api.serializers.GameSettledDataOutput",
         ),
         _event(
+            "game.voided",
+            "A game was voided",
+            "R13: a platform outage past the limit interrupted the match; every stake or "
+            "cashier amount went back to its player in one transaction, with no fee.",
+            _DATA + "GameVoidedEventData",
+        ),
+        _event(
             "settlement.failed",
             "A game could not be settled",
             "Settling a finished game failed with an error that retrying will not fix; the "

@@ -63,6 +63,7 @@ from gin_platform.request_path.remembered_credentials import (
     remember,
     remembered,
 )
+from gin_platform.request_path.seen import player_seen, seen_key
 from gin_platform.signing import SignatureError, VerifiedSignature, verify_request_signature
 from gin_platform.staff.login_attempts import locked_out_problem, staff_secret_check
 from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
@@ -200,7 +201,9 @@ class PlayerTokenAuthentication(BaseAuthentication):
             if known and _session_valid(known.row, now)
             else None
         )
-        epoch = _pass_gate(guard, known, admission)
+        seen = seen_key(known.row.player_id) if known else None
+        epoch = _pass_gate(guard, known, admission, seen_key=seen)
+        marked = seen is not None and epoch is not None
         known, session = _current_row(
             SESSION, token_hash, known, epoch=epoch, read=_SESSION_BY_TOKEN_HASH.fetch
         )
@@ -209,6 +212,8 @@ class PlayerTokenAuthentication(BaseAuthentication):
             raise AuthenticationFailedProblem("The session token is not valid or has expired")
         _refuse_foreign_origin(request, session.player.operator)
         _touch(PlayerSession, session, known=known)
+        if not marked:
+            player_seen(session.player_id)  # R13 presence, when the gate did not mark it
         principal = PlayerPrincipal(player=session.player, session=session)
         _admit_now(request, admission, principal)
         return principal, session
@@ -304,7 +309,11 @@ def _session_valid(session: PlayerSession | None, now) -> bool:
 
 
 def _pass_gate(
-    guard: AuthFailureGuard, known: Remembered | None, admission: PrincipalRateThrottle | None
+    guard: AuthFailureGuard,
+    known: Remembered | None,
+    admission: PrincipalRateThrottle | None,
+    *,
+    seen_key: str | None = None,
 ) -> str | None:
     """The guard, the epoch and (for a credential remembered and valid) the throttle: one
     Redis round trip (gin_platform/request_path/remembered_credentials.py)."""
@@ -314,6 +323,7 @@ def _pass_gate(
         remembered_epoch=known.epoch if known else None,
         fresh_epoch=new_epoch(),
         throttle=admission,
+        seen_key=seen_key,
     )
 
 

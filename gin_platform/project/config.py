@@ -142,3 +142,31 @@ def production_problems(*, env: Mapping[str, str], debug: bool, database_engine:
                 "network; it is for development and test only"
             )
     return problems
+
+
+def logging_settings(*, level: str, eager: bool) -> dict:
+    """Django's LOGGING: one console handler that withholds secrets."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+        # No secret (API key, session token, signing secret) is ever written to a log.
+        "filters": {"withhold_secrets": {"()": "gin_platform.redaction.WithholdSecretsFilter"}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "plain",
+                "filters": ["withhold_secrets"],
+            }
+        },
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            "django.db.backends": {"level": "WARNING"},
+            # The ASGI server logs request lines itself, query strings included (a socket's
+            # ticket travels there): its loggers withhold secrets too, whatever handler they use.
+            "uvicorn.access": {"filters": ["withhold_secrets"]},
+            "uvicorn.error": {"filters": ["withhold_secrets"]},
+            # Eager mode has no broker; kombu's "no hostname" warning says only that.
+            **({"kombu": {"level": "ERROR"}} if eager else {}),
+        },
+    }

@@ -23,6 +23,7 @@ from gin_platform.project.config import (
     env_list,
     idempotency_retention_seconds,
     invalid_encryption_keys,
+    logging_settings,
     production_problems,
     redis_url,
 )
@@ -261,6 +262,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
     # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
+    # R13: the beat's own heartbeat (gin_platform/heartbeat.py).
+    "platform-heartbeat": {
+        "task": "gin_platform.tasks.platform_heartbeat",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
     # The lobby's waiting list (docs/network.md): end the entries whose time is up.
     "expire-waiting-list": {
         "task": "games.tasks.expire_waiting_list",
@@ -568,33 +575,20 @@ WALLET_FX_MAX_AGE_SECONDS = 7 * 86400
 # Seamless wallet (docs/wallet.md): a credit (or rollback) the operator's wallet has not
 # acknowledged after this many seconds is an alert (log ERROR, webhook wallet.call_failed).
 WALLET_CREDIT_ALERT_SECONDS = int(ENV.get("WALLET_CREDIT_ALERT_SECONDS", "900"))
-# Seconds past a turn's deadline before the beat job forfeits the game (network slack).
+# Seconds past a turn's deadline before the beat job acts on it (network slack).
 GAMES_TURN_GRACE_SECONDS = 2
+# R13 (docs/games.md "Interrupted play"): a seat with no socket and no request for this long
+# is disconnected; protected turns a player may have per UTC day; an outage longer than this
+# voids the matches it touched.
+PRESENCE_TIMEOUT_SECONDS = int(ENV.get("PRESENCE_TIMEOUT_SECONDS", "15"))
+GAMES_PROTECTIONS_PER_DAY = int(ENV.get("GAMES_PROTECTIONS_PER_DAY", "5"))
+GAMES_MAX_INTERRUPTION_SECONDS = int(ENV.get("GAMES_MAX_INTERRUPTION_SECONDS", "1800"))
+# The platform heartbeat (gin_platform/heartbeat.py): web processes and beat write it this
+# often; a web heartbeat gap longer than PLATFORM_OUTAGE_AFTER_SECONDS is an outage.
+PLATFORM_HEARTBEAT_SECONDS = float(ENV.get("PLATFORM_HEARTBEAT_SECONDS", "5"))
+PLATFORM_OUTAGE_AFTER_SECONDS = float(ENV.get("PLATFORM_OUTAGE_AFTER_SECONDS", "15"))
 # Practice: seconds between the house bot's turn coming up and its move (eager Celery, as in
 # tests and the demo, does not wait).
 BOT_MOVE_DELAY_SECONDS = 1
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    # No secret (API key, session token, signing secret) is ever written to a log.
-    "filters": {"withhold_secrets": {"()": "gin_platform.redaction.WithholdSecretsFilter"}},
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["withhold_secrets"],
-        }
-    },
-    "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
-    "loggers": {
-        "django.db.backends": {"level": "WARNING"},
-        # The ASGI server logs request lines itself, query strings included (a socket's
-        # ticket travels there): its loggers withhold secrets too, whatever handler they use.
-        "uvicorn.access": {"filters": ["withhold_secrets"]},
-        "uvicorn.error": {"filters": ["withhold_secrets"]},
-        # Eager mode has no broker; kombu's "no hostname" warning says only that.
-        **({"kombu": {"level": "ERROR"}} if CELERY_TASK_ALWAYS_EAGER else {}),
-    },
-}
+LOGGING = logging_settings(level=ENV.get("LOG_LEVEL", "INFO"), eager=CELERY_TASK_ALWAYS_EAGER)

@@ -75,9 +75,16 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
 
 class Worker(UvicornWorker):
-    """gunicorn's worker: uvicorn_worker's, speaking ``WebSocketProtocol``."""
+    """gunicorn's worker: uvicorn_worker's, speaking ``WebSocketProtocol``, and writing the
+    platform's ``web`` heartbeat while it serves (gin_platform/heartbeat.py, R13)."""
 
     CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "ws": WEBSOCKET_PROTOCOL}
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()  # imports the application: Django is set up from here on
+        from gin_platform.heartbeat import heartbeat_thread_start  # noqa: PLC0415 - needs Django set up, after the fork
+
+        heartbeat_thread_start()
 
 
 def uvicorn_command(*, port: int, host: str = "127.0.0.1", log_level: str = "warning") -> list[str]:

@@ -15,13 +15,15 @@ from django.core.cache import cache as default_cache
 
 from gin_platform.http.throttling import ADMIT_FUNCTION, AuthFailureGuard, PrincipalRateThrottle
 from gin_platform.request_path.cache import CACHE_ERRORS, redis_script, warn_cache_unreachable
+from gin_platform.request_path.seen import seen_seconds
 
 # KEYS: failures of the address (this window, the last), of the credential (this, the last),
 # the epoch of remembered credentials, the caller's request counter (this window, the last).
 # ARGV: the address's failure limit (-1: not counted) and its last window's weight, the same
 # for the credential, the epoch the caller remembers its credential under ('' for none), a
 # fresh epoch to set if there is none (Redis restarted or flushed: nothing remembered holds),
-# the request limit (-1: not asked), its last window's weight, its counter's TTL.
+# the request limit (-1: not asked), its last window's weight, its counter's TTL; the TTL
+# of the player's presence mark (KEYS[8], gin_platform/request_path/seen.py; '' for none).
 # Returns the four failure counts, the epoch, the verdict (0 refused by the guard, 1 passed
 # the guard with the throttle not asked, 2 throttled, 3 admitted and counted) and the
 # request counter's last-window hits and this window's hits before this request.
@@ -46,6 +48,9 @@ local credential_full = climit >= 0 and cp * cweight + (cc + 1) > climit
 if address_full or (credential_full and address_failed) then
   return {ap, ac, cp, cc, epoch, 0, 0, 0}
 end
+if ARGV[10] ~= '' then
+  redis.call('SET', KEYS[8], '1', 'EX', ARGV[10])
+end
 local limit = tonumber(ARGV[7])
 if limit < 0 or epoch ~= ARGV[5] then
   return {ap, ac, cp, cc, epoch, 1, 0, 0}
@@ -66,11 +71,14 @@ def pass_gate(
     remembered_epoch: str | None,
     fresh_epoch: int,
     throttle: PrincipalRateThrottle | None,
+    seen_key: str | None = None,
 ) -> str | None:
     """Check ``guard`` and read the epoch at ``epoch_key`` (setting ``fresh_epoch`` if there
     is none) in one Redis round trip; when ``remembered_epoch`` is still the epoch and a
     ``throttle`` (``for_principal``) is given, also admit and count the request
-    (``throttle.admitted``). Returns the epoch, read before the caller looks anything up.
+    (``throttle.admitted``); with ``seen_key``, mark the player's presence there for
+    ``PRESENCE_TIMEOUT_SECONDS`` unless the guard refuses. Returns the epoch, read before the
+    caller looks anything up.
     Raises ThrottledProblem when the guard refuses.
 
     Without Redis (the demo) the guard is checked alone and None returned: nothing is
@@ -99,8 +107,19 @@ def pass_gate(
         throttle_args = [throttle.num_requests, repr(throttle.weight), 2 * throttle.duration + 1]
     try:
         answer = run(
-            keys=[*failure_keys, make_key(epoch_key), *throttle_keys],
-            args=[*failure_args, remembered_epoch or "", fresh_epoch, *throttle_args],
+            keys=[
+                *failure_keys,
+                make_key(epoch_key),
+                *throttle_keys,
+                make_key(seen_key) if seen_key else unused,
+            ],
+            args=[
+                *failure_args,
+                remembered_epoch or "",
+                fresh_epoch,
+                *throttle_args,
+                seen_seconds() if seen_key else "",
+            ],
             client=client,
         )
     except CACHE_ERRORS:

@@ -26,6 +26,10 @@ class RoomFactory(factory.django.DjangoModelFactory):
             cashier_max=100_000,
         )
         practice = factory.Trait(is_practice=True, currency=PRACTICE_CURRENCY)
+        # R13 off: a turn that runs out forfeits at once (R10), as the timeout tests expect.
+        timeouts_forfeit = factory.Trait(
+            time_bank_seconds=0, reconnect_grace_seconds=0, auto_play_turns=0
+        )
 
     operator = factory.SubFactory(OperatorFactory)
     name = factory.Sequence(lambda n: f"Room {n}")
@@ -43,3 +47,7 @@ class TableFactory(factory.django.DjangoModelFactory):
         model = Table
 
     room = factory.SubFactory(RoomFactory)
+
+
+# room_create's R13 options that make a turn that runs out forfeit at once (R10).
+TIMEOUTS_FORFEIT = {"time_bank_seconds": 0, "reconnect_grace_seconds": 0, "auto_play_turns": 0}

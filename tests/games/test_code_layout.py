@@ -30,8 +30,11 @@ SERVICE_MODULES = {
     "rooms": set(),
     "network": {"rooms"},
     "hand_lifecycle": set(),
-    "play": {"network", "hand_lifecycle"},
-    "timers": {"hand_lifecycle"},
+    # R13: the turn clock's stages, and the platform's outages (deadlines moved, voids).
+    "turn_clock": {"hand_lifecycle"},
+    "interruptions": {"hand_lifecycle", "network"},
+    "play": {"network", "hand_lifecycle", "turn_clock"},
+    "timers": {"hand_lifecycle", "turn_clock", "interruptions", "play"},
     "house_bot": {"play"},
     "seat_checks": {"house_bot"},
     "seating": {"rooms", "network", "hand_lifecycle", "timers", "house_bot", "seat_checks"},
@@ -140,7 +143,8 @@ def _sibling_imports(path: Path) -> set[str]:
 
 def test_the_services_modules_import_each_other_in_one_direction():
     """rooms and the hand's lifecycle import no sibling, network only rooms; play builds on
-    network and the lifecycle, timers on the lifecycle, house_bot on play; seating on all of
+    network, the lifecycle and the turn clock, timers on those and the interruptions,
+    house_bot on play; seating on all of
     them; the waiting list on seating. No cycle, so each module can be read (and imported)
     on its own terms."""
     for name, allowed in SERVICE_MODULES.items():

@@ -56,8 +56,8 @@ def race_holding(requests, *, hold) -> list:
     return results
 
 
-def running_match(operator):
-    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+def running_match(operator, **room):
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100, **room))
     one = PlayerFactory(operator=operator)
     two = PlayerFactory(operator=operator)
     match_id, seats = seat_both(_client_for(one), _client_for(two), table.pk)

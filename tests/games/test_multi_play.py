@@ -18,7 +18,7 @@ from games.api import presenters
 from games.models import Hand, HandEvent, Match, Room, Seat
 from games.problems import InvalidRoomOptionsProblem, NotSeatedProblem, TableFullProblem
 from tests.factories import SYSTEM, PlayerFactory
-from tests.games.factories import TableFactory
+from tests.games.factories import TIMEOUTS_FORFEIT, TableFactory
 from tests.wallet.factories import fund
 
 pytestmark = pytest.mark.django_db
@@ -287,7 +287,7 @@ def test_when_one_player_is_left_they_win_by_forfeit(operator, seeds):
 
 
 def test_a_player_who_times_out_forfeits_and_the_next_seat_plays(operator, seeds):
-    table = TableFactory(room=multi_room(operator, seats=3))
+    table = TableFactory(room=multi_room(operator, seats=3, turn_clock=TIMEOUTS_FORFEIT))
     match = seat_all(table, 3)
     hand = _running_hand(match)
     late = hand.to_act

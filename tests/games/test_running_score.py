@@ -37,6 +37,7 @@ def _money_room(operator):
         cashier_min=1_000,
         cashier_max=20_000,
         fee_bps=FEE_BPS,
+        timeouts_forfeit=True,  # the timer cases: R10's forfeit, R13 off
     )
 
 

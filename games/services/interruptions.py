@@ -1,0 +1,187 @@
+"""R13: the platform's own outage never costs a player.
+
+The platform heartbeat (gin_platform/heartbeat.py) records an ``Outage`` when the web tier
+could not take moves. Before the turn timer fires anything (``timers.turn_timers_expire``),
+``outages_apply`` takes every outage not applied yet, oldest first:
+
+- up to ``GAMES_MAX_INTERRUPTION_SECONDS``: every turn deadline that fell inside it (or was
+  due in the timer's latency slack just before it) moves on by its length plus the match's
+  ``reconnect_grace_seconds``; no protection is counted, nobody times out because of it;
+- longer: every match it touched (running when it ended, started before it ended) is voided
+  (``match_void``): the hand abandoned, every stake or cashier amount given back in one
+  balanced ledger transaction with no fee (``wallet.escrow_void``), the match ``voided``,
+  ``game.voided`` for the operators.
+
+Exactly once: the outage row is locked (skip locked: one sweep applies it) and marked applied
+in the transaction that shifted the deadlines; voids run one match per transaction, each
+under the match's lock and status (a voided match is not running any more), with the unique
+ledger reference ``void:match:<id>``; the outage is marked applied once no touched match is
+left running, so a worker killed mid-way leaves the rest to the next sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.locks import lock_match
+from games.models import Hand, HandEvent, Match, Seat
+from games.realtime import publisher
+from games.services.hand_lifecycle import events_append, turn_clear
+from games.services.network import match_event_enqueue
+from gin_platform.audit import audit_record
+from gin_platform.heartbeat import outages_unapplied
+from gin_platform.locks import lock_outage
+from gin_platform.models import Outage
+from gin_platform.tenancy.principals import Actor
+from wallet import services as wallet
+
+logger = logging.getLogger(__name__)
+
+OUTAGE_ACTOR = Actor.system("platform-outage")
+
+
+def max_interruption() -> timedelta:
+    return timedelta(seconds=settings.GAMES_MAX_INTERRUPTION_SECONDS)
+
+
+def outages_apply() -> int:
+    """Apply every outage not applied yet (oldest first); how many were applied now."""
+    applied = 0
+    for outage in outages_unapplied():
+        if outage.ended_at - outage.started_at > max_interruption():
+            for match_id in _touched_matches(outage):
+                match_void(match_id=match_id, outage_id=outage.pk)
+        if _outage_close(outage.pk):
+            applied += 1
+    return applied
+
+
+def _touched_matches(outage: Outage) -> list[int]:
+    """The matches running through the outage: still running, started before it ended."""
+    return list(
+        Match.objects.filter(status=Match.Status.RUNNING, started_at__lt=outage.ended_at)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+@transaction.atomic(durable=True)
+def _outage_close(outage_id: int) -> bool:
+    """Shift the deadlines the outage held up (a short one) and mark it applied, once."""
+    outage = lock_outage(outage_id)
+    if outage is None:  # another sweep holds it or applied it
+        return False
+    length = outage.ended_at - outage.started_at
+    if length > max_interruption():
+        if _touched_matches(outage):  # a void failed or raced a start: the next sweep
+            return False
+    else:
+        slack = timedelta(seconds=settings.GAMES_TURN_GRACE_SECONDS)
+        shifted = Hand.objects.filter(
+            status=Hand.Status.IN_PROGRESS,
+            turn_deadline__gte=outage.started_at - slack,
+            turn_deadline__lte=outage.ended_at,
+        )
+        # Each by its own match's grace (its room's option when it opened).
+        ids = list(shifted.values_list("pk", flat=True))
+        for hand in (
+            Hand.objects.filter(pk__in=ids)
+            .select_related("match")
+            .only("pk", "turn_deadline", "match__reconnect_grace_seconds")
+        ):
+            assert hand.turn_deadline is not None  # filtered above
+            Hand.objects.filter(pk=hand.pk).update(
+                turn_deadline=hand.turn_deadline
+                + length
+                + timedelta(seconds=hand.match.reconnect_grace_seconds)
+            )
+        logger.warning(
+            "platform outage of %.0f s applied: %d turn deadlines moved on",
+            outage.seconds,
+            len(ids),
+        )
+    outage.applied_at = timezone.now()
+    outage.save(update_fields=["applied_at"])
+    return True
+
+
+@transaction.atomic(durable=True)
+def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OUTAGE_ACTOR) -> bool:
+    """R13: void a running match interrupted past ``GAMES_MAX_INTERRUPTION_SECONDS``: the hand
+    abandoned, every stake back in one balanced transaction, no fee, the match ``voided``.
+    False (nothing done) when it is not running any more."""
+    match = lock_match(match_id)
+    if match.status != Match.Status.RUNNING:
+        return False
+    hand = (
+        Hand.objects.select_for_update().filter(match=match, status=Hand.Status.IN_PROGRESS).first()
+    )
+    now = timezone.now()
+    if hand is not None:
+        hand.status = Hand.Status.ABANDONED
+        hand.ended_at = now
+        turn_clear(hand)
+        events_append(
+            match=match,
+            hand=hand,
+            entries=[
+                {
+                    "kind": HandEvent.MATCH_VOIDED,
+                    "seat": None,
+                    "state_seq": hand.seq,
+                    "payload": {"reason": "interrupted"},
+                }
+            ],
+            actor=actor,
+        )
+        hand.save(
+            update_fields=[
+                "status",
+                "ended_at",
+                "turn_deadline",
+                "turn_stage",
+                "stage_started_at",
+                "event_seq",
+            ]
+        )
+    refund = wallet.escrow_void(
+        game_ref=match.game_ref,
+        currency=match.currency,
+        reference=f"void:{match.game_ref}",
+        actor=actor,
+        escrow_operator=match.operator,
+    )
+    if refund is not None:
+        wallet.seamless_credits_record(ledger_transaction=refund, actor=actor)
+    seats = list(Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES))
+    for seat in seats:
+        seat.state = Seat.State.FINISHED
+        seat.left_at = now
+        seat.save(update_fields=["state", "left_at"])
+    match.status = Match.Status.VOIDED
+    match.finished_at = now
+    match.save(update_fields=["status", "finished_at", "seq"])
+    audit_record(
+        actor=actor,
+        action="match.voided",
+        obj=match,
+        operator=match.operator,
+        data={"outage": outage_id, "refund": None if refund is None else refund.reference},
+    )
+    voided = {
+        "match_id": match.pk,
+        "reason": "interrupted",
+        "refunded": [
+            {"seat": seat.position, "amount": seat.amount, "currency": seat.currency}
+            for seat in sorted(seats, key=lambda seat: seat.position)
+        ],
+    }
+    match_event_enqueue(match=match, event_type="game.voided", data=lambda _: voided)
+    publisher.match_changed(match_id=match.pk)
+    logger.warning("match %s voided (outage %s)", match.pk, outage_id)
+    return True
