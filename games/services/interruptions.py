@@ -89,16 +89,15 @@ def _outage_close(outage_id: int) -> bool:
         )
         # Each by its own match's grace (its room's option when it opened).
         ids = list(shifted.values_list("pk", flat=True))
-        for hand in (
-            Hand.objects.filter(pk__in=ids)
-            .select_related("match")
-            .only("pk", "turn_deadline", "match__reconnect_grace_seconds")
-        ):
+        for hand in Hand.objects.filter(pk__in=ids).select_related("match"):
             assert hand.turn_deadline is not None  # filtered above
+            moved_on = length + timedelta(seconds=hand.match.reconnect_grace_seconds)
             Hand.objects.filter(pk=hand.pk).update(
-                turn_deadline=hand.turn_deadline
-                + length
-                + timedelta(seconds=hand.match.reconnect_grace_seconds)
+                turn_deadline=hand.turn_deadline + moved_on,
+                # A running bank was not usable either: it is charged from after the outage.
+                stage_started_at=(
+                    None if hand.stage_started_at is None else hand.stage_started_at + length
+                ),
             )
         logger.warning(
             "platform outage of %.0f s applied: %d turn deadlines moved on",

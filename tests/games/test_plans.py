@@ -24,7 +24,9 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def history(operator) -> Match:
     """A running game at one of 100 tables that have hosted 3,000 games, with 3,000 hands."""
-    table = TableFactory(room=RoomFactory(operator=operator, variant="ftk", target=None, timeouts_forfeit=True))
+    table = TableFactory(
+        room=RoomFactory(operator=operator, variant="ftk", target=None, timeouts_forfeit=True)
+    )
     match = seat_two(table)
     hand = Hand.objects.get(match=match)
     copies(Table, of=table.pk, count=99, changes={})

@@ -35,7 +35,9 @@ def _money_game(alice, bob, operator):
     """A real-money Match Play game (5.00 EUR each, 5% fee), just dealt."""
     for client in (alice, bob):
         fund(client.player, 1_000)
-    table = TableFactory(room=RoomFactory(operator=operator, stake=500, target=100, timeouts_forfeit=True))
+    table = TableFactory(
+        room=RoomFactory(operator=operator, stake=500, target=100, timeouts_forfeit=True)
+    )
     match_id, seats = seat_both(alice, bob, table.pk)
     look = view(seats[0], match_id).json()
     return match_id, seats, look["hand"]["to_act"], look["seq"]
@@ -50,7 +52,9 @@ def test_the_beat_schedule_runs_the_timer_every_few_seconds():
 
 @pytest.mark.slow
 def test_every_turn_change_sets_a_fresh_deadline(alice, bob, operator, seeds):
-    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100, timeouts_forfeit=True))
+    table = TableFactory(
+        room=RoomFactory(operator=operator, practice=True, stake=100, timeouts_forfeit=True)
+    )
     match_id, seats = seat_both(alice, bob, table.pk)
     turn_seconds = Match.objects.get(pk=match_id).turn_seconds
     seen: list[tuple[int, int, object]] = []  # (hand number, to_act, deadline)

@@ -26,7 +26,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _running_match(operator) -> Match:
-    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100, timeouts_forfeit=True))
+    table = TableFactory(
+        room=RoomFactory(operator=operator, practice=True, stake=100, timeouts_forfeit=True)
+    )
     for _ in range(2):
         services.seat_take(player=PlayerFactory(operator=operator), table=table, actor=SYSTEM)
     return Match.objects.get(table=table, status=Match.Status.RUNNING)
@@ -38,7 +40,9 @@ def _nested(call) -> None:
 
 
 def test_sitting_and_leaving_refuse_to_run_inside_another_transaction(operator):
-    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100, timeouts_forfeit=True))
+    table = TableFactory(
+        room=RoomFactory(operator=operator, practice=True, stake=100, timeouts_forfeit=True)
+    )
     player = PlayerFactory(operator=operator)
     _nested(lambda: services.seat_take(player=player, table=table, actor=SYSTEM))
     assert not Seat.objects.filter(player=player).exists()

@@ -1,0 +1,87 @@
+"""R13: the platform's own outage never costs a player. The web heartbeat's gaps are outages;
+the turn timer fires nothing while the heartbeat is overdue, and applies every outage (its
+deadlines moved on by its length plus the grace) before it looks at a turn."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import services
+from games.models import Hand, Match
+from gin_platform.heartbeat import BEAT, WEB, heartbeat_write, moves_possible
+from gin_platform.models import Outage
+from tests.games.factories import RoomFactory, TableFactory
+from tests.games.helpers import seat_both
+from tests.wallet.factories import fund
+
+pytestmark = pytest.mark.django_db
+
+
+def _game(alice, bob, operator):
+    for client in (alice, bob):
+        fund(client.player, 1_000)
+    room = RoomFactory(operator=operator, stake=500, target=100, timeouts_forfeit=True)
+    match_id, _seats = seat_both(alice, bob, TableFactory(room=room).pk)
+    return match_id
+
+
+def test_a_gap_in_the_web_heartbeat_is_an_outage_recorded_once():
+    start = timezone.now() - timedelta(minutes=10)
+    assert heartbeat_write(source=WEB, now=start) is None
+    assert heartbeat_write(source=WEB, now=start + timedelta(seconds=5)) is None
+    outage = heartbeat_write(source=WEB, now=start + timedelta(seconds=125))
+    assert outage is not None and outage.seconds == 120
+    assert heartbeat_write(source=WEB, now=start + timedelta(seconds=130)) is None
+    # The beat's own heartbeat records no outage: a worker-only outage is not one.
+    heartbeat_write(source=BEAT, now=start)
+    assert heartbeat_write(source=BEAT, now=start + timedelta(minutes=5)) is None
+    assert Outage.objects.count() == 1
+
+
+def test_nothing_times_out_while_the_web_heartbeat_is_overdue(alice, bob, operator, seeds):
+    match_id = _game(alice, bob, operator)
+    now = timezone.now()
+    heartbeat_write(source=WEB, now=now - timedelta(minutes=2))
+    assert not moves_possible(now=now)
+    Hand.objects.filter(match_id=match_id).update(turn_deadline=now - timedelta(minutes=1))
+    sweep = services.turn_timers_expire(now=now)
+    assert sweep.forfeited == [] and sweep.skipped == []
+    assert Match.objects.get(pk=match_id).status == Match.Status.RUNNING
+
+
+def test_an_outage_moves_the_deadlines_inside_it_on_by_its_length_and_the_grace(
+    alice, bob, operator, seeds
+):
+    match_id = _game(alice, bob, operator)
+    start = timezone.now() - timedelta(minutes=3)
+    heartbeat_write(source=WEB, now=start)
+    inside = start + timedelta(seconds=40)
+    Hand.objects.filter(match_id=match_id).update(turn_deadline=inside)
+    end = start + timedelta(seconds=120)
+    outage = heartbeat_write(source=WEB, now=end)
+    assert outage is not None
+    sweep = services.turn_timers_expire(now=end + timedelta(seconds=1))
+    assert sweep.forfeited == []
+    hand = Hand.objects.get(match_id=match_id)
+    grace = Match.objects.get(pk=match_id).reconnect_grace_seconds
+    assert hand.turn_deadline == inside + timedelta(seconds=120 + grace)
+    outage.refresh_from_db()
+    assert outage.applied_at is not None
+    # Applied once: the next sweep moves nothing again.
+    services.turn_timers_expire(now=end + timedelta(seconds=2))
+    assert Hand.objects.get(match_id=match_id).turn_deadline == hand.turn_deadline
+
+
+def test_a_deadline_after_the_outage_is_left_alone(alice, bob, operator, seeds):
+    match_id = _game(alice, bob, operator)
+    start = timezone.now() - timedelta(minutes=3)
+    heartbeat_write(source=WEB, now=start)
+    end = start + timedelta(seconds=60)
+    later = end + timedelta(minutes=10)
+    Hand.objects.filter(match_id=match_id).update(turn_deadline=later)
+    heartbeat_write(source=WEB, now=end)
+    services.turn_timers_expire(now=end + timedelta(seconds=1))
+    assert Hand.objects.get(match_id=match_id).turn_deadline == later
