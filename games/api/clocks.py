@@ -73,3 +73,10 @@ def seat_clocks(match: Match) -> list[dict[str, Any]]:
         }
         for seat in range(seats)
     ]
+
+
+class ProtectionsOutput(serializers.Serializer):
+    per_day = serializers.IntegerField(help_text="Protected turns a player may have per UTC day")
+    used_today = serializers.IntegerField()
+    left_today = serializers.IntegerField()
+    resets_at = serializers.DateTimeField(help_text="The next UTC midnight")

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import network_views, views
+from games.api import clock_views, network_views, views
 
 urlpatterns = [
     # The game itself first: a move and a view are most of the traffic
@@ -39,6 +39,7 @@ urlpatterns = [
     path("tables/<str:table_id>/sit", views.SitView.as_view(), name="table-sit"),
     path("tables/<str:table_id>/leave", views.LeaveView.as_view(), name="table-leave"),
     path("me/seats", views.MySeatsView.as_view(), name="my-seats"),
+    path("me/turn-protections", clock_views.MyProtectionsView.as_view(), name="my-protections"),
     path("matches/<str:match_id>/events", views.EventsView.as_view(), name="game-events"),
     path("matches/<str:match_id>/resign", views.ResignView.as_view(), name="game-resign"),
     path("tables/<str:table_id>/bot", views.BotSeatView.as_view(), name="table-bot"),

@@ -24,14 +24,15 @@ that have not moved since: their disconnection is the same one until they do).
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from games.clock_selectors import protections_today
 from games.locks import lock_match
 from games.models import Hand, Match, Seat, TurnProtection
 from games.realtime import presence, publisher
@@ -99,7 +100,7 @@ def auto_plays_left(match: Match, seat: int) -> int:
 
 
 # --- Presence and the daily cap ------------------------------------------------------------
-def seat_disconnected(*, match_id: int, seat: int, player_id: object) -> bool:
+def seat_disconnected(*, match_id: int, seat: int, player_id: uuid.UUID) -> bool:
     """R13: no open socket on the seat and no request from its player within
     ``PRESENCE_TIMEOUT_SECONDS``. If the cache cannot be read the seat counts as
     disconnected: presence only ever protects a player."""
@@ -109,17 +110,6 @@ def seat_disconnected(*, match_id: int, seat: int, player_id: object) -> bool:
     except Exception:
         logger.warning("presence unreadable for match %s seat %s", match_id, seat)
         return True
-
-
-def day_start(now: datetime) -> datetime:
-    return now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def protections_left(*, player_id: object, now: datetime | None = None) -> int:
-    """R13: protected turns the player may still have today (UTC)."""
-    now = now or timezone.now()
-    used = TurnProtection.objects.filter(player_id=player_id, granted_at__gte=day_start(now))
-    return max(0, settings.GAMES_PROTECTIONS_PER_DAY - used.count())
 
 
 # --- The turn timer's step ---------------------------------------------------------------
@@ -185,7 +175,7 @@ def _grace_if_disconnected(
         match_id=match.pk, seat=seat, player_id=player_id
     ):
         return None
-    if protections_left(player_id=player_id, now=now) <= 0:
+    if protections_today(player_id=player_id, now=now).left_today <= 0:
         return None
     TurnProtection.objects.create(
         player_id=player_id, match=match, hand_number=hand.number, seat=seat, granted_at=now

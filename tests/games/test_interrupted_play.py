@@ -220,3 +220,19 @@ def test_no_card_of_the_absent_player_reaches_the_opponent(alice, bob, operator,
     public = set(other["hand"]["discard_pile"])
     leaked = (card_tokens(other["hand"]) | card_tokens(feed)) & (own_cards - public)
     assert not leaked
+
+
+@override_settings(GAMES_PROTECTIONS_PER_DAY=2)
+def test_a_player_reads_the_protections_left_today(alice, bob, operator, seeds, operator_client):
+    before = alice.get("/api/v1/me/turn-protections").json()
+    assert (before["per_day"], before["used_today"], before["left_today"]) == (2, 0, 2)
+    match_id, seats = _game(alice, bob, operator)
+    absent = _hand(match_id).to_act
+    _drop(seats[absent])
+    _run_out(match_id)
+    after = seats[absent].get("/api/v1/me/turn-protections").json()
+    assert (after["used_today"], after["left_today"]) == (1, 1)
+    assert after["resets_at"].endswith("T00:00:00Z")
+    refused = operator_client.get("/api/v1/me/turn-protections")
+    assert refused.status_code == 403
+    assert refused["Content-Type"].startswith("application/problem+json")
