@@ -1,4 +1,4 @@
-"""Reads of R13's clocks: a player's protected turns today."""
+"""Reads of R13's clocks: a player's protected turns today; the check of auto-played moves."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from games.models import TurnProtection
+from games import engine
+from games.models import Hand, HandEvent, TurnProtection
+from games.selectors import out_at_deal
 
 
 def day_start(now: datetime) -> datetime:
@@ -38,3 +40,27 @@ def protections_today(*, player_id: uuid.UUID | str, now: datetime | None = None
         used_today=used,
         resets_at=start + timedelta(days=1),
     )
+
+
+def auto_moves_follow_r13(hand: Hand) -> bool:
+    """Replay the hand from its seed and check every move marked ``auto`` against R13's
+    fixed move computed afresh (``engine.auto_action``): anyone can check an auto-played
+    turn as they check the deal (docs/fairness.md). True when there are none."""
+    rules = engine.RuleSet.from_dict(hand.match.rules)
+    rows = HandEvent.objects.filter(hand=hand, action__isnull=False).order_by("seq")
+    recorded = list(rows.values_list("action", "payload"))
+    state = engine.deal(
+        seed=hand.server_seed,
+        dealer=hand.dealer,
+        rules=rules,
+        out=out_at_deal(hand, [action for action, _payload in recorded]),
+    )
+    for action, payload in recorded:
+        if action["kind"] == engine.FORFEIT:
+            state, _ = engine.forfeit(state, action["seat"])
+            continue
+        move = engine.Action.from_dict(action)
+        if payload.get("auto") and engine.auto_action(state, move.seat).to_dict() != action:
+            return False
+        state, _ = engine.apply(state, move)
+    return True

@@ -63,6 +63,9 @@ class FairnessChecksOutput(serializers.Serializer):
     hands = serializers.BooleanField(help_text="Both hands dealt are the deck's")
     upcard = serializers.BooleanField()
     stock = serializers.BooleanField(help_text="The stock order is the deck's")
+    auto_play = serializers.BooleanField(
+        help_text="R13: every auto-played move is the rule's fixed move (true when none)"
+    )
 
 
 class FairnessOutput(serializers.Serializer):

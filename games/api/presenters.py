@@ -29,6 +29,7 @@ from games.api.serializers import (
     ShowdownOutput,
     WatchHandOutput,
 )
+from games.clock_selectors import auto_moves_follow_r13
 from games.models import Hand, HandEvent, Match, Room, Seat, Table, WaitingListEntry
 from gin_platform.http.problems import Problem
 from gin_platform.models import Player
@@ -559,6 +560,7 @@ def hand_fairness(*, match: Match, number: object) -> dict[str, Any]:
         ),
         "upcard": dealt["upcard"] == str(dealt_by_seed.discard_pile[0]),
         "stock": dealt["stock"] == [str(card) for card in dealt_by_seed.stock],
+        "auto_play": auto_moves_follow_r13(hand),
     }
     return {
         "match_id": match.pk,

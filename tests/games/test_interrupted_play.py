@@ -236,3 +236,45 @@ def test_a_player_reads_the_protections_left_today(alice, bob, operator, seeds, 
     refused = operator_client.get("/api/v1/me/turn-protections")
     assert refused.status_code == 403
     assert refused["Content-Type"].startswith("application/problem+json")
+
+
+def test_the_fairness_check_recomputes_every_auto_played_move(alice, bob, operator, seeds):
+    match_id, seats = _game(alice, bob, operator, time_bank_seconds=0, auto_play_turns=3)
+    absent = _hand(match_id).to_act
+    for _ in range(3):
+        hand = _hand(match_id)
+        if hand.to_act == absent:
+            assert _run_out(match_id).auto_played == [match_id]
+        else:
+            own = view(seats[hand.to_act], match_id).json()
+            kind = next(
+                a["kind"]
+                for a in own["hand"]["legal_actions"]
+                if a["kind"] in ("pass", "draw_stock")
+            )
+            act(seats[hand.to_act], match_id, kind=kind, expected_seq=own["seq"])
+            if kind == "draw_stock":
+                own = view(seats[hand.to_act], match_id).json()
+                discard = next(a for a in own["hand"]["legal_actions"] if a["kind"] == "discard")
+                act(seats[hand.to_act], match_id, expected_seq=own["seq"], **discard)
+    resigned = seats[1 - absent].post(f"/api/v1/matches/{match_id}/resign", {}, format="json")
+    assert resigned.status_code == 200
+    number = Hand.objects.filter(match_id=match_id).order_by("-number").first().number
+    fair = seats[absent].get(f"/api/v1/matches/{match_id}/hands/{number}/fairness").json()
+    assert fair["checks"]["auto_play"] is True and fair["verified"] is True
+    history = seats[absent].get(f"/api/v1/matches/{match_id}/hands/{number}").json()
+    assert any(event.get("auto") for event in history["events"])
+    # A tampered auto-played move fails the check.
+    row = HandEvent.objects.filter(match_id=match_id, payload__auto=True, action__kind="discard")
+    tampered = row.first()
+    if tampered is not None:
+        others = [
+            str(card)
+            for card in Hand.objects.get(match_id=match_id, number=number)
+            .engine_state()
+            .hands[absent]
+        ]
+        tampered.action = {**tampered.action, "card": others[0]}
+        HandEvent.objects.filter(pk=tampered.pk).update(action=tampered.action)
+        fair = seats[absent].get(f"/api/v1/matches/{match_id}/hands/{number}/fairness").json()
+        assert fair["checks"]["auto_play"] is False
