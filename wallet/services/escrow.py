@@ -196,18 +196,15 @@ def table_refund(
             f"the escrow of {game_ref} belongs to another operator's game"
         )
     contributions = selectors.player_contribution_transactions(escrow=escrow, player=player)
-    accounts = Account.objects.filter(
-        pk__in=LedgerEntry.objects.filter(transaction__in=contributions).values("account_id")
-    )
+    # The player's own lines: a void's transaction holds every player's (a buy-in's or a
+    # refund's are all the player's).
+    own_lines = LedgerEntry.objects.filter(transaction__in=contributions, player=player)
+    accounts = Account.objects.filter(pk__in=own_lines.values("account_id"))
 
     def rules(locked: Locked) -> LedgerTransaction:
         if locked.reads.settled:
             raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
-        entries = list(
-            LedgerEntry.objects.filter(transaction__in=contributions).values_list(
-                "account_id", "account__kind", "amount"
-            )
-        )
+        entries = list(own_lines.values_list("account_id", "account__kind", "amount"))
         for account_id, _kind, _amount in entries:
             if account_id not in locked.accounts:  # pragma: no cover - same player and shard
                 raise LedgerInvariantError(f"a buy-in into {game_ref} changed accounts under us")
