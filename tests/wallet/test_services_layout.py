@@ -51,7 +51,7 @@ CONCERNS = {
 PLAN_CONCERNS = {
     "conversion": ["stake_conversion", "payout_conversion", "Conversion"],
     "network": ["network_fee_split", "FeeSplit", "crossing_lines", "net_settlement_lines"],
-    "escrow": ["buy_in_accounts", "buy_in_plan", "refund_plan"],
+    "escrow": ["buy_in_accounts", "buy_in_plan", "refund_plan", "void_plan", "VoidPlan"],
     "escrow_settle": ["settlement_plan", "SettlementPlan", "Payee"],
     "corrections": ["reversal_plan", "ReversalPlan"],
 }
