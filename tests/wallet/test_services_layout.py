@@ -29,7 +29,7 @@ LEDGER = WALLET / "ledger"
 # Where each service lives: a newcomer finds a rule from the file name.
 CONCERNS = {
     "cashier": ["deposit", "withdraw", "cashier_caps_set", "deposit_reference"],
-    "escrow": ["table_buy_in", "table_refund"],
+    "escrow": ["table_buy_in", "table_refund", "escrow_void"],
     "escrow_settle": ["escrow_settle", "EscrowPayout"],
     "practice": ["practice_chips_top_up", "practice_grant_amount", "practice_top_up_window"],
     "rates": ["exchange_rate_record", "exchange_rates_load", "RateRowError", "fx_max_age"],
@@ -74,6 +74,7 @@ PUBLIC_NAMES = [
     "cashier_caps_set",
     "deposit",
     "escrow_settle",
+    "escrow_void",
     "exchange_rate_record",
     "exchange_rates_load",
     "player_limit_set",

@@ -10,6 +10,7 @@ here is then restricted to that player's rows.
 from __future__ import annotations
 
 import uuid
+from typing import Any, NamedTuple
 
 from django.db.models import QuerySet, Sum
 
@@ -99,3 +100,30 @@ def player_contribution_transactions(
     ).filter(
         pk__in=LedgerEntry.objects.filter(account=escrow, player=player).values("transaction_id")
     )
+
+
+class ContributionLine(NamedTuple):
+    """One entry of an escrow's contributions, on whichever account it moved (the escrow, a
+    wallet, a house FX account, a network position), and whose line it is."""
+
+    player_id: uuid.UUID | None
+    operator_id: Any  # the player's operator
+    account_id: int
+    account_kind: str
+    amount: int
+
+
+def escrow_contribution_lines(*, escrow: Account) -> list[ContributionLine]:
+    """Every entry of the escrow's contributions (buy-ins, refunds and voids, and reversals
+    of them) on every account they moved, in the order they were written: what a void
+    undoes, player by player (``wallet.services.escrow_void``)."""
+    rows = (
+        LedgerEntry.objects.filter(
+            transaction__in=LedgerTransaction.objects.filter(
+                kinds_with_reversals(CONTRIBUTION_KINDS), escrow=escrow
+            )
+        )
+        .order_by("pk")
+        .values_list("player_id", "player__operator_id", "account_id", "account__kind", "amount")
+    )
+    return [ContributionLine(*row) for row in rows]
