@@ -186,6 +186,8 @@ class LedgerTransaction(AppendOnlyModel):
         ADJUSTMENT = "adjustment"
         # The net settlement of an operator's network position (four eyes).
         NETWORK_SETTLEMENT = "network_settlement"
+        # Every stake of an interrupted game given back at once (R13: the game is voided).
+        VOID = "void"
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=24, choices=Kind.choices)

@@ -45,6 +45,7 @@ __all__ = [
     "LimitInvalidProblem",
     "NetworkSettlementInvalidProblem",
     "NothingToRefundProblem",
+    "NothingToVoidProblem",
     "OperatorWalletInvalidProblem",
     "PayoutInvalidProblem",
     "PlayerInactiveProblem",
@@ -264,6 +265,16 @@ class NothingToRefundProblem(Problem):
     slug = "nothing-to-refund"
     status = 409
     title = "The player has nothing in this game's escrow"
+
+
+class NothingToVoidProblem(Problem):
+    slug = "nothing-to-void"
+    status = 409
+    title = "No player has anything in this game's escrow"
+    description = (
+        "A void gives every player's stake back at once; here every stake is back already "
+        "(voided under another reference, or refunded)."
+    )
 
 
 # --- Exchange rates -------------------------------------------------------------------

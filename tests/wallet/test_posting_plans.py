@@ -2,7 +2,7 @@
 database (no test here may touch it: pytest-django refuses any query): every plan sums to
 zero per currency and within each operator's books, every amount is an integer of minor
 units, the amounts a plan moves are never negative, and the postings that undo others
-(refunds, reversals) give back exactly what was taken."""
+(refunds, voids, reversals) give back exactly what was taken."""
 
 from __future__ import annotations
 
@@ -19,10 +19,14 @@ from hypothesis import strategies as st
 from gin_platform.money import PRACTICE_CURRENCY, exponent
 from wallet.ledger.keys import AccountKey, AccountKind, house_key, shard_for
 from wallet.ledger.lines import Line, unbalanced_books, unbalanced_currencies
-from wallet.problems import EscrowOperatorMismatchProblem, NothingToRefundProblem
+from wallet.problems import (
+    EscrowOperatorMismatchProblem,
+    NothingToRefundProblem,
+    NothingToVoidProblem,
+)
 from wallet.services.plans.conversion import payout_conversion, stake_conversion
 from wallet.services.plans.corrections import reversal_plan
-from wallet.services.plans.escrow import buy_in_accounts, buy_in_plan, refund_plan
+from wallet.services.plans.escrow import buy_in_accounts, buy_in_plan, refund_plan, void_plan
 from wallet.services.plans.escrow_settle import Payee, settlement_plan
 from wallet.services.plans.network import (
     crossing_lines,
@@ -245,6 +249,108 @@ def test_a_refund_gives_back_exactly_what_the_buy_ins_took(facts, stakes):
             player_id=facts["player_id"],
             game_ref=GAME,
         )
+
+
+# --- Void ---------------------------------------------------------------------------------
+@st.composite
+def voided_games(draw: st.DrawFn) -> list[tuple[dict[str, Any], list[tuple[int, Decimal]], bool]]:
+    """The buy-ins of a game about to be voided (R13): 1-4 players of the escrow's operator
+    (for a network escrow, of member operators), each with 1-3 buy-ins (top-ups at other
+    rates) in the room's currency from a wallet in that currency or another; some players
+    refunded since (they have nothing left to give back)."""
+    crosses = draw(st.booleans())
+    practice = not crosses and draw(st.booleans())
+    currency = PRACTICE_CURRENCY if practice else draw(st.sampled_from(CURRENCIES))
+    escrow_operator = NETWORK if crosses else draw(st.sampled_from(OPERATORS))
+    players = []
+    for number in range(draw(st.integers(min_value=1, max_value=4))):
+        facts = {
+            "player_id": uuid.UUID(int=100 + number),
+            "player_operator_id": draw(st.sampled_from(OPERATORS)) if crosses else escrow_operator,
+            "escrow_operator_id": escrow_operator,
+            "currency": currency,
+            "wallet_currency": currency if practice else draw(st.sampled_from(CURRENCIES)),
+            "crosses": crosses,
+            "practice": practice,
+        }
+        stakes = draw(st.lists(st.tuples(amounts, rates), min_size=1, max_size=3))
+        players.append((facts, stakes, draw(st.booleans())))
+    return players
+
+
+@plans
+@given(game=voided_games())
+def test_a_void_gives_every_player_back_exactly_what_they_put_in(game):
+    """Each player's buy-ins (and a refund of them, for some), then the void: it balances
+    per currency and in each operator's books, gives each player exactly their refund (the
+    same lines ``refund_plan`` makes for them alone), empties the escrow, and leaves nothing
+    of anybody's anywhere. A second void finds nothing."""
+    ids: dict[AccountKey, int] = {}
+    contributions: dict[Any, list[tuple[int, str, int]]] = defaultdict(list)
+    history: list[Line[AccountKey]] = []
+    owed: dict[Any, int] = {}
+    for facts, stakes, refunded in game:
+        player_id = facts["player_id"]
+        for amount, rate in stakes:
+            accounts, buy_in = _buy_in(facts, amount=amount, rate=rate)
+            history += buy_in.lines
+            for line in buy_in.lines:
+                number = ids.setdefault(line.account, len(ids) + 1)
+                contributions[player_id].append((number, line.account.kind, line.amount))
+        escrow = accounts.escrow
+        keys = {number: key for key, number in ids.items()}
+        if refunded:
+            refund = refund_plan(
+                contributions=contributions[player_id],
+                escrow_id=ids[escrow],
+                player_id=player_id,
+                game_ref=GAME,
+            )
+            history += [line.on(keys[line.account]) for line in refund.lines]
+            contributions[player_id] += [
+                (line.account, keys[line.account].kind, line.amount) for line in refund.lines
+            ]
+        else:
+            owed[player_id] = sum(amount for amount, _ in stakes)
+    keys = {number: key for key, number in ids.items()}
+    facts = {"contributions": contributions, "escrow_id": ids[escrow], "game_ref": GAME}
+    if not owed:
+        with pytest.raises(NothingToVoidProblem):
+            void_plan(**facts)
+        return
+    plan = void_plan(**facts)
+    on_keys = [line.on(keys[line.account]) for line in plan.lines]
+    assert_balanced(on_keys)
+    assert type(plan.amount) is int and plan.amount == sum(owed.values()) > 0
+    assert plan.refunds == owed
+    assert all(type(amount) is int and amount > 0 for amount in plan.refunds.values())
+    assert all(line.amount != 0 for line in plan.lines)
+    assert _nets(on_keys)[escrow] == -plan.amount
+    for line in on_keys:  # money only comes back into the wallets
+        if line.account.kind == AccountKind.PLAYER:
+            assert line.amount > 0, line
+    for player_id in owed:
+        alone = refund_plan(
+            contributions=contributions[player_id],
+            escrow_id=ids[escrow],
+            player_id=player_id,
+            game_ref=GAME,
+        )
+        assert [line for line in plan.lines if line.player_id == player_id] == alone.lines
+    assert _nets(history + on_keys) == {}
+    voided = {
+        player_id: [
+            *entries,
+            *(
+                (line.account, keys[line.account].kind, line.amount)
+                for line in plan.lines
+                if line.player_id == player_id
+            ),
+        ]
+        for player_id, entries in contributions.items()
+    }
+    with pytest.raises(NothingToVoidProblem):
+        void_plan(**{**facts, "contributions": voided})
 
 
 # --- Settlement ---------------------------------------------------------------------------

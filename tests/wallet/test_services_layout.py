@@ -29,7 +29,7 @@ LEDGER = WALLET / "ledger"
 # Where each service lives: a newcomer finds a rule from the file name.
 CONCERNS = {
     "cashier": ["deposit", "withdraw", "cashier_caps_set", "deposit_reference"],
-    "escrow": ["table_buy_in", "table_refund"],
+    "escrow": ["table_buy_in", "table_refund", "escrow_void"],
     "escrow_settle": ["escrow_settle", "EscrowPayout"],
     "practice": ["practice_chips_top_up", "practice_grant_amount", "practice_top_up_window"],
     "rates": ["exchange_rate_record", "exchange_rates_load", "RateRowError", "fx_max_age"],
@@ -51,7 +51,7 @@ CONCERNS = {
 PLAN_CONCERNS = {
     "conversion": ["stake_conversion", "payout_conversion", "Conversion"],
     "network": ["network_fee_split", "FeeSplit", "crossing_lines", "net_settlement_lines"],
-    "escrow": ["buy_in_accounts", "buy_in_plan", "refund_plan"],
+    "escrow": ["buy_in_accounts", "buy_in_plan", "refund_plan", "void_plan", "VoidPlan"],
     "escrow_settle": ["settlement_plan", "SettlementPlan", "Payee"],
     "corrections": ["reversal_plan", "ReversalPlan"],
 }
@@ -74,6 +74,7 @@ PUBLIC_NAMES = [
     "cashier_caps_set",
     "deposit",
     "escrow_settle",
+    "escrow_void",
     "exchange_rate_record",
     "exchange_rates_load",
     "player_limit_set",

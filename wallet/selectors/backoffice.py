@@ -34,7 +34,8 @@ def player_account_list(*, player: Player) -> QuerySet[Account]:
 
 @dataclass(frozen=True)
 class OpenStake:
-    """What the player has in one escrow that is not settled yet (buy-ins minus refunds)."""
+    """What the player has in one escrow that is not settled yet (buy-ins minus refunds and
+    voids)."""
 
     escrow: Account
     amount: int
@@ -196,7 +197,7 @@ def network_position_days(
 @dataclass(frozen=True)
 class PositionGameLines:
     """An operator's network position lines in some settled games: per game_ref, its buy-ins
-    less refunds (``stakes``); per game_ref and component, its lines in the game's
+    less refunds and voids (``stakes``); per game_ref and component, its lines in the game's
     settlement (``results``: payout, fee_share, ...)."""
 
     stakes: dict[str, int]
@@ -214,7 +215,7 @@ def network_position_game_lines(
     stakes = (
         entries.filter(
             transaction__game_ref__in=list(games),
-            transaction__kind__in=(Kind.BUY_IN, Kind.REFUND),
+            transaction__kind__in=(Kind.BUY_IN, Kind.REFUND, Kind.VOID),
         )
         .values("transaction__game_ref")
         .annotate(total=Sum("amount"))

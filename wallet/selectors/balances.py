@@ -1,6 +1,6 @@
 """Reads of balances: a player's wallet, the house's accounts, a game's escrow, and what
-each player put into an escrow (its contributions: buy-ins minus refunds, a reversal of one
-counted like the original).
+each player put into an escrow (its contributions: buy-ins minus refunds and voids, a
+reversal of one counted like the original).
 
 Operator scoping happens before these are called: views resolve the player with
 ``gin_platform.tenancy.selectors.player_get`` (another operator's player is a 404), and every query
@@ -10,6 +10,7 @@ here is then restricted to that player's rows.
 from __future__ import annotations
 
 import uuid
+from typing import Any, NamedTuple
 
 from django.db.models import QuerySet, Sum
 
@@ -20,8 +21,9 @@ from wallet.selectors.transactions import kinds_with_reversals
 
 Kind = LedgerTransaction.Kind
 # Postings that put a player's money at stake in a game or give it back: escrow
-# contributions are made of these (a reversal of one counts like the original).
-CONTRIBUTION_KINDS = (Kind.BUY_IN, Kind.REFUND)
+# contributions are made of these (a reversal of one counts like the original). A void gives
+# every player's stake back at once: for each of them, a refund.
+CONTRIBUTION_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID)
 
 
 def wallet_account(*, player: Player, currency: str | None = None) -> Account | None:
@@ -92,9 +94,36 @@ def escrow_contributions(*, game_ref: str, currency: str) -> dict[uuid.UUID, int
 def player_contribution_transactions(
     *, escrow: Account, player: Player
 ) -> QuerySet[LedgerTransaction]:
-    """The player's buy-ins and refunds for this escrow (and reversals of them)."""
+    """The player's buy-ins, refunds and voids for this escrow (and reversals of them)."""
     return LedgerTransaction.objects.filter(
         kinds_with_reversals(CONTRIBUTION_KINDS), escrow=escrow
     ).filter(
         pk__in=LedgerEntry.objects.filter(account=escrow, player=player).values("transaction_id")
     )
+
+
+class ContributionLine(NamedTuple):
+    """One entry of an escrow's contributions, on whichever account it moved (the escrow, a
+    wallet, a house FX account, a network position), and whose line it is."""
+
+    player_id: uuid.UUID | None
+    operator_id: Any  # the player's operator
+    account_id: int
+    account_kind: str
+    amount: int
+
+
+def escrow_contribution_lines(*, escrow: Account) -> list[ContributionLine]:
+    """Every entry of the escrow's contributions (buy-ins, refunds and voids, and reversals
+    of them) on every account they moved, in the order they were written: what a void
+    undoes, player by player (``wallet.services.escrow_void``)."""
+    rows = (
+        LedgerEntry.objects.filter(
+            transaction__in=LedgerTransaction.objects.filter(
+                kinds_with_reversals(CONTRIBUTION_KINDS), escrow=escrow
+            )
+        )
+        .order_by("pk")
+        .values_list("player_id", "player__operator_id", "account_id", "account__kind", "amount")
+    )
+    return [ContributionLine(*row) for row in rows]

@@ -30,8 +30,8 @@ from wallet.windows import PERIODS, Window, windows
 
 Kind = LedgerTransaction.Kind
 # What the loss limit counts: stakes put into games, and what came back from them (a
-# reversal of one counts like the original).
-PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.SETTLEMENT)
+# refund, a void, a settlement; a reversal of one counts like the original).
+PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT)
 
 
 def cashier_caps_get(*, operator: Operator, currency: str) -> CashierCaps | None:
@@ -66,7 +66,8 @@ def deposit_totals(*, account: Account | None, at: datetime) -> dict[str, int]:
 
 
 def net_loss_totals(*, account: Account | None, at: datetime) -> dict[str, int]:
-    """Buy-ins minus refunds and payouts in each window (negative when the player is up)."""
+    """Buy-ins minus refunds, voids and payouts in each window (negative when the player is
+    up)."""
     if account is None or account.pk is None:
         return dict.fromkeys(PERIODS, 0)
     entries = LedgerEntry.objects.filter(account=account).filter(

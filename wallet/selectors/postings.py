@@ -26,6 +26,7 @@ from wallet.models import (
     OperatorWallet,
     PlayerLimit,
 )
+from wallet.selectors.balances import CONTRIBUTION_KINDS
 from wallet.selectors.limits import self_exclusions_in_force
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class EscrowPostingReads:
 # Written out: plain SQL on any database, and no ORM compile of its subqueries on every
 # refund and settlement. One row per fact, tagged: ``settled`` is
 # ``balances.escrow_is_settled``, ``participant`` a player of a contribution (buy-in, refund,
-# or a reversal of one: who ever bought in, even if refunded since), ``seamless`` is
+# void, or a reversal of one: who ever bought in, even if refunded since), ``seamless`` is
 # ``seamless.is_seamless``.
 # Keys come back as text (hyphenated on PostgreSQL, 32 hex digits on SQLite), parsed by UUID.
 _REPLAYED_SQL = """SELECT 'replayed', NULL
@@ -97,7 +98,7 @@ _PARTICIPANTS_SQL = """SELECT 'participant', CAST(e.player_id AS TEXT)
   JOIN wallet_ledgertransaction t ON t.id = e.transaction_id
   LEFT JOIN wallet_ledgertransaction reversed ON reversed.id = t.reverses_id
  WHERE e.account_id = %s AND e.player_id IS NOT NULL
-   AND (t.kind IN (%s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s)))"""
+   AND (t.kind IN (%s, %s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s, %s)))"""
 _SEAMLESS_SQL = """SELECT 'seamless', CAST(operator_id AS TEXT) FROM wallet_operatorwallet
  WHERE mode = %s AND operator_id IN ({})"""
 
@@ -122,7 +123,7 @@ def escrow_posting_reads(
     operators = sorted(set(operator_ids), key=str)
     params: list[str | int] = [reference, escrow.pk, Kind.SETTLEMENT.value]
     if participants:
-        contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
+        contribution = [kind.value for kind in CONTRIBUTION_KINDS]
         params += [escrow.pk, *contribution, Kind.REVERSAL.value, *contribution]
     if operators:
         operator_key = Operator._meta.pk
@@ -185,7 +186,7 @@ _BATCH_PARTICIPANTS_SQL = """SELECT DISTINCT 'participant', e.account_id, CAST(e
   JOIN wallet_ledgertransaction t ON t.id = e.transaction_id
   LEFT JOIN wallet_ledgertransaction reversed ON reversed.id = t.reverses_id
  WHERE e.account_id IN ({escrows}) AND e.player_id IS NOT NULL
-   AND (t.kind IN (%s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s)))"""
+   AND (t.kind IN (%s, %s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s, %s)))"""
 _BATCH_SEAMLESS_SQL = """SELECT 'seamless', NULL, CAST(operator_id AS TEXT)
   FROM wallet_operatorwallet WHERE mode = %s AND operator_id IN ({operators})"""
 
@@ -201,7 +202,7 @@ def escrow_posting_reads_many(
         _BATCH_SETTLED_SQL.format(escrows=marks),
         _BATCH_PARTICIPANTS_SQL.format(escrows=marks),
     ]
-    contribution = [Kind.BUY_IN.value, Kind.REFUND.value]
+    contribution = [kind.value for kind in CONTRIBUTION_KINDS]
     ids = [escrow.pk for escrow in escrows]
     params: list[str | int] = [*references, *ids, Kind.SETTLEMENT.value, *ids]
     params += [*contribution, Kind.REVERSAL.value, *contribution]

@@ -7,7 +7,8 @@
   replay check, ``post`` and the one skeleton every posting follows, ``posting_make``),
   which only this package imports;
 - ``cashier``: deposits, withdrawals, the operator's cashier caps;
-- ``escrow``: the table cashier: buy-in and refund;
+- ``escrow``: the table cashier: buy-in and refund, and the void of an interrupted game
+  (every stake back at once, R13);
 - ``escrow_settle``: the settlement that empties a game's escrow (``EscrowPayout``; a
   batch of games with ``escrow_settle_many``);
 - ``practice``: practice chips: the first-use grant and the top-up;
@@ -25,7 +26,8 @@
 
 Every function is keyword-only, typed and atomic, makes one state change, and writes its
 audit row in the same database transaction. Other apps move money only through here:
-``games`` with ``table_buy_in`` / ``table_refund``, ``settlement`` with ``escrow_settle``.
+``games`` with ``table_buy_in`` / ``table_refund`` / ``escrow_void``, ``settlement`` with
+``escrow_settle``.
 Import them from ``wallet.services`` (this package re-exports every public name); reads are
 in ``wallet.selectors``.
 
@@ -38,7 +40,8 @@ Transactions: durable, or designed to run inside a caller's transaction.
     transaction (gin_platform.http.idempotency), so the effect and the stored answer commit
     together or not at all;
   - ``table_buy_in`` and ``table_refund``: games take or free a seat inside their own
-    transaction, so the seat and its money commit together;
+    transaction, so the seat and its money commit together; ``escrow_void`` likewise,
+    inside the transaction that marks the game voided;
   - ``escrow_settle``: settlement posts inside the transaction that marks the game
     settled, so a game is settled exactly when its payout is posted (``escrow_settle_many``
     does the same for a batch of games, in the caller's transaction, no savepoint: any
@@ -52,7 +55,7 @@ Transactions: durable, or designed to run inside a caller's transaction.
   meanwhile; they raise if called inside one): ``seamless_debit``, ``seamless_rollback``,
   ``seamless_credit``, ``seamless_call_retry``, ``seamless_calls_sweep``,
   ``seamless_balance``. ``seamless_credits_record`` is the opposite: it runs inside the
-  transaction that posted a payout or refund and sends after the commit.
+  transaction that posted a payout, refund or void and sends after the commit.
 A service that nests keeps its guarantees: it raises with nothing posted (its savepoint
 rolls back), and its row locks, taken in primary-key order, are held until the caller's
 transaction ends.
@@ -77,7 +80,7 @@ from wallet.services.cashier import (
     withdrawal_reference,
 )
 from wallet.services.corrections import reversal_reference, transaction_reverse
-from wallet.services.escrow import table_buy_in, table_refund
+from wallet.services.escrow import escrow_void, table_buy_in, table_refund
 from wallet.services.escrow_settle import (
     COMPONENT_SHAPE,
     RESERVED_COMPONENTS,
@@ -159,6 +162,7 @@ __all__ = [
     "deposit_reference",
     "escrow_settle",
     "escrow_settle_many",
+    "escrow_void",
     "exchange_rate_record",
     "exchange_rates_load",
     "fx_max_age",

@@ -40,8 +40,8 @@ def transaction_reverse(
     """Post the exact opposite of a transaction (every entry negated, same components and
     players, the same FX amounts, so no new rate: wallet/services/plans/corrections.py). A
     reversal cannot itself be reversed, and a transaction is reversed at most once. Refused
-    if a non-negative account would go below zero (``insufficient-funds``), or for a buy-in
-    or refund whose escrow is settled. Reversing a settlement reopens the escrow for a
+    if a non-negative account would go below zero (``insufficient-funds``), or for a buy-in,
+    refund or void whose escrow is settled. Reversing a settlement reopens the escrow for a
     corrected settlement."""
     original = ledger_transaction
     reference = check_reference(reference)
@@ -58,7 +58,7 @@ def transaction_reverse(
             raise AlreadyReversedProblem(f"transaction #{original.pk} is already reversed")
         if (
             original.escrow is not None
-            and original.kind in (Kind.BUY_IN, Kind.REFUND)
+            and original.kind in (Kind.BUY_IN, Kind.REFUND, Kind.VOID)
             and selectors.escrow_is_settled(escrow=original.escrow)
         ):
             raise EscrowSettledProblem(

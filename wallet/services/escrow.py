@@ -1,7 +1,9 @@
-"""The table cashier: buy-ins into a game's escrow and refunds out of it (docs/wallet.md
-"table_buy_in", "table_refund"); the settlement that empties it is escrow_settle.py.
+"""The table cashier: buy-ins into a game's escrow and refunds out of it, and the void that
+gives every stake back at once (docs/wallet.md "table_buy_in", "table_refund",
+"escrow_void"); the settlement that empties it is escrow_settle.py.
 
-``games`` calls ``table_buy_in`` and ``table_refund`` when a player sits down and leaves.
+``games`` calls ``table_buy_in`` and ``table_refund`` when a player sits down and leaves,
+and ``escrow_void`` when an interruption voids the game (R13).
 One escrow account per game and currency. Conversion between the room's
 currency and a player's wallet currency goes through the house FX accounts at the latest
 rate (wallet.services.rates): a buy-in debits the wallet rounded up, a payout credits it
@@ -9,6 +11,9 @@ rounded down, a refund gives back exactly what the buy-ins took (their stored am
 """
 
 from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection
 
 from django.db import transaction
 
@@ -36,7 +41,7 @@ from wallet.problems import (
 from wallet.selectors import balances as selectors
 from wallet.selectors import postings as posting_selectors
 from wallet.services.network import check_network_escrow
-from wallet.services.plans.escrow import buy_in_accounts, buy_in_plan, refund_plan
+from wallet.services.plans.escrow import buy_in_accounts, buy_in_plan, refund_plan, void_plan
 from wallet.services.practice import mint_key, practice_grant_if_first
 from wallet.services.rates import rate_quote
 from wallet.services.responsible_gaming import check_loss_limits, check_not_self_excluded
@@ -196,18 +201,15 @@ def table_refund(
             f"the escrow of {game_ref} belongs to another operator's game"
         )
     contributions = selectors.player_contribution_transactions(escrow=escrow, player=player)
-    accounts = Account.objects.filter(
-        pk__in=LedgerEntry.objects.filter(transaction__in=contributions).values("account_id")
-    )
+    # The player's own lines: a void's transaction holds every player's (a buy-in's or a
+    # refund's are all the player's).
+    own_lines = LedgerEntry.objects.filter(transaction__in=contributions, player=player)
+    accounts = Account.objects.filter(pk__in=own_lines.values("account_id"))
 
     def rules(locked: Locked) -> LedgerTransaction:
         if locked.reads.settled:
             raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
-        entries = list(
-            LedgerEntry.objects.filter(transaction__in=contributions).values_list(
-                "account_id", "account__kind", "amount"
-            )
-        )
+        entries = list(own_lines.values_list("account_id", "account__kind", "amount"))
         for account_id, _kind, _amount in entries:
             if account_id not in locked.accounts:  # pragma: no cover - same player and shard
                 raise LedgerInvariantError(f"a buy-in into {game_ref} changed accounts under us")
@@ -242,3 +244,133 @@ def table_refund(
             escrow=escrow, reference=reference, operator_ids=[player.operator_id]
         ),
     )
+
+
+# --- Void -----------------------------------------------------------------------------------
+# Tries of a void whose escrow gained a contributor (a buy-in on accounts it had not locked)
+# between its first read and its locks; each try re-reads under fresh locks.
+VOID_ATTEMPTS = 3
+
+
+class _ContributorsMoved(Exception):
+    """A contribution committed between the void's read and its locks moved an account the
+    void had not locked: the try is rolled back (its locks with it) and made again."""
+
+
+@reference_guard
+def escrow_void(
+    *,
+    game_ref: str,
+    currency: str,
+    reference: str,
+    actor: Actor,
+    escrow_operator: Operator,
+) -> LedgerTransaction:
+    """Give every player back exactly what they have in the game's (unsettled) escrow, in
+    ONE transaction (kind ``void``; R13: an interruption voided the game). No fee.
+
+    Each player's part is their ``table_refund``: their buy-ins (and refunds, voids and
+    reversals since) undone account by account, so a converted buy-in comes back at its
+    stored rate and a network escrow's stake back through the same position lines, reversed
+    (wallet/services/plans/escrow.py ``void_plan``). Afterwards the escrow is empty. Never
+    blocked by self-exclusion, limits or status. ``escrow_operator`` owns the escrow (the
+    room's operator, or the network's for a network game).
+
+    Exactly once: the reference is unique (the same request again returns the first
+    transaction; a concurrent one queues on the escrow's lock and is then replayed).
+    Refused, nothing posted: no escrow (``escrow-not-found``), another operator's
+    (``escrow-operator-mismatch``), settled (``escrow-settled``), every stake already back
+    (``nothing-to-void``: voided under another reference, or refunded). The caller records
+    the seamless players' credits in the same transaction (``seamless_credits_record``)."""
+    code = parse_currency(currency)
+    game_ref = check_game_ref(game_ref)
+    reference = check_reference(reference)
+    for _ in range(VOID_ATTEMPTS):
+        try:
+            return _void_once(
+                game_ref=game_ref,
+                currency=code,
+                reference=reference,
+                actor=actor,
+                escrow_operator=escrow_operator,
+            )
+        except _ContributorsMoved:
+            continue
+    raise LedgerInvariantError(f"the contributors of {game_ref} kept changing under the void")
+
+
+@transaction.atomic
+def _void_once(
+    *, game_ref: str, currency: str, reference: str, actor: Actor, escrow_operator: Operator
+) -> LedgerTransaction:
+    """One try of ``escrow_void``: read, lock, re-read under the locks, post."""
+    same = {"kind": Kind.VOID, "player": None, "game_ref": game_ref, "currency": currency}
+    escrow = posting_selectors.escrow_with_replay(
+        game_ref=game_ref, currency=currency, reference=reference
+    )
+    replay = escrow is None or escrow.replayed
+    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
+        return existing
+    if escrow is None:
+        raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {currency}")
+    if escrow.operator_id != escrow_operator.pk:
+        raise EscrowOperatorMismatchProblem(
+            f"the escrow of {game_ref} belongs to another operator's game"
+        )
+    seen = selectors.escrow_contribution_lines(escrow=escrow)
+    operator_ids = {line.operator_id for line in seen if line.operator_id is not None}
+    accounts = Account.objects.filter(pk__in={escrow.pk, *(line.account_id for line in seen)})
+
+    def rules(locked: Locked) -> LedgerTransaction:
+        if locked.reads.settled:
+            raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")
+        lines = selectors.escrow_contribution_lines(escrow=escrow)  # again, under the locks
+        if any(line.account_id not in locked.accounts for line in lines):
+            raise _ContributorsMoved
+        plan = void_plan(
+            contributions=_by_player(lines, game_ref=game_ref),
+            escrow_id=escrow.pk,
+            game_ref=game_ref,
+        )
+        if locked.accounts[escrow.pk].balance != plan.amount:
+            raise LedgerInvariantError(
+                f"the escrow of {game_ref} holds {locked.accounts[escrow.pk].balance}, "
+                f"its players' stakes {plan.amount}"
+            )
+        voided = post(
+            locked=locked.accounts,
+            operator=escrow.operator,
+            kind=Kind.VOID,
+            reference=reference,
+            lines=lines_on(plan.lines, locked.accounts),
+            actor=actor,
+            now=locked.now,
+            amount=plan.amount,
+            currency=currency,
+            game_ref=game_ref,
+            escrow=escrow,
+        )
+        voided.seamless_by_operator = locked.reads.seamless_by_operator(operator_ids)
+        return voided
+
+    return posting_make(
+        reference=reference,
+        same=same,
+        accounts=list(accounts),
+        rules=rules,
+        reads=lambda _at: posting_selectors.escrow_posting_reads(
+            escrow=escrow, reference=reference, operator_ids=operator_ids
+        ),
+    )
+
+
+def _by_player(
+    lines: Collection[selectors.ContributionLine], *, game_ref: str
+) -> dict[object, list[tuple[int, str, int]]]:
+    """The contribution lines of each player, as ``refund_plan`` takes them."""
+    by_player: dict[object, list[tuple[int, str, int]]] = defaultdict(list)
+    for line in lines:
+        if line.player_id is None:  # pragma: no cover - every contribution line is a player's
+            raise LedgerInvariantError(f"a contribution to {game_ref} without its player")
+        by_player[line.player_id].append((line.account_id, line.account_kind, line.amount))
+    return by_player

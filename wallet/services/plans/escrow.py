@@ -1,17 +1,18 @@
 """The plans of the table cashier (wallet/services/escrow.py): a buy-in into a game's
-escrow and a refund out of it.
+escrow, a refund out of it, and a void (every player's refund at once).
 
 A buy-in: the wallet pays the stake (converted through the house FX accounts when the
 wallet is in another currency than the room, rounded up), a network escrow's stake crosses
 from the player's operator's books into the network's through their positions, and the
 escrow receives the stake. A refund negates the net of the player's buy-ins (and earlier
-refunds) account by account: a converted buy-in comes back at its stored rate, exactly.
+refunds) account by account: a converted buy-in comes back at its stored rate, exactly. A
+void (R13: an interrupted game) is each player's refund, in one transaction.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ from wallet.ledger.keys import (
     shard_for,
 )
 from wallet.ledger.lines import Line
-from wallet.problems import NothingToRefundProblem
+from wallet.problems import NothingToRefundProblem, NothingToVoidProblem
 from wallet.services.plans.conversion import Quote, stake_conversion
 from wallet.services.plans.network import crossing_lines, position_key
 
@@ -198,3 +199,42 @@ def refund_plan(
             if net
         ],
     )
+
+
+# --- Void ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VoidPlan:
+    """A void's lines, on the account ids of the buy-ins it undoes; what leaves the escrow
+    (``amount``: every stake) and what each player gets back out of it (``refunds``: player
+    id -> minor units of the escrow's currency; only players who had something in it)."""
+
+    amount: int
+    refunds: dict[Any, int]
+    lines: list[Line[int]]
+
+
+def void_plan(
+    *,
+    contributions: Mapping[Any, Iterable[tuple[int, str, int]]],
+    escrow_id: int,
+    game_ref: str,
+) -> VoidPlan:
+    """Every player's refund at once (R13: an interrupted game is voided): for each player
+    (``contributions``: player id -> the entries of their buy-ins, refunds, voids and
+    reversals of them, as ``refund_plan`` takes them), their ``refund_plan``; players with
+    nothing left in the escrow are left out. Nobody with anything in the escrow is
+    ``nothing-to-void``."""
+    refunds: dict[Any, int] = {}
+    lines: list[Line[int]] = []
+    for player_id, entries in sorted(contributions.items(), key=lambda item: str(item[0])):
+        try:
+            refund = refund_plan(
+                contributions=entries, escrow_id=escrow_id, player_id=player_id, game_ref=game_ref
+            )
+        except NothingToRefundProblem:
+            continue
+        refunds[player_id] = refund.amount
+        lines += refund.lines
+    if not refunds:
+        raise NothingToVoidProblem(f"no player has anything in the escrow of {game_ref}")
+    return VoidPlan(amount=sum(refunds.values()), refunds=refunds, lines=lines)
