@@ -39,6 +39,7 @@ from gin_platform.locks import lock_outage
 from gin_platform.models import Outage
 from gin_platform.tenancy.principals import Actor
 from wallet import services as wallet
+from wallet.problems import NothingToVoidProblem
 
 logger = logging.getLogger(__name__)
 
@@ -148,14 +149,17 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
                 "event_seq",
             ]
         )
-    refund = wallet.escrow_void(
-        game_ref=match.game_ref,
-        currency=match.currency,
-        reference=f"void:{match.game_ref}",
-        actor=actor,
-        escrow_operator=match.operator,
-    )
-    if refund is not None:
+    try:
+        refund = wallet.escrow_void(
+            game_ref=match.game_ref,
+            currency=match.currency,
+            reference=f"void:{match.game_ref}",
+            actor=actor,
+            escrow_operator=match.operator,
+        )
+    except NothingToVoidProblem:  # every stake already went back (each seat left before)
+        refund = None
+    else:  # seamless players: the credits to their operator's wallet, sent after the commit
         wallet.seamless_credits_record(ledger_transaction=refund, actor=actor)
     seats = list(Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES))
     for seat in seats:

@@ -7,15 +7,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.test import override_settings
 from django.utils import timezone
 
 from games import services
 from games.models import Hand, Match
+from games.services.interruptions import match_void
 from gin_platform.heartbeat import BEAT, WEB, heartbeat_write, moves_possible
-from gin_platform.models import Outage
+from gin_platform.models import OperatorEvent, Outage
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.helpers import seat_both
+from tests.games.helpers import events, seat_both
 from tests.wallet.factories import fund
+from wallet.models import LedgerTransaction
+from wallet.selectors import balances, reconciliation
 
 pytestmark = pytest.mark.django_db
 
@@ -85,3 +89,50 @@ def test_a_deadline_after_the_outage_is_left_alone(alice, bob, operator, seeds):
     heartbeat_write(source=WEB, now=end)
     services.turn_timers_expire(now=end + timedelta(seconds=1))
     assert Hand.objects.get(match_id=match_id).turn_deadline == later
+
+
+@override_settings(GAMES_MAX_INTERRUPTION_SECONDS=60)
+def test_an_outage_past_the_limit_voids_the_matches_it_touched_exactly_once(
+    alice, bob, operator, seeds
+):
+    match_id = _game(alice, bob, operator)
+    match = Match.objects.get(pk=match_id)
+    assert balances.wallet_balance(player=alice.player) == 500
+    start = timezone.now() - timedelta(minutes=5)
+    Match.objects.filter(pk=match_id).update(started_at=start - timedelta(minutes=1))
+    heartbeat_write(source=WEB, now=start)
+    end = start + timedelta(seconds=90)
+    heartbeat_write(source=WEB, now=end)
+    sweep = services.turn_timers_expire(now=end + timedelta(seconds=1))
+    assert sweep.forfeited == []
+    match.refresh_from_db()
+    assert match.status == Match.Status.VOIDED and match.result is None
+    assert Hand.objects.get(match_id=match_id).status == Hand.Status.ABANDONED
+    for client in (alice, bob):  # exactly what they put in, no fee
+        assert balances.wallet_balance(player=client.player) == 1_000
+    assert balances.escrow_balance(game_ref=match.game_ref, currency=match.currency) == 0
+    voids = LedgerTransaction.objects.filter(kind="void", game_ref=match.game_ref)
+    assert voids.count() == 1 and voids.get().reference == f"void:{match.game_ref}"
+    assert Outage.objects.get().applied_at is not None
+    # Again: nothing more moves; the voided match is not running any more.
+    assert match_void(match_id=match_id) is False
+    services.turn_timers_expire(now=end + timedelta(seconds=2))
+    assert voids.count() == 1
+    assert OperatorEvent.objects.filter(operator=operator, type="game.voided").count() == 1
+    # Both players see it; the feed says why; nothing more can be played.
+    seen = alice.get(f"/api/v1/matches/{match_id}/view").json()
+    assert seen["match"]["status"] == "voided"
+    kinds = [event["kind"] for event in events(alice, match_id).json()["events"]]
+    assert kinds[-1] == "match_voided"
+    report = reconciliation.reconcile()
+    assert report.ok, report.render()
+
+
+@override_settings(GAMES_MAX_INTERRUPTION_SECONDS=60)
+def test_a_match_started_after_the_outage_is_not_voided(alice, bob, operator, seeds):
+    start = timezone.now() - timedelta(minutes=5)
+    heartbeat_write(source=WEB, now=start)
+    heartbeat_write(source=WEB, now=start + timedelta(seconds=90))
+    match_id = _game(alice, bob, operator)
+    services.turn_timers_expire()
+    assert Match.objects.get(pk=match_id).status == Match.Status.RUNNING
