@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.utils import timezone
@@ -48,7 +49,10 @@ def auto_moves_follow_r13(hand: Hand) -> bool:
     turn as they check the deal (docs/fairness.md). True when there are none."""
     rules = engine.RuleSet.from_dict(hand.match.rules)
     rows = HandEvent.objects.filter(hand=hand, action__isnull=False).order_by("seq")
-    recorded = list(rows.values_list("action", "payload"))
+    # action__isnull=False: each a recorded dict
+    recorded = cast(
+        "list[tuple[dict[str, Any], dict[str, Any]]]", list(rows.values_list("action", "payload"))
+    )
     state = engine.deal(
         seed=hand.server_seed,
         dealer=hand.dealer,

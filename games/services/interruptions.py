@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -40,6 +41,9 @@ from gin_platform.models import Outage
 from gin_platform.tenancy.principals import Actor
 from wallet import services as wallet
 from wallet.problems import NothingToVoidProblem
+
+if TYPE_CHECKING:
+    from wallet.models import LedgerTransaction
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +114,23 @@ def _outage_close(outage_id: int) -> bool:
     return True
 
 
+def _stakes_back(*, match: Match, actor: Actor) -> LedgerTransaction | None:
+    """Every stake out of the match's escrow in one transaction (None: nothing was left)."""
+    try:
+        refund = wallet.escrow_void(
+            game_ref=match.game_ref,
+            currency=match.currency,
+            reference=f"void:{match.game_ref}",
+            actor=actor,
+            escrow_operator=match.operator,
+        )
+    except NothingToVoidProblem:  # every stake already went back (each seat left before)
+        return None
+    # Seamless players: the credits to their operator's wallet, sent after the commit.
+    wallet.seamless_credits_record(ledger_transaction=refund, actor=actor)
+    return refund
+
+
 @transaction.atomic(durable=True)
 def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OUTAGE_ACTOR) -> bool:
     """R13: void a running match interrupted past ``GAMES_MAX_INTERRUPTION_SECONDS``: the hand
@@ -149,18 +170,7 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
                 "event_seq",
             ]
         )
-    try:
-        refund = wallet.escrow_void(
-            game_ref=match.game_ref,
-            currency=match.currency,
-            reference=f"void:{match.game_ref}",
-            actor=actor,
-            escrow_operator=match.operator,
-        )
-    except NothingToVoidProblem:  # every stake already went back (each seat left before)
-        refund = None
-    else:  # seamless players: the credits to their operator's wallet, sent after the commit
-        wallet.seamless_credits_record(ledger_transaction=refund, actor=actor)
+    refund = _stakes_back(match=match, actor=actor)
     seats = list(Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES))
     for seat in seats:
         seat.state = Seat.State.FINISHED
