@@ -16,7 +16,7 @@ wait for each other:
 from __future__ import annotations
 
 import uuid
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import models
@@ -32,6 +32,9 @@ from gin_platform.models import (
     StaffChangeRequest,
     WebhookDelivery,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractUser
 
 Row = TypeVar("Row", bound=models.Model)
 
@@ -89,6 +92,6 @@ def lock_staff_change(change_id: int) -> StaffChangeRequest:
     return StaffChangeRequest.objects.select_for_update(of=("self",)).get(pk=change_id)
 
 
-def lock_staff_user(user_id: object) -> models.Model:
+def lock_staff_user(user_id: object) -> AbstractUser:
     """The staff user whose access a request changes (after the request's lock)."""
     return lock_row(get_user_model(), user_id)
