@@ -88,7 +88,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is a str, ModelAdmin's a str | None: the same attribute
+class MatchAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = (
         "id",
         "operator",

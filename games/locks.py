@@ -18,7 +18,6 @@ Wallet services take their own locks after ours; they never lock games rows.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import cast
 
 from django.db.models import Exists, OuterRef
 
@@ -39,7 +38,7 @@ def lock_table(table_id: int) -> Table:
 def lock_match(match_id: int) -> Match:
     # Compiled once (settlement, forfeits and timers run it on every game; get()'s extra
     # bookkeeping is measurable there too: docs/benchmarks.md).
-    matches = cast("list[Match]", _MATCH_FOR_UPDATE.fetch(match_id))
+    matches = _MATCH_FOR_UPDATE.fetch(match_id)
     if not matches:
         raise Match.DoesNotExist(f"no match {match_id}")
     return matches[0]
@@ -49,7 +48,7 @@ def lock_match_with_seats(match_id: int) -> tuple[Match, list[Seat]]:
     """The match row locked, with its seats and their players, in ONE statement (settlement
     pays the players it reads under the lock). Only the Match row is locked (FOR UPDATE
     OF), so the order above holds. A match without seats is locked on its own."""
-    seats = cast("list[Seat]", _SEATS_FOR_UPDATE.fetch(match_id))
+    seats = _SEATS_FOR_UPDATE.fetch(match_id)
     if not seats:
         return lock_match(match_id), []
     match = seats[0].match
@@ -88,13 +87,12 @@ def lock_match_seats_and_hands(*, match_id: int, player: Player) -> tuple[list[S
     network_id = network_operator_id()  # cached: no statement on the action path
     if network_id is not None:
         operators.append(network_id)
-    seat_rows, hand_rows = fetch_then(
+    seats, hands = fetch_then(
         _SEATS_OF_MATCH_FOR_UPDATE,
         (match_id, player.pk, operators),
         _NEWEST_HANDS_FOR_UPDATE,
         (match_id,),
     )
-    seats, hands = cast("list[Seat]", seat_rows), cast("list[Hand]", hand_rows)
     seats.sort(key=lambda seat: seat.pk)
     hands.sort(key=lambda hand: hand.number, reverse=True)
     return seats, hands
@@ -144,7 +142,7 @@ def lock_newest_hands(match: Match) -> list[Hand]:
     is the hand in progress; the one before has ended and never changes again, and is read
     in the same statement only so that a move's answer can show its showdown (the action
     path reads nothing twice). Taken under the match's lock, in the order above."""
-    hands = cast("list[Hand]", _NEWEST_HANDS_FOR_UPDATE.fetch(match.pk))
+    hands = _NEWEST_HANDS_FOR_UPDATE.fetch(match.pk)
     for hand in hands:
         hand.match = match  # as filter(match=match) would have set it: no query to reach it
     return hands

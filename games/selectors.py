@@ -284,9 +284,7 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     if network_id is not None:
         operators.append(network_id)
     match_pk = as_id(match_id)
-    seats = (
-        [] if match_pk is None else cast("list[Seat]", _SEATS_OF_MATCH.fetch(match_pk, operators))
-    )
+    seats = [] if match_pk is None else _SEATS_OF_MATCH.fetch(match_pk, operators)
     return own_seat(seats, player=player, match_id=match_id)
 
 
@@ -338,7 +336,7 @@ def match_seats(match: Match) -> list[Seat]:
     in position order: the ones ``match_list`` / ``own_seat`` loaded, or read now."""
     if hasattr(match, "shown_seats"):
         return match.shown_seats
-    seats = cast("list[Seat]", _SHOWN_SEATS.fetch(match.pk))
+    seats = _SHOWN_SEATS.fetch(match.pk)
     for seat in seats:
         seat.match = match  # as filter(match=match) would have set it: no query to reach it
     return seats
@@ -431,7 +429,7 @@ def match_event_rows(
                 .order_by("match_seq")[:limit]
             )
         )
-    return cast("list[HandEvent]", _EVENTS_AFTER[limit].fetch(match.pk, min(max(after, 0), MAX_ID)))
+    return _EVENTS_AFTER[limit].fetch(match.pk, min(max(after, 0), MAX_ID))
 
 
 def match_event_rows_through(*, match: Match, after: int, through: int) -> list[HandEvent]:
@@ -452,7 +450,7 @@ def match_event_rows_through(*, match: Match, after: int, through: int) -> list[
 
 
 # Page size -> its read of the feed, compiled once (every push reads it).
-_EVENTS_AFTER: dict[int, PrecompiledQuery] = {}
+_EVENTS_AFTER: dict[int, PrecompiledQuery[HandEvent]] = {}
 _FEED_FIELDS = ("kind", "seat", "state_seq", "payload", "match_seq", "created_at", "hand__number")
 
 
@@ -577,7 +575,7 @@ def expected_dealer(hand: Hand) -> int:
 def match_for_push(*, match_id: int) -> Match | None:
     """The match as a push renders it, with its shown seats and their players loaded once
     for every audience."""
-    match = next(iter(cast("list[Match]", _MATCH_BY_ID.fetch(match_id))), None)
+    match = next(iter(_MATCH_BY_ID.fetch(match_id)), None)
     if match is not None:
         match.shown_seats = match_seats(match)  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
     return match

@@ -15,7 +15,8 @@ wait for each other:
 
 from __future__ import annotations
 
-from typing import TypeVar
+import uuid
+from typing import TYPE_CHECKING, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import models
@@ -34,20 +35,24 @@ from gin_platform.models import (
     WebhookDelivery,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractUser
+
 Row = TypeVar("Row", bound=models.Model)
 
 
 def lock_row(model: type[Row], pk: object) -> Row:
     """One row of ``model``, locked (``DoesNotExist`` if there is none). For code that locks
-    rows of several models alike (re-encrypting the secrets at rest)."""
-    return model.objects.select_for_update().get(pk=pk)
+    rows of several models alike (re-encrypting the secrets at rest). Through the model's
+    default manager: each of these models has one, ``objects``."""
+    return model._default_manager.select_for_update().get(pk=pk)
 
 
 def lock_operator(operator_id: object) -> Operator:
     return lock_row(Operator, operator_id)
 
 
-def lock_operator_row(operator_id: object) -> None:
+def lock_operator_row(operator_id: uuid.UUID) -> None:
     """Lock the operator row without reading it (no secret decrypted): serialises changes
     to the operator's credentials."""
     list(Operator.objects.select_for_update().filter(pk=operator_id).values_list("pk"))
@@ -69,7 +74,7 @@ def lock_player_session(session_id: object) -> PlayerSession:
     return lock_row(PlayerSession, session_id)
 
 
-def lock_idempotency_record(record_id: object) -> IdempotencyRecord | None:
+def lock_idempotency_record(record_id: int) -> IdempotencyRecord | None:
     """The record, locked; None when it is gone (released, or pruned)."""
     return IdempotencyRecord.objects.select_for_update().filter(pk=record_id).first()
 
@@ -83,13 +88,13 @@ def lock_network(network_id: object) -> Network:
     return lock_row(Network, network_id)
 
 
-def lock_staff_change(change_id: object) -> StaffChangeRequest:
+def lock_staff_change(change_id: int) -> StaffChangeRequest:
     """A staff access change request (gin_platform/staff/access.py): two approvers of one
     request queue here and it executes once."""
     return StaffChangeRequest.objects.select_for_update(of=("self",)).get(pk=change_id)
 
 
-def lock_staff_user(user_id: object) -> models.Model:
+def lock_staff_user(user_id: object) -> AbstractUser:
     """The staff user whose access a request changes (after the request's lock)."""
     return lock_row(get_user_model(), user_id)
 

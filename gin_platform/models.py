@@ -42,7 +42,7 @@ class CredentialQuerySet(models.QuerySet):
             credentials_updated.send(sender=self.model, using=self.db)
         return rows
 
-    update.alters_data = True
+    update.alters_data = True  # type: ignore[attr-defined]  # Django's marker, as on QuerySet.update
 
 
 class Operator(models.Model):
@@ -100,7 +100,11 @@ class Operator(models.Model):
         test keys, sandbox players, launches, tickets and sockets, wherever this is asked."""
         if self.status != self.Status.ACTIVE:
             return False
-        return self.live_operator_id is None or self.live_operator.is_active
+        if self.live_operator_id is None:
+            return True
+        live = self.live_operator
+        assert live is not None  # its id is set
+        return live.is_active
 
     @property
     def mode(self) -> str:

@@ -18,7 +18,7 @@ from settlement.models import DailyReport, ReconciliationRun, Settlement
 
 
 @admin.register(Settlement)
-class SettlementAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
+class SettlementAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = ("match", "operator", "variant", "currency", "escrow_total", "fee", "settled_at")
     # operator__is_sandbox: the sandboxes' test games (docs/api.md "Sandbox") apart.
     list_filter = (

@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from celery import current_app, signature
@@ -211,8 +211,7 @@ def _game(match: Match, seated: Sequence[Seat]) -> _Game:
     seats = tuple(sorted(result.seats, key=lambda seat: seat.position))
     players = {str(seat.player_id): seat.player for seat in seated}
     if missing := [UUID(seat.player_id) for seat in seats if seat.player_id not in players]:
-        # PrecompiledQuery.fetch is typed list[Model]: its rows are the players it reads.
-        fetched = cast("list[Player]", _PLAYERS.fetch(missing))  # pragma: no cover
+        fetched = _PLAYERS.fetch(missing)  # pragma: no cover
         players |= {str(p.pk): p for p in fetched}  # pragma: no cover
     payout = payout_for(result)
     posting = wallet_services.EscrowSettlement(

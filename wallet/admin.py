@@ -49,7 +49,7 @@ class AccountAdmin(ReadOnlyAdmin):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
+class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = ("id", "created_at", "kind", "reference", "amount", "currency", "game_ref")
     list_filter = (("created_at", DateRangeFilter), "kind", "currency", "operator")
     csv_select_related = ("operator",)
@@ -73,7 +73,7 @@ class LedgerTransactionAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[mis
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):  # type: ignore[misc]  # the mixin's template is typed str (gin_platform/admin/changelist.py)
+class LedgerEntryAdmin(CsvExportMixin, ReadOnlyAdmin):
     list_display = ("id", "transaction", "account", "currency", "amount", "component")
     list_filter = (("created_at", DateRangeFilter), "currency", "component", "account__kind")
     csv_select_related = ("transaction", "account")

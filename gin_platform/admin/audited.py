@@ -140,7 +140,7 @@ class AuditedModelAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         after = _snapshot(form.instance)
         m2m = {f.name for f in form.instance._meta.many_to_many}
-        if change and any(before_m2m.get(n) != after.get(n) for n in m2m):
+        if before_m2m is not None and any(before_m2m.get(n) != after.get(n) for n in m2m):
             self._audit(request, "change", form.instance, before_m2m, after)
         for formset in formsets:
             known = before_inlines[id(formset)]

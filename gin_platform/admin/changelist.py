@@ -17,7 +17,7 @@ import csv
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
@@ -34,6 +34,12 @@ from gin_platform.tenancy.principals import actor_for
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 CHUNK_ROWS = 2000
 EXPORT_ACTION = "admin.csv_exported"
+
+if TYPE_CHECKING:
+    # What CsvExportMixin is put before: a ModelAdmin, whose changelist and URLs it extends.
+    ModelAdminBase = admin.ModelAdmin[Any]
+else:
+    ModelAdminBase = object
 
 
 def safe_cell(value: object) -> str:
@@ -76,14 +82,14 @@ class DateRangeFilter(admin.FieldListFilter):
         super().__init__(field, request, params, model, model_admin, field_path)
         self.title = f"{getattr(field, 'verbose_name', field_path)} (UTC dates)"
 
-    def expected_parameters(self) -> list[str]:
+    def expected_parameters(self) -> list[str | None]:
         return [self.parameter_from, self.parameter_to]
 
     def value(self, parameter: str) -> str:
         raw = self.used_parameters.get(parameter)
-        if isinstance(raw, list):
+        if isinstance(raw, list):  # the parameter's values: the last one counts
             raw = raw[-1] if raw else None
-        return raw or ""
+        return raw if isinstance(raw, str) else ""
 
     def bounds(self) -> tuple[datetime | None, datetime | None]:
         """[start, end) in UTC: the start of the from day, the end of the to day."""
@@ -108,7 +114,7 @@ class DateRangeFilter(admin.FieldListFilter):
             queryset = queryset.filter(**{f"{self.field_path}__lt": end})
         return queryset
 
-    def choices(self, changelist) -> Iterator[dict[str, Any]]:
+    def choices(self, changelist) -> Iterator[dict[str, Any]]:  # type: ignore[override]  # its own template's keys, not the stubs' TypedDict of a FieldListFilter's choices
         """One "choice": the form's values, the other filters kept as hidden fields, and
         the link that clears this filter."""
         mine = set(self.expected_parameters())
@@ -138,7 +144,7 @@ class _Echo:
         return value
 
 
-class CsvExportMixin:
+class CsvExportMixin(ModelAdminBase):
     """``csv_columns``: ``(("name", lambda row: ...), ...)``, the export's columns in order.
     ``csv_select_related``: relations each row reads (one query per chunk, not per row)."""
 

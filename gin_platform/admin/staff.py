@@ -3,6 +3,8 @@ TOTP devices and the access change requests. All of it is for unscoped staff onl
 access (flags, roles, permissions, operator scope) changes only through a request that
 another staff member approves (gin_platform/staff/access.py), never in one person's hands."""
 
+from typing import TYPE_CHECKING, Any
+
 import axes.admin  # noqa: F401  (registers its pages; re-registered audited below)
 from django import forms
 from django.contrib import admin, messages
@@ -33,9 +35,17 @@ from gin_platform.staff.access import (
 )
 from gin_platform.staff.scope import unscoped
 
+if TYPE_CHECKING:
+    from django.contrib.admin.options import BaseModelAdmin
+
+    # What the mixin is put before: a model admin or an inline, whose permissions it narrows.
+    AdminPermissions = BaseModelAdmin[Any]
+else:
+    AdminPermissions = object
+
 
 # --- Staff users, roles, second factors (docs/backoffice.md "Staff access") ---------------
-class StaffAdministration:
+class StaffAdministration(AdminPermissions):
     """Staff administration (users, roles, operator scope, second factors, access change
     requests) is for unscoped staff only: a staff user limited to some operators neither
     sees nor changes any of it, whatever their role (a mixin, first in the bases)."""
@@ -385,7 +395,8 @@ def describe_changes(changes: dict) -> str:
     def shown(name: str, value) -> str:
         if isinstance(value, list):
             if name == "operator_scope":
-                return ", ".join(names.get(v, v) for v in value) or "(every operator)"
+                operator_ids: list[str] = value  # as the request stored them (JSON)
+                return ", ".join(names.get(v, v) for v in operator_ids) or "(every operator)"
             return ", ".join(value) or "(none)"
         return str(value)
 

@@ -158,7 +158,7 @@ class OperatorEventOutput(serializers.Serializer):
     id = serializers.UUIDField(help_text="The event id: webhook-id, X-Gin-Delivery")
     type = EventTypeField()
     created_at = serializers.DateTimeField()
-    data = serializers.JSONField(
+    data = serializers.JSONField(  # type: ignore[assignment]  # a declared field, not Serializer.data (DRF's metaclass moves it)
         help_text="The payload of the type, as in its webhook (OpenAPI `webhooks`)"
     )
 

@@ -32,6 +32,7 @@ from gin_platform.http.permissions import IsOperator
 from gin_platform.http.problems import (
     ValidationProblem,
 )
+from gin_platform.tenancy.principals import operator_principal
 
 
 def _item(event) -> dict:
@@ -89,8 +90,9 @@ class OperatorEventListView(APIView):
         examples=examples.EVENT_LIST,
     )
     def get(self, request: Request) -> Response:
+        caller = operator_principal(request)
         page = event_log.event_feed(
-            operator=request.user.operator,
+            operator=caller.operator,
             cursor=request.query_params.get("cursor") or None,
             types=event_log.event_types_parse(request.query_params.getlist("type")),
             limit=_limit(request),
@@ -116,7 +118,8 @@ class OperatorEventDetailView(APIView):
         examples=examples.EVENT_DETAIL,
     )
     def get(self, request: Request, event_id: str) -> Response:
-        event = event_log.event_get(operator=request.user.operator, event_id=event_id)
+        caller = operator_principal(request)
+        event = event_log.event_get(operator=caller.operator, event_id=event_id)
         return Response(_item(event))  # as its webhook body (OperatorEventOutput)
 
 
@@ -133,7 +136,8 @@ class WebhookSubscriptionView(APIView):
         examples=examples.SUBSCRIPTION,
     )
     def get(self, request: Request) -> Response:
-        types = event_log.subscription_get(operator=request.user.operator)
+        caller = operator_principal(request)
+        types = event_log.subscription_get(operator=caller.operator)
         return Response(WebhookSubscriptionOutput({"event_types": types}).data)
 
     @extend_schema(
@@ -149,11 +153,12 @@ class WebhookSubscriptionView(APIView):
     )
     @idempotent
     def put(self, request: Request) -> Response:
+        caller = operator_principal(request)
         data = validated(WebhookSubscriptionInput, request.data)
         types = event_log.subscription_set(
-            operator=request.user.operator,
+            operator=caller.operator,
             event_types=data["event_types"],
-            actor=request.user.actor,
+            actor=caller.actor,
         )
         return Response(WebhookSubscriptionOutput({"event_types": types}).data)
 
@@ -174,8 +179,9 @@ class WebhookDeliveryListView(GenericAPIView):
         "first, with each attempt's status code, duration and error.",
     )
     def get(self, request: Request) -> Response:
+        caller = operator_principal(request)
         deliveries = webhook_delivery_list(
-            operator=request.user.operator,
+            operator=caller.operator,
             status=text_filter(request, "status"),
             event_type=text_filter(request, "event_type"),
         )
@@ -193,7 +199,8 @@ class WebhookDeliveryDetailView(APIView):
         description="One event sent to the operator's webhook URL: its payload and every attempt.",
     )
     def get(self, request: Request, delivery_id: str) -> Response:
-        delivery = webhook_delivery_get(operator=request.user.operator, delivery_id=delivery_id)
+        caller = operator_principal(request)
+        delivery = webhook_delivery_get(operator=caller.operator, delivery_id=delivery_id)
         return Response(WebhookDeliveryOutput(delivery).data)
 
 
@@ -211,7 +218,8 @@ class WebhookRedeliverView(APIView):
     )
     @idempotent
     def post(self, request: Request, delivery_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        delivery = webhook_delivery_get(operator=request.user.operator, delivery_id=delivery_id)
+        delivery = webhook_delivery_get(operator=caller.operator, delivery_id=delivery_id)
         delivery = webhook_redeliver(delivery=delivery)
         return Response(WebhookDeliveryOutput(delivery).data, status=status.HTTP_202_ACCEPTED)

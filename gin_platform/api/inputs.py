@@ -67,7 +67,8 @@ class StrictInput(serializers.Serializer):
         return super().to_internal_value(data)
 
     def _path(self) -> str:
-        names, node = [], self
+        names: list[str] = []
+        node: serializers.Field | None = self
         while node is not None and node.field_name:
             names.append(node.field_name)
             node = node.parent

@@ -20,6 +20,7 @@ from gin_platform.api.serializers import (
 from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator
 from gin_platform.tenancy import selectors, services
+from gin_platform.tenancy.principals import operator_principal
 
 
 class ApiKeyListCreateView(GenericAPIView):
@@ -44,8 +45,9 @@ class ApiKeyListCreateView(GenericAPIView):
         "revoked ones included. Never the key itself: only its public prefix.",
     )
     def get(self, request: Request) -> Response:
+        caller = operator_principal(request)
         query = validated(ApiKeyListQuery, request.query_params)
-        keys = selectors.api_key_list(operator=request.user.operator, mode=query.get("mode"))
+        keys = selectors.api_key_list(operator=caller.operator, mode=query.get("mode"))
         page = self.paginate_queryset(keys)
         return self.get_paginated_response(
             ApiKeyOutput(page, many=True, context={"request": request}).data
@@ -65,10 +67,9 @@ class ApiKeyListCreateView(GenericAPIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        caller = operator_principal(request)
         data = validated(ApiKeyCreateInput, request.data)
-        issued = services.api_key_create(
-            operator=request.user.operator, actor=request.user.actor, **data
-        )
+        issued = services.api_key_create(operator=caller.operator, actor=caller.actor, **data)
         body = ApiKeyIssuedOutput(issued.api_key, context={"request": request}).data
         return Response(body | {"key": issued.key}, status=status.HTTP_201_CREATED)
 
@@ -90,14 +91,15 @@ class ApiKeyRevokeView(APIView):
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        operator = request.user.operator
+        operator = caller.operator
         api_key = selectors.api_key_get(
             operator=operator, api_key_id=api_key_id, include_sandbox=True
         )
         api_key = services.api_key_revoke(
             api_key=api_key,
-            actor=request.user.actor,
+            actor=caller.actor,
             # A live key can always issue test keys again: no lock-out to guard against.
             allow_last=api_key.operator_id != operator.pk,
         )
@@ -120,11 +122,12 @@ class ApiKeyRotateView(APIView):
     )
     @idempotent
     def post(self, request: Request, api_key_id: str) -> Response:
+        caller = operator_principal(request)
         api_key = selectors.api_key_get(
-            operator=request.user.operator, api_key_id=api_key_id, include_sandbox=True
+            operator=caller.operator, api_key_id=api_key_id, include_sandbox=True
         )
         data = validated(ApiKeyRotateInput, request.data)
-        issued = services.api_key_rotate(api_key=api_key, actor=request.user.actor, **data)
+        issued = services.api_key_rotate(api_key=api_key, actor=caller.actor, **data)
         api_key.refresh_from_db()
         context = {"request": request}
         body = ApiKeyIssuedOutput(issued.api_key, context=context).data | {

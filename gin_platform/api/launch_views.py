@@ -25,6 +25,7 @@ from gin_platform.http.problems import (
 )
 from gin_platform.http.throttling import AuthFailureGuard
 from gin_platform.tenancy import selectors, services
+from gin_platform.tenancy.principals import operator_principal, player_principal
 
 
 def _public_base_url(request: Request) -> str:
@@ -49,9 +50,10 @@ class PlayerLaunchView(APIView):
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
-        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        caller = operator_principal(request)
+        player = selectors.player_get(operator=caller.operator, player_id=player_id)
         data = validated(LaunchInput, request.data)
-        issued = services.launch_token_create(player=player, actor=request.user.actor, **data)
+        issued = services.launch_token_create(player=player, actor=caller.actor, **data)
         body = {
             "url": f"{_public_base_url(request)}/play/#launch={issued.token}",
             "launch_token": issued.token,
@@ -123,10 +125,9 @@ class SocketTicketCreateView(APIView):
         examples=examples.SOCKET_TICKET,
     )
     def post(self, request: Request) -> Response:
+        caller = player_principal(request)
         validated(NoBody, request.data)
-        issued = services.socket_ticket_create(
-            session=request.user.session, actor=request.user.actor
-        )
+        issued = services.socket_ticket_create(session=caller.session, actor=caller.actor)
         body = {
             "ticket": issued.ticket,
             "expires_at": issued.socket_ticket.expires_at,

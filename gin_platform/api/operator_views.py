@@ -28,6 +28,7 @@ from gin_platform.http.problems import (
     NotFoundProblem,
 )
 from gin_platform.tenancy import selectors, services
+from gin_platform.tenancy.principals import operator_principal
 
 
 class OperatorMeView(APIView):
@@ -43,7 +44,8 @@ class OperatorMeView(APIView):
         "every request must be signed.",
     )
     def get(self, request: Request) -> Response:
-        return Response(represent(OperatorOutput, request.user.operator))
+        caller = operator_principal(request)
+        return Response(represent(OperatorOutput, caller.operator))
 
     @extend_schema(
         request=OperatorUpdateInput,
@@ -58,10 +60,9 @@ class OperatorMeView(APIView):
     )
     @idempotent
     def patch(self, request: Request) -> Response:
+        caller = operator_principal(request)
         data = validated(OperatorUpdateInput, request.data)
-        operator = services.operator_update(
-            operator=request.user.operator, actor=request.user.actor, **data
-        )
+        operator = services.operator_update(operator=caller.operator, actor=caller.actor, **data)
         return Response(OperatorOutput(operator).data)
 
 
@@ -93,7 +94,8 @@ class NetworkMembershipView(APIView):
         "disclosure. 404 when the platform has no network.",
     )
     def get(self, request: Request) -> Response:
-        return Response(NetworkMembershipOutput(_network_membership(request.user.operator)).data)
+        caller = operator_principal(request)
+        return Response(NetworkMembershipOutput(_network_membership(caller.operator)).data)
 
     @extend_schema(
         request=NetworkMembershipInput,
@@ -109,9 +111,10 @@ class NetworkMembershipView(APIView):
     )
     @idempotent
     def put(self, request: Request) -> Response:
+        caller = operator_principal(request)
         data = validated(NetworkMembershipInput, request.data)
-        operator = request.user.operator
-        services.network_membership_update(operator=operator, actor=request.user.actor, **data)
+        operator = caller.operator
+        services.network_membership_update(operator=operator, actor=caller.actor, **data)
         return Response(NetworkMembershipOutput(_network_membership(operator)).data)
 
 
@@ -129,10 +132,9 @@ class WebhookSecretRotateView(APIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        operator = services.webhook_secret_rotate(
-            operator=request.user.operator, actor=request.user.actor
-        )
+        operator = services.webhook_secret_rotate(operator=caller.operator, actor=caller.actor)
         body = {"secret": operator.webhook_secret, "created_at": timezone.now()}
         return Response(SecretIssuedOutput(body).data, status=status.HTTP_201_CREATED)
 
@@ -152,10 +154,9 @@ class SigningSecretCreateView(APIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        secret = services.signing_secret_create(
-            operator=request.user.operator, actor=request.user.actor
-        )
+        secret = services.signing_secret_create(operator=caller.operator, actor=caller.actor)
         body = {"id": secret.pk, "secret": secret.secret, "created_at": secret.created_at}
         return Response(SecretIssuedOutput(body).data, status=status.HTTP_201_CREATED)
 
@@ -173,9 +174,10 @@ class SigningSecretRevokeView(APIView):
     )
     @idempotent
     def post(self, request: Request, secret_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        secret = selectors.signing_secret_get(operator=request.user.operator, secret_id=secret_id)
-        secret = services.signing_secret_revoke(secret=secret, actor=request.user.actor)
+        secret = selectors.signing_secret_get(operator=caller.operator, secret_id=secret_id)
+        secret = services.signing_secret_revoke(secret=secret, actor=caller.actor)
         return Response(SigningSecretOutput(secret).data)
 
 
@@ -191,9 +193,8 @@ class OperatorOriginListCreateView(GenericAPIView):
         description="The origins of the operator's sites (CORS and sockets), newest first.",
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(
-            selectors.operator_origin_list(operator=request.user.operator)
-        )
+        caller = operator_principal(request)
+        page = self.paginate_queryset(selectors.operator_origin_list(operator=caller.operator))
         return self.get_paginated_response(OperatorOriginOutput(page, many=True).data)
 
     @extend_schema(
@@ -213,9 +214,10 @@ class OperatorOriginListCreateView(GenericAPIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        caller = operator_principal(request)
         data = validated(OperatorOriginInput, request.data)
         origin = services.operator_origin_create(
-            operator=request.user.operator, actor=request.user.actor, **data
+            operator=caller.operator, actor=caller.actor, **data
         )
         return Response(OperatorOriginOutput(origin).data, status=status.HTTP_201_CREATED)
 
@@ -234,7 +236,8 @@ class OperatorOriginDetailView(APIView):
     )
     @idempotent
     def delete(self, request: Request, origin_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        origin = selectors.operator_origin_get(operator=request.user.operator, origin_id=origin_id)
-        services.operator_origin_delete(origin=origin, actor=request.user.actor)
+        origin = selectors.operator_origin_get(operator=caller.operator, origin_id=origin_id)
+        services.operator_origin_delete(origin=origin, actor=caller.actor)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -20,6 +20,7 @@ from gin_platform.api.serializers import (
 from gin_platform.http.idempotency import idempotent
 from gin_platform.http.permissions import IsOperator
 from gin_platform.tenancy import selectors, services
+from gin_platform.tenancy.principals import operator_principal
 
 
 class PlayerListCreateView(GenericAPIView):
@@ -35,8 +36,9 @@ class PlayerListCreateView(GenericAPIView):
         "own reference.",
     )
     def get(self, request: Request) -> Response:
+        caller = operator_principal(request)
         players = selectors.player_list(
-            operator=request.user.operator, external_ref=text_filter(request, "external_ref")
+            operator=caller.operator, external_ref=text_filter(request, "external_ref")
         )
         page = self.paginate_queryset(players)
         return self.get_paginated_response(PlayerOutput(page, many=True).data)
@@ -53,10 +55,9 @@ class PlayerListCreateView(GenericAPIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        caller = operator_principal(request)
         data = validated(PlayerCreateInput, request.data)
-        player = services.player_create(
-            operator=request.user.operator, actor=request.user.actor, **data
-        )
+        player = services.player_create(operator=caller.operator, actor=caller.actor, **data)
         return Response(PlayerOutput(player).data, status=status.HTTP_201_CREATED)
 
 
@@ -70,7 +71,8 @@ class PlayerDetailView(APIView):
         description="One of the operator's players (another operator's is 404).",
     )
     def get(self, request: Request, player_id: str) -> Response:
-        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        caller = operator_principal(request)
+        player = selectors.player_get(operator=caller.operator, player_id=player_id)
         return Response(PlayerOutput(player).data)
 
     @extend_schema(
@@ -84,9 +86,10 @@ class PlayerDetailView(APIView):
     )
     @idempotent
     def patch(self, request: Request, player_id: str) -> Response:
-        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        caller = operator_principal(request)
+        player = selectors.player_get(operator=caller.operator, player_id=player_id)
         data = validated(PlayerUpdateInput, request.data)
-        player = services.player_update(player=player, actor=request.user.actor, **data)
+        player = services.player_update(player=player, actor=caller.actor, **data)
         return Response(PlayerOutput(player).data)
 
 
@@ -104,12 +107,13 @@ class PlayerSessionCreateView(APIView):
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
-        player = selectors.player_get(operator=request.user.operator, player_id=player_id)
+        caller = operator_principal(request)
+        player = selectors.player_get(operator=caller.operator, player_id=player_id)
         data = validated(PlayerSessionCreateInput, request.data)
         issued = services.player_session_create(
             player=player,
             ttl_seconds=data.get("ttl_seconds"),
-            actor=request.user.actor,
+            actor=caller.actor,
         )
         body = PlayerSessionIssuedOutput(issued.session).data | {"token": issued.token}
         return Response(body, status=status.HTTP_201_CREATED)
@@ -129,11 +133,12 @@ class PlayerSessionRevokeView(APIView):
     )
     @idempotent
     def post(self, request: Request, player_id: str, session_id: str) -> Response:
+        caller = operator_principal(request)
         validated(NoBody, request.data)
-        operator = request.user.operator
+        operator = caller.operator
         player = selectors.player_get(operator=operator, player_id=player_id)
         session = selectors.player_session_get(
             operator=operator, player=player, session_id=session_id
         )
-        session = services.player_session_revoke(session=session, actor=request.user.actor)
+        session = services.player_session_revoke(session=session, actor=caller.actor)
         return Response(PlayerSessionOutput(session).data)

@@ -88,7 +88,7 @@ class PlayerSessionOutput(serializers.ModelSerializer):
 
     class Meta:
         model = PlayerSession
-        fields = ("id", "player_id", "created_at", "expires_at", "revoked_at")
+        fields: tuple[str, ...] = ("id", "player_id", "created_at", "expires_at", "revoked_at")
 
 
 class PlayerSessionIssuedOutput(PlayerSessionOutput):
@@ -184,7 +184,7 @@ class ApiKeyOutput(serializers.ModelSerializer):
 
     class Meta:
         model = OperatorApiKey
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "prefix",
             "mode",

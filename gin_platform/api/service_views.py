@@ -31,7 +31,7 @@ class HealthView(APIView):
     @extend_schema(
         responses={200: HealthOutput, 503: HealthOutput},
         tags=["health"],
-        auth=[{"cookieAuth": []}, {"basicAuth": []}, {}],
+        auth=[{"cookieAuth": []}, {"basicAuth": []}, {}],  # type: ignore[list-item]  # OpenAPI security requirements, which drf-spectacular takes as they are (its annotation says names)
         summary="Check readiness",
         description="No credentials needed: the readiness probe (database and broker). Staff "
         "(session or basic auth) also get the channel-layer check, `detail` and `server`.",

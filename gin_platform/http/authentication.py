@@ -23,11 +23,10 @@ import json
 import math
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any
+from typing import TypeGuard, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Model
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework import exceptions
@@ -58,6 +57,7 @@ from gin_platform.request_path.remembered_credentials import (
     API_KEY,
     EPOCH_KEY,
     SESSION,
+    Kind,
     Remembered,
     new_epoch,
     remember,
@@ -73,6 +73,8 @@ from gin_platform.tenancy.tokens import PLAYER_TOKEN_PREFIX, hash_secret, parse_
 SIGNATURE_HEADER = "HTTP_X_SIGNATURE"
 IDEMPOTENCY_HEADER = "HTTP_IDEMPOTENCY_KEY"
 LAST_USED_GRANULARITY = timedelta(seconds=60)
+# The rows a credential is read as: an operator's API key, a player's session.
+Credential = TypeVar("Credential", OperatorApiKey, PlayerSession)
 
 
 def bearer_value(request: Request) -> str | None:
@@ -106,7 +108,7 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
             known, api_key = _current_row(
                 API_KEY, prefix, known, epoch=epoch, read=_API_KEY_BY_PREFIX.fetch
             )
-            self._refuse_invalid(api_key, value_hash=value_hash, test=test)
+            api_key = self._refuse_invalid(api_key, value_hash=value_hash, test=test)
             self._check_signature(request, api_key)
         except (AuthenticationFailedProblem, SignatureInvalidProblem, SignatureReplayedProblem):
             guard.failed()  # a wrong signature or a replay is a failed authentication too
@@ -118,10 +120,13 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
         return principal, api_key
 
     @staticmethod
-    def _refuse_invalid(api_key: OperatorApiKey | None, *, value_hash: str, test: bool) -> None:
+    def _refuse_invalid(
+        api_key: OperatorApiKey | None, *, value_hash: str, test: bool
+    ) -> OperatorApiKey:
         # One generic message for unknown, wrong and revoked keys: no oracle for attackers.
         if not _valid(api_key, value_hash=value_hash, test=test):
             raise AuthenticationFailedProblem("The API key is not valid")
+        return api_key
 
     def _check_signature(self, request: Request, api_key: OperatorApiKey) -> None:
         header = request.META.get(SIGNATURE_HEADER)
@@ -134,6 +139,7 @@ class OperatorApiKeyAuthentication(BaseAuthentication):
             )
         )
         django_request = request._request
+        assert django_request.method is not None  # set by Django's handler for every request
         try:
             verified = verify_request_signature(
                 header=header,
@@ -286,7 +292,9 @@ _SESSION_BY_TOKEN_HASH = PrecompiledQuery(
 )
 
 
-def _valid(api_key: OperatorApiKey | None, *, value_hash: str, test: bool) -> bool:
+def _valid(
+    api_key: OperatorApiKey | None, *, value_hash: str, test: bool
+) -> TypeGuard[OperatorApiKey]:
     """The presented key's hash matches, the key is in force and its operator active, and
     a gop_test_ key authenticates as a sandbox operator only, a live key as a live one only
     (the hash already binds the mode; this keeps it explicit)."""
@@ -299,7 +307,7 @@ def _valid(api_key: OperatorApiKey | None, *, value_hash: str, test: bool) -> bo
     )
 
 
-def _session_valid(session: PlayerSession | None, now) -> bool:
+def _session_valid(session: PlayerSession | None, now) -> TypeGuard[PlayerSession]:
     return (
         session is not None
         and session.is_valid_at(now)
@@ -310,7 +318,7 @@ def _session_valid(session: PlayerSession | None, now) -> bool:
 
 def _pass_gate(
     guard: AuthFailureGuard,
-    known: Remembered | None,
+    known: Remembered[Credential] | None,
     admission: PrincipalRateThrottle | None,
     *,
     seen_key: str | None = None,
@@ -328,19 +336,21 @@ def _pass_gate(
 
 
 def _current_row(
-    kind: str,
+    kind: Kind[Credential],
     ident: str | None,
-    known: Remembered | None,
+    known: Remembered[Credential] | None,
     *,
     epoch: str | None,
-    read: Callable[[str], Iterable[Model]],
-) -> tuple[Remembered | None, Any]:
+    read: Callable[[str], Iterable[Credential]],
+) -> tuple[Remembered[Credential] | None, Credential | None]:
     """(what is remembered, this request's copy of the row): the remembered row while the
     epoch it was read under holds; else the database's, remembered from now on when the
     epoch could be read (before this read: gin_platform/request_path/remembered_credentials.py)."""
     if known is not None and epoch == known.epoch:
         return known, known.copy()
-    found = next(iter(read(ident)), None) if ident else None
+    if not ident:
+        return None, None
+    found = next(iter(read(ident)), None)
     if found is None or epoch is None:
         return None, found
     known = remember(kind, ident, found, epoch=epoch)
@@ -385,7 +395,9 @@ def _in_force(api_key: OperatorApiKey) -> bool:
     return api_key.revoked_at is None or api_key.revoked_at > timezone.now()
 
 
-def _touch(model, row, *, known: Remembered | None) -> None:
+def _touch(
+    model: type[Credential], row: Credential, *, known: Remembered[Credential] | None
+) -> None:
     """Record last use, at most once a minute per credential (no write per request), on the
     remembered row too. The one update that keeps the epoch (models.CredentialQuerySet)."""
     now = timezone.now()

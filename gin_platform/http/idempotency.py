@@ -99,6 +99,7 @@ def run_idempotently(*, request: Request, handler: Callable[[], Response]) -> Re
             f"Send a unique {HEADER} header (1-{MAX_KEY_LENGTH} characters) with every write"
         )
     fingerprint = request_fingerprint(request)
+    assert request.method is not None  # set by Django's handler for every request
     claimed = _claim(
         operator_id=principal.operator.pk,
         key=key,

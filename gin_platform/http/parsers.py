@@ -18,11 +18,12 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]  # DRF 3.18.3's (a security fix); djangorestframework-stubs 3.18.1 predates it
 from rest_framework.utils.json import strict_constant
 
 from gin_platform.http.problems import MalformedRequestProblem, RequestTooLargeProblem
@@ -78,6 +79,7 @@ def json_shape(document: Any) -> JsonShape:
     stack: list[tuple[Any, int]] = [(document, 1)]
     while stack:
         node, depth = stack.pop()
+        items: Iterable[Any]
         if isinstance(node, dict):
             keys += len(node)
             items = node.values()

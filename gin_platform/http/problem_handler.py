@@ -62,11 +62,11 @@ def _problem_from_drf(exc: exceptions.APIException) -> Problem:
                 return ValidationProblem(
                     "One or more fields are invalid", errors=_flatten_errors(exc.detail)
                 )
-            if problem_class is ThrottledProblem:
-                return ThrottledProblem(str(exc.detail), retry_after=exc.wait)
+            if isinstance(exc, exceptions.Throttled):  # ThrottledProblem's
+                return ThrottledProblem(str(exc.detail), retry_after=exc.wait)  # type: ignore[attr-defined]  # set by Throttled.__init__; the stubs leave the attribute out
             return problem_class(str(exc.detail))
     problem = Problem(str(exc.detail))
-    problem.status = exc.status_code  # type: ignore[misc]
+    problem.status = exc.status_code  # type: ignore[misc]  # this problem's own: DRF's status for an exception with no problem type of its own
     return problem
 
 

@@ -50,6 +50,7 @@ import contextlib
 import hashlib
 import ipaddress
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.cache import cache as default_cache
@@ -117,10 +118,17 @@ class SlidingWindowCounter:
     """
 
     cache = default_cache
-    timer = time.time
+    timer: Callable[[], float] = time.time  # a plain function: not bound to the counter
     key: str
     num_requests: int
     duration: int
+
+    def _set_rate(self, limits: tuple[int | None, int | None]) -> None:
+        """``num_requests`` and ``duration`` from DRF's ``parse_rate`` of a rate (None only
+        for no rate at all, which is never counted)."""
+        num_requests, duration = limits
+        assert num_requests is not None and duration is not None  # a rate was parsed
+        self.num_requests, self.duration = num_requests, duration
 
     def _open_window(self) -> int:
         self.now = self.timer()
@@ -278,6 +286,12 @@ def _admit_script(cache) -> tuple | None:
 class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
     """One bucket per caller; the rate depends on the kind of caller. Fails open."""
 
+    # Set by ``_open`` before any use (Optional in DRF, whose allow_request this replaces).
+    scope: str
+    key: str
+    admitted: bool | None  # None: not decided yet
+    counted: bool  # whether the cache answered (else: let through, unseen)
+
     def __init__(self) -> None:  # the rate is chosen per request in allow_request
         pass
 
@@ -288,11 +302,11 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
         self.rate = self.get_rate()
         if self.rate is None:
             return False
-        self.num_requests, self.duration = self.parse_rate(self.rate)
+        self._set_rate(self.parse_rate(self.rate))
         self.key = throttle_key(scope, ident)
         self.window = self._open_window()
-        self.admitted = None  # not decided yet
-        self.counted = False  # whether the cache answered (else: let through, unseen)
+        self.admitted = None
+        self.counted = False
         return True
 
     @classmethod
@@ -312,16 +326,19 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
         """This window's counter and the last one's (after ``_open``)."""
         return self._keys(self.window)
 
-    def admit_now(self) -> None:
-        """Decide and count this request now (when the gate's round trip did not)."""
+    def admit_now(self) -> bool:
+        """Decide and count this request now (when the gate's round trip did not): whether
+        it is admitted."""
         try:
-            self.admitted, self.counted = self._admit(self.window), True
+            admitted, self.counted = self._admit(self.window), True
         except CACHE_ERRORS:
             warn_cache_unreachable(self.key)
-            self.admitted, self.counted = True, False
+            admitted, self.counted = True, False
+        self.admitted = admitted
+        return admitted
 
     def answer_status(self, view) -> None:
-        if self.counted:
+        if self.counted and self.admitted is not None:  # counted: decided too
             _answer_status(view, self.status(admitted=self.admitted))
 
     def allow_request(self, request, view) -> bool:
@@ -330,12 +347,12 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
             # Decided, counted and answered when the request was authenticated: take its
             # state (counts, window, rate) so that wait() answers for it.
             self.__dict__.update(admission.__dict__)
-            return self.admitted
+            return bool(self.admitted)  # decided: True or False
         if not self._open(self._scope_for(request.user), self._ident(request)):
             return True
-        self.admit_now()
+        admitted = self.admit_now()
         self.answer_status(view)
-        return self.admitted
+        return admitted
 
     @staticmethod
     def _scope_for(user) -> str:
@@ -345,8 +362,10 @@ class PrincipalRateThrottle(SlidingWindowCounter, SimpleRateThrottle):
             return "player"
         return "anon"
 
-    def get_ident(self, request) -> str | None:
-        return client_address(request)
+    def get_ident(self, request) -> str:
+        """The client's address (``client_address``); "None" for a request without one
+        (they share one bucket)."""
+        return str(client_address(request))
 
     def get_cache_key(self, request, view) -> str:
         return throttle_key(self.scope, self._ident(request))
@@ -387,8 +406,8 @@ class FailureCounter(SlidingWindowCounter):
     def __init__(self, *, scope: str, ident: str) -> None:
         self.key = f"authfail:{scope}:{ident}"
         rate = PrincipalRateThrottle.THROTTLE_RATES[scope]
-        # parse_rate reads nothing from its instance: DRF's parser for "<n>/<period>".
-        self.num_requests, self.duration = SimpleRateThrottle.parse_rate(self, rate)
+        # parse_rate reads nothing from its throttle: DRF's parser for "<n>/<period>".
+        self._set_rate(PrincipalRateThrottle().parse_rate(rate))
         self.window = self._open_window()
 
     @property

@@ -107,7 +107,8 @@ def production_problems(*, env: Mapping[str, str], debug: bool, database_engine:
         )
     if not redis_url(env):
         problems.append("Redis is not configured: set REDIS_URL=redis://... in production")
-    if not broker_url(env) or not broker_url(env).startswith(("redis://", "rediss://")):
+    broker = broker_url(env)
+    if not broker or not broker.startswith(("redis://", "rediss://")):
         problems.append("the Celery broker is not Redis: set REDIS_URL or CELERY_BROKER_URL")
     secret = env.get("SECRET_KEY", "")
     if not secret:

@@ -135,7 +135,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "gin.sqlite3",
+            "NAME": str(VAR_DIR / "gin.sqlite3"),
             # Serialise writers instead of failing with "database is locked" in the demo.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }

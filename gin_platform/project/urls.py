@@ -1,7 +1,7 @@
 """Every URL of the service. The one place (with settings) that knows every app."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from gin_platform.api.docs import RedocBundleView, RedocView
@@ -11,7 +11,7 @@ from gin_platform.http.error_views import problem_404, problem_500
 # The resolver tries these in order, every pattern of an app before the next app's: the games
 # routes (a move, a view: most of the traffic) go first. No route shadows another's
 # (tests/platform/test_urls.py), so the order decides nothing but the time it takes.
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("", include("games.urls")),
     path("", include("gin_platform.api.urls")),
     path("", include("wallet.urls")),

@@ -92,7 +92,8 @@ def pass_gate(
     client, run = script
     make_key = default_cache.make_and_validate_key
     unused = make_key("gate:unused")
-    failure_keys, failure_args = [], []
+    failure_keys: list[str] = []
+    failure_args: list[int | str] = []  # each counter's limit and weight (repr: exact)
     for counter in (guard.by_address, guard.by_credential):
         if counter is None:
             failure_keys += [unused, unused]
@@ -100,6 +101,7 @@ def pass_gate(
         else:
             failure_keys += [make_key(key) for key in counter.keys]
             failure_args += [counter.num_requests, repr(counter.weight)]
+    throttle_args: list[int | str]
     if throttle is None:
         throttle_keys, throttle_args = [unused, unused], [-1, 0, 0]
     else:

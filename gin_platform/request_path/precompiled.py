@@ -36,12 +36,13 @@ audit row; a move's hand, match and events).
 
 from __future__ import annotations
 
+import enum
 import itertools
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Generic, TypeVar
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import DatabaseError, connections, router
@@ -51,7 +52,18 @@ from django.db.models.query import get_related_populators
 from django.db.models.signals import post_save, pre_save
 from django.db.transaction import TransactionManagementError
 
-_UNSEEN = object()
+
+class _Unseen(enum.Enum):
+    """What a cache of statements answers for a key it has never seen (None there: seen,
+    and not buildable ahead)."""
+
+    UNSEEN = enum.auto()
+
+
+_UNSEEN: Final = _Unseen.UNSEEN
+# The model a statement's rows are instances of (the queryset's), and a second one.
+M = TypeVar("M", bound=Model)
+N = TypeVar("N", bound=Model)
 # Stand-ins: values no caller passes (negative ids; marked strings; UUIDs of a reserved range).
 _serial = itertools.count(1)
 _STAND_IN_INT = -(2**62)
@@ -72,7 +84,8 @@ def _stand_in(example: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class _Compiled:
+class _Compiled(Generic[M]):
+    model: type[M]  # the queryset's: the rows are its instances
     alias: str
     sql: str
     # For each parameter: (argument index, item index or None) of a caller's value, or None
@@ -94,16 +107,17 @@ class _Compiled:
         return [_value(args, slot, constant) for slot, constant in pairs]
 
 
-class PrecompiledQuery:
-    """A queryset compiled once per process (per length of each list argument)."""
+class PrecompiledQuery(Generic[M]):
+    """A queryset of model ``M`` compiled once per process (per length of each list
+    argument)."""
 
-    def __init__(self, build: Callable[..., QuerySet]) -> None:
+    def __init__(self, build: Callable[..., QuerySet[M]]) -> None:
         self.build = build
         # Per thread: a compiler is bound to its thread's connection (the converters it
         # applies to each row come from that connection), so no thread uses another's.
         self._local = threading.local()
 
-    def fetch(self, *args: Any) -> list[Model]:
+    def fetch(self, *args: Any) -> list[M]:
         """The model instances the queryset ``build(*args)`` would yield, in its order."""
         compiled = self.compiled(args)
         if compiled is None:  # not precompilable: the ORM compiles it each time
@@ -115,7 +129,7 @@ class PrecompiledQuery:
             rows = cursor.fetchall()
         return _instances(compiled, rows)
 
-    def compiled(self, args: Sequence[Any]) -> _Compiled | None:
+    def compiled(self, args: Sequence[Any]) -> _Compiled[M] | None:
         """The statement for arguments of these types (None: not precompilable)."""
         shape = tuple(
             (type(arg), len(arg)) if isinstance(arg, list | tuple) else type(arg) for arg in args
@@ -126,7 +140,7 @@ class PrecompiledQuery:
             compiled = cache[shape] = self._compile(args)
         return compiled
 
-    def _compile(self, args: Sequence[Any]) -> _Compiled | None:
+    def _compile(self, args: Sequence[Any]) -> _Compiled[M] | None:
         stand_ins: list[Any] = []
         where: dict[Any, tuple[int, int | None]] = {}
         for index, arg in enumerate(args):
@@ -153,6 +167,7 @@ class PrecompiledQuery:
         model_columns = slice(fields[0], fields[-1] + 1)
         output_fields = [column[0] for column in compiler.select[0 : compiler.col_count]]
         return _Compiled(
+            model=queryset.model,
             alias=queryset.db,
             sql=sql,
             slots=slots,
@@ -163,7 +178,7 @@ class PrecompiledQuery:
             compiler=compiler,
             attnames=tuple(column[0].target.attname for column in compiler.select[model_columns]),
             model_columns=model_columns,
-            populators=get_related_populators(klass_info, compiler.select, queryset.db),
+            populators=get_related_populators(klass_info, compiler.select, queryset.db),  # type: ignore[call-arg]  # django-stubs 6 has Django 6.1's signature (fetch_mode added); Django 5.2's takes three arguments
             converters=compiler.get_converters(output_fields),
             output_fields=output_fields,
             composite=compiler.has_composite_fields(output_fields),
@@ -171,11 +186,11 @@ class PrecompiledQuery:
 
 
 def fetch_then(
-    first: PrecompiledQuery,
+    first: PrecompiledQuery[M],
     first_args: Sequence[Any],
-    then: PrecompiledQuery,
+    then: PrecompiledQuery[N],
     then_args: Sequence[Any],
-) -> tuple[list[Model], list[Model]]:
+) -> tuple[list[M], list[N]]:
     """``first.fetch(*first_args)`` and, only when that found rows, ``then.fetch(*then_args)``
     in ONE statement on PostgreSQL (a round trip less on the action path: the match's lock
     and its hands' lock). ``then`` runs only once ``first`` has produced a row, so the rows
@@ -183,7 +198,7 @@ def fetch_then(
     in no particular order: the caller sorts. Elsewhere, or for a statement that cannot be
     combined, the two statements one after the other."""
     one, two = first.compiled(first_args), then.compiled(then_args)
-    if not _combinable(one, two):
+    if one is None or two is None or not _combinable(one, two):
         found = first.fetch(*first_args)
         return found, (then.fetch(*then_args) if found else [])
     connection = connections[one.alias]
@@ -212,18 +227,16 @@ def fetch_then(
     return _instances(one, firsts), _instances(two, thens)
 
 
-def _combinable(one: _Compiled | None, two: _Compiled | None) -> bool:
+def _combinable(one: _Compiled[Any], two: _Compiled[Any]) -> bool:
     return (
-        one is not None
-        and two is not None
-        and one.alias == two.alias
+        one.alias == two.alias
         and connections[one.alias].vendor == "postgresql"
         and not one.compiler.has_extra_select
         and not two.compiler.has_extra_select
     )
 
 
-def _refuse_lock_outside_transaction(compiled: _Compiled, connection) -> None:
+def _refuse_lock_outside_transaction(compiled: _Compiled[Any], connection) -> None:
     """The ORM's own guard for ``select_for_update``."""
     if compiled.for_update and connection.get_autocommit():
         raise TransactionManagementError(
@@ -246,12 +259,12 @@ def _hashable(value: Any) -> bool:
     return True
 
 
-def _instances(compiled: _Compiled, rows: list[tuple]) -> list[Model]:
+def _instances(compiled: _Compiled[M], rows: list[tuple]) -> list[M]:
     """Model instances from rows, as Django's ModelIterable builds them."""
     compiler = compiled.compiler
     if compiler.has_extra_select:
         rows = [row[: compiler.col_count] for row in rows]
-    model = compiler.klass_info["model"]
+    model = compiled.model
     instances = []
     # As compiler.results_iter(results=[rows]) does, with the converters found once.
     if compiled.converters:
@@ -316,10 +329,12 @@ def saves_and_inserts(
     changes = [(instance, tuple(fields)) for instance, fields in updates]
     prepared = [_update_prepared(instance, names) for instance, names in changes]
     inserts = [_insert_prepared([row]) for row in rows]
-    aliases = {built[0] for built in (*prepared, *inserts) if built is not None}
+    built_updates = [update for update in prepared if update is not None]
+    built_inserts = [insert for insert in inserts if insert is not None]
+    aliases = {built[0] for built in (*built_updates, *built_inserts)}
     if (
-        any(update is None for update in prepared)
-        or any(insert is None for insert in inserts)
+        len(built_updates) != len(prepared)  # one of them not built ahead
+        or len(built_inserts) != len(inserts)
         or len(aliases) != 1
         or connections[next(iter(aliases))].vendor != "postgresql"
     ):
@@ -331,16 +346,18 @@ def saves_and_inserts(
     alias = next(iter(aliases))
     # Every statement is built from the models' metadata (precompiled above); every value
     # is a parameter. The final SELECT gives each update's row count and each row's answers.
-    ctes, answers, params = [], [], []
-    for number, (_, update_sql, update_params) in enumerate(prepared):
+    ctes: list[str] = []
+    answers: list[str] = []
+    params: list[Any] = []
+    for number, (_, update_sql, update_params) in enumerate(built_updates):
         ctes.append(f"changed_{number} AS ({update_sql} RETURNING 1)")
         answers.append(f"(SELECT count(*) FROM changed_{number})")  # noqa: S608 - numbered
         params += update_params
     quote = connections[alias].ops.quote_name
-    for number, (_, built, insert_params) in enumerate(inserts):
+    for number, (_, built, insert_params) in enumerate(built_inserts):
         ctes.append(f"inserted_{number} AS ({built.sql})")
         answers += [
-            f"(SELECT {quote(field.column)} FROM inserted_{number})"  # noqa: S608 - metadata
+            f"(SELECT {quote(_column(field))} FROM inserted_{number})"  # noqa: S608 - metadata
             for field in built.returning
         ]
         params += insert_params
@@ -351,7 +368,7 @@ def saves_and_inserts(
     updated, values = values[: len(prepared)], values[len(prepared) :]
     if any(count != 1 for count in updated):
         raise DatabaseError(_NO_ROW_UPDATED)
-    for row, (_, built, _) in zip(rows, inserts, strict=True):
+    for row, (_, built, _) in zip(rows, built_inserts, strict=True):
         answer, values = values[: len(built.returning)], values[len(built.returning) :]
         _inserted([row], [answer], built, alias)
 
@@ -390,17 +407,29 @@ def _update_statement(
     model: type[Model], names: tuple[str, ...], alias: str
 ) -> tuple[str, tuple[Field, ...]] | None:
     meta = model._meta
-    targets = tuple(meta.get_field(name) for name in names)
-    if not targets or any(
-        not field.concrete or field.primary_key or hasattr(field, "get_placeholder")
-        for field in targets
+    named = [meta.get_field(name) for name in names]
+    # A relation's other side (a ForeignObjectRel) is no field of the table: never concrete.
+    targets = tuple(field for field in named if isinstance(field, Field))
+    if (
+        not targets
+        or len(targets) != len(named)
+        or any(
+            not field.concrete or field.primary_key or hasattr(field, "get_placeholder")
+            for field in targets
+        )
     ):
         return None
     quote = connections[alias].ops.quote_name
-    assignments = ", ".join(f"{quote(field.column)} = %s" for field in targets)
+    assignments = ", ".join(f"{quote(_column(field))} = %s" for field in targets)
     # Identifiers come from the model's metadata; every value is a parameter.
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"  # noqa: S608
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(_column(meta.pk))} = %s"  # noqa: S608
     return sql, targets
+
+
+def _column(field: Field) -> str:
+    """A concrete field's column (only a field that is not concrete has none)."""
+    assert field.column is not None  # the statements here name concrete fields only
+    return field.column
 
 
 @dataclass(frozen=True)
@@ -499,11 +528,11 @@ def _insert_statement(model: type[Model], count: int, alias: str) -> _Insert | N
     row = f"({', '.join('DEFAULT' if field in defaults else '%s' for field in targets)})"
     # Identifiers come from the model's metadata; every value is a parameter.
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in targets)})"  # noqa: S608
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(_column(f)) for f in targets)})"  # noqa: S608
         f" VALUES {', '.join([row] * count)}"
     )
     if returning:
-        sql += f" RETURNING {', '.join(quote(field.column) for field in returning)}"
+        sql += f" RETURNING {', '.join(quote(_column(field)) for field in returning)}"
     return _Insert(
         sql=sql,
         targets=targets,

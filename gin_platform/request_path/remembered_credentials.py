@@ -36,6 +36,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
 
 from django.core.cache import cache
 from django.db import models, transaction
@@ -57,34 +58,46 @@ REMEMBER_SECONDS = 30.0
 # ones take no room. Past this the process drops what is too old, then everything.
 MAX_REMEMBERED = 20_000
 
-API_KEY = "api-key"  # remembered by the key's public prefix
-SESSION = "session"  # remembered by the token's hash
+Row = TypeVar("Row", bound=models.Model)
 
 
 @dataclass(frozen=True)
-class Remembered:
-    row: models.Model  # with the rows it was read with (select_related); never handed out
+class Kind(Generic[Row]):
+    """A kind of credential: the name it is remembered under, and the model of its rows."""
+
+    name: str
+    model: type[Row]
+
+
+API_KEY: Final = Kind("api-key", OperatorApiKey)  # remembered by the key's public prefix
+SESSION: Final = Kind("session", PlayerSession)  # remembered by the token's hash
+
+
+@dataclass(frozen=True)
+class Remembered(Generic[Row]):
+    row: Row  # with the rows it was read with (select_related); never handed out
     epoch: str
     until: float  # time.monotonic()
 
-    def copy(self):
+    def copy(self) -> Row:
         """This request's own instances of the row and of every row read with it."""
         return _detached(self.row, {})
 
 
-_remembered: dict[tuple[str, str], Remembered] = {}
+# Each entry is of the kind its key names (remember() puts it there): Remembered[kind.model].
+_remembered: dict[tuple[str, str], Remembered[Any]] = {}
 _lock = threading.Lock()
 
 
-def remembered(kind: str, ident: str) -> Remembered | None:
+def remembered(kind: Kind[Row], ident: str) -> Remembered[Row] | None:
     """What is remembered for this credential (its epoch still to be checked), if not too old."""
-    entry = _remembered.get((kind, ident))
+    entry = _remembered.get((kind.name, ident))
     if entry is None or entry.until < time.monotonic():
         return None
     return entry
 
 
-def remember(kind: str, ident: str, row: models.Model, *, epoch: str) -> Remembered:
+def remember(kind: Kind[Row], ident: str, row: Row, *, epoch: str) -> Remembered[Row]:
     """Remember ``row``, read from the database after ``epoch`` was read; it is the
     remembered instance from now on (the caller takes a copy too)."""
     now = time.monotonic()
@@ -95,7 +108,7 @@ def remember(kind: str, ident: str, row: models.Model, *, epoch: str) -> Remembe
                 del _remembered[stale]
             if len(_remembered) >= MAX_REMEMBERED:
                 _remembered.clear()
-        _remembered[(kind, ident)] = entry
+        _remembered[(kind.name, ident)] = entry
     return entry
 
 
@@ -157,10 +170,11 @@ def connect_signals() -> None:
         post_delete.connect(_deleted, sender=model, dispatch_uid=f"{uid}.delete")
 
 
-def _detached(instance: models.Model, copies: dict[int, models.Model]) -> models.Model:
+def _detached(instance: Row, copies: dict[int, Any]) -> Row:
     """A copy of ``instance`` with copies of the related rows it holds (Django's
     ``__getstate__`` gives the copy its own state and its own dict of related rows; a
-    one-to-one holds its row both ways, hence ``copies``)."""
+    one-to-one holds its row both ways, hence ``copies``: by ``id()`` of each row, its copy,
+    of the row's own model)."""
     done = copies.get(id(instance))
     if done is not None:
         return done

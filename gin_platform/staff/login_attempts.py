@@ -76,7 +76,8 @@ def staff_secret_check(request, *, username: str) -> Iterator[None]:
     address is locked out and ThrottledProblem when no room was found in time; the body
     does not run then."""
     django_request = getattr(request, "_request", request)
-    if not settings.AXES_ENABLED:
+    # Not a setting of ours: axes' own, which it defaults to True (axes.conf).
+    if not getattr(settings, "AXES_ENABLED", True):
         yield
         return
     credentials = {"username": username}

@@ -70,7 +70,7 @@ def otp_verified(request: HttpRequest, user: Any) -> bool:
     return True
 
 
-def otp_failed(request: HttpRequest, user: Any) -> None:
+def otp_failed(request: HttpRequest | None, user: Any) -> None:
     django_request = getattr(request, "_request", request)
     user_login_failed.send(
         sender=__name__,

@@ -16,9 +16,8 @@ if TYPE_CHECKING:
 
 def operator_scope(user: Any) -> frozenset | None:
     """The operator ids a staff user may see, or None for every operator (no scope row)."""
-    cached = getattr(user, "_staff_operator_scope", False)
-    if cached is not False:
-        return cached
+    if hasattr(user, "_staff_operator_scope"):  # this user's, looked up already
+        return user._staff_operator_scope
     ids = frozenset(
         StaffOperatorScope.objects.filter(user_id=user.pk).values_list("operator_id", flat=True)
     )

@@ -77,10 +77,13 @@ def player_get(*, operator: Operator, player_id: object) -> Player:
 
 
 def player_session_get(*, operator: Operator, player: Player, session_id: object) -> PlayerSession:
+    pk = as_id(session_id)
     session = (
         PlayerSession.objects.select_related("player__operator")
-        .filter(player=player, player__operator=operator, pk=as_id(session_id))
+        .filter(player=player, player__operator=operator, pk=pk)
         .first()
+        if pk is not None
+        else None
     )
     if session is None:
         raise NotFoundProblem(f"No session {session_id} for this player")
@@ -196,10 +199,11 @@ def api_key_get(
     owners = Q(operator=operator)
     if include_sandbox and not operator.is_sandbox:
         owners |= Q(operator__live_operator=operator)
+    pk = as_id(api_key_id)
     api_key = (
-        OperatorApiKey.objects.select_related("operator")
-        .filter(owners, pk=as_id(api_key_id))
-        .first()
+        OperatorApiKey.objects.select_related("operator").filter(owners, pk=pk).first()
+        if pk is not None
+        else None
     )
     if api_key is None:
         raise NotFoundProblem(f"No API key {api_key_id} for this operator")
@@ -207,7 +211,12 @@ def api_key_get(
 
 
 def signing_secret_get(*, operator: Operator, secret_id: object) -> OperatorSigningSecret:
-    secret = OperatorSigningSecret.objects.filter(operator=operator, pk=as_id(secret_id)).first()
+    pk = as_id(secret_id)
+    secret = (
+        OperatorSigningSecret.objects.filter(operator=operator, pk=pk).first()
+        if pk is not None
+        else None
+    )
     if secret is None:
         raise NotFoundProblem(f"No signing secret {secret_id} for this operator")
     return secret
@@ -219,10 +228,11 @@ def operator_origin_list(*, operator: Operator) -> QuerySet[OperatorOrigin]:
 
 
 def operator_origin_get(*, operator: Operator, origin_id: object) -> OperatorOrigin:
+    pk = as_id(origin_id)
     origin = (
-        OperatorOrigin.objects.select_related("operator")
-        .filter(operator=operator, pk=as_id(origin_id))
-        .first()
+        OperatorOrigin.objects.select_related("operator").filter(operator=operator, pk=pk).first()
+        if pk is not None
+        else None
     )
     if origin is None:
         raise NotFoundProblem(f"No origin {origin_id} for this operator")

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
@@ -46,9 +46,7 @@ def escrow_with_replay(
 ) -> WithAnnotations[Account, EscrowReplayAnnotations] | None:
     """The game's escrow with its operator, ``replayed`` set (a transaction under
     ``reference`` exists): the first read of a refund or settlement, one query."""
-    rows = _ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)
-    # PrecompiledQuery.fetch is typed list[Model]: its rows are the annotated escrows above.
-    return cast("WithAnnotations[Account, EscrowReplayAnnotations] | None", next(iter(rows), None))
+    return next(iter(_ESCROW_WITH_REPLAY.fetch(game_ref, currency, reference)), None)
 
 
 # Compiled once per process thread (gin_platform/request_path/precompiled.py): every refund and
