@@ -102,6 +102,7 @@ NOT_A_GAME = {
     "launch-session",
     "socket-ticket-create",
     "webhook-redeliver",  # re-sends a delivery read by webhook-detail
+    "my-protections",  # R13: the caller's own count of protected turns, no game in it
     # money moved by the operator on its own player; limits it sets
     "wallet-deposits",
     "wallet-withdrawals",
