@@ -13,6 +13,9 @@ import { Live } from "./live.js";
 import { showNotice, showProblem } from "./notices.js";
 
 const ACTION_TIMEOUT_MS = 8000;
+// Opening the table, the socket replays this many of the last events (docs/realtime.md
+// "Resume"), so the moves list shows what happened while the player was away.
+const LOG_BACKLOG = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 const OVER = ["finished", "settled", "aborted"];
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
@@ -94,6 +97,7 @@ export class TableScreen {
       matchId: this.matchId,
       watch: this.watch,
       after: view.seq,
+      backlog: LOG_BACKLOG,
       handlers: {
         message: (message) => this.message(message),
         status: (state) => this.connectionChanged(state),
@@ -228,7 +232,7 @@ export class TableScreen {
     const hand = view.hand;
     if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
     this.render(previous);
-    this.animate(previous, fresh);
+    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the backlog
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
     if (!this.watch && ["finished", "settled"].includes(view.match.status) && !this.statement) {
