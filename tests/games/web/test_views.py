@@ -74,6 +74,18 @@ def test_the_page_has_no_inline_script_style_or_handler(page):
     assert "gps_" not in page.content.decode()
 
 
+def test_the_page_names_its_own_icon(page, client):
+    """Without one a browser asks for /favicon.ico: a 404 in the console of every page."""
+    parsed = Tags()
+    parsed.feed(page.content.decode())
+    links = [attrs for tag, attrs in parsed.tags if tag == "link"]
+    icons = [attrs["href"] for attrs in links if attrs["rel"] == "icon"]
+    assert icons == ["/static/games/play/icon.svg"]
+    served = client.get(icons[0], HTTP_HOST="games.example")
+    assert served.status_code == 200
+    assert served["Content-Type"].startswith("image/svg+xml")
+
+
 def test_the_page_accepts_get_only(client):
     assert client.post("/play/").status_code == 405
 

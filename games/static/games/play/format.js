@@ -58,3 +58,51 @@ export const FORFEIT_REASONS = { left: "left the table", timeout: "ran out of ti
 export function plural(count, one, many) {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+/** A clock: milliseconds left as "m:ss" (never below 0:00). */
+export function countdown(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+}
+
+// R13, interrupted play (docs/rules.md): the stages of a turn's clock, the time banks, a
+// disconnected seat's wait and the turns the platform played for a player.
+
+/** What the turn line's clock counts down, per `hand.turn_stage`. */
+export const TURN_STAGES = {
+  turn: { label: null, clock: "Time left for this turn" },
+  grace: { label: "Reconnect grace", clock: "Time left of the reconnect grace" },
+  bank: { label: "Time bank", clock: "Time left in the time bank" },
+};
+
+export const TIME_BANKS = "Time banks";
+export const BANK_RUNNING = "in use";
+
+/** A seat's time bank in the list of banks: "Bob 0:45", "You 0:12 in use". */
+export function bankText(name, ms, running) {
+  return `${name} ${countdown(ms)}${running ? ` ${BANK_RUNNING}` : ""}`;
+}
+
+/** A disconnected seat given the reconnect grace: "Disconnected — waiting 27 s". */
+export function waitingText(ms) {
+  return `Disconnected \u2014 waiting ${Math.max(0, Math.ceil(ms / 1000))} s`;
+}
+
+/** A seat's connection as its box shows it (the match socket's `presence`). */
+export const PRESENCE = { online: "online", offline: "offline" };
+
+/** A move the platform played for an absent player, in the moves list. */
+export const AUTO_MARK = "(auto)";
+export const AUTO_MARK_TITLE = "Played by the platform: the player's time ran out (R13)";
+
+/** The banner of the turns played for the player since the page last said so. */
+export function autoPlayedTitle(count) {
+  return `${plural(count, "turn was", "turns were")} played for you`;
+}
+
+export function autoPlayedDetail(left) {
+  const after = left > 0
+    ? `The platform may play ${plural(left, "more turn", "more turns")} for you in this game; after that, running out of time forfeits the game.`
+    : "The next time your time runs out, you forfeit the game.";
+  return `Your time ran out, so your moves were made for you (R13); they are marked ${AUTO_MARK} in the moves list. ${after}`;
+}

@@ -32,11 +32,14 @@ export function showProblem(problem, { level = "error" } = {}) {
   return show(title, detail, { level, type: problem && problem.type });
 }
 
-export function showNotice(title, detail = null, { level = "info" } = {}) {
-  return show(title, detail, { level });
+/** An information message. One with a `name` takes the place of the one shown under that
+ * name (a banner that says more as things happen), as the newest message. */
+export function showNotice(title, detail = null, { level = "info", name = null } = {}) {
+  if (name) dismiss(box().querySelector(`[data-notice="${CSS.escape(name)}"]`));
+  return show(title, detail, { level, name });
 }
 
-function show(title, detail, { level, type = null }) {
+function show(title, detail, { level, type = null, name = null }) {
   counter += 1;
   const id = `message-${counter}`;
   const message = h(
@@ -46,7 +49,7 @@ function show(title, detail, { level, type = null }) {
       role: level === "error" ? "alert" : "status",
       id,
       "aria-labelledby": `${id}-title`,
-      dataset: type ? { problemType: type } : {},
+      dataset: { ...(type ? { problemType: type } : {}), ...(name ? { notice: name } : {}) },
     },
     h("div", { class: "message-text" },
       h("strong", { id: `${id}-title`, class: "message-title", text: title }),

@@ -5,14 +5,21 @@
 
 import { api, ApiError } from "./api.js";
 import { cardFace, cardName, cardShort, compareCards } from "./cards.js";
+import {
+  AutoPlayedBanner, presenceBadge, renderBanks, showBadge, StageWatch, stageOf, tickBanks, timeLeft,
+} from "./clocks.js";
 import { $, flash, h } from "./dom.js";
 import {
-  componentLabel, FORFEIT_REASONS, money, OUTCOMES, plainMoney, plural, signedMoney, VARIANTS,
+  AUTO_MARK, AUTO_MARK_TITLE, componentLabel, countdown, FORFEIT_REASONS, money, OUTCOMES,
+  plainMoney, plural, signedMoney, TURN_STAGES, VARIANTS,
 } from "./format.js";
 import { Live } from "./live.js";
 import { showNotice, showProblem } from "./notices.js";
 
 const ACTION_TIMEOUT_MS = 8000;
+// Opening the table, the socket replays this many of the last events (docs/realtime.md
+// "Resume"), so the moves list shows what happened while the player was away.
+const LOG_BACKLOG = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 const OVER = ["finished", "settled", "aborted"];
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
@@ -45,11 +52,6 @@ function cardBacks(count, label) {
     Array.from({ length: shown }, () => h("span", { class: "card back", "aria-hidden": "true" })));
 }
 
-function seconds(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
-}
-
 export class TableScreen {
   constructor(main, { matchId, watch = false, go, refreshWallet }) {
     this.main = main;
@@ -71,6 +73,8 @@ export class TableScreen {
     this.statementTries = 0;
     this.confirmResign = false;
     this.showdownClosed = new Set();
+    this.stageWatch = new StageWatch();
+    this.autoPlayed = new AutoPlayedBanner(matchId);
     this.onKey = (event) => this.key(event);
   }
 
@@ -94,6 +98,7 @@ export class TableScreen {
       matchId: this.matchId,
       watch: this.watch,
       after: view.seq,
+      backlog: LOG_BACKLOG,
       handlers: {
         message: (message) => this.message(message),
         status: (state) => this.connectionChanged(state),
@@ -189,6 +194,12 @@ export class TableScreen {
     return all.map((_, step) => (this.seat + 1 + step) % this.seatCount).filter((seat) => seat !== this.seat);
   }
 
+  /** R13: the seats whose time bank shows: the player's own first, then the others. */
+  get clockSeats() {
+    const seats = this.watch ? this.others : [this.seat, ...this.others];
+    return seats.filter((seat) => !(this.multi && this.isOut(seat)));
+  }
+
   /** R12: the seats that forfeited, from the view (hand) or the match. */
   isOut(position) {
     const hand = this.hand;
@@ -228,7 +239,8 @@ export class TableScreen {
     const hand = view.hand;
     if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
     this.render(previous);
-    this.animate(previous, fresh);
+    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the backlog
+    if (!this.watch) this.autoPlayed.update(view, this.seat);
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
     if (!this.watch && ["finished", "settled"].includes(view.match.status) && !this.statement) {
@@ -243,7 +255,14 @@ export class TableScreen {
       this.seenEvents.add(event.seq);
       fresh.push(event);
       const text = this.describe(event);
-      if (text) this.log.unshift({ seq: event.seq, text, theirs: !this.watch && event.seat !== null && event.seat !== undefined && event.seat !== this.seat });
+      if (text) {
+        this.log.unshift({
+          seq: event.seq,
+          text,
+          theirs: !this.watch && event.seat !== null && event.seat !== undefined && event.seat !== this.seat,
+          auto: Boolean(event.auto), // R13: played by the platform for an absent player
+        });
+      }
     }
     this.log = this.log.slice(0, 60);
     return fresh;
@@ -555,7 +574,7 @@ export class TableScreen {
   renderPlayerBox(position) {
     const hand = this.hand;
     const count = hand && hand.card_counts ? hand.card_counts[position] : 0;
-    const connected = this.presence[position];
+    const badge = presenceBadge(this.view, position, this.presence[position]);
     const turn = hand && hand.status === "in_progress" && hand.to_act === position;
     const name = this.name(position);
     const out = this.multi && this.isOut(position);
@@ -567,11 +586,12 @@ export class TableScreen {
     },
     h("div", { class: "player-name" },
       h("strong", { text: name }),
-      connected === undefined ? null : h("span", {
-        class: ["presence", connected ? "online" : "offline"],
+      badge ? h("span", {
+        class: ["presence", badge.state],
         id: `presence-${position}`,
-        text: connected ? "online" : "offline",
-      }),
+        dataset: { state: badge.state },
+        text: badge.text,
+      }) : null,
       turn ? h("span", { class: "turn-badge", text: "to play" }) : null,
       out ? h("span", { class: "out-badge", text: "left the game" }) : null),
     this.multi && match.variant !== "ftk"
@@ -598,6 +618,8 @@ export class TableScreen {
           top ? cardElement(top, { attrs: { id: "discard-top" } }) : h("span", { class: "card empty", "aria-hidden": "true" }),
           h("span", { class: "pile-label", text: hand.phase === "upcard_offer" ? "Upcard" : `Discard pile: ${plural(hand.discard_pile.length, "card", "cards")}` }))) : null,
       hand ? this.renderTurn() : null,
+      hand && this.view.match.status === "running"
+        ? renderBanks(this.view, { seats: this.clockSeats, name: (seat) => this.name(seat) }) : null,
       this.watch ? null : this.renderActions(),
       this.watch ? null : this.renderHand());
     return board;
@@ -618,10 +640,15 @@ export class TableScreen {
       const who = this.name(hand.to_act);
       text = `${who === "You" ? "Your" : `${who}'s`} turn`;
     }
+    // R13: the clock counts down the turn's current stage (the turn, the reconnect grace of a
+    // disconnected player, the time bank), named when it is not the turn's own.
+    const clock = hand.turn_deadline && hand.status === "in_progress";
+    const stage = TURN_STAGES[stageOf(hand)];
     return h("p", { class: "turn-line", id: "turn", role: "status" },
       h("span", { id: "turn-text", text }),
-      hand.turn_deadline && hand.status === "in_progress"
-        ? h("span", { class: "countdown", id: "countdown", "aria-label": "Time left for this turn", text: seconds(Date.parse(hand.turn_deadline) - Date.now()) })
+      clock && stage.label ? h("span", { class: "turn-stage", id: "turn-stage", text: stage.label }) : null,
+      clock
+        ? h("span", { class: "countdown", id: "countdown", "aria-label": stage.clock, dataset: { stage: stageOf(hand) }, text: countdown(timeLeft(hand)) })
         : null);
   }
 
@@ -930,7 +957,11 @@ export class TableScreen {
     return h("section", { class: "log", "aria-labelledby": "log-title" },
       h("h3", { id: "log-title", text: "Moves" }),
       h("ol", { id: "log", class: "plain-list", "aria-live": "polite", reversed: true },
-        this.log.slice(0, 30).map((entry) => h("li", { class: entry.theirs ? "theirs" : null, dataset: { seq: entry.seq }, text: entry.text }))));
+        this.log.slice(0, 30).map((entry) => h("li", {
+          class: [entry.theirs ? "theirs" : null, entry.auto ? "auto" : null],
+          dataset: { seq: entry.seq },
+          text: entry.text,
+        }, entry.auto ? [" ", h("span", { class: "auto-mark", title: AUTO_MARK_TITLE, text: AUTO_MARK })] : null))));
   }
 
   renderFooter() {
@@ -954,16 +985,20 @@ export class TableScreen {
   }
 
   renderPresence() {
-    for (const [seat, connected] of Object.entries(this.presence)) {
-      const box = $(`#seat-${seat} .player-name`, this.main);
-      if (!box) continue;
-      let badge = $(`#presence-${seat}`, this.main);
+    if (!this.view) return;
+    for (const box of this.main.querySelectorAll(".player-box")) {
+      const seat = Number(box.dataset.seat);
+      const badge = presenceBadge(this.view, seat, this.presence[seat]);
+      let el = $(`#presence-${seat}`, box);
       if (!badge) {
-        badge = h("span", { id: `presence-${seat}` });
-        box.querySelector("strong").after(badge);
+        if (el) el.remove();
+        continue;
       }
-      badge.className = `presence ${connected ? "online" : "offline"}`;
-      badge.textContent = connected ? "online" : "offline";
+      if (!el) {
+        el = h("span", { id: `presence-${seat}` });
+        box.querySelector(".player-name strong").after(el);
+      }
+      showBadge(el, badge);
     }
   }
 
@@ -978,9 +1013,31 @@ export class TableScreen {
     const el = $("#countdown", this.main);
     const hand = this.hand;
     if (!el || !hand || !hand.turn_deadline) return;
-    const left = Date.parse(hand.turn_deadline) - Date.now();
-    el.textContent = seconds(left);
+    const left = timeLeft(hand);
+    el.textContent = countdown(left);
     el.classList.toggle("urgent", left < 10000);
+    tickBanks(this.main, this.view);
+    this.renderPresence(); // a disconnected seat's wait counts down
+    if (!this.refreshing && this.stageWatch.due(this.view)) this.recheck();
+  }
+
+  /** The stage of the turn ran out and no push said what followed: ask (clocks.js), with
+   * the events since the view on screen when the game moved on (a turn played for a player)
+   * for the moves list. Quiet when it fails: the connection line says so, and the socket or
+   * the next check will do. */
+  async recheck() {
+    this.refreshing = true;
+    const path = this.watch ? `matches/${this.matchId}/watch` : `matches/${this.matchId}`;
+    try {
+      const view = await api(this.watch ? path : `${path}/view`);
+      const shown = this.view.seq;
+      const feed = view.seq > shown ? await api(`${path}/events?after=${shown}`) : null;
+      if (!this.stopped) this.apply(view, feed ? feed.events.filter((event) => event.seq <= view.seq) : []);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    } finally {
+      this.refreshing = false;
+    }
   }
 
   animate(previous, events) {
