@@ -134,11 +134,11 @@ def countdown_moves(locator, pattern: re.Pattern) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.postgres  # the page server shares this test database only on PostgreSQL
 def test_both_clocks_and_a_disconnected_opponents_wait_show_to_players_and_watchers(
     site, contexts, play_server
 ):
-    if not play_server.shares_test_database:
-        pytest.skip("runs the turn timer here: needs the page server on this test database")
+    assert play_server.shares_test_database  # the turn timer runs here, on its database
     room = site.room(
         name="Clocks",
         variant="match",
@@ -223,11 +223,11 @@ def test_both_clocks_and_a_disconnected_opponents_wait_show_to_players_and_watch
 
 
 @pytest.mark.slow
+@pytest.mark.postgres  # the page server shares this test database only on PostgreSQL
 def test_turns_played_for_an_absent_player_are_told_once_and_marked_in_the_moves(
     site, contexts, play_server
 ):
-    if not play_server.shares_test_database:
-        pytest.skip("runs the turn timer here: needs the page server on this test database")
+    assert play_server.shares_test_database  # the turn timer runs here, on its database
     room = site.room(
         name="Auto-play",
         variant="match",
