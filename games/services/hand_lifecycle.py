@@ -84,6 +84,17 @@ def turn_clear(hand: Hand) -> None:
     hand.stage_started_at = None
 
 
+def hand_abandon(*, match: Match, hand: Hand, entry: dict[str, Any], actor: Actor) -> None:
+    """The match ended during ``hand`` (a heads-up forfeit, R10; a void, R13): nobody plays
+    it any more. ``entry`` is the table's event that says why."""
+    hand.status = Hand.Status.ABANDONED
+    hand.ended_at = timezone.now()
+    turn_clear(hand)
+    events_append(match=match, hand=hand, entries=[entry], actor=actor)
+    fields = ("status", "ended_at", "turn_deadline", "turn_stage", "stage_started_at")
+    hand.save(update_fields=[*fields, "event_seq"])
+
+
 def clocks_dealt(*, match: Match, number: int) -> dict[str, Any]:
     """R13 at a new hand: the first fills every seat's time bank; each later one tops it up
     by ``time_bank_top_up_seconds``, never above ``time_bank_seconds``. The counts of

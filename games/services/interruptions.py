@@ -32,7 +32,7 @@ from django.utils import timezone
 from games.locks import lock_match
 from games.models import Hand, HandEvent, Match, Seat
 from games.realtime import publisher
-from games.services.hand_lifecycle import events_append, turn_clear
+from games.services.hand_lifecycle import hand_abandon
 from games.services.network import match_event_enqueue
 from gin_platform.audit import audit_record
 from gin_platform.heartbeat import outages_unapplied
@@ -144,32 +144,13 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
     )
     now = timezone.now()
     if hand is not None:
-        hand.status = Hand.Status.ABANDONED
-        hand.ended_at = now
-        turn_clear(hand)
-        events_append(
-            match=match,
-            hand=hand,
-            entries=[
-                {
-                    "kind": HandEvent.MATCH_VOIDED,
-                    "seat": None,
-                    "state_seq": hand.seq,
-                    "payload": {"reason": "interrupted"},
-                }
-            ],
-            actor=actor,
-        )
-        hand.save(
-            update_fields=[
-                "status",
-                "ended_at",
-                "turn_deadline",
-                "turn_stage",
-                "stage_started_at",
-                "event_seq",
-            ]
-        )
+        entry = {
+            "kind": HandEvent.MATCH_VOIDED,
+            "seat": None,
+            "state_seq": hand.seq,
+            "payload": {"reason": "interrupted"},
+        }
+        hand_abandon(match=match, hand=hand, entry=entry, actor=actor)
     refund = _stakes_back(match=match, actor=actor)
     seats = list(Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES))
     for seat in seats:

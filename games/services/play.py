@@ -203,38 +203,31 @@ def _action_apply(
             str(exc),
             legal_actions=[{"kind": a.kind, "card": _card_text(a.card)} for a in legal],
         ) from exc
-    clocks_changed = seat_present(match=locked, hand=hand, seat=seat)
     steps = ((move, new_state, events),)
-    return _steps_write(
-        match=locked,
-        seat=seat,
-        hand=hand,
-        previous=previous,
-        steps=steps,
-        actor=actor,
-        auto=False,
-        clocks_changed=clocks_changed,
-    )
+    return _steps_write(locked, seat, hand, previous, steps, actor=actor, auto=False)
 
 
 Step = tuple[engine.Action, engine.HandState, tuple[engine.Event, ...]]
 
 
 def _steps_write(
-    *,
     match: Match,
     seat: int,
     hand: Hand,
     previous: Hand | None,
     steps: Sequence[Step],
+    *,
     actor: Actor,
     auto: bool,
-    clocks_changed: bool,
 ) -> ActionResult:
     """Write the actions ``steps`` applied (each with the state it led to and its events):
-    the events, the hand, the match's seq (and its clocks when they changed), then the next
-    deal or the match's end when the last of them ended the hand."""
+    the events, the hand, the match's seq (and its clocks when they changed, R13: the seat's
+    own move, or a turn the platform played for it), then the next deal or the match's end
+    when the last of them ended the hand."""
     locked = match
+    if auto:
+        auto_played_count(match=locked, hand=hand, seat=seat)
+    clocks_changed = auto or seat_present(match=locked, hand=hand, seat=seat)
     entries = [
         {
             "kind": event.kind,
@@ -280,17 +273,7 @@ def auto_turn_play(*, match_id: int, seat: int, expected_seq: int, actor: Actor)
     if hand.to_act != seat:  # pragma: no cover - the seq check covers a turn that passed
         raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
     steps = engine.auto_turn(hand.engine_state(), seat)
-    auto_played_count(match=locked, hand=hand, seat=seat)
-    return _steps_write(
-        match=locked,
-        seat=seat,
-        hand=hand,
-        previous=previous,
-        steps=steps,
-        actor=actor,
-        auto=True,
-        clocks_changed=True,
-    )
+    return _steps_write(locked, seat, hand, previous, steps, actor=actor, auto=True)
 
 
 def _hand_over(

@@ -43,6 +43,7 @@ from games.services.hand_lifecycle import (
     engine_event_payload,
     events_append,
     forfeit_ranking,
+    hand_abandon,
     match_after_hand,
     match_finish,
     running_hand_lock,
@@ -113,32 +114,13 @@ def _heads_up_forfeit(*, match: Match, hand: Hand, seat: int, reason: str, actor
         hands_won=(match.hands_won_0, match.hands_won_1),
         target=match.target,
     )
-    hand.status = Hand.Status.ABANDONED
-    hand.ended_at = timezone.now()
-    turn_clear(hand)
-    events_append(
-        match=match,
-        hand=hand,
-        entries=[
-            {
-                "kind": HandEvent.FORFEIT,
-                "seat": seat,
-                "state_seq": hand.seq,
-                "payload": {"reason": reason},
-            }
-        ],
-        actor=actor,
-    )
-    hand.save(
-        update_fields=[
-            "status",
-            "ended_at",
-            "turn_deadline",
-            "turn_stage",
-            "stage_started_at",
-            "event_seq",
-        ]
-    )
+    entry = {
+        "kind": HandEvent.FORFEIT,
+        "seat": seat,
+        "state_seq": hand.seq,
+        "payload": {"reason": reason},
+    }
+    hand_abandon(match=match, hand=hand, entry=entry, actor=actor)
     match.forfeit_seat = seat
     match.forfeit_reason = reason
     end = MatchEnd(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection
+from typing import Any
 
 from django.db import transaction
 
@@ -41,7 +42,14 @@ from wallet.problems import (
 from wallet.selectors import balances as selectors
 from wallet.selectors import postings as posting_selectors
 from wallet.services.network import check_network_escrow
-from wallet.services.plans.escrow import buy_in_accounts, buy_in_plan, refund_plan, void_plan
+from wallet.services.plans.escrow import (
+    RefundPlan,
+    VoidPlan,
+    buy_in_accounts,
+    buy_in_plan,
+    refund_plan,
+    void_plan,
+)
 from wallet.services.practice import mint_key, practice_grant_if_first
 from wallet.services.rates import rate_quote
 from wallet.services.responsible_gaming import check_loss_limits, check_not_self_excluded
@@ -160,6 +168,60 @@ def table_buy_in(
 
 
 # --- Refund ---------------------------------------------------------------------------------
+def _escrow_or_replay(
+    *, same: dict[str, Any], reference: str, owner_id: Any
+) -> Account | LedgerTransaction:
+    """The escrow a refund or a void empties (``same``: its kind, game and currency), or the
+    transaction already posted under ``reference`` (a replay is answered before any other
+    check, as by ``posting_replay``). One read: the escrow, its operator and whether the
+    reference is taken. Refused: no escrow, or another operator's than ``owner_id``."""
+    game_ref, currency = same["game_ref"], same["currency"]
+    escrow = posting_selectors.escrow_with_replay(
+        game_ref=game_ref, currency=currency, reference=reference
+    )
+    replay = escrow is None or escrow.replayed
+    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
+        return existing
+    if escrow is None:
+        raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {currency}")
+    if escrow.operator_id != owner_id:
+        raise EscrowOperatorMismatchProblem(
+            f"the escrow of {game_ref} belongs to another operator's game"
+        )
+    return escrow
+
+
+def _out_of_escrow(
+    *,
+    locked: Locked,
+    escrow: Account,
+    kind: str,
+    reference: str,
+    plan: RefundPlan | VoidPlan,
+    actor: Actor,
+    player: Player | None,
+    payee_operators: Collection[Any],
+) -> LedgerTransaction:
+    """Post a refund's or a void's plan: the stakes out of the escrow, in its currency; the
+    payees' operators' wallet models read for the seamless credits that follow."""
+    posted = post(
+        locked=locked.accounts,
+        operator=escrow.operator,
+        kind=kind,
+        reference=reference,
+        lines=lines_on(plan.lines, locked.accounts),
+        actor=actor,
+        now=locked.now,
+        amount=plan.amount,
+        currency=escrow.currency,
+        player=player,
+        game_ref=escrow.game_ref,
+        escrow=escrow,
+    )
+    posted.seamless_by_operator = locked.reads.seamless_by_operator(payee_operators)
+    return posted
+
+
 @reference_guard
 @transaction.atomic
 def table_refund(
@@ -185,21 +247,10 @@ def table_refund(
     game_ref = check_game_ref(game_ref)
     reference = check_reference(reference)
     same = {"kind": Kind.REFUND, "player": player, "game_ref": game_ref, "currency": code}
-    # One read: the escrow, its operator and whether the reference is taken (a replay is
-    # answered before any other check, as by ``posting_replay``).
-    escrow = posting_selectors.escrow_with_replay(
-        game_ref=game_ref, currency=code, reference=reference
-    )
-    replay = escrow is None or escrow.replayed
-    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
-        return existing
-    if escrow is None:
-        raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {code}")
-    expected_owner = player.operator_id if escrow_operator is None else escrow_operator.pk
-    if escrow.operator_id != expected_owner:
-        raise EscrowOperatorMismatchProblem(
-            f"the escrow of {game_ref} belongs to another operator's game"
-        )
+    owner = player.operator_id if escrow_operator is None else escrow_operator.pk
+    escrow = _escrow_or_replay(same=same, reference=reference, owner_id=owner)
+    if isinstance(escrow, LedgerTransaction):
+        return escrow
     contributions = selectors.player_contribution_transactions(escrow=escrow, player=player)
     # The player's own lines: a void's transaction holds every player's (a buy-in's or a
     # refund's are all the player's).
@@ -218,22 +269,16 @@ def table_refund(
         )
         if locked.accounts[escrow.pk].balance < plan.amount:  # pragma: no cover - CHECK guards
             raise LedgerInvariantError(f"the escrow of {game_ref} holds less than its buy-ins")
-        refunded = post(
-            locked=locked.accounts,
-            operator=escrow.operator,
+        return _out_of_escrow(
+            locked=locked,
+            escrow=escrow,
             kind=Kind.REFUND,
             reference=reference,
-            lines=lines_on(plan.lines, locked.accounts),
+            plan=plan,
             actor=actor,
-            now=locked.now,
-            amount=plan.amount,
-            currency=code,
             player=player,
-            game_ref=game_ref,
-            escrow=escrow,
+            payee_operators=[player.operator_id],
         )
-        refunded.seamless_by_operator = locked.reads.seamless_by_operator([player.operator_id])
-        return refunded
 
     return posting_make(
         reference=reference,
@@ -305,18 +350,9 @@ def _void_once(
 ) -> LedgerTransaction:
     """One try of ``escrow_void``: read, lock, re-read under the locks, post."""
     same = {"kind": Kind.VOID, "player": None, "game_ref": game_ref, "currency": currency}
-    escrow = posting_selectors.escrow_with_replay(
-        game_ref=game_ref, currency=currency, reference=reference
-    )
-    replay = escrow is None or escrow.replayed
-    if replay and (existing := posting_replay(reference=reference, same=same)) is not None:
-        return existing
-    if escrow is None:
-        raise EscrowNotFoundProblem(f"no escrow for {game_ref} in {currency}")
-    if escrow.operator_id != escrow_operator.pk:
-        raise EscrowOperatorMismatchProblem(
-            f"the escrow of {game_ref} belongs to another operator's game"
-        )
+    escrow = _escrow_or_replay(same=same, reference=reference, owner_id=escrow_operator.pk)
+    if isinstance(escrow, LedgerTransaction):
+        return escrow
     seen = selectors.escrow_contribution_lines(escrow=escrow)
     operator_ids = {line.operator_id for line in seen if line.operator_id is not None}
     accounts = Account.objects.filter(pk__in={escrow.pk, *(line.account_id for line in seen)})
@@ -337,21 +373,16 @@ def _void_once(
                 f"the escrow of {game_ref} holds {locked.accounts[escrow.pk].balance}, "
                 f"its players' stakes {plan.amount}"
             )
-        voided = post(
-            locked=locked.accounts,
-            operator=escrow.operator,
+        return _out_of_escrow(
+            locked=locked,
+            escrow=escrow,
             kind=Kind.VOID,
             reference=reference,
-            lines=lines_on(plan.lines, locked.accounts),
+            plan=plan,
             actor=actor,
-            now=locked.now,
-            amount=plan.amount,
-            currency=currency,
-            game_ref=game_ref,
-            escrow=escrow,
+            player=None,
+            payee_operators=operator_ids,
         )
-        voided.seamless_by_operator = locked.reads.seamless_by_operator(operator_ids)
-        return voided
 
     return posting_make(
         reference=reference,
