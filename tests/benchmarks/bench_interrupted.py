@@ -99,6 +99,11 @@ from gin_platform.demo.seamless_wallet import OperatorWalletServer
 SCENARIOS = ("drops", "past-grace", "kill-web", "stop-all", "void")
 DROPS_MIX = ["ftk2", "match2", "money2", "ftk3", "match3", "ftk4", "match4", "ftk2"]
 STOP_MIX = ["match2", "money2", "match3"]
+HANDS_RUNNING = (
+    "SELECT h.id, h.match_id, m.seq, h.turn_deadline, m.reconnect_grace_seconds "
+    "FROM games_hand h JOIN games_match m ON m.id = h.match_id "
+    "WHERE h.status = 'in_progress' AND m.status = 'running'"
+)
 SECOND_OPERATOR = """
 import json, secrets
 from gin_platform.tenancy import services
@@ -274,14 +279,14 @@ def scenario_stop(stack: R13Stack, args, report: Report, wallet_server, *, void:
     table = Table(stack.base_url, args.turn_seconds, stack.platform, give_up_after=1800)
     platform = stack.platform
 
+    table.gate = gate = asyncio.Event()
+    gate.set()
+
     async def stop_and_start() -> None:
         await asyncio.sleep(args.stop_after)
         loop = asyncio.get_running_loop()
-        report.before_stop = stack.sql(
-            "SELECT h.id, h.match_id, m.seq, h.turn_deadline FROM games_hand h "
-            "JOIN games_match m ON m.id = h.match_id "
-            "WHERE h.status = 'in_progress' AND m.status = 'running'"
-        )
+        gate.clear()  # the clients find the platform gone: their sockets wait for the gate
+        report.before_stop = stack.sql(HANDS_RUNNING)
         await loop.run_in_executor(None, platform.kill_all)
         report.stopped_at = time.monotonic()
         running = len(report.before_stop)
@@ -292,6 +297,10 @@ def scenario_stop(stack: R13Stack, args, report: Report, wallet_server, *, void:
         say(f"platform started again after {report.restarted_at - report.stopped_at:.0f} s")
         if void:
             await loop.run_in_executor(None, report.kill_worker_at_first_void, stack)
+        else:  # the deadlines as the timer left them, before any client is back
+            await loop.run_in_executor(None, report.wait_outage_applied, stack)
+            report.after_apply = stack.sql(HANDS_RUNNING)
+        gate.set()
 
     async def run() -> list:
         games = [play_game(table, group, None) for group in groups]

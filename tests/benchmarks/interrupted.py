@@ -323,8 +323,16 @@ class GameRecord:
 class Conn:
     """One player's socket on one match and the newest view it has."""
 
-    def __init__(self, http: AsyncHttp, ws_base: str, match_id: int, record: GameRecord) -> None:
+    def __init__(
+        self,
+        http: AsyncHttp,
+        ws_base: str,
+        match_id: int,
+        record: GameRecord,
+        gate: asyncio.Event | None = None,
+    ) -> None:
         self.http = http
+        self.gate = gate  # sockets open only while it is set
         self.ws_base = ws_base
         self.match_id = match_id
         self.record = record
@@ -353,6 +361,8 @@ class Conn:
         until ``until`` (the server may be restarting)."""
         self.wanted = True
         while True:
+            if self.gate is not None:
+                await self.gate.wait()
             try:
                 status, body = await self.http.request("POST", "/api/v1/socket-tickets")
                 if status != 201 or not isinstance(body, dict):
@@ -469,6 +479,7 @@ class Table:
     platform: Platform | None = None
     give_up_after: float = 900.0  # a game still running by then is abandoned (an error)
     no_knock: bool = False  # the seats still here never go out (past-grace: the forfeit comes)
+    gate: asyncio.Event | None = None  # while cleared, no socket opens (stop-all)
 
 
 def bot_move(hand: dict, *, no_knock: bool) -> dict:
@@ -520,7 +531,7 @@ async def play_game(table: Table, group: Group, drop: Drop | None) -> GameRecord
             record.dropper = next(s for s, p in seats.items() if p.id == who)
         ws_base = "ws" + table.base_url.removeprefix("http")
         for seat, player in seats.items():
-            conns[seat] = Conn(https[player.id], ws_base, record.match_id, record)
+            conns[seat] = Conn(https[player.id], ws_base, record.match_id, record, table.gate)
             await conns[seat].connect(until=until)
         await _play(table, record, conns, until)
     except Gone as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
 from statistics import median
 
@@ -30,6 +31,7 @@ class Report:
     seconds: float = 0.0
     cpu: dict = field(default_factory=dict)
     before_stop: list = field(default_factory=list)
+    after_apply: list = field(default_factory=list)
     stopped_at: float | None = None
     restarted_at: float | None = None
     cap_group: int | None = None
@@ -89,6 +91,17 @@ class Report:
                 return
             time.sleep(0.1)
         self.fail("no match was voided within 120 s of the restart")
+
+    def wait_outage_applied(self, stack, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rows = stack.sql(
+                "SELECT count(*) FROM gin_platform_outage WHERE applied_at IS NOT NULL"
+            )
+            if rows[0][0]:
+                return
+            time.sleep(0.2)
+        self.fail(f"no outage applied within {timeout:.0f} s of the restart")
 
     def document(self) -> dict:
         records = self.records
@@ -319,7 +332,25 @@ def outage_checked(stack, report: Report, args) -> None:
     long = [(s, e, a) for s, e, a in rows if (e - s).total_seconds() > args.stop_seconds / 2]
     if len(long) != 1 or long[0][2] is None:
         report.fail(f"expected one applied outage of about {args.stop_seconds} s: {rows}")
-    report.figures["games running at the stop"] = len({m for _h, m, _s, _d in report.before_stop})
+        return
+    started, ended, _applied = long[0]
+    report.figures["games running at the stop"] = len({row[1] for row in report.before_stop})
+    # Each turn deadline inside the outage (or in the timer's slack before it) moved on by
+    # its length plus the match's grace; the games that had not moved since are compared.
+    after = {hand: (seq, deadline) for hand, _m, seq, deadline, _g in report.after_apply}
+    checked = Counter()
+    for hand, _match, seq, deadline, grace in report.before_stop:
+        if hand not in after or after[hand][0] != seq or deadline is None:
+            checked["moved before the check"] += 1
+            continue
+        inside = started - timedelta(seconds=2) <= deadline <= ended
+        shift = (ended - started) + timedelta(seconds=grace) if inside else timedelta(0)
+        if after[hand][1] - deadline == shift:
+            checked["moved on by the outage + the grace" if inside else "left as they were"] += 1
+        else:
+            checked["wrong"] += 1
+            report.fail(f"hand {hand}: {deadline} -> {after[hand][1]}, expected + {shift}")
+    report.figures["turn deadlines through the outage"] = dict(checked)
 
 
 def void_checked(stack, report: Report, groups, before: dict[str, Decimal]) -> None:
