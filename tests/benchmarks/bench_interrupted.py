@@ -165,14 +165,16 @@ def _seed_code() -> str:
 
 
 # --- Running games ------------------------------------------------------------------------
-async def run_groups(table: Table, groups, games: int, drop_for) -> list:
-    """Every group plays games back to back until ``games`` have started in all."""
+async def run_groups(table: Table, groups, games: int, drop_for, *, minutes: float) -> list:
+    """Every group plays games back to back until ``games`` have started in all, or until
+    ``minutes`` have passed (no game starts after that; the games in hand end)."""
     started = 0
     records = []
+    stop_starting = time.monotonic() + minutes * 60
 
     async def loop(group) -> None:
         nonlocal started
-        while started < games:
+        while started < games and time.monotonic() < stop_starting:
             started += 1
             records.append(await play_game(table, group, drop_for(group)))
 
@@ -228,7 +230,9 @@ def scenario_drops(stack: R13Stack, args, report: Report, wallet_server) -> None
     def drop_for(group):
         return Drop(who=random.randrange(group.seats), at=random.randint(1, 3), mode="return")
 
-    report.records = _timed(stack, report, run_groups(table, groups, args.games, drop_for))
+    report.records = _timed(
+        stack, report, run_groups(table, groups, args.games, drop_for, minutes=args.max_minutes)
+    )
     report.expect_stage("grace")
 
 
@@ -243,7 +247,9 @@ def scenario_kill_web(stack: R13Stack, args, report: Report, wallet_server) -> N
         return Drop(who=who, at=random.randint(1, 3), mode="kill", back_after=(low, high))
 
     before = set(stack.platform.web_workers())
-    report.records = _timed(stack, report, run_groups(table, groups, args.games, drop_for))
+    report.records = _timed(
+        stack, report, run_groups(table, groups, args.games, drop_for, minutes=args.max_minutes)
+    )
     after = set(stack.platform.web_workers())
     report.figures["web workers started by gunicorn"] = len(after - before)
     report.figures["web workers killed"] = sum(1 for r in report.records if r.killed_pid)
@@ -317,6 +323,8 @@ def scenario_stop(stack: R13Stack, args, report: Report, wallet_server, *, void:
         return records
 
     report.records = _timed(stack, report, run())
+    for name in ("gunicorn", "worker", "beat"):  # their process groups did not outlive the stop
+        report.cpu.pop(name, None)
     if void:
         void_checked(stack, report, groups, balances_before)
     else:
@@ -348,6 +356,9 @@ def parse_args(argv=None):
     parser.add_argument("--stop-after", type=float, default=20.0)
     parser.add_argument("--stop-seconds", type=float, default=None)
     parser.add_argument("--max-interruption", type=int, default=60)
+    parser.add_argument(
+        "--max-minutes", type=float, default=30, help="no game starts after this (drops, kill-web)"
+    )
     parser.add_argument("--seamless", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--redis-db", type=int, default=None)
     parser.add_argument("--seed", type=int, default=None, help="random seed of the clients")

@@ -95,9 +95,7 @@ class Report:
     def wait_outage_applied(self, stack, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            rows = stack.sql(
-                "SELECT count(*) FROM gin_platform_outage WHERE applied_at IS NOT NULL"
-            )
+            rows = stack.sql("SELECT count(*) FROM platform_outage WHERE applied_at IS NOT NULL")
             if rows[0][0]:
                 return
             time.sleep(0.2)
@@ -109,6 +107,7 @@ class Report:
         return {
             "scenario": self.scenario,
             "games": len(records),
+            "games asked for": self.args.games,
             "games ended": len(finished),
             "errors": Counter(r.error for r in records if r.error),
             "by kind": Counter(f"{r.kind} {r.wallet}" for r in records),
@@ -127,7 +126,8 @@ class Report:
     def summary(self) -> str:
         f = self.figures
         head = (
-            f"{self.scenario}: {len(self.records)} games in {self.seconds:.0f} s, "
+            f"{self.scenario}: {len(self.records)} games (of {self.args.games} asked) in "
+            f"{self.seconds:.0f} s, "
             f"{f.get('forfeits', '?')} forfeits, {f.get('auto-played events', '?')} auto-played "
             f"events, {f.get('settled', '?')} settled, reconcile exit "
             f"{f.get('reconcile exit', '?')}; CPUs gunicorn {self.cpu.get('gunicorn')}, worker "
@@ -324,7 +324,7 @@ def money_checked(stack, report: Report, groups, before: dict[str, Decimal]) -> 
 # --- stop-all and void ----------------------------------------------------------------------
 def outage_checked(stack, report: Report, args) -> None:
     rows = stack.sql(
-        "SELECT started_at, ended_at, applied_at FROM gin_platform_outage ORDER BY started_at"
+        "SELECT started_at, ended_at, applied_at FROM platform_outage ORDER BY started_at"
     )
     report.figures["outages"] = [
         {"seconds": round((e - s).total_seconds(), 1), "applied": a is not None} for s, e, a in rows

@@ -79,8 +79,8 @@ def platform(django_db_setup, tmp_path_factory) -> Iterator[Platform]:
     finally:
         running.stop()
         client = redis_client()
-        if client is not None:  # what beat queued and nobody took
-            client.delete("celery", "unacked", "unacked_index")
+        if client is not None:  # the servers' cache keys, what beat queued and nobody took
+            client.delete("celery", "unacked", "unacked_index", *client.keys(f"{prefix}:*"))
 
 
 def _groups(platform: Platform, operator, kinds: list[str]):
