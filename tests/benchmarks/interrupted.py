@@ -14,7 +14,8 @@ players that drop out of a game and come back (R13, docs/rules.md "Interrupted p
   socket_games.py plays). A ``Drop`` makes one seat go away at its k-th move: its socket
   closed and no request sent (``return``: it comes back once the table shows its turn in
   the grace; ``never``: it never comes back; ``kill``: the web worker holding its socket is
-  SIGKILLed, it comes back after a delay). Every other socket that closes under a running
+  SIGKILLed, it comes back after a delay); nobody goes out (knocks) before the drop, so
+  every game has it. Every other socket that closes under a running
   game is reopened with ``after`` (a killed worker, the whole platform stopped).
 - ``expected_discard``, ``deadwood``: R13's discard, worked out here from the cards alone
   (not with the engine's solver), to check every auto-played move independently.
@@ -575,7 +576,9 @@ async def _play(table: Table, record: GameRecord, conns: dict[int, Conn], until:
             if drop.mode == "never":
                 away = to_act
             continue
-        result = await mover.act(bot_move(mover.view["hand"], no_knock=table.no_knock))
+        # Nobody goes out before the planned drop, so every game has its drop.
+        no_knock = table.no_knock or (drop is not None and record.dropped_at is None)
+        result = await mover.act(bot_move(mover.view["hand"], no_knock=no_knock))
         if result["type"] == "closed":
             await asyncio.sleep(0.5)  # its socket is being reopened
             continue
