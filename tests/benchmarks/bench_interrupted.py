@@ -192,9 +192,10 @@ def clock_options(args) -> dict[str, int]:
 
 
 def seed(stack: R13Stack, args, kinds: list[str], wallet_server=None) -> list:
-    """The groups, every fifth one seamless with ``--seamless``."""
-    transfer = [k for i, k in enumerate(kinds) if not (args.seamless and i % 5 == 4)]
-    seamless = [k for i, k in enumerate(kinds) if args.seamless and i % 5 == 4]
+    """The groups, every fifth one seamless with ``--seamless`` and a ``wallet_server``."""
+    mixed = args.seamless and wallet_server is not None
+    transfer = [k for i, k in enumerate(kinds) if not (mixed and i % 5 == 4)]
+    seamless = [k for i, k in enumerate(kinds) if mixed and i % 5 == 4]
     options = {"turn_seconds": args.turn_seconds, "turn_clock": clock_options(args)}
     groups = seed_groups(stack.base_url, stack.operator_key, transfer, **options)
     if seamless:
