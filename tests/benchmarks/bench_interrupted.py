@@ -46,8 +46,9 @@ Scenarios:
 - ``kill-web``: ``--games`` games; in each one player's web worker (the process holding its
   socket: /proc/net/tcp's inode among the workers' files) is SIGKILLed at the player's
   1st-3rd move; gunicorn starts another; the player comes back after ``--back-after``
-  seconds (the others' sockets on that worker reconnect at once). Must hold: no forfeit, no
-  auto-play, every game settled, the ledger reconciled.
+  seconds (the others' sockets on that worker reconnect at once). Must hold: a player away
+  past its turn's clock is in the grace, never the bank (its socket died with the worker);
+  no forfeit, no auto-play, every game settled, the ledger reconciled.
 - ``stop-all``: ``--games`` games (Match Play and Money Play heads-up, Match Play at 3
   seats); ``--stop-after`` seconds in, gunicorn, the worker and beat are SIGKILLed, kept
   down ``--stop-seconds``, and started again on the same port; the clients reconnect.
@@ -256,6 +257,8 @@ def scenario_kill_web(stack: R13Stack, args, report: Report, wallet_server) -> N
     report.figures["web workers killed"] = sum(1 for r in report.records if r.killed_pid)
     seen = Counter(r.stage_seen for r in report.records if r.killed_pid)
     report.figures["stage the table saw when the player came back"] = dict(seen)
+    if seen["bank"]:  # R13: a seat whose socket died with its worker is owed the grace
+        report.fail(f"{seen['bank']} players away with their worker ran the bank, not the grace")
     backs = [r.back_at for r in report.records if r.back_at is not None]
     report.figures["kill -> back on the socket, s (min, max)"] = (
         (round(min(backs), 1), round(max(backs), 1)) if backs else None
