@@ -7,7 +7,7 @@ embedded default, where one process serves everything).
   repairs any gap from the database meanwhile).
 - A seat is *connected* while it holds at least one socket: a counter per seat. A server that
   dies without closing its sockets leaves its counts behind until they expire (three
-  heartbeats without renewal).
+  heartbeats without renewal); R13's presence leaves them out at once (``liveness``).
 - A player holds at most ``REALTIME_MAX_SOCKETS_PER_PLAYER`` sockets at once.
 - ``rt:seq:<match>`` is the match's latest pushed sequence number, so a long poll waits on
   the cache instead of querying the database over and over.
@@ -23,6 +23,7 @@ from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.core.cache import cache
 
+from games.realtime import liveness
 from games.realtime.audience import Audience
 from gin_platform.request_path.cache import redis_client
 
@@ -108,10 +109,12 @@ def socket_closed(*, player_id: object) -> None:
 
 def seat_joined(*, match_id: int, seat: int) -> None:
     _increment(seat_key(match_id, seat))
+    liveness.seat_socket_counted(match_id=match_id, seat=seat, delta=1, ttl=listen_ttl())
 
 
 def seat_left(*, match_id: int, seat: int) -> None:
     _decrement(seat_key(match_id, seat))
+    liveness.seat_socket_counted(match_id=match_id, seat=seat, delta=-1, ttl=listen_ttl())
 
 
 def renew(*, audience: Audience, player_id: object | None) -> None:
@@ -119,6 +122,7 @@ def renew(*, audience: Audience, player_id: object | None) -> None:
     listen(audience)
     if audience.seat is not None:
         cache.touch(seat_key(audience.match_id, audience.seat), listen_ttl())
+        liveness.seat_renewed(match_id=audience.match_id, seat=audience.seat, ttl=listen_ttl())
     if player_id is not None:
         player_sockets_renew(player_id=player_id)
 

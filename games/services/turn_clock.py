@@ -35,7 +35,7 @@ from django.utils import timezone
 from games.clock_selectors import protections_today
 from games.locks import lock_match
 from games.models import Hand, Match, Seat, TurnProtection
-from games.realtime import presence, publisher
+from games.realtime import liveness, presence, publisher
 from games.services.hand_lifecycle import (
     BANK,
     GRACE,
@@ -102,10 +102,12 @@ def auto_plays_left(match: Match, seat: int) -> int:
 # --- Presence and the daily cap ------------------------------------------------------------
 def seat_disconnected(*, match_id: int, seat: int, player_id: uuid.UUID) -> bool:
     """R13: no open socket on the seat and no request from its player within
-    ``PRESENCE_TIMEOUT_SECONDS``. If the cache cannot be read the seat counts as
+    ``PRESENCE_TIMEOUT_SECONDS``. A socket of a process gone silent (killed without closing
+    it) is not open (``liveness``). If the cache cannot be read the seat counts as
     disconnected: presence only ever protects a player."""
     try:
-        sockets = presence.seat_sockets(match_id=match_id, seat=seat)
+        counted = presence.seat_sockets(match_id=match_id, seat=seat)
+        sockets = liveness.live_sockets(match_id=match_id, seat=seat, counted=counted)
         return sockets == 0 and not players_seen([player_id])
     except Exception:
         logger.warning("presence unreadable for match %s seat %s", match_id, seat)
