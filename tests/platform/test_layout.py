@@ -106,6 +106,7 @@ PLATFORM_MODULES = {
     "encryption",
     "enqueue",
     "health",
+    "heartbeat",  # R13: when the platform could take moves (beside the health checks)
     "locks",
     "models",
     "money",
