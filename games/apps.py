@@ -15,3 +15,10 @@ class GamesConfig(AppConfig):
         # The game launch's watch option asks games which matches a player may watch
         # (gin_platform/tenancy/watchable.py): gin_platform does not import games.
         register_match_watchable(match_watchable)
+
+        # R13: a platform outage past its limit suspends the matches it touched, in the
+        # transaction that records it (gin_platform/heartbeat.py does not import games).
+        from games.services.interruptions import matches_suspend  # noqa: PLC0415 (idem)
+        from gin_platform.heartbeat import outage_recorded  # noqa: PLC0415 (idem)
+
+        outage_recorded.connect(matches_suspend, dispatch_uid="games.matches_suspend")

@@ -199,7 +199,8 @@ class Match(TurnClockOptions):
         FINISHED = "finished"  # result recorded; match_finished sent; settlement pending
         SETTLED = "settled"  # settlement posted (settlement app)
         ABORTED = "aborted"  # everybody left before it started; buy-ins refunded
-        VOIDED = "voided"  # R13: interrupted past the limit; every stake returned, no fee
+        SUSPENDED = "suspended"  # R13: interrupted past the limit; no move until voided
+        VOIDED = "voided"  # R13: every stake returned, no fee
 
     # Statuses in which the match's feed still grows (a long poll waits only on those).
     LIVE_STATUSES = (Status.WAITING, Status.RUNNING)
@@ -292,7 +293,7 @@ class Match(TurnClockOptions):
                 name="match_bot_seat_valid_practice_only",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=("waiting", "running", "aborted", "voided"))
+                condition=Q(status__in=("waiting", "running", "aborted", "suspended", "voided"))
                 | Q(result__isnull=False, finished_at__isnull=False),
                 name="match_finished_has_result",
             ),

@@ -11,8 +11,10 @@ configured): a beat proves a move could have been taken then. Celery beat's job 
 - ``moves_possible`` is what the turn timers ask before they fire: while the web heartbeat
   is overdue no move can be taken, so nobody may time out. With no heartbeat at all (a
   process that never ran a web server, the embedded default) the platform is taken as up.
-- games applies each outage (moves every deadline inside it on, or voids the matches it
-  touched) before any timer fires (games/services/interruptions.py).
+- ``outage_recorded`` is sent in the transaction that records it: games suspends at once
+  every match an outage past its limit touched, so no move reaches a match that is to be
+  voided; then games applies each outage (moves every deadline inside it on, or voids the
+  suspended matches) before any timer fires (games/services/interruptions.py).
 
 A worker-only outage (web up, Celery down) is not an outage: players could move, only the
 timers were late, and each stage of a turn's clock starts when the timer reaches it, so a
@@ -27,6 +29,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from gin_platform.locks import lock_heartbeat
@@ -36,6 +39,10 @@ from gin_platform.request_path.cache import redis_client
 logger = logging.getLogger(__name__)
 
 WEB, BEAT = "web", "beat"
+
+# Sent inside the transaction that records an outage (``outage=``): games suspends the
+# matches an outage past its limit touched before any move can reach them (games/apps.py).
+outage_recorded = Signal()
 
 
 def heartbeat_interval() -> float:
@@ -63,6 +70,7 @@ def heartbeat_write(*, source: str, now: datetime | None = None) -> Outage | Non
             now.isoformat(),
             outage.seconds,
         )
+        outage_recorded.send(sender=Outage, outage=outage)
     if now > row.beat_at:
         row.beat_at = now
         row.save(update_fields=["beat_at"])

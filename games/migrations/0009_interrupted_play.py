@@ -14,7 +14,7 @@ CLOCK_OPTIONS = {
     "reconnect_grace_seconds": (30, 300),
     "auto_play_turns": (3, 10),
 }
-STATUSES = ["waiting", "running", "finished", "settled", "aborted", "voided"]
+STATUSES = ["waiting", "running", "finished", "settled", "aborted", "suspended", "voided"]
 
 
 def clock_options(model):
@@ -55,7 +55,9 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name="match",
             constraint=models.CheckConstraint(
-                condition=models.Q(status__in=("waiting", "running", "aborted", "voided"))
+                condition=models.Q(
+                    status__in=("waiting", "running", "aborted", "suspended", "voided")
+                )
                 | models.Q(result__isnull=False, finished_at__isnull=False),
                 name="match_finished_has_result",
             ),

@@ -7,7 +7,9 @@ could not take moves. Before the turn timer fires anything (``timers.turn_timers
 - up to ``GAMES_MAX_INTERRUPTION_SECONDS``: every turn deadline that fell inside it (or was
   due in the timer's latency slack just before it) moves on by its length plus the match's
   ``reconnect_grace_seconds``; no protection is counted, nobody times out because of it;
-- longer: every match it touched (running when it ended, started before it ended) is voided
+- longer: every match it touched (running when it ended, started before it ended) is
+  suspended in the very transaction that recorded the outage (``matches_suspend``, the
+  heartbeat's ``outage_recorded`` signal: no move reaches it from then on), then voided
   (``match_void``): the hand abandoned, every stake or cashier amount given back in one
   balanced ledger transaction with no fee (``wallet.escrow_void``), the match ``voided``,
   ``game.voided`` for the operators.
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.locks import lock_match
@@ -66,13 +69,30 @@ def outages_apply() -> int:
     return applied
 
 
-def _touched_matches(outage: Outage) -> list[int]:
-    """The matches running through the outage: still running, started before it ended."""
-    return list(
-        Match.objects.filter(status=Match.Status.RUNNING, started_at__lt=outage.ended_at)
-        .order_by("pk")
-        .values_list("pk", flat=True)
+def _touched(outage: Outage) -> QuerySet[Match]:
+    """The matches running through the outage (still running or suspended for it, started
+    before it ended)."""
+    return Match.objects.filter(
+        status__in=(Match.Status.RUNNING, Match.Status.SUSPENDED), started_at__lt=outage.ended_at
     )
+
+
+def _touched_matches(outage: Outage) -> list[int]:
+    return list(_touched(outage).order_by("pk").values_list("pk", flat=True))
+
+
+def matches_suspend(*, outage: Outage, **_signal: object) -> int:
+    """``outage_recorded``'s receiver, in the transaction that recorded the outage: past the
+    limit, every match it touched is suspended at once, so no move reaches a match that is
+    to be voided (the turn timer's next sweep voids them). How many were suspended."""
+    if outage.ended_at - outage.started_at <= max_interruption():
+        return 0
+    touched = _touched(outage).filter(status=Match.Status.RUNNING)
+    ids = list(touched.values_list("pk", flat=True))
+    Match.objects.filter(pk__in=ids).update(status=Match.Status.SUSPENDED)
+    for match_id in ids:
+        publisher.match_changed(match_id=match_id)
+    return len(ids)
 
 
 @transaction.atomic(durable=True)
@@ -135,9 +155,9 @@ def _stakes_back(*, match: Match, actor: Actor) -> LedgerTransaction | None:
 def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OUTAGE_ACTOR) -> bool:
     """R13: void a running match interrupted past ``GAMES_MAX_INTERRUPTION_SECONDS``: the hand
     abandoned, every stake back in one balanced transaction, no fee, the match ``voided``.
-    False (nothing done) when it is not running any more."""
+    False (nothing done) when it is not running (or suspended for the outage) any more."""
     match = lock_match(match_id)
-    if match.status != Match.Status.RUNNING:
+    if match.status not in (Match.Status.RUNNING, Match.Status.SUSPENDED):
         return False
     hand = (
         Hand.objects.select_for_update().filter(match=match, status=Hand.Status.IN_PROGRESS).first()

@@ -10,7 +10,7 @@ from games.api.filters import EventsFilterInput, MatchFilterInput, RoomFilterInp
 from tests.games.factories import RoomFactory
 from tests.games.helpers import seat_both
 
-STATUSES = "one of waiting, running, finished, settled, aborted, voided"
+STATUSES = "one of waiting, running, finished, settled, aborted, suspended, voided"
 
 
 def _parse(serializer_class, query: str):

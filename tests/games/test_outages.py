@@ -16,7 +16,7 @@ from games.services.interruptions import match_void
 from gin_platform.heartbeat import BEAT, WEB, heartbeat_write, moves_possible
 from gin_platform.models import OperatorEvent, Outage
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.helpers import events, seat_both
+from tests.games.helpers import act, events, seat_both
 from tests.wallet.factories import fund
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances, reconciliation
@@ -103,6 +103,17 @@ def test_an_outage_past_the_limit_voids_the_matches_it_touched_exactly_once(
     heartbeat_write(source=WEB, now=start)
     end = start + timedelta(seconds=90)
     heartbeat_write(source=WEB, now=end)
+    # Suspended in the transaction that recorded the outage: no move reaches it any more.
+    assert Match.objects.get(pk=match_id).status == Match.Status.SUSPENDED
+    look = alice.get(f"/api/v1/matches/{match_id}/view").json()
+    mover = alice if look["hand"]["your_turn"] else bob
+    own = mover.get(f"/api/v1/matches/{match_id}/view").json()
+    legal = own["hand"]["legal_actions"][0]
+    refused = act(
+        mover, match_id, expected_seq=own["seq"], kind=legal["kind"], card=legal.get("card")
+    )
+    assert refused.status_code == 409
+    assert refused.json()["type"] == "/problems/match-not-in-progress"
     sweep = services.turn_timers_expire(now=end + timedelta(seconds=1))
     assert sweep.forfeited == []
     match.refresh_from_db()
