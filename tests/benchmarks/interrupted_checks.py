@@ -178,10 +178,10 @@ def table_counts(stack, report: Report) -> None:
 
 
 def settled_and_reconciled(stack, report: Report, *, void: bool) -> None:
-    """Every game settled (voided, for the void scenario), within SETTLE_TIMEOUT; the
-    ledger reconciled."""
+    """Every game settled (or voided, for the void scenario: ``void_checked`` says which
+    must be which), within SETTLE_TIMEOUT; the ledger reconciled."""
     ids = _ids(report)
-    final = ("voided",) if void else ("settled",)
+    final = ("voided", "settled") if void else ("settled",)
     deadline = time.monotonic() + SETTLE_TIMEOUT
     started = time.monotonic()
     while True:
@@ -365,14 +365,33 @@ def void_checked(stack, report: Report, groups, before: dict[str, Decimal]) -> N
     doubled = {ref: n for ref, n in voids.items() if n != 1}
     if doubled:
         report.fail(f"void transactions not exactly once: {doubled}")
-    voided = [
-        m
-        for (m,) in stack.sql(f"SELECT id FROM games_match WHERE status = 'voided' AND id = {ids}")
-    ]
+    statuses = dict(stack.sql(f"SELECT id, status FROM games_match WHERE id = {ids}"))
+    voided = [m for m, status in statuses.items() if status == "voided"]
     missing = [m for m in voided if f"void:match:{m}" not in voids]
     if missing:
         report.fail(f"voided matches without their refund: {missing}")
+    # Exactly the matches running through the outage are voided; those over before it settle.
+    touched = {row[1] for row in report.before_stop}
+    if set(voided) != touched:
+        report.fail(f"voided {sorted(voided)}, running through the outage {sorted(touched)}")
+    report.figures["running through the outage"] = len(touched)
+    in_touched = (
+        {
+            str(player)
+            for (player,) in stack.sql(
+                "SELECT player_id FROM games_seat WHERE match_id = ANY('{"
+                + ",".join(str(m) for m in touched)
+                + "}'::bigint[])"
+            )
+        }
+        if touched
+        else set()
+    )
     after = report.balances(stack, groups)
-    off = {p: (before[p], after[p]) for p in before if after[p] != Decimal(before[p])}
+    off = {
+        p: (before[p], after[p])
+        for p in before
+        if p in in_touched and after[p] != Decimal(before[p])
+    }
     if off:
         report.fail(f"balances not back to before the buy-in: {list(off.items())[:5]}")
