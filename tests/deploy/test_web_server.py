@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -31,6 +33,7 @@ from gin_platform.demo.server import free_port, server_command, server_environme
 from gin_platform.project.web_server import (
     INVALID_TEXT_REASON,
     WEBSOCKET_PROTOCOL,
+    WebSocketProtocol,
     Worker,
     uvicorn_command,
 )
@@ -195,10 +198,6 @@ def test_a_bad_text_frame_before_the_handshake_is_answered_is_dropped_quietly(ca
     """uvicorn's HTTP layer drops bytes that come with the upgrade request itself, but a
     frame may still arrive before the application accepted: no frame may answer it, so the
     connection is dropped, with the same one line and no traceback."""
-    from uvicorn.config import Config
-    from uvicorn.server import ServerState
-
-    from gin_platform.project.web_server import WebSocketProtocol
 
     async def never_accepts(scope, receive, send):
         await asyncio.sleep(3600)
