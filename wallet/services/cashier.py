@@ -63,6 +63,9 @@ from wallet.services.seamless import check_transfer_mode
 from wallet.windows import windows
 
 Kind = LedgerTransaction.Kind
+# The webhook events of a cashier movement: posted (by kind), refused (by service).
+COMPLETED_EVENTS = {Kind.DEPOSIT: "deposit.completed", Kind.WITHDRAWAL: "withdrawal.completed"}
+REFUSED_EVENTS = {"deposit": "deposit.refused", "withdraw": "withdrawal.refused"}
 WINDOW_CAPS = (("day", "daily"), ("week", "weekly"), ("month", "monthly"))
 
 
@@ -134,6 +137,43 @@ def _cashier_event(
     }
 
 
+def _cashier_post(
+    locked: Locked,
+    *,
+    player: Player,
+    kind: str,
+    reference: str,
+    amount: int,
+    currency: str,
+    actor: Actor,
+    metadata: dict[str, Any] | None,
+) -> LedgerTransaction:
+    """Post a deposit (the outside world to the wallet) or a withdrawal (the wallet to the
+    outside world) whose checks passed, and queue its deposit.completed /
+    withdrawal.completed event."""
+    outside, wallet = locked.resolved
+    source, target = (outside, wallet) if kind == Kind.DEPOSIT else (wallet, outside)
+    txn = post_transfer(
+        locked=locked.accounts,
+        player=player,
+        kind=kind,
+        reference=reference,
+        source=source,
+        target=target,
+        amount=amount,
+        currency=currency,
+        actor=actor,
+        now=locked.now,
+        metadata=metadata,
+    )
+    webhook_enqueue(
+        operator=player.operator,
+        event_type=COMPLETED_EVENTS[kind],
+        data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
+    )
+    return txn
+
+
 def _refusal_recorded(
     service: Callable[..., LedgerTransaction],
 ) -> Callable[..., LedgerTransaction]:
@@ -161,20 +201,12 @@ def _refusal_recorded(
                     "detail": refusal.detail,
                 },
             }
-            if service.__name__ == "deposit":
-                webhook_enqueue_after_rollback(
-                    refusal=refusal,
-                    operator=player.operator,
-                    event_type="deposit.refused",
-                    data=data,
-                )
-            else:
-                webhook_enqueue_after_rollback(
-                    refusal=refusal,
-                    operator=player.operator,
-                    event_type="withdrawal.refused",
-                    data=data,
-                )
+            webhook_enqueue_after_rollback(
+                refusal=refusal,
+                operator=player.operator,
+                event_type=REFUSED_EVENTS[service.__name__],
+                data=data,
+            )
             raise
 
     return recorded
@@ -203,7 +235,7 @@ def deposit(
     meta = check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
-        outside, wallet = locked.resolved
+        _outside, wallet = locked.resolved
         checks: posting_selectors.DepositChecks = locked.reads
         check_transfer_mode(player=player, seamless=checks.seamless)
         check_active(player)
@@ -216,25 +248,16 @@ def deposit(
             check_deposit_limits(
                 player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
             )
-        txn = post_transfer(
-            locked=locked.accounts,
+        return _cashier_post(
+            locked,
             player=player,
             kind=Kind.DEPOSIT,
             reference=reference,
-            source=outside,
-            target=wallet,
             amount=amount,
             currency=code,
             actor=actor,
-            now=locked.now,
             metadata=meta,
         )
-        webhook_enqueue(
-            operator=player.operator,
-            event_type="deposit.completed",
-            data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
-        )
-        return txn
 
     return posting_make(
         reference=reference,
@@ -272,29 +295,20 @@ def withdraw(
     meta = check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
-        outside, wallet = locked.resolved
+        _outside, wallet = locked.resolved
         check_withdrawal_kyc(player)
         _check_withdrawal_caps(player=player, amount=amount, currency=code)
         check_funds(wallet, amount)
-        txn = post_transfer(
-            locked=locked.accounts,
+        return _cashier_post(
+            locked,
             player=player,
             kind=Kind.WITHDRAWAL,
             reference=reference,
-            source=wallet,
-            target=outside,
             amount=amount,
             currency=code,
             actor=actor,
-            now=locked.now,
             metadata=meta,
         )
-        webhook_enqueue(
-            operator=player.operator,
-            event_type="withdrawal.completed",
-            data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
-        )
-        return txn
 
     return posting_make(
         reference=reference,
