@@ -63,9 +63,6 @@ from wallet.services.seamless import check_transfer_mode
 from wallet.windows import windows
 
 Kind = LedgerTransaction.Kind
-# The webhook events of a cashier movement: posted (by kind), refused (by service).
-COMPLETED_EVENTS = {Kind.DEPOSIT: "deposit.completed", Kind.WITHDRAWAL: "withdrawal.completed"}
-REFUSED_EVENTS = {"deposit": "deposit.refused", "withdraw": "withdrawal.refused"}
 WINDOW_CAPS = (("day", "daily"), ("week", "weekly"), ("month", "monthly"))
 
 
@@ -166,11 +163,12 @@ def _cashier_post(
         now=locked.now,
         metadata=metadata,
     )
-    webhook_enqueue(
-        operator=player.operator,
-        event_type=COMPLETED_EVENTS[kind],
-        data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
-    )
+    data = _cashier_event(player=player, txn=txn, wallet=wallet, amount=amount)
+    # Each event type written out, as the OpenAPI document's test reads them from the code.
+    if kind == Kind.DEPOSIT:
+        webhook_enqueue(operator=player.operator, event_type="deposit.completed", data=data)
+    else:
+        webhook_enqueue(operator=player.operator, event_type="withdrawal.completed", data=data)
     return txn
 
 
@@ -201,12 +199,20 @@ def _refusal_recorded(
                     "detail": refusal.detail,
                 },
             }
-            webhook_enqueue_after_rollback(
-                refusal=refusal,
-                operator=player.operator,
-                event_type=REFUSED_EVENTS[service.__name__],
-                data=data,
-            )
+            if service.__name__ == "deposit":
+                webhook_enqueue_after_rollback(
+                    refusal=refusal,
+                    operator=player.operator,
+                    event_type="deposit.refused",
+                    data=data,
+                )
+            else:
+                webhook_enqueue_after_rollback(
+                    refusal=refusal,
+                    operator=player.operator,
+                    event_type="withdrawal.refused",
+                    data=data,
+                )
             raise
 
     return recorded
