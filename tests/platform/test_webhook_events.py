@@ -19,8 +19,6 @@ from pathlib import Path
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
-from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.settings import spectacular_settings
 from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
@@ -56,15 +54,6 @@ SUBSCRIPTIONS_URL = "/api/v1/operators/me/webhook-subscriptions"
 
 
 # --- Helpers --------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def document() -> dict:
-    generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(
-        urlconf=None, api_version=None, patterns=None
-    )
-    schema = generator.get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
-
-
 def assert_documented(document: dict, item: dict) -> None:
     """The event (an events API item, the webhook body) matches its webhook's schema."""
     operation = document["webhooks"][item["type"]]["post"]
