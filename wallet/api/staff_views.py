@@ -10,7 +10,7 @@ user's scope, and the ones that move money want a verified second factor (``mone
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
@@ -49,7 +49,7 @@ from wallet.selectors import approvals, limits, rates, reconciliation, transacti
 if TYPE_CHECKING:
     from gin_platform.models import Operator
 
-T = TypeVar("T")
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 def scoped_operator(request: Request, operator_id: object) -> Operator:
@@ -378,7 +378,7 @@ class _ApprovalDecisionView(APIView):
         return Response(ApprovalOutput(presenters.approval(decided)).data)
 
 
-def decision_schema(*, summary: str, description: str, examples: list) -> Callable[[T], T]:
+def decision_schema(*, summary: str, description: str, examples: list) -> Callable[[View], View]:
     """The OpenAPI operation of a decision view's POST: approving and rejecting take the
     same body and answer alike; each says what it does."""
     return extend_schema_view(
