@@ -24,6 +24,7 @@ from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.helpers import assert_problem
 from tests.wallet.factories import fund, ref
+from tests.wallet.tables import buy_in
 from wallet import services
 from wallet.models import ApprovalRequest, LedgerTransaction
 from wallet.selectors import network as network_selectors
@@ -65,15 +66,7 @@ def world(db):
 
 def _play(network, winner, loser, game_ref: str, *, stake: int = 1_000, fee: int = 50):
     for player in (winner, loser):
-        services.table_buy_in(
-            player=player,
-            game_ref=game_ref,
-            amount=stake,
-            currency="EUR",
-            reference=ref("buy"),
-            actor=SYSTEM,
-            escrow_operator=network,
-        )
+        buy_in(player, stake, game=game_ref, escrow_operator=network)
     return services.escrow_settle(
         game_ref=game_ref,
         currency="EUR",

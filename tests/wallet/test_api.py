@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from gin_platform.tenancy.services import player_session_create
 from tests.factories import PlayerFactory, admin_login
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
+from tests.wallet.tables import buy_in
 from wallet import services
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances
@@ -34,9 +35,7 @@ def client_for(player) -> APIClient:
 
 def play_a_game(player, opponent, game="match:1"):
     for who in (player, opponent):
-        services.table_buy_in(
-            player=who, game_ref=game, amount=1000, currency="EUR", reference=ref(), actor=SYSTEM
-        )
+        buy_in(who, 1000, game=game)
     return services.escrow_settle(
         game_ref=game,
         currency="EUR",
@@ -146,14 +145,7 @@ def test_a_transaction_of_another_player_is_404(operator_client, player, opponen
 
 def test_converted_transactions_show_their_rate(operator_client, usd_player, eur_usd):
     fund(usd_player, 5000)
-    txn = services.table_buy_in(
-        player=usd_player,
-        game_ref="m:1",
-        amount=1000,
-        currency="EUR",
-        reference=ref(),
-        actor=SYSTEM,
-    )
+    txn = buy_in(usd_player, 1000, game="m:1")
     body = operator_client.get(f"{transactions_url(usd_player)}/{txn.pk}").json()
     (rate,) = body["fx"]
     assert rate["rate"] == "1.072" and rate["rounding"] == "ROUND_CEILING"

@@ -12,6 +12,7 @@ from django.utils import timezone
 from gin_platform.models import Network
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.wallet.factories import ExchangeRateFactory, fund, ref
+from tests.wallet.tables import buy_in
 from wallet import services
 from wallet.models import Account, LedgerEntry
 from wallet.problems import EscrowOperatorMismatchProblem, NetworkSettlementInvalidProblem
@@ -52,15 +53,7 @@ def _position(operator, currency="EUR") -> int:
 
 
 def _buy_in(player, game_ref, amount, owner):
-    return services.table_buy_in(
-        player=player,
-        game_ref=game_ref,
-        amount=amount,
-        currency="EUR",
-        reference=ref("buy"),
-        actor=SYSTEM,
-        escrow_operator=owner,
-    )
+    return buy_in(player, amount, game=game_ref, escrow_operator=owner)
 
 
 def test_a_network_buy_in_crosses_through_the_positions_and_balances_per_operator(world):

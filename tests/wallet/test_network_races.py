@@ -24,6 +24,7 @@ from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.races import race
 from tests.wallet.factories import ExchangeRateFactory, fund
+from tests.wallet.tables import buy_in
 from tests.wallet.test_ledger_invariants import raw_entry, raw_transaction
 from wallet import services
 from wallet.models import Account, LedgerTransaction
@@ -70,20 +71,13 @@ def test_concurrent_buy_ins_and_settlement_retries_of_one_network_game_create_no
     network, _members, players = world
     game_ref = "match:race-network-1"
 
-    def buy_in(i: int):
+    def buy(i: int):
         player = players[i % len(players)]
-        return services.table_buy_in(
-            player=player,
-            game_ref=game_ref,
-            amount=400,
-            currency="EUR",
-            # Each player twice, with the same reference: one posting per player.
-            reference=f"race-buy-in:{player.pk}",
-            actor=SYSTEM,
-            escrow_operator=network,
-        )
+        # Each player twice, with the same reference: one posting per player.
+        reference = f"race-buy-in:{player.pk}"
+        return buy_in(player, 400, game=game_ref, reference=reference, escrow_operator=network)
 
-    results = race(len(players) * 2, buy_in)
+    results = race(len(players) * 2, buy)
     failures = [r for r in results if isinstance(r, Exception)]
     assert failures == [], failures
     assert len({r.pk for r in results}) == len(players)
@@ -164,15 +158,8 @@ def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(worl
     network, members, players = world
     game_ref = "match:race-network-2"
     for player in players[:2]:  # Alpha's and Bravo's players
-        services.table_buy_in(
-            player=player,
-            game_ref=game_ref,
-            amount=1_000,
-            currency="EUR",
-            reference=f"net-race-buy-in:{player.pk}",
-            actor=SYSTEM,
-            escrow_operator=network,
-        )
+        reference = f"net-race-buy-in:{player.pk}"
+        buy_in(player, 1_000, game=game_ref, reference=reference, escrow_operator=network)
     services.escrow_settle(
         game_ref=game_ref,
         currency="EUR",
