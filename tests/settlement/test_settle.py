@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from games import services as game_services
@@ -18,6 +15,7 @@ from settlement.problems import GameNotFinishedProblem
 from settlement.tasks import settle_game, settle_stragglers
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.races import race
 from tests.settlement.helpers import finish_with, money_result, play_out, seat_two
 from tests.wallet.factories import ExchangeRateFactory
 from wallet.models import LedgerTransaction
@@ -344,24 +342,8 @@ def test_a_worker_dying_mid_task_posts_nothing_and_the_redelivery_posts_once(
 def test_two_threads_settling_the_same_game_post_once(operator_eur):
     room = RoomFactory(operator=operator_eur, variant="match", target=100, stake=700)
     match = play_out(seat_two(TableFactory(room=room)))
-    barrier = threading.Barrier(2)
-    errors = []
-
-    def settle():
-        try:
-            barrier.wait()
-            services.game_settle(match_id=match.pk)
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=settle) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    results = race(2, lambda _: services.game_settle(match_id=match.pk))
+    assert [result for result in results if isinstance(result, Exception)] == []
     assert settlement_postings(match) == 1
     assert reconciliation.reconcile().ok
 
