@@ -9,13 +9,7 @@ import pytest
 
 from games import engine
 from tests.games.engine.helpers import assert_knock_deadwood, assert_own_arrangement
-from tests.games.helpers import (
-    HiddenInformationChecker,
-    json_keys,
-    play_to_end,
-    seat_both,
-    watch,
-)
+from tests.games.helpers import HiddenInformationChecker, json_keys, play_to_end, seat_both, watch
 
 pytestmark = pytest.mark.django_db
 
