@@ -9,7 +9,6 @@ import hashlib
 import hmac
 import json
 import re
-import threading
 import time
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from gin_platform.tenancy.services import (
 )
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.helpers import assert_problem
+from tests.races import race
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -335,24 +335,16 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 @pytest.mark.redis
 def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
     verified = VerifiedSignature(timestamp=int(time.time()), digest="ab" * 32)
-    threads, start, outcomes = 12, threading.Barrier(12), []
-    lock = threading.Lock()
+    threads = 12
 
-    def race():
-        start.wait()
+    def attempt(_: int) -> str:
         try:
             refuse_replay(operator_id=signing_operator.pk, verified=verified)
-            outcome = "accepted"
         except SignatureReplayedProblem:
-            outcome = "refused"
-        with lock:
-            outcomes.append(outcome)
+            return "refused"
+        return "accepted"
 
-    workers = [threading.Thread(target=race) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    outcomes = race(threads, attempt)
     assert sorted(outcomes) == ["accepted"] + ["refused"] * (threads - 1)
 
 

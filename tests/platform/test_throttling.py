@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import logging
 import secrets
-import threading
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
@@ -23,6 +22,7 @@ from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock
+from tests.races import race
 
 PERIOD = 60
 T0 = 1_000_000 * PERIOD  # a window boundary, so tests can say "elapsed" plainly
@@ -379,23 +379,8 @@ def test_racing_threads_on_redis_never_let_more_than_the_limit_through(rates, cl
     limit, threads, attempts = 25, 16, 20
     rates("operator", f"{limit}/min")
     request = caller(operator_principal(1))
-    start = threading.Barrier(threads)
-    results: list[int] = []
-    lock = threading.Lock()
-
-    def race() -> None:
-        # Each thread gets its own cache connection (Django's caches are per thread).
-        start.wait()
-        passed = admitted(request, attempts)
-        with lock:
-            results.append(passed)
-
-    workers = [threading.Thread(target=race) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-
+    # Each thread gets its own cache connection (Django's caches are per thread).
+    results = race(threads, lambda _: admitted(request, attempts))
     total = sum(results)
     assert len(results) == threads
     assert 0 < total <= limit
