@@ -18,6 +18,7 @@ from gin_platform.tenancy.selectors import network_cache_forget
 from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
 from tests.fuzz import figures as fuzz_figures
+from tests.helpers import bearer_client
 from wallet.selectors.rates import display_rates_forget
 
 ENGINE_TESTS = Path(__file__).resolve().parent / "games" / "engine"
@@ -118,9 +119,7 @@ def operator_key(operator):
 
 @pytest.fixture
 def operator_client(operator_key) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
-    return client
+    return bearer_client(operator_key)
 
 
 @pytest.fixture
@@ -135,9 +134,7 @@ def player_token(player):
 
 @pytest.fixture
 def player_client(player_token) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {player_token}")
-    return client
+    return bearer_client(player_token)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from gin_platform.staff.login_attempts import staff_secret_check
 from gin_platform.tenancy.services import api_key_create, api_key_revoke, player_session_revoke
 from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, totp_code
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, bearer_client
 
 pytestmark = pytest.mark.django_db
 ME = "/api/v1/operators/me"
@@ -53,8 +53,7 @@ def test_the_key_is_stored_hashed_and_looked_up_by_its_prefix(operator, operator
     ],
 )
 def test_a_wrong_key_is_401(operator_key, mangle):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {mangle(operator_key)}")
+    client = bearer_client(mangle(operator_key))
     response = client.get(ME)
     assert_problem(response, 401, "authentication-failed")
 
@@ -77,8 +76,7 @@ def test_several_keys_work_and_revoking_one_keeps_the_other(operator, operator_k
     api_key_revoke(
         api_key=OperatorApiKey.objects.get(prefix=operator_key.split("_")[1]), actor=SYSTEM
     )
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {second.key}")
+    client = bearer_client(second.key)
     assert client.get(ME).status_code == 200
 
 

@@ -19,6 +19,7 @@ from gin_platform.tasks import prune_expired_records
 from gin_platform.tenancy.principals import OperatorPrincipal
 from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
+from tests.helpers import bearer_client
 
 pytestmark = pytest.mark.django_db
 PLAYERS = "/api/v1/players"
@@ -124,8 +125,7 @@ def test_the_same_key_sent_concurrently_has_one_effect_and_identical_answers(ope
     lock = threading.Lock()
 
     def send():
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+        client = bearer_client(operator_key)
         barrier.wait()
         try:
             response = client.post(
@@ -148,8 +148,7 @@ def test_the_same_key_sent_concurrently_has_one_effect_and_identical_answers(ope
     created = [r.json() for r in responses if r.status_code == 201]
     assert created and all(body == created[0] for body in created)
     # Once the first has finished, every retry gets the identical stored answer.
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+    client = bearer_client(operator_key)
     retry = client.post(
         PLAYERS, {"external_ref": "race"}, format="json", HTTP_IDEMPOTENCY_KEY="race"
     )

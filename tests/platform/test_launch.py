@@ -24,7 +24,7 @@ from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make, operator_api
-from tests.helpers import assert_problem, freeze_now
+from tests.helpers import assert_problem, bearer_client, freeze_now
 from tests.races import race
 from tests.wallet.factories import fund
 from wallet.services import self_exclusion_create
@@ -256,8 +256,7 @@ def test_the_exchange_mints_a_session_that_works_on_the_lobby(
     session = PlayerSession.objects.get(player=player)
     assert LaunchToken.objects.get().session == session
     assert LaunchToken.objects.get().used_at is not None
-    lobby = APIClient()
-    lobby.credentials(HTTP_AUTHORIZATION=f"Bearer {body['token']}")
+    lobby = bearer_client(body["token"])
     assert lobby.get("/api/v1/lobby").status_code == 200
     redeemed = AuditEvent.objects.get(action="launch_token.redeemed")
     assert redeemed.actor_type == "player" and redeemed.actor_id == str(player.pk)

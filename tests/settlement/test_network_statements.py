@@ -17,12 +17,12 @@ from rest_framework.test import APIClient
 
 from games import services as games_services
 from games.models import Match, Seat
-from gin_platform.tenancy.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create
 from settlement.statements import statement_for_operator
 from tests.factories import SYSTEM, PlayerFactory, staff_user
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, session_client
 from tests.wallet.factories import fund, ref
 from tests.wallet.tables import buy_in
 from wallet import services
@@ -43,13 +43,6 @@ def operator_client(operator) -> APIClient:
     client.credentials(
         HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
     )
-    return client
-
-
-def player_client(player) -> APIClient:
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     return client
 
 
@@ -203,7 +196,7 @@ def test_each_operator_and_player_reads_a_network_settlement_masked(world):
         assert str(network.pk) not in text
         assert "network_position" not in text  # between the operators' books
 
-        as_player = player_client(mine).get(f"/api/v1/settlements/{match.pk}").json()
+        as_player = session_client(mine).get(f"/api/v1/settlements/{match.pk}").json()
         text = json.dumps(as_player)
         assert str(other.pk) not in text and other.external_ref not in text
         assert mine.external_ref not in text  # the operator's private reference

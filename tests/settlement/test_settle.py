@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from games import services as game_services
 from games.models import Match
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.tenancy.services import player_session_create
 from settlement import services
 from settlement.models import Settlement
 from settlement.problems import GameNotFinishedProblem
 from settlement.tasks import settle_game, settle_stragglers
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import session_client
 from tests.races import race
 from tests.settlement.helpers import finish_with, money_result, play_out, seat_two
 from tests.wallet.factories import ExchangeRateFactory
@@ -264,9 +263,7 @@ def test_the_loser_has_lines_of_their_own_in_the_settlement(operator_eur, varian
     loser_seat = 1 - match.result["winner_seat"]
     loser = match.seats.get(position=loser_seat).player
     assert lines_of(settlement, loser_seat) == {"stake": "7.00", "pot": "-7.00"}
-    token = player_session_create(player=loser, actor=SYSTEM).token
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    client = session_client(loser)
     history = client.get("/api/v1/me/wallet/transactions").json()["results"]
     assert {row["kind"] for row in history} >= {"buy_in", "settlement"}
     settled = next(row for row in history if row["kind"] == "settlement")

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from rest_framework.test import APIClient
 
-from gin_platform.tenancy.services import player_session_create
 from tests.factories import SYSTEM, PlayerFactory
+from tests.helpers import session_client
 from wallet import services
 
 # The operator's timeout for a wallet call; the reference wallet's injected timeouts sleep
@@ -34,8 +34,4 @@ def player_client(operator, server, name: str) -> APIClient:
     and a client with its session token (the player is ``client.player``)."""
     player = PlayerFactory(operator=operator, display_name=name)
     server.set_balance(player.external_ref, START)
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    client.player = player
-    return client
+    return session_client(player)

@@ -4,10 +4,9 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
-from gin_platform.tenancy.services import player_session_create
 from tests.factories import PlayerFactory, admin_login
+from tests.helpers import session_client
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
 from tests.wallet.tables import buy_in
 from wallet import services
@@ -24,13 +23,6 @@ def wallet_url(player) -> str:
 
 def transactions_url(player) -> str:
     return f"/api/v1/players/{player.pk}/transactions"
-
-
-def client_for(player) -> APIClient:
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    return client
 
 
 def play_a_game(player, opponent, game="match:1"):
@@ -160,7 +152,7 @@ def test_a_player_reads_their_own_wallet_and_transactions(player, opponent):
     fund(player, 5000)
     fund(opponent, 5000)
     settlement = play_a_game(player, opponent)
-    client = client_for(player)
+    client = session_client(player)
     wallet = client.get("/api/v1/me/wallet").json()
     assert wallet["balance"]["amount"] == "59.00"
     listing = client.get("/api/v1/me/wallet/transactions").json()["results"]
