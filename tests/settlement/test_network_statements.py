@@ -23,9 +23,8 @@ from tests.factories import SYSTEM, PlayerFactory, staff_user
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.helpers import assert_problem, session_client
-from tests.wallet.factories import fund, ref
-from tests.wallet.tables import buy_in
-from wallet import services
+from tests.wallet.factories import fund
+from tests.wallet.tables import buy_in, settle
 from wallet.models import ApprovalRequest, LedgerTransaction
 from wallet.selectors import network as network_selectors
 from wallet.selectors import reconciliation
@@ -60,13 +59,8 @@ def world(db):
 def _play(network, winner, loser, game_ref: str, *, stake: int = 1_000, fee: int = 50):
     for player in (winner, loser):
         buy_in(player, stake, game=game_ref, escrow_operator=network)
-    return services.escrow_settle(
-        game_ref=game_ref,
-        currency="EUR",
-        reference=ref("settle"),
-        payouts=[EscrowPayout(player=winner, amount=2 * stake - fee, component="pot")],
-        fee=fee,
-        actor=SYSTEM,
+    return settle(
+        [EscrowPayout(player=winner, amount=2 * stake - fee, component="pot")], fee, game=game_ref
     )
 
 

@@ -7,9 +7,8 @@ from django.utils import timezone
 
 from tests.factories import PlayerFactory, admin_login
 from tests.helpers import session_client
-from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
-from tests.wallet.tables import buy_in
-from wallet import services
+from tests.wallet.factories import CashierCapsFactory, fund
+from tests.wallet.tables import buy_in, settle
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances
 from wallet.services import EscrowPayout
@@ -28,13 +27,10 @@ def transactions_url(player) -> str:
 def play_a_game(player, opponent, game="match:1"):
     for who in (player, opponent):
         buy_in(who, 1000, game=game)
-    return services.escrow_settle(
-        game_ref=game,
-        currency="EUR",
-        reference=ref(),
-        payouts=[EscrowPayout(player, 1000, "stake"), EscrowPayout(player, 900, "pot")],
-        fee=100,
-        actor=SYSTEM,
+    return settle(
+        [EscrowPayout(player, 1000, "stake"), EscrowPayout(player, 900, "pot")],
+        100,
+        game=game,
         metadata={"internal": "statement"},
     )
 

@@ -18,7 +18,7 @@ from tests.factories import PlayerFactory
 from tests.helpers import freeze_now
 from tests.races import race
 from tests.wallet.factories import SYSTEM, fund, ref
-from tests.wallet.tables import buy_in
+from tests.wallet.tables import buy_in, settle
 from wallet import services
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (
@@ -64,13 +64,8 @@ def practice_game(winner, loser, amount: int) -> None:
     game = f"practice:{next(_games)}"
     for who in (winner, loser):
         buy_in(who, amount, XGC, game=game)
-    services.escrow_settle(
-        game_ref=game,
-        currency=XGC,
-        reference=ref("settle"),
-        payouts=[EscrowPayout(winner, amount, "stake"), EscrowPayout(winner, amount, "pot")],
-        fee=0,
-        actor=SYSTEM,
+    settle(
+        [EscrowPayout(winner, amount, "stake"), EscrowPayout(winner, amount, "pot")], 0, XGC, game
     )
 
 
