@@ -14,7 +14,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
-from gin_platform.tenancy.services import player_session_create
+from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM
 
 PROBLEM_MEMBERS = {"type", "title", "status", "detail"}
@@ -38,6 +38,19 @@ def bearer_client(credential: str, client_class: type[APIClient] = APIClient) ->
     player's session token, as the bearer token of every request."""
     client = client_class()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {credential}")
+    return client
+
+
+def operator_api(operator) -> APIClient:
+    """A client with a new API key of ``operator``."""
+    return bearer_client(api_key_create(operator=operator, actor=SYSTEM).key)
+
+
+def api_as(user) -> APIClient:
+    """A client acting as the staff ``user`` (a verified staff session: tests/factories.py
+    staff_user)."""
+    client = APIClient()
+    client.force_authenticate(user)
     return client
 
 

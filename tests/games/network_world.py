@@ -7,9 +7,8 @@ from rest_framework.test import APIClient
 
 from games import services as games_services
 from gin_platform.tenancy import services as platform_services
-from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
-from tests.helpers import bearer_client, session_client
+from tests.helpers import session_client
 
 
 class NetworkPlayerClient(APIClient):
@@ -51,8 +50,3 @@ def network_room_make(**fields):
 def player_client(operator, *, screen_name: str | None = None, **fields) -> NetworkPlayerClient:
     player = PlayerFactory(operator=operator, screen_name=screen_name, **fields)
     return session_client(player, NetworkPlayerClient)
-
-
-def operator_api(operator) -> APIClient:
-    """An API client with a fresh API key of ``operator``."""
-    return bearer_client(api_key_create(operator=operator, actor=SYSTEM).key)

@@ -14,12 +14,7 @@ from games import services
 from games.models import Seat, WaitingListEntry
 from gin_platform.models import AuditEvent
 from tests.games.helpers import sit
-from tests.games.network_world import (
-    member_make,
-    network_make,
-    network_room_make,
-    player_client,
-)
+from tests.games.network_world import member_make, network_make, network_room_make, player_client
 from tests.helpers import assert_problem
 from tests.wallet.factories import fund
 from wallet.selectors import balances

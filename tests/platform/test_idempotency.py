@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.test import APIClient, APIRequestFactory
+from rest_framework.test import APIRequestFactory
 
 from gin_platform.http.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
@@ -19,7 +19,7 @@ from gin_platform.tasks import prune_expired_records
 from gin_platform.tenancy.principals import OperatorPrincipal
 from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
-from tests.helpers import bearer_client
+from tests.helpers import bearer_client, operator_api
 
 pytestmark = pytest.mark.django_db
 PLAYERS = "/api/v1/players"
@@ -53,10 +53,7 @@ def test_the_same_key_with_another_body_is_422(operator_client):
 
 def test_keys_are_scoped_per_operator(operator_client):
     other = OperatorFactory()
-    other_client = APIClient()
-    other_client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
-    )
+    other_client = operator_api(other)
     headers = {"HTTP_IDEMPOTENCY_KEY": "shared"}
     assert operator_client.post(PLAYERS, {"external_ref": "a"}, format="json", **headers)
     response = other_client.post(PLAYERS, {"external_ref": "b"}, format="json", **headers)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
-from rest_framework.test import APIClient
 
 from gin_platform.http.authentication import refuse_replay
 from gin_platform.http.problems import SignatureReplayedProblem
@@ -28,12 +27,11 @@ from gin_platform.signing import (
     verify_signature,
 )
 from gin_platform.tenancy.services import (
-    api_key_create,
     signing_secret_create,
     signing_secret_revoke,
 )
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, operator_api
 from tests.races import race
 from wallet.models import LedgerTransaction
 
@@ -273,10 +271,7 @@ def test_the_same_request_signed_by_two_operators_is_not_a_replay(
 
     other = OperatorFactory(require_signed_requests=True)
     other_secret = signing_secret_create(operator=other, actor=SYSTEM).secret
-    other_client = APIClient()
-    other_client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
-    )
+    other_client = operator_api(other)
     moment = int(time.time())
     for client, each in ((operator_client, secret), (other_client, other_secret)):
         response, _ = signed(client, each, "GET", "/api/v1/operators/me", timestamp=moment)

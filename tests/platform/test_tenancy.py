@@ -4,21 +4,15 @@ import pytest
 from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, PlayerSession
-from gin_platform.tenancy.services import api_key_create
-from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
-from tests.helpers import bearer_client
+from tests.factories import OperatorFactory, PlayerFactory
+from tests.helpers import bearer_client, operator_api
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def other_operator_client():
-    other = OperatorFactory()
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
-    )
-    return client
+    return operator_api(OperatorFactory())
 
 
 def test_create_retrieve_and_list_players(operator_client, idem):

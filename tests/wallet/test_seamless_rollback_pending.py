@@ -15,10 +15,10 @@ from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
-from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit
+from tests.helpers import operator_api
 from tests.wallet.seamless import START, player_client, seamless_mode
 from wallet import services
 from wallet.models import WalletCall
@@ -95,8 +95,8 @@ def test_a_debit_timing_out_and_a_failing_rollback_say_rollback_pending(alice, t
     assert parse_datetime(pending["next_attempt_at"]) == rollback.next_attempt_at
     assert pending["attempts"] == 3
     # The operator sees the same in GET /players/{id}/wallet (the same shape).
-    operator_api = _operator_api(alice.player.operator)
-    operator_view = operator_api.get(f"/api/v1/players/{alice.player.pk}/wallet").json()
+    operator = operator_api(alice.player.operator)
+    operator_view = operator.get(f"/api/v1/players/{alice.player.pk}/wallet").json()
     assert operator_view["pending_rollbacks"] == wallet["pending_rollbacks"]
 
     server.fault("rollback", "5xx")
@@ -159,11 +159,3 @@ def test_a_debit_rolled_back_before_its_seat_says_where_the_rollback_stands(
     _sweep()
     assert alice.get("/api/v1/me/wallet").json()["pending_rollbacks"] == []
     assert server.balance(alice.player.external_ref) == START
-
-
-def _operator_api(operator) -> APIClient:
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
-    )
-    return client
