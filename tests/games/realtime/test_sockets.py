@@ -14,7 +14,6 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import override_settings
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games import engine
 from games.models import Match
@@ -22,8 +21,6 @@ from games.realtime import consumers, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.consumers import MatchSocketConsumer
 from gin_platform.models import PlayerSession, SocketTicket
-from gin_platform.tenancy.services import player_session_create
-from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import (
@@ -43,6 +40,7 @@ from tests.games.realtime.helpers import (
     player_socket,
     watcher_socket,
 )
+from tests.helpers import session_client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -332,12 +330,7 @@ async def test_a_player_cannot_open_another_players_match_nor_another_operators(
     assert socket.received[-1]["problem"]["status"] == 404
 
     def outsider_client():
-        player = PlayerFactory(operator=OperatorFactory())
-        client = APIClient()
-        client.credentials(
-            HTTP_AUTHORIZATION=f"Bearer {player_session_create(player=player, actor=SYSTEM).token}"
-        )
-        return client
+        return session_client(PlayerFactory(operator=OperatorFactory()))
 
     outsider = await sync(outsider_client)()
     socket = await watcher_socket(outsider, match_id)
