@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,22 @@ class PlayPage:
             self.page.keyboard.press(key)
         else:
             self.press_action(kind)
+
+    def turns_until(self, done: str, *, most: int) -> Iterator[None]:
+        """The player's turns until the page shows ``done`` (a CSS selector), ``most`` at the
+        most: each time either is on the page, one more turn unless ``done`` is."""
+        either = (
+            f"() => document.querySelector('{done}')"
+            " || document.querySelector('#actions [data-action]')"
+            " || document.querySelector('#hand.can-discard')"
+        )
+        for _ in range(most):
+            if self.page.locator(done).count():
+                return
+            self.page.wait_for_function(either)
+            if self.page.locator(done).count():
+                return
+            yield
 
     def play_as_the_bot(self, view: dict | None = None) -> None:
         """The move the engine's bot picks from ``view`` (by default what the screen shows),

@@ -75,16 +75,7 @@ def test_a_practice_game_against_the_house_bot_on_a_phone_until_the_showdown(sit
 
     dana = PlayPage(page, "Dana")
     refused = False
-    for _ in range(300):
-        if page.locator("#showdown").count():
-            break
-        page.wait_for_function(
-            "() => document.querySelector('#showdown')"
-            " || document.querySelector('#actions [data-action]')"
-            " || document.querySelector('#hand.can-discard')"
-        )
-        if page.locator("#showdown").count():
-            break
+    for _ in dana.turns_until("#showdown", most=300):
         view = dana.view_from_screen()
         if not refused and page.locator("#hand.can-discard").count():
             refused = knock_refused_on(dana, view)
