@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import cast
+from typing import TypeVar, cast
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet, Value
+from django.db.models import Count, F, Model, Prefetch, Q, QuerySet, Value
 from django.utils import timezone
 
 from games import engine
@@ -39,6 +39,7 @@ from gin_platform.tenancy.selectors import (
 )
 
 EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX = 100, 500
+M = TypeVar("M", bound=Model)
 
 
 # --- Rooms and tables ---------------------------------------------------------------------
@@ -49,11 +50,17 @@ def room_list(*, operator: Operator, active: bool | None = None) -> QuerySet[Roo
     return rooms
 
 
+def by_id(rows: QuerySet[M], row_id: object, missing: str) -> M:
+    """The row of ``rows`` whose primary key is ``row_id`` as a client sent it; 404
+    ``missing`` when there is none (an id that is no id matches nothing)."""
+    row = rows.filter(pk=as_id(row_id)).first()
+    if row is None:
+        raise NotFoundProblem(missing)
+    return row
+
+
 def room_get(*, operator: Operator, room_id: object) -> Room:
-    room = room_list(operator=operator).filter(pk=as_id(room_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
-    if room is None:
-        raise NotFoundProblem(f"No room {room_id} for this operator")
-    return room
+    return by_id(room_list(operator=operator), room_id, f"No room {room_id} for this operator")
 
 
 def table_open_match(table: Table) -> Match | None:
@@ -93,10 +100,7 @@ def network_room_list() -> QuerySet[Room]:
 
 
 def network_room_get(*, room_id: object) -> Room:
-    room = network_room_list().filter(pk=as_id(room_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
-    if room is None:
-        raise NotFoundProblem(f"No network room {room_id}")
-    return room
+    return by_id(network_room_list(), room_id, f"No network room {room_id}")
 
 
 def network_room_opt_in_ids(*, operator: Operator) -> set[int]:
@@ -180,10 +184,7 @@ def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
 
 
 def lobby_room_get(*, operator: Operator, room_id: object) -> Room:
-    room = lobby_rooms(operator=operator).filter(pk=as_id(room_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
-    if room is None:
-        raise NotFoundProblem(f"No open room {room_id}")
-    return room
+    return by_id(lobby_rooms(operator=operator), room_id, f"No open room {room_id}")
 
 
 # --- The waiting list (docs/network.md "Lobby and waiting list") -----------------------------
@@ -269,10 +270,7 @@ def watch_match_get(*, operator: Operator, match_id: object) -> Match:
 
 
 def match_get(*, operator: Operator, match_id: object) -> Match:
-    match = match_list(operator=operator).filter(pk=as_id(match_id)).first()  # type: ignore[misc]  # pk=None matches no row (Django reads IS NULL); the stubs refuse None
-    if match is None:
-        raise NotFoundProblem(f"No match {match_id} for this operator")
-    return match
+    return by_id(match_list(operator=operator), match_id, f"No match {match_id} for this operator")
 
 
 def player_match_seat(*, player: Player, match_id: object) -> Seat:

@@ -22,16 +22,19 @@ from django.db import InterfaceError, OperationalError
 from games import services
 
 TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+# A task queued for one game or room: acknowledged once done, so a worker that dies mid-task
+# gets it redelivered (each task is idempotent), and retried on transient database errors.
+REDELIVERED = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": 1,
+    "max_retries": 5,
+    "ignore_result": True,
+}
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=1,
-    max_retries=5,
-    ignore_result=True,
-)
+@shared_task(**REDELIVERED)
 def bot_move(match_id: int, expected_seq: int) -> bool:
     return services.bot_play(match_id=match_id, expected_seq=expected_seq)
 
@@ -42,14 +45,7 @@ def expire_turns() -> int:
     return len(services.turn_timers_expire().forfeited)
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=1,
-    max_retries=5,
-    ignore_result=True,
-)
+@shared_task(**REDELIVERED)
 def waiting_list_match(room_id: int) -> int:
     return services.waiting_list_match(room_id=room_id)
 

@@ -79,25 +79,24 @@ def parse_period(raw_from: str | None, raw_to: str | None) -> tuple[datetime, da
 
 def parse_table(raw: str | None) -> str:
     """Which table a CSV download holds: ``totals`` (the default) or ``players``."""
-    if not raw:
-        return TABLES[0]
-    if raw not in TABLES:
-        raise ValidationProblem(
-            "One or more fields are invalid",
-            errors={"table": [f"one of: {', '.join(TABLES)}"]},
-        )
-    return raw
+    return _one_of(raw, TABLES, field="table")
 
 
 def parse_mode(raw: str | None) -> str:
     """Which operators an all-operators report covers: ``live`` (the default) or ``test``
     (the sandboxes)."""
+    return _one_of(raw, MODES, field="mode")
+
+
+def _one_of(raw: str | None, choices: tuple[str, ...], *, field: str) -> str:
+    """``raw`` when it is one of ``choices``, the first of them when absent; else 400 on
+    ``field``."""
     if not raw:
-        return MODES[0]
-    if raw not in MODES:
+        return choices[0]
+    if raw not in choices:
         raise ValidationProblem(
             "One or more fields are invalid",
-            errors={"mode": [f"one of: {', '.join(MODES)}"]},
+            errors={field: [f"one of: {', '.join(choices)}"]},
         )
     return raw
 
@@ -270,35 +269,25 @@ def amount(minor: int, currency: str) -> str:
 
 
 def totals_dict(row: TotalsRow) -> dict[str, Any]:
-    return {
-        "day": row.day.isoformat(),
-        "operator": row.operator,
-        "currency": row.currency,
-        "games": row.games,
-        "player_games": row.player_games,
-        "turnover": amount(row.turnover, row.currency),
-        "fees": amount(row.fees, row.currency),
-        "payouts": amount(row.payouts, row.currency),
-        "bonus_points": row.bonus_points,
-        "mode": row.mode,
-        "ggr": amount(row.ggr, row.currency),
-        "ngr": amount(row.ngr, row.currency),
-    }
+    return _row_dict(row, CSV_COLUMNS["totals"])
 
 
 def player_dict(row: PlayerRow) -> dict[str, Any]:
-    return {
-        "day": row.day.isoformat(),
-        "operator": row.operator,
-        "currency": row.currency,
-        "player_id": row.player_id,
-        "external_ref": row.external_ref,
-        "games": row.games,
-        "staked": amount(row.staked, row.currency),
-        "paid": amount(row.paid, row.currency),
-        "net": amount(row.net, row.currency),
-        "mode": row.mode,
-    }
+    return _row_dict(row, CSV_COLUMNS["players"])
+
+
+def _row_dict(row: TotalsRow | PlayerRow, columns: tuple[str, ...]) -> dict[str, Any]:
+    """A row as the JSON report and the CSV give it: its table's columns in order, the day
+    in ISO form, the amounts as decimal strings of the row's currency."""
+    values: dict[str, Any] = {}
+    for column in columns:
+        value = getattr(row, column)
+        if column == "day":
+            value = value.isoformat()
+        elif column in AMOUNT_COLUMNS:
+            value = amount(value, row.currency)
+        values[column] = value
+    return values
 
 
 def report_json(report: DailyReport) -> dict[str, Any]:
@@ -310,6 +299,9 @@ def report_json(report: DailyReport) -> dict[str, Any]:
     }
 
 
+# The columns of each table, in the order of the JSON rows and the CSV's; the money columns
+# (minor units in the rows) are given as decimal strings.
+AMOUNT_COLUMNS = frozenset({"turnover", "fees", "payouts", "ggr", "ngr", "staked", "paid", "net"})
 CSV_COLUMNS = {
     "totals": (
         "day",

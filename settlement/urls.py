@@ -1,31 +1,18 @@
 """API routes of the settlement app, mounted under /api/v1/ by gin_platform.project.urls."""
 
-from django.urls import path
-
+from gin_platform.api.urls import routes
 from settlement.api import network_views, views
 
-urlpatterns = [
-    path("settlements", views.SettlementListView.as_view(), name="settlement-list"),
-    path(
-        "settlements/<str:match_id>",
-        views.SettlementDetailView.as_view(),
-        name="settlement-detail",
-    ),
-    path("reports/daily", views.OperatorReportView.as_view(), name="report-daily"),
-    path(
-        "network/statement",
-        network_views.OperatorNetworkStatementView.as_view(),
-        name="network-statement",
-    ),
-    path(
+urlpatterns = routes(
+    ("settlements", views.SettlementListView, "settlement-list"),
+    ("settlements/<str:match_id>", views.SettlementDetailView, "settlement-detail"),
+    ("reports/daily", views.OperatorReportView, "report-daily"),
+    ("network/statement", network_views.OperatorNetworkStatementView, "network-statement"),
+    (
         "backoffice/network/statement",
-        network_views.StaffNetworkStatementView.as_view(),
-        name="staff-network-statement",
+        network_views.StaffNetworkStatementView,
+        "staff-network-statement",
     ),
-    path("backoffice/reports/daily", views.StaffReportView.as_view(), name="staff-report-daily"),
-    path(
-        "backoffice/reconciliation",
-        views.StaffReconciliationView.as_view(),
-        name="staff-reconciliation",
-    ),
-]
+    ("backoffice/reports/daily", views.StaffReportView, "staff-report-daily"),
+    ("backoffice/reconciliation", views.StaffReconciliationView, "staff-reconciliation"),
+)

@@ -18,6 +18,7 @@ from gin_platform.tenancy.selectors import network_cache_forget
 from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login, staff_user
 from tests.fuzz import figures as fuzz_figures
+from tests.helpers import api_as, bearer_client
 from wallet.selectors.rates import display_rates_forget
 
 ENGINE_TESTS = Path(__file__).resolve().parent / "games" / "engine"
@@ -118,9 +119,7 @@ def operator_key(operator):
 
 @pytest.fixture
 def operator_client(operator_key) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
-    return client
+    return bearer_client(operator_key)
 
 
 @pytest.fixture
@@ -135,19 +134,14 @@ def player_token(player):
 
 @pytest.fixture
 def player_client(player_token) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {player_token}")
-    return client
+    return bearer_client(player_token)
 
 
 @pytest.fixture
 def staff_client(db, django_user_model) -> APIClient:
     """The back office's admin role (every permission), its TOTP verified
     (docs/backoffice.md)."""
-    user = staff_user("staff", "admin")
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
+    return api_as(staff_user("staff", "admin"))
 
 
 @pytest.fixture
@@ -161,9 +155,7 @@ def admin_client(client, admin_user):
 @pytest.fixture
 def approver_client(staff_client) -> APIClient:
     """A second admin (four eyes: the one who approves what ``staff_client`` proposed)."""
-    client = APIClient()
-    client.force_authenticate(staff_user("approver", "admin"))
-    return client
+    return api_as(staff_user("approver", "admin"))
 
 
 class IdempotencyKeys:

@@ -1,5 +1,5 @@
-"""Child processes the tests and the benchmarks start: the command line of a real Celery
-worker, and stopping a child politely, then for good.
+"""Child processes the tests and the benchmarks start: ``manage.py`` run to its end, the
+command line of a real Celery worker, and stopping a child politely, then for good.
 
 Standard library only: the HTTP benchmarks (tests/benchmarks/harness.py) import it without
 Django.
@@ -9,6 +9,25 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def manage(env: Mapping[str, str], *args: str, timeout: float = 300) -> str:
+    """``manage.py <args>`` in a child process with exactly the environment ``env``: its
+    standard output. Fails with the end of its standard error unless it exits 0."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
 
 
 def worker_command(

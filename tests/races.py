@@ -1,4 +1,4 @@
-"""Threads racing on a real database (the PostgreSQL concurrency tests)."""
+"""Threads racing on a real database or Redis (the PostgreSQL and Redis concurrency tests)."""
 
 from __future__ import annotations
 

@@ -1,65 +1,44 @@
 """Routes of the games API: operators (rooms, matches), players (lobby, seats, the game)."""
 
-from django.urls import path
-
 from games.api import clock_views, network_views, views
+from gin_platform.api.urls import routes
 
-urlpatterns = [
+urlpatterns = routes(
     # The game itself first: a move and a view are most of the traffic
     # (gin_platform/project/urls.py).
-    path("matches/<str:match_id>/view", views.GameView.as_view(), name="game-view"),
-    path("matches/<str:match_id>/actions", views.ActionView.as_view(), name="game-actions"),
+    ("matches/<str:match_id>/view", views.GameView, "game-view"),
+    ("matches/<str:match_id>/actions", views.ActionView, "game-actions"),
     # Operators
-    path("rooms", views.RoomListCreateView.as_view(), name="room-list"),
-    path("rooms/<str:room_id>", views.RoomDetailView.as_view(), name="room-detail"),
-    path("rooms/<str:room_id>/tables", views.RoomTableCreateView.as_view(), name="room-tables"),
-    path("matches", views.MatchListView.as_view(), name="match-list"),
-    path("matches/<str:match_id>", views.MatchDetailView.as_view(), name="match-detail"),
+    ("rooms", views.RoomListCreateView, "room-list"),
+    ("rooms/<str:room_id>", views.RoomDetailView, "room-detail"),
+    ("rooms/<str:room_id>/tables", views.RoomTableCreateView, "room-tables"),
+    ("matches", views.MatchListView, "match-list"),
+    ("matches/<str:match_id>", views.MatchDetailView, "match-detail"),
     # Operators: the network's rooms they offer (docs/network.md)
-    path(
-        "operators/me/network/rooms",
-        network_views.NetworkRoomListView.as_view(),
-        name="network-room-list",
-    ),
-    path(
+    ("operators/me/network/rooms", network_views.NetworkRoomListView, "network-room-list"),
+    (
         "operators/me/network/rooms/<str:room_id>",
-        network_views.NetworkRoomDetailView.as_view(),
-        name="network-room-detail",
+        network_views.NetworkRoomDetailView,
+        "network-room-detail",
     ),
     # Players
-    path("me/screen-name", network_views.ScreenNameView.as_view(), name="my-screen-name"),
-    path("lobby", views.LobbyView.as_view(), name="lobby"),
-    path("lobby/<str:room_id>", views.LobbyRoomView.as_view(), name="lobby-room"),
-    path(
-        "lobby/<str:room_id>/waiting-list",
-        network_views.WaitingListView.as_view(),
-        name="lobby-waiting-list",
-    ),
-    path("me/waiting-list", network_views.MyWaitingListView.as_view(), name="my-waiting-list"),
-    path("tables/<str:table_id>/sit", views.SitView.as_view(), name="table-sit"),
-    path("tables/<str:table_id>/leave", views.LeaveView.as_view(), name="table-leave"),
-    path("me/seats", views.MySeatsView.as_view(), name="my-seats"),
-    path("me/turn-protections", clock_views.MyProtectionsView.as_view(), name="my-protections"),
-    path("matches/<str:match_id>/events", views.EventsView.as_view(), name="game-events"),
-    path("matches/<str:match_id>/resign", views.ResignView.as_view(), name="game-resign"),
-    path("tables/<str:table_id>/bot", views.BotSeatView.as_view(), name="table-bot"),
+    ("me/screen-name", network_views.ScreenNameView, "my-screen-name"),
+    ("lobby", views.LobbyView, "lobby"),
+    ("lobby/<str:room_id>", views.LobbyRoomView, "lobby-room"),
+    ("lobby/<str:room_id>/waiting-list", network_views.WaitingListView, "lobby-waiting-list"),
+    ("me/waiting-list", network_views.MyWaitingListView, "my-waiting-list"),
+    ("tables/<str:table_id>/sit", views.SitView, "table-sit"),
+    ("tables/<str:table_id>/leave", views.LeaveView, "table-leave"),
+    ("me/seats", views.MySeatsView, "my-seats"),
+    ("me/turn-protections", clock_views.MyProtectionsView, "my-protections"),
+    ("matches/<str:match_id>/events", views.EventsView, "game-events"),
+    ("matches/<str:match_id>/resign", views.ResignView, "game-resign"),
+    ("tables/<str:table_id>/bot", views.BotSeatView, "table-bot"),
     # Watchers (any player of the operator)
-    path("matches/<str:match_id>/watch", views.WatchView.as_view(), name="watch"),
-    path(
-        "matches/<str:match_id>/watch/events",
-        views.WatchEventsView.as_view(),
-        name="watch-events",
-    ),
+    ("matches/<str:match_id>/watch", views.WatchView, "watch"),
+    ("matches/<str:match_id>/watch/events", views.WatchEventsView, "watch-events"),
     # Hand history and fairness (the match's players and the operator)
-    path("matches/<str:match_id>/hands", views.HandHistoryListView.as_view(), name="hands"),
-    path(
-        "matches/<str:match_id>/hands/<str:number>",
-        views.HandHistoryDetailView.as_view(),
-        name="hand-detail",
-    ),
-    path(
-        "matches/<str:match_id>/hands/<str:number>/fairness",
-        views.HandFairnessView.as_view(),
-        name="hand-fairness",
-    ),
-]
+    ("matches/<str:match_id>/hands", views.HandHistoryListView, "hands"),
+    ("matches/<str:match_id>/hands/<str:number>", views.HandHistoryDetailView, "hand-detail"),
+    ("matches/<str:match_id>/hands/<str:number>/fairness", views.HandFairnessView, "hand-fairness"),
+)

@@ -12,14 +12,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gin_platform.http.permissions import HasStaffPermission, IsOperator, IsStaff
-from gin_platform.http.problems import NotFoundProblem, ValidationProblem
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import operator_principal
 from settlement import network, reports, selectors
 from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import NetworkStatementOutput
-from settlement.api.views import PERIOD_PARAMETERS, SLUG_SHAPE, in_staff_scope
+from settlement.api.views import PERIOD_PARAMETERS, staff_operator
 
 FORMAT_PARAMETER = OpenApiParameter(
     "format", str, enum=["json", "csv"], description="json (default) or csv (RFC 4180)"
@@ -90,15 +90,7 @@ class StaffNetworkStatementView(APIView):
         "operator with a network position plus the network's own row; back office.",
     )
     def get(self, request: Request) -> Response:
-        slug = request.query_params.get("operator")
-        operator = None
-        if slug:
-            if not SLUG_SHAPE.fullmatch(slug):
-                raise ValidationProblem(
-                    "One or more fields are invalid", errors={"operator": ["not a slug"]}
-                )
-            operator = platform_selectors.operator_get_by_slug(slug=slug)
-        operator = in_staff_scope(request, operator)
+        operator = staff_operator(request)
         if operator is not None:
             return _respond(request, operators=[operator], include_network=False)
         return _respond(

@@ -248,16 +248,22 @@ class StaffReportView(APIView):
     )
     def get(self, request: Request) -> Response:
         mode = reports.parse_mode(request.query_params.get("mode"))
-        slug = request.query_params.get("operator")
-        operator = None
-        if slug:
-            if not SLUG_SHAPE.fullmatch(slug):
-                raise ValidationProblem(
-                    "One or more fields are invalid", errors={"operator": ["not a slug"]}
-                )
-            operator = platform_selectors.operator_get_by_slug(slug=slug)
-        operator = in_staff_scope(request, operator)
+        operator = staff_operator(request)
         return _report_response(request, operator, mode)
+
+
+def staff_operator(request: Request) -> Operator | None:
+    """The operator a staff report is for: ``?operator=<slug>`` (400 when not a slug, 404
+    when unknown), in the staff user's scope; None: every operator."""
+    slug = request.query_params.get("operator")
+    operator = None
+    if slug:
+        if not SLUG_SHAPE.fullmatch(slug):
+            raise ValidationProblem(
+                "One or more fields are invalid", errors={"operator": ["not a slug"]}
+            )
+        operator = platform_selectors.operator_get_by_slug(slug=slug)
+    return in_staff_scope(request, operator)
 
 
 def in_staff_scope(request: Request, operator: Operator | None) -> Operator | None:

@@ -76,9 +76,12 @@ from harness import (
     Stack,
     StackConfig,
     exit_on_sigterm,
+    finish,
     machine_summary,
     ms,
     percentile,
+    run_script,
+    say,
 )
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.sync.client import ClientConnection
@@ -113,10 +116,6 @@ MAX_ERRORS_PER_GAME = 10
 SOCKET_TIMEOUT = 30.0  # opening a socket and its hello
 HTTP_ENDPOINTS = ("lobby", "sit", "view", "action", "ticket", "leave")
 SOCKETS, POLLING = "sockets", "polling"
-
-
-def say(line: str = "") -> None:
-    print(line, flush=True)
 
 
 class RequestFailed(Exception):
@@ -978,25 +977,10 @@ def main(argv=None) -> int:
         say("### Sockets against polling: ratio (sockets / polling)")
         say("")
         say(comparison(rows))
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                {"args": sys.argv[1:], "server": server, "levels": rows, "problems": problems},
-                indent=2,
-            )
-        )
     if problems:
         say("")
-        for problem in problems:
-            say(f"PROBLEM: {problem}")
-        return 1
-    return 0
+    return finish(args, {"server": server, "levels": rows}, problems)
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        say("interrupted: stopped the server and worker, dropped the scratch database")
-        sys.exit(130)
+    run_script(main, stopped="stopped the server and worker, dropped the scratch database")

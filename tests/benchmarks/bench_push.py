@@ -59,7 +59,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the project
 from bench_load import ROOM_SPECS, SIT_BODY, Pair, seed, wait_settled
-from harness import Stack, StackConfig, exit_on_sigterm, machine_summary, ms, percentile
+from harness import (
+    Stack,
+    StackConfig,
+    exit_on_sigterm,
+    finish,
+    machine_summary,
+    ms,
+    percentile,
+    run_script,
+    say,
+)
 from live import AsyncHttp, HttpError, mint_ticket, open_socket, problem_slug, socket_url
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -67,10 +77,6 @@ from games.engine import choose_action_from_view
 
 ACTION_TIMEOUT = 30.0
 LATE_TOLERANCE = 0.001
-
-
-def say(line: str = "") -> None:
-    print(line, flush=True)
 
 
 class Failed(Exception):
@@ -716,19 +722,8 @@ def main(argv=None) -> int:
     say(f"## Push latency: {stack.describe()}")
     say("")
     say(markdown(rows))
-    if args.json:
-        args.json.write_text(
-            json.dumps({"args": sys.argv[1:], "rows": rows, "problems": problems}, indent=2)
-        )
-    for problem in problems:
-        say(f"PROBLEM: {problem}")
-    return 1 if problems else 0
+    return finish(args, {"rows": rows}, problems)
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        say("interrupted: stopped the server and worker, dropped the scratch database")
-        sys.exit(130)
+    run_script(main, stopped="stopped the server and worker, dropped the scratch database")

@@ -45,10 +45,13 @@ from harness import (
     Stack,
     StackConfig,
     exit_on_sigterm,
+    finish,
     group_memory,
     machine_summary,
     ms,
     percentile,
+    run_script,
+    say,
     worker_pids,
 )
 from live import AsyncHttp, HttpError, open_socket, problem_slug, socket_url
@@ -58,10 +61,6 @@ DEFAULT_SOCKET_CAP = 5  # REALTIME_MAX_SOCKETS_PER_PLAYER's default (settings.py
 HTTP_POOL = 16
 TABLES_PER_ROOM = 50  # games.services.rooms.MAX_TABLES_PER_REQUEST
 MB = 1024 * 1024
-
-
-def say(line: str = "") -> None:
-    print(line, flush=True)
 
 
 class Setup:
@@ -433,19 +432,8 @@ def main(argv=None) -> int:
         problems.append(f"sockets the server closed: {result['closed_by_server']}")
     if log_problems:
         problems.append("errors in the server log: " + " | ".join(log_problems))
-    if args.json:
-        args.json.write_text(
-            json.dumps({"args": sys.argv[1:], "result": result, "problems": problems}, indent=2)
-        )
-    for problem in problems:
-        say(f"PROBLEM: {problem}")
-    return 1 if problems else 0
+    return finish(args, {"result": result}, problems)
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        say("interrupted: stopped the server, dropped the scratch database")
-        sys.exit(130)
+    run_script(main, stopped="stopped the server, dropped the scratch database")

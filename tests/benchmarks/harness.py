@@ -687,3 +687,31 @@ def machine_summary() -> str:
         f"{cpus} x {model}, {memory_kb // 1024 // 1024} GiB RAM, "
         f"load average {' '.join(load)} at start"
     )
+
+
+# --- A stack benchmark's report and exit -----------------------------------------------------
+def say(line: str = "") -> None:
+    """One line of the report, printed at once (a long run is read as it goes)."""
+    print(line, flush=True)
+
+
+def finish(args, results: dict, problems: list[str]) -> int:
+    """The end of a run: ``results`` with the command line and the problems written to
+    ``--json`` when asked, each problem said, and the exit status (1 if there is any)."""
+    if args.json:
+        report = {"args": sys.argv[1:], **results, "problems": problems}
+        args.json.write_text(json.dumps(report, indent=2))
+    for problem in problems:
+        say(f"PROBLEM: {problem}")
+    return 1 if problems else 0
+
+
+def run_script(main, *, stopped: str) -> None:
+    """A stack benchmark's entry point: exits with ``main()``'s status; on Ctrl-C, once the
+    stack has cleaned up, says so (``stopped``: what was stopped and dropped) and exits 130."""
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        say(f"interrupted: {stopped}")
+        sys.exit(130)

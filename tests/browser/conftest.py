@@ -22,7 +22,6 @@ import contextlib
 import os
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from playwright.sync_api import sync_playwright
 
 from gin_platform.project.web_server import uvicorn_command
 from tests.browser.pages import ARTIFACTS, CHROMIUM, OperatorApi
-from tests.processes import stop
+from tests.processes import manage, stop
 from tests.servers import database_url, free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,16 +57,7 @@ class LiveServer:
 
     def manage(self, *args: str) -> str:
         """``manage.py <args>`` against the server's database; its standard output."""
-        result = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode == 0, result.stderr[-3000:]
-        return result.stdout
+        return manage(self.env, *args, timeout=120)
 
 
 @pytest.fixture(scope="session")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import requests
+
+from games import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "var" / "test-artifacts" / "browser"
@@ -164,6 +167,50 @@ class PlayPage:
             self.page.keyboard.press(key)
         else:
             self.press_action(kind)
+
+    def turns_until(self, done: str, *, most: int) -> Iterator[None]:
+        """The player's turns until the page shows ``done`` (a CSS selector), ``most`` at the
+        most: each time either is on the page, one more turn unless ``done`` is."""
+        either = (
+            f"() => document.querySelector('{done}')"
+            " || document.querySelector('#actions [data-action]')"
+            " || document.querySelector('#hand.can-discard')"
+        )
+        for _ in range(most):
+            if self.page.locator(done).count():
+                return
+            self.page.wait_for_function(either)
+            if self.page.locator(done).count():
+                return
+            yield
+
+    def play_as_the_bot(self, view: dict | None = None) -> None:
+        """The move the engine's bot picks from ``view`` (by default what the screen shows),
+        made, and waited for until the table's sequence number has moved on."""
+        if view is None:
+            view = self.view_from_screen()
+        seq = self.seq()
+        self.play(engine.choose_action_from_view(view))
+        self.wait_seq(seq + 1)
+
+
+def practice_match_against_the_bot(site: OperatorApi, contexts, name: str, *, target: int):
+    """``name``'s page (a new player's, in a new browser context) at the first table of a new
+    practice Match Play room to ``target`` (10-minute turns), the house bot invited from the
+    lobby and the cards dealt."""
+    site.room(
+        name="Practice Match Play",
+        variant="match",
+        target=target,
+        is_practice=True,
+        stake="100",
+        turn_seconds=600,
+    )
+    page = contexts().new_page()
+    page.goto(site.launch_url(site.player(name)))
+    page.locator(".table-row").first.get_by_role("button", name="Play the house bot").click()
+    page.locator("#hand .card").first.wait_for()
+    return PlayPage(page, name)
 
 
 RANK_NAMES = {

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.apps import apps
+from django_otp.oath import totp
 
 from tests.browser.pages import TIMEOUT_MS, screenshot
 
@@ -48,8 +49,6 @@ print(json.dumps({"player": str(alice.pk), "ref": alice.external_ref, "slug": op
 
 
 def totp_code(key_hex: str) -> str:
-    from django_otp.oath import totp
-
     return f"{totp(bytes.fromhex(key_hex)):06d}"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from games import engine
-from tests.browser.pages import PlayPage, card_forms, screenshot
+from tests.browser.pages import card_forms, practice_match_against_the_bot, screenshot
 from tests.games.engine.helpers import assert_knock_deadwood, assert_own_arrangement
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
@@ -87,20 +87,8 @@ def expected_screen(hand: dict) -> dict:
 
 @pytest.mark.slow
 def test_the_page_shows_exactly_the_servers_melds_deadwood_and_knocks(site, contexts):
-    site.room(
-        name="Practice Match Play",
-        variant="match",
-        target=250,
-        is_practice=True,
-        stake="100",
-        turn_seconds=600,
-    )
-    player = site.player("Robin")
-    page = contexts().new_page()
-    page.goto(site.launch_url(player))
-    page.locator(".table-row").first.get_by_role("button", name="Play the house bot").click()
-    page.locator("#hand .card").first.wait_for()
-    robin = PlayPage(page, "Robin")
+    robin = practice_match_against_the_bot(site, contexts, "Robin", target=250)
+    page = robin.page
     match_id = page.locator(".table-screen").get_attribute("data-match-id")
     seen = {"turns": 0, "best_discard": 0, "knocks": 0, "hands": set()}
     for _ in range(400):
@@ -136,9 +124,7 @@ def test_the_page_shows_exactly_the_servers_melds_deadwood_and_knocks(site, cont
         seen["knocks"] += bool(knocks)
         if seen["best_discard"] >= 3 and seen["knocks"] and len(seen["hands"]) >= 2:
             break
-        seq = robin.seq()
-        robin.play(engine.choose_action_from_view(hand))
-        robin.wait_seq(seq + 1)
+        robin.play_as_the_bot(hand)
     # Several hands, both shapes (10 cards; 11 with the best discard) and knock options.
     assert seen["best_discard"] >= 3 and seen["knocks"] and len(seen["hands"]) >= 2, seen
     assert seen["turns"] > seen["best_discard"]

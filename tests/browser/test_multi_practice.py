@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from games import engine
 from tests.browser.pages import PlayPage, screenshot
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
@@ -45,20 +44,8 @@ def test_a_three_player_practice_game_against_two_bots_to_its_showdown(site, con
     screenshot(page, "three-players-deal")
 
     robin = PlayPage(page, "Robin")
-    for _ in range(400):
-        if page.locator("#result-title").count():
-            break
-        page.wait_for_function(
-            "() => document.querySelector('#result-title')"
-            " || document.querySelector('#actions [data-action]')"
-            " || document.querySelector('#hand.can-discard')"
-        )
-        if page.locator("#result-title").count():
-            break
-        view = robin.view_from_screen()
-        seq = robin.seq()
-        robin.play(engine.choose_action_from_view(view))
-        robin.wait_seq(seq + 1)
+    for _ in robin.turns_until("#result-title", most=400):
+        robin.play_as_the_bot()
     page.locator("#result-title").wait_for()
     showdown = page.locator("#showdown")
     showdown.wait_for()

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from games import engine
-from tests.browser.pages import PlayPage, screenshot
+from tests.browser.pages import PlayPage, practice_match_against_the_bot, screenshot
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,22 +75,11 @@ def test_a_practice_game_against_the_house_bot_on_a_phone_until_the_showdown(sit
 
     dana = PlayPage(page, "Dana")
     refused = False
-    for _ in range(300):
-        if page.locator("#showdown").count():
-            break
-        page.wait_for_function(
-            "() => document.querySelector('#showdown')"
-            " || document.querySelector('#actions [data-action]')"
-            " || document.querySelector('#hand.can-discard')"
-        )
-        if page.locator("#showdown").count():
-            break
+    for _ in dana.turns_until("#showdown", most=300):
         view = dana.view_from_screen()
         if not refused and page.locator("#hand.can-discard").count():
             refused = knock_refused_on(dana, view)
-        seq = dana.seq()
-        dana.play(engine.choose_action_from_view(view))
-        dana.wait_seq(seq + 1)
+        dana.play_as_the_bot(view)
     assert refused
     assert page.get_by_role("alert").count() == 0  # no other move was refused
     page.locator("#showdown").wait_for()
@@ -104,20 +93,8 @@ def test_a_practice_game_against_the_house_bot_on_a_phone_until_the_showdown(sit
 
 
 def test_match_play_keeps_the_last_showdown_on_screen_while_the_next_hand_is_played(site, contexts):
-    site.room(
-        name="Practice Match Play",
-        variant="match",
-        target=100,
-        is_practice=True,
-        stake="100",
-        turn_seconds=600,
-    )
-    player = site.player("Kim")
-    page = contexts().new_page()
-    page.goto(site.launch_url(player))
-    page.locator(".table-row").first.get_by_role("button", name="Play the house bot").click()
-    page.locator("#hand .card").first.wait_for()
-    kim = PlayPage(page, "Kim")
+    kim = practice_match_against_the_bot(site, contexts, "Kim", target=100)
+    page = kim.page
     for _ in range(300):
         page.wait_for_function(
             "() => document.querySelector('#actions [data-action]')"
@@ -125,10 +102,7 @@ def test_match_play_keeps_the_last_showdown_on_screen_while_the_next_hand_is_pla
         )
         if page.locator("#showdown").count():
             break
-        view = kim.view_from_screen()
-        seq = kim.seq()
-        kim.play(engine.choose_action_from_view(view))
-        kim.wait_seq(seq + 1)
+        kim.play_as_the_bot()
     # Hand 2 is being played (the player's cards, their moves) under hand 1's showdown.
     showdown = page.locator("#showdown")
     assert showdown.get_attribute("data-hand") == "1"

@@ -3,13 +3,10 @@ a transfer-wallet operator and one for a seamless-wallet operator."""
 
 import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import manage
 
 
 @pytest.mark.slow
@@ -19,17 +16,8 @@ def test_the_demo_plays_and_settles_every_variant_and_both_wallet_models(tmp_pat
         for key, value in os.environ.items()
         if key not in {"DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"}
     } | {"GIN_VAR_DIR": str(tmp_path)}
-    for command in (["migrate", "--verbosity", "0"], ["demo"]):
-        result = subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert result.returncode == 0, result.stderr[-3000:]
-    out = result.stdout
+    manage(env, "migrate", "--verbosity", "0", timeout=600)
+    out = manage(env, "demo", timeout=600)
     for variant in ("(ftk,", "(match,", "(money,"):
         assert variant in out
     assert out.count("Settlement statement") == 4

@@ -20,6 +20,7 @@ import pytest
 from gin_platform.demo.client import ApiClient, ApiError
 from gin_platform.demo.play import PRACTICE_ROOM
 from gin_platform.demo.server import free_port
+from tests.processes import manage
 
 ROOT = Path(__file__).resolve().parents[2]
 EMBEDDED_ONLY = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "GIN_ENV")
@@ -31,15 +32,7 @@ TIMEOUT = 60
 def env(tmp_path_factory) -> dict[str, str]:
     environment = {k: v for k, v in os.environ.items() if k not in EMBEDDED_ONLY}
     environment["GIN_VAR_DIR"] = str(tmp_path_factory.mktemp("play"))
-    result = subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--verbosity", "0"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    manage(environment, "migrate", "--verbosity", "0")
     return environment
 
 

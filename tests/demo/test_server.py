@@ -7,8 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,25 +16,17 @@ from websockets.sync.client import connect
 from games.engine import choose_action_from_view
 from gin_platform.demo.client import ApiClient
 from gin_platform.demo.server import running_server
+from tests import processes
 
-ROOT = Path(__file__).resolve().parents[2]
 EMBEDDED = {"DATABASE_URL": None, "REDIS_URL": None, "CELERY_BROKER_URL": None, "GIN_ENV": None}
 STAFF = ("ops", "pw-ops-serving-12345")
 TIMEOUT = 10
 
 
 def manage(env: dict[str, str | None], *args: str) -> str:
-    environment = {k: v for k, v in (os.environ | env).items() if v is not None}
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+    """``manage.py <args>`` in this process's environment with ``env`` applied (None removes
+    a name)."""
+    return processes.manage({k: v for k, v in (os.environ | env).items() if v is not None}, *args)
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,16 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
+import requests
+from django.conf import settings as django_settings
 from django.contrib.staticfiles import finders
+from django.db import connection
+from playwright.sync_api import sync_playwright
 from rest_framework.test import APIClient
 
 from gin_platform.api.docs import REDOC_BUNDLE
+from tests.browser.pages import CHROMIUM
+from tests.processes import stop
 from tests.servers import database_url, free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,8 +96,6 @@ def worker_databases(monkeypatch) -> dict:
     """The databases post_worker_init changes: a copy of the settings' own, so the pool and
     CONN_MAX_AGE it sets never reach this test process's connections (a pool option left on
     them breaks the test database's teardown)."""
-    from django.conf import settings as django_settings
-
     databases = copy.deepcopy(django_settings.DATABASES)
     monkeypatch.setattr(django_settings, "DATABASES", databases)
     return databases
@@ -156,10 +160,6 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
     """A real server on PostgreSQL: 30 requests that each read the database are served by the
     same few connections, which stay open between requests (before the pool, each request
     opened and closed one)."""
-    from django.db import connection
-
-    from tests.processes import stop
-
     name = f"gin-pool-test-{os.getpid()}"
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "GUNICORN_WORKERS"}}
     env |= {
@@ -190,8 +190,6 @@ def test_the_server_reuses_pooled_connections_across_requests(tmp_path):
             )
             return set(cursor.fetchall())
 
-    import requests
-
     try:
         wait_until_serving(url, server, log)
         for _ in range(5):
@@ -211,10 +209,6 @@ def _requests_of_the_rendered_page(url: str) -> tuple[list[str], list[str]]:
     """Every URL the page at ``url`` asks for in Debian's chromium until it is rendered and
     the network is idle (scripts, styles, images, fetches, workers), and its console errors.
     Nothing leaves the machine: requests to another host are recorded, then aborted."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.pages import CHROMIUM
-
     own = urlsplit(url).netloc
     requested: list[str] = []
     errors: list[str] = []

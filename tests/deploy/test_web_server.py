@@ -14,7 +14,6 @@ import contextlib
 import json
 import logging
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -31,10 +32,12 @@ from gin_platform.demo.server import free_port, server_command, server_environme
 from gin_platform.project.web_server import (
     INVALID_TEXT_REASON,
     WEBSOCKET_PROTOCOL,
+    WebSocketProtocol,
     Worker,
     uvicorn_command,
 )
-from tests.processes import stop
+from tests.processes import manage, stop
+from tests.servers import wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 EMBEDDED = {"DATABASE_URL": None, "REDIS_URL": None, "CELERY_BROKER_URL": None, "GIN_ENV": None}
@@ -55,40 +58,15 @@ class Server:
         return self.log.read_text(errors="replace")
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
-
-
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory) -> dict[str, str]:
     """A migrated embedded database (SQLite, no Redis), DEBUG on, and an operator's key."""
     env = server_environment(
         EMBEDDED | {"GIN_VAR_DIR": str(tmp_path_factory.mktemp("web")), "DEBUG": "1"}
     )
-    _manage(env, "migrate", "--verbosity", "0")
-    env["TEST_OPERATOR_KEY"] = _manage(env, "create_operator", "frames", "--key-only").strip()
+    manage(env, "migrate", "--verbosity", "0")
+    env["TEST_OPERATOR_KEY"] = manage(env, "create_operator", "frames", "--key-only").strip()
     return env
-
-
-def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"the server exited:\n{log.read_text()[-3000:]}"
-        try:
-            with urllib.request.urlopen(f"{url}/api/v1/health/live", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"the server did not answer within 60 s:\n{log.read_text()[-3000:]}")
 
 
 @pytest.fixture(scope="module", params=["gunicorn", "uvicorn"])
@@ -105,7 +83,7 @@ def server(request, embedded, tmp_path_factory) -> Iterator[Server]:
             command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
         )
     try:
-        _wait_until_serving(f"http://127.0.0.1:{port}", process, log)
+        wait_until_serving(f"http://127.0.0.1:{port}", process, log)
         yield Server(url=f"http://127.0.0.1:{port}", log=log, key=embedded["TEST_OPERATOR_KEY"])
     finally:
         stop(process)
@@ -195,10 +173,6 @@ def test_a_bad_text_frame_before_the_handshake_is_answered_is_dropped_quietly(ca
     """uvicorn's HTTP layer drops bytes that come with the upgrade request itself, but a
     frame may still arrive before the application accepted: no frame may answer it, so the
     connection is dropped, with the same one line and no traceback."""
-    from uvicorn.config import Config
-    from uvicorn.server import ServerState
-
-    from gin_platform.project.web_server import WebSocketProtocol
 
     async def never_accepts(scope, receive, send):
         await asyncio.sleep(3600)

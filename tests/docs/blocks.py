@@ -4,7 +4,8 @@ pasted in order into bash in a second one (docs/walkthrough.md, docs/integration
 A page run this way has only ``sh`` blocks (run) and ``text`` ones (not commands): a fence of
 any other language would escape the run. ``run_blocks`` runs the blocks in one bash
 (``set -euo pipefail``) with ``API`` the server's base URL and nothing else defined for them,
-and returns each block's output lines for the test to check against what the page says.
+and returns each block's output lines for the test to check against what the page says;
+``run_page`` does all of it for a page: `make serve` as the page says, then its blocks.
 """
 
 from __future__ import annotations
@@ -135,3 +136,19 @@ def make_serve(env: dict[str, str], log: Path) -> Iterator[str]:
         yield base + "/api/v1"
     finally:
         stop_group(server)
+
+
+def run_page(text: str, workdir: Path, *, blocks: int) -> tuple[str, list[list[str]]]:
+    """A page run as a reader runs it: it says to start the server with `make serve`, which
+    runs here on a fresh machine's settings under ``workdir``, and its ``blocks`` sh blocks
+    (which need neither uuidgen nor jq) are pasted in order. The API's base URL it ran
+    against, and each block's output lines."""
+    assert "start the server: `make serve`" in " ".join(text.split())
+    commands = page_blocks(text)
+    assert len(commands) == blocks, "the page's checks follow it block by block"
+    for command in commands:
+        assert "uuidgen" not in command and "jq " not in command
+    env = fresh_machine_env(workdir / "var")
+    not_at_midnight()
+    with make_serve(env, workdir / "serve.log") as api:
+        return api, run_blocks(commands, env=env, api=api)

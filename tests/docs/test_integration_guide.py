@@ -23,14 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.blocks import (
-    fresh_machine_env,
-    json_then_lines,
-    make_serve,
-    not_at_midnight,
-    page_blocks,
-    run_blocks,
-)
+from tests.docs.blocks import json_then_lines, run_page
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "integration.md"
@@ -42,17 +35,8 @@ def money(value: str) -> dict:
 
 @pytest.mark.slow
 def test_the_integration_guide_runs_as_written(tmp_path):
-    text = GUIDE.read_text()
-    # Section 0 says how to start the server, and it is what runs below.
-    assert "start the server: `make serve`" in " ".join(text.split())
-    blocks = page_blocks(text)
-    assert len(blocks) == 13, "the checks below follow the guide block by block"
-    for block in blocks:
-        assert "uuidgen" not in block and "jq " not in block
-    env = fresh_machine_env(tmp_path / "var")
-    not_at_midnight()
-    with make_serve(env, tmp_path / "serve.log") as api:
-        outputs = run_blocks(blocks, env=env, api=api)
+    # Section 0 says how to start the server, and it is what runs.
+    api, outputs = run_page(GUIDE.read_text(), tmp_path, blocks=13)
     (
         setup,
         keys,

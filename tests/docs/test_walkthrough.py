@@ -18,14 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.blocks import (
-    fresh_machine_env,
-    json_then_lines,
-    make_serve,
-    not_at_midnight,
-    page_blocks,
-    run_blocks,
-)
+from tests.docs.blocks import json_then_lines, run_page
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "walkthrough.md"
@@ -38,17 +31,8 @@ def money(value: dict) -> Decimal:
 
 @pytest.mark.slow
 def test_the_walkthrough_runs_as_written(tmp_path):
-    text = PAGE.read_text()
-    # The page says how to start the server, and it is what runs below.
-    assert "start the server: `make serve`" in " ".join(text.split())
-    blocks = page_blocks(text)
-    assert len(blocks) == 9, "the checks below follow the walkthrough block by block"
-    for block in blocks:  # the page says neither is needed
-        assert "uuidgen" not in block and "jq " not in block
-    env = fresh_machine_env(tmp_path / "var")
-    not_at_midnight()
-    with make_serve(env, tmp_path / "serve.log") as api:
-        outputs = run_blocks(blocks, env=env, api=api)
+    # The page says how to start the server, and it is what runs.
+    _, outputs = run_page(PAGE.read_text(), tmp_path, blocks=9)
     (
         operator,
         players,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from werkzeug.test import Client
 
+from gin_platform.models import IdempotencyRecord
 from gin_platform.project.wsgi import application
 from tests.fuzz.known_bugs import KNOWN_BUGS
 
@@ -70,8 +71,6 @@ def test_a_nul_in_a_body_is_refused_before_the_key_is_claimed(fuzz_world):
     PostgreSQL). Now the JSON parser refuses a NUL anywhere in a body (400
     malformed-request) before the Idempotency-Key is claimed: nothing is stored, and a
     retry gets the same answer afresh."""
-    from gin_platform.models import IdempotencyRecord
-
     headers = {
         "Authorization": f"Bearer {fuzz_world.operator_key}",
         "Idempotency-Key": "nul-replay",

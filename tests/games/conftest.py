@@ -10,10 +10,9 @@ from rest_framework.test import APIClient
 
 from games import engine
 from gin_platform.http.throttling import PrincipalRateThrottle
-from gin_platform.tenancy.services import player_session_create
-from tests.conftest import SYSTEM
 from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import session_client
 
 
 class PlayerClient(APIClient):
@@ -25,12 +24,7 @@ class PlayerClient(APIClient):
 @pytest.fixture
 def make_player_client(operator):
     def make(**fields) -> PlayerClient:
-        player = PlayerFactory(operator=operator, **fields)
-        client = PlayerClient()
-        token = player_session_create(player=player, actor=SYSTEM).token
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-        client.player = player
-        return client
+        return session_client(PlayerFactory(operator=operator, **fields), PlayerClient)
 
     return make
 

@@ -8,6 +8,16 @@ from games.models import Room, Table
 from gin_platform.money import PRACTICE_CURRENCY
 from tests.factories import OperatorFactory
 
+# The suite's Money Play room: to 100, 0.01 or 0.05 a point, 10.00 to 1000.00 at the cashier.
+MONEY_PLAY = {
+    "variant": "money",
+    "target": 100,
+    "stake": None,
+    "stake_per_point_choices": [1, 5],
+    "cashier_min": 1_000,
+    "cashier_max": 100_000,
+}
+
 
 class RoomFactory(factory.django.DjangoModelFactory):
     """A Match Play room to 100 at 5.00 EUR; traits for the other variants and practice."""
@@ -17,14 +27,7 @@ class RoomFactory(factory.django.DjangoModelFactory):
 
     class Params:
         ftk = factory.Trait(variant="ftk", target=None, stake=500)
-        money = factory.Trait(
-            variant="money",
-            target=100,
-            stake=None,
-            stake_per_point_choices=[1, 5],
-            cashier_min=1_000,
-            cashier_max=100_000,
-        )
+        money = factory.Trait(**MONEY_PLAY)
         practice = factory.Trait(is_practice=True, currency=PRACTICE_CURRENCY)
         # R13 off: a turn that runs out forfeits at once (R10), as the timeout tests expect.
         timeouts_forfeit = factory.Trait(

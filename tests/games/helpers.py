@@ -62,6 +62,15 @@ def card_tokens(data: Any) -> set[str]:
     return found
 
 
+def json_keys(node: Any) -> set[str]:
+    """Every key of every object in a JSON body, at any depth."""
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in json_keys(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in json_keys(value)}
+    return set()
+
+
 def about_hand(body: Any, number: int) -> Any:
     """The parts of a response that may concern hand ``number``: the showdown of the
     previous (ended) hand and events of other hands are left out."""

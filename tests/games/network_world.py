@@ -7,8 +7,8 @@ from rest_framework.test import APIClient
 
 from games import services as games_services
 from gin_platform.tenancy import services as platform_services
-from gin_platform.tenancy.services import api_key_create, player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.helpers import session_client
 
 
 class NetworkPlayerClient(APIClient):
@@ -49,16 +49,4 @@ def network_room_make(**fields):
 
 def player_client(operator, *, screen_name: str | None = None, **fields) -> NetworkPlayerClient:
     player = PlayerFactory(operator=operator, screen_name=screen_name, **fields)
-    client = NetworkPlayerClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    client.player = player
-    return client
-
-
-def operator_api(operator) -> APIClient:
-    """An API client with a fresh API key of ``operator``."""
-    client = APIClient()
-    key = api_key_create(operator=operator, actor=SYSTEM).key
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
+    return session_client(player, NetworkPlayerClient)

@@ -7,13 +7,12 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
 from games import engine
 from games.models import Hand, HandEvent, Match
 from games.services import hand_apply_action
 from gin_platform.tenancy.principals import Actor
-from gin_platform.tenancy.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.helpers import (
     HiddenInformationChecker,
@@ -24,6 +23,7 @@ from tests.games.helpers import (
     view,
 )
 from tests.helpers import assert_problem as _problem
+from tests.helpers import bearer_client, session_client
 
 pytestmark = pytest.mark.django_db
 
@@ -251,9 +251,7 @@ def test_only_the_matchs_players_may_see_or_play_it(game, make_player_client, op
     match_id, _, _, _ = game
     outsider = make_player_client()
     other_operator_player = PlayerFactory(operator=OperatorFactory())
-    stranger = APIClient()
-    token = player_session_create(player=other_operator_player, actor=Actor.system()).token
-    stranger.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    stranger = session_client(other_operator_player)
     before = snapshot(match_id)
     for client in (outsider, stranger):
         _problem(view(client, match_id), 404, "not-found")
@@ -263,8 +261,7 @@ def test_only_the_matchs_players_may_see_or_play_it(game, make_player_client, op
     assert view(operator_client, match_id).status_code == 403
     assert snapshot(match_id) == before
     other_key = api_key_create(operator=OperatorFactory(), actor=Actor.system()).key
-    other_operator = APIClient()
-    other_operator.credentials(HTTP_AUTHORIZATION=f"Bearer {other_key}")
+    other_operator = bearer_client(other_key)
     _problem(other_operator.get(f"/api/v1/matches/{match_id}"), 404, "not-found")
 
 

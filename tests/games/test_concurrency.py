@@ -9,26 +9,17 @@ import time
 
 import pytest
 from django.db import connection, transaction
-from rest_framework.test import APIClient
 
 from games.models import HandEvent, Match, Seat, Table
-from gin_platform.tenancy.services import player_session_create
-from tests.conftest import SYSTEM
 from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import seat_both, view
+from tests.helpers import session_client
 from tests.wallet.factories import fund
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances as wallet_balances
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def _client_for(player) -> APIClient:
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    return client
 
 
 def race_holding(requests, *, hold) -> list:
@@ -60,7 +51,7 @@ def running_match(operator, **room):
     table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100, **room))
     one = PlayerFactory(operator=operator)
     two = PlayerFactory(operator=operator)
-    match_id, seats = seat_both(_client_for(one), _client_for(two), table.pk)
+    match_id, seats = seat_both(session_client(one), session_client(two), table.pk)
     look = view(seats[0], match_id).json()
     to_act = look["hand"]["to_act"]
     players = {seat.position: seat.player for seat in Seat.objects.filter(match_id=match_id)}
@@ -73,7 +64,7 @@ def match_locker(match_id: int):
 
 def action_poster(player, match_id, kind, seq):
     def request():
-        return _client_for(player).post(
+        return session_client(player).post(
             f"/api/v1/matches/{match_id}/actions",
             {"kind": kind, "expected_seq": seq},
             format="json",
@@ -131,7 +122,7 @@ def test_both_players_acting_at_once_only_the_one_to_act_applies(operator, seeds
 def test_a_move_racing_a_forfeit_either_applies_or_loses(operator, seeds):
     match_id, players, to_act, seq = running_match(operator)
     table_id = Match.objects.get(pk=match_id).table_id
-    leave = lambda: _client_for(players[1 - to_act]).post(f"/api/v1/tables/{table_id}/leave")  # noqa: E731
+    leave = lambda: session_client(players[1 - to_act]).post(f"/api/v1/tables/{table_id}/leave")  # noqa: E731
     move, left = race_holding(
         [action_poster(players[to_act], match_id, "pass", seq), leave],
         hold=match_locker(match_id),
@@ -150,10 +141,10 @@ def test_two_players_racing_for_the_last_seat_one_sits_one_pays_nothing(operator
     racers = [PlayerFactory(operator=operator) for _ in range(2)]
     for player in (first, *racers):
         fund(player, 1_000)
-    assert _client_for(first).post(f"/api/v1/tables/{table.pk}/sit").status_code == 201
+    assert session_client(first).post(f"/api/v1/tables/{table.pk}/sit").status_code == 201
 
     def sit(player):
-        return lambda: _client_for(player).post(f"/api/v1/tables/{table.pk}/sit")
+        return lambda: session_client(player).post(f"/api/v1/tables/{table.pk}/sit")
 
     responses = race_holding(
         [sit(player) for player in racers],

@@ -5,7 +5,6 @@ anybody else; never a hand still being played."""
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from games import engine
 from games.api.history_serializers import HandHistoryOutput
@@ -16,14 +15,9 @@ from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, play_to_end, seat_both, view
 from tests.games.test_games import hand_outcomes
+from tests.helpers import bearer_client
 
 pytestmark = pytest.mark.django_db
-
-
-def _client(credential: str):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {credential}")
-    return client
 
 
 @pytest.mark.slow
@@ -73,10 +67,10 @@ def test_strangers_and_other_operators_get_404(alice, bob, operator, make_player
     assert alice.get(f"/api/v1/matches/{match_id}/hands").status_code == 200
     stranger = make_player_client()
     other = OperatorFactory()
-    other_player = _client(
+    other_player = bearer_client(
         player_session_create(player=PlayerFactory(operator=other), actor=SYSTEM).token
     )
-    other_operator = _client(api_key_create(operator=other, actor=SYSTEM).key)
+    other_operator = bearer_client(api_key_create(operator=other, actor=SYSTEM).key)
     for suffix in ("hands", "hands/1", "hands/1/fairness"):
         path = f"/api/v1/matches/{match_id}/{suffix}"
         for client in (stranger, other_player, other_operator):
@@ -85,7 +79,7 @@ def test_strangers_and_other_operators_get_404(alice, bob, operator, make_player
             assert match_id and "seed" not in response.json()
     assert alice.get(f"/api/v1/matches/{match_id}/hands/9").status_code == 404
     assert alice.get(f"/api/v1/matches/{match_id}/hands/x").status_code == 404
-    assert _client("nonsense").get(f"/api/v1/matches/{match_id}/hands").status_code == 401
+    assert bearer_client("nonsense").get(f"/api/v1/matches/{match_id}/hands").status_code == 401
 
 
 def test_a_hand_in_progress_is_never_in_the_history(alice, bob, operator, seeds):

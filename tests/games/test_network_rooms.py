@@ -15,14 +15,8 @@ from gin_platform.models import AuditEvent, Network, NetworkMembership
 from gin_platform.tenancy.services import network_membership_update
 from tests.factories import SYSTEM, OperatorFactory
 from tests.games.factories import RoomFactory
-from tests.games.network_world import (
-    member_make,
-    network_make,
-    network_room_make,
-    operator_api,
-    player_client,
-)
-from tests.helpers import assert_problem
+from tests.games.network_world import member_make, network_make, network_room_make, player_client
+from tests.helpers import assert_problem, operator_api
 from tests.wallet.factories import ExchangeRateFactory
 
 pytestmark = pytest.mark.django_db

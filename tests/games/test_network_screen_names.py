@@ -8,14 +8,8 @@ import pytest
 
 from gin_platform.models import AuditEvent
 from tests.games.helpers import sit
-from tests.games.network_world import (
-    member_make,
-    network_make,
-    network_room_make,
-    operator_api,
-    player_client,
-)
-from tests.helpers import assert_problem
+from tests.games.network_world import member_make, network_make, network_room_make, player_client
+from tests.helpers import assert_problem, operator_api
 from tests.wallet.factories import fund
 
 pytestmark = pytest.mark.django_db

@@ -14,12 +14,7 @@ from gin_platform.tenancy.services import api_key_create, network_membership_upd
 from tests.factories import SYSTEM, OperatorFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit
-from tests.games.network_world import (
-    member_make,
-    network_make,
-    network_room_make,
-    player_client,
-)
+from tests.games.network_world import member_make, network_make, network_room_make, player_client
 from tests.helpers import assert_problem
 from tests.wallet.factories import fund
 from wallet.models import LedgerTransaction

@@ -27,13 +27,8 @@ from gin_platform.tenancy.services import network_update
 from settlement.models import Settlement
 from tests.factories import SYSTEM
 from tests.games.helpers import Seats, act, events, seat_both, sit, view
-from tests.games.network_world import (
-    member_make,
-    network_make,
-    network_room_make,
-    operator_api,
-    player_client,
-)
+from tests.games.network_world import member_make, network_make, network_room_make, player_client
+from tests.helpers import operator_api
 from tests.wallet.factories import fund
 from wallet.models import Account, LedgerEntry
 

@@ -13,13 +13,9 @@ from django.utils import timezone
 from games import services
 from games.models import Seat, WaitingListEntry
 from gin_platform.models import AuditEvent
+from tests.games.factories import MONEY_PLAY
 from tests.games.helpers import sit
-from tests.games.network_world import (
-    member_make,
-    network_make,
-    network_room_make,
-    player_client,
-)
+from tests.games.network_world import member_make, network_make, network_room_make, player_client
 from tests.helpers import assert_problem
 from tests.wallet.factories import fund
 from wallet.selectors import balances
@@ -151,15 +147,7 @@ def test_joining_is_checked_like_sitting(world):
     nameless = player_client(member_make(name="D"))
     assert_problem(join(nameless, room), 409, "screen-name-required")
     assert_problem(join(ann, room, cashier_amount="10.00"), 400, "validation-error")
-    money = network_room_make(
-        name="Net Money",
-        variant="money",
-        target=100,
-        stake=None,
-        stake_per_point_choices=[1, 5],
-        cashier_min=1_000,
-        cashier_max=100_000,
-    )
+    money = network_room_make(name="Net Money", **MONEY_PLAY)
     assert_problem(join(ann, money, stake_per_point="0.05"), 422, "cashier-amount-out-of-range")
     ok = join(ann, money, stake_per_point="0.05", cashier_amount="20.00")
     assert ok.status_code == 201

@@ -9,19 +9,11 @@ import pytest
 
 from games import engine
 from tests.games.engine.helpers import assert_knock_deadwood, assert_own_arrangement
-from tests.games.helpers import HiddenInformationChecker, play_to_end, seat_both, watch
+from tests.games.helpers import HiddenInformationChecker, json_keys, play_to_end, seat_both, watch
 
 pytestmark = pytest.mark.django_db
 
 OWN_FIELDS = {"melds", "deadwood_cards", "best_discard"}
-
-
-def _keys(node) -> set[str]:
-    if isinstance(node, dict):
-        return set(node) | {key for value in node.values() for key in _keys(value)}
-    if isinstance(node, list):
-        return {key for value in node for key in _keys(value)}
-    return set()
 
 
 @pytest.mark.slow
@@ -50,9 +42,9 @@ def test_every_player_view_of_whole_games_carries_their_own_exact_arrangement(
                 watched.add(hand["number"])
                 looking = watch(watcher, match_id)
                 HiddenInformationChecker(match_id).check(looking, None)
-                assert not _keys(looking.json()) & (OWN_FIELDS | {"deadwood"})
+                assert not json_keys(looking.json()) & (OWN_FIELDS | {"deadwood"})
         if body["previous_hand"] is not None:
-            assert not _keys(body["previous_hand"]) & OWN_FIELDS  # the showdown is public
+            assert not json_keys(body["previous_hand"]) & OWN_FIELDS  # the showdown is public
             seen["showdowns"] += 1
 
     game = play_to_end(seats, match_id, checker=checker, on_response=check)

@@ -16,7 +16,7 @@ from games.api.serializers import (
 )
 from games.models import Hand, Match
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.helpers import act, play_to_end, seat_both, view, watch
+from tests.games.helpers import act, json_keys, play_to_end, seat_both, view, watch
 
 pytestmark = pytest.mark.django_db
 
@@ -48,14 +48,6 @@ def _leaky(view_function):
     return leaky
 
 
-def _keys(node) -> set[str]:
-    if isinstance(node, dict):
-        return set(node) | {key for value in node.values() for key in _keys(value)}
-    if isinstance(node, list):
-        return {key for value in node for key in _keys(value)}
-    return set()
-
-
 @pytest.mark.slow
 def test_fields_the_engine_adds_to_its_views_never_leave_the_server(
     alice, bob, make_player_client, operator, seeds, monkeypatch
@@ -69,7 +61,7 @@ def test_fields_the_engine_adds_to_its_views_never_leave_the_server(
 
     def check(response, seat):
         for body in (response.json(), watch(watcher, match_id).json()):
-            assert not _keys(body) & SECRET_KEYS, response.request["PATH_INFO"]
+            assert not json_keys(body) & SECRET_KEYS, response.request["PATH_INFO"]
             for part in shown:
                 shown[part] += bool(body.get(part))
 

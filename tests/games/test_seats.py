@@ -57,15 +57,7 @@ def match_table(operator):
 @pytest.fixture
 def money_table(operator):
     """A real-money Money Play table: 0.01 or 0.05 EUR a point, 10.00-1000.00 EUR cashier."""
-    room = RoomFactory(
-        operator=operator,
-        money=True,
-        target=100,
-        stake_per_point_choices=[1, 5],
-        cashier_min=1_000,
-        cashier_max=100_000,
-    )
-    return TableFactory(room=room)
+    return TableFactory(room=RoomFactory(operator=operator, money=True))
 
 
 def test_sitting_moves_the_stake_into_the_games_escrow(alice, match_table):

@@ -8,7 +8,7 @@ import pytest
 
 from games.api.serializers import WatchHandOutput, WatchViewOutput
 from games.models import Match
-from gin_platform.tenancy.services import api_key_create, player_session_create
+from gin_platform.tenancy.services import api_key_create
 from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
@@ -20,6 +20,7 @@ from tests.games.helpers import (
     watch,
     watch_events,
 )
+from tests.helpers import session_client
 
 pytestmark = pytest.mark.django_db
 
@@ -114,9 +115,7 @@ def test_another_operators_game_is_not_found_and_operators_use_their_own_api(
     match_id, _ = seat_both(alice, bob, table.pk)
     other = OperatorFactory()
     stranger = PlayerFactory(operator=other)
-    client = type(alice)()
-    token = player_session_create(player=stranger, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    client = session_client(stranger, type(alice))
     for path in (f"/api/v1/matches/{match_id}/watch", f"/api/v1/matches/{match_id}/watch/events"):
         response = client.get(path)
         assert response.status_code == 404, path

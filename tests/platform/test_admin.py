@@ -5,11 +5,11 @@ from django.contrib import admin
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from gin_platform.models import IdempotencyRecord, OperatorSigningSecret
-from gin_platform.tenancy.services import api_key_create, signing_secret_create
+from gin_platform.tenancy.services import signing_secret_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
+from tests.helpers import operator_api
 from wallet.models import LedgerEntry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -37,10 +37,7 @@ def test_the_admin_never_shows_a_secret_not_even_encrypted(client, django_user_m
 
     operator = OperatorFactory()
     signing = signing_secret_create(operator=operator, actor=SYSTEM)
-    api = APIClient()
-    api.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
-    )
+    api = operator_api(operator)
     player = PlayerFactory(operator=operator)
     token = api.post(
         f"/api/v1/players/{player.pk}/sessions", {}, format="json", HTTP_IDEMPOTENCY_KEY="s"

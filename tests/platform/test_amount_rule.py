@@ -6,13 +6,12 @@ included - are ``amount-invalid`` on every endpoint that takes money, and nothin
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from games.models import Room, Seat
 from gin_platform.money import AmountError, amount_from_api, is_decimal_string, to_minor
-from gin_platform.tenancy.services import player_session_create
-from tests.factories import SYSTEM, PlayerFactory
+from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import session_client
 from tests.wallet.factories import fund
 from wallet.models import CashierCaps, ExchangeRate, LedgerTransaction, PlayerLimit
 
@@ -172,10 +171,7 @@ def test_sitting_at_a_money_play_table(operator, bad, field):
     table = TableFactory(room=RoomFactory(operator=operator, money=True))
     player = PlayerFactory(operator=operator)
     fund(player, 100_000)
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {player_session_create(player=player, actor=SYSTEM).token}"
-    )
+    client = session_client(player)
     body = {"cashier_amount": "20.00", "stake_per_point": "0.05"} | {field: bad}
     response = client.post(f"/api/v1/tables/{table.pk}/sit", body, format="json")
     assert_amount_invalid(response, field)

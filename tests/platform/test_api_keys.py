@@ -5,12 +5,12 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, IdempotencyRecord, OperatorApiKey
 from gin_platform.tenancy.services import LastApiKeyProblem, api_key_create, api_key_revoke
 from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory
+from tests.helpers import bearer_client
 from tests.races import race
 
 pytestmark = pytest.mark.django_db
@@ -27,12 +27,6 @@ LISTED_FIELDS = {
     "last_used_at",
     "revoked_at",
 }
-
-
-def client_with(key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
 
 
 def calling_key(operator) -> OperatorApiKey:
@@ -83,7 +77,7 @@ def test_a_created_key_is_shown_once_works_and_is_audited(operator, operator_cli
     assert set(body) == LISTED_FIELDS | {"key"}
     assert body["key"].startswith(f"gop_{body['prefix']}_")
     assert body["name"] == "payments" and body["status"] == "active"
-    assert client_with(body["key"]).get(ME).status_code == 200
+    assert bearer_client(body["key"]).get(ME).status_code == 200
     stored = OperatorApiKey.objects.get(pk=body["id"])
     assert stored.key_hash == hash_secret(body["key"])
     event = AuditEvent.objects.get(action="api_key.created", object_id=str(body["id"]))
@@ -123,7 +117,7 @@ def test_revoking_a_key_stops_it_and_is_audited(operator, operator_client, idem)
 
     assert response.status_code == 200
     assert response.json()["status"] == "revoked" and response.json()["revoked_at"]
-    assert client_with(other.key).get(ME).status_code == 401
+    assert bearer_client(other.key).get(ME).status_code == 401
     assert AuditEvent.objects.filter(
         action="api_key.revoked", object_id=str(other.api_key.pk), operator=operator
     ).exists()
@@ -139,7 +133,7 @@ def test_a_key_may_revoke_itself_while_another_stays_active(operator, operator_c
 
     assert response.status_code == 200 and response.json()["current"] is True
     assert operator_client.get(ME).status_code == 401
-    assert client_with(spare.key).get(ME).status_code == 200
+    assert bearer_client(spare.key).get(ME).status_code == 200
 
 
 def test_the_last_active_key_cannot_be_revoked(operator, operator_client, idem):
@@ -164,7 +158,7 @@ def test_staff_in_a_shell_may_revoke_the_last_key(operator, operator_key):
     with pytest.raises(LastApiKeyProblem):
         api_key_revoke(api_key=calling_key(operator), actor=SYSTEM)
     api_key_revoke(api_key=calling_key(operator), actor=SYSTEM, allow_last=True)
-    assert client_with(operator_key).get(ME).status_code == 401
+    assert bearer_client(operator_key).get(ME).status_code == 401
 
 
 @pytest.mark.parametrize("suffix", ["revoke", "rotate"])
@@ -192,7 +186,7 @@ def test_rotating_replaces_the_key_at_once_by_default(operator, operator_client,
     assert body["key"].startswith(f"gop_{body['prefix']}_") and body["name"] == "default"
     assert body["replaces"]["id"] == old.pk and body["replaces"]["status"] == "revoked"
     assert operator_client.get(ME).status_code == 401
-    assert client_with(body["key"]).get(ME).status_code == 200
+    assert bearer_client(body["key"]).get(ME).status_code == 200
     actions = Counter(
         AuditEvent.objects.filter(operator=operator, action__startswith="api_key.")
         .exclude(actor_type="system")
@@ -219,7 +213,7 @@ def test_rotating_with_a_grace_period_keeps_the_old_key_until_it_ends(
     old.refresh_from_db()
     assert timedelta(minutes=59) < old.revoked_at - timezone.now() <= timedelta(hours=1)
     assert operator_client.get(ME).status_code == 200  # both work during the grace period
-    assert client_with(body["key"]).get(ME).status_code == 200
+    assert bearer_client(body["key"]).get(ME).status_code == 200
     listed = {row["id"]: row["status"] for row in operator_client.get(KEYS).json()["results"]}
     assert listed == {old.pk: "revoking", body["id"]: "active"}
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from axes.models import AccessAttempt
-from django.contrib.auth.backends import ModelBackend
 from django.test import Client, RequestFactory
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -20,7 +19,7 @@ from gin_platform.staff.login_attempts import staff_secret_check
 from gin_platform.tenancy.services import api_key_create, api_key_revoke, player_session_revoke
 from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, totp_code
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, bearer_client
 
 pytestmark = pytest.mark.django_db
 ME = "/api/v1/operators/me"
@@ -54,8 +53,7 @@ def test_the_key_is_stored_hashed_and_looked_up_by_its_prefix(operator, operator
     ],
 )
 def test_a_wrong_key_is_401(operator_key, mangle):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {mangle(operator_key)}")
+    client = bearer_client(mangle(operator_key))
     response = client.get(ME)
     assert_problem(response, 401, "authentication-failed")
 
@@ -78,8 +76,7 @@ def test_several_keys_work_and_revoking_one_keeps_the_other(operator, operator_k
     api_key_revoke(
         api_key=OperatorApiKey.objects.get(prefix=operator_key.split("_")[1]), actor=SYSTEM
     )
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {second.key}")
+    client = bearer_client(second.key)
     assert client.get(ME).status_code == 200
 
 
@@ -182,20 +179,6 @@ def test_the_staff_api_shares_the_lockout_with_the_admin(staff):
 
 # --- Staff: attempts in flight (gin_platform/staff/login_attempts.py) -----------------------------
 # tests/platform/test_staff_login_races.py sends them really at once, to a real server.
-@pytest.fixture
-def checked(monkeypatch):
-    """The usernames whose password was checked (ModelBackend.authenticate: the hash)."""
-    calls = []
-    real = ModelBackend.authenticate
-
-    def counting(self, request, username=None, password=None, **kwargs):
-        calls.append(username)
-        return real(self, request, username=username, password=password, **kwargs)
-
-    monkeypatch.setattr(ModelBackend, "authenticate", counting)
-    return calls
-
-
 def staff_api(password: str, address: str = ATTACKER):
     client = APIClient(REMOTE_ADDR=address)
     client.credentials(
@@ -216,7 +199,7 @@ def in_flight(count: int, address: str = ATTACKER):
         yield
 
 
-def test_checks_in_flight_count_against_the_failures_left(staff, checked, monkeypatch):
+def test_checks_in_flight_count_against_the_failures_left(staff, password_checks, monkeypatch):
     monkeypatch.setattr(login_attempts, "WAIT_SECONDS", 0.3)
     for n in range(3):
         assert staff_api(f"wrong-{n}").status_code == 401
@@ -228,21 +211,21 @@ def test_checks_in_flight_count_against_the_failures_left(staff, checked, monkey
         assert int(refused["Retry-After"]) >= 1
         # Another address is not concerned.
         assert staff_api("pw-boss-correct", address=HONEST).status_code == 200
-    assert checked == ["boss"] * 4
+    assert password_checks == ["boss"] * 4
     # The checks in flight ended (successes, say): the room is back.
     assert staff_api("wrong-3").status_code == 401
-    assert checked == ["boss"] * 5
+    assert password_checks == ["boss"] * 5
 
 
-def test_a_locked_out_address_is_refused_before_any_slot_is_waited_for(staff, checked):
+def test_a_locked_out_address_is_refused_before_any_slot_is_waited_for(staff, password_checks):
     for n in range(5):
         staff_api(f"wrong-{n}")
-    assert len(checked) == 5
+    assert len(password_checks) == 5
     assert_problem(staff_api("pw-boss-correct"), 429, "login-locked-out")
-    assert len(checked) == 5
+    assert len(password_checks) == 5
 
 
-def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, settings):
+def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, password_checks, settings):
     settings.CACHES = {  # nothing listens on port 1: every cache call is refused
         "default": {
             "BACKEND": "gin_platform.request_path.cache.RedisCache",
@@ -253,7 +236,7 @@ def test_an_unreachable_cache_leaves_the_lockout_to_axes(staff, checked, setting
     for n in range(5):
         staff_api(f"wrong-{n}")
     assert_problem(staff_api("pw-boss-correct"), 429, "login-locked-out")
-    assert len(checked) == 6
+    assert len(password_checks) == 6
 
 
 def test_backoffice_md_quotes_the_attempt_slots_as_the_code_keeps_them():

@@ -7,10 +7,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from rest_framework.test import APIClient
 
 from games.models import Room
 from gin_platform.models import AuditEvent, Operator
+from tests.helpers import bearer_client
 
 pytestmark = pytest.mark.django_db
 
@@ -20,8 +20,7 @@ def test_create_operator_prints_a_working_key_once():
     call_command("create_operator", "acme", "--currency", "usd", "--key-only", stdout=out)
     key = out.getvalue().strip()
     assert Operator.objects.get(slug="acme").base_currency == "USD"
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    client = bearer_client(key)
     assert client.get("/api/v1/operators/me").json()["slug"] == "acme"
     assert AuditEvent.objects.filter(action="operator.created", actor_type="system").exists()
 

@@ -16,10 +16,9 @@ from gin_platform.tenancy.selectors import origin_allowed
 from gin_platform.tenancy.services import (
     operator_origin_create,
     operator_origin_delete,
-    player_session_create,
 )
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, session_client
 
 pytestmark = pytest.mark.django_db
 MINE, THEIRS = "https://casino-a.example.com", "https://casino-b.example.com"
@@ -202,8 +201,6 @@ def test_the_lookup_falls_back_to_the_database_when_the_cache_is_down(operator, 
 def test_a_player_of_an_operator_with_no_origin_is_refused_from_any_site(db):
     """Registration is per operator: an operator that registered nothing has no site."""
     lonely = OperatorFactory()
-    client = APIClient()
-    token = player_session_create(player=PlayerFactory(operator=lonely), actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    client = session_client(PlayerFactory(operator=lonely))
     operator_origin_create(operator=OperatorFactory(), origin=MINE, actor=SYSTEM)
     assert_problem(client.get("/api/v1/lobby", HTTP_ORIGIN=MINE), 403, "origin-not-allowed")

@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.test import APIClient, APIRequestFactory
+from rest_framework.test import APIRequestFactory
 
 from gin_platform.http.idempotency import run_idempotently
 from gin_platform.models import IdempotencyRecord, Player
@@ -19,6 +19,7 @@ from gin_platform.tasks import prune_expired_records
 from gin_platform.tenancy.principals import OperatorPrincipal
 from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
+from tests.helpers import bearer_client, operator_api
 
 pytestmark = pytest.mark.django_db
 PLAYERS = "/api/v1/players"
@@ -52,10 +53,7 @@ def test_the_same_key_with_another_body_is_422(operator_client):
 
 def test_keys_are_scoped_per_operator(operator_client):
     other = OperatorFactory()
-    other_client = APIClient()
-    other_client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
-    )
+    other_client = operator_api(other)
     headers = {"HTTP_IDEMPOTENCY_KEY": "shared"}
     assert operator_client.post(PLAYERS, {"external_ref": "a"}, format="json", **headers)
     response = other_client.post(PLAYERS, {"external_ref": "b"}, format="json", **headers)
@@ -124,8 +122,7 @@ def test_the_same_key_sent_concurrently_has_one_effect_and_identical_answers(ope
     lock = threading.Lock()
 
     def send():
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+        client = bearer_client(operator_key)
         barrier.wait()
         try:
             response = client.post(
@@ -148,8 +145,7 @@ def test_the_same_key_sent_concurrently_has_one_effect_and_identical_answers(ope
     created = [r.json() for r in responses if r.status_code == 201]
     assert created and all(body == created[0] for body in created)
     # Once the first has finished, every retry gets the identical stored answer.
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+    client = bearer_client(operator_key)
     retry = client.post(
         PLAYERS, {"external_ref": "race"}, format="json", HTTP_IDEMPOTENCY_KEY="race"
     )

@@ -14,7 +14,6 @@ from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, Playe
 from gin_platform.tenancy import watchable
 from gin_platform.tenancy.services import (
     LaunchedSession,
-    api_key_create,
     expired_records_prune,
     launch_token_create,
     launch_token_redeem,
@@ -23,8 +22,8 @@ from gin_platform.tenancy.services import (
 from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
-from tests.games.network_world import member_make, network_make, network_room_make, operator_api
-from tests.helpers import assert_problem, freeze_now
+from tests.games.network_world import member_make, network_make, network_room_make
+from tests.helpers import assert_problem, bearer_client, freeze_now, operator_api
 from tests.races import race
 from tests.wallet.factories import fund
 from wallet.services import self_exclusion_create
@@ -186,10 +185,7 @@ def test_malformed_options_are_400(player, operator_client, idem):
 
 
 def test_another_operators_player_is_404(player, idem):
-    other = APIClient()
-    other.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=OperatorFactory(), actor=SYSTEM).key}"
-    )
+    other = operator_api(OperatorFactory())
     assert_problem(launch(other, player, idem), 404, "not-found")
     assert_problem(
         other.post("/api/v1/players/not-a-uuid/launch", {}, format="json", **idem()),
@@ -256,8 +252,7 @@ def test_the_exchange_mints_a_session_that_works_on_the_lobby(
     session = PlayerSession.objects.get(player=player)
     assert LaunchToken.objects.get().session == session
     assert LaunchToken.objects.get().used_at is not None
-    lobby = APIClient()
-    lobby.credentials(HTTP_AUTHORIZATION=f"Bearer {body['token']}")
+    lobby = bearer_client(body["token"])
     assert lobby.get("/api/v1/lobby").status_code == 200
     redeemed = AuditEvent.objects.get(action="launch_token.redeemed")
     assert redeemed.actor_type == "player" and redeemed.actor_id == str(player.pk)

@@ -7,14 +7,10 @@ does not describe."""
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.validation import validate_schema
 from jsonschema import Draft202012Validator
 from rest_framework.request import Request
@@ -34,16 +30,6 @@ WRITES = ("post", "put", "patch", "delete")
 VALUE_LIST_PATTERN = re.compile(r"^\^\(([\w-]+\|)+[\w-]+\)\$$")
 
 
-@pytest.fixture(scope="module")
-def document() -> dict:
-    """The document exactly as `manage.py spectacular` generates it, as JSON."""
-    generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(
-        urlconf=None, api_version=None, patterns=None
-    )
-    schema = generator.get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
-
-
 def operations(document: dict, *, webhooks: bool = False):
     """(label, method, operation) of every path operation, and of every webhook if asked."""
     sections = [("paths", document["paths"])]
@@ -54,6 +40,17 @@ def operations(document: dict, *, webhooks: bool = False):
             for method, operation in item.items():
                 if method in HTTP_METHODS:
                     yield f"{method.upper()} {path}", method, operation
+
+
+def objects(node, where: str = "#"):
+    """(JSON pointer, object) of every object in ``node``, itself first, depth first."""
+    if isinstance(node, dict):
+        yield where, node
+        for key, value in node.items():
+            yield from objects(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from objects(value, f"{where}/{index}")
 
 
 def examples_of(content: dict) -> list[dict]:
@@ -144,20 +141,11 @@ def test_refusals_are_documented_as_problems(document):
 
 
 def test_closed_sets_are_enums_not_regexes(document):
-    patterns = []
-
-    def walk(node, where):
-        if isinstance(node, dict):
-            pattern = node.get("pattern")
-            if isinstance(pattern, str) and VALUE_LIST_PATTERN.match(pattern):
-                patterns.append(f"{where}: {pattern}")
-            for key, value in node.items():
-                walk(value, f"{where}/{key}")
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                walk(value, f"{where}/{index}")
-
-    walk(document, "#")
+    patterns = [
+        f"{where}: {pattern}"
+        for where, node in objects(document)
+        if isinstance(pattern := node.get("pattern"), str) and VALUE_LIST_PATTERN.match(pattern)
+    ]
     assert not patterns, "\n".join(patterns)
     schemas = document["components"]["schemas"]
     assert schemas["ActionKindEnum"]["enum"] == list(engine.ACTION_KINDS)
@@ -171,19 +159,11 @@ def test_closed_sets_are_enums_not_regexes(document):
 def test_null_is_said_the_openapi_31_way(document):
     """No OpenAPI 3.0 ``nullable`` is left (3.1 ignores it, so null would be refused), and a
     nullable field is ``anyOf`` (with ``oneOf`` a JSON field's null would match twice)."""
-    leftovers = []
-
-    def walk(node, where):
-        if isinstance(node, dict):
-            if "nullable" in node or {"type": "null"} in node.get("oneOf", ()):
-                leftovers.append(where)
-            for key, value in node.items():
-                walk(value, f"{where}/{key}")
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                walk(value, f"{where}/{index}")
-
-    walk(document, "#")
+    leftovers = [
+        where
+        for where, node in objects(document)
+        if "nullable" in node or {"type": "null"} in node.get("oneOf", ())
+    ]
     assert not leftovers, "\n".join(leftovers)
     schemas = {"components": document["components"]}
     page = {**schemas, "$ref": "#/components/schemas/PaginatedPlayerOutputList"}

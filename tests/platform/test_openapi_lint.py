@@ -11,23 +11,9 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.settings import spectacular_settings
-
 ROOT = Path(__file__).resolve().parents[2]
 REDOCLY = ROOT / "node_modules" / ".bin" / "redocly"
 CONFIG = ROOT / "redocly.yaml"
-
-
-@pytest.fixture(scope="module")
-def document() -> dict:
-    """The document exactly as `manage.py spectacular` generates it."""
-    generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(
-        urlconf=None, api_version=None, patterns=None
-    )
-    schema = generator.get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
 
 
 def lint(document: dict, tmp_path: Path) -> list[dict]:

@@ -25,6 +25,7 @@ from gin_platform.models import Operator, OperatorApiKey, Player, PlayerSession
 from gin_platform.request_path import remembered_credentials
 from gin_platform.tenancy import services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.helpers import bearer_client
 
 pytestmark = pytest.mark.redis
 
@@ -32,12 +33,6 @@ ME = "/api/v1/operators/me"
 HEALTH = "/api/v1/health"
 WALLET = "/api/v1/me/wallet"  # a player's
 STAFF = "/api/v1/staff/ledger/reconciliation"  # staff only: 403 for an operator
-
-
-def client_with(key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
 
 
 def credential_lookups(queries: CaptureQueriesContext) -> int:
@@ -213,7 +208,7 @@ def test_a_grace_period_ends_on_time_without_any_write(operator, operator_key, m
     key = OperatorApiKey.objects.get(prefix=operator_key.split("_")[1])
     key.revoked_at = timezone.now() + timedelta(minutes=5)
     key.save()
-    client = client_with(operator_key)
+    client = bearer_client(operator_key)
     assert client.get(ME).status_code == 200
 
     later = timezone.now() + timedelta(minutes=6)
@@ -277,7 +272,7 @@ def test_a_row_read_while_a_revocation_commits_is_not_taken_afterwards():
     operator = OperatorFactory()
     services.api_key_create(operator=operator, name="spare", actor=SYSTEM)
     issued = services.api_key_create(operator=operator, actor=SYSTEM)
-    client = client_with(issued.key)
+    client = bearer_client(issued.key)
     assert client.get(ME).status_code == 200
 
     revoked, release, done = threading.Event(), threading.Event(), threading.Event()
@@ -310,7 +305,7 @@ def test_a_row_read_while_a_revocation_commits_is_not_taken_afterwards():
 @pytest.fixture
 def session_client(player) -> tuple[APIClient, PlayerSession]:
     issued = services.player_session_create(player=player, actor=SYSTEM)
-    return client_with(issued.token), issued.session
+    return bearer_client(issued.token), issued.session
 
 
 @pytest.mark.django_db

@@ -42,6 +42,7 @@ from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.network_world import network_make, network_room_make
+from tests.helpers import bearer_client
 from tests.settlement.helpers import play_out, seat_two
 from tests.wallet.factories import fund
 from wallet.models import Account, LedgerEntry, LedgerTransaction
@@ -50,12 +51,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 KEYS = "/api/v1/api-keys"
 MODES = ("live", "test")
-
-
-def client_for(key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
 
 
 _idempotency = iter(range(1, 10**9))
@@ -83,7 +78,7 @@ def test_a_test_key_is_issued_for_the_sandbox_twin_created_on_first_use(operator
     assert sandbox_created.object_id == str(twin.pk)
 
     # The test key is the twin: /operators/me says so.
-    me = client_for(body["key"]).get("/api/v1/operators/me").json()
+    me = bearer_client(body["key"]).get("/api/v1/operators/me").json()
     assert (me["id"], me["mode"], me["slug"]) == (str(twin.pk), "test", twin.slug)
     assert operator_client.get("/api/v1/operators/me").json()["mode"] == "live"
 
@@ -103,7 +98,7 @@ def test_live_keys_keep_their_format_and_default_to_live(operator_client):
 
 def test_a_test_key_creates_test_keys_and_can_never_reach_live(operator):
     test_key = services.api_key_create(operator=operator, actor=SYSTEM, mode="test").key
-    test_client = client_for(test_key)
+    test_client = bearer_client(test_key)
     keys_before = OperatorApiKey.objects.filter(operator=operator).count()
 
     for response in (
@@ -130,25 +125,25 @@ def test_a_live_key_lists_and_manages_its_sandbox_keys(operator, operator_client
     # The sandbox's last key: a live key may revoke it (it can always issue another).
     revoked = operator_client.post(f"{KEYS}/{issued.api_key.pk}/revoke", **idem())
     assert revoked.status_code == 200 and revoked.json()["status"] == "revoked"
-    assert client_for(issued.key).get("/api/v1/operators/me").status_code == 401
+    assert bearer_client(issued.key).get("/api/v1/operators/me").status_code == 401
 
 
 def test_a_test_key_cannot_revoke_the_sandboxs_last_key(operator):
     issued = services.api_key_create(operator=operator, actor=SYSTEM, mode="test")
-    response = client_for(issued.key).post(f"{KEYS}/{issued.api_key.pk}/revoke", **idem())
+    response = bearer_client(issued.key).post(f"{KEYS}/{issued.api_key.pk}/revoke", **idem())
     assert response.status_code == 409
     assert response.json()["type"] == "/problems/last-api-key"
 
 
 def test_rotating_a_test_key_issues_a_test_key(operator):
     issued = services.api_key_create(operator=operator, actor=SYSTEM, mode="test")
-    rotated = client_for(issued.key).post(
+    rotated = bearer_client(issued.key).post(
         f"{KEYS}/{issued.api_key.pk}/rotate", {}, format="json", **idem()
     )
     assert rotated.status_code == 201
     body = rotated.json()
     assert body["mode"] == "test" and body["key"].startswith(f"gop_test_{body['prefix']}_")
-    assert client_for(body["key"]).get("/api/v1/operators/me").json()["mode"] == "test"
+    assert bearer_client(body["key"]).get("/api/v1/operators/me").json()["mode"] == "test"
 
 
 def test_a_key_authenticates_only_in_its_own_mode(operator):
@@ -158,22 +153,22 @@ def test_a_key_authenticates_only_in_its_own_mode(operator):
     live_as_test = "gop_test_" + live.key.removeprefix("gop_")
     test_as_live = "gop_" + test.key.removeprefix("gop_test_")
     for forged in (live_as_test, test_as_live):
-        response = client_for(forged).get("/api/v1/operators/me")
+        response = bearer_client(forged).get("/api/v1/operators/me")
         assert response.status_code == 401
         assert response.json()["type"] == "/problems/authentication-failed"
     # Even a row whose hash matches a key of the wrong mode is refused.
     OperatorApiKey.objects.filter(pk=test.api_key.pk).update(key_hash=hash_secret(test_as_live))
-    assert client_for(test_as_live).get("/api/v1/operators/me").status_code == 401
+    assert bearer_client(test_as_live).get("/api/v1/operators/me").status_code == 401
 
 
 def test_suspending_the_live_operator_stops_its_test_keys_and_sandbox_players(operator):
     test = services.api_key_create(operator=operator, actor=SYSTEM, mode="test")
     twin = test.api_key.operator
     token = services.player_session_create(player=PlayerFactory(operator=twin), actor=SYSTEM).token
-    assert client_for(test.key).get("/api/v1/operators/me").status_code == 200
+    assert bearer_client(test.key).get("/api/v1/operators/me").status_code == 200
     Operator.objects.filter(pk=operator.pk).update(status=Operator.Status.SUSPENDED)
-    assert client_for(test.key).get("/api/v1/operators/me").status_code == 401
-    assert client_for(token).get("/api/v1/me/wallet").status_code == 401
+    assert bearer_client(test.key).get("/api/v1/operators/me").status_code == 401
+    assert bearer_client(token).get("/api/v1/me/wallet").status_code == 401
 
 
 def test_suspending_the_live_operator_stops_sandbox_launches_and_socket_tickets(operator):
@@ -221,7 +216,7 @@ def test_create_operator_prints_a_test_key_too(db):
     live_key, test_key = live_line.split()[-1], test_line.split()[-1]
     assert live_key.startswith("gop_") and not live_key.startswith("gop_test_")
     assert test_key.startswith("gop_test_")
-    assert client_for(test_key).get("/api/v1/operators/me").json()["slug"] == "acme-sandbox"
+    assert bearer_client(test_key).get("/api/v1/operators/me").json()["slug"] == "acme-sandbox"
 
     keys_only = io.StringIO()
     call_command("create_operator", "beta", "--test-key", "--key-only", stdout=keys_only)
@@ -240,7 +235,7 @@ def test_a_sandbox_player_withdraws_without_kyc_a_live_one_cannot(operator):
     ):
         player = PlayerFactory(operator=owner, kyc_status=Player.KycStatus.NONE)
         fund(player, 10_000)
-        response = client_for(key).post(
+        response = bearer_client(key).post(
             f"/api/v1/players/{player.pk}/withdrawals",
             {"amount": "25.00", "currency": "EUR"},
             format="json",
@@ -257,7 +252,7 @@ def test_a_sandbox_player_withdraws_without_kyc_a_live_one_cannot(operator):
 
 def test_responsible_gaming_still_applies_in_the_sandbox(operator):
     test = services.api_key_create(operator=operator, actor=SYSTEM, mode="test")
-    client = client_for(test.key)
+    client = bearer_client(test.key)
     player = PlayerFactory(operator=test.api_key.operator, kyc_status=Player.KycStatus.NONE)
     limit = client.post(
         f"/api/v1/players/{player.pk}/limits",
@@ -319,8 +314,8 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
     )
     event = OperatorEvent.objects.filter(operator=operator).order_by("created_at").first()
     assert event is not None, "the game and the deposits recorded events"
-    world = World(mode=mode, operator=operator, key=key, client=client_for(key))
-    world.player_client = client_for(
+    world = World(mode=mode, operator=operator, key=key, client=bearer_client(key))
+    world.player_client = bearer_client(
         services.player_session_create(player=players[2], actor=SYSTEM).token
     )
     world.ids = {
@@ -691,7 +686,7 @@ def test_webhooks_of_the_sandbox_go_to_the_sandboxs_own_url(operator):
         (live.key, "https://live.example.com/hooks"),
         (test.key, "https://sandbox.example.com/hooks"),
     ):
-        response = client_for(key).patch(
+        response = bearer_client(key).patch(
             "/api/v1/operators/me", {"webhook_url": url}, format="json", **idem()
         )
         assert response.status_code == 200, response.content

@@ -9,13 +9,11 @@ import hashlib
 import hmac
 import json
 import re
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from django.core.cache import cache
-from rest_framework.test import APIClient
 
 from gin_platform.http.authentication import refuse_replay
 from gin_platform.http.problems import SignatureReplayedProblem
@@ -29,12 +27,12 @@ from gin_platform.signing import (
     verify_signature,
 )
 from gin_platform.tenancy.services import (
-    api_key_create,
     signing_secret_create,
     signing_secret_revoke,
 )
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, operator_api
+from tests.races import race
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -273,10 +271,7 @@ def test_the_same_request_signed_by_two_operators_is_not_a_replay(
 
     other = OperatorFactory(require_signed_requests=True)
     other_secret = signing_secret_create(operator=other, actor=SYSTEM).secret
-    other_client = APIClient()
-    other_client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
-    )
+    other_client = operator_api(other)
     moment = int(time.time())
     for client, each in ((operator_client, secret), (other_client, other_secret)):
         response, _ = signed(client, each, "GET", "/api/v1/operators/me", timestamp=moment)
@@ -335,24 +330,16 @@ def test_the_replay_guard_lets_requests_through_when_the_cache_is_down(
 @pytest.mark.redis
 def test_racing_copies_on_redis_get_through_once(secret, signing_operator):
     verified = VerifiedSignature(timestamp=int(time.time()), digest="ab" * 32)
-    threads, start, outcomes = 12, threading.Barrier(12), []
-    lock = threading.Lock()
+    threads = 12
 
-    def race():
-        start.wait()
+    def attempt(_: int) -> str:
         try:
             refuse_replay(operator_id=signing_operator.pk, verified=verified)
-            outcome = "accepted"
         except SignatureReplayedProblem:
-            outcome = "refused"
-        with lock:
-            outcomes.append(outcome)
+            return "refused"
+        return "accepted"
 
-    workers = [threading.Thread(target=race) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    outcomes = race(threads, attempt)
     assert sorted(outcomes) == ["accepted"] + ["refused"] * (threads - 1)
 
 

@@ -40,7 +40,7 @@ from tests.factories import (
     totp_code,
 )
 from tests.games.factories import RoomFactory, TableFactory
-from tests.helpers import assert_problem, freeze_now
+from tests.helpers import api_as, assert_problem, freeze_now
 from tests.wallet.factories import CashierCapsFactory, fund
 from wallet.models import ApprovalRequest
 
@@ -55,12 +55,6 @@ def world(operator, player):
     txn = fund(player, 5_000)
     CashierCapsFactory(operator=operator, max_deposit=500_00)
     return {"operator": operator, "player": player, "txn": txn}
-
-
-def api_as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def user_in(role: str, name: str | None = None, **extra):

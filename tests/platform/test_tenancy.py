@@ -4,20 +4,15 @@ import pytest
 from rest_framework.test import APIClient
 
 from gin_platform.models import AuditEvent, PlayerSession
-from gin_platform.tenancy.services import api_key_create
-from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.factories import OperatorFactory, PlayerFactory
+from tests.helpers import bearer_client, operator_api
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def other_operator_client():
-    other = OperatorFactory()
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=other, actor=SYSTEM).key}"
-    )
-    return client
+    return operator_api(OperatorFactory())
 
 
 def test_create_retrieve_and_list_players(operator_client, idem):
@@ -93,8 +88,7 @@ def test_mint_use_and_revoke_a_player_session(operator_client, player, idem):
     assert token.startswith("gps_")
     assert not PlayerSession.objects.filter(token_hash=token).exists()  # only the hash is kept
 
-    player_client = APIClient()
-    player_client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    player_client = bearer_client(token)
     # The player is authenticated (403 on an operator endpoint, not 401).
     assert player_client.get("/api/v1/operators/me").status_code == 403
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 import base64
 import logging
 import secrets
-import threading
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
 import redis
 from django.conf import settings
-from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache, caches
 from rest_framework.test import APIClient
 
@@ -24,6 +22,7 @@ from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.factories import staff_user as staff_user_with_roles
 from tests.helpers import FrozenClock
+from tests.races import race
 
 PERIOD = 60
 T0 = 1_000_000 * PERIOD  # a window boundary, so tests can say "elapsed" plainly
@@ -380,23 +379,8 @@ def test_racing_threads_on_redis_never_let_more_than_the_limit_through(rates, cl
     limit, threads, attempts = 25, 16, 20
     rates("operator", f"{limit}/min")
     request = caller(operator_principal(1))
-    start = threading.Barrier(threads)
-    results: list[int] = []
-    lock = threading.Lock()
-
-    def race() -> None:
-        # Each thread gets its own cache connection (Django's caches are per thread).
-        start.wait()
-        passed = admitted(request, attempts)
-        with lock:
-            results.append(passed)
-
-    workers = [threading.Thread(target=race) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-
+    # Each thread gets its own cache connection (Django's caches are per thread).
+    results = race(threads, lambda _: admitted(request, attempts))
     total = sum(results)
     assert len(results) == threads
     assert 0 < total <= limit
@@ -433,20 +417,6 @@ def staff_user(db, django_user_model, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # The finance role: the staff endpoints check a role's permission (docs/backoffice.md).
     return staff_user_with_roles("ops", "finance", password="pw-ops-correct", otp=False)
-
-
-@pytest.fixture
-def hashes(monkeypatch):
-    """Counts the password checks (ModelBackend.authenticate: PBKDF2, even for unknown users)."""
-    calls = []
-    real = ModelBackend.authenticate
-
-    def counting(self, request, username=None, password=None, **kwargs):
-        calls.append(username)
-        return real(self, request, username=username, password=password, **kwargs)
-
-    monkeypatch.setattr(ModelBackend, "authenticate", counting)
-    return calls
 
 
 @pytest.mark.django_db
@@ -509,7 +479,7 @@ def test_random_player_tokens_are_throttled_per_address(player_client):
 
 
 @pytest.mark.django_db
-def test_wrong_staff_passwords_stop_reaching_the_password_hash(staff_user, hashes):
+def test_wrong_staff_passwords_stop_reaching_the_password_hash(staff_user, password_checks):
     statuses = [
         client_from(ATTACKER, basic("ops", f"guess-{n}")).get(STAFF).status_code for n in range(140)
     ]
@@ -517,23 +487,25 @@ def test_wrong_staff_passwords_stop_reaching_the_password_hash(staff_user, hashe
     # django-axes locks the address out after 5 failures: 429 without a password check.
     assert statuses[:4] == [401] * 4
     assert set(statuses[5:]) == {429}
-    assert len(hashes) == 5
+    assert len(password_checks) == 5
     refused = client_from(ATTACKER, basic("ops", "pw-ops-correct")).get(STAFF)
     assert refused.status_code == 429
     assert refused.json()["type"] == "/problems/login-locked-out"
-    assert len(hashes) == 5
+    assert len(password_checks) == 5
     # The same staff member, from another address, is not locked out.
     assert client_from(HONEST, basic("ops", "pw-ops-correct")).get(STAFF).status_code == 200
 
 
 @pytest.mark.django_db
-def test_spraying_staff_usernames_from_one_address_is_throttled_too(staff_user, hashes, settings):
+def test_spraying_staff_usernames_from_one_address_is_throttled_too(
+    staff_user, password_checks, settings
+):
     settings.AXES_FAILURE_LIMIT = 1000  # show the throttle on its own
     statuses = [
         client_from(ATTACKER, basic(f"user{n}", "guess")).get(STAFF).status_code for n in range(40)
     ]
     assert statuses == [401] * 20 + [429] * 20
-    assert len(hashes) == 20
+    assert len(password_checks) == 20
 
 
 def test_the_client_address_trusts_x_forwarded_for_only_behind_declared_proxies(settings):

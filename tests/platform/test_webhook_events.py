@@ -19,10 +19,7 @@ from pathlib import Path
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
-from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.settings import spectacular_settings
 from jsonschema import Draft202012Validator
-from rest_framework.test import APIClient
 
 from games import services as game_services
 from games.models import Match
@@ -38,10 +35,10 @@ from gin_platform.events.webhooks import (
 )
 from gin_platform.models import AuditEvent, OperatorEvent, WebhookDelivery
 from gin_platform.signing import standard_signature, verify_signature
-from gin_platform.tenancy.services import api_key_create
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import operator_api
 from tests.platform.test_webhooks import Receiver
 from tests.settlement.helpers import finish_with, play_out, seat_two
 from tests.wallet.factories import fund
@@ -56,15 +53,6 @@ SUBSCRIPTIONS_URL = "/api/v1/operators/me/webhook-subscriptions"
 
 
 # --- Helpers --------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def document() -> dict:
-    generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(
-        urlconf=None, api_version=None, patterns=None
-    )
-    schema = generator.get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
-
-
 def assert_documented(document: dict, item: dict) -> None:
     """The event (an events API item, the webhook body) matches its webhook's schema."""
     operation = document["webhooks"][item["type"]]["post"]
@@ -74,14 +62,6 @@ def assert_documented(document: dict, item: dict) -> None:
 
 def events_of(operator, event_type: str) -> list[OperatorEvent]:
     return list(OperatorEvent.objects.filter(operator=operator, type=event_type))
-
-
-def client_for(operator) -> APIClient:
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
-    )
-    return client
 
 
 def api_items(client, **params) -> list[dict]:
@@ -430,7 +410,7 @@ def test_an_operator_never_sees_another_operators_events(operator_client, operat
     event = OperatorEvent.objects.get(operator=other)
     assert api_items(operator_client) == []
     assert operator_client.get(f"{EVENTS_URL}/{event.pk}").status_code == 404
-    assert len(api_items(client_for(other))) == 1
+    assert len(api_items(operator_api(other))) == 1
     assert operator_client.get(f"{EVENTS_URL}/not-a-uuid").status_code == 404
 
 
@@ -439,7 +419,7 @@ def test_an_event_committed_late_is_never_skipped():
     """A transaction that began first commits last: its event is dated earlier than one a
     reader has already seen. The feed waits for it instead of moving past it."""
     operator = OperatorFactory()
-    client = client_for(operator)
+    client = operator_api(operator)
     recorded, release = threading.Event(), threading.Event()
 
     def slow() -> None:
@@ -467,7 +447,7 @@ def test_an_event_committed_late_is_never_skipped():
 @pytest.mark.django_db(transaction=True)
 def test_paging_while_events_are_appended_has_no_gaps_or_duplicates():
     operator = OperatorFactory()
-    client = client_for(operator)
+    client = operator_api(operator)
     writers, per_writer = 4, 12
     done = threading.Event()
 

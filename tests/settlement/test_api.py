@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.models import WebhookDelivery
@@ -12,16 +11,11 @@ from settlement import services
 from settlement.models import ReconciliationRun
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import bearer_client
 from tests.settlement.helpers import play_out, seat_two
 from wallet.models import Account
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(token: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    return client
 
 
 @pytest.fixture
@@ -43,7 +37,7 @@ def test_operator_and_both_players_read_the_statement(settled, operator_client):
     }
     for seat in seats:
         token = player_session_create(player=seat.player, actor=SYSTEM).token
-        response = client_for(token).get(url)
+        response = bearer_client(token).get(url)
         mine = response.json()["statement"]
         # The same statement, except that nobody appears by the operator's private id.
         assert mine == statement | {
@@ -63,10 +57,10 @@ def test_a_stranger_and_another_operator_get_404(settled, operator):
     stranger = PlayerFactory(operator=operator)
     token = player_session_create(player=stranger, actor=SYSTEM).token
     url = f"/api/v1/settlements/{settled.match_id}"
-    assert client_for(token).get(url).status_code == 404
+    assert bearer_client(token).get(url).status_code == 404
     other = api_key_create(operator=OperatorFactory(), actor=SYSTEM).key
-    assert client_for(other).get(url).status_code == 404
-    assert client_for(other).get("/api/v1/settlements").json()["results"] == []
+    assert bearer_client(other).get(url).status_code == 404
+    assert bearer_client(other).get("/api/v1/settlements").json()["results"] == []
 
 
 def test_operator_lists_settlements(settled, operator_client):

@@ -8,25 +8,17 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.models import WebhookDelivery
 from gin_platform.request_path.cache import redis_client
-from gin_platform.tenancy.services import player_session_create
 from settlement.tasks import settle_stragglers
 from tests.broker import broker_unreachable
-from tests.factories import SYSTEM, PlayerFactory
+from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import session_client
 from tests.settlement.helpers import seat_two
 from wallet.models import LedgerTransaction
-
-
-def player_client(player) -> APIClient:
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    return client
 
 
 def settlement_postings(match) -> int:
@@ -40,7 +32,7 @@ def test_a_resign_while_the_broker_is_down_answers_200_and_the_sweep_settles_it(
     players = [PlayerFactory(operator=operator) for _ in range(2)]
     room = RoomFactory(operator=operator, variant="ftk", target=None, stake=500, fee_bps=500)
     match = seat_two(TableFactory(room=room), players=players)
-    client = player_client(players[0])
+    client = session_client(players[0])
 
     with broker_unreachable(), caplog.at_level(logging.ERROR, logger="gin_platform.enqueue"):
         response = client.post(f"/api/v1/matches/{match.pk}/resign", {}, format="json")

@@ -13,43 +13,20 @@ from decimal import Decimal
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games import services as games_services
 from games.models import Match, Seat
-from gin_platform.tenancy.services import api_key_create, player_session_create
 from settlement.statements import statement_for_operator
 from tests.factories import SYSTEM, PlayerFactory, staff_user
 from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
-from tests.helpers import assert_problem
-from tests.wallet.factories import fund, ref
-from wallet import services
+from tests.helpers import api_as, assert_problem, operator_api, session_client
+from tests.wallet.factories import fund
+from tests.wallet.tables import buy_in, settle
 from wallet.models import ApprovalRequest, LedgerTransaction
 from wallet.selectors import network as network_selectors
 from wallet.selectors import reconciliation
 from wallet.services import EscrowPayout
-
-
-def api_as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def operator_client(operator) -> APIClient:
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
-    )
-    return client
-
-
-def player_client(player) -> APIClient:
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    return client
 
 
 @pytest.fixture
@@ -65,22 +42,9 @@ def world(db):
 
 def _play(network, winner, loser, game_ref: str, *, stake: int = 1_000, fee: int = 50):
     for player in (winner, loser):
-        services.table_buy_in(
-            player=player,
-            game_ref=game_ref,
-            amount=stake,
-            currency="EUR",
-            reference=ref("buy"),
-            actor=SYSTEM,
-            escrow_operator=network,
-        )
-    return services.escrow_settle(
-        game_ref=game_ref,
-        currency="EUR",
-        reference=ref("settle"),
-        payouts=[EscrowPayout(player=winner, amount=2 * stake - fee, component="pot")],
-        fee=fee,
-        actor=SYSTEM,
+        buy_in(player, stake, game=game_ref, escrow_operator=network)
+    return settle(
+        [EscrowPayout(player=winner, amount=2 * stake - fee, component="pot")], fee, game=game_ref
     )
 
 
@@ -88,7 +52,7 @@ def _play(network, winner, loser, game_ref: str, *, stake: int = 1_000, fee: int
 def test_an_operator_reads_its_own_network_statement_as_json_and_csv(world):
     network, a, b, alice, bob = world
     _play(network, alice, bob, "match:stmt-1")  # A's player wins 1950, fee 50: 20 each
-    response = operator_client(a).get("/api/v1/network/statement", {"from": _today()})
+    response = operator_api(a).get("/api/v1/network/statement", {"from": _today()})
     assert response.status_code == 200, response.content
     rows = response.json()["rows"]
     assert [row["operator"] for row in rows] == [a.slug]
@@ -102,11 +66,9 @@ def test_an_operator_reads_its_own_network_statement_as_json_and_csv(world):
     # A's player took 9.70 more out of the network than A put in: the network owes A.
     assert row["net"] == "-9.70" and row["position"] == "-9.70"
     assert (row["owed_to_network"], row["owed_by_network"]) == ("0.00", "9.70")
-    other = operator_client(b).get("/api/v1/network/statement", {"from": _today()}).json()
+    other = operator_api(b).get("/api/v1/network/statement", {"from": _today()}).json()
     assert other["rows"][0]["position"] == "9.80"  # B lost 10.00 and earned 0.20 of fee
-    csv_body = operator_client(a).get(
-        "/api/v1/network/statement", {"from": _today(), "format": "csv"}
-    )
+    csv_body = operator_api(a).get("/api/v1/network/statement", {"from": _today(), "format": "csv"})
     assert csv_body.status_code == 200
     lines = csv_body.content.decode().split("\r\n")
     assert lines[0].startswith("day,operator,currency,games,turnover")
@@ -190,7 +152,7 @@ def test_each_operator_and_player_reads_a_network_settlement_masked(world):
     assert match.status == Match.Status.SETTLED  # settled on commit (eager Celery)
 
     for operator, mine, other in ((a, alice, bob), (b, bob, alice)):
-        body = operator_client(operator).get(f"/api/v1/settlements/{match.pk}").json()
+        body = operator_api(operator).get(f"/api/v1/settlements/{match.pk}").json()
         statement = body["statement"]
         text = json.dumps(body)
         assert str(other.pk) not in text and other.external_ref not in text
@@ -200,23 +162,23 @@ def test_each_operator_and_player_reads_a_network_settlement_masked(world):
         theirs = next(p for p in statement["players"] if "player_id" not in p)
         assert theirs["screen_name"] == other.screen_name
         assert [row["fee_share"]["amount"] for row in statement["network"]["operators"]] == ["0.20"]
-        listed = operator_client(operator).get("/api/v1/settlements").json()["results"]
+        listed = operator_api(operator).get("/api/v1/settlements").json()["results"]
         assert [row["match_id"] for row in listed] == [match.pk]
 
-        ledger = operator_client(operator).get(f"/api/v1/players/{mine.pk}/transactions")
+        ledger = operator_api(operator).get(f"/api/v1/players/{mine.pk}/transactions")
         assert ledger.status_code == 200, ledger.content
         text = json.dumps(ledger.json())
         assert str(other.pk) not in text and str(other.operator_id) not in text
         assert str(network.pk) not in text
         assert "network_position" not in text  # between the operators' books
 
-        as_player = player_client(mine).get(f"/api/v1/settlements/{match.pk}").json()
+        as_player = session_client(mine).get(f"/api/v1/settlements/{match.pk}").json()
         text = json.dumps(as_player)
         assert str(other.pk) not in text and other.external_ref not in text
         assert mine.external_ref not in text  # the operator's private reference
 
     stranger = member_make(name="Charlie")
-    response = operator_client(stranger).get(f"/api/v1/settlements/{match.pk}")
+    response = operator_api(stranger).get(f"/api/v1/settlements/{match.pk}")
     assert_problem(response, 404, "not-found")
 
 

@@ -15,13 +15,13 @@ from decimal import Decimal
 
 import pytest
 from django.db.models import Sum
-from rest_framework.test import APIClient
 
 from gin_platform.tenancy.services import api_key_create
 from settlement import reports, services
 from settlement.models import Settlement
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import bearer_client
 from tests.settlement.helpers import play_out, seat_two
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 
@@ -29,12 +29,6 @@ pytestmark = pytest.mark.django_db
 TOTALS_NUMBERS = ("games", "player_games", "turnover", "fees", "payouts", "bonus_points")
 PLAYER_NUMBERS = ("games", "staked", "paid", "net")
 GRAIN = ("day", "operator", "currency")
-
-
-def client_for(key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
 
 
 def settle(room, *, players=None, cashier=(None, None), stake_per_point=None) -> Settlement:
@@ -216,12 +210,12 @@ def test_an_operator_sees_only_its_own_players_and_staff_see_all(busy_operator, 
     outsider = PlayerFactory(operator=other, external_ref="outsider")
     settle(RoomFactory(operator=other, ftk=True), players=[outsider, PlayerFactory(operator=other)])
     own_key = api_key_create(operator=busy_operator, actor=SYSTEM).key
-    body = client_for(own_key).get(f"/api/v1/reports/daily?{period()}").json()
+    body = bearer_client(own_key).get(f"/api/v1/reports/daily?{period()}").json()
     assert {line["operator"] for line in body["players"]} == {busy_operator.slug}
     assert "outsider" not in {line["external_ref"] for line in body["players"]}
 
     other_key = api_key_create(operator=other, actor=SYSTEM).key
-    theirs = client_for(other_key).get(f"/api/v1/reports/daily?{period()}").json()
+    theirs = bearer_client(other_key).get(f"/api/v1/reports/daily?{period()}").json()
     assert {line["operator"] for line in theirs["totals"]} == {other.slug}
     assert "alice" not in {line["external_ref"] for line in theirs["players"]}
 

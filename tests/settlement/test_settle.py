@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
-from rest_framework.test import APIClient
 
 from games import services as game_services
 from games.models import Match
 from gin_platform.money import PRACTICE_CURRENCY
-from gin_platform.tenancy.services import player_session_create
 from settlement import services
 from settlement.models import Settlement
 from settlement.problems import GameNotFinishedProblem
 from settlement.tasks import settle_game, settle_stragglers
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
+from tests.helpers import session_client
+from tests.races import race
 from tests.settlement.helpers import finish_with, money_result, play_out, seat_two
 from tests.wallet.factories import ExchangeRateFactory
 from wallet.models import LedgerTransaction
@@ -266,9 +263,7 @@ def test_the_loser_has_lines_of_their_own_in_the_settlement(operator_eur, varian
     loser_seat = 1 - match.result["winner_seat"]
     loser = match.seats.get(position=loser_seat).player
     assert lines_of(settlement, loser_seat) == {"stake": "7.00", "pot": "-7.00"}
-    token = player_session_create(player=loser, actor=SYSTEM).token
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    client = session_client(loser)
     history = client.get("/api/v1/me/wallet/transactions").json()["results"]
     assert {row["kind"] for row in history} >= {"buy_in", "settlement"}
     settled = next(row for row in history if row["kind"] == "settlement")
@@ -344,24 +339,8 @@ def test_a_worker_dying_mid_task_posts_nothing_and_the_redelivery_posts_once(
 def test_two_threads_settling_the_same_game_post_once(operator_eur):
     room = RoomFactory(operator=operator_eur, variant="match", target=100, stake=700)
     match = play_out(seat_two(TableFactory(room=room)))
-    barrier = threading.Barrier(2)
-    errors = []
-
-    def settle():
-        try:
-            barrier.wait()
-            services.game_settle(match_id=match.pk)
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=settle) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    results = race(2, lambda _: services.game_settle(match_id=match.pk))
+    assert [result for result in results if isinstance(result, Exception)] == []
     assert settlement_postings(match) == 1
     assert reconciliation.reconcile().ok
 

@@ -5,6 +5,15 @@ import pytest
 from tests.factories import PlayerFactory
 from tests.wallet.factories import ExchangeRateFactory, fund
 from tests.wallet.tables import buy_in
+from wallet.selectors import reconciliation
+
+
+@pytest.fixture
+def reconciled(db):
+    """The ledger reconciles once the test is over (``usefixtures`` of the table tests)."""
+    yield
+    report = reconciliation.reconcile()
+    assert report.ok, report.render()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""The table cashier's calls as the wallet's table tests make them (tests/wallet/
-test_table_cashier.py, test_escrow_settle.py): one game, ``GAME``, in EUR by default."""
+"""The table cashier's calls as the wallet's tests make them (tests/wallet/
+test_table_cashier.py, test_escrow_settle.py and others): one game, ``GAME``, in EUR by
+default."""
 
 from tests.wallet.factories import SYSTEM, ref
 from wallet import services
@@ -8,7 +9,9 @@ from wallet.selectors import balances
 GAME = "match:42"
 
 
-def buy_in(player, amount, currency="EUR", game=GAME, reference=None):
+def buy_in(player, amount, currency="EUR", game=GAME, reference=None, escrow_operator=None):
+    """``player`` stakes ``amount`` in ``game`` (a network game: ``escrow_operator``, the
+    network's operator, holds the escrow)."""
     return services.table_buy_in(
         player=player,
         game_ref=game,
@@ -16,6 +19,7 @@ def buy_in(player, amount, currency="EUR", game=GAME, reference=None):
         currency=currency,
         reference=reference or ref("buy-in"),
         actor=SYSTEM,
+        escrow_operator=escrow_operator,
     )
 
 

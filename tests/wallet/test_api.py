@@ -4,12 +4,11 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
-from gin_platform.tenancy.services import player_session_create
 from tests.factories import PlayerFactory, admin_login
-from tests.wallet.factories import SYSTEM, CashierCapsFactory, fund, ref
-from wallet import services
+from tests.helpers import session_client
+from tests.wallet.factories import CashierCapsFactory, fund
+from tests.wallet.tables import buy_in, settle
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances
 from wallet.services import EscrowPayout
@@ -25,25 +24,13 @@ def transactions_url(player) -> str:
     return f"/api/v1/players/{player.pk}/transactions"
 
 
-def client_for(player) -> APIClient:
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    return client
-
-
 def play_a_game(player, opponent, game="match:1"):
     for who in (player, opponent):
-        services.table_buy_in(
-            player=who, game_ref=game, amount=1000, currency="EUR", reference=ref(), actor=SYSTEM
-        )
-    return services.escrow_settle(
-        game_ref=game,
-        currency="EUR",
-        reference=ref(),
-        payouts=[EscrowPayout(player, 1000, "stake"), EscrowPayout(player, 900, "pot")],
-        fee=100,
-        actor=SYSTEM,
+        buy_in(who, 1000, game=game)
+    return settle(
+        [EscrowPayout(player, 1000, "stake"), EscrowPayout(player, 900, "pot")],
+        100,
+        game=game,
         metadata={"internal": "statement"},
     )
 
@@ -146,14 +133,7 @@ def test_a_transaction_of_another_player_is_404(operator_client, player, opponen
 
 def test_converted_transactions_show_their_rate(operator_client, usd_player, eur_usd):
     fund(usd_player, 5000)
-    txn = services.table_buy_in(
-        player=usd_player,
-        game_ref="m:1",
-        amount=1000,
-        currency="EUR",
-        reference=ref(),
-        actor=SYSTEM,
-    )
+    txn = buy_in(usd_player, 1000, game="m:1")
     body = operator_client.get(f"{transactions_url(usd_player)}/{txn.pk}").json()
     (rate,) = body["fx"]
     assert rate["rate"] == "1.072" and rate["rounding"] == "ROUND_CEILING"
@@ -168,7 +148,7 @@ def test_a_player_reads_their_own_wallet_and_transactions(player, opponent):
     fund(player, 5000)
     fund(opponent, 5000)
     settlement = play_a_game(player, opponent)
-    client = client_for(player)
+    client = session_client(player)
     wallet = client.get("/api/v1/me/wallet").json()
     assert wallet["balance"]["amount"] == "59.00"
     listing = client.get("/api/v1/me/wallet/transactions").json()["results"]

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group
-from rest_framework.test import APIClient
 
 from gin_platform.http.problems import PermissionDeniedProblem
 from gin_platform.models import AuditEvent, StaffOperatorScope
 from tests.factories import OperatorFactory, PlayerFactory, admin_login, staff_user
-from tests.helpers import assert_problem
+from tests.helpers import api_as, assert_problem
 from tests.races import race
 from tests.wallet.factories import CashierCapsFactory, fund
 from wallet import services
@@ -19,12 +18,6 @@ from wallet.problems import FourEyesRequiredProblem
 from wallet.selectors import balances, reconciliation
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
-
-
-def api_as(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from collections import Counter
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
 
 from gin_platform.models import Player
 from tests.factories import PlayerFactory
+from tests.helpers import bearer_client
 from tests.races import race
 from tests.wallet.factories import SYSTEM, CashierCapsFactory, ExchangeRateFactory, fund, ref
 from wallet import services
@@ -53,8 +53,7 @@ def test_the_same_idempotency_key_sent_concurrently_posts_once(operator_key, pla
     body = {"amount": "12.50", "currency": "EUR"}
 
     def post(_):
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+        client = bearer_client(operator_key)
         response = client.post(
             f"/api/v1/players/{player.pk}/deposits", body, format="json", HTTP_IDEMPOTENCY_KEY="k"
         )

@@ -20,17 +20,11 @@ from wallet.problems import (
     EscrowUnbalancedProblem,
     PayoutInvalidProblem,
 )
-from wallet.selectors import balances, reconciliation
+from wallet.selectors import balances
 from wallet.services import EscrowPayout
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _reconciles_after_each_test(db):
-    yield
-    report = reconciliation.reconcile()
-    assert report.ok, report.render()
+# The ledger reconciles after each test (tests/wallet/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reconciled")]
 
 
 def test_a_payout_converts_into_the_wallet_currency_rounding_down(operator, player, usd_player):

@@ -12,6 +12,7 @@ from django.utils import timezone
 from gin_platform.models import Network
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.wallet.factories import ExchangeRateFactory, fund, ref
+from tests.wallet.tables import buy_in, settle
 from wallet import services
 from wallet.models import Account, LedgerEntry
 from wallet.problems import EscrowOperatorMismatchProblem, NetworkSettlementInvalidProblem
@@ -52,15 +53,7 @@ def _position(operator, currency="EUR") -> int:
 
 
 def _buy_in(player, game_ref, amount, owner):
-    return services.table_buy_in(
-        player=player,
-        game_ref=game_ref,
-        amount=amount,
-        currency="EUR",
-        reference=ref("buy"),
-        actor=SYSTEM,
-        escrow_operator=owner,
-    )
+    return buy_in(player, amount, game=game_ref, escrow_operator=owner)
 
 
 def test_a_network_buy_in_crosses_through_the_positions_and_balances_per_operator(world):
@@ -108,20 +101,14 @@ def test_a_network_settlement_pays_each_wallet_and_shares_the_fee_by_contributio
     _buy_in(alice, "match:net-3", 500, net)
     _buy_in(bob, "match:net-3", 500, net)
     fee = 51  # 5.1% of 1000: shared 80% by contribution, 20% plus remainders kept
-    txn = services.escrow_settle(
-        game_ref="match:net-3",
-        currency="EUR",
-        reference=ref("settle"),
-        payouts=[
-            EscrowPayout(player=bob, amount=500, component="stake"),
-            EscrowPayout(player=bob, amount=500, component="pot"),
-            EscrowPayout(player=bob, amount=-fee, component="fee_deduction"),
-            EscrowPayout(player=alice, amount=500, component="stake"),
-            EscrowPayout(player=alice, amount=-500, component="pot"),
-        ],
-        fee=fee,
-        actor=SYSTEM,
-    )
+    payouts = [
+        EscrowPayout(player=bob, amount=500, component="stake"),
+        EscrowPayout(player=bob, amount=500, component="pot"),
+        EscrowPayout(player=bob, amount=-fee, component="fee_deduction"),
+        EscrowPayout(player=alice, amount=500, component="stake"),
+        EscrowPayout(player=alice, amount=-500, component="pot"),
+    ]
+    txn = settle(payouts, fee, game="match:net-3")
     assert txn.operator_id == net.pk
     assert set(_books(txn).values()) == {0}
     # Each operator contributed 500 of 1000: floor(51 * 500 * 8000 / 10_000_000) = 20.
@@ -192,23 +179,16 @@ def test_the_worked_example_of_the_network_docs(world):
     fund(alma, 10_000)
     for player in (alice, alma, bob):
         _buy_in(player, "match:example", 1000, net)
-    txn = services.escrow_settle(
-        game_ref="match:example",
-        currency="EUR",
-        reference=ref("settle"),
-        payouts=[
-            # R12's prize-table lines (settlement.payouts.prize_table_payout).
-            EscrowPayout(player=bob, amount=1000, component="stake"),
-            EscrowPayout(player=bob, amount=-1000, component="pot"),
-            EscrowPayout(player=bob, amount=2850, component="prize"),
-            EscrowPayout(player=alice, amount=1000, component="stake"),
-            EscrowPayout(player=alice, amount=-1000, component="pot"),
-            EscrowPayout(player=alma, amount=1000, component="stake"),
-            EscrowPayout(player=alma, amount=-1000, component="pot"),
-        ],
-        fee=150,
-        actor=SYSTEM,
-    )
+    payouts = [  # R12's prize-table lines (settlement.payouts.prize_table_payout).
+        EscrowPayout(player=bob, amount=1000, component="stake"),
+        EscrowPayout(player=bob, amount=-1000, component="pot"),
+        EscrowPayout(player=bob, amount=2850, component="prize"),
+        EscrowPayout(player=alice, amount=1000, component="stake"),
+        EscrowPayout(player=alice, amount=-1000, component="pot"),
+        EscrowPayout(player=alma, amount=1000, component="stake"),
+        EscrowPayout(player=alma, amount=-1000, component="pot"),
+    ]
+    txn = settle(payouts, 150, game="match:example")
     lines = sorted(
         (e.account.operator.name, e.account.kind, e.currency, e.component, e.amount)
         for e in LedgerEntry.objects.filter(transaction=txn).select_related("account__operator")
@@ -241,12 +221,5 @@ def test_a_stake_in_an_open_network_game_blocks_a_wallet_mode_switch(world):
     assert wallet_mode_blockers(operator_id=a.pk)["open_escrows"] == 0
     _buy_in(alice, "match:net-5", 100, net)
     assert wallet_mode_blockers(operator_id=a.pk)["open_escrows"] == 1
-    services.escrow_settle(
-        game_ref="match:net-5",
-        currency="EUR",
-        reference=ref("settle"),
-        payouts=[EscrowPayout(player=alice, amount=100, component="stake")],
-        fee=0,
-        actor=SYSTEM,
-    )
+    settle([EscrowPayout(player=alice, amount=100, component="stake")], game="match:net-5")
     assert wallet_mode_blockers(operator_id=a.pk)["open_escrows"] == 0

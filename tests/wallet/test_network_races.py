@@ -24,6 +24,7 @@ from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
 from tests.races import race
 from tests.wallet.factories import ExchangeRateFactory, fund
+from tests.wallet.tables import buy_in, settle
 from tests.wallet.test_ledger_invariants import raw_entry, raw_transaction
 from wallet import services
 from wallet.models import Account, LedgerTransaction
@@ -70,20 +71,13 @@ def test_concurrent_buy_ins_and_settlement_retries_of_one_network_game_create_no
     network, _members, players = world
     game_ref = "match:race-network-1"
 
-    def buy_in(i: int):
+    def buy(i: int):
         player = players[i % len(players)]
-        return services.table_buy_in(
-            player=player,
-            game_ref=game_ref,
-            amount=400,
-            currency="EUR",
-            # Each player twice, with the same reference: one posting per player.
-            reference=f"race-buy-in:{player.pk}",
-            actor=SYSTEM,
-            escrow_operator=network,
-        )
+        # Each player twice, with the same reference: one posting per player.
+        reference = f"race-buy-in:{player.pk}"
+        return buy_in(player, 400, game=game_ref, reference=reference, escrow_operator=network)
 
-    results = race(len(players) * 2, buy_in)
+    results = race(len(players) * 2, buy)
     failures = [r for r in results if isinstance(r, Exception)]
     assert failures == [], failures
     assert len({r.pk for r in results}) == len(players)
@@ -94,17 +88,7 @@ def test_concurrent_buy_ins_and_settlement_retries_of_one_network_game_create_no
     fee = 97
     payouts = [EscrowPayout(player=players[0], amount=pot - fee, component="pot")]
 
-    def settle(_i: int):
-        return services.escrow_settle(
-            game_ref=game_ref,
-            currency="EUR",
-            reference="race-settle-1",
-            payouts=payouts,
-            fee=fee,
-            actor=SYSTEM,
-        )
-
-    settled = race(4, settle)
+    settled = race(4, lambda _: settle(payouts, fee, game=game_ref, reference="race-settle-1"))
     assert [r for r in settled if isinstance(r, Exception)] == []
     assert len({r.pk for r in settled}) == 1
     assert LedgerTransaction.objects.filter(kind="settlement", game_ref=game_ref).count() == 1
@@ -164,23 +148,10 @@ def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(worl
     network, members, players = world
     game_ref = "match:race-network-2"
     for player in players[:2]:  # Alpha's and Bravo's players
-        services.table_buy_in(
-            player=player,
-            game_ref=game_ref,
-            amount=1_000,
-            currency="EUR",
-            reference=f"net-race-buy-in:{player.pk}",
-            actor=SYSTEM,
-            escrow_operator=network,
-        )
-    services.escrow_settle(
-        game_ref=game_ref,
-        currency="EUR",
-        reference="net-race-settle",
-        payouts=[EscrowPayout(player=players[1], amount=1_900, component="pot")],
-        fee=100,
-        actor=SYSTEM,
-    )
+        reference = f"net-race-buy-in:{player.pk}"
+        buy_in(player, 1_000, game=game_ref, reference=reference, escrow_operator=network)
+    pot = [EscrowPayout(player=players[1], amount=1_900, component="pot")]
+    settle(pot, 100, game=game_ref, reference="net-race-settle")
     alpha = members[0]
     now = timezone.now()
     outstanding = network_selectors.network_position_outstanding(
@@ -200,7 +171,7 @@ def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(worl
 
     monkeypatch.setattr(network_selectors, "network_position_outstanding", outstanding_then_wait)
 
-    def settle(i: int):
+    def settle_position(i: int):
         return services.network_position_settle(
             operator=alpha,
             currency="EUR",
@@ -210,7 +181,7 @@ def test_two_net_settlements_of_one_operator_at_different_cut_offs_pay_once(worl
             actor=SYSTEM,
         )
 
-    results = race(2, settle)
+    results = race(2, settle_position)
     paid = [r for r in results if not isinstance(r, Exception)]
     refused = [r for r in results if isinstance(r, Exception)]
     assert len(paid) == 1, results

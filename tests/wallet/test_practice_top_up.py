@@ -18,6 +18,7 @@ from tests.factories import PlayerFactory
 from tests.helpers import freeze_now
 from tests.races import race
 from tests.wallet.factories import SYSTEM, fund, ref
+from tests.wallet.tables import buy_in, settle
 from wallet import services
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.problems import (
@@ -62,16 +63,9 @@ def practice_game(winner, loser, amount: int) -> None:
     """Both buy ``amount`` chips into a practice game; the winner takes the pot."""
     game = f"practice:{next(_games)}"
     for who in (winner, loser):
-        services.table_buy_in(
-            player=who, game_ref=game, amount=amount, currency=XGC, reference=ref(), actor=SYSTEM
-        )
-    services.escrow_settle(
-        game_ref=game,
-        currency=XGC,
-        reference=ref("settle"),
-        payouts=[EscrowPayout(winner, amount, "stake"), EscrowPayout(winner, amount, "pot")],
-        fee=0,
-        actor=SYSTEM,
+        buy_in(who, amount, XGC, game=game)
+    settle(
+        [EscrowPayout(winner, amount, "stake"), EscrowPayout(winner, amount, "pot")], 0, XGC, game
     )
 
 
@@ -139,14 +133,7 @@ def test_one_chip_short_tops_up_one_chip(clock, player, opponent):
 
 
 def test_chips_at_stake_in_a_running_game_do_not_count(clock, player):
-    services.table_buy_in(
-        player=player,
-        game_ref="practice:run",
-        amount=10_000,
-        currency=XGC,
-        reference=ref(),
-        actor=SYSTEM,
-    )
+    buy_in(player, 10_000, XGC, game="practice:run")
     assert chips(player) == 0
     assert top_up(player).amount == 10_000
     assert chips(player) == 10_000
@@ -156,14 +143,7 @@ def test_chips_at_stake_in_a_running_game_do_not_count(clock, player):
 def test_a_player_who_never_played_is_topped_up_and_then_gets_no_grant(clock, operator, player):
     txn = top_up(player)
     assert (txn.kind, txn.amount) == ("practice_top_up", 10_000)
-    services.table_buy_in(
-        player=player,
-        game_ref="practice:1",
-        amount=500,
-        currency=XGC,
-        reference=ref(),
-        actor=SYSTEM,
-    )
+    buy_in(player, 500, XGC, game="practice:1")
     assert not LedgerTransaction.objects.filter(kind="practice_grant").exists()
     assert chips(player) == 9500
     assert mint(operator) == -10_000
@@ -313,14 +293,7 @@ def test_a_player_tops_up_over_http(clock, player_client, player, opponent):
 
 
 def test_nothing_to_top_up_over_http_is_200_with_the_wallet(clock, player_client, player):
-    services.table_buy_in(
-        player=player,
-        game_ref="practice:1",
-        amount=10,
-        currency=XGC,
-        reference=ref(),
-        actor=SYSTEM,
-    )
+    buy_in(player, 10, XGC, game="practice:1")
     services.table_refund(
         player=player, game_ref="practice:1", currency=XGC, reference=ref(), actor=SYSTEM
     )
@@ -431,14 +404,7 @@ def test_top_ups_racing_practice_buy_ins_never_deadlock_or_post_twice(clock, ope
     def work(i: int):
         if i % 2:
             return top_up(player)
-        return services.table_buy_in(
-            player=player,
-            game_ref=f"practice:race:{i}",
-            amount=3000,
-            currency=XGC,
-            reference=f"race-buy-in:{i}",
-            actor=SYSTEM,
-        )
+        return buy_in(player, 3000, XGC, game=f"practice:race:{i}", reference=f"race-buy-in:{i}")
 
     results = race(8, work)
     outcomes = Counter(

@@ -8,6 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.wallet.factories import SYSTEM, fund, ref
+from tests.wallet.tables import buy_in, settle
 from wallet import services
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account, LedgerTransaction
@@ -73,22 +74,8 @@ def test_a_replayed_or_conflicting_deposit_after_the_one_read(player):
 def test_a_settlement_reads_its_entries_once(player, opponent):
     for seated in (player, opponent):
         fund(seated, 1000)
-        services.table_buy_in(
-            player=seated,
-            game_ref="match:rt",
-            amount=500,
-            currency="EUR",
-            reference=ref("buy-in"),
-            actor=SYSTEM,
-        )
-    txn = services.escrow_settle(
-        game_ref="match:rt",
-        currency="EUR",
-        reference=ref("settle"),
-        payouts=[EscrowPayout(player=player, amount=950, component="pot")],
-        fee=50,
-        actor=SYSTEM,
-    )
+        buy_in(seated, 500, game="match:rt")
+    txn = settle([EscrowPayout(player=player, amount=950, component="pot")], 50, game="match:rt")
     assert _statements(lambda: transactions.transaction_entries(ledger_transaction=txn)) == []
     stored = LedgerTransaction.objects.get(pk=txn.pk)
     read = transactions.transaction_entries(ledger_transaction=stored)

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.models import AuditEvent
 from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, OperatorFactory
+from tests.helpers import bearer_client
 from tests.wallet.factories import fund
 from wallet.models import OperatorWallet
 
@@ -163,8 +163,7 @@ def test_the_wallet_shows_what_the_operators_wallet_reports(operator, player, pl
         assert body["balance"]["amount"] == "0.00"
         key = api_key_create(operator=operator, actor=SYSTEM).key
 
-        operator_api = APIClient()
-        operator_api.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+        operator_api = bearer_client(key)
         seen = operator_api.get(f"/api/v1/players/{player.pk}/wallet").json()
         assert seen["operator_balance"]["amount"] == "73.25"
         # The operator's wallet does not answer in time: shown as unknown, not as zero.

@@ -13,15 +13,14 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games.models import Match
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.http.throttling import PrincipalRateThrottle
-from gin_platform.tenancy.services import player_session_create
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import Seats, play_to_end, sit
+from tests.wallet.seamless import START, player_client, seamless_mode
 from wallet import services
 from wallet.models import Account, LedgerEntry, WalletCall
 from wallet.selectors import balances, reconciliation
@@ -29,8 +28,6 @@ from wallet.services import seamless as seamless_module
 from wallet.services import seamless_retry as seamless_retry_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-TIMEOUT_MS = 250
-START = Decimal("100.00")
 
 
 @pytest.fixture(autouse=True)
@@ -48,24 +45,8 @@ def operator(db):
 @pytest.fixture
 def server(operator):
     with OperatorWalletServer(secret=operator.webhook_secret, timeout_sleep=0.45) as running:
-        services.operator_wallet_set(
-            operator=operator,
-            mode="seamless",
-            base_url=running.base_url,
-            timeout_ms=TIMEOUT_MS,
-            actor=SYSTEM,
-        )
+        seamless_mode(operator, running)
         yield running
-
-
-def _client(operator, server, name: str) -> APIClient:
-    player = PlayerFactory(operator=operator, display_name=name)
-    server.set_balance(player.external_ref, START)
-    client = APIClient()
-    token = player_session_create(player=player, actor=SYSTEM).token
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-    client.player = player
-    return client
 
 
 def _sweep_until_done(rounds: int = 12) -> None:
@@ -93,9 +74,9 @@ def _statement_net(client) -> int:
 
 
 def test_a_full_game_with_faults_on_every_call_kind_settles_exactly_once(operator, server):
-    alice = _client(operator, server, "Alice")
-    bob = _client(operator, server, "Bob")
-    carol = _client(operator, server, "Carol")
+    alice = player_client(operator, server, "Alice")
+    bob = player_client(operator, server, "Bob")
+    carol = player_client(operator, server, "Carol")
     table = TableFactory(room=RoomFactory(operator=operator, ftk=True, fee_bps=500))
 
     # Debits: never answered (timeout, then 5xx, then a lost answer) -> 503, rolled back.

@@ -15,18 +15,17 @@ from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
-from gin_platform.tenancy.services import api_key_create, player_session_create
-from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.factories import SYSTEM, OperatorFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import sit
+from tests.helpers import operator_api
+from tests.wallet.seamless import START, player_client, seamless_mode
 from wallet import services
 from wallet.models import WalletCall
 from wallet.selectors import reconciliation
 from wallet.services import seamless as seamless_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-TIMEOUT_MS = 250
-START = Decimal("100.00")
 
 
 @pytest.fixture(autouse=True)
@@ -42,26 +41,13 @@ def operator(db):
 @pytest.fixture
 def server(operator):
     with OperatorWalletServer(secret=operator.webhook_secret, timeout_sleep=0.45) as running:
-        services.operator_wallet_set(
-            operator=operator,
-            mode="seamless",
-            base_url=running.base_url,
-            timeout_ms=TIMEOUT_MS,
-            actor=SYSTEM,
-        )
+        seamless_mode(operator, running)
         yield running
 
 
 @pytest.fixture
 def alice(operator, server) -> APIClient:
-    player = PlayerFactory(operator=operator, display_name="Alice")
-    server.set_balance(player.external_ref, START)
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {player_session_create(player=player, actor=SYSTEM).token}"
-    )
-    client.player = player
-    return client
+    return player_client(operator, server, "Alice")
 
 
 @pytest.fixture
@@ -109,8 +95,8 @@ def test_a_debit_timing_out_and_a_failing_rollback_say_rollback_pending(alice, t
     assert parse_datetime(pending["next_attempt_at"]) == rollback.next_attempt_at
     assert pending["attempts"] == 3
     # The operator sees the same in GET /players/{id}/wallet (the same shape).
-    operator_api = _operator_api(alice.player.operator)
-    operator_view = operator_api.get(f"/api/v1/players/{alice.player.pk}/wallet").json()
+    operator = operator_api(alice.player.operator)
+    operator_view = operator.get(f"/api/v1/players/{alice.player.pk}/wallet").json()
     assert operator_view["pending_rollbacks"] == wallet["pending_rollbacks"]
 
     server.fault("rollback", "5xx")
@@ -173,11 +159,3 @@ def test_a_debit_rolled_back_before_its_seat_says_where_the_rollback_stands(
     _sweep()
     assert alice.get("/api/v1/me/wallet").json()["pending_rollbacks"] == []
     assert server.balance(alice.player.external_ref) == START
-
-
-def _operator_api(operator) -> APIClient:
-    client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Bearer {api_key_create(operator=operator, actor=SYSTEM).key}"
-    )
-    return client

@@ -15,6 +15,7 @@ from django.utils import timezone
 from gin_platform.demo.seamless_wallet import OperatorWalletServer
 from gin_platform.models import AuditEvent, WebhookDelivery
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
+from tests.wallet.seamless import TIMEOUT_MS, seamless_mode
 from wallet import services
 from wallet.models import Account, LedgerTransaction, WalletCall
 from wallet.problems import (
@@ -28,7 +29,6 @@ from wallet.selectors.seamless import wallet_mode_blockers
 from wallet.services import seamless as seamless_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-TIMEOUT_MS = 250
 
 
 @pytest.fixture
@@ -44,13 +44,7 @@ def operator(db):
 
 @pytest.fixture
 def seamless(operator, server):
-    services.operator_wallet_set(
-        operator=operator,
-        mode="seamless",
-        base_url=server.base_url,
-        timeout_ms=TIMEOUT_MS,
-        actor=SYSTEM,
-    )
+    seamless_mode(operator, server)
     return operator
 
 

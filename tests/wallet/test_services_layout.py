@@ -15,6 +15,7 @@ from django.db import transaction
 
 from tests.factories import OperatorFactory
 from tests.wallet.factories import SYSTEM, fund, ref
+from tests.wallet.tables import buy_in
 from wallet import services
 from wallet.models import CashierCaps, LedgerTransaction
 from wallet.services import cashier, responsible_gaming, seamless
@@ -328,16 +329,9 @@ def test_services_designed_for_a_callers_transaction_still_nest(player):
     with transaction.atomic():
         fund(player, 1000)
         services.withdraw(player=player, amount=100, currency="EUR", reference=ref(), actor=SYSTEM)
-        buy_in = services.table_buy_in(
-            player=player,
-            game_ref="match:1",
-            amount=300,
-            currency="EUR",
-            reference=ref(),
-            actor=SYSTEM,
-        )
+        staked = buy_in(player, 300, game="match:1")
         services.transaction_reverse(
-            ledger_transaction=buy_in, reference=ref(), reason="test", actor=SYSTEM
+            ledger_transaction=staked, reference=ref(), reason="test", actor=SYSTEM
         )
         services.practice_chips_top_up(player=player, actor=SYSTEM)
         services.self_exclusion_create(player=player, days=1, actor=SYSTEM)

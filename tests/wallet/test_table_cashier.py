@@ -35,17 +35,11 @@ from wallet.problems import (
     TransactionNotReversibleProblem,
     UnknownCurrencyProblem,
 )
-from wallet.selectors import balances, rates, reconciliation
+from wallet.selectors import balances, rates
 from wallet.services import EscrowPayout
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _reconciles_after_each_test(db):
-    yield
-    report = reconciliation.reconcile()
-    assert report.ok, report.render()
+# The ledger reconciles after each test (tests/wallet/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reconciled")]
 
 
 # --- Buy-in -----------------------------------------------------------------------------

@@ -9,9 +9,10 @@ user's scope, and the ones that move money want a verified second factor (``mone
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -47,6 +48,8 @@ from wallet.selectors import approvals, limits, rates, reconciliation, transacti
 
 if TYPE_CHECKING:
     from gin_platform.models import Operator
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 def scoped_operator(request: Request, operator_id: object) -> Operator:
@@ -375,45 +378,43 @@ class _ApprovalDecisionView(APIView):
         return Response(ApprovalOutput(presenters.approval(decided)).data)
 
 
+def decision_schema(*, summary: str, description: str, examples: list) -> Callable[[View], View]:
+    """The OpenAPI operation of a decision view's POST: approving and rejecting take the
+    same body and answer alike; each says what it does."""
+    return extend_schema_view(
+        post=extend_schema(
+            request=ApprovalDecisionInput,
+            responses={
+                200: ApprovalOutput,
+                403: approval_examples.FOUR_EYES_REQUIRED,
+                409: approval_examples.APPROVAL_NOT_PENDING,
+            },
+            tags=["wallet-staff"],
+            summary=summary,
+            parameters=[X_OTP],
+            description=description,
+            examples=examples,
+        )
+    )
+
+
+@decision_schema(
+    summary="Approve and execute a request",
+    description="Run the proposed action and mark the request executed, in one "
+    "transaction: two approvers racing execute it once, and approving an executed "
+    "request again returns it unchanged. Never by its proposer (403 four-eyes-required). "
+    "An action the ledger refuses marks the request failed and answers its problem.",
+    examples=approval_examples.APPROVAL_APPROVED,
+)
 class StaffApprovalApproveView(_ApprovalDecisionView):
     decide = staticmethod(services.approval_approve)
 
-    @extend_schema(
-        request=ApprovalDecisionInput,
-        responses={
-            200: ApprovalOutput,
-            403: approval_examples.FOUR_EYES_REQUIRED,
-            409: approval_examples.APPROVAL_NOT_PENDING,
-        },
-        tags=["wallet-staff"],
-        summary="Approve and execute a request",
-        parameters=[X_OTP],
-        description="Run the proposed action and mark the request executed, in one "
-        "transaction: two approvers racing execute it once, and approving an executed "
-        "request again returns it unchanged. Never by its proposer (403 four-eyes-required). "
-        "An action the ledger refuses marks the request failed and answers its problem.",
-        examples=approval_examples.APPROVAL_APPROVED,
-    )
-    def post(self, request: Request, approval_id: str) -> Response:
-        return super().post(request, approval_id)
 
-
+@decision_schema(
+    summary="Reject a request",
+    description="Close a pending request without running it, with a note. Never by its "
+    "proposer (403 four-eyes-required).",
+    examples=approval_examples.APPROVAL_REJECTED,
+)
 class StaffApprovalRejectView(_ApprovalDecisionView):
     decide = staticmethod(services.approval_reject)
-
-    @extend_schema(
-        request=ApprovalDecisionInput,
-        responses={
-            200: ApprovalOutput,
-            403: approval_examples.FOUR_EYES_REQUIRED,
-            409: approval_examples.APPROVAL_NOT_PENDING,
-        },
-        tags=["wallet-staff"],
-        summary="Reject a request",
-        parameters=[X_OTP],
-        description="Close a pending request without running it, with a note. Never by its "
-        "proposer (403 four-eyes-required).",
-        examples=approval_examples.APPROVAL_REJECTED,
-    )
-    def post(self, request: Request, approval_id: str) -> Response:
-        return super().post(request, approval_id)

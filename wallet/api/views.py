@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -120,10 +125,14 @@ def _wallet_summary(player: Player) -> dict:
 
 
 class _CashierView(APIView):
+    """A deposit or a withdrawal (``kind``) of a player's wallet; each subclass documents
+    its own POST."""
+
     permission_classes = (IsOperator,)
     kind = ""
 
-    def _move(self, request: Request, player_id: str) -> Response:
+    @idempotent
+    def post(self, request: Request, player_id: str) -> Response:
         caller = operator_principal(request)
         player = _player(request, player_id)
         values = validated(CashierInput, request.data)
@@ -147,10 +156,8 @@ class _CashierView(APIView):
         return Response(WalletOperatorTransactionOutput(body).data, status=status.HTTP_201_CREATED)
 
 
-class DepositCreateView(_CashierView):
-    kind = "deposit"
-
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         request=CashierInput,
         responses={
             201: WalletOperatorTransactionOutput,
@@ -166,15 +173,13 @@ class DepositCreateView(_CashierView):
         "unknown-currency, currency-mismatch, player-inactive, self-excluded, "
         "amount-below-minimum, cap-exceeded, limit-exceeded.",
     )
-    @idempotent
-    def post(self, request: Request, player_id: str) -> Response:
-        return self._move(request, player_id)
+)
+class DepositCreateView(_CashierView):
+    kind = "deposit"
 
 
-class WithdrawalCreateView(_CashierView):
-    kind = "withdrawal"
-
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         request=CashierInput,
         responses={
             201: WalletOperatorTransactionOutput,
@@ -189,9 +194,9 @@ class WithdrawalCreateView(_CashierView):
         "self-exclusion. Refused: kyc-required, insufficient-funds, amount-below-minimum, "
         "cap-exceeded and the amount/currency problems.",
     )
-    @idempotent
-    def post(self, request: Request, player_id: str) -> Response:
-        return self._move(request, player_id)
+)
+class WithdrawalCreateView(_CashierView):
+    kind = "withdrawal"
 
 
 class PlayerTransactionListView(GenericAPIView):

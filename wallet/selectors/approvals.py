@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from gin_platform.http.problems import NotFoundProblem
 from wallet.models import ApprovalRequest
+from wallet.selectors.transactions import by_id
 
 
 def approval_list(
@@ -23,11 +23,5 @@ def approval_list(
 
 def approval_get(*, approval_id: object, operator_ids: frozenset | None) -> ApprovalRequest:
     """One approval request in the staff user's scope, else 404."""
-    try:
-        pk = int(str(approval_id))
-    except ValueError:
-        pk = None
-    found = approval_list(operator_ids=operator_ids).filter(pk=pk).first() if pk else None
-    if found is None:
-        raise NotFoundProblem(f"No approval request {approval_id}")
-    return found
+    rows = approval_list(operator_ids=operator_ids)
+    return by_id(rows, approval_id, f"No approval request {approval_id}")

@@ -1,17 +1,21 @@
 """Reads of ledger transactions: a player's statement (their transactions, each with only
 their own lines), one transaction (a player's, or any for the back office), a transaction's
-entries, and what a settlement credited to each player's wallet.
+entries, and what a settlement credited to each player's wallet. ``by_id`` finds one row by
+the id a client sent (a transaction here, an approval request in ``approvals``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TypeVar
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Model, Prefetch, Q, QuerySet
 
 from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Player
 from wallet.models import Account, LedgerEntry, LedgerTransaction
+
+M = TypeVar("M", bound=Model)
 
 Kind = LedgerTransaction.Kind
 
@@ -64,27 +68,34 @@ def player_transactions(
     )
 
 
-def player_transaction_get(*, player: Player, transaction_id: object) -> LedgerTransaction:
+def by_id(rows: QuerySet[M], row_id: object, missing: str) -> M:
+    """The row of ``rows`` whose primary key is ``row_id`` as a client sent it (a path or
+    query value); 404 ``missing`` when there is none, or ``row_id`` is not a number."""
     try:
-        pk = int(str(transaction_id))
+        pk = int(str(row_id))
     except ValueError:
         pk = None
-    found = player_transactions(player=player).filter(pk=pk).first() if pk else None
+    found = rows.filter(pk=pk).first() if pk else None
     if found is None:
-        raise NotFoundProblem(f"No transaction {transaction_id} for this player")
+        raise NotFoundProblem(missing)
     return found
+
+
+def player_transaction_get(*, player: Player, transaction_id: object) -> LedgerTransaction:
+    return by_id(
+        player_transactions(player=player),
+        transaction_id,
+        f"No transaction {transaction_id} for this player",
+    )
 
 
 def transaction_get(*, transaction_id: object) -> LedgerTransaction:
     """Any ledger transaction (back office)."""
-    try:
-        pk = int(str(transaction_id))
-    except ValueError:
-        pk = None
-    found = LedgerTransaction.objects.filter(pk=pk).first() if pk else None
-    if found is None:
-        raise NotFoundProblem(f"No ledger transaction {transaction_id}")
-    return found
+    return by_id(
+        LedgerTransaction.objects.all(),
+        transaction_id,
+        f"No ledger transaction {transaction_id}",
+    )
 
 
 def transaction_entries(*, ledger_transaction: LedgerTransaction) -> list[LedgerEntry]:

@@ -134,6 +134,44 @@ def _cashier_event(
     }
 
 
+def _cashier_post(
+    locked: Locked,
+    *,
+    player: Player,
+    kind: str,
+    reference: str,
+    amount: int,
+    currency: str,
+    actor: Actor,
+    metadata: dict[str, Any] | None,
+) -> LedgerTransaction:
+    """Post a deposit (the outside world to the wallet) or a withdrawal (the wallet to the
+    outside world) whose checks passed, and queue its deposit.completed /
+    withdrawal.completed event."""
+    outside, wallet = locked.resolved
+    source, target = (outside, wallet) if kind == Kind.DEPOSIT else (wallet, outside)
+    txn = post_transfer(
+        locked=locked.accounts,
+        player=player,
+        kind=kind,
+        reference=reference,
+        source=source,
+        target=target,
+        amount=amount,
+        currency=currency,
+        actor=actor,
+        now=locked.now,
+        metadata=metadata,
+    )
+    data = _cashier_event(player=player, txn=txn, wallet=wallet, amount=amount)
+    # Each event type written out, as the OpenAPI document's test reads them from the code.
+    if kind == Kind.DEPOSIT:
+        webhook_enqueue(operator=player.operator, event_type="deposit.completed", data=data)
+    else:
+        webhook_enqueue(operator=player.operator, event_type="withdrawal.completed", data=data)
+    return txn
+
+
 def _refusal_recorded(
     service: Callable[..., LedgerTransaction],
 ) -> Callable[..., LedgerTransaction]:
@@ -203,7 +241,7 @@ def deposit(
     meta = check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
-        outside, wallet = locked.resolved
+        _outside, wallet = locked.resolved
         checks: posting_selectors.DepositChecks = locked.reads
         check_transfer_mode(player=player, seamless=checks.seamless)
         check_active(player)
@@ -216,25 +254,16 @@ def deposit(
             check_deposit_limits(
                 player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
             )
-        txn = post_transfer(
-            locked=locked.accounts,
+        return _cashier_post(
+            locked,
             player=player,
             kind=Kind.DEPOSIT,
             reference=reference,
-            source=outside,
-            target=wallet,
             amount=amount,
             currency=code,
             actor=actor,
-            now=locked.now,
             metadata=meta,
         )
-        webhook_enqueue(
-            operator=player.operator,
-            event_type="deposit.completed",
-            data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
-        )
-        return txn
 
     return posting_make(
         reference=reference,
@@ -272,29 +301,20 @@ def withdraw(
     meta = check_metadata(metadata)
 
     def rules(locked: Locked) -> LedgerTransaction:
-        outside, wallet = locked.resolved
+        _outside, wallet = locked.resolved
         check_withdrawal_kyc(player)
         _check_withdrawal_caps(player=player, amount=amount, currency=code)
         check_funds(wallet, amount)
-        txn = post_transfer(
-            locked=locked.accounts,
+        return _cashier_post(
+            locked,
             player=player,
             kind=Kind.WITHDRAWAL,
             reference=reference,
-            source=wallet,
-            target=outside,
             amount=amount,
             currency=code,
             actor=actor,
-            now=locked.now,
             metadata=meta,
         )
-        webhook_enqueue(
-            operator=player.operator,
-            event_type="withdrawal.completed",
-            data=_cashier_event(player=player, txn=txn, wallet=wallet, amount=amount),
-        )
-        return txn
 
     return posting_make(
         reference=reference,

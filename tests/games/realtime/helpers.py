@@ -34,6 +34,14 @@ def check_message(checker, text: str, seat: int | None) -> None:
     checker.check(SocketResponse(json.dumps(message)), seat)
 
 
+def answered(call, *args, **kwargs) -> dict:
+    """The body of a REST call of the suite's (``view(client, match_id)``, ``act(...)``),
+    which must be 200 OK: what the sockets' messages are compared with."""
+    response = call(*args, **kwargs)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
 def _mint_ticket(client) -> str:
     response = client.post("/api/v1/socket-tickets", {}, format="json")
     assert response.status_code == 201, response.content

@@ -10,7 +10,7 @@ import pytest
 
 from games import services as game_services
 from games.models import Match
-from games.realtime import layer_send, presence, publisher
+from games.realtime import presence, publisher
 from games.realtime.audience import MAX_SEATS, Audience, match_audiences
 from tests.factories import SYSTEM
 from tests.games.factories import TableFactory
@@ -18,18 +18,6 @@ from tests.games.helpers import HiddenInformationChecker, sit, view
 from tests.games.realtime.helpers import check_message
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def sent(monkeypatch):
-    calls: list[tuple[str, dict]] = []
-
-    class Layer:
-        async def group_send(self, group, message):
-            calls.append((group, message))
-
-    monkeypatch.setattr(layer_send, "get_channel_layer", lambda: Layer())
-    return calls
 
 
 def four_seat_table(operator, **options):

@@ -24,9 +24,14 @@ from django.db import connection
 from games import engine, selectors
 from games.realtime import presence, publisher
 from games.realtime.audience import Audience
-from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import act, seat_both, view, watch
-from tests.games.realtime.helpers import TIMEOUT, Socket, player_socket, watcher_socket
+from tests.games.realtime.helpers import (
+    TIMEOUT,
+    Socket,
+    answered,
+    player_socket,
+    watcher_socket,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.postgres]
 
@@ -36,28 +41,12 @@ sync = database_sync_to_async
 READS = ("match_for_push", "latest_hands", "match_event_rows")
 
 
-@pytest.fixture
-def table(operator):
-    return TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
-
-
-@pytest.fixture
-def watcher(make_player_client):
-    return make_player_client(display_name="Watcher")
-
-
-def _rest(call, *args, **kwargs) -> dict:
-    response = call(*args, **kwargs)
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
 def _move(seats, match_id: int) -> int:
     """The player to act plays a legal move over REST; the match's seq after it."""
-    to_act = _rest(view, seats[0], match_id)["hand"]["to_act"]
-    mine = _rest(view, seats[to_act], match_id)
+    to_act = answered(view, seats[0], match_id)["hand"]["to_act"]
+    mine = answered(view, seats[to_act], match_id)
     move = engine.choose_action_from_view(mine["hand"])
-    return _rest(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])["seq"]
+    return answered(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])["seq"]
 
 
 def _move_elsewhere(seats, match_id: int) -> None:
@@ -136,7 +125,7 @@ def _comparable(body: dict) -> dict:
 
 
 async def _ends_on_rest_view(socket: Socket, client, match_id: int, *, watching: bool) -> None:
-    now = await sync(_rest)(watch if watching else view, client, match_id)
+    now = await sync(answered)(watch if watching else view, client, match_id)
     received = await _until_seq(socket, now["seq"])
     last = next(message for message in reversed(received) if message.get("view"))
     assert last["seq"] == now["seq"]
@@ -163,7 +152,7 @@ async def test_a_resumed_socket_ends_on_the_view_of_its_last_seq(
     alice, bob, watcher, table, seeds, monkeypatch, read, watching
 ):
     match_id, seats = await sync(seat_both)(alice, bob, table.pk)
-    seen = (await sync(_rest)(view, seats[0], match_id))["seq"]
+    seen = (await sync(answered)(view, seats[0], match_id))["seq"]
     for _ in range(2):  # moves while the socket is away
         await sync(_move)(seats, match_id)
     between = MoveBetweenReads(monkeypatch, read, lambda: _move_elsewhere(seats, match_id))
@@ -220,7 +209,7 @@ async def test_a_push_read_back_is_the_view_of_its_own_seq(
     wrote) with a move committed between its reads."""
     match_id, seats = await sync(seat_both)(alice, bob, table.pk)
     socket, shown = await _socket_with_a_lost_move(seats, match_id)
-    last = (await sync(_rest)(view, seats[0], match_id))["seq"]
+    last = (await sync(answered)(view, seats[0], match_id))["seq"]
     between = MoveBetweenReads(monkeypatch, read, lambda: _move_elsewhere(seats, match_id))
     between.armed = True
 
@@ -242,13 +231,13 @@ async def test_a_view_past_the_sockets_seq_is_repaired_not_forwarded(alice, bob,
     pushes have not come) would skip their events: the socket reads them instead."""
     match_id, seats = await sync(seat_both)(alice, bob, table.pk)
     socket, shown = await _socket_with_a_lost_move(seats, match_id)
-    now = (await sync(_rest)(view, seats[0], match_id))["seq"]
+    now = (await sync(answered)(view, seats[0], match_id))["seq"]
     await get_channel_layer().group_send(
         Audience(match_id, 0).group,
         {"type": publisher.PUSH, "first": 0, "last": 0, "seq": now, "text": '{"forwarded":1}'},
     )
     repaired = await socket.receive_type("events")
     assert [event["seq"] for event in repaired["events"]] == list(range(shown + 1, now + 1))
-    assert repaired["view"] == _comparable(await sync(_rest)(view, seats[0], match_id))
+    assert repaired["view"] == _comparable(await sync(answered)(view, seats[0], match_id))
     assert '{"forwarded":1}' not in socket.texts
     await socket.close()

@@ -36,19 +36,6 @@ def running(alice, bob, operator, seeds):
     return match_id, seats
 
 
-@pytest.fixture
-def sent(monkeypatch):
-    """Every group_send of the publisher, as (group, message)."""
-    calls: list[tuple[str, dict]] = []
-
-    class Layer:
-        async def group_send(self, group, message):
-            calls.append((group, message))
-
-    monkeypatch.setattr(layer_send, "get_channel_layer", lambda: Layer())
-    return calls
-
-
 def _listen_all(match_id: int) -> None:
     for audience in match_audiences(match_id):
         presence.listen(audience)

@@ -14,7 +14,6 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import override_settings
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games import engine
 from games.models import Match
@@ -22,8 +21,6 @@ from games.realtime import consumers, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.consumers import MatchSocketConsumer
 from gin_platform.models import PlayerSession, SocketTicket
-from gin_platform.tenancy.services import player_session_create
-from tests.conftest import SYSTEM
 from tests.factories import OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import (
@@ -36,36 +33,22 @@ from tests.games.helpers import (
 )
 from tests.games.realtime.helpers import (
     Socket,
+    answered,
     check_message,
     mint_ticket,
     open_socket,
     player_socket,
     watcher_socket,
 )
+from tests.helpers import session_client
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 sync = database_sync_to_async
 
 
-@pytest.fixture
-def table(operator):
-    return TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
-
-
-@pytest.fixture
-def watcher(make_player_client):
-    return make_player_client(display_name="Watcher")
-
-
 async def _seat_both(alice, bob, table):
     return await sync(seat_both)(alice, bob, table.pk)
-
-
-def _rest(call, *args, **kwargs) -> dict:
-    response = call(*args, **kwargs)
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 def _comparable(view_body: dict) -> dict:
@@ -105,8 +88,8 @@ async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_s
         await sync(_check)(checker, socket.texts[-1], seat)
         views[seat], last_seq[seat] = hello["view"], hello["seq"]
     # The hello is exactly the REST view at the same moment.
-    assert views[0] == _comparable(await sync(_rest)(view, seats[0], match_id))
-    assert views[None] == _comparable(await sync(_rest)(watch, watcher, match_id))
+    assert views[0] == _comparable(await sync(answered)(view, seats[0], match_id))
+    assert views[None] == _comparable(await sync(answered)(watch, watcher, match_id))
 
     feed: dict[int | None, list[dict]] = {0: [], 1: [], None: []}
     moves = 0
@@ -134,7 +117,7 @@ async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_s
 
     # The pushed feed is the REST feed, event for event, for each viewer.
     after = hello["seq"]
-    rest_feed = await sync(_rest)(events, seats[0], match_id, after=after, limit=500)
+    rest_feed = await sync(answered)(events, seats[0], match_id, after=after, limit=500)
     assert feed[0] == rest_feed["events"]
     rest_watch = await sync(
         lambda: watcher.get(
@@ -145,7 +128,7 @@ async def test_a_whole_game_is_played_over_sockets_and_every_push_is_what_rest_s
     # Settlement (run on commit) follows as a view: the match is settled.
     settled = await sockets[0].receive_type("view")
     assert settled["view"]["match"]["status"] == Match.Status.SETTLED
-    assert settled["view"] == _comparable(await sync(_rest)(view, seats[0], match_id))
+    assert settled["view"] == _comparable(await sync(answered)(view, seats[0], match_id))
     for socket in [*sockets.values(), watching]:
         await socket.close()
 
@@ -207,16 +190,16 @@ async def test_a_resumed_socket_gets_every_event_it_missed(alice, bob, table, se
     await first.close()
     # Three moves while the socket is away (over REST).
     for _ in range(3):
-        current = await sync(_rest)(view, seats[0], match_id)
+        current = await sync(answered)(view, seats[0], match_id)
         to_act = current["hand"]["to_act"]
-        mine = await sync(_rest)(view, seats[to_act], match_id)
+        mine = await sync(answered)(view, seats[to_act], match_id)
         move = engine.choose_action_from_view(mine["hand"])
-        await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+        await sync(answered)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
     again = await player_socket(seats[0], match_id, after=seen)
     hello = await again.receive_type("hello")
     catch_up = await again.receive_type("events")
     assert [event["seq"] for event in catch_up["events"]] == list(range(seen + 1, hello["seq"] + 1))
-    rest = await sync(_rest)(events, seats[0], match_id, after=seen)
+    rest = await sync(answered)(events, seats[0], match_id, after=seen)
     assert catch_up["events"] == rest["events"]
     await again.close()
 
@@ -239,23 +222,22 @@ async def test_a_push_after_a_gap_is_repaired_from_the_database_and_stale_ones_d
     # A move commits but its push is lost (nobody listed as listening: nothing is sent)...
     await sync(presence.cache.delete)(f"rt:listen:{group}")
     to_act = hello["view"]["hand"]["to_act"]
-    mine = await sync(_rest)(view, seats[to_act], match_id)
+    mine = await sync(answered)(view, seats[to_act], match_id)
     move = engine.choose_action_from_view(mine["hand"])
-    await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    await sync(answered)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
     assert await socket.nothing_more(), socket.texts[-1]
     # ...and the next push starts after the gap: the socket reads the gap from the
     # database and sends it, in order, instead of the push's own text.
-    now = (await sync(_rest)(view, seats[0], match_id))["seq"]
+    now = (await sync(answered)(view, seats[0], match_id))["seq"]
     await layer.group_send(
         group,
         {"type": "match.push", "first": now + 1, "last": now + 1, "seq": now + 1, "text": "{}"},
     )
     repaired = await socket.receive_type("events")
     assert [event["seq"] for event in repaired["events"]] == list(range(seq + 1, now + 1))
-    assert (
-        repaired["events"] == (await sync(_rest)(events, seats[0], match_id, after=seq))["events"]
-    )
-    assert repaired["view"] == await sync(_rest)(view, seats[0], match_id)
+    gap = await sync(answered)(events, seats[0], match_id, after=seq)
+    assert repaired["events"] == gap["events"]
+    assert repaired["view"] == await sync(answered)(view, seats[0], match_id)
     await socket.close()
 
 
@@ -267,12 +249,12 @@ async def test_a_gap_is_filled_from_the_database_at_the_next_heartbeat(alice, bo
     # A move commits while nobody listens to seat 0's audience (its push is never sent).
     await sync(presence.cache.delete)(f"rt:listen:{Audience(match_id, 0).group}")
     to_act = hello["view"]["hand"]["to_act"]
-    mine = await sync(_rest)(view, seats[to_act], match_id)
+    mine = await sync(answered)(view, seats[to_act], match_id)
     move = engine.choose_action_from_view(mine["hand"])
-    await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    await sync(answered)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
     repaired = await socket.receive_type("events", timeout=5)
     assert repaired["events"][0]["seq"] == hello["seq"] + 1
-    assert repaired["view"] == await sync(_rest)(view, seats[0], match_id)
+    assert repaired["view"] == await sync(answered)(view, seats[0], match_id)
     await socket.send({"type": "pong"})
     await socket.close()
 
@@ -301,7 +283,7 @@ async def test_socket_actions_follow_the_rest_rules(alice, bob, table, seeds):
     assert (await sockets[to_act].receive_type("error"))["id"] == "n"
     await sockets[to_act].communicator.send_to(text_data="not json")
     assert (await sockets[to_act].receive_type("error"))["problem"]["status"] == 400
-    assert (await sync(_rest)(view, seats[0], match_id))["seq"] == seq
+    assert (await sync(answered)(view, seats[0], match_id))["seq"] == seq
     # A legal one applies once; its retry at the same expected_seq applies nothing.
     move = engine.choose_action_from_view(hello[to_act]["view"]["hand"])
     await sockets[to_act].send({"type": "action", "id": "a", **move, "expected_seq": seq})
@@ -348,12 +330,7 @@ async def test_a_player_cannot_open_another_players_match_nor_another_operators(
     assert socket.received[-1]["problem"]["status"] == 404
 
     def outsider_client():
-        player = PlayerFactory(operator=OperatorFactory())
-        client = APIClient()
-        client.credentials(
-            HTTP_AUTHORIZATION=f"Bearer {player_session_create(player=player, actor=SYSTEM).token}"
-        )
-        return client
+        return session_client(PlayerFactory(operator=OperatorFactory()))
 
     outsider = await sync(outsider_client)()
     socket = await watcher_socket(outsider, match_id)
@@ -674,9 +651,9 @@ async def test_an_idle_socket_stays_open_on_the_redis_layer(alice, bob, table, s
     await socket.receive_type("presence")
     await asyncio.sleep(7)
     to_act = hello["view"]["hand"]["to_act"]
-    mine = await sync(_rest)(view, seats[to_act], match_id)
+    mine = await sync(answered)(view, seats[to_act], match_id)
     move = engine.choose_action_from_view(mine["hand"])
-    await sync(_rest)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
+    await sync(answered)(act, seats[to_act], match_id, **move, expected_seq=mine["seq"])
     pushed = await socket.receive_type("events")
     assert pushed["events"][0]["seq"] == hello["seq"] + 1
     await socket.close()
