@@ -9,6 +9,7 @@ and the payload of events (a stock draw's card) are shown only once the hand is 
 from django.contrib import admin
 
 from games.models import Hand, HandEvent, HouseBot, Match, Room, Seat, Table
+from games.turn_clock import TURN_CLOCK_OPTIONS
 from gin_platform.admin.audited import AuditedModelAdmin, ReadOnlyAdmin
 from gin_platform.admin.changelist import CsvExportMixin, DateRangeFilter, moment, money
 
@@ -52,6 +53,7 @@ class RoomAdmin(AuditedModelAdmin):
         "is_practice",
         "bot_enabled",
         "turn_seconds",
+        *TURN_CLOCK_OPTIONS,  # R13's options, as the operator API set and checked them
         "created_at",
     )
     inlines = (TableInline,)

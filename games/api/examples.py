@@ -32,6 +32,13 @@ from wallet.problems import (
 
 NOW = "2026-11-29T20:15:02.913404Z"
 MATCH = "/api/v1/matches/42"
+# R13's clock options as a room gives them (docs/rules.md R13).
+TURN_CLOCK = {
+    "time_bank_seconds": 60,
+    "time_bank_top_up_seconds": 10,
+    "reconnect_grace_seconds": 30,
+    "auto_play_turns": 3,
+}
 RULES = {
     "knock_limit": 10,
     "gin_bonus": 25,
@@ -76,6 +83,7 @@ ROOM = {
     "is_practice": False,
     "bot_enabled": False,
     "turn_seconds": 30,
+    "turn_clock": TURN_CLOCK,
     "seats": 2,
     "prize_table": "winner_takes_all",
     "active": True,
@@ -92,6 +100,7 @@ ROOM_CREATE = [
             "stake": "12.50",
             "fee_bps": 500,
             "turn_seconds": 30,
+            "turn_clock": {"time_bank_seconds": 60, "auto_play_turns": 3},
             "tables": 2,
             "rules": {"knock_limit": 10},
         },
@@ -357,6 +366,17 @@ _SUMMARY = {
     "fee_bps": 500,
     "turn_seconds": 30,
     "rules": RULES,
+    "turn_clock": TURN_CLOCK,
+    "clocks": [
+        {
+            "seat": seat,
+            "time_bank_seconds": 60.0,
+            "time_bank_used_seconds": 0.0,
+            "protected_turns": 0,
+            "auto_played_turns": 0,
+        }
+        for seat in (0, 1)
+    ],
     "players": [
         {"position": 0, "display_name": "alice", "screen_name": "AceOfClubs", "operator": None},
         {"position": 1, "display_name": "bob", "screen_name": None, "operator": None},
@@ -383,6 +403,7 @@ GAME_VIEW: dict[str, Any] = {
         "status": "in_progress",
         "seed_commitment": _COMMITMENT,
         "turn_deadline": "2026-11-29T20:16:17.975891Z",
+        "turn_stage": "turn",
         "your_turn": True,
         "phase": "discard",
         "to_act": 1,

@@ -32,7 +32,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from games.locks import lock_match
+from games.locks import lock_current_hand, lock_match
 from games.models import Hand, HandEvent, Match, Seat
 from games.realtime import publisher
 from games.services.hand_lifecycle import hand_abandon
@@ -159,9 +159,7 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
     match = lock_match(match_id)
     if match.status not in (Match.Status.RUNNING, Match.Status.SUSPENDED):
         return False
-    hand = (
-        Hand.objects.select_for_update().filter(match=match, status=Hand.Status.IN_PROGRESS).first()
-    )
+    hand = lock_current_hand(match)
     now = timezone.now()
     if hand is not None:
         entry = {

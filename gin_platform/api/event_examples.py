@@ -87,6 +87,14 @@ DATA: dict[str, dict] = {
         "points": 18,
         "score": [61, 25],
     },
+    "game.voided": {
+        "match_id": 42,
+        "reason": "interrupted",
+        "refunded": [
+            {"seat": 0, "amount": 500, "currency": "EUR"},
+            {"seat": 1, "amount": 500, "currency": "EUR"},
+        ],
+    },
     "settlement.failed": {
         "match_id": 42,
         "problem": {

@@ -452,6 +452,7 @@ SPECTACULAR_SETTINGS = {
         "gin_platform.api.event_webhooks.SEAT_TAKEN",
         "gin_platform.api.event_webhooks.SEAT_LEFT",
         "gin_platform.api.event_webhooks.HAND_ENDED",
+        "gin_platform.api.event_webhooks.GAME_VOIDED",
         "gin_platform.api.event_webhooks.SETTLEMENT_FAILED",
         "gin_platform.api.event_webhooks.WALLET_CALL_FAILED",
     ],
