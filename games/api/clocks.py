@@ -9,7 +9,6 @@ from typing import Any
 from rest_framework import serializers
 
 from games.models import Match
-from games.turn_clock import TURN_CLOCK_OPTIONS
 
 TURN_STAGES = ("turn", "grace", "bank")
 
@@ -42,11 +41,6 @@ class SeatClockOutput(serializers.Serializer):
     time_bank_used_seconds = serializers.FloatField()
     protected_turns = serializers.IntegerField(help_text="Turns given the reconnect grace")
     auto_played_turns = serializers.IntegerField(help_text="Turns the platform played (R13)")
-
-
-def turn_clock_options(owner: Any) -> dict[str, int]:
-    """A room's or a match's R13 options."""
-    return {name: getattr(owner, name) for name in TURN_CLOCK_OPTIONS}
 
 
 def seat_clocks(match: Match) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rest_framework import serializers as drf
 
 from games import engine, selectors
-from games.api.clocks import seat_clocks, turn_clock_options
+from games.api.clocks import seat_clocks
 from games.api.serializers import (
     HandViewOutput,
     MatchResultOutput,
@@ -102,7 +102,7 @@ def lobby_room(room: Room, *, player: Player) -> dict[str, Any]:
         "bot_enabled": room.bot_enabled,
         "fee_bps": room.fee_bps,
         "turn_seconds": room.turn_seconds,
-        "turn_clock": turn_clock_options(room),
+        "turn_clock": room.turn_clock_options(),
         "seats": room.seats,
         "prize_table": room.prize_table,
         "stake": money(room.stake, currency, player=player),
@@ -215,7 +215,7 @@ def match_summary(
             else None
         ),
         "forfeits": list(match.forfeits),
-        "turn_clock": turn_clock_options(match),
+        "turn_clock": match.turn_clock_options(),
         "clocks": seat_clocks(match),
         "result": public_result(match),
         "started_at": match.started_at,
