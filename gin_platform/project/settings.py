@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "wallet.apps.WalletConfig",
     "games.apps.GamesConfig",
     "settlement.apps.SettlementConfig",
+    "integrity.apps.IntegrityConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
     # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).

@@ -20,7 +20,7 @@ SUPPORT, FINANCE, RISK, ADMIN = "support", "finance", "risk", "admin"
 # Roles whose members must pass a TOTP token (superusers too): they can move money.
 OTP_ROLES = frozenset({FINANCE, ADMIN})
 # The apps whose every permission the admin role holds (auth: staff users and groups).
-ADMIN_APPS = ("platform", "wallet", "games", "settlement", "auth", "otp_totp")
+ADMIN_APPS = ("platform", "wallet", "games", "settlement", "integrity", "auth", "otp_totp")
 
 ROLES: dict[str, tuple[str, ...]] = {
     SUPPORT: (
@@ -68,6 +68,19 @@ ROLES: dict[str, tuple[str, ...]] = {
         "wallet.view_approvalrequest",
         "wallet.propose_cashier_caps",
         "wallet.approve_cashier_caps",
+        "games.view_match",
+        "games.view_hand",
+        "games.view_handevent",
+        "integrity.view_playerlink",
+        "integrity.add_playerlink",
+        "integrity.view_alert",
+        "integrity.change_alert",
+        "integrity.view_case",
+        "integrity.add_case",
+        "integrity.change_case",
+        "integrity.work_case",
+        "integrity.propose_confiscation",
+        "integrity.approve_confiscation",
     ),
     ADMIN: (),  # every permission of ADMIN_APPS, resolved when the roles are synced
 }
