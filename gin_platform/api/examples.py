@@ -276,6 +276,11 @@ _SESSION = {
 SESSION_CREATE = [
     request("half an hour", {"ttl_seconds": 1800}),
     request("default lifetime", {}, "PLAYER_SESSION_TTL (an hour by default)"),
+    request(
+        "with the player's device and address",
+        {"ttl_seconds": 1800, "device_id": "app-install-7f3c2a", "client_address": "81.2.69.160"},
+        "What may link the player to others (docs/integrity-links.md): kept as keyed hashes",
+    ),
     response(
         "minted",
         _SESSION | {"token": "gps_EXAMPLE-E8Vf2tXYQ540uFGfZOhpXxJ52Ks"},
@@ -305,6 +310,11 @@ LAUNCH = [
         "The player's lobby; the exit button goes back to the casino",
     ),
     request("watch a match", {"mode": "watch", "match": 42}),
+    request(
+        "lobby, with the player's device and address",
+        {"mode": "lobby", "device_id": "app-install-7f3c2a", "client_address": "2a02:c7f::1"},
+        "What may link the player to others (docs/integrity-links.md): kept as keyed hashes",
+    ),
     response(
         "launch URL",
         {

@@ -23,7 +23,7 @@ from gin_platform.http.permissions import IsOperator, IsPlayer
 from gin_platform.http.problems import (
     LaunchTokenInvalidProblem,
 )
-from gin_platform.http.throttling import AuthFailureGuard
+from gin_platform.http.throttling import AuthFailureGuard, client_address
 from gin_platform.tenancy import selectors, services
 from gin_platform.tenancy.principals import operator_principal, player_principal
 
@@ -46,7 +46,10 @@ class PlayerLaunchView(APIView):
         examples=examples.LAUNCH,
         description="The game-launch URL: the hosted table page, signed in as the player "
         "through a single-use launch token good for LAUNCH_TOKEN_TTL_SECONDS (120 s). The "
-        "token is shown once: a replay of the request answers 409 secret-not-replayable.",
+        "token is shown once: a replay of the request answers 409 secret-not-replayable. Send "
+        "the player's `device_id` and `client_address` when you have them: players seen on one "
+        "device or at one household address are never seated together (kept only as keyed "
+        "hashes, docs/integrity-links.md).",
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:
@@ -97,6 +100,7 @@ class LaunchSessionView(APIView):
                 launch_token=data["launch_token"],
                 origin=request.META.get("HTTP_ORIGIN"),
                 host=request.get_host(),
+                client_address=client_address(request),
             )
         except LaunchTokenInvalidProblem:
             guard.failed()
@@ -127,7 +131,9 @@ class SocketTicketCreateView(APIView):
     def post(self, request: Request) -> Response:
         caller = player_principal(request)
         validated(NoBody, request.data)
-        issued = services.socket_ticket_create(session=caller.session, actor=caller.actor)
+        issued = services.socket_ticket_create(
+            session=caller.session, actor=caller.actor, client_address=client_address(request)
+        )
         body = {
             "ticket": issued.ticket,
             "expires_at": issued.socket_ticket.expires_at,

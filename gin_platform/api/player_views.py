@@ -102,7 +102,9 @@ class PlayerSessionCreateView(APIView):
         tags=["players"],
         summary="Mint a player session token",
         description="Mint a short-lived bearer token for the player (ttl_seconds, 60 to "
-        "86400). The token is shown once.",
+        "86400). The token is shown once. Send the player's `device_id` and `client_address` "
+        "when you have them: players seen on one device or at one household address are never "
+        "seated together (kept only as keyed hashes, docs/integrity-links.md).",
         examples=examples.SESSION_CREATE,
     )
     @idempotent
@@ -114,6 +116,8 @@ class PlayerSessionCreateView(APIView):
             player=player,
             ttl_seconds=data.get("ttl_seconds"),
             actor=caller.actor,
+            device_id=data.get("device_id"),
+            client_address=data.get("client_address"),
         )
         body = PlayerSessionIssuedOutput(issued.session).data | {"token": issued.token}
         return Response(body, status=status.HTTP_201_CREATED)

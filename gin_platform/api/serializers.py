@@ -79,7 +79,25 @@ class PlayerOutput(serializers.ModelSerializer):
         read_only_fields = ("screen_name",)
 
 
-class PlayerSessionCreateInput(StrictInput):
+class LinkIdentifiersInput(StrictInput):
+    """What may link the player to other players (docs/integrity-links.md): kept only as a
+    keyed hash, never stored or logged as sent."""
+
+    device_id = serializers.CharField(
+        required=False,
+        max_length=200,
+        help_text="Your id of the player's device (an app install id, a browser fingerprint): "
+        "players seen on one device are never seated together.",
+    )
+    client_address = serializers.IPAddressField(
+        required=False,
+        help_text="The IP address the player's client reached you from (IPv4 or IPv6). Players "
+        "seen at one address (a household) are never seated together; private and loopback "
+        "addresses are ignored.",
+    )
+
+
+class PlayerSessionCreateInput(LinkIdentifiersInput):
     ttl_seconds = serializers.IntegerField(required=False, min_value=1)
 
 
@@ -339,7 +357,7 @@ class SocketTicketOutput(serializers.Serializer):
     ttl_seconds = serializers.IntegerField()
 
 
-class LaunchInput(StrictInput):
+class LaunchInput(LinkIdentifiersInput):
     mode = serializers.ChoiceField(
         choices=("lobby", "watch"),
         required=False,

@@ -22,6 +22,7 @@ from gin_platform.tenancy.services.players import (
     PlayerInactiveProblem,
     player_session_create,
 )
+from gin_platform.tenancy.signals import identifiers_announce
 from gin_platform.tenancy.tokens import LAUNCH_TOKEN_PREFIX, hash_secret, new_launch_token
 from gin_platform.tenancy.watchable import match_watchable
 
@@ -102,10 +103,14 @@ def launch_token_create(
     mode: str = "lobby",
     match: int | None = None,
     return_url: str | None = None,
+    device_id: str | None = None,
+    client_address: str | None = None,
 ) -> IssuedLaunchToken:
     """A single-use token that opens the hosted table page for ``player`` (the game-launch
     URL), good for LAUNCH_TOKEN_TTL_SECONDS. A self-excluded player may still launch: they
-    can watch and read statements, and seating refuses them."""
+    can watch and read statements, and seating refuses them. ``device_id`` and
+    ``client_address``, as the operator saw them, may link the player to others
+    (``identifiers_seen``); neither is stored here."""
     if not player.is_active:
         raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
     options = _launch_options(
@@ -129,6 +134,12 @@ def launch_token_create(
         operator=player.operator,
         data={"player": str(player.pk), **options},
     )
+    identifiers_announce(
+        player=player,
+        source=f"operator:{player.operator_id}",
+        device_id=device_id,
+        address=client_address,
+    )
     return IssuedLaunchToken(launch_token=launch_token, token=token)
 
 
@@ -146,14 +157,19 @@ def claim_once(model: type[LaunchToken] | type[SocketTicket], token_hash: str) -
 
 @transaction.atomic
 def launch_token_redeem(
-    *, launch_token: str, origin: str | None = None, host: str = ""
+    *,
+    launch_token: str,
+    origin: str | None = None,
+    host: str = "",
+    client_address: str | None = None,
 ) -> LaunchedSession:
     """Exchange a launch token, once, for a player session (the hosted page's first call).
 
     Unknown, used or expired tokens, and tokens of a player or operator no longer active,
     are all ``launch-token-invalid`` with one message. ``origin`` and ``host`` are the
     request's Origin and Host: a page at an origin the player's operator did not register
-    is refused (403 ``origin-not-allowed``) and the token stays unused.
+    is refused (403 ``origin-not-allowed``) and the token stays unused. ``client_address``
+    is the address the platform saw the exchange come from (``identifiers_seen``).
     """
     refused = LaunchTokenInvalidProblem("The launch token is not valid, was used or expired")
     if not isinstance(launch_token, str) or not launch_token.startswith(LAUNCH_TOKEN_PREFIX + "_"):
@@ -178,4 +194,5 @@ def launch_token_redeem(
         operator=player.operator,
         data={"player": str(player.pk), "session": issued.session.pk},
     )
+    identifiers_announce(player=player, source="platform", address=client_address)
     return LaunchedSession(player=player, options=row.options, issued=issued)

@@ -16,6 +16,7 @@ from gin_platform.locks import lock_player, lock_player_session
 from gin_platform.models import Operator, Player, PlayerSession
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.services.operators import real_currency
+from gin_platform.tenancy.signals import identifiers_announce
 from gin_platform.tenancy.tokens import new_player_token
 
 
@@ -116,8 +117,16 @@ def player_update(
 
 @transaction.atomic
 def player_session_create(
-    *, player: Player, ttl_seconds: int | None = None, actor: Actor
+    *,
+    player: Player,
+    ttl_seconds: int | None = None,
+    actor: Actor,
+    device_id: str | None = None,
+    client_address: str | None = None,
 ) -> IssuedPlayerSession:
+    """A player session (its token shown once). ``device_id`` and ``client_address``, as the
+    operator saw them, may link the player to others (``identifiers_seen``); neither is
+    stored here."""
     ttl = ttl_seconds if ttl_seconds is not None else settings.PLAYER_SESSION_DEFAULT_TTL_SECONDS
     if not 60 <= ttl <= settings.PLAYER_SESSION_MAX_TTL_SECONDS:
         raise SessionTtlProblem(
@@ -137,6 +146,12 @@ def player_session_create(
         obj=session,
         operator=player.operator,
         data={"player": str(player.pk), "ttl_seconds": ttl},
+    )
+    identifiers_announce(
+        player=player,
+        source=f"operator:{player.operator_id}",
+        device_id=device_id,
+        address=client_address,
     )
     return IssuedPlayerSession(session=session, token=token)
 

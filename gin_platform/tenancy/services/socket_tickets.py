@@ -16,6 +16,7 @@ from gin_platform.models import AuditEvent, PlayerSession, SocketTicket
 from gin_platform.tenancy.principals import Actor, PlayerPrincipal
 from gin_platform.tenancy.services.launch import claim_once
 from gin_platform.tenancy.services.players import player_operator
+from gin_platform.tenancy.signals import identifiers_announce
 from gin_platform.tenancy.tokens import SOCKET_TICKET_PREFIX, hash_secret, new_socket_ticket
 
 
@@ -26,9 +27,12 @@ class IssuedSocketTicket:
 
 
 @transaction.atomic
-def socket_ticket_create(*, session: PlayerSession, actor: Actor) -> IssuedSocketTicket:
+def socket_ticket_create(
+    *, session: PlayerSession, actor: Actor, client_address: str | None = None
+) -> IssuedSocketTicket:
     """A ticket that opens one socket for the session's player within
-    SOCKET_TICKET_TTL_SECONDS (and only while the session stays valid)."""
+    SOCKET_TICKET_TTL_SECONDS (and only while the session stays valid). ``client_address``
+    is the address the platform saw the request come from (``identifiers_seen``)."""
     ticket, token_hash = new_socket_ticket()
     now = timezone.now()
     socket_ticket = SocketTicket.objects.create(
@@ -45,6 +49,7 @@ def socket_ticket_create(*, session: PlayerSession, actor: Actor) -> IssuedSocke
         operator=player_operator(session),
         data={"player": str(session.player_id), "session": session.pk},
     )
+    identifiers_announce(player=session.player, source="platform", address=client_address)
     return IssuedSocketTicket(socket_ticket=socket_ticket, ticket=ticket)
 
 
