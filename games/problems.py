@@ -33,6 +33,17 @@ class TableFullProblem(Problem):
     description = "Both seats are taken (or a game is being played there)."
 
 
+class LinkedPlayersProblem(Problem):
+    slug = "linked-players"
+    status = 409
+    title = "You cannot sit at this table"
+    description = (
+        "Somebody at this table may not play with you (docs/integrity-links.md: linked players "
+        "never share a table). Which player, and why, is not said: pick another table, or join "
+        "the waiting list."
+    )
+
+
 class NotSeatedProblem(Problem):
     slug = "not-seated"
     status = 409

@@ -1,11 +1,23 @@
-"""The one question games asks integrity (R10's seating, docs/integrity.md "Linked accounts"):
-may these players share a table? Two players linked for any reason still in force never do.
-Reads only, one indexed query; imports nothing of games, so the seating path can call it."""
+"""The one question games asks integrity (R10's seating, docs/integrity-links.md): may these
+players share a table? Two players linked for any reason still in force never do.
+Reads only, one indexed query per call; imports nothing of games, so the seating path can
+call it.
+
+- ``linked_pairs``: the linked pairs among a set of players (a table's seats and a newcomer;
+  a waiting list; a tournament's registrants before its draw), then ``pair_linked`` asks
+  of any two without another query.
+- ``may_share_table``: may one player join the others (the explicit sit, under the table's
+  lock).
+- ``linked_players``: everybody linked to one player (the waiting list leaves their tables
+  out of the search for an opponent).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from uuid import UUID
+
+from django.db.models import Q
 
 from integrity.models import PlayerLink
 
@@ -21,9 +33,29 @@ def linked_pairs(*, player_ids: Iterable[UUID]) -> set[tuple[UUID, UUID]]:
     return {(low, high) for low, high in rows}
 
 
+def pair_linked(pairs: set[tuple[UUID, UUID]], first: UUID, second: UUID) -> bool:
+    """Whether ``first`` and ``second`` are one of ``pairs`` (from ``linked_pairs``).
+
+    >>> from uuid import UUID
+    >>> a, b = UUID(int=1), UUID(int=2)
+    >>> pair_linked({(a, b)}, b, a), pair_linked({(a, b)}, a, a)
+    (True, False)
+    """
+    low, high = (first, second) if first < second else (second, first)
+    return (low, high) in pairs
+
+
 def may_share_table(*, player_id: UUID, other_ids: Iterable[UUID]) -> bool:
     """Whether ``player_id`` may sit with every one of ``other_ids``."""
     others = set(other_ids) - {player_id}
     if not others:
         return True
     return not any(player_id in pair for pair in linked_pairs(player_ids=others | {player_id}))
+
+
+def linked_players(*, player_id: UUID) -> set[UUID]:
+    """Every player linked to ``player_id`` by a link in force (either index of the pair)."""
+    rows = PlayerLink.objects.filter(
+        Q(player_low=player_id) | Q(player_high=player_id), ended_at__isnull=True
+    ).values_list("player_low_id", "player_high_id")
+    return {low if high == player_id else high for low, high in rows}

@@ -11,6 +11,7 @@ from games.models import Match, Room, Seat, Variant
 from games.problems import (
     BotNotAllowedProblem,
     CashierAmountOutOfRangeProblem,
+    LinkedPlayersProblem,
     NetworkNotJoinedProblem,
     NetworkTableOtherModeProblem,
     ScreenNameRequiredProblem,
@@ -23,6 +24,7 @@ from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator
+from integrity.pairing import may_share_table
 
 
 def buy_in_amount(
@@ -109,3 +111,14 @@ def network_mode_check(*, player: Player, match: Match) -> None:
             f"table {match.table_id} seats {'live' if player.operator.is_sandbox else 'test-mode'}"
             " players"
         )
+
+
+def linked_players_check(*, player: Player, others: list[Seat]) -> None:
+    """Linked players never share a table (docs/integrity-links.md): ``player`` may not sit
+    with a player seated in ``others`` they are linked to (409 ``linked-players``, which
+    says neither who nor why). One indexed query, none at an empty table. ``seating`` calls
+    it under the table's lock, where no other seat can be taken at once."""
+    if others and not may_share_table(
+        player_id=player.pk, other_ids=[seat.player_id for seat in others]
+    ):
+        raise LinkedPlayersProblem("Somebody at this table may not play with you")

@@ -46,7 +46,12 @@ from games.services.house_bot import (
 )
 from games.services.network import match_event_enqueue
 from games.services.rooms import free_table_ensure
-from games.services.seat_checks import buy_in_amount, network_mode_check, network_seat_check
+from games.services.seat_checks import (
+    buy_in_amount,
+    linked_players_check,
+    network_mode_check,
+    network_seat_check,
+)
 from games.services.timers import match_forfeit
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
@@ -148,6 +153,10 @@ def _seamless_buy_in(
         or Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).exists()
     ):
         return None
+    if match is not None:  # refused before the operator's wallet is debited (checked again)
+        linked_players_check(
+            player=player, others=list(Seat.objects.filter(match=match, state=Seat.State.SEATED))
+        )
     amount, _ = buy_in_amount(
         room=room, match=match, cashier_amount=cashier_amount, stake_per_point=stake_per_point
     )
@@ -250,6 +259,7 @@ def _seat_take(
         free = sorted(set(match.positions) - {seat.position for seat in others})
         if not free:
             raise TableFullProblem(f"every seat at table {table.pk} is taken")
+        linked_players_check(player=player, others=others)  # under the table's lock
         seat = Seat.objects.create(
             table=table,
             match=match,

@@ -30,6 +30,7 @@ from django.utils import timezone
 from games.locks import lock_waiting_entry, lock_waiting_entry_of
 from games.models import Match, Room, Seat, Table, WaitingListEntry
 from games.problems import (
+    LinkedPlayersProblem,
     NetworkTableOtherModeProblem,
     RoomInactiveProblem,
     StakePerPointMismatchProblem,
@@ -45,6 +46,7 @@ from gin_platform.enqueue import enqueue_on_commit
 from gin_platform.http.problems import NotFoundProblem, Problem
 from gin_platform.models import Player
 from gin_platform.tenancy.principals import Actor
+from integrity.pairing import linked_pairs, linked_players, pair_linked
 
 logger = logging.getLogger(__name__)
 
@@ -177,11 +179,13 @@ def _waiting(room_id: int) -> list[WaitingListEntry]:
 
 def _table_with_opponent(entry: WaitingListEntry) -> Table | None:
     """An open table of the room whose game waits for players at the entry's stake, with
-    somebody else seated (the oldest such game first)."""
+    somebody else seated and nobody the entry's player is linked to (the oldest such game
+    first; docs/integrity-links.md: the list skips linked pairings silently)."""
     # Never a table of the other mode (live and sandbox players never meet).
     seated = Seat.objects.filter(
         state=Seat.State.SEATED, player__operator__is_sandbox=entry.player.operator.is_sandbox
     )
+    unwelcome = {entry.player_id, *linked_players(player_id=entry.player_id)}
     match = (
         Match.objects.filter(
             room_id=entry.room_id,
@@ -189,7 +193,7 @@ def _table_with_opponent(entry: WaitingListEntry) -> Table | None:
             table__status=Table.Status.OPEN,
             pk__in=seated.values("match_id"),
         )
-        .exclude(pk__in=seated.filter(player_id=entry.player_id).values("match_id"))
+        .exclude(pk__in=seated.filter(player_id__in=unwelcome).values("match_id"))
         .filter(Q(stake_per_point=entry.stake_per_point) if entry.stake_per_point else Q())
         .select_related("table")
         .order_by("created_at", "pk")
@@ -287,7 +291,12 @@ def _seat_entry(entry: WaitingListEntry, table: Table) -> bool:
             stake_per_point=entry.stake_per_point,
             actor=WAITING_LIST_ACTOR,
         )
-    except (TableFullProblem, StakePerPointMismatchProblem, NetworkTableOtherModeProblem):
+    except (
+        TableFullProblem,
+        StakePerPointMismatchProblem,
+        NetworkTableOtherModeProblem,
+        LinkedPlayersProblem,  # somebody linked sat there meanwhile: another table, later
+    ):
         WaitingListEntry.objects.filter(pk=entry.pk).update(
             status=WaitingListEntry.Status.WAITING, claimed_at=None
         )
@@ -348,12 +357,17 @@ def waiting_list_match(*, room_id: int) -> int:
 
 def _first_pair(entries: list[WaitingListEntry]) -> tuple[WaitingListEntry, ...] | None:
     """The two oldest entries of different players at the same stake (and mode: live and
-    sandbox players never meet)."""
-    by_stake: dict[tuple[int | None, bool], WaitingListEntry] = {}
+    sandbox players never meet) who are not linked (docs/integrity-links.md: skipped
+    silently; one query for the whole list)."""
+    linked = linked_pairs(player_ids=(entry.player_id for entry in entries))
+    by_stake: dict[tuple[int | None, bool], list[WaitingListEntry]] = {}
     for entry in entries:
         key = (entry.stake_per_point, entry.player.operator.is_sandbox)
-        first = by_stake.get(key)
-        if first is not None and first.player_id != entry.player_id:
-            return first, entry
-        by_stake.setdefault(key, entry)
+        earlier = by_stake.setdefault(key, [])
+        for first in earlier:
+            if first.player_id != entry.player_id and not pair_linked(
+                linked, first.player_id, entry.player_id
+            ):
+                return first, entry
+        earlier.append(entry)
     return None

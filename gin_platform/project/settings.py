@@ -288,6 +288,7 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
+    "derive-player-links": {"task": "integrity.tasks.links_derive_pending", "schedule": 300.0},
 }
 
 # --- Security ----------------------------------------------------------------------------
@@ -589,6 +590,8 @@ GAMES_MAX_INTERRUPTION_SECONDS = int(ENV.get("GAMES_MAX_INTERRUPTION_SECONDS", "
 # often; a web heartbeat gap longer than PLATFORM_OUTAGE_AFTER_SECONDS is an outage.
 PLATFORM_HEARTBEAT_SECONDS = float(ENV.get("PLATFORM_HEARTBEAT_SECONDS", "5"))
 PLATFORM_OUTAGE_AFTER_SECONDS = float(ENV.get("PLATFORM_OUTAGE_AFTER_SECONDS", "15"))
+# The network's one secret for linked accounts' keyed hashes (empty: derived, integrity/hashing.py)
+INTEGRITY_LINK_SECRET = ENV.get("INTEGRITY_LINK_SECRET", "")
 # Practice: seconds between the house bot's turn coming up and its move (eager Celery, as in
 # tests and the demo, does not wait).
 BOT_MOVE_DELAY_SECONDS = 1

@@ -3,6 +3,6 @@ with their evidence) and cases (the risk team's work)."""
 
 from integrity.models.cases import Case
 from integrity.models.detection import Alert
-from integrity.models.links import LinkKind, PlayerLink
+from integrity.models.links import LinkKind, LinkMark, MarkKind, PlayerLink
 
-__all__ = ["Alert", "Case", "LinkKind", "PlayerLink"]
+__all__ = ["Alert", "Case", "LinkKind", "LinkMark", "MarkKind", "PlayerLink"]

@@ -51,3 +51,40 @@ class PlayerLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} link {self.player_low_id} ~ {self.player_high_id}"
+
+
+class MarkKind(models.TextChoices):
+    """The identifiers the platform keeps (as keyed hashes) to find shared ones."""
+
+    DEVICE = "device"
+    ADDRESS = "address"
+    PAYMENT_INSTRUMENT = "payment_instrument"
+
+
+class LinkMark(models.Model):
+    """A player was seen with an identifier: a device id, a client address (an IPv6 address
+    by its /64) or a payment-instrument fingerprint, kept ONLY as its HMAC-SHA256 under the
+    platform's link secret (integrity/hashing.py), never as sent. Two players with the same
+    ``(kind, digest)`` share the identifier; integrity.services.marks links them."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=24, choices=MarkKind.choices)
+    digest = models.CharField(max_length=64)
+    # Who saw it first: "operator:<id>" (sent with a launch, a session or by API) or "platform".
+    source = models.CharField(max_length=80)
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    # When the links of the last sighting were made (null: not yet; the sweeper's work).
+    derived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("player", "kind", "digest"), name="link_mark_unique"),
+        ]
+        # Who else was seen with this identifier (recently): one index range.
+        indexes = [
+            models.Index(fields=("kind", "digest", "last_seen_at"), name="link_mark_shared_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} mark of {self.player_id}"
