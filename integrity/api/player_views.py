@@ -1,0 +1,90 @@
+"""Players' reports (docs/integrity.md "Player reports"): a player reports an opponent of a
+match they played and sees that the report was received and its status, never what the
+investigation found. Thin views."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gin_platform.api.inputs import validated
+from gin_platform.http.pagination import CheckedCursorPagination
+from gin_platform.http.permissions import IsPlayer
+from gin_platform.tenancy.principals import player_principal
+from integrity import selectors, services
+from integrity.api import presenters
+from integrity.api.serializers import ReportInput, ReportOutput
+
+
+class MyReportListCreateView(GenericAPIView):
+    permission_classes = (IsPlayer,)
+    serializer_class = ReportOutput
+
+    class Pagination(CheckedCursorPagination):
+        ordering = ("-created_at", "-pk")
+        page_size = 50
+
+    pagination_class = Pagination
+
+    @extend_schema(
+        responses=ReportOutput(many=True),
+        tags=["me"],
+        operation_id="me_reports_list",
+        summary="List my reports",
+        description="The reports I made, newest first, each with its status (received, "
+        "under_review, closed); never what the review found.",
+    )
+    def get(self, request: Request) -> Response:
+        rows = selectors.player_report_list(player=player_principal(request).player)
+        page = self.paginate_queryset(rows)
+        assert page is not None  # None only for a view without a paginator
+        body = [presenters.report(row) for row in page]
+        return self.get_paginated_response(ReportOutput(body, many=True).data)
+
+    @extend_schema(
+        request=ReportInput,
+        responses={201: ReportOutput},
+        tags=["me"],
+        operation_id="me_reports_create",
+        summary="Report a player",
+        description="Report an opponent of a match I played (their `seat`, or `reported`: "
+        "their screen name at a network table), once per match and opponent, with a reason "
+        "(collusion, chip_dumping, bot, abuse, other) and an optional text. The integrity "
+        "team reviews it; my operator is told (integrity.report_received).",
+    )
+    def post(self, request: Request) -> Response:
+        principal = player_principal(request)
+        values = validated(ReportInput, request.data)
+        report = services.player_report_create(
+            reporter=principal.player,
+            match_id=values["match_id"],
+            reported_id=values.get("reported"),
+            seat=values.get("seat"),
+            reason=values["reason"],
+            text=values["text"],
+            actor=principal.actor,
+        )
+        return Response(
+            ReportOutput(presenters.report(report)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class MyReportDetailView(APIView):
+    permission_classes = (IsPlayer,)
+
+    @extend_schema(
+        responses=ReportOutput,
+        tags=["me"],
+        operation_id="me_reports_retrieve",
+        summary="Show one of my reports",
+        description="The report and its status; never what the review found.",
+    )
+    def get(self, request: Request, report_id: str) -> Response:
+        row = selectors.player_report_get(
+            player=player_principal(request).player, report_id=report_id
+        )
+        return Response(ReportOutput(presenters.report(row)).data)
