@@ -981,7 +981,49 @@ export class TableScreen {
         row.append(h("button", { type: "button", class: "button subtle", onclick: () => { this.confirmResign = true; this.render(this.view); } }, "Resign…"));
       }
     }
+    if (!this.watch) {
+      for (const player of match.players.filter((p) => p.position !== this.seat)) {
+        row.append(h("button", {
+          type: "button",
+          class: "button subtle report-player",
+          dataset: { seat: player.position },
+          onclick: () => this.openReport(player.position),
+        }, `Report ${this.name(player.position)}…`));
+      }
+    }
     return row;
+  }
+
+  /** A player reports an opponent (POST me/reports with their seat): a dialog of its own,
+   * outside the table's re-rendered DOM, so a push never clears what is being typed. */
+  openReport(seat) {
+    const name = this.name(seat);
+    const reasons = [["collusion", "Playing together against others"], ["chip_dumping", "Losing on purpose to pass money"], ["bot", "A program playing"], ["abuse", "Abuse in the game"], ["other", "Something else"]];
+    const reason = h("select", { id: "report-reason", name: "reason" },
+      reasons.map(([value, label]) => h("option", { value, text: label })));
+    const text = h("textarea", { id: "report-text", name: "text", maxlength: 1000, rows: 3 });
+    const dialog = h("dialog", { id: "report-dialog", "aria-labelledby": "report-title" },
+      h("h2", { id: "report-title", text: `Report ${name}` }),
+      h("label", { for: "report-reason", text: "What happened" }), reason,
+      h("label", { for: "report-text", text: "Anything to add (optional)" }), text);
+    const close = () => { dialog.close(); dialog.remove(); };
+    const send = h("button", { type: "button", class: "button", id: "report-send" }, "Send the report");
+    send.addEventListener("click", async () => {
+      send.disabled = true;
+      try {
+        await api("me/reports", { method: "POST", body: { match_id: this.matchId, seat, reason: reason.value, text: text.value } });
+        close();
+        showNotice("Report received", "The integrity team will review it. You can follow its status, never its outcome.");
+      } catch (error) {
+        send.disabled = false;
+        if (!(error instanceof ApiError)) throw error;
+        showProblem(error.problem);
+      }
+    });
+    dialog.append(h("div", { class: "button-row" }, send,
+      h("button", { type: "button", class: "button subtle", onclick: close }, "Cancel")));
+    document.body.append(dialog);
+    dialog.showModal();
   }
 
   renderPresence() {
