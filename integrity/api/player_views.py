@@ -16,13 +16,13 @@ from gin_platform.http.pagination import CheckedCursorPagination
 from gin_platform.http.permissions import IsPlayer
 from gin_platform.tenancy.principals import player_principal
 from integrity import selectors, services
-from integrity.api import presenters
-from integrity.api.serializers import ReportInput, ReportOutput
+from integrity.api import examples, presenters
+from integrity.api.serializers import PlayerReportInput, PlayerReportOutput
 
 
 class MyReportListCreateView(GenericAPIView):
     permission_classes = (IsPlayer,)
-    serializer_class = ReportOutput
+    serializer_class = PlayerReportOutput
 
     class Pagination(CheckedCursorPagination):
         ordering = ("-created_at", "-pk")
@@ -31,7 +31,7 @@ class MyReportListCreateView(GenericAPIView):
     pagination_class = Pagination
 
     @extend_schema(
-        responses=ReportOutput(many=True),
+        responses=PlayerReportOutput(many=True),
         tags=["me"],
         operation_id="me_reports_list",
         summary="List my reports",
@@ -43,14 +43,15 @@ class MyReportListCreateView(GenericAPIView):
         page = self.paginate_queryset(rows)
         assert page is not None  # None only for a view without a paginator
         body = [presenters.report(row) for row in page]
-        return self.get_paginated_response(ReportOutput(body, many=True).data)
+        return self.get_paginated_response(PlayerReportOutput(body, many=True).data)
 
     @extend_schema(
-        request=ReportInput,
-        responses={201: ReportOutput},
+        request=PlayerReportInput,
+        responses={201: PlayerReportOutput},
         tags=["me"],
         operation_id="me_reports_create",
         summary="Report a player",
+        examples=examples.REPORT_CREATE,
         description="Report an opponent of a match I played (their `seat`, or `reported`: "
         "their screen name at a network table), once per match and opponent, with a reason "
         "(collusion, chip_dumping, bot, abuse, other) and an optional text. The integrity "
@@ -58,7 +59,7 @@ class MyReportListCreateView(GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         principal = player_principal(request)
-        values = validated(ReportInput, request.data)
+        values = validated(PlayerReportInput, request.data)
         report = services.player_report_create(
             reporter=principal.player,
             match_id=values["match_id"],
@@ -69,7 +70,7 @@ class MyReportListCreateView(GenericAPIView):
             actor=principal.actor,
         )
         return Response(
-            ReportOutput(presenters.report(report)).data, status=status.HTTP_201_CREATED
+            PlayerReportOutput(presenters.report(report)).data, status=status.HTTP_201_CREATED
         )
 
 
@@ -77,7 +78,7 @@ class MyReportDetailView(APIView):
     permission_classes = (IsPlayer,)
 
     @extend_schema(
-        responses=ReportOutput,
+        responses=PlayerReportOutput,
         tags=["me"],
         operation_id="me_reports_retrieve",
         summary="Show one of my reports",
@@ -87,4 +88,4 @@ class MyReportDetailView(APIView):
         row = selectors.player_report_get(
             player=player_principal(request).player, report_id=report_id
         )
-        return Response(ReportOutput(presenters.report(row)).data)
+        return Response(PlayerReportOutput(presenters.report(row)).data)

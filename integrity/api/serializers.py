@@ -152,7 +152,7 @@ class CaseOutput(CaseSummaryOutput):
 
 
 # --- Players ----------------------------------------------------------------------------------
-class ReportInput(StrictInput):
+class PlayerReportInput(StrictInput):
     match_id = serializers.IntegerField()
     reported = serializers.CharField(
         max_length=64,
@@ -166,7 +166,7 @@ class ReportInput(StrictInput):
     text = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
 
 
-class ReportOutput(serializers.Serializer):
+class PlayerReportOutput(serializers.Serializer):
     id = serializers.IntegerField()
     match_id = serializers.IntegerField()
     reported = serializers.CharField(help_text="The reported player's screen name, if any")

@@ -24,7 +24,7 @@ from gin_platform.http.pagination import CheckedCursorPagination
 from gin_platform.http.permissions import HasStaffPermission, IsStaff
 from gin_platform.staff.scope import operator_scope
 from integrity import selectors, services
-from integrity.api import presenters
+from integrity.api import examples, presenters
 from integrity.api.serializers import (
     AlertFilterInput,
     AlertOutput,
@@ -96,6 +96,7 @@ class StaffAlertGroupView(APIView):
         responses=inline_serializer("AlertsGrouped", {"grouped": serializers.IntegerField()}),
         tags=TAGS,
         summary="Group the open alerts into cases now",
+        examples=examples.ALERTS_GROUPED,
         description="What the periodic job does: each open alert not in a case joins the "
         "oldest open case already about all of its players, or opens a new one.",
     )
@@ -130,6 +131,7 @@ class StaffCaseListCreateView(GenericAPIView):
         responses={201: CaseOutput},
         tags=TAGS,
         summary="Open a case by hand",
+        examples=examples.CASE_OPEN,
         description="Open a case from alerts (none of them in another case).",
     )
     def post(self, request: Request) -> Response:
@@ -164,6 +166,7 @@ class StaffCaseAlertsView(APIView):
         responses=CaseOutput,
         tags=TAGS,
         summary="Add alerts to a case",
+        examples=examples.CASE_ALERTS,
         description="Group alerts into this open case by hand.",
     )
     def post(self, request: Request, case_id: str) -> Response:
@@ -184,6 +187,7 @@ class StaffCaseNoteView(APIView):
         responses={201: CaseOutput},
         tags=TAGS,
         summary="Add a note to a case",
+        examples=examples.CASE_NOTE,
         description="Notes are kept for the risk team only.",
     )
     def post(self, request: Request, case_id: str) -> Response:
@@ -201,6 +205,7 @@ class StaffCaseActionView(APIView):
         responses={201: CaseOutput},
         tags=TAGS,
         summary="Act on a case's player",
+        examples=examples.CASE_ACTION,
         description="warn (the player's operator is told), suspend (the player sits at no "
         "table until lifted), lift_suspension, block_pairing (with other_player_id: the two "
         "are never seated together again), ban (no table; at network tables not their other "
@@ -239,6 +244,7 @@ class StaffCaseCloseView(APIView):
         responses=CaseOutput,
         tags=TAGS,
         summary="Close a case",
+        examples=examples.CASE_CLOSE,
         description="Close with a resolution (kept for the risk team); the operators "
         "concerned get integrity.case_closed with the actions taken, the reporters' reports "
         "are closed.",
@@ -279,6 +285,7 @@ class StaffConfiscationCreateView(APIView):
         responses={201: ConfiscationOutput},
         tags=TAGS,
         summary="Propose confiscating the colluder's winnings",
+        examples=examples.CONFISCATION_PROPOSE,
         description="A four-eyes request (integrity.propose_confiscation): what each victim "
         "gets from the colluder, decimal strings in one currency; all of them players of "
         "the case. Another risk user approves it (then it is posted: one ledger transaction "
@@ -345,6 +352,7 @@ class StaffConfiscationApproveView(_ConfiscationDecisionView):
         responses=ConfiscationOutput,
         tags=TAGS,
         summary="Approve and post a confiscation",
+        examples=examples.CONFISCATION_APPROVED,
         description="integrity.approve_confiscation, never the proposer (403 "
         "four-eyes-required). Posts the one ledger transaction of the case and marks the "
         "request executed, together: two approvers racing post it once; approving an "
@@ -363,6 +371,7 @@ class StaffConfiscationRejectView(_ConfiscationDecisionView):
         responses=ConfiscationOutput,
         tags=TAGS,
         summary="Reject a confiscation",
+        examples=examples.CONFISCATION_REJECTED,
         description="Close a pending request without posting it; never by its proposer.",
     )
     def post(self, request: Request, confiscation_id: str) -> Response:
