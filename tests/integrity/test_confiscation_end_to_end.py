@@ -11,6 +11,7 @@ webhooks name another operator's players masked; ``reconcile`` is clean."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
@@ -138,6 +139,22 @@ def test_a_confiscation_case_at_a_network_table_end_to_end_over_http():
     assert (a_row["confiscated"], b_row["confiscated"]) == ("10.00", "-10.00")
     assert a_row["position"] == f"{after[world.a.pk] / 100:.2f}"
     assert b_row["position"] == f"{after[world.b.pk] / 100:.2f}"
+    # The staff statement: the network's own row moved by nothing, the positions net out.
+    staff_rows = (
+        api_as(staff_user("fay", "finance"))
+        .get(
+            "/api/v1/backoffice/network/statement",
+            {"from": timezone.now().date().isoformat(), "currency": "EUR"},
+        )
+        .json()["rows"]
+    )
+    confiscated = {row["operator"]: row["confiscated"] for row in staff_rows}
+    assert confiscated == {
+        world.a.slug: "10.00",
+        world.b.slug: "-10.00",
+        world.network.slug: "0.00",
+    }
+    assert sum(Decimal(row["position"]) for row in staff_rows) == 0
     victim_txns = b_api.get(
         f"/api/v1/players/{victim_b.pk}/transactions", {"kind": "confiscation"}
     ).json()["results"]
