@@ -15,6 +15,7 @@ import {
 } from "./format.js";
 import { Live } from "./live.js";
 import { showNotice, showProblem } from "./notices.js";
+import { openReport } from "./report.js";
 
 const ACTION_TIMEOUT_MS = 8000;
 // Opening the table, the socket replays this many of the last events (docs/realtime.md
@@ -987,43 +988,11 @@ export class TableScreen {
           type: "button",
           class: "button subtle report-player",
           dataset: { seat: player.position },
-          onclick: () => this.openReport(player.position),
+          onclick: () => openReport({ matchId: this.matchId, seat: player.position, name: this.name(player.position) }),
         }, `Report ${this.name(player.position)}…`));
       }
     }
     return row;
-  }
-
-  /** A player reports an opponent (POST me/reports with their seat): a dialog of its own,
-   * outside the table's re-rendered DOM, so a push never clears what is being typed. */
-  openReport(seat) {
-    const name = this.name(seat);
-    const reasons = [["collusion", "Playing together against others"], ["chip_dumping", "Losing on purpose to pass money"], ["bot", "A program playing"], ["abuse", "Abuse in the game"], ["other", "Something else"]];
-    const reason = h("select", { id: "report-reason", name: "reason" },
-      reasons.map(([value, label]) => h("option", { value, text: label })));
-    const text = h("textarea", { id: "report-text", name: "text", maxlength: 1000, rows: 3 });
-    const dialog = h("dialog", { id: "report-dialog", "aria-labelledby": "report-title" },
-      h("h2", { id: "report-title", text: `Report ${name}` }),
-      h("label", { for: "report-reason", text: "What happened" }), reason,
-      h("label", { for: "report-text", text: "Anything to add (optional)" }), text);
-    const close = () => { dialog.close(); dialog.remove(); };
-    const send = h("button", { type: "button", class: "button", id: "report-send" }, "Send the report");
-    send.addEventListener("click", async () => {
-      send.disabled = true;
-      try {
-        await api("me/reports", { method: "POST", body: { match_id: this.matchId, seat, reason: reason.value, text: text.value } });
-        close();
-        showNotice("Report received", "The integrity team will review it. You can follow its status, never its outcome.");
-      } catch (error) {
-        send.disabled = false;
-        if (!(error instanceof ApiError)) throw error;
-        showProblem(error.problem);
-      }
-    });
-    dialog.append(h("div", { class: "button-row" }, send,
-      h("button", { type: "button", class: "button subtle", onclick: close }, "Cancel")));
-    document.body.append(dialog);
-    dialog.showModal();
   }
 
   renderPresence() {
