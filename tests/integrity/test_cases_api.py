@@ -131,6 +131,47 @@ def test_a_suspended_player_sits_nowhere_until_it_is_lifted(world, risk):
     assert sat.status_code == 201, sat.content
 
 
+def test_a_suspended_player_cannot_join_the_waiting_list_either(world, risk):
+    shark, minnow = player_make(world.a, "shark"), player_make(world.b, "minnow")
+    case = _open(risk, alert_make(shark, minnow))
+    _act(risk, case["id"], "suspend", shark)
+    joined = session_client(shark).post(
+        f"/api/v1/lobby/{world.room.pk}/waiting-list", {}, format="json"
+    )
+    assert_problem(joined, 403, "play-suspended")
+
+
+def test_a_confiscation_decided_over_http_once(world, risk):
+    shark, minnow = player_make(world.a, "shark"), player_make(world.b, "minnow")
+    case = _open(risk, alert_make(shark, minnow))
+    body = {
+        "colluder_id": str(shark.pk),
+        "currency": "EUR",
+        "refunds": [{"player_id": str(minnow.pk), "amount": "1.00"}],
+        "reason": "reviewed",
+    }
+    proposed = risk.post(f"{CASES}/{case['id']}/confiscations", body, format="json").json()
+    url = f"/api/v1/staff/integrity/confiscations/{proposed['id']}"
+    ben = api_as(staff_user("ben", "risk"))
+    rejected = ben.post(f"{url}/reject", {"note": "thin"}, format="json")
+    assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
+    assert_problem(ben.post(f"{url}/approve", {}, format="json"), 409, "approval-not-pending")
+    shown = ben.get(url).json()
+    assert (shown["status"], shown["decided_by"], shown["decision_note"]) == (
+        "rejected",
+        "ben",
+        "thin",
+    )
+    unknown = risk.post(
+        f"{CASES}/{case['id']}/confiscations",
+        body | {"refunds": [{"player_id": str(minnow.pk), "amount": "1.001"}]},
+        format="json",
+    )
+    assert_problem(unknown, 422, "amount-too-precise")
+    support = api_as(staff_user("sam", "support"))
+    assert support.get(url).status_code == 403
+
+
 def test_a_blocked_pairing_is_a_case_block_link(world, risk):
     shark, minnow = player_make(world.a, "shark"), player_make(world.b, "minnow")
     case = _open(risk, alert_make(shark, minnow))
