@@ -215,24 +215,14 @@ class StaffCaseActionView(APIView):
     def post(self, request: Request, case_id: str) -> Response:
         case = _case(request, case_id)
         values = validated(CaseActionInput, request.data)
-        kind, user = values["kind"], request.user
-        common = {"case": case, "player_id": values["player_id"], "reason": values["reason"]}
-        if kind == "block_pairing":
-            if "other_player_id" not in values:
-                raise CaseActionInvalidProblem(
-                    "block_pairing names other_player_id", field="other_player_id"
-                )
-            services.case_pairing_block(
-                **common, other_player_id=values["other_player_id"], user=user
-            )
-        elif kind == "warn":
-            services.case_warn(**common, user=user)
-        elif kind == "suspend":
-            services.case_suspend(**common, user=user)
-        elif kind == "lift_suspension":
-            services.case_suspension_lift(**common, user=user)
-        else:
-            services.case_ban(**common, user=user)
+        services.case_action_take(
+            case=case,
+            kind=values["kind"],
+            player_id=values["player_id"],
+            other_player_id=values.get("other_player_id"),
+            reason=values["reason"],
+            user=request.user,
+        )
         return _case_answer(request, case, status.HTTP_201_CREATED)
 
 

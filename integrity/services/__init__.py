@@ -9,6 +9,7 @@ Every function is keyword-only, atomic and audited; webhooks are sent after the 
 """
 
 from integrity.services.actions import (
+    case_action_take,
     case_ban,
     case_pairing_block,
     case_suspend,
@@ -34,6 +35,7 @@ from integrity.services.reports import player_report_create
 __all__ = [
     "alert_group",
     "alerts_group",
+    "case_action_take",
     "case_alerts_add",
     "case_ban",
     "case_close",

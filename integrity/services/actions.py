@@ -207,3 +207,32 @@ def case_ban(*, case: Case, player_id: object, reason: str, user: Any) -> CaseAc
         operator_ids=selectors.case_operator_ids(locked) | network_member_ids(),
         public={"shared_with_network": True},
     )
+
+
+def case_action_take(
+    *,
+    case: Case,
+    kind: str,
+    player_id: object,
+    reason: str,
+    user: Any,
+    other_player_id: object = None,
+) -> CaseAction:
+    """One of the actions above by its kind (the staff endpoint's one call): ``warn``,
+    ``suspend``, ``lift_suspension``, ``block_pairing`` (with ``other_player_id``), ``ban``."""
+    common = {"case": case, "player_id": player_id, "reason": reason, "user": user}
+    if kind == Kind.BLOCK_PAIRING:
+        if other_player_id is None:
+            raise CaseActionInvalidProblem(
+                "block_pairing names other_player_id", field="other_player_id"
+            )
+        return case_pairing_block(**common, other_player_id=other_player_id)
+    actions: dict[str, Callable[..., CaseAction]] = {
+        Kind.WARN: case_warn,
+        Kind.SUSPEND: case_suspend,
+        Kind.LIFT_SUSPENSION: case_suspension_lift,
+        Kind.BAN: case_ban,
+    }
+    if kind not in actions:
+        raise CaseActionInvalidProblem(f"no action {kind!r} here", field="kind")
+    return actions[kind](**common)
