@@ -10,6 +10,11 @@ urlpatterns = routes(
     # Back-office staff (the risk role).
     ("staff/integrity/alerts", staff_views.StaffAlertListView, "staff-integrity-alerts"),
     (
+        "staff/integrity/alerts/<str:alert_id>/dismiss",
+        staff_views.StaffAlertDismissView,
+        "staff-integrity-alert-dismiss",
+    ),
+    (
         "staff/integrity/alerts/group",
         staff_views.StaffAlertGroupView,
         "staff-integrity-alerts-group",

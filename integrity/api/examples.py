@@ -216,3 +216,10 @@ REPORT_CREATE = [
     ),
     response("received", REPORT, 201),
 ]
+ALERT_DISMISS = [
+    request("dismiss", {"reason": "two friends, one game: nothing to see"}),
+    response(
+        "dismissed",
+        ALERT | {"status": "dismissed", "case_id": None, "signal": "repeated_pairing"},
+    ),
+]

@@ -20,6 +20,10 @@ class CaseFilterInput(serializers.Serializer):
     status = serializers.ChoiceField(choices=Case.Status.choices, required=False)
 
 
+class AlertDismissInput(StrictInput):
+    reason = serializers.CharField(max_length=4000)
+
+
 class CaseOpenInput(StrictInput):
     title = serializers.CharField(max_length=200)
     alert_ids = serializers.ListField(

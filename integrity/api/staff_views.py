@@ -26,6 +26,7 @@ from gin_platform.staff.scope import operator_scope
 from integrity import selectors, services
 from integrity.api import examples, presenters
 from integrity.api.serializers import (
+    AlertDismissInput,
     AlertFilterInput,
     AlertOutput,
     CaseActionInput,
@@ -45,8 +46,9 @@ from wallet.amounts import parse_amount, parse_currency
 
 TAGS = ["integrity-staff"]
 READ = (IsStaff, HasStaffPermission("integrity.view_case", POST="integrity.work_case"))
-# Who may propose or decide a confiscation is the four-eyes service's check.
-CONFISCATE = (IsStaff, HasStaffPermission("integrity.view_case"))
+# Who may propose or decide a confiscation is the four-eyes service's check; it moves money,
+# so a role that logs in with a second factor must have passed it (docs/backoffice.md).
+CONFISCATE = (IsStaff, HasStaffPermission("integrity.view_case", money=("POST",)))
 
 
 class NewestFirst(CheckedCursorPagination):
@@ -86,6 +88,27 @@ class StaffAlertListView(GenericAPIView):
         assert page is not None  # None only for a view without a paginator
         body = [presenters.alert(row, user=request.user) for row in page]
         return self.get_paginated_response(AlertOutput(body, many=True).data)
+
+
+class StaffAlertDismissView(APIView):
+    permission_classes = (IsStaff, HasStaffPermission("integrity.change_alert"))  # type: ignore[assignment]  # DRF calls each entry; the stubs take classes only
+
+    @extend_schema(
+        request=AlertDismissInput,
+        responses=AlertOutput,
+        tags=TAGS,
+        summary="Dismiss an alert",
+        description="A false positive: an open alert in no case is dismissed (with the "
+        "reason, audited) and joins no case.",
+        examples=examples.ALERT_DISMISS,
+    )
+    def post(self, request: Request, alert_id: str) -> Response:
+        (alert,) = selectors.alerts_get(
+            alert_ids=[alert_id], operator_ids=operator_scope(request.user)
+        )
+        values = validated(AlertDismissInput, request.data)
+        row = services.alert_dismiss(alert=alert, reason=values["reason"], user=request.user)
+        return Response(AlertOutput(presenters.alert(row, user=request.user)).data)
 
 
 class StaffAlertGroupView(APIView):

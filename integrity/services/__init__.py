@@ -17,6 +17,7 @@ from integrity.services.actions import (
     case_warn,
 )
 from integrity.services.cases import (
+    alert_dismiss,
     alert_group,
     alerts_group,
     case_alerts_add,
@@ -33,6 +34,7 @@ from integrity.services.confiscation import (
 from integrity.services.reports import player_report_create
 
 __all__ = [
+    "alert_dismiss",
     "alert_group",
     "alerts_group",
     "case_action_take",

@@ -164,6 +164,30 @@ def alerts_group(*, actor: Actor = INTEGRITY_ACTOR) -> int:
 
 
 @transaction.atomic
+def alert_dismiss(*, alert: Alert, reason: str, user: Any) -> Alert:
+    """Dismiss an open alert that is in no case (a false positive): it joins no case, and
+    the next detection run may raise a new one about the same subject."""
+    locked = lock_alert(alert_id=alert.pk)
+    if locked.status != Alert.Status.OPEN or locked.case_id is not None:
+        raise CaseActionInvalidProblem(
+            f"alert {locked.pk} is {locked.status}: only an open alert is dismissed",
+            field="alert_id",
+        )
+    reason = check_text(reason, "reason")
+    locked.status = Alert.Status.DISMISSED
+    locked.updated_at = timezone.now()
+    locked.save(update_fields=["status", "updated_at"])
+    audit_record(
+        operator=None,
+        actor=actor_for(user),
+        action="integrity.alert_dismissed",
+        obj=locked,
+        data={"reason": reason},
+    )
+    return locked
+
+
+@transaction.atomic
 def case_note_add(*, case: Case, text: str, user: Any) -> CaseNote:
     locked = lock_case(case_id=case.pk)
     check_open(locked)

@@ -238,3 +238,14 @@ def test_support_reads_nothing_and_a_scoped_risk_user_sees_others_masked(world):
     outsider_user = staff_user("cal", "risk")
     StaffOperatorScope.objects.create(user=outsider_user, operator=world.network)
     assert_problem(api_as(outsider_user).get(f"{CASES}/{case.pk}"), 404, "not-found")
+
+
+def test_a_false_positive_is_dismissed_and_joins_no_case(world, risk):
+    shark, minnow = player_make(world.a, "shark"), player_make(world.b, "minnow")
+    alert = alert_make(shark, minnow, signal="repeated_pairing")
+    url = f"/api/v1/staff/integrity/alerts/{alert.pk}/dismiss"
+    dismissed = risk.post(url, {"reason": "two friends, one game"}, format="json")
+    assert dismissed.status_code == 200 and dismissed.json()["status"] == "dismissed"
+    assert risk.post("/api/v1/staff/integrity/alerts/group").json() == {"grouped": 0}
+    assert_problem(risk.post(url, {"reason": "again"}, format="json"), 422, "case-action-invalid")
+    assert AuditEvent.objects.filter(action="integrity.alert_dismissed").count() == 1
