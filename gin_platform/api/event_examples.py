@@ -161,7 +161,7 @@ DATA: dict[str, dict] = {
             "own": False,
         },
         "match_id": 42,
-        "reason": "chip_dumping",
+        "category": "chip_dumping",
         "status": "under_review",
         "received_at": "2026-11-30T18:39:58.000000+00:00",
     },

@@ -506,12 +506,6 @@ SPECTACULAR_SETTINGS = {
         "MatchEventKindEnum": "games.api.choices.MATCH_EVENT_KINDS",
         "MatchEndReasonEnum": "games.api.choices.MATCH_END_REASONS",
         "PayoutComponentEnum": "settlement.api.serializers.PAYOUT_COMPONENTS",
-        # Integrity's cases and players' reports (docs/integrity-cases.md).
-        "PlayerReportReasonEnum": "integrity.models.PlayerReport.Reason",
-        "PlayerReportStatusEnum": "integrity.models.PlayerReport.Status",
-        "AlertSignalEnum": "integrity.models.Alert.Signal",
-        "AlertStatusEnum": "integrity.models.Alert.Status",
-        "CaseActionKindEnum": "integrity.models.CaseAction.Kind",
     },
 }
 

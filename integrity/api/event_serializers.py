@@ -84,6 +84,6 @@ class ReportReceivedEventData(serializers.Serializer):
     reporter = IntegrityPlayerData()
     reported = IntegrityPlayerData()
     match_id = serializers.IntegerField()
-    reason = serializers.CharField()
+    category = serializers.CharField(help_text="collusion, chip_dumping, bot, abuse or other")
     status = serializers.CharField(help_text="received, or under_review once in a case")
     received_at = serializers.DateTimeField()

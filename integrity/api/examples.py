@@ -203,16 +203,16 @@ REPORT = {
     "id": 31,
     "match_id": 42,
     "reported": "shark",
-    "reason": "chip_dumping",
+    "category": "chip_dumping",
     "status": "received",
     "created_at": "2026-11-30T18:39:58Z",
     "updated_at": "2026-11-30T18:39:58Z",
 }
 REPORT_CREATE = [
-    request("by seat", {"match_id": 42, "seat": 1, "reason": "chip_dumping", "text": ""}),
+    request("by seat", {"match_id": 42, "seat": 1, "category": "chip_dumping", "text": ""}),
     request(
         "by screen name",
-        {"match_id": 42, "reported": "shark", "reason": "collusion", "text": "they never knock"},
+        {"match_id": 42, "reported": "shark", "category": "collusion", "text": "they never knock"},
     ),
     response("received", REPORT, 201),
 ]

@@ -53,8 +53,8 @@ class MyReportListCreateView(GenericAPIView):
         summary="Report a player",
         examples=examples.REPORT_CREATE,
         description="Report an opponent of a match I played (their `seat`, or `reported`: "
-        "their screen name at a network table), once per match and opponent, with a reason "
-        "(collusion, chip_dumping, bot, abuse, other) and an optional text. The integrity "
+        "their screen name at a network table), once per match and opponent, with a "
+        "category (collusion, chip_dumping, bot, abuse, other) and an optional text. The integrity "
         "team reviews it; my operator is told (integrity.report_received).",
     )
     def post(self, request: Request) -> Response:
@@ -65,7 +65,7 @@ class MyReportListCreateView(GenericAPIView):
             match_id=values["match_id"],
             reported_id=values.get("reported"),
             seat=values.get("seat"),
-            reason=values["reason"],
+            reason=values["category"],
             text=values["text"],
             actor=principal.actor,
         )

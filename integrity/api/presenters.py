@@ -194,7 +194,7 @@ def report(row: PlayerReport) -> dict[str, Any]:
         "id": row.pk,
         "match_id": row.match_id,
         "reported": row.reported.screen_name or row.reported.display_name,
-        "reason": row.reason,
+        "category": row.reason,
         "status": row.status,
         "created_at": row.created_at,
         "updated_at": row.updated_at,

@@ -166,7 +166,9 @@ class PlayerReportInput(StrictInput):
     seat = serializers.IntegerField(
         min_value=0, max_value=3, required=False, help_text="Or the opponent's seat position"
     )
-    reason = serializers.ChoiceField(choices=PlayerReport.Reason.choices)
+    category = serializers.ChoiceField(
+        choices=PlayerReport.Reason.choices, help_text="What the report is about"
+    )
     text = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
 
 
@@ -174,7 +176,7 @@ class PlayerReportOutput(serializers.Serializer):
     id = serializers.IntegerField()
     match_id = serializers.IntegerField()
     reported = serializers.CharField(help_text="The reported player's screen name, if any")
-    reason = serializers.ChoiceField(choices=PlayerReport.Reason.choices)
+    category = serializers.ChoiceField(choices=PlayerReport.Reason.choices)
     status = serializers.ChoiceField(
         choices=PlayerReport.Status.choices,
         help_text="received, under_review (a case is open) or closed; never the outcome",

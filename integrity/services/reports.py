@@ -104,7 +104,7 @@ def player_report_create(
             "reporter": player_shown(reporter, operator_id=operator_id),
             "reported": player_shown(reported, operator_id=operator_id),
             "match_id": report.match_id,
-            "reason": reason,
+            "category": reason,
             "status": report.status,
             "received_at": report.created_at.isoformat(),
         },

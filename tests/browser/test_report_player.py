@@ -36,6 +36,6 @@ def test_a_player_reports_the_opponent_from_the_table(site, contexts):
     page.get_by_text("Report received").wait_for()
     dialog.wait_for(state="detached")
     reports = page.evaluate(MY_REPORTS)["results"]
-    assert [(r["reason"], r["status"]) for r in reports] == [("bot", "under_review")]
+    assert [(r["category"], r["status"]) for r in reports] == [("bot", "under_review")]
     # The game goes on: the table is still there, nothing else changed.
     assert page.locator("#hand .card").count() >= 10

@@ -28,7 +28,7 @@ def played():
 
 
 def _report(client, match, reported, **extra):
-    body = {"match_id": match.pk, "reported": reported, "reason": "chip_dumping", **extra}
+    body = {"match_id": match.pk, "reported": reported, "category": "chip_dumping", **extra}
     return client.post(REPORTS, body, format="json")
 
 
@@ -43,7 +43,7 @@ def test_a_report_is_received_becomes_an_alert_in_a_case_and_shows_its_status(pl
         "id",
         "match_id",
         "reported",
-        "reason",
+        "category",
         "status",
         "created_at",
         "updated_at",
@@ -73,7 +73,7 @@ def test_a_second_report_of_the_same_player_joins_the_open_case(played):
     second = play_and_lose(world, winner=shark, loser=minnow)
     client = session_client(minnow)
     assert _report(client, match, "shark").status_code == 201
-    assert _report(client, second, "SHARK", reason="collusion").status_code == 201
+    assert _report(client, second, "SHARK", category="collusion").status_code == 201
     assert Case.objects.count() == 1
     assert Alert.objects.filter(signal="player_report", case__isnull=False).count() == 2
 
@@ -83,7 +83,7 @@ def test_what_a_player_may_not_report(played):
     client = session_client(minnow)
     assert_problem(_report(client, match, "minnow"), 422, "report-invalid")  # themselves
     assert_problem(_report(client, match, "nobody"), 422, "report-invalid")
-    assert_problem(_report(client, match, "shark", reason="rude"), 400, "validation-error")
+    assert_problem(_report(client, match, "shark", category="rude"), 400, "validation-error")
     assert _report(client, match, "shark").status_code == 201
     assert_problem(_report(client, match, "shark"), 422, "report-invalid")  # once per match
     outsider = session_client(player_make(world.a, "outsider"))

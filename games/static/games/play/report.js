@@ -15,19 +15,19 @@ const REASONS = [
 ];
 
 export function openReport({ matchId, seat, name }) {
-  const reason = h("select", { id: "report-reason", name: "reason" },
+  const category = h("select", { id: "report-category", name: "category" },
     REASONS.map(([value, label]) => h("option", { value, text: label })));
   const text = h("textarea", { id: "report-text", name: "text", maxlength: 1000, rows: 3 });
   const dialog = h("dialog", { id: "report-dialog", "aria-labelledby": "report-title" },
     h("h2", { id: "report-title", text: `Report ${name}` }),
-    h("label", { for: "report-reason", text: "What happened" }), reason,
+    h("label", { for: "report-category", text: "What happened" }), category,
     h("label", { for: "report-text", text: "Anything to add (optional)" }), text);
   const close = () => { dialog.close(); dialog.remove(); };
   const send = h("button", { type: "button", class: "button", id: "report-send" }, "Send the report");
   send.addEventListener("click", async () => {
     send.disabled = true;
     try {
-      await api("me/reports", { method: "POST", body: { match_id: matchId, seat, reason: reason.value, text: text.value } });
+      await api("me/reports", { method: "POST", body: { match_id: matchId, seat, category: category.value, text: text.value } });
       close();
       showNotice("Report received", "The integrity team will review it. You can follow its status, never its outcome.");
     } catch (error) {
