@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from uuid import UUID
 
-from integrity.models import PlayerLink
+from django.db.models import Q
+
+from integrity.models import LinkKind, PlayerLink, Sanction
 
 
 def linked_pairs(*, player_ids: Iterable[UUID]) -> set[tuple[UUID, UUID]]:
@@ -27,3 +29,40 @@ def may_share_table(*, player_id: UUID, other_ids: Iterable[UUID]) -> bool:
     if not others:
         return True
     return not any(player_id in pair for pair in linked_pairs(player_ids=others | {player_id}))
+
+
+# The identifier links that make two accounts one person for a ban at network tables.
+PERSON_LINKS = (LinkKind.DEVICE, LinkKind.ADDRESS, LinkKind.PAYMENT_INSTRUMENT)
+
+
+def play_refusal(*, player_id: UUID, network: bool = False) -> str | None:
+    """Why the player may not sit at a table now (docs/integrity.md "Actions"), or None: a
+    suspension from play or a ban in force. At a network table (``network``) a ban also
+    keeps out the banned person's other accounts, the players linked to a banned player by
+    a shared device, address or payment instrument (any operator's). One indexed query
+    (two at a network table)."""
+    kinds = set(
+        Sanction.objects.filter(player_id=player_id, lifted_at__isnull=True).values_list(
+            "kind", flat=True
+        )
+    )
+    if Sanction.Kind.BAN in kinds:
+        return "banned after an integrity review"
+    if Sanction.Kind.SUSPENSION in kinds:
+        return "suspended from play during an integrity review"
+    if not network:
+        return None
+    linked = PlayerLink.objects.filter(
+        Q(player_low_id=player_id) | Q(player_high_id=player_id),
+        kind__in=PERSON_LINKS,
+        ended_at__isnull=True,
+    ).values_list("player_low_id", "player_high_id")
+    others = {low if high == player_id else high for low, high in linked}
+    if (
+        others
+        and Sanction.objects.filter(
+            player_id__in=others, kind=Sanction.Kind.BAN, lifted_at__isnull=True
+        ).exists()
+    ):
+        return "the same person as a player banned from the network"
+    return None

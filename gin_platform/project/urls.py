@@ -16,6 +16,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("gin_platform.api.urls")),
     path("", include("wallet.urls")),
     path("", include("settlement.urls")),
+    path("", include("integrity.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path(
