@@ -7,8 +7,9 @@ gin_platform/staff/four_eyes.py):
   them players of the case). One live request per case (pending or executed): a case posts
   at most one confiscation.
 - ``confiscation_approve``: a finance or admin user (``integrity.approve_confiscation``:
-  a role with a second factor, gin_platform/staff/roles.py; never the proposer: ``four-eyes-required``) approves: under the request's row lock
-  (integrity/locks.py) the posting runs (``wallet.services.winnings_confiscate``: ONE
+  a role with a second factor, gin_platform/staff/roles.py; never the proposer:
+  ``four-eyes-required``) approves: under the request's row lock (integrity/locks.py)
+  the posting runs (``wallet.services.winnings_confiscate``: ONE
   balanced ledger transaction, reference ``confiscation:<case id>``) and the request is
   marked executed, in one transaction. Two approvers racing execute it once; approving an
   executed request again returns it unchanged. The proposer's right is checked again (role,

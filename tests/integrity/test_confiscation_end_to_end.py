@@ -2,9 +2,9 @@
 network tables of two operators a colluder (operator A) takes money from a victim of
 operator B twice and from a victim of A once. Detection's alerts are grouped into a case by
 a risk user; the case shows the evidence (the money flow game by game, the hands with
-their replays); one risk user proposes the confiscation, the proposer's own approval is
-refused, a finance user (with a second factor) approves it. Afterwards: the colluder's winnings are with the
-victims to the minor unit, in ONE ledger transaction; every operator's statement (the
+their replays); one risk user proposes the confiscation, which risk may not approve; a
+finance user (with a second factor) approves it. Afterwards: the colluder's winnings are
+with the victims to the minor unit, in ONE ledger transaction; every operator's statement (the
 network statement, the player's transactions) and network position is right; the
 webhooks name another operator's players masked; ``reconcile`` is clean."""
 
@@ -141,14 +141,10 @@ def test_a_confiscation_case_at_a_network_table_end_to_end_over_http():
     assert a_row["position"] == f"{after[world.a.pk] / 100:.2f}"
     assert b_row["position"] == f"{after[world.b.pk] / 100:.2f}"
     # The staff statement: the network's own row moved by nothing, the positions net out.
-    staff_rows = (
-        finance_ben
-        .get(
-            "/api/v1/backoffice/network/statement",
-            {"from": timezone.now().date().isoformat(), "currency": "EUR"},
-        )
-        .json()["rows"]
-    )
+    staff_rows = finance_ben.get(
+        "/api/v1/backoffice/network/statement",
+        {"from": timezone.now().date().isoformat(), "currency": "EUR"},
+    ).json()["rows"]
     confiscated = {row["operator"]: row["confiscated"] for row in staff_rows}
     assert confiscated == {
         world.a.slug: "10.00",
