@@ -242,3 +242,14 @@ class SessionEndedProblem(Problem):
         "The player session that minted the socket's ticket expired or was revoked (or the "
         "player or operator was deactivated); the socket closes with code 4401."
     )
+
+
+class PlaySuspendedProblem(Problem):
+    slug = "play-suspended"
+    status = 403
+    title = "You may not play at the moment"
+    description = (
+        "The player is suspended from play or banned after an integrity review "
+        "(integrity.pairing ``play_refusal``); their operator's support can tell them more. "
+        "Their wallet is untouched: withdrawals and payouts owed still work."
+    )

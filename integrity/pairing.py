@@ -1,5 +1,6 @@
-"""The one question games asks integrity (R10's seating, docs/integrity-links.md): may these
-players share a table? Two players linked for any reason still in force never do.
+"""The questions games asks integrity (R10's seating, docs/integrity-links.md): may these
+players share a table, and may this player sit at all? Two players linked for any reason
+still in force never share one.
 Reads only, one indexed query per call; imports nothing of games, so the seating path can
 call it.
 
@@ -10,6 +11,8 @@ call it.
   lock).
 - ``linked_players``: everybody linked to one player (the waiting list leaves their tables
   out of the search for an opponent).
+- ``play_refusal``: whether the player may sit anywhere now (a suspension or ban from a case,
+  docs/integrity.md "Actions").
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from uuid import UUID
 
 from django.db.models import Q
 
-from integrity.models import PlayerLink
+from integrity.models import LinkKind, PlayerLink, Sanction
 
 
 def linked_pairs(*, player_ids: Iterable[UUID]) -> set[tuple[UUID, UUID]]:
@@ -59,3 +62,40 @@ def linked_players(*, player_id: UUID) -> set[UUID]:
         Q(player_low=player_id) | Q(player_high=player_id), ended_at__isnull=True
     ).values_list("player_low_id", "player_high_id")
     return {low if high == player_id else high for low, high in rows}
+
+
+# The identifier links that make two accounts one person for a ban at network tables.
+PERSON_LINKS = (LinkKind.DEVICE, LinkKind.ADDRESS, LinkKind.PAYMENT_INSTRUMENT)
+
+
+def play_refusal(*, player_id: UUID, network: bool = False) -> str | None:
+    """Why the player may not sit at a table now (docs/integrity.md "Actions"), or None: a
+    suspension from play or a ban in force. At a network table (``network``) a ban also
+    keeps out the banned person's other accounts, the players linked to a banned player by
+    a shared device, address or payment instrument (any operator's). One indexed query
+    (two at a network table)."""
+    kinds = set(
+        Sanction.objects.filter(player_id=player_id, lifted_at__isnull=True).values_list(
+            "kind", flat=True
+        )
+    )
+    if Sanction.Kind.BAN in kinds:
+        return "banned after an integrity review"
+    if Sanction.Kind.SUSPENSION in kinds:
+        return "suspended from play during an integrity review"
+    if not network:
+        return None
+    linked = PlayerLink.objects.filter(
+        Q(player_low_id=player_id) | Q(player_high_id=player_id),
+        kind__in=PERSON_LINKS,
+        ended_at__isnull=True,
+    ).values_list("player_low_id", "player_high_id")
+    others = {low if high == player_id else high for low, high in linked}
+    if (
+        others
+        and Sanction.objects.filter(
+            player_id__in=others, kind=Sanction.Kind.BAN, lifted_at__isnull=True
+        ).exists()
+    ):
+        return "the same person as a player banned from the network"
+    return None

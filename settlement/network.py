@@ -18,6 +18,9 @@ so XGC has no row), for the games settled that day:
   operator owes the network that much more; negative: the network owes it);
 - settled: net settlements posted that day (their effect on the position: a payment by the
   operator is negative);
+- confiscated: confiscations posted that day (integrity's cases: a colluder's winnings
+  given to victims of other operators), their effect on the position: positive when the
+  operator's colluding player gave, negative when its players were made whole;
 - position: the operator's position at the end of the day (everything posted before then,
   open games' stakes included): positive, owed to the network; negative, owed by it.
 The network's own row (``operator`` = the network's slug, staff only), from its own lines:
@@ -60,6 +63,7 @@ class NetworkRow:
     fees: int = 0
     net: int = 0
     settled: int = 0
+    confiscated: int = 0
     position: int = 0
     is_network: bool = False
 
@@ -132,6 +136,7 @@ def _fill_positions(
                 row = rows[(day, code)] = make(day, code)
             row.position = running
             row.settled = days.settled.get((day, code), 0)
+            row.confiscated = days.confiscated.get((day, code), 0)
 
 
 def _member_rows(
@@ -231,6 +236,7 @@ def row_dict(row: NetworkRow) -> dict[str, Any]:
         "fees": _amount(row.fees, code),
         "net": _amount(row.net, code),
         "settled": _amount(row.settled, code),
+        "confiscated": _amount(row.confiscated, code),
         "position": _amount(row.position, code),
         "owed_to_network": _amount(row.owed_to_network, code),
         "owed_by_network": _amount(row.owed_by_network, code),
@@ -247,6 +253,7 @@ CSV_COLUMNS = (
     "fees",
     "net",
     "settled",
+    "confiscated",
     "position",
     "owed_to_network",
     "owed_by_network",

@@ -188,6 +188,9 @@ class LedgerTransaction(AppendOnlyModel):
         NETWORK_SETTLEMENT = "network_settlement"
         # Every stake of an interrupted game given back at once (R13: the game is voided).
         VOID = "void"
+        # A colluder's winnings given to the victims, approved by a second risk user
+        # (integrity's cases; one per case): wallet/services/confiscation.py.
+        CONFISCATION = "confiscation"
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=24, choices=Kind.choices)

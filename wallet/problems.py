@@ -376,3 +376,15 @@ class OperatorWalletInvalidProblem(Problem):
         "A field of the wrong JSON type (`timeout_ms` not an integer; `mode` or `base_url` "
         "null, a boolean, an object or a list) is validation-error instead."
     )
+
+
+class ConfiscationInvalidProblem(Problem):
+    slug = "confiscation-invalid"
+    status = 422
+    title = "The confiscation is not valid"
+    description = (
+        "A confiscation (integrity's cases, four eyes) moves one real currency from the "
+        "colluder to at least one victim, each victim once and never the colluder, every "
+        "wallet in that currency, players of different operators only through the network; "
+        "`field` names what is wrong."
+    )

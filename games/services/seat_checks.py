@@ -14,6 +14,7 @@ from games.problems import (
     LinkedPlayersProblem,
     NetworkNotJoinedProblem,
     NetworkTableOtherModeProblem,
+    PlaySuspendedProblem,
     ScreenNameRequiredProblem,
     StakePerPointMismatchProblem,
     StakePerPointNotOfferedProblem,
@@ -24,7 +25,7 @@ from gin_platform.http.problems import ValidationProblem
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator
-from integrity.pairing import may_share_table
+from integrity.pairing import may_share_table, play_refusal
 
 
 def buy_in_amount(
@@ -80,12 +81,23 @@ def buy_in_amount(
     return cashier_amount, stake_per_point
 
 
+def play_check(*, player: Player, network: bool) -> None:
+    """A player suspended from play or banned by an integrity case sits nowhere; at a
+    network table neither does the banned person's other account (integrity.pairing
+    ``play_refusal``; docs/integrity.md "Actions")."""
+    refusal = play_refusal(player_id=player.pk, network=network)
+    if refusal is not None:
+        raise PlaySuspendedProblem(f"you may not sit at a table: {refusal}")
+
+
 def network_seat_check(*, player: Player, room: Room) -> None:
-    """Who may sit at a network room's table (docs/network.md "Rooms, membership and screen
-    names"): a player of an operator that is a member of the network now and offers the room
-    (``all_rooms`` or an opt-in), who chose a screen name, never the house bot. Any other
-    room: nothing to check here."""
-    if not is_network_operator(room.operator_id):
+    """Who may sit at a room's table: never a player an integrity case suspended or banned
+    (``play_check``); at a network room (docs/network.md "Rooms, membership and screen
+    names") a player of an operator that is a member of the network now and offers the room
+    (``all_rooms`` or an opt-in), who chose a screen name, never the house bot."""
+    network = is_network_operator(room.operator_id)
+    play_check(player=player, network=network)
+    if not network:
         return
     if is_house_bot(player):
         raise BotNotAllowedProblem(f"the house bot does not play in network room {room.pk}")

@@ -114,6 +114,57 @@ DATA: dict[str, dict] = {
         "last_error": "timeout",
         "since": "2026-11-30T18:25:00.000000+00:00",
     },
+    "integrity.case_opened": {
+        "case_id": 17,
+        "signals": ["chip_dumping", "player_report"],
+        "players": [
+            {**ALICE, "screen_name": "alice77", "own": True},
+            {"masked_id": "mp_3f9a1c0d7e2b4a6c8d0e1f2a", "screen_name": "dealer_dan", "own": False},
+        ],
+        "opened_at": "2026-11-30T18:40:00.125000+00:00",
+    },
+    "integrity.case_action": {
+        "case_id": 17,
+        "action": "confiscation_executed",
+        "player": {
+            "masked_id": "mp_3f9a1c0d7e2b4a6c8d0e1f2a",
+            "screen_name": "dealer_dan",
+            "own": False,
+        },
+        "other_player": None,
+        "at": "2026-11-30T19:05:00.000000+00:00",
+        "confiscation_id": 4,
+        "status": "executed",
+        "amount": _eur("19.00"),
+        "colluder": {
+            "masked_id": "mp_3f9a1c0d7e2b4a6c8d0e1f2a",
+            "screen_name": "dealer_dan",
+            "own": False,
+        },
+        "refunds": [{**ALICE, "screen_name": "alice77", "own": True, "amount": _eur("19.00")}],
+    },
+    "integrity.case_closed": {
+        "case_id": 17,
+        "players": [
+            {**ALICE, "screen_name": "alice77", "own": True},
+            {"masked_id": "mp_3f9a1c0d7e2b4a6c8d0e1f2a", "screen_name": "dealer_dan", "own": False},
+        ],
+        "actions": ["ban", "confiscation_executed"],
+        "closed_at": "2026-11-30T19:10:00.000000+00:00",
+    },
+    "integrity.report_received": {
+        "report_id": 31,
+        "reporter": {**ALICE, "screen_name": "alice77", "own": True},
+        "reported": {
+            "masked_id": "mp_3f9a1c0d7e2b4a6c8d0e1f2a",
+            "screen_name": "dealer_dan",
+            "own": False,
+        },
+        "match_id": 42,
+        "category": "chip_dumping",
+        "status": "under_review",
+        "received_at": "2026-11-30T18:39:58.000000+00:00",
+    },
 }
 
 EVENT_IDS = {

@@ -40,6 +40,7 @@ def _event(name: str, summary: str, description: str, payload: str) -> EventType
 
 
 _DATA = "gin_platform.api.event_serializers."
+_INTEGRITY = "integrity.api.event_serializers."
 
 EVENT_TYPES: dict[str, EventType] = {
     event.name: event
@@ -136,6 +137,35 @@ EVENT_TYPES: dict[str, EventType] = {
             "operator's wallet has gone unacknowledged for WALLET_CREDIT_ALERT_SECONDS; it "
             "is still being retried. Sent once per call (wallet.services.seamless).",
             _DATA + "WalletCallFailedEventData",
+        ),
+        _event(
+            "integrity.case_opened",
+            "An integrity case was opened",
+            "The risk team opened a case about players of yours (detection's alerts or a "
+            "player's report). Other operators' players appear by screen name and an opaque "
+            "id only.",
+            _INTEGRITY + "CaseOpenedEventData",
+        ),
+        _event(
+            "integrity.case_action",
+            "The risk team acted on a case",
+            "A warning (to the player's operator only, with the message), a suspension or "
+            "its lifting, a blocked pairing, a ban (sent to every network member), or a step "
+            "of a confiscation (proposed, executed, rejected, failed) with its amounts.",
+            _INTEGRITY + "CaseActionEventData",
+        ),
+        _event(
+            "integrity.case_closed",
+            "An integrity case was closed",
+            "The case about players of yours is closed, with the actions taken.",
+            _INTEGRITY + "CaseClosedEventData",
+        ),
+        _event(
+            "integrity.report_received",
+            "A player reported another player",
+            "Your player reported an opponent of a match they played; the integrity team "
+            "reviews it (the player sees its status, never the outcome).",
+            _INTEGRITY + "ReportReceivedEventData",
         ),
     )
 }

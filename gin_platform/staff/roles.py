@@ -55,6 +55,9 @@ ROLES: dict[str, tuple[str, ...]] = {
         "wallet.approve_adjustment",
         "wallet.propose_net_settlement",
         "wallet.approve_net_settlement",
+        # A confiscation moves money: risk proposes it, a role with a second factor approves.
+        "integrity.view_case",
+        "integrity.approve_confiscation",
     ),
     RISK: (
         "platform.view_operator",
@@ -80,7 +83,6 @@ ROLES: dict[str, tuple[str, ...]] = {
         "integrity.change_case",
         "integrity.work_case",
         "integrity.propose_confiscation",
-        "integrity.approve_confiscation",
     ),
     ADMIN: (),  # every permission of ADMIN_APPS, resolved when the roles are synced
 }

@@ -1,8 +1,21 @@
 """Integrity's tables, by concern: links (who may never share a table), detection (alerts
-with their evidence) and cases (the risk team's work)."""
+with their evidence), cases (the risk team's work) and reports (players')."""
 
-from integrity.models.cases import Case
+from integrity.models.cases import Case, CaseAction, CaseNote, Confiscation, Sanction
 from integrity.models.detection import Alert
 from integrity.models.links import LinkKind, LinkMark, MarkKind, PlayerLink
+from integrity.models.reports import PlayerReport
 
-__all__ = ["Alert", "Case", "LinkKind", "LinkMark", "MarkKind", "PlayerLink"]
+__all__ = [
+    "Alert",
+    "Case",
+    "CaseAction",
+    "CaseNote",
+    "Confiscation",
+    "LinkKind",
+    "LinkMark",
+    "MarkKind",
+    "PlayerLink",
+    "PlayerReport",
+    "Sanction",
+]

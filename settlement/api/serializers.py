@@ -322,6 +322,10 @@ class NetworkStatementRowOutput(serializers.Serializer):
         "network's row: -fees, what it kept); the rows' nets sum to zero"
     )
     settled = serializers.CharField(help_text="Net settlements posted that day (their effect)")
+    confiscated = serializers.CharField(
+        help_text="Confiscations posted that day (integrity's cases), their effect on the "
+        "position: positive, the operator's player gave; negative, its players were made whole"
+    )
     position = serializers.CharField(
         help_text="The position at the end of the day: positive, owed to the network (the "
         "network's row: the opposite of its members' sum)"

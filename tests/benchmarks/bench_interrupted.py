@@ -59,7 +59,7 @@ Scenarios:
   60); when the first match is voided the Celery worker is SIGKILLed and started again.
   Must hold: every match running through the outage ``voided``, one ledger transaction
   ``void:match:<id>`` each, every player's balance back to before the buy-in, the ledger
-  reconciled. Needs ``wallet.services.escrow_void``: without it the run says so and stops.
+  reconciled.
 
 Prints the figures of the run (games, drops, stages seen, forfeits, auto-played events,
 settled, reconcile, durations, the CPUs each process kept busy) and a JSON document
@@ -119,7 +119,6 @@ print("SEED " + json.dumps({"key": key, "secret": operator.webhook_secret}))
 """
 # What gunicorn says of a worker the run killed on purpose is not a problem of the platform.
 EXPECTED_IN_LOGS = {"kill-web": "was sent SIGKILL!"}
-HAS_VOID = "from wallet import services; print('VOID', hasattr(services, 'escrow_void'))"
 
 
 def say(line: str = "") -> None:
@@ -401,11 +400,6 @@ def main(argv=None) -> int:
     say(f"bench_interrupted {args.scenario}: {args.games} games; {machine_summary()}")
     report = Report(args.scenario, args)
     with R13Stack(config) as stack, OperatorWalletServer(secret="") as wallet_server:
-        if args.scenario == "void":
-            found = stack.manage("shell", "-c", HAS_VOID)
-            if "VOID True" not in found:
-                say("void: CANNOT RUN: wallet.services.escrow_void is not on this branch")
-                return 2
         say(f"platform up at {stack.base_url}: gunicorn 2 workers, Celery worker, beat")
         if args.scenario == "drops":
             scenario_drops(stack, args, report, wallet_server)

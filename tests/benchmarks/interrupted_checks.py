@@ -353,7 +353,40 @@ def outage_checked(stack, report: Report, args) -> None:
     report.figures["turn deadlines through the outage"] = dict(checked)
 
 
+def _voids_done(stack, report: Report) -> float:
+    """Wait (up to SETTLE_TIMEOUT) until every match that ran through the outage is voided:
+    a worker killed mid-way leaves the rest to the timer's next sweep after its restart.
+    The seconds waited."""
+    touched = sorted({row[1] for row in report.before_stop})
+    started = time.monotonic()
+    while touched and time.monotonic() - started < SETTLE_TIMEOUT:
+        statuses = dict(
+            stack.sql(
+                "SELECT id, status FROM games_match WHERE id = ANY('{"
+                + ",".join(str(m) for m in touched)
+                + "}'::bigint[])"
+            )
+        )
+        if all(status == "voided" for status in statuses.values()):
+            break
+        time.sleep(1)
+    return round(time.monotonic() - started, 1)
+
+
+def _balances_settled(stack, report: Report, groups, expected: dict[str, Decimal], players):
+    """The balances of ``players``, read again (up to SETTLE_TIMEOUT) until they are back to
+    ``expected``: a seamless player's refund reaches its operator's wallet after the commit."""
+    started = time.monotonic()
+    while True:
+        after = report.balances(stack, groups)
+        off = {p: (expected[p], after[p]) for p in players if after[p] != Decimal(expected[p])}
+        if not off or time.monotonic() - started > SETTLE_TIMEOUT:
+            return off
+        time.sleep(1)
+
+
 def void_checked(stack, report: Report, groups, before: dict[str, Decimal]) -> None:
+    report.figures["waited for the voids, s"] = _voids_done(stack, report)
     ids = _ids(report)
     voids = dict(
         stack.sql(
@@ -387,11 +420,6 @@ def void_checked(stack, report: Report, groups, before: dict[str, Decimal]) -> N
         if touched
         else set()
     )
-    after = report.balances(stack, groups)
-    off = {
-        p: (before[p], after[p])
-        for p in before
-        if p in in_touched and after[p] != Decimal(before[p])
-    }
+    off = _balances_settled(stack, report, groups, before, [p for p in before if p in in_touched])
     if off:
         report.fail(f"balances not back to before the buy-in: {list(off.items())[:5]}")

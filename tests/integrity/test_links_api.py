@@ -15,7 +15,7 @@ from gin_platform.models import AuditEvent
 from integrity.models import PlayerLink
 from integrity.pairing import linked_pairs
 from tests.helpers import assert_problem
-from tests.integrity.world import share_identifier, world_make
+from tests.integrity.links_world import share_identifier, world_make
 
 pytestmark = pytest.mark.django_db
 _keys = count()

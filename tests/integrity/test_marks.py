@@ -20,7 +20,7 @@ from integrity.pairing import linked_pairs, linked_players
 from integrity.services.marks import ADDRESS_DAYS, ADDRESS_MAX_PLAYERS
 from tests.factories import SYSTEM
 from tests.helpers import bearer_client
-from tests.integrity.world import world_make
+from tests.integrity.links_world import world_make
 
 pytestmark = pytest.mark.django_db
 

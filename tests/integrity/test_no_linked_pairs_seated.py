@@ -27,7 +27,7 @@ from integrity.models import PlayerLink
 from tests.factories import SYSTEM
 from tests.games.helpers import sit
 from tests.helpers import session_client
-from tests.integrity.world import World, room_make, share_identifier, world_make
+from tests.integrity.links_world import World, room_make, share_identifier, world_make
 from tests.wallet.factories import fund
 
 # Real commits: tens of thousands of savepoints in one test transaction would slow every

@@ -14,7 +14,7 @@ from games.services import waiting_list_match
 from integrity.models import PlayerLink
 from tests.games.helpers import sit
 from tests.helpers import assert_problem, session_client
-from tests.integrity.world import room_make, share_identifier, world_make
+from tests.integrity.links_world import room_make, share_identifier, world_make
 from tests.wallet.factories import fund
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances

@@ -10,7 +10,7 @@ from games.models import Seat
 from tests.games.factories import TableFactory
 from tests.games.helpers import sit
 from tests.helpers import session_client
-from tests.integrity.world import room_make, share_identifier, world_make
+from tests.integrity.links_world import room_make, share_identifier, world_make
 from tests.races import race
 from tests.wallet.factories import fund
 

@@ -1,54 +1,69 @@
-"""A network of two member operators for the linked-accounts tests (docs/integrity-links.md):
-their players, operator API clients, and links made the way production makes them."""
+"""A network of two operators for integrity's tests (docs/integrity-cases.md): players who
+meet at network tables over the API (sit, resign), and detection's alerts about them made
+as the detection job makes them (Alert rows)."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
-from django.db import transaction
-from rest_framework.test import APIClient
-
-from gin_platform.models import Operator, Player
-from integrity import services
-from integrity.models import LinkMark
-from tests.factories import SYSTEM, PlayerFactory
+from games.models import Match
+from integrity.models import Alert
+from settlement import services as settlement_services
+from tests.factories import PlayerFactory
+from tests.games.factories import TableFactory
 from tests.games.network_world import member_make, network_make, network_room_make
-from tests.helpers import operator_api
+from tests.helpers import session_client
+from tests.wallet.factories import fund
 
-_names = itertools.count()
+START = 10_000  # minor units each player starts with
+STAKE = 500  # the network room's stake: the winner of a resigned match gets 950 (5% fee)
+FEE_SHARE_BPS = 2000
 
 
 @dataclass
 class World:
-    a: Operator
-    b: Operator
-    api_a: APIClient
-    api_b: APIClient
-
-    def player(self, operator: Operator, **fields) -> Player:
-        n = next(_names)
-        return PlayerFactory(operator=operator, screen_name=f"Screen{n}", **fields)
+    network: object
+    a: object
+    b: object
+    room: object
 
 
 def world_make() -> World:
-    network_make()
-    a, b = member_make(name="Site A"), member_make(name="Site B")
-    return World(a=a, b=b, api_a=operator_api(a), api_b=operator_api(b))
+    network = network_make(fee_share_bps=FEE_SHARE_BPS).operator
+    a, b = member_make(name="Alpha", webhook_url=""), member_make(name="Bravo", webhook_url="")
+    return World(network=network, a=a, b=b, room=network_room_make(stake=STAKE, fee_bps=500))
 
 
-def room_make(**fields):
-    """A network Match Play room (5.00 EUR) both member operators' players may sit in."""
-    return network_room_make(**fields)
+def player_make(operator, screen_name: str, *, funds: int = START):
+    player = PlayerFactory(operator=operator, screen_name=screen_name)
+    fund(player, funds)
+    return player
 
 
-def share_identifier(players: list[Player], *, kind: str, value: str) -> None:
-    """Each of ``players`` sent with the same identifier by its own operator (by API, as a
-    payment fingerprint would be), then the links derived as the task does after commit."""
-    for player in players:
-        with transaction.atomic():
-            services.player_identifier_record(player=player, kind=kind, value=value, actor=SYSTEM)
-    for mark_id in LinkMark.objects.filter(player__in=players, kind=kind).values_list(
-        "pk", flat=True
-    ):
-        services.links_derive(mark_id=mark_id)
+def play_and_lose(world: World, *, winner, loser) -> Match:
+    """Both sit at a new network table over the API; ``loser`` resigns; the match is
+    settled (the settlement task runs on commit in a transactional test; called again here,
+    a no-op then)."""
+    table = TableFactory(room=world.room)
+    clients = {p.pk: session_client(p) for p in (winner, loser)}
+    for player in (winner, loser):
+        response = clients[player.pk].post(f"/api/v1/tables/{table.pk}/sit", {}, format="json")
+        assert response.status_code == 201, response.content
+    match = Match.objects.get(table=table)
+    response = clients[loser.pk].post(f"/api/v1/matches/{match.pk}/resign")
+    assert response.status_code == 200, response.content
+    settlement_services.game_settle(match_id=match.pk)
+    match.refresh_from_db()
+    return match
+
+
+def alert_make(player, other=None, *, signal=Alert.Signal.SOFT_PLAY, matches=(), score=4.2):
+    """An alert as detection records it: the signal, its score and its reasoning."""
+    return Alert.objects.create(
+        signal=signal,
+        player=player,
+        other_player=other,
+        score=score,
+        threshold=3.0,
+        reasoning={"statistic": "z", "matches": list(matches), "note": "test evidence"},
+    )

@@ -94,6 +94,11 @@ ENGINE = "The engine imports only the standard library"
 WALLET = "wallet knows no games"
 SETTLEMENT = "games never imports settlement (it sends games.signals.match_finished)"
 LEDGER = "games moves money only through wallet.services: no ledger rows or locks"
+PAIRING = (
+    "games asks integrity one question only, through integrity.pairing "
+    "(may these players share a table?)"
+)
+PAIRING_PURE = "integrity.pairing imports no games: games calls it from the seating path"
 WIRING = "Only the apps and gin_platform's wiring modules import an app"
 DEMO = "gin_platform's demo is run only by its management command"
 GAMES_VIEWS = "games' views, serializers and tasks import no other app's models"
@@ -120,6 +125,10 @@ BREAKS = [
     ("games/engine/probe.py", "from gin_platform import money", ENGINE),
     ("wallet/probe.py", "from games.engine import deadwood", WALLET),
     ("wallet/probe.py", "import settlement.models", WALLET),
+    ("wallet/probe.py", "from integrity import pairing", WALLET),
+    ("games/probe.py", "from integrity.models import PlayerLink", PAIRING),
+    ("settlement/probe.py", "from integrity import pairing", PAIRING),
+    ("integrity/pairing.py", "from games.models import Seat", PAIRING_PURE),
     # Indirectly: through a platform module that imports settlement.
     ("games/probe.py", "import gin_platform.probe", SETTLEMENT),
     ("games/probe.py", "from wallet.models import LedgerEntry", LEDGER),

@@ -193,9 +193,10 @@ def test_throttled_operations_document_the_rate_limit_headers(document):
 
 
 # Functions that pass their caller's event type on to webhook_enqueue (a network game's events
-# go to each participating operator: games.services.network.match_event_enqueue): the calls
+# go to each participating operator: games.services.network.match_event_enqueue; integrity's
+# to each operator concerned: integrity.services.events.event_send): the calls
 # of the relay are read instead of the relay's own.
-RELAYS = ("match_event_enqueue",)
+RELAYS = ("match_event_enqueue", "event_send")  # event_send: integrity's, to each operator
 # webhook_enqueue's own halves: a caller that writes the event row itself (settlement) builds
 # it with webhook_event_build, whose calls are read too; the module's own call is a relay.
 SENDERS = ("webhook_enqueue", "webhook_enqueue_after_rollback", "webhook_event_build", *RELAYS)

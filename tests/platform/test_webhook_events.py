@@ -296,8 +296,16 @@ def test_every_catalogued_type_is_emitted_by_a_flow_tested_here():
     source = Path(__file__).read_text().split("def test_every_catalogued_type")[0]
     untested = {name for name in EVENT_TYPES if f'"{name}"' not in source}
     # wallet.call_failed: the seamless wallet's alert (tests/wallet/test_seamless_services.py);
-    # game.voided: a platform outage past R13's limit (tests/games/test_outages.py).
-    assert untested == {"wallet.call_failed", "game.voided"}
+    # game.voided: a platform outage past R13's limit (tests/games/test_outages.py);
+    # integrity.*: the risk team's cases and players' reports (tests/integrity/).
+    assert untested == {
+        "wallet.call_failed",
+        "game.voided",
+        "integrity.case_opened",
+        "integrity.case_action",
+        "integrity.case_closed",
+        "integrity.report_received",
+    }
 
 
 # --- Subscriptions ------------------------------------------------------------------------------

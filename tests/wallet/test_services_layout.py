@@ -46,6 +46,7 @@ CONCERNS = {
     "seamless": ["seamless_debit", "seamless_credit", "seamless_rollback", "operator_wallet_set"],
     "seamless_retry": ["seamless_call_retry", "seamless_calls_sweep", "seamless_balance"],
     "network": ["network_position_settle", "check_net_settlement", "check_network_escrow"],
+    "confiscation": ["winnings_confiscate", "check_confiscation", "confiscation_reference"],
 }
 
 # The plans of the postings (pure: wallet/services/plans/) and the ledger kernel.
@@ -55,6 +56,7 @@ PLAN_CONCERNS = {
     "escrow": ["buy_in_accounts", "buy_in_plan", "refund_plan", "void_plan", "VoidPlan"],
     "escrow_settle": ["settlement_plan", "SettlementPlan", "Payee"],
     "corrections": ["reversal_plan", "ReversalPlan"],
+    "confiscation": ["confiscation_lines", "Party"],
 }
 LEDGER_CONCERNS = {
     "checks": ["check_amount", "check_reference", "check_game_ref", "check_funds"],

@@ -87,11 +87,21 @@ def player_transaction(txn: LedgerTransaction, *, player: Player, operator_view:
 
 def _metadata_for(metadata: dict, *, operator_id) -> dict:
     """A transaction's metadata as one operator may read it: a network game's fee split
-    shows that operator's own line only (docs/network.md)."""
+    shows that operator's own line only (docs/network.md), a confiscation its own players'
+    refunds only (docs/wallet.md "Confiscation")."""
+    mine = str(operator_id)
+    refunds = metadata.get("refunds")
+    if isinstance(refunds, list):
+        metadata = metadata | {
+            "refunds": [
+                {key: value for key, value in row.items() if key != "operator_id"}
+                for row in refunds
+                if isinstance(row, dict) and row.get("operator_id") == mine
+            ]
+        }
     network = metadata.get("network")
     if not isinstance(network, dict):
         return metadata
-    mine = str(operator_id)
     return metadata | {
         "network": network
         | {

@@ -1,7 +1,8 @@
 """Wallet reads for the back office and the reports, in one place: a player's wallets and
 open stakes (the player page, settlement/backoffice.py), the ledger's revenue corrections
 per day (the daily report's NGR, settlement/reports.py) and the network statement's ledger
-lines (settlement/network.py). Reads across operators: callers scope them (staff scope, or
+lines (settlement/network.py), and the money between two players (integrity's cases).
+Reads across operators: callers scope them (staff scope, or
 the operator asking for its own report).
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import NamedTuple
 
-from django.db.models import Q, QuerySet, Sum, Value
+from django.db.models import Min, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce, TruncDate
 
 from gin_platform.models import Operator, Player
@@ -157,12 +158,14 @@ def _position_lines(operator: Operator, currency: str | None) -> QuerySet[Ledger
 @dataclass(frozen=True)
 class PositionDays:
     """An operator's network position over a period: before it per currency
-    (``opening``), its movement per UTC day and currency (``moves``), and the part of that
-    movement that net settlements posted (``settled``)."""
+    (``opening``), its movement per UTC day and currency (``moves``), and the parts of that
+    movement that net settlements posted (``settled``) and confiscations (``confiscated``:
+    a colluder's winnings moved to victims of other operators, integrity's cases)."""
 
     opening: dict[str, int]
     moves: dict[tuple[date, str], int]
     settled: dict[tuple[date, str], int]
+    confiscated: dict[tuple[date, str], int]
 
 
 def network_position_days(
@@ -180,6 +183,7 @@ def network_position_days(
     }
     moves: dict[tuple[date, str], int] = defaultdict(int)
     settled: dict[tuple[date, str], int] = defaultdict(int)
+    confiscated: dict[tuple[date, str], int] = defaultdict(int)
     rows = (
         entries.filter(created_at__gte=start, created_at__lt=end)
         .annotate(day=TruncDate("created_at", tzinfo=UTC))
@@ -191,7 +195,9 @@ def network_position_days(
         moves[(row["day"], row["currency"])] += int(row["total"])
         if row["transaction__kind"] == Kind.NETWORK_SETTLEMENT:
             settled[(row["day"], row["currency"])] += int(row["total"])
-    return PositionDays(opening=opening, moves=moves, settled=settled)
+        elif row["transaction__kind"] == Kind.CONFISCATION:
+            confiscated[(row["day"], row["currency"])] += int(row["total"])
+    return PositionDays(opening=opening, moves=moves, settled=settled, confiscated=confiscated)
 
 
 @dataclass(frozen=True)
@@ -256,3 +262,44 @@ def operators_with_network_positions() -> QuerySet:
     """The ids of the operators that have a network position account (members now or
     before, and the network's own operator), as a subquery."""
     return Account.objects.filter(kind=POSITION).values("operator_id")
+
+
+# --- Integrity: the money between two players ----------------------------------------------
+@dataclass(frozen=True)
+class PairGameFlow:
+    """What one game both players sat in did to each wallet (buy-ins, refunds, voids and
+    the settlement, net; minor units of ``currency``), by player id (as text)."""
+
+    game_ref: str
+    currency: str
+    net: dict[str, int]
+
+
+def pair_money_flow(*, player_ids: Collection[object]) -> list[PairGameFlow]:
+    """The games (by ``game_ref``) in whose ledger transactions both players' wallets
+    moved, oldest first, each with every listed player's net result in it: the money flow
+    between a pair that integrity's cases show (a positive net won, a negative lost)."""
+    ids = {str(pk) for pk in player_ids}
+    rows = (
+        LedgerEntry.objects.filter(
+            account__kind=Account.Kind.PLAYER,
+            account__player_id__in=ids,
+            transaction__game_ref__isnull=False,
+        )
+        .exclude(currency=PRACTICE_CURRENCY)
+        .values("transaction__game_ref", "account__player_id", "currency")
+        .annotate(total=Sum("amount"), first=Min("created_at"))
+        .order_by()
+    )
+    by_game: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    first: dict[tuple[str, str], datetime] = {}
+    for row in rows:
+        key = (str(row["transaction__game_ref"]), row["currency"])  # never null: filtered
+        by_game[key][str(row["account__player_id"])] = int(row["total"])
+        first[key] = min(first.get(key, row["first"]), row["first"])
+    shared = [key for key, nets in by_game.items() if set(nets) == ids]
+    shared.sort(key=lambda key: (first[key], key))
+    return [
+        PairGameFlow(game_ref=game_ref, currency=currency, net=by_game[(game_ref, currency)])
+        for game_ref, currency in shared
+    ]

@@ -22,7 +22,9 @@
   rollbacks through the operator's wallet API and their mirror postings;
 - ``seamless_retry``: their retries (task and beat sweep), the late-call alert, the balance;
 - ``network``: money between operators in network play: the network positions, the fee
-  split of a network game and the net settlement of a position (docs/network.md).
+  split of a network game and the net settlement of a position (docs/network.md);
+- ``confiscation``: a colluder's winnings given to the victims (integrity's cases, after
+  four eyes), across operators through their network positions.
 
 Every function is keyword-only, typed and atomic, makes one state change, and writes its
 audit row in the same database transaction. Other apps move money only through here:
@@ -78,6 +80,11 @@ from wallet.services.cashier import (
     deposit_reference,
     withdraw,
     withdrawal_reference,
+)
+from wallet.services.confiscation import (
+    check_confiscation,
+    confiscation_reference,
+    winnings_confiscate,
 )
 from wallet.services.corrections import reversal_reference, transaction_reverse
 from wallet.services.escrow import escrow_void, table_buy_in, table_refund
@@ -156,8 +163,10 @@ __all__ = [
     "approval_reject",
     "caps_are_raise",
     "cashier_caps_set",
+    "check_confiscation",
     "check_net_settlement",
     "check_transfer_mode",
+    "confiscation_reference",
     "deposit",
     "deposit_reference",
     "escrow_settle",
@@ -195,6 +204,7 @@ __all__ = [
     "table_refund",
     "transaction_reverse",
     "wallet_adjust",
+    "winnings_confiscate",
     "withdraw",
     "withdrawal_reference",
 ]

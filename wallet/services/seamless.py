@@ -535,12 +535,12 @@ def seamless_credit(
 def seamless_credits_record(
     *, ledger_transaction: LedgerTransaction, actor: Actor
 ) -> list[WalletCall]:
-    """Inside the transaction that posted a payout, refund or void: one pending credit per
-    seamless player whose platform wallet it credited (purpose
-    ``credit:<reference>:<player id>``; reason ``refund`` for a refund or void, else
-    ``payout``), sent once the caller commits. In the same transaction as the money, so a
-    credit can be neither lost (a crash after the commit leaves it to the sweep) nor made
-    twice."""
+    """Inside the transaction that posted a payout, refund, void or confiscation: one pending
+    credit per seamless player whose platform wallet it credited (purpose
+    ``credit:<reference>:<player id>``; reason ``refund`` for a refund, void or
+    confiscation, else ``payout``), sent once the caller commits. In the same transaction
+    as the money, so a credit can be neither lost (a crash after the commit leaves it to
+    the sweep) nor made twice."""
     if ledger_transaction.currency == PRACTICE_CURRENCY:
         return []
     # Each wallet's own operator decides (a network game pays players of several operators,
@@ -562,8 +562,10 @@ def seamless_credits_record(
     if not totals:
         return []
     players = {p.pk: p for p in Player.objects.filter(pk__in=list(totals))}
-    # A void gives each player's stake back: a refund to the operator's wallet too.
-    reason = "refund" if ledger_transaction.kind in (Kind.REFUND, Kind.VOID) else "payout"
+    # A void gives each player's stake back, a confiscation a victim's losses: a refund to
+    # the operator's wallet too.
+    refunds = (Kind.REFUND, Kind.VOID, Kind.CONFISCATION)
+    reason = "refund" if ledger_transaction.kind in refunds else "payout"
     calls = [
         _call_create(
             player=players[player_id],

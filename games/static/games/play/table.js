@@ -15,6 +15,7 @@ import {
 } from "./format.js";
 import { Live } from "./live.js";
 import { showNotice, showProblem } from "./notices.js";
+import { openReport } from "./report.js";
 
 const ACTION_TIMEOUT_MS = 8000;
 // Opening the table, the socket replays this many of the last events (docs/realtime.md
@@ -979,6 +980,16 @@ export class TableScreen {
           h("button", { type: "button", class: "button", onclick: () => { this.confirmResign = false; this.render(this.view); } }, "Keep playing"));
       } else {
         row.append(h("button", { type: "button", class: "button subtle", onclick: () => { this.confirmResign = true; this.render(this.view); } }, "Resign…"));
+      }
+    }
+    if (!this.watch) {
+      for (const player of match.players.filter((p) => p.position !== this.seat)) {
+        row.append(h("button", {
+          type: "button",
+          class: "button subtle report-player",
+          dataset: { seat: player.position },
+          onclick: () => openReport({ matchId: this.matchId, seat: player.position, name: this.name(player.position) }),
+        }, `Report ${this.name(player.position)}…`));
       }
     }
     return row;

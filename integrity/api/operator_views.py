@@ -15,14 +15,14 @@ from gin_platform.http.permissions import IsOperator
 from gin_platform.tenancy import selectors as tenancy
 from gin_platform.tenancy.principals import operator_principal
 from integrity import selectors, services
-from integrity.api import examples
-from integrity.api.presenters import link_view, mark_view
-from integrity.api.serializers import (
+from integrity.api import link_examples as examples
+from integrity.api.link_serializers import (
     PlayerIdentifierInput,
     PlayerIdentifierOutput,
     PlayerLinkInput,
     PlayerLinkOutput,
 )
+from integrity.api.presenters import link_view, mark_view
 
 
 class PlayerLinkListCreateView(GenericAPIView):
