@@ -2,7 +2,15 @@
 with their evidence) and cases (the risk team's work)."""
 
 from integrity.models.cases import Case
-from integrity.models.detection import Alert
+from integrity.models.detection import Alert, DetectionCursor, PairStats, PlayerStats
 from integrity.models.links import LinkKind, PlayerLink
 
-__all__ = ["Alert", "Case", "LinkKind", "PlayerLink"]
+__all__ = [
+    "Alert",
+    "Case",
+    "DetectionCursor",
+    "LinkKind",
+    "PairStats",
+    "PlayerLink",
+    "PlayerStats",
+]
