@@ -27,6 +27,7 @@ from gin_platform.project.config import (
     production_problems,
     redis_url,
 )
+from integrity.schedule import detection_beat_schedule
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 ENV = os.environ
@@ -289,6 +290,9 @@ CELERY_BEAT_SCHEDULE: dict = {
         "options": {"expires": 3600.0},
     },
 }
+
+INTEGRITY_DETECTION_INTERVAL_SECONDS = int(ENV.get("INTEGRITY_DETECTION_INTERVAL", "300"))
+CELERY_BEAT_SCHEDULE.update(detection_beat_schedule(INTEGRITY_DETECTION_INTERVAL_SECONDS))
 
 # --- Security ----------------------------------------------------------------------------
 if GIN_ENV == "production":
