@@ -2,7 +2,8 @@
 ``select_for_update`` of integrity is here; a service that takes several takes them in this
 order, so two services never wait for each other:
 
-    Alert  ->  Case  ->  Confiscation  ->  (wallet's account locks, in the posting)
+    DetectionCursor (every job's, in job order)  ->  Alert  ->  Case  ->  Confiscation
+    ->  (wallet's account locks, in the posting)
 
 A link or a mark is locked alone (docs/integrity-links.md).
 """
@@ -12,7 +13,22 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from integrity.models import Alert, Case, Confiscation, LinkMark, PlayerLink
+from integrity.models import Alert, Case, Confiscation, DetectionCursor, LinkMark, PlayerLink
+
+
+def detection_cursor_lock(*, job: str) -> DetectionCursor:
+    """Lock every detection cursor, in job order, and answer ``job``'s: the jobs add to the
+    same per-player and per-pair figures, so one runs at a time, and a second run of the
+    same job waits for the first and then reads on from where it stopped. Inside the
+    caller's transaction."""
+    for name in DetectionCursor.JOBS:
+        DetectionCursor.objects.get_or_create(job=name)
+    cursors = list(
+        DetectionCursor.objects.select_for_update()
+        .filter(job__in=DetectionCursor.JOBS)
+        .order_by("job")
+    )
+    return next(cursor for cursor in cursors if cursor.job == job)
 
 
 def lock_case(*, case_id: Any) -> Case:

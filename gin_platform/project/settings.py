@@ -27,6 +27,7 @@ from gin_platform.project.config import (
     production_problems,
     redis_url,
 )
+from integrity.schedule import detection_beat_schedule
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 ENV = os.environ
@@ -290,6 +291,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     },
     "derive-player-links": {"task": "integrity.tasks.links_derive_pending", "schedule": 300.0},
 }
+
+INTEGRITY_DETECTION_INTERVAL_SECONDS = int(ENV.get("INTEGRITY_DETECTION_INTERVAL", "300"))
+CELERY_BEAT_SCHEDULE.update(detection_beat_schedule(INTEGRITY_DETECTION_INTERVAL_SECONDS))
 
 # --- Security ----------------------------------------------------------------------------
 if GIN_ENV == "production":

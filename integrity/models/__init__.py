@@ -2,7 +2,7 @@
 with their evidence), cases (the risk team's work) and reports (players')."""
 
 from integrity.models.cases import Case, CaseAction, CaseNote, Confiscation, Sanction
-from integrity.models.detection import Alert
+from integrity.models.detection import Alert, DetectionCursor, PairStats, PlayerStats
 from integrity.models.links import LinkKind, LinkMark, MarkKind, PlayerLink
 from integrity.models.reports import PlayerReport
 
@@ -12,10 +12,13 @@ __all__ = [
     "CaseAction",
     "CaseNote",
     "Confiscation",
+    "DetectionCursor",
     "LinkKind",
     "LinkMark",
     "MarkKind",
+    "PairStats",
     "PlayerLink",
     "PlayerReport",
+    "PlayerStats",
     "Sanction",
 ]

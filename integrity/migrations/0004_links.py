@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('integrity', '0004_cases'),
+        ('integrity', '0003_detection'),
     ]
 
     operations = [
