@@ -1,4 +1,4 @@
-"""Reads of the hand history for integrity's detection jobs (docs/integrity-detection.md):
+"""Reads of the hand history for integrity's detection jobs (docs/integrity.md):
 finished heads-up games between two players, read in the order they finished, each with its
 hands, their recorded moves and their server times, and a step-by-step replay of a hand from
 its server seed and those moves (the pure engine, as ``selectors.hand_replay`` replays it).

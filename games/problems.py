@@ -38,7 +38,7 @@ class LinkedPlayersProblem(Problem):
     status = 409
     title = "You cannot sit at this table"
     description = (
-        "Somebody at this table may not play with you (docs/integrity-links.md: linked players "
+        "Somebody at this table may not play with you (docs/integrity.md: linked players "
         "never share a table). Which player, and why, is not said: pick another table, or join "
         "the waiting list."
     )

@@ -1,4 +1,4 @@
-"""Identifiers as keyed hashes (docs/integrity-links.md "Hashing"): a device id, a client
+"""Identifiers as keyed hashes (docs/integrity.md "Hashing"): a device id, a client
 address or a payment-instrument fingerprint becomes HMAC-SHA256 under the platform's one link
 secret (``INTEGRITY_LINK_SECRET``), so the same identifier matches whichever operator of the
 network sent it, and nobody without the secret can test a guess (the whole IPv4 space is

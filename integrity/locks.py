@@ -5,7 +5,7 @@ order, so two services never wait for each other:
     DetectionCursor (every job's, in job order)  ->  Alert  ->  Case  ->  Confiscation
     ->  (wallet's account locks, in the posting)
 
-A link or a mark is locked alone (docs/integrity-links.md).
+A link or a mark is locked alone (docs/integrity.md).
 """
 
 from __future__ import annotations

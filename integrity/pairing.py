@@ -1,4 +1,4 @@
-"""The questions games asks integrity (R10's seating, docs/integrity-links.md): may these
+"""The questions games asks integrity (R10's seating, docs/integrity.md): may these
 players share a table, and may this player sit at all? Two players linked for any reason
 still in force never share one.
 Reads only, one indexed query per call; imports nothing of games, so the seating path can

@@ -58,5 +58,5 @@ class LinkNotEndableProblem(Problem):
     description = (
         "Links you declared (household, associate) end when you delete them; links the platform "
         "found from shared devices, addresses or payment instruments, or that the risk team "
-        "set, stay in force (docs/integrity-links.md)."
+        "set, stay in force (docs/integrity.md)."
     )

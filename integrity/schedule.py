@@ -1,4 +1,4 @@
-"""The detection jobs' beat entries (docs/integrity-detection.md "Jobs"), merged into
+"""The detection jobs' beat entries (docs/integrity.md "Jobs"), merged into
 ``CELERY_BEAT_SCHEDULE`` by the settings. Plain data, no Django: the settings import it
 before the apps load."""
 

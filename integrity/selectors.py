@@ -2,7 +2,7 @@
 confiscation requests, players' reports. Staff reads are scoped by the caller's operator
 scope (``operator_ids``: None for every operator): a case is visible to a scoped staff
 user when one of its players belongs to an operator in their scope. An operator reads its
-own players' links only (docs/integrity-links.md "Who sees what")."""
+own players' links only (docs/integrity.md "Who sees what")."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ risk team's cases (``["integrity-alerts-group"]``, as often). Thin: one service 
 run twice at once or after a crash: the jobs take their cursors' lock, count each row once
 and move the cursor in the same transaction; grouping locks each alert it puts in a case.
 
-Linked accounts (docs/integrity-links.md): ``links_derive``, the links a mark's sighting
+Linked accounts (docs/integrity.md): ``links_derive``, the links a mark's sighting
 implies, queued on commit by ``integrity.services.mark_record`` (by name; idempotent: a link
 is made once per pair and kind), and ``links_derive_pending``, beat
 (``["derive-player-links"]``): the marks whose sighting was never derived (a lost message)."""

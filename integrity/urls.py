@@ -4,7 +4,7 @@ from gin_platform.api.urls import routes
 from integrity.api import operator_views, player_views, staff_views
 
 urlpatterns = routes(
-    # Operator API key: its players' links and identifiers (docs/integrity-links.md).
+    # Operator API key: its players' links and identifiers (docs/integrity.md).
     (
         "players/<str:player_id>/links",
         operator_views.PlayerLinkListCreateView,

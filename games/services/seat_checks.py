@@ -126,7 +126,7 @@ def network_mode_check(*, player: Player, match: Match) -> None:
 
 
 def linked_players_check(*, player: Player, others: list[Seat]) -> None:
-    """Linked players never share a table (docs/integrity-links.md): ``player`` may not sit
+    """Linked players never share a table (docs/integrity.md): ``player`` may not sit
     with a player seated in ``others`` they are linked to (409 ``linked-players``, which
     says neither who nor why). One indexed query, none at an empty table. ``seating`` calls
     it under the table's lock, where no other seat can be taken at once."""

@@ -180,7 +180,7 @@ def _waiting(room_id: int) -> list[WaitingListEntry]:
 def _table_with_opponent(entry: WaitingListEntry) -> Table | None:
     """An open table of the room whose game waits for players at the entry's stake, with
     somebody else seated and nobody the entry's player is linked to (the oldest such game
-    first; docs/integrity-links.md: the list skips linked pairings silently)."""
+    first; docs/integrity.md: the list skips linked pairings silently)."""
     # Never a table of the other mode (live and sandbox players never meet).
     seated = Seat.objects.filter(
         state=Seat.State.SEATED, player__operator__is_sandbox=entry.player.operator.is_sandbox
@@ -357,7 +357,7 @@ def waiting_list_match(*, room_id: int) -> int:
 
 def _first_pair(entries: list[WaitingListEntry]) -> tuple[WaitingListEntry, ...] | None:
     """The two oldest entries of different players at the same stake (and mode: live and
-    sandbox players never meet) who are not linked (docs/integrity-links.md: skipped
+    sandbox players never meet) who are not linked (docs/integrity.md: skipped
     silently; one query for the whole list)."""
     linked = linked_pairs(player_ids=(entry.player_id for entry in entries))
     by_stake: dict[tuple[int | None, bool], list[WaitingListEntry]] = {}

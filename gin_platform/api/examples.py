@@ -279,7 +279,7 @@ SESSION_CREATE = [
     request(
         "with the player's device and address",
         {"ttl_seconds": 1800, "device_id": "app-install-7f3c2a", "client_address": "81.2.69.160"},
-        "What may link the player to others (docs/integrity-links.md): kept as keyed hashes",
+        "What may link the player to others (docs/integrity.md): kept as keyed hashes",
     ),
     response(
         "minted",
@@ -313,7 +313,7 @@ LAUNCH = [
     request(
         "lobby, with the player's device and address",
         {"mode": "lobby", "device_id": "app-install-7f3c2a", "client_address": "2a02:c7f::1"},
-        "What may link the player to others (docs/integrity-links.md): kept as keyed hashes",
+        "What may link the player to others (docs/integrity.md): kept as keyed hashes",
     ),
     response(
         "launch URL",

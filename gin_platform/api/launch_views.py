@@ -49,7 +49,7 @@ class PlayerLaunchView(APIView):
         "token is shown once: a replay of the request answers 409 secret-not-replayable. Send "
         "the player's `device_id` and `client_address` when you have them: players seen on one "
         "device or at one household address are never seated together (kept only as keyed "
-        "hashes, docs/integrity-links.md).",
+        "hashes, docs/integrity.md).",
     )
     @idempotent
     def post(self, request: Request, player_id: str) -> Response:

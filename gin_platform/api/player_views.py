@@ -104,7 +104,7 @@ class PlayerSessionCreateView(APIView):
         description="Mint a short-lived bearer token for the player (ttl_seconds, 60 to "
         "86400). The token is shown once. Send the player's `device_id` and `client_address` "
         "when you have them: players seen on one device or at one household address are never "
-        "seated together (kept only as keyed hashes, docs/integrity-links.md).",
+        "seated together (kept only as keyed hashes, docs/integrity.md).",
         examples=examples.SESSION_CREATE,
     )
     @idempotent

@@ -80,7 +80,7 @@ class PlayerOutput(serializers.ModelSerializer):
 
 
 class LinkIdentifiersInput(StrictInput):
-    """What may link the player to other players (docs/integrity-links.md): kept only as a
+    """What may link the player to other players (docs/integrity.md): kept only as a
     keyed hash, never stored or logged as sent."""
 
     device_id = serializers.CharField(

@@ -1,7 +1,7 @@
 """What tenancy tells other apps without importing them.
 
 ``identifiers_seen``: a player was seen with identifiers that may link them to other players
-(docs/integrity-links.md): a device id or client address the operator sent with a launch or a
+(docs/integrity.md): a device id or client address the operator sent with a launch or a
 session, or the client address the platform itself saw when the player's session was
 exchanged or used for a socket ticket. Sent inside the service's transaction with the raw
 values; the receiver (integrity's) keeps only keyed hashes and does its work after the

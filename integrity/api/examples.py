@@ -1,4 +1,4 @@
-"""OpenAPI examples of integrity's endpoints (docs/integrity-cases.md)."""
+"""OpenAPI examples of integrity's endpoints (docs/integrity.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OpenAPI examples of the linked-accounts endpoints (docs/integrity-links.md), checked
+"""OpenAPI examples of the linked-accounts endpoints (docs/integrity.md), checked
 against their schemas by the platform's OpenAPI tests."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The operator's side of linked accounts (docs/integrity-links.md): the links of one of its
+"""The operator's side of linked accounts (docs/integrity.md): the links of one of its
 players to its other players, the household and associate links it declares and ends, and
 the identifiers it sends (a payment-instrument fingerprint, a device, an address)."""
 
@@ -37,7 +37,7 @@ class PlayerLinkListCreateView(GenericAPIView):
         description="The player's links to your other players, newest first, ended ones too: "
         "those you declared, and those the platform found from a device, address or payment "
         "instrument both were seen with (never the identifier). Links to other operators' "
-        "players are never shown (docs/integrity-links.md).",
+        "players are never shown (docs/integrity.md).",
     )
     def get(self, request: Request, player_id: str) -> Response:
         caller = operator_principal(request)
@@ -120,7 +120,7 @@ class PlayerIdentifierCreateView(APIView):
         "(as your payment provider gives it), a device id or a client address. Kept only as a "
         "keyed hash under the platform's secret, so it matches the same identifier sent by any "
         "operator of the network; players who share one are never seated together "
-        "(docs/integrity-links.md). 201 the first time, 200 when seen before. The value is "
+        "(docs/integrity.md). 201 the first time, 200 when seen before. The value is "
         "never stored or returned.",
         examples=examples.IDENTIFIER_RECORD,
     )

@@ -1,7 +1,7 @@
 """Shapes of integrity's answers. Staff see the players of the operators in their scope in
 full and every other player masked (screen name and an opaque id); players see their own
 reports' status only. An operator sees its own players' links (``link_view``, never an
-identifier: docs/integrity-links.md "Who sees what")."""
+identifier: docs/integrity.md "Who sees what")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Detection from the hand history (docs/integrity-detection.md): batch jobs over finished
+"""Detection from the hand history (docs/integrity.md): batch jobs over finished
 games and settled money, per-player and per-pair aggregates, and one module per signal:
 
 - pairs: ``soft_play``, ``feeding``, ``chip_dumping``, ``pair_win_rate``, ``repeated_pairing``;

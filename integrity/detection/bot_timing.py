@@ -1,4 +1,4 @@
-"""Decision times too regular (docs/integrity-detection.md "Bot timing"): people's think
+"""Decision times too regular (docs/integrity.md "Bot timing"): people's think
 times are heavy-tailed (a few seconds most of the time, sometimes much longer), a script's
 are a fixed delay and some jitter.
 

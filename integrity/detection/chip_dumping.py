@@ -1,4 +1,4 @@
-"""Chip dumping (docs/integrity-detection.md "Chip dumping"): money flowing one way between
+"""Chip dumping (docs/integrity.md "Chip dumping"): money flowing one way between
 a pair beyond what their play explains.
 
 Two tests, each counted only in the direction the money

@@ -1,4 +1,4 @@
-"""Moves identical to a known engine's (docs/integrity-detection.md "Engine moves"): the
+"""Moves identical to a known engine's (docs/integrity.md "Engine moves"): the
 platform's own bot (``games.engine.choose_action``, greedy and deterministic) is the engine
 a script most likely copies.
 

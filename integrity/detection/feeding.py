@@ -1,4 +1,4 @@
-"""Feeding (docs/integrity-detection.md "Feeding"): discards that would lower the
+"""Feeding (docs/integrity.md "Feeding"): discards that would lower the
 opponent's deadwood (complete or extend a meld of theirs), far more often against this
 opponent than the player's discards help everybody else.
 

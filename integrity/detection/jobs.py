@@ -1,4 +1,4 @@
-"""The detection jobs (docs/integrity-detection.md "Jobs"): Celery beat runs them off the
+"""The detection jobs (docs/integrity.md "Jobs"): Celery beat runs them off the
 move path; each reads its stream after its cursor, in batches, and per batch, in one
 transaction: locks the cursors (one job at a time), counts the rows, adds the figures to the
 per-player and per-pair aggregates, moves the cursor past the rows, and re-evaluates the

@@ -1,4 +1,4 @@
-"""Play across 24 hours without a break (docs/integrity-detection.md "Marathons"): a session
+"""Play across 24 hours without a break (docs/integrity.md "Marathons"): a session
 is the player's moves with no gap of ``BREAK_MINUTES`` or more between two of them; the
 score is the longest session's length in hours.
 

@@ -1,4 +1,4 @@
-"""A pair's win rate far from both players' results against others (docs/integrity-detection.md
+"""A pair's win rate far from both players' results against others (docs/integrity.md
 "Win rate between a pair").
 
 Decisive hands between the two (void hands left out), against the rate log5 expects from

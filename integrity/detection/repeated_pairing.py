@@ -1,4 +1,4 @@
-"""Repeated pairings (docs/integrity-detection.md "Repeated pairings"): two players meeting
+"""Repeated pairings (docs/integrity.md "Repeated pairings"): two players meeting
 far more often than their numbers of games explain.
 
 If each of the M heads-up matches drew its two players at random from the seats played, a

@@ -1,4 +1,4 @@
-"""Soft play (docs/integrity-detection.md "Soft play"): a knock or gin open to a player and
+"""Soft play (docs/integrity.md "Soft play"): a knock or gin open to a player and
 not taken while the opponent is not behind, far more often against this opponent than the
 player declines such knocks against everybody else.
 

@@ -1,4 +1,4 @@
-"""The statistics of the detection signals (docs/integrity-detection.md "Statistics"), with
+"""The statistics of the detection signals (docs/integrity.md "Statistics"), with
 the standard library only: exact binomial and Poisson tails in log space (no normal
 approximation: the samples of a pair are small), a "surprise" in decimal digits, the
 coefficient of variation, and the log5 estimate of how often one player beats another.

@@ -1,4 +1,4 @@
-"""Detection's cursors and running figures per player and per pair (docs/integrity-detection.md)."""
+"""Detection's cursors and running figures per player and per pair (docs/integrity.md)."""
 
 import django.db.models.deletion
 import django.utils.timezone

@@ -65,7 +65,7 @@ class Alert(models.Model):
 
 
 class DetectionCursor(models.Model):
-    """How far a detection job has read its stream (docs/integrity-detection.md "Jobs"): the
+    """How far a detection job has read its stream (docs/integrity.md "Jobs"): the
     last row it counted, as (time, id), moved in the same transaction as the aggregates that
     row changed, so a crash loses nothing and a re-run counts nothing twice."""
 

@@ -7,7 +7,7 @@
 - ``events``: the ``integrity.*`` webhooks, masked across the network;
 - ``marks``: identifiers seen (keyed hashes) and the links found from them;
 - ``links``: what operators declare (household, associate links) and send (identifiers)
-  (docs/integrity-links.md).
+  (docs/integrity.md).
 Every function is keyword-only, atomic and audited; webhooks are sent after the commit.
 """
 

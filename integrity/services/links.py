@@ -1,4 +1,4 @@
-"""What an operator tells the platform about its own players (docs/integrity-links.md):
+"""What an operator tells the platform about its own players (docs/integrity.md):
 household and known-associate links it declares and may end, and identifiers it sends by
 API (a payment-instrument fingerprint, a device, an address).
 

@@ -1,5 +1,5 @@
 """Sightings of identifiers, and the links the platform finds from them
-(docs/integrity-links.md "What links players").
+(docs/integrity.md "What links players").
 
 - ``mark_record``: a player was seen with an identifier (already a keyed hash,
   integrity/hashing.py): the mark is created or its ``last_seen_at`` moves on; the links it
@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 INTEGRITY_ACTOR = Actor.system("integrity")
 # An address links the players seen at it within ADDRESS_DAYS while there are at most
 # ADDRESS_MAX_PLAYERS of them (a household); more is shared infrastructure (a carrier's or a
-# café's NAT): it links nobody new (docs/integrity-links.md "The rules").
+# café's NAT): it links nobody new (docs/integrity.md "The rules").
 ADDRESS_MAX_PLAYERS = 4
 ADDRESS_DAYS = 30
 # A device id or payment instrument seen with more players than this identifies nobody: an

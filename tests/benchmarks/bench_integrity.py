@@ -1,4 +1,4 @@
-"""The evaluation run of integrity's detection (docs/integrity-detection.md "Evaluation"): a
+"""The evaluation run of integrity's detection (docs/integrity.md "Evaluation"): a
 synthetic population plays over the real HTTP API on PostgreSQL, then the detection jobs run
 and the run prints the confusion matrices for pairs and for players.
 

@@ -1,4 +1,4 @@
-"""A player reports their opponent from the table page (docs/integrity-cases.md "Player
+"""A player reports their opponent from the table page (docs/integrity.md "Player
 reports"): the "Report" control opens a dialog, the report is sent, the page says it was
 received, and the player's reports list it with its status (never the outcome)."""
 

@@ -1,4 +1,4 @@
-"""A network of two member operators for the linked-accounts tests (docs/integrity-links.md):
+"""A network of two member operators for the linked-accounts tests (docs/integrity.md):
 their players, operator API clients, and links made the way production makes them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The risk team's case API (docs/integrity-cases.md): alerts grouped into cases
+"""The risk team's case API (docs/integrity.md): alerts grouped into cases
 automatically and by hand, notes, the actions and what they do (a suspended or banned
 player sits nowhere, a blocked pairing is never seated together), the webhooks each
 operator gets (masked across the network), scope, permissions and the problems."""

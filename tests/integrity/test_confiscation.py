@@ -1,4 +1,4 @@
-"""Confiscation with four eyes (docs/integrity-cases.md "Confiscation"): who may propose and
+"""Confiscation with four eyes (docs/integrity.md "Confiscation"): who may propose and
 decide, the proposer never deciding, one live request per case, a posting the ledger
 refuses recorded failed, a rejection, racing approvers posting once (PostgreSQL), and the
 posting's legs for a seamless colluder and within one operator."""

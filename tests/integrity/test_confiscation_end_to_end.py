@@ -1,4 +1,4 @@
-"""The acceptance test of a confiscation case, over HTTP (docs/integrity-cases.md): at
+"""The acceptance test of a confiscation case, over HTTP (docs/integrity.md): at
 network tables of two operators a colluder (operator A) takes money from a victim of
 operator B twice and from a victim of A once. Detection's alerts are grouped into a case by
 a risk user; the case shows the evidence (the money flow game by game, the hands with

@@ -1,4 +1,4 @@
-"""Identifiers as keyed hashes (docs/integrity-links.md "Hashing"): the same identifier gives
+"""Identifiers as keyed hashes (docs/integrity.md "Hashing"): the same identifier gives
 the same digest whoever sent it, a different kind or secret a different one, and nothing of
 the value shows; addresses are compared as a household sees them."""
 

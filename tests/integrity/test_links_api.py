@@ -1,4 +1,4 @@
-"""The operator's links API (docs/integrity-links.md "The API"): declaring and ending
+"""The operator's links API (docs/integrity.md "The API"): declaring and ending
 household and associate links between its own players, sending identifiers, and reading its
 players' links; idempotent, problem+json on bad input, and never a word about another
 operator's players."""

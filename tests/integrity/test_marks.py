@@ -1,4 +1,4 @@
-"""What links players (docs/integrity-links.md "What links players"): identifiers the
+"""What links players (docs/integrity.md "What links players"): identifiers the
 operators send with a launch or a session, and the addresses the platform itself sees, kept
 as keyed hashes only; players who share one are linked across the operators of the network,
 under the rules for addresses (a household, not a shared NAT)."""

@@ -1,4 +1,4 @@
-"""The acceptance test of the seating rule (docs/integrity-links.md "The seating rule"): in
+"""The acceptance test of the seating rule (docs/integrity.md "The seating rule"): in
 10,000 synthetic sits and waiting-list matches, among players of two operators of a network
 linked by every kind of link the platform knows (a device both operators sent, a payment
 instrument, a household address the platform saw, household and associate links the

@@ -1,4 +1,4 @@
-"""Players' reports (docs/integrity-cases.md "Player reports"): a player reports an opponent
+"""Players' reports (docs/integrity.md "Player reports"): a player reports an opponent
 of a match they played, sees it received and its status (never the outcome), their operator
 gets integrity.report_received, and the report becomes a player_report alert in a case."""
 

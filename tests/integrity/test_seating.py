@@ -1,4 +1,4 @@
-"""Linked players are never seated together (docs/integrity-links.md "The seating rule"):
+"""Linked players are never seated together (docs/integrity.md "The seating rule"):
 the explicit sit refuses with linked-players and says neither who nor why; the waiting list
 skips linked pairings silently; an ended link no longer stands in the way."""
 

@@ -1,4 +1,4 @@
-"""Two linked players sitting at one table at the same moment (docs/integrity-links.md "The
+"""Two linked players sitting at one table at the same moment (docs/integrity.md "The
 seating rule"): the check runs under the table's lock, so the second sees the first's seat
 and is refused; never both seated. On PostgreSQL, with real threads."""
 

@@ -1,4 +1,4 @@
-"""A network of two operators for integrity's tests (docs/integrity-cases.md): players who
+"""A network of two operators for integrity's tests (docs/integrity.md): players who
 meet at network tables over the API (sit, resign), and detection's alerts about them made
 as the detection job makes them (Alert rows)."""
 

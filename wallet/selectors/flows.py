@@ -1,6 +1,6 @@
 """Money between players: what each player of a settled game won or lost in it, read from
 the ledger in the order the settlements were posted (integrity's chip-dumping job reads it
-with a cursor; docs/integrity-detection.md). The wallet knows games only as their escrow's
+with a cursor; docs/integrity.md). The wallet knows games only as their escrow's
 ``game_ref``.
 """
 

@@ -1,4 +1,4 @@
-// Reporting an opponent (docs/integrity-cases.md "Player reports"): a dialog of its own,
+// Reporting an opponent (docs/integrity.md "Player reports"): a dialog of its own,
 // outside the table's re-rendered DOM, so a push never clears what is being typed. Sends
 // POST me/reports with the opponent's seat; the page says the report was received.
 
