@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from django.db.models import Q
+
 from integrity.models import Alert, Case, Confiscation, DetectionCursor, LinkMark, PlayerLink
 
 
@@ -64,3 +66,16 @@ def lock_player_link_of(*, low: UUID, high: UUID, kind: str) -> PlayerLink | Non
 def lock_link_mark(*, mark_id: int) -> LinkMark:
     """The mark row, locked until the end of the transaction."""
     return LinkMark.objects.select_for_update().get(pk=mark_id)
+
+
+def lock_open_alert(*, signal: str, player_id: Any, other_player_id: Any) -> Alert | None:
+    """Lock the open alert of ``signal`` about a player (``other_player_id`` None) or a pair
+    (in either order), if there is one: a detection run updates it while a grouping run may
+    be putting it in a case."""
+    rows = Alert.objects.select_for_update().filter(signal=signal, status=Alert.Status.OPEN)
+    if other_player_id is None:
+        rows = rows.filter(player_id=player_id, other_player__isnull=True)
+    else:
+        a, b = player_id, other_player_id
+        rows = rows.filter(Q(player_id=a, other_player_id=b) | Q(player_id=b, other_player_id=a))
+    return rows.first()

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gin_platform.api.inputs import validated
+from gin_platform.api.inputs import NoBody, validated
 from gin_platform.http.pagination import CheckedCursorPagination
 from gin_platform.http.permissions import HasStaffPermission, IsStaff
 from gin_platform.staff.scope import operator_scope
@@ -124,6 +124,7 @@ class StaffAlertGroupView(APIView):
         "oldest open case already about all of its players, or opens a new one.",
     )
     def post(self, request: Request) -> Response:
+        validated(NoBody, request.data)
         return Response({"grouped": services.alerts_group()})
 
 

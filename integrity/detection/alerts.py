@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Q
-
 from gin_platform.audit import audit_record
 from gin_platform.tenancy.principals import Actor
 from integrity.detection.findings import Finding
+from integrity.locks import lock_open_alert
 from integrity.models import Alert, LinkKind, PairStats, PlayerLink
 
 ACTOR = Actor.system("integrity.detection")
@@ -21,13 +20,9 @@ def alert_record(*, finding: Finding, now: datetime) -> str:
     """Raise the finding's alert, or update the open one of its signal and subject (a pair
     in either order); RAISED, UPDATED or "" (under the threshold, nothing open). Inside the
     job's transaction."""
-    rows = Alert.objects.select_for_update().filter(signal=finding.signal, status=Alert.Status.OPEN)
-    if finding.other_player is None:
-        rows = rows.filter(player_id=finding.player, other_player__isnull=True)
-    else:
-        a, b = finding.player, finding.other_player
-        rows = rows.filter(Q(player_id=a, other_player_id=b) | Q(player_id=b, other_player_id=a))
-    alert = rows.first()
+    alert = lock_open_alert(
+        signal=finding.signal, player_id=finding.player, other_player_id=finding.other_player
+    )
     if alert is None:
         if not finding.raised:
             return ""

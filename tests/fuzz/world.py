@@ -37,6 +37,8 @@ from werkzeug.test import Client
 from gin_platform.models import OperatorSigningSecret, Player, WebhookDelivery
 from gin_platform.project.wsgi import application
 from gin_platform.tenancy.services import api_key_create, player_session_create
+from integrity import services as integrity_services
+from integrity.models import Alert
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
 from wallet import services as wallet_services
@@ -200,7 +202,7 @@ def build_world(*, schema_paths: dict[str, dict[str, Any]], django_user_model) -
         status=WebhookDelivery.Status.FAILED,
     )
     world.add("delivery_id", delivery.pk)
-    for seeder in (_seed_wallet, _seed_games):
+    for seeder in (_seed_wallet, _seed_games, _seed_integrity):
         _best_effort(seeder, world)
     return world
 
@@ -255,3 +257,33 @@ def _seed_games(world: World) -> None:
             match_ids.add(body["match_id"])
     for match_id in sorted(match_ids):
         world.add("match_id", match_id)
+
+
+def _seed_integrity(world: World) -> None:
+    """What the risk team works on (docs/integrity.md): an alert about the two players in a
+    case with a pending confiscation, and another alert in no case (to dismiss, or to add)."""
+    alerts = [
+        Alert.objects.create(
+            signal=signal,
+            player=world.player,
+            other_player=world.opponent,
+            score=9.0,
+            threshold=5.0,
+            reasoning={"seeded": True},
+        )
+        for signal in (Alert.Signal.SOFT_PLAY, Alert.Signal.FEEDING)
+    ]
+    case = integrity_services.case_open(
+        alerts=alerts[:1], title="seeded", opened_by="detection", actor=SYSTEM
+    )
+    confiscation = integrity_services.confiscation_propose(
+        case=case,
+        colluder_id=world.player.pk,
+        refunds=[(world.opponent.pk, 100)],
+        currency=world.player.wallet_currency,
+        reason="seeded",
+        user=staff_user("fuzz-risk", "risk"),
+    )
+    world.add("alert_id", alerts[1].pk)
+    world.add("case_id", case.pk)
+    world.add("confiscation_id", confiscation.pk)

@@ -80,6 +80,10 @@ READ = {
     "table-sit",
     "lobby-waiting-list",
     "my-waiting-list",
+    # Integrity (docs/integrity.md): each side's player reports the other after the game.
+    "me-reports",
+    "me-report",
+    "player-link-list",
 }
 NOT_A_GAME = {
     # credentials, origins, sessions, launch, sockets' tickets: no game in them
@@ -98,6 +102,10 @@ NOT_A_GAME = {
     "socket-ticket-create",
     "webhook-redeliver",  # re-sends a delivery read by webhook-detail
     "my-protections",  # R13: the caller's own count of protected turns, no game in it
+    # Integrity: an operator's identifiers and links between two of its own players
+    # (player-link-list is read below: a network game links nobody across operators there)
+    "player-identifier-create",
+    "player-link-detail",
     # money moved by the operator on its own player; limits it sets
     "wallet-deposits",
     "wallet-withdrawals",
@@ -215,6 +223,7 @@ def _read_everything(side: Side, *, match_id: int, room_id: int) -> None:
         "/api/v1/network/statement",
     ):
         side.record(path, api.get(path))
+    side.record("links", api.get(f"/api/v1/players/{player_id}/links"))
     for event in side.record("events", api.get("/api/v1/operators/me/events"))["results"]:
         side.record("event", api.get(f"/api/v1/operators/me/events/{event['id']}"))
     for delivery in side.record("deliveries", api.get("/api/v1/webhooks/deliveries"))["results"]:
@@ -242,6 +251,18 @@ def _read_everything(side: Side, *, match_id: int, room_id: int) -> None:
         side.record(f"player {path}", me.get(path))
     for row in side.record("my txs", me.get("/api/v1/me/wallet/transactions"))["results"]:
         side.record("my tx", me.get(f"/api/v1/me/wallet/transactions/{row['id']}"))
+    # A report about the opponent (by seat, as the table page sends it), then read back.
+    theirs = Seat.objects.filter(match_id=match_id).exclude(player=me.player).get().position
+    filed = side.record(
+        "report",
+        me.post(
+            "/api/v1/me/reports",
+            {"match_id": match_id, "seat": theirs, "category": "collusion", "text": "odd"},
+            format="json",
+        ),
+    )
+    side.record("my reports", me.get("/api/v1/me/reports"))
+    side.record("my report", me.get(f"/api/v1/me/reports/{filed['id']}"))
     # The sockets' messages are the presenters' (games/realtime/render.py): each audience.
     # What the side's player's sockets carry: their own seat's audience and the watchers'.
     match = match_for_push(match_id=match_id)

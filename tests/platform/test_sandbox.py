@@ -38,6 +38,7 @@ from gin_platform.models import (
 )
 from gin_platform.tenancy import services
 from gin_platform.tenancy.tokens import hash_secret
+from integrity import services as integrity_services
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory
@@ -314,6 +315,17 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
     )
     event = OperatorEvent.objects.filter(operator=operator).order_by("created_at").first()
     assert event is not None, "the game and the deposits recorded events"
+    link = integrity_services.player_link_declare(
+        player=players[0], other_player_id=players[1].pk, kind="associate", actor=SYSTEM
+    ).link
+    report = integrity_services.player_report_create(
+        reporter=players[0],
+        match_id=match.pk,
+        seat=1,
+        reason="other",
+        text="played oddly",
+        actor=SYSTEM,
+    )
     world = World(mode=mode, operator=operator, key=key, client=bearer_client(key))
     world.player_client = bearer_client(
         services.player_session_create(player=players[2], actor=SYSTEM).token
@@ -333,6 +345,9 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
         "match_id": match.pk,
         "number": 1,
         "excluded_player": players[2].pk,
+        "other_player_id": players[1].pk,
+        "link_id": link.pk,
+        "report_id": report.pk,
     }
     world.markers = {
         operator.slug,
@@ -443,6 +458,10 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "settlement-list": {"get": None},
     "settlement-detail": {"get": None},
     "report-daily": {"get": None, "query": "from={yesterday}&to={tomorrow}"},
+    # Integrity (docs/integrity.md): "{other_player}" is the tenant's second player.
+    "player-link-list": {"get": None, "post": {"player_id": "{other_player}", "kind": "household"}},
+    "player-link-detail": {"delete": None},
+    "player-identifier-create": {"post": {"kind": "device", "value": "{tag}-device"}},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},
@@ -479,6 +498,7 @@ PLAYER_CALLS: dict[str, dict[str, object]] = {
     "settlement-detail": {"get": None},
     "me-wallet-transaction": {"get": None},
     "lobby-waiting-list": {"get": None, "post": {}, "delete": None},
+    "me-report": {"get": None},
 }
 
 
@@ -529,6 +549,7 @@ def _format(body, world: World):
     if body is None:
         return None
     text = json.dumps(body).replace("{tag}", f"{world.mode}-{secrets.token_hex(2)}")
+    text = text.replace("{other_player}", str(world.ids["other_player_id"]))
     return json.loads(text)
 
 

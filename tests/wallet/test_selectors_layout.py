@@ -23,6 +23,7 @@ CONCERNS = {
     "approvals": ["approval_list", "approval_get"],
     "backoffice": ["player_open_stakes", "revenue_corrections", "network_position_days"],
     "reconciliation": ["reconcile", "ReconciliationReport", "escrow_payouts_by_player"],
+    "flows": ["settled_game_flows"],
 }
 
 
