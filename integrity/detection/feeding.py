@@ -11,8 +11,8 @@ the population's): -log10 P(X >= k), X ~ B(n, p0).
 from __future__ import annotations
 
 from games import engine
-from integrity.detection.findings import Finding, Population, side
-from integrity.detection.stats import binomial_surprise, shrunk_rate
+from integrity.detection.findings import Finding, Population, rates_against_pair, strongest
+from integrity.detection.stats import binomial_surprise
 from integrity.models import Alert, PairStats, PlayerStats
 
 MIN_DISCARDS = 30
@@ -33,53 +33,40 @@ def feeds(state: engine.HandState, seat: int, card: engine.Card) -> bool:
 def evaluate(
     *, pair: PairStats, low: PlayerStats, high: PlayerStats, population: Population
 ) -> Finding | None:
-    # The population's rate without this pair's discards (see soft_play).
-    base = population.rate(
-        population.discards_useful - pair.discards_useful_low - pair.discards_useful_high,
-        population.discards - pair.discards_low - pair.discards_high,
-        0.25,
+    """The stronger direction: the low player feeding the high one, or back."""
+    rates = rates_against_pair(
+        pair=pair,
+        low=low,
+        high=high,
+        population=population,
+        hits="discards_useful",
+        trials="discards",
+        default_rate=0.25,
+        min_trials=MIN_DISCARDS,
+        prior_weight=PRIOR_WEIGHT,
+        rate_floor=RATE_FLOOR,
     )
-    best: Finding | None = None
-    for is_low, player in ((True, low), (False, high)):
-        n = side(pair, "discards", is_low)
-        k = side(pair, "discards_useful", is_low)
-        if n < MIN_DISCARDS:
-            continue
-        p0 = max(
-            shrunk_rate(
-                hits=player.discards_useful - k,
-                trials=player.discards - n,
-                prior_rate=base,
-                prior_weight=PRIOR_WEIGHT,
-            ),
-            RATE_FLOOR,
-        )
-        feeder, fed = (
-            (pair.player_low_id, pair.player_high_id)
-            if is_low
-            else (pair.player_high_id, pair.player_low_id)
-        )
-        finding = Finding(
+    return strongest(
+        Finding(
             signal=Alert.Signal.FEEDING,
-            score=binomial_surprise(k=k, n=n, p=p0),
+            score=binomial_surprise(k=rate.hits, n=rate.trials, p=rate.p0),
             threshold=THRESHOLD,
-            player=fed,
-            other_player=feeder,
+            player=rate.opponent,  # the one fed
+            other_player=rate.actor,
             reasoning={
                 "statistic": "binomial upper tail, -log10 P(X >= useful | discards, p0)",
-                "feeder": str(feeder),
-                "useful_discards": k,
-                "discards": n,
-                "p0": round(p0, 4),
+                "feeder": str(rate.actor),
+                "useful_discards": rate.hits,
+                "discards": rate.trials,
+                "p0": round(rate.p0, 4),
                 "p0_from": {
-                    "useful_elsewhere": player.discards_useful - k,
-                    "discards_elsewhere": player.discards - n,
-                    "population_rate": round(base, 4),
+                    "useful_elsewhere": rate.hits_elsewhere,
+                    "discards_elsewhere": rate.trials_elsewhere,
+                    "population_rate": round(rate.base, 4),
                     "prior_weight": PRIOR_WEIGHT,
                 },
                 "hands": pair.recent_hands,
             },
         )
-        if best is None or finding.score > best.score:
-            best = finding
-    return best
+        for rate in rates
+    )

@@ -14,8 +14,8 @@ elsewhere (shrunk towards the population's): -log10 P(X >= k), X ~ B(n, p0).
 from __future__ import annotations
 
 from games import engine
-from integrity.detection.findings import Finding, Population, side
-from integrity.detection.stats import binomial_surprise, shrunk_rate
+from integrity.detection.findings import Finding, Population, rates_against_pair, strongest
+from integrity.detection.stats import binomial_surprise
 from integrity.models import Alert, PairStats, PlayerStats
 
 MIN_LEAD = 0
@@ -48,57 +48,41 @@ def evaluate(
     *, pair: PairStats, low: PlayerStats, high: PlayerStats, population: Population
 ) -> Finding | None:
     """The stronger direction: the low player declining against the high one, or back."""
-    # The population's rate without this pair's hands (a colluding pair must not set the
-    # baseline it is held against).
-    base = population.rate(
-        population.knocks_declined - pair.knocks_declined_low - pair.knocks_declined_high,
-        population.knock_chances - pair.knock_chances_low - pair.knock_chances_high,
-        0.1,
+    rates = rates_against_pair(
+        pair=pair,
+        low=low,
+        high=high,
+        population=population,
+        hits="knocks_declined",
+        trials="knock_chances",
+        default_rate=0.1,
+        min_trials=MIN_CHANCES,
+        prior_weight=PRIOR_WEIGHT,
+        rate_floor=RATE_FLOOR,
     )
-    best: Finding | None = None
-    for is_low, player in ((True, low), (False, high)):
-        n = side(pair, "knock_chances", is_low)
-        k = side(pair, "knocks_declined", is_low)
-        if n < MIN_CHANCES:
-            continue
-        p0 = max(
-            shrunk_rate(
-                hits=player.knocks_declined - k,
-                trials=player.knock_chances - n,
-                prior_rate=base,
-                prior_weight=PRIOR_WEIGHT,
-            ),
-            RATE_FLOOR,
-        )
-        score = binomial_surprise(k=k, n=n, p=p0)
-        beneficiary, decliner = (
-            (pair.player_high_id, pair.player_low_id)
-            if is_low
-            else (pair.player_low_id, pair.player_high_id)
-        )
-        finding = Finding(
+    return strongest(
+        Finding(
             signal=Alert.Signal.SOFT_PLAY,
-            score=score,
+            score=binomial_surprise(k=rate.hits, n=rate.trials, p=rate.p0),
             threshold=THRESHOLD,
-            player=beneficiary,
-            other_player=decliner,
+            player=rate.opponent,  # the one soft-played
+            other_player=rate.actor,
             reasoning={
                 "statistic": "binomial upper tail, -log10 P(X >= declined | chances, p0), "
                 "hands with a knock chance",
-                "soft_player": str(decliner),
-                "declined": k,
-                "chances": n,
-                "p0": round(p0, 4),
+                "soft_player": str(rate.actor),
+                "declined": rate.hits,
+                "chances": rate.trials,
+                "p0": round(rate.p0, 4),
                 "p0_from": {
-                    "declined_elsewhere": player.knocks_declined - k,
-                    "chances_elsewhere": player.knock_chances - n,
-                    "population_rate": round(base, 4),
+                    "declined_elsewhere": rate.hits_elsewhere,
+                    "chances_elsewhere": rate.trials_elsewhere,
+                    "population_rate": round(rate.base, 4),
                     "prior_weight": PRIOR_WEIGHT,
                 },
                 "min_lead": MIN_LEAD,
                 "hands": pair.recent_hands,
             },
         )
-        if best is None or finding.score > best.score:
-            best = finding
-    return best
+        for rate in rates
+    )
