@@ -14,6 +14,7 @@ from gin_platform.models import (
     PlayerSession,
     WebhookDelivery,
 )
+from gin_platform.tenancy.jurisdictions import JURISDICTIONS
 
 MODE_HELP = 'live, or test for the sandbox (gop_test_ keys; docs/api.md "Sandbox")'
 
@@ -32,6 +33,8 @@ class OperatorOutput(serializers.ModelSerializer):
             "base_currency",
             "webhook_url",
             "require_signed_requests",
+            "jurisdiction",
+            "reality_check_minutes",
             "created_at",
         )
 
@@ -163,6 +166,20 @@ class OperatorUpdateInput(StrictInput):
         'may go" says (422 webhook-url-invalid). Empty: no webhooks',
     )
     require_signed_requests = serializers.BooleanField(required=False)
+    jurisdiction = serializers.ChoiceField(
+        choices=JURISDICTIONS,
+        required=False,
+        help_text="The jurisdiction profile your players play under "
+        '(docs/player-protection.md "Profiles"): uk, es, it, mga or none',
+    )
+    reality_check_minutes = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        help_text="Minutes between reality checks, within the profile's bounds (422 "
+        "reality-check-interval-invalid); null: the profile's default; 0: none, where the "
+        "profile allows it",
+    )
 
 
 class SecretIssuedOutput(serializers.Serializer):

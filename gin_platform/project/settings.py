@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "games.apps.GamesConfig",
     "settlement.apps.SettlementConfig",
     "integrity.apps.IntegrityConfig",
+    "protection.apps.ProtectionConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
     # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).

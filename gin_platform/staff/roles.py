@@ -20,7 +20,16 @@ SUPPORT, FINANCE, RISK, ADMIN = "support", "finance", "risk", "admin"
 # Roles whose members must pass a TOTP token (superusers too): they can move money.
 OTP_ROLES = frozenset({FINANCE, ADMIN})
 # The apps whose every permission the admin role holds (auth: staff users and groups).
-ADMIN_APPS = ("platform", "wallet", "games", "settlement", "integrity", "auth", "otp_totp")
+ADMIN_APPS = (
+    "platform",
+    "wallet",
+    "games",
+    "settlement",
+    "integrity",
+    "protection",
+    "auth",
+    "otp_totp",
+)
 
 ROLES: dict[str, tuple[str, ...]] = {
     SUPPORT: (

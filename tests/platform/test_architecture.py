@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-PACKAGES = ("gin_platform", "games", "wallet", "settlement", "integrity")
+PACKAGES = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection")
 
 
 def contracts() -> list[dict]:

@@ -75,7 +75,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
 import django
 
 django.setup()
-for package in ("gin_platform", "games", "wallet", "settlement", "integrity"):
+for package in ("gin_platform", "games", "wallet", "settlement", "integrity", "protection"):
     for module in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
         importlib.import_module(module.name)
 from django.core.management import call_command

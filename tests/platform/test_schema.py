@@ -10,7 +10,7 @@ import pytest
 from django.apps import apps
 from django.db import connection
 
-PROJECT_APPS = ("platform", "wallet", "games", "settlement", "integrity")
+PROJECT_APPS = ("platform", "wallet", "games", "settlement", "integrity", "protection")
 
 
 def _models():

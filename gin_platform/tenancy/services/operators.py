@@ -1,4 +1,5 @@
-"""Operators: creation (staff), their settings (webhook URL, signed requests), the webhook
+"""Operators: creation (staff), their settings (webhook URL, signed requests, jurisdiction
+profile and reality-check interval), the webhook
 secret's rotation and their request-signing secrets; the real-currency rule every tenant's
 amounts follow."""
 
@@ -13,6 +14,11 @@ from gin_platform.http.problems import Problem
 from gin_platform.locks import lock_operator, lock_signing_secret
 from gin_platform.models import Operator, OperatorSigningSecret
 from gin_platform.money import CurrencyError, is_real_currency, normalize_currency
+from gin_platform.tenancy.jurisdictions import (
+    REALITY_CHECK_LONGEST_MINUTES,
+    REALITY_CHECK_MIN_MINUTES,
+    reality_check_minutes_allowed,
+)
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.tokens import new_signing_secret
 
@@ -40,6 +46,24 @@ class WebhookUrlInvalidProblem(Problem):
         "that is not (in any spelling) and does not resolve to a loopback, private, link-local "
         "or reserved address (docs/webhooks.md). `field` is `webhook_url`."
     )
+
+
+class RealityCheckIntervalInvalidProblem(Problem):
+    slug = "reality-check-interval-invalid"
+    status = 422
+    title = "The reality-check interval is not allowed"
+    description = (
+        "The operator's reality-check interval is between `minimum` and `maximum` minutes, "
+        'the longest its jurisdiction profile allows (docs/player-protection.md "Profiles"); '
+        "null takes the profile's default. Changing the profile checks the interval again."
+    )
+
+
+class Unset:
+    """A keyword argument not given (where None is a value: the default)."""
+
+
+UNSET = Unset()
 
 
 def _webhook_url(url: str) -> str:
@@ -96,7 +120,12 @@ def operator_update(
     actor: Actor,
     webhook_url: str | None = None,
     require_signed_requests: bool | None = None,
+    jurisdiction: str | None = None,
+    reality_check_minutes: int | Unset | None = UNSET,
 ) -> Operator:
+    """Change the operator's settings; each change is audited with its old and new value.
+    ``reality_check_minutes`` (None: the profile's default) must be one the jurisdiction
+    profile allows (422 ``reality-check-interval-invalid``)."""
     if webhook_url is not None:
         _webhook_url(webhook_url)  # before the lock: the check may ask DNS
     locked = lock_operator(operator.pk)
@@ -104,10 +133,26 @@ def operator_update(
     for field, value in (
         ("webhook_url", webhook_url),
         ("require_signed_requests", require_signed_requests),
+        ("jurisdiction", jurisdiction),
     ):
         if value is not None and getattr(locked, field) != value:
             changes[field] = [getattr(locked, field), value]
             setattr(locked, field, value)
+    if not isinstance(reality_check_minutes, Unset) and (
+        locked.reality_check_minutes != reality_check_minutes
+    ):
+        changes["reality_check_minutes"] = [locked.reality_check_minutes, reality_check_minutes]
+        locked.reality_check_minutes = reality_check_minutes
+    if not reality_check_minutes_allowed(locked.protection_profile, locked.reality_check_minutes):
+        profile = locked.protection_profile
+        longest = profile.reality_check_max_minutes or REALITY_CHECK_LONGEST_MINUTES
+        raise RealityCheckIntervalInvalidProblem(
+            f"under the {profile.code} profile a reality check comes every "
+            f"{REALITY_CHECK_MIN_MINUTES} to {longest} minutes",
+            field="reality_check_minutes",
+            minimum=REALITY_CHECK_MIN_MINUTES,
+            maximum=longest,
+        )
     if (
         require_signed_requests
         and not locked.signing_secrets.filter(revoked_at__isnull=True).exists()
