@@ -1,5 +1,5 @@
 """The wallet's tables: the double-entry ledger, exchange rates, cashier caps and the
-player's own limits and self-exclusions (docs/wallet.md "Ledger").
+player's own limits and breaks (time-outs and self-exclusions) (docs/wallet.md "Ledger").
 
 Ledger invariants and who holds them:
 - Amounts are signed integers in the currency's minor unit; every account has one currency
@@ -350,7 +350,8 @@ class PlayerLimit(models.Model):
     """A player's self-set deposit or loss limit for one window (wallet currency).
 
     ``amount`` is in force now (empty: no limit). A pending change (an increase or a removal)
-    takes effect at ``pending_effective_at``, 24 hours after it was asked for.
+    takes effect at ``pending_effective_at``, the jurisdiction profile's cooling-off after it
+    was asked for (``limit_increase_cooling_off``: 24 hours to 7 days).
     """
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="wallet_limits")
@@ -412,10 +413,21 @@ class PlayerLimitChange(AppendOnlyModel):
         return f"{self.player_id} {self.kind}/{self.period}: {self.old_amount} -> {self.new_amount}"
 
 
+class BreakKind(models.TextChoices):
+    TIME_OUT = "time_out"
+    SELF_EXCLUSION = "self_exclusion"
+
+
 class SelfExclusion(AppendOnlyModel):
-    """A period during which the player may not deposit or sit at real-money tables."""
+    """A break the player takes: a time-out or a self-exclusion, a period during which they
+    may not deposit, buy in or sit at any table (docs/player-protection.md "Breaks and
+    limits"). Rows are never changed: a longer break is a new row, and the break in force
+    ends at the latest ``ends_at`` of its kind."""
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(
+        max_length=16, choices=BreakKind.choices, default=BreakKind.SELF_EXCLUSION
+    )
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField()
     reason = models.CharField(max_length=200, blank=True, default="")
@@ -432,7 +444,7 @@ class SelfExclusion(AppendOnlyModel):
         indexes = [models.Index(fields=("player", "ends_at"), name="wallet_exclusion_player")]
 
     def __str__(self) -> str:
-        return f"{self.player_id} excluded until {self.ends_at:%Y-%m-%d %H:%M} UTC"
+        return f"{self.player_id} {self.kind} until {self.ends_at:%Y-%m-%d %H:%M} UTC"
 
 
 # --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------
