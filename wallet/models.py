@@ -286,6 +286,17 @@ class ExchangeRate(models.Model):
         return f"1 {self.base} = {self.rate} {self.quote} ({self.as_of:%Y-%m-%d %H:%M} UTC)"
 
 
+_CAP_FIELDS = (
+    "min_deposit",
+    "max_deposit",
+    "min_withdrawal",
+    "max_withdrawal",
+    "daily_deposit_cap",
+    "weekly_deposit_cap",
+    "monthly_deposit_cap",
+)
+
+
 class CashierCaps(models.Model):
     """An operator's caps for one currency. Empty means no cap. Windows: docs/wallet.md."""
 
@@ -300,15 +311,7 @@ class CashierCaps(models.Model):
     monthly_deposit_cap = models.BigIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
-    FIELDS = (
-        "min_deposit",
-        "max_deposit",
-        "min_withdrawal",
-        "max_withdrawal",
-        "daily_deposit_cap",
-        "weekly_deposit_cap",
-        "monthly_deposit_cap",
-    )
+    FIELDS = _CAP_FIELDS
 
     class Meta:
         verbose_name_plural = "cashier caps"
@@ -319,15 +322,7 @@ class CashierCaps(models.Model):
                     condition=Q(**{f"{name}__isnull": True}) | Q(**{f"{name}__gte": 0}),
                     name=f"wallet_caps_{name}_non_negative",
                 )
-                for name in (
-                    "min_deposit",
-                    "max_deposit",
-                    "min_withdrawal",
-                    "max_withdrawal",
-                    "daily_deposit_cap",
-                    "weekly_deposit_cap",
-                    "monthly_deposit_cap",
-                )
+                for name in _CAP_FIELDS
             ],
         ]
 
@@ -350,8 +345,7 @@ class PlayerLimit(models.Model):
     """A player's self-set deposit or loss limit for one window (wallet currency).
 
     ``amount`` is in force now (empty: no limit). A pending change (an increase or a removal)
-    takes effect at ``pending_effective_at``, the jurisdiction profile's cooling-off after it
-    was asked for (``limit_increase_cooling_off``: 24 hours to 7 days).
+    takes effect at ``pending_effective_at``, the jurisdiction's cooling-off after it was asked.
     """
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="wallet_limits")
@@ -413,21 +407,16 @@ class PlayerLimitChange(AppendOnlyModel):
         return f"{self.player_id} {self.kind}/{self.period}: {self.old_amount} -> {self.new_amount}"
 
 
-class BreakKind(models.TextChoices):
-    TIME_OUT = "time_out"
-    SELF_EXCLUSION = "self_exclusion"
-
-
 class SelfExclusion(AppendOnlyModel):
-    """A break the player takes: a time-out or a self-exclusion, a period during which they
-    may not deposit, buy in or sit at any table (docs/player-protection.md "Breaks and
-    limits"). Rows are never changed: a longer break is a new row, and the break in force
-    ends at the latest ``ends_at`` of its kind."""
+    """A break the player took, a time-out or a self-exclusion: no deposit, buy-in or seat
+    until ``ends_at`` (docs/player-protection.md "Breaks and limits")."""
+
+    class Kind(models.TextChoices):
+        TIME_OUT = "time_out"
+        SELF_EXCLUSION = "self_exclusion"
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
-    kind = models.CharField(
-        max_length=16, choices=BreakKind.choices, default=BreakKind.SELF_EXCLUSION
-    )
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SELF_EXCLUSION)
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField()
     reason = models.CharField(max_length=200, blank=True, default="")

@@ -12,12 +12,14 @@ from typing import Any
 from gin_platform.models import Player
 from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from wallet.fx import rate_string
-from wallet.models import Account, BreakKind, LedgerEntry, LedgerTransaction, SelfExclusion
+from wallet.models import Account, LedgerEntry, LedgerTransaction, SelfExclusion
 from wallet.selectors.balances import wallet_balance
 from wallet.selectors.limits import LimitState, break_ends, break_list
 from wallet.selectors.rates import display_amount
 from wallet.selectors.reconciliation import ReconciliationReport
 from wallet.selectors.seamless import is_seamless, pending_rollbacks
+
+BreakKind = SelfExclusion.Kind
 
 
 def _money(amount: int | None, currency: str) -> dict[str, str] | None:

@@ -20,11 +20,11 @@ from gin_platform.http.parsers import json_shape
 from wallet.models import (
     Account,
     ApprovalRequest,
-    BreakKind,
     LedgerTransaction,
     LimitKind,
     LimitPeriod,
     OperatorWallet,
+    SelfExclusion,
 )
 
 # An operator's own notes on a cashier movement (docs/wallet.md "Cashier metadata"): a JSON
@@ -233,7 +233,7 @@ class TimeOutInput(StrictInput):
 
 class BreakOutput(serializers.Serializer):
     id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=BreakKind.choices)
+    kind = serializers.ChoiceField(choices=SelfExclusion.Kind.choices)
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField()
     days = serializers.IntegerField()

@@ -17,7 +17,6 @@ from django.utils import timezone
 from gin_platform.models import Operator, Player
 from wallet.models import (
     Account,
-    BreakKind,
     CashierCaps,
     LedgerEntry,
     LedgerTransaction,
@@ -31,6 +30,7 @@ from wallet.selectors.transactions import kinds_with_reversals
 from wallet.windows import PERIODS, Window, windows
 
 Kind = LedgerTransaction.Kind
+BreakKind = SelfExclusion.Kind
 # What the loss limit counts: stakes put into games, and what came back from them (a
 # refund, a void, a settlement; a reversal of one counts like the original).
 PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT)

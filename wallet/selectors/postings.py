@@ -21,12 +21,12 @@ from gin_platform.models import Operator, Player
 from gin_platform.request_path.precompiled import PrecompiledQuery
 from wallet.models import (
     Account,
-    BreakKind,
     CashierCaps,
     LedgerTransaction,
     LimitKind,
     OperatorWallet,
     PlayerLimit,
+    SelfExclusion,
 )
 from wallet.selectors.balances import CONTRIBUTION_KINDS
 from wallet.selectors.limits import breaks_in_force
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 Kind = LedgerTransaction.Kind
+BreakKind = SelfExclusion.Kind
 
 
 class EscrowReplayAnnotations(TypedDict):

@@ -40,7 +40,6 @@ from wallet.ledger.post import LedgerInvariantError
 from wallet.locks import lock_player_limit
 from wallet.models import (
     Account,
-    BreakKind,
     LimitKind,
     LimitPeriod,
     PlayerLimit,
@@ -62,6 +61,7 @@ from wallet.problems import (
 from wallet.selectors import limits as selectors
 from wallet.windows import windows
 
+BreakKind = SelfExclusion.Kind
 # A break that would end less than this after the break in force adds nothing: a retry of
 # the same request (the player's endpoints take no Idempotency-Key) starts no second break.
 BREAK_RETRY_TOLERANCE = timedelta(minutes=1)
@@ -73,7 +73,8 @@ def check_no_break(*, player: Player, at: datetime | None = None) -> None:
     self-exclusion (the stronger), else ``timed-out``, each with ``until``."""
     ends = selectors.break_ends(player=player, at=at)
     check_break_ended(
-        excluded_until=ends[BreakKind.SELF_EXCLUSION], timed_out_until=ends[BreakKind.TIME_OUT]
+        excluded_until=ends[BreakKind.SELF_EXCLUSION],
+        timed_out_until=ends[BreakKind.TIME_OUT],
     )
 
 
