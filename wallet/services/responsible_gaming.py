@@ -359,20 +359,20 @@ def _break_take(
     )
     audit_record(
         actor=actor,
-        action=f"{kind}.created",
+        action="time_out.created" if kind == BreakKind.TIME_OUT else "self_exclusion.created",
         obj=row,
         operator=player.operator,
         data={"player": str(player.pk), "days": days, "until": ends_at.isoformat()},
     )
-    webhook_enqueue(
-        operator=player.operator,
-        event_type="time_out.started" if kind == BreakKind.TIME_OUT else "self_exclusion.started",
-        data={
-            **player_ref(player),
-            "starts_at": row.starts_at,
-            "ends_at": row.ends_at,
-            "days": days,
-            "by": actor.type,
-        },
-    )
+    data = {
+        **player_ref(player),
+        "starts_at": row.starts_at,
+        "ends_at": row.ends_at,
+        "days": days,
+        "by": actor.type,
+    }
+    if kind == BreakKind.TIME_OUT:
+        webhook_enqueue(operator=player.operator, event_type="time_out.started", data=data)
+    else:
+        webhook_enqueue(operator=player.operator, event_type="self_exclusion.started", data=data)
     return BreakTaken(row=row, added=True)
