@@ -123,6 +123,7 @@ from wallet.services.rates import (
 from wallet.services.responsible_gaming import (
     SELF_EXCLUSION_MAX_DAYS,
     BreakTaken,
+    SessionLossLimit,
     check_no_break,
     limit_cooling_off,
     player_limit_set,
@@ -163,6 +164,7 @@ __all__ = [
     "LedgerInvariantError",
     "NotBatchable",
     "RateRowError",
+    "SessionLossLimit",
     "adjustment_reference",
     "approval_approve",
     "approval_propose",

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallet', '0010_confiscation_kind'),
+        ('wallet', '0011_wallet_call_context'),
     ]
 
     operations = [
