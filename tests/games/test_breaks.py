@@ -71,6 +71,9 @@ def test_a_time_out_refuses_every_seat_and_the_waiting_list(clock, jurisdiction)
     assert balances.wallet_balance(player=player) == 10_000
     clock.advance(days=1)  # over: every table seats the player again
     me = session_client(player)
+    if operator.protection_profile.session_limits_required:  # es: a session's limits first
+        limits = {"duration_minutes": 60, "loss_limit": "50.00"}
+        assert me.post("/api/v1/me/play-session", limits, format="json").status_code == 201
     for name, table in tables(operator).items():
         body = (
             {"cashier_amount": "20.00", "stake_per_point": "0.01"} if name == "money play" else {}
