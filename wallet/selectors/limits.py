@@ -197,6 +197,15 @@ def break_ends(*, player: Player, at: datetime | None = None) -> dict[str, datet
     )
 
 
+def players_on_a_break(*, player_ids: list[Any], at: datetime) -> set[Any]:
+    """Those of ``player_ids`` with a self-exclusion (or a time-out) in force at ``at``."""
+    return set(
+        SelfExclusion.objects.filter(
+            player_id__in=player_ids, starts_at__lte=at, ends_at__gt=at
+        ).values_list("player_id", flat=True)
+    )
+
+
 def self_excluded_until(*, player: Player, at: datetime | None = None) -> datetime | None:
     """The end of the player's self-exclusion in force at ``at``, or None."""
     return break_ends(player=player, at=at)[BreakKind.SELF_EXCLUSION]
