@@ -198,7 +198,8 @@ def break_ends(*, player: Player, at: datetime | None = None) -> dict[str, datet
 
 
 def players_on_a_break(*, player_ids: list[Any], at: datetime) -> set[Any]:
-    """Those of ``player_ids`` with a self-exclusion (or a time-out) in force at ``at``."""
+    """Those of ``player_ids`` with a break (a self-exclusion or a time-out) in force at
+    ``at``."""
     return set(
         SelfExclusion.objects.filter(
             player_id__in=player_ids, starts_at__lte=at, ends_at__gt=at
