@@ -41,6 +41,7 @@ def _event(name: str, summary: str, description: str, payload: str) -> EventType
 
 _DATA = "gin_platform.api.event_serializers."
 _INTEGRITY = "integrity.api.event_serializers."
+_PROTECTION = "protection.api.harm_serializers."
 
 EVENT_TYPES: dict[str, EventType] = {
     event.name: event
@@ -166,6 +167,15 @@ EVENT_TYPES: dict[str, EventType] = {
             "Your player reported an opponent of a match they played; the integrity team "
             "reviews it (the player sees its status, never the outcome).",
             _INTEGRITY + "ReportReceivedEventData",
+        ),
+        _event(
+            "player.flagged",
+            "A marker of harm flagged a player",
+            "The daily job of the markers of harm (docs/player-protection.md) found that your "
+            "player met a rule on a UTC day: deposits rising week on week, a long session, "
+            "losses chased after a limit, or night play; with the figures that met it. Once "
+            "per player, rule and day.",
+            _PROTECTION + "PlayerFlaggedEventData",
         ),
     )
 }

@@ -45,6 +45,7 @@ SPECTACULAR_SETTINGS = {
         "gin_platform.api.event_webhooks.INTEGRITY_CASE_ACTION",
         "gin_platform.api.event_webhooks.INTEGRITY_CASE_CLOSED",
         "gin_platform.api.event_webhooks.INTEGRITY_REPORT_RECEIVED",
+        "gin_platform.api.event_webhooks.PLAYER_FLAGGED",
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     # The default enum hook, then ours: problem+json error responses, per-operation security,
@@ -91,5 +92,7 @@ SPECTACULAR_SETTINGS = {
         "MatchEventKindEnum": "games.api.choices.MATCH_EVENT_KINDS",
         "MatchEndReasonEnum": "games.api.choices.MATCH_END_REASONS",
         "PayoutComponentEnum": "settlement.api.serializers.PAYOUT_COMPONENTS",
+        # Player protection: the markers of harm (docs/player-protection.md).
+        "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
     },
 }
