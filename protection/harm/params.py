@@ -9,6 +9,9 @@ from typing import Any
 
 from gin_platform.money import AmountError, CurrencyError, normalize_currency, to_minor
 
+# The largest amount a parameter names, in minor units: the ledger's bound (MAX_AMOUNT).
+MAX_MINOR = 10**15
+
 
 class ParamsInvalid(ValueError):
     """A parameter does not fit its rule; ``field`` names it (``params.hours``)."""
@@ -43,13 +46,17 @@ def whole_number(values: Mapping[str, Any], name: str, *, low: int, high: int) -
 
 
 def units(value: Any, field: str, *, currency: str) -> int:
-    """A non-negative decimal string in ``currency`` (at most its decimals) -> minor units."""
+    """A non-negative decimal string in ``currency`` (at most its decimals, at most
+    ``MAX_MINOR`` minor units) -> minor units."""
     if not isinstance(value, str):
         raise ParamsInvalid(field, f'{field} is a decimal string such as "100.00"')
     try:
-        return to_minor(value, currency)
+        minor = to_minor(value, currency)
     except AmountError as exc:
         raise ParamsInvalid(field, f"{field}: {exc}") from None
+    if minor > MAX_MINOR:
+        raise ParamsInvalid(field, f"{field} is larger than any amount a player deposits")
+    return minor
 
 
 def amounts_by_currency(values: Mapping[str, Any], name: str) -> dict[str, str]:

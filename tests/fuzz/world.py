@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.core import signals
@@ -39,6 +40,7 @@ from gin_platform.project.wsgi import application
 from gin_platform.tenancy.services import api_key_create, player_session_create
 from integrity import services as integrity_services
 from integrity.models import Alert
+from protection import services as protection_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
 from wallet import services as wallet_services
@@ -202,7 +204,7 @@ def build_world(*, schema_paths: dict[str, dict[str, Any]], django_user_model) -
         status=WebhookDelivery.Status.FAILED,
     )
     world.add("delivery_id", delivery.pk)
-    for seeder in (_seed_wallet, _seed_games, _seed_integrity):
+    for seeder in (_seed_wallet, _seed_games, _seed_integrity, _seed_protection):
         _best_effort(seeder, world)
     return world
 
@@ -287,3 +289,12 @@ def _seed_integrity(world: World) -> None:
     world.add("alert_id", alerts[1].pk)
     world.add("case_id", case.pk)
     world.add("confiscation_id", confiscation.pk)
+
+
+def _seed_protection(world: World) -> None:
+    """A marker of harm's rule to read and change (docs/player-protection.md; the rules are
+    seeded by a migration, so a code is all it takes) and a flag about the player."""
+    world.add("code", "long_sessions")
+    protection_services.harm_flag_raise(
+        player=world.player, rule="night_play", day=date(2026, 11, 30), evidence={"seeded": True}
+    )

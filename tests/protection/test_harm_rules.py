@@ -215,6 +215,11 @@ def test_the_night_may_wrap_past_midnight():
         ("deposits_rising", {"min_by_currency": {"EUR": "10.001"}}, "params.min_by_currency.EUR"),
         ("deposits_rising", {"min_by_currency": {"XYZ": "10"}}, "params.min_by_currency.XYZ"),
         ("deposits_rising", {"min_by_currency": {"EUR": 10}}, "params.min_by_currency.EUR"),
+        (
+            "deposits_rising",
+            {"min_by_currency": {"EUR": "10000000000000.01"}},
+            "params.min_by_currency.EUR",
+        ),
         ("deposits_rising", {"min_by_currency": ["EUR"]}, "params.min_by_currency"),
         ("night_play", {"share_percent": 101}, "params.share_percent"),
     ],
