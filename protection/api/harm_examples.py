@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
+from gin_platform.http.openapi import problem_example, problem_response
 from protection.problems import HarmRuleInvalidProblem
 
 
@@ -52,18 +53,17 @@ RULE_UPDATE = [
     OpenApiExample("Flag sessions over 3 hours", value={"params": {"hours": 3}}, request_only=True),
     OpenApiExample("Stop a rule", value={"enabled": False}, request_only=True),
     OpenApiExample("Changed", value=RULE, response_only=True, status_codes=["200"]),
-    OpenApiExample(
-        "A parameter out of bounds",
-        value=HarmRuleInvalidProblem("params.hours is from 1 to 72", field="params.hours").body(),
-        response_only=True,
-        status_codes=["422"],
+]
+RULE_UPDATE_INVALID = problem_response(
+    "harm-rule-invalid: a parameter out of its bounds, of the wrong type or unknown to the rule "
+    "(`field` names it); nothing changed",
+    problem_example(
+        HarmRuleInvalidProblem,
+        "params.hours is from 1 to 72",
+        instance="/api/v1/staff/protection/harm-rules/long_sessions",
+        field="params.hours",
     ),
-]
-RULE_LIST = [OpenApiExample("The four rules", value=[RULE], response_only=True)]
-FLAG_LIST = [
-    OpenApiExample(
-        "A page",
-        value={"results": [FLAG], "next": None, "previous": None},
-        response_only=True,
-    )
-]
+)
+# A list's example is one item: drf-spectacular puts it in the list (and the page).
+RULE_LIST = [OpenApiExample("A rule", value=RULE, response_only=True)]
+FLAG_LIST = [OpenApiExample("A flag", value=FLAG, response_only=True)]

@@ -74,7 +74,7 @@ class StaffHarmRuleDetailView(APIView):
 
     @extend_schema(
         request=HarmRuleUpdateInput,
-        responses=HarmRuleOutput,
+        responses={200: HarmRuleOutput, 422: examples.RULE_UPDATE_INVALID},
         tags=TAGS,
         summary="Change a marker of harm",
         description="Enable or disable the rule, and set the parameters `params` names (the "

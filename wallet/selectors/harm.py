@@ -188,19 +188,17 @@ def loss_limits_reached(*, since: datetime, until: datetime) -> list[LossLimitRe
     player's net loss to a loss limit of theirs (``net_loss_totals``' figure, in the limit's
     day, week or month window). A refused buy-in leaves no row in the ledger; reaching the
     limit is what the ledger shows of it."""
-    limited = set(
-        PlayerLimitChange.objects.filter(kind=LimitKind.LOSS, created_at__lt=until).values_list(
-            "player_id", flat=True
-        )
+    limited = PlayerLimitChange.objects.filter(kind=LimitKind.LOSS, created_at__lt=until).values(
+        "player_id"
     )
     entries = LedgerEntry.objects.filter(
-        account__kind=Account.Kind.PLAYER,
-        account__player_id__in=limited,
+        account__kind=Account.Kind.PLAYER, account__player_id__in=limited
     ).exclude(currency=PRACTICE_CURRENCY)
     players = set(
         entries.filter(created_at__gte=since, created_at__lt=until)
         .filter(kinds_with_reversals(PLAY_KINDS, prefix="transaction__"))
         .values_list("account__player_id", flat=True)
+        .distinct()
     )
     if not players:
         return []
