@@ -1,9 +1,16 @@
-"""API routes of the protection app, mounted under /api/v1/ by gin_platform.project.urls."""
+"""API routes of player protection, mounted under /api/v1/ by gin_platform.project.urls."""
 
 from gin_platform.api.urls import routes
-from protection.api import harm_views
+from protection.api import harm_views, views
 
 urlpatterns = routes(
+    # Player session token: their own play session and reality checks.
+    ("me/play-session", views.MyPlaySessionView, "me-play-session"),
+    ("me/play-session/end", views.MyPlaySessionEndView, "me-play-session-end"),
+    ("me/play-sessions", views.MyPlaySessionListView, "me-play-sessions"),
+    ("me/reality-checks/<str:check_id>", views.MyRealityCheckView, "me-reality-check"),
+    # Operator API key: its player's play session.
+    ("players/<str:player_id>/play-session", views.PlayerPlaySessionView, "player-play-session"),
     # Back-office staff (the risk role): the markers of harm (docs/player-protection.md).
     (
         "staff/protection/harm-rules",

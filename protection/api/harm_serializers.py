@@ -1,5 +1,5 @@
-"""Request and response shapes of the markers of harm (staff endpoints) and the
-``player.flagged`` webhook's data (gin_platform/events/catalogue.py names it)."""
+"""Request and response shapes of the markers of harm's staff endpoints (the
+``player.flagged`` webhook's data is in event_serializers.py, with the other events')."""
 
 from __future__ import annotations
 
@@ -64,14 +64,3 @@ class HarmFlagOutput(serializers.Serializer):
     day = serializers.DateField(help_text="The UTC day the job looked at")
     evidence = serializers.DictField(help_text=EVIDENCE_HELP)
     created_at = serializers.DateTimeField()
-
-
-# --- The webhook --------------------------------------------------------------------------------
-class PlayerFlaggedEventData(serializers.Serializer):
-    player_id = serializers.UUIDField()
-    external_ref = serializers.CharField()
-    flag_id = serializers.IntegerField()
-    rule = serializers.ChoiceField(choices=HarmRuleCode.choices)
-    day = serializers.DateField(help_text="The UTC day the job looked at")
-    evidence = serializers.DictField(help_text=EVIDENCE_HELP)
-    flagged_at = serializers.DateTimeField()

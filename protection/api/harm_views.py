@@ -20,7 +20,6 @@ from gin_platform.api.inputs import validated
 from gin_platform.http.pagination import CreatedCursorPagination
 from gin_platform.http.permissions import HasStaffPermission, IsStaff
 from gin_platform.staff.scope import operator_scope
-from protection import services
 from protection.api import harm_examples as examples
 from protection.api import harm_presenters as presenters
 from protection.api.harm_serializers import (
@@ -30,6 +29,7 @@ from protection.api.harm_serializers import (
     HarmRuleUpdateInput,
 )
 from protection.harm import selectors
+from protection.services import harm as services
 
 TAGS = ["protection-staff"]
 

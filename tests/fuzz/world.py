@@ -40,7 +40,7 @@ from gin_platform.project.wsgi import application
 from gin_platform.tenancy.services import api_key_create, player_session_create
 from integrity import services as integrity_services
 from integrity.models import Alert
-from protection import services as protection_services
+from protection.services import harm as protection_harm
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
 from wallet import services as wallet_services
@@ -295,6 +295,6 @@ def _seed_protection(world: World) -> None:
     """A marker of harm's rule to read and change (docs/player-protection.md; the rules are
     seeded by a migration, so a code is all it takes) and a flag about the player."""
     world.add("code", "long_sessions")
-    protection_services.harm_flag_raise(
+    protection_harm.harm_flag_raise(
         player=world.player, rule="night_play", day=date(2026, 11, 30), evidence={"seeded": True}
     )

@@ -11,8 +11,8 @@ from datetime import date
 import pytest
 
 from gin_platform.models import AuditEvent, StaffOperatorScope
-from protection import services
 from protection.models import HarmRule
+from protection.services import harm as services
 from tests.factories import OperatorFactory, PlayerFactory, staff_user
 from tests.helpers import api_as, assert_problem
 

@@ -14,8 +14,9 @@ from celery.schedules import crontab
 from django.conf import settings
 
 from gin_platform.models import AuditEvent, OperatorEvent, WebhookDelivery
-from protection import services, tasks
+from protection import tasks
 from protection.models import EndReason, HarmFlag, PlaySession
+from protection.services import harm as services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.helpers import freeze_now
 from tests.wallet.factories import fund

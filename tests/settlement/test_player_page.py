@@ -16,7 +16,7 @@ from games import engine
 from games.models import Hand, Match, Seat
 from gin_platform.models import AuditEvent, WebhookDelivery
 from gin_platform.tenancy.services import player_session_create
-from protection.services import harm_flag_raise
+from protection.services.harm import harm_flag_raise
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
