@@ -43,6 +43,7 @@ from integrity.models import Alert
 from protection.services import harm as protection_harm
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
+from tests.protection.worlds import shown_reality_check
 from wallet import services as wallet_services
 
 STAFF_USERNAME = "fuzz-staff"
@@ -292,8 +293,10 @@ def _seed_integrity(world: World) -> None:
 
 
 def _seed_protection(world: World) -> None:
-    """A marker of harm's rule to read and change (docs/player-protection.md; the rules are
-    seeded by a migration, so a code is all it takes) and a flag about the player."""
+    """A reality check shown to the player, waiting for the answer; a marker of harm's rule
+    to read and change (the rules are seeded by a migration, so a code is all it takes)
+    and a flag about the player (docs/player-protection.md)."""
+    world.add("check_id", shown_reality_check(world.player).pk)
     world.add("code", "long_sessions")
     protection_harm.harm_flag_raise(
         player=world.player, rule="night_play", day=date(2026, 11, 30), evidence={"seeded": True}
