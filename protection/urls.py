@@ -1,7 +1,7 @@
 """API routes of player protection, mounted under /api/v1/ by gin_platform.project.urls."""
 
 from gin_platform.api.urls import routes
-from protection.api import views
+from protection.api import harm_views, views
 
 urlpatterns = routes(
     # Player session token: their own play session and reality checks.
@@ -11,4 +11,16 @@ urlpatterns = routes(
     ("me/reality-checks/<str:check_id>", views.MyRealityCheckView, "me-reality-check"),
     # Operator API key: its player's play session.
     ("players/<str:player_id>/play-session", views.PlayerPlaySessionView, "player-play-session"),
+    # Back-office staff (the risk role): the markers of harm (docs/player-protection.md).
+    (
+        "staff/protection/harm-rules",
+        harm_views.StaffHarmRuleListView,
+        "staff-protection-harm-rules",
+    ),
+    (
+        "staff/protection/harm-rules/<str:code>",
+        harm_views.StaffHarmRuleDetailView,
+        "staff-protection-harm-rule",
+    ),
+    ("staff/protection/flags", harm_views.StaffHarmFlagListView, "staff-protection-flags"),
 )

@@ -49,6 +49,7 @@ SPECTACULAR_SETTINGS = {
         "gin_platform.api.event_webhooks.SESSION_REALITY_CHECK",
         "gin_platform.api.event_webhooks.SESSION_LIMIT_REACHED",
         "gin_platform.api.event_webhooks.SESSION_ENDED",
+        "gin_platform.api.event_webhooks.PLAYER_FLAGGED",
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     # The default enum hook, then ours: problem+json error responses, per-operation security,
@@ -95,5 +96,7 @@ SPECTACULAR_SETTINGS = {
         "MatchEventKindEnum": "games.api.choices.MATCH_EVENT_KINDS",
         "MatchEndReasonEnum": "games.api.choices.MATCH_END_REASONS",
         "PayoutComponentEnum": "settlement.api.serializers.PAYOUT_COMPONENTS",
+        # Player protection: the markers of harm (docs/player-protection.md).
+        "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
     },
 }
