@@ -462,6 +462,10 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "player-link-list": {"get": None, "post": {"player_id": "{other_player}", "kind": "household"}},
     "player-link-detail": {"delete": None},
     "player-identifier-create": {"post": {"kind": "device", "value": "{tag}-device"}},
+    # A player's history (docs/player-protection.md "History").
+    "player-history-matches": {"get": None},
+    "player-history-transactions": {"get": None},
+    "player-history-summary": {"get": None},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},

@@ -203,6 +203,8 @@ def game_nets(*, player: Player | uuid.UUID, game_refs: Collection[str]) -> dict
         .order_by()
     )
     return {
-        row["transaction__game_ref"]: GameNet(amount=int(row["total"]), currency=row["currency"])
+        str(row["transaction__game_ref"]): GameNet(
+            amount=int(row["total"]), currency=row["currency"]
+        )
         for row in rows
     }
