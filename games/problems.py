@@ -90,6 +90,17 @@ class NotYourTurnProblem(Problem):
     title = "It is not your turn"
 
 
+class RealityCheckOpenProblem(Problem):
+    slug = "reality-check-open"
+    status = 409
+    title = "Answer your reality check first"
+    description = (
+        "A reality check waits for the player's answer (POST /api/v1/me/reality-checks/{id}, "
+        'docs/player-protection.md "Reality checks"): until then the seat makes no move, '
+        "and its turn clock is paused for at most PROTECTION_PAUSE_SECONDS."
+    )
+
+
 class StaleSequenceProblem(Problem):
     slug = "stale-sequence"
     status = 409

@@ -14,6 +14,9 @@ tasks by name (a worker, the web, eager runs in the demo and the tests).
   commit after a join or a lone seat (``games.services.waiting_list``). Idempotent: each
   entry is claimed once; a run that finds nobody to seat does nothing.
 - ``expire_waiting_list``: beat job (every 30 s): waiting-list entries whose time is up end.
+- ``match_void_task``: a match stopped after its hand because a player's session ended
+  (player protection) is voided, every stake back. Idempotent: a voided match is not
+  suspended any more.
 """
 
 from celery import shared_task
@@ -53,3 +56,8 @@ def waiting_list_match(room_id: int) -> int:
 @shared_task(ignore_result=True, acks_late=False)
 def expire_waiting_list() -> int:
     return services.waiting_list_expire()
+
+
+@shared_task(**REDELIVERED)
+def match_void_task(match_id: int, reason: str) -> bool:
+    return services.match_void(match_id=match_id, reason=reason, actor=services.PROTECTION_ACTOR)

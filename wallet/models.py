@@ -523,6 +523,9 @@ class WalletCall(models.Model):
         LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     alerted_at = models.DateTimeField(null=True, blank=True)
+    # What the operator's client may show beside a debit (a buy-in): the player's play
+    # session and any reality check waiting (docs/player-protection.md), sent as ``context``.
+    context = models.JSONField(default=dict, blank=True, db_default={})
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     acknowledged_at = models.DateTimeField(null=True, blank=True)
 

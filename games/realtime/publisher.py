@@ -299,6 +299,12 @@ def player_group(player_id: object) -> str:
     return f"player.{player_id}"
 
 
+def player_message_send(player_id: object, message: dict[str, Any]) -> None:
+    """Send ``message`` to the player's sockets (``/ws/v1/me``) now: the caller runs it
+    after its commit (player protection's reality checks and session changes)."""
+    group_send_many([(player_group(player_id), {"type": PLAYER_PUSH, "text": encode(message)})])
+
+
 def player_waiting_list_changed(*, player_id: object, entry_id: int) -> None:
     """A waiting-list entry of the player changed: once the transaction commits, the entry
     as the player sees it goes to their sockets (``/ws/v1/me``). Logged, never raised."""

@@ -12,6 +12,8 @@
     network         network rooms, operators' opt-ins to them, players' screen names; the
                     events of network games for each operator
     waiting_list    the lobby's waiting list: joining, leaving, seating the waiting players
+    protection_clock  player protection at the table: reality checks at turn boundaries
+                    with the clock paused, a session's end stopping a game after its hand
 
 One function per change, keyword-only and typed, atomic, each writing its audit row in the
 same transaction. Locks follow ``games.locks`` (Room -> Table -> Match -> Hand -> Seat). The
@@ -46,6 +48,7 @@ from games.services.house_bot import (
     house_bot_player,
     is_house_bot,
 )
+from games.services.interruptions import match_void
 from games.services.network import (
     match_event_enqueue,
     network_room_create,
@@ -64,6 +67,11 @@ from games.services.play import (
     match_settled_record,
     matches_settled_record,
     player_action_apply,
+)
+from games.services.protection_clock import (
+    PROTECTION_ACTOR,
+    reality_check_closed,
+    stop_after_hand,
 )
 from games.services.rooms import (
     MAX_AMOUNT,
@@ -97,6 +105,7 @@ __all__ = [
     "MAX_AMOUNT",
     "MAX_STAKE_PER_POINT_CHOICES",
     "MAX_TABLES_PER_REQUEST",
+    "PROTECTION_ACTOR",
     "RESULT_FORMAT",
     "SCORE_FIELDS",
     "TIMER_ACTOR",
@@ -115,6 +124,7 @@ __all__ = [
     "match_mark_settled",
     "match_resign",
     "match_settled_record",
+    "match_void",
     "matches_settled_record",
     "network_room_create",
     "network_room_opt_in",
@@ -122,12 +132,14 @@ __all__ = [
     "player_action_apply",
     "player_ref_for",
     "player_screen_name_set",
+    "reality_check_closed",
     "result_for_operator",
     "room_create",
     "room_update",
     "screen_name_problem",
     "seat_leave",
     "seat_take",
+    "stop_after_hand",
     "table_create",
     "table_seat_bot",
     "turn_grace",

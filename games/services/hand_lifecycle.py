@@ -14,8 +14,10 @@ three and four seats; docs/games.md "Where things are"):
   commit (``bot_move_enqueue``; the bot decides and plays in ``house_bot``).
 
 ``play`` (the actions), ``timers`` (forfeits and the turn timer) and ``seating`` (the first
-deal) build on it; it imports no sibling. Everything here runs inside the caller's
-transaction (a move, a forfeit, the seat that starts a match).
+deal) build on it; it imports no sibling but the leaf ``protection_clock`` (player
+protection at the table: reality checks at the deal, a session's end after the hand).
+Everything here runs inside the caller's transaction (a move, a forfeit, the seat that
+starts a match).
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ from games.models import Hand, HandEvent, Match, Seat, Variant
 from games.problems import MatchNotInProgressProblem, StaleSequenceProblem
 from games.realtime import publisher
 from games.selectors import ended_hand_outcomes, next_dealer_for
+from games.services.protection_clock import (
+    match_stop,
+    reality_boundary,
+    reality_due_dealt,
+    stop_due,
+)
 from games.signals import match_finished
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue, on_commit_logged
@@ -197,6 +205,7 @@ def hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Actor
         out=match.forfeited_seats,  # R12: seats that forfeited are dealt dead cards
     )
     match.clocks = clocks_dealt(match=match, number=number)
+    reality_due_dealt(match=match, clocks=match.clocks)
     save_fields(match, fields=("clocks",))
     hand = Hand.objects.create(
         match=match,
@@ -229,7 +238,11 @@ def hand_deal(*, match: Match, number: int, dealer: int, seed: str, actor: Actor
         ],
         actor=actor,
     )
-    save_fields(hand, fields=("event_seq",))
+    if reality_boundary(match=match, hand=hand, now=timezone.now()):  # a check due: shown
+        save_fields(match, fields=("clocks",))
+        save_fields(hand, fields=("event_seq", "turn_stage", "stage_started_at", "turn_deadline"))
+    else:
+        save_fields(hand, fields=("event_seq",))
     return hand
 
 
@@ -269,6 +282,9 @@ def match_after_hand(
     end = (_table_end if match.is_multi else _heads_up_end)(match, outcome)
     if end is not None:
         match_finish(match=match, hand=hand, end=end, actor=actor)
+        return None
+    if stop_due(match):  # a player's session ended: forfeit-free, no next hand
+        match_stop(match=match)
         return None
     return hand_deal(
         match=match,

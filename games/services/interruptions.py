@@ -152,10 +152,18 @@ def _stakes_back(*, match: Match, actor: Actor) -> LedgerTransaction | None:
 
 
 @transaction.atomic(durable=True)
-def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OUTAGE_ACTOR) -> bool:
+def match_void(
+    *,
+    match_id: int,
+    outage_id: int | None = None,
+    actor: Actor = OUTAGE_ACTOR,
+    reason: str = "interrupted",
+) -> bool:
     """R13: void a running match interrupted past ``GAMES_MAX_INTERRUPTION_SECONDS``: the hand
     abandoned, every stake back in one balanced transaction, no fee, the match ``voided``.
-    False (nothing done) when it is not running (or suspended for the outage) any more."""
+    False (nothing done) when it is not running (or suspended) any more. Player protection
+    voids a match the same way, forfeit-free, when a player's session ended under an
+    ``end_of_hand`` profile (``reason`` the session's end, e.g. ``duration_limit``)."""
     match = lock_match(match_id)
     if match.status not in (Match.Status.RUNNING, Match.Status.SUSPENDED):
         return False
@@ -166,7 +174,7 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
             "kind": HandEvent.MATCH_VOIDED,
             "seat": None,
             "state_seq": hand.seq,
-            "payload": {"reason": "interrupted"},
+            "payload": {"reason": reason},
         }
         hand_abandon(match=match, hand=hand, entry=entry, actor=actor)
     refund = _stakes_back(match=match, actor=actor)
@@ -183,11 +191,15 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
         action="match.voided",
         obj=match,
         operator=match.operator,
-        data={"outage": outage_id, "refund": None if refund is None else refund.reference},
+        data={
+            "outage": outage_id,
+            "reason": reason,
+            "refund": None if refund is None else refund.reference,
+        },
     )
     voided = {
         "match_id": match.pk,
-        "reason": "interrupted",
+        "reason": reason,
         "refunded": [
             {"seat": seat.position, "amount": seat.amount, "currency": seat.currency}
             for seat in sorted(seats, key=lambda seat: seat.position)
@@ -195,5 +207,5 @@ def match_void(*, match_id: int, outage_id: int | None = None, actor: Actor = OU
     }
     match_event_enqueue(match=match, event_type="game.voided", data=lambda _: voided)
     publisher.match_changed(match_id=match.pk)
-    logger.warning("match %s voided (outage %s)", match.pk, outage_id)
+    logger.warning("match %s voided (%s, outage %s)", match.pk, reason, outage_id)
     return True

@@ -56,6 +56,7 @@ from games.services.hand_lifecycle import (
     turn_give,
 )
 from games.services.network import match_event_enqueue, player_ref_for
+from games.services.protection_clock import reality_boundary, reality_check_move_check
 from games.services.turn_clock import auto_played_count, seat_present
 from gin_platform.audit import audit_event, audit_saved
 from gin_platform.http.problems import ValidationProblem
@@ -190,6 +191,7 @@ def _action_apply(
     )
     if hand.to_act != seat:
         raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
+    reality_check_move_check(match=locked, seat=seat)
     state = hand.engine_state()
     try:
         new_state, events = engine.apply(state, move)
@@ -241,11 +243,16 @@ def _steps_write(
     ]
     new_state = steps[-1][1]
     rows = event_rows(match=locked, hand=hand, entries=entries, actor=actor)
-    if new_state.to_act != hand.to_act:
+    turn_passed = new_state.to_act != hand.to_act
+    if turn_passed:
         turn_give(match=locked, hand=hand)
     hand.engine_state_set(new_state)
     hand.seq = new_state.seq
     hand.to_act = new_state.to_act
+    if turn_passed and not new_state.is_over:  # a turn boundary: reality checks due?
+        clocks_changed = reality_boundary(match=locked, hand=hand, now=timezone.now()) or (
+            clocks_changed
+        )
     latest: tuple[Hand, ...] = (hand,) if previous is None else (hand, previous)
     if new_state.is_over:
         latest = _hand_over(match=locked, latest=latest, rows=rows, state=new_state, actor=actor)

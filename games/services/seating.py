@@ -61,6 +61,7 @@ from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.selectors import is_network_operator
+from protection.play import buy_in_check, buy_in_session, wallet_context
 from wallet import services as wallet
 from wallet.problems import InsufficientFundsProblem, WalletUnavailableProblem
 
@@ -153,6 +154,7 @@ def _seamless_buy_in(
         or Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).exists()
     ):
         return None
+    buy_in_check(player=player)  # refused before the operator's wallet is debited (again later)
     if match is not None:  # refused before the operator's wallet is debited (checked again)
         linked_players_check(
             player=player, others=list(Seat.objects.filter(match=match, state=Seat.State.SEATED))
@@ -166,6 +168,7 @@ def _seamless_buy_in(
         currency=room.currency,
         purpose=f"buy-in:table:{table.pk}:{uuid.uuid4()}",
         actor=actor,
+        context=wallet_context(player=player),
     )
 
 
@@ -260,6 +263,9 @@ def _seat_take(
         if not free:
             raise TableFullProblem(f"every seat at table {table.pk} is taken")
         linked_players_check(player=player, others=others)  # under the table's lock
+        # Player protection: the play session this buy-in belongs to, and its loss limit
+        # for the wallet to check under its lock (docs/player-protection.md "Sessions").
+        session_loss = None if room.is_practice else buy_in_session(player=player)
         seat = Seat.objects.create(
             table=table,
             match=match,
@@ -278,6 +284,7 @@ def _seat_take(
             reference=seat.buy_in_reference,
             actor=actor,
             escrow_operator=room.operator,
+            session_loss=session_loss,
         )
         if seamless_debit is not None:  # the operator's debit now sits in this escrow
             wallet.seamless_debit_consume(

@@ -6,6 +6,9 @@ A turn's deadline (``Hand.turn_deadline``) ends its current stage (``Hand.turn_s
     disconnected seat with protections left today) -> bank (the seat's time bank, whatever is
     left) -> auto-play (at most auto_play_turns per match) -> forfeit (R10, R12)
 
+A turn may also be ``paused`` while its player's reality check waits (player protection,
+``protection_clock``): when the pause runs out the turn's stage runs on from where it stopped.
+
 - ``turn_clock_run_out`` (the turn timer, ``timers.turn_timers_expire``) moves an expired
   turn to its next stage, in one transaction with the match locked and only if the game is
   still at the sequence number the timer read: a move racing it wins or loses whole. A
@@ -43,6 +46,7 @@ from games.services.hand_lifecycle import (
     running_hand_lock,
     stale_sequence_problem,
 )
+from games.services.protection_clock import PAUSED, pause_end
 from gin_platform.audit import audit_record
 from gin_platform.request_path.precompiled import save_fields
 from gin_platform.request_path.seen import players_seen
@@ -140,6 +144,12 @@ def turn_clock_run_out(
     hand = running_hand_lock(match)
     if hand.to_act != seat:  # pragma: no cover - the seq check covers a turn that passed
         raise stale_sequence_problem(match, expected_seq)
+    if hand.turn_stage == PAUSED:  # a reality check waited its longest: the clock runs on
+        pause_end(match=match, hand=hand, now=now)
+        save_fields(hand, fields=("turn_deadline", "turn_stage", "stage_started_at"))
+        save_fields(match, fields=("clocks",))
+        publisher.match_changed(match_id=match.pk)
+        return ClockStep(hand.turn_stage, hand.turn_deadline)
     step = None
     if hand.turn_stage == TURN:
         step = _grace_if_disconnected(match=match, hand=hand, seat=seat, now=now)

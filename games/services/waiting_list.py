@@ -47,6 +47,7 @@ from gin_platform.http.problems import NotFoundProblem, Problem
 from gin_platform.models import Player
 from gin_platform.tenancy.principals import Actor
 from integrity.pairing import linked_pairs, linked_players, pair_linked
+from protection.play import buy_in_check
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +92,8 @@ def waiting_list_join(
     elif stake_per_point is None:
         stake_per_point = room.stake_per_point_choices[0]
     network_seat_check(player=player, room=room)
+    if not room.is_practice:
+        buy_in_check(player=player)  # player protection: the session's limits first
     existing = WaitingListEntry.objects.filter(
         player=player, room=room, status=WaitingListEntry.Status.WAITING
     ).first()

@@ -165,6 +165,40 @@ DATA: dict[str, dict] = {
         "status": "under_review",
         "received_at": "2026-11-30T18:39:58.000000+00:00",
     },
+    "session.started": {
+        **ALICE,
+        "session_id": 88,
+        "started_at": "2026-12-06T19:00:00.000000+00:00",
+        "duration_limit_minutes": 90,
+        "loss_limit": _eur("50.00"),
+        "reality_check_minutes": 60,
+    },
+    "session.reality_check": {
+        **ALICE,
+        "session_id": 88,
+        "reality_check_id": 301,
+        "due_at": "2026-12-06T20:00:00.000000+00:00",
+        "shown_at": "2026-12-06T20:00:41.350000+00:00",
+        "elapsed_seconds": 3641,
+        "net_position": _eur("-12.40"),
+    },
+    "session.limit_reached": {
+        **ALICE,
+        "session_id": 88,
+        "limit": "duration",
+        "reached_at": "2026-12-06T20:30:00.000000+00:00",
+        "elapsed_seconds": 5400,
+        "net_position": _eur("-7.90"),
+        "session_ended": True,
+    },
+    "session.ended": {
+        **ALICE,
+        "session_id": 88,
+        "reason": "duration_limit",
+        "started_at": "2026-12-06T19:00:00.000000+00:00",
+        "ended_at": "2026-12-06T20:30:00.000000+00:00",
+        "net_position": _eur("-7.90"),
+    },
 }
 
 EVENT_IDS = {

@@ -41,6 +41,7 @@ def _event(name: str, summary: str, description: str, payload: str) -> EventType
 
 _DATA = "gin_platform.api.event_serializers."
 _INTEGRITY = "integrity.api.event_serializers."
+_PROTECTION = "protection.api.event_serializers."
 
 EVENT_TYPES: dict[str, EventType] = {
     event.name: event
@@ -166,6 +167,36 @@ EVENT_TYPES: dict[str, EventType] = {
             "Your player reported an opponent of a match they played; the integrity team "
             "reviews it (the player sees its status, never the outcome).",
             _INTEGRITY + "ReportReceivedEventData",
+        ),
+        _event(
+            "session.started",
+            "A player's play session started",
+            "A play session began: the player set its limits, or made the first real-money "
+            'buy-in where the profile asks for none (docs/player-protection.md "Sessions").',
+            _PROTECTION + "SessionStartedEventData",
+        ),
+        _event(
+            "session.reality_check",
+            "A reality check was shown",
+            "The player's reality check was shown (at a turn boundary, their turn clock paused, "
+            "or at once away from the tables): render it in your client if you render the game; "
+            "the player answers continue or end_session.",
+            _PROTECTION + "SessionRealityCheckEventData",
+        ),
+        _event(
+            "session.limit_reached",
+            "A session's limit was reached",
+            "The play session reached its duration or loss limit: no new buy-in; the game in "
+            "progress ends as the jurisdiction profile says (at the end of the hand, "
+            "forfeit-free, or when the match ends).",
+            _PROTECTION + "SessionLimitReachedEventData",
+        ),
+        _event(
+            "session.ended",
+            "A player's play session ended",
+            "The play session ended (the player, a reached limit, a break, or idle), with its "
+            "final net position.",
+            _PROTECTION + "SessionEndedEventData",
         ),
     )
 }

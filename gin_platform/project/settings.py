@@ -243,6 +243,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # settled at most their sum (45 s by default) after it finished, given a live worker.
 SETTLEMENT_SWEEP_INTERVAL_SECONDS = int(ENV.get("SETTLEMENT_SWEEP_INTERVAL", "15"))
 SETTLEMENT_STRAGGLER_AGE_SECONDS = int(ENV.get("SETTLEMENT_STRAGGLER_AGE", "30"))
+# Player protection (docs/player-protection.md): the longest a turn clock stays paused while
+# a reality check waits; a session with no seat and no buy-in for this long ends (idle).
+PROTECTION_PAUSE_SECONDS = int(ENV.get("PROTECTION_PAUSE_SECONDS", "120"))
+PROTECTION_SESSION_IDLE_MINUTES = int(ENV.get("PROTECTION_SESSION_IDLE_MINUTES", "30"))
+PROTECTION_SWEEP_SECONDS = float(ENV.get("PROTECTION_SWEEP_SECONDS", "30"))
 CELERY_BEAT_SCHEDULE: dict = {
     "redeliver-due-webhooks": {
         "task": "gin_platform.tasks.redeliver_due_webhooks",
@@ -295,6 +300,13 @@ CELERY_BEAT_SCHEDULE: dict = {
 
 INTEGRITY_DETECTION_INTERVAL_SECONDS = int(ENV.get("INTEGRITY_DETECTION_INTERVAL", "300"))
 CELERY_BEAT_SCHEDULE.update(detection_beat_schedule(INTEGRITY_DETECTION_INTERVAL_SECONDS))
+# Player protection: reached duration and loss limits, reality checks of players not at a
+# table, idle sessions, matches stopped after their hand and not voided yet.
+CELERY_BEAT_SCHEDULE["play-sessions-sweep"] = {
+    "task": "protection.tasks.play_sessions_sweep",
+    "schedule": PROTECTION_SWEEP_SECONDS,
+    "options": {"expires": PROTECTION_SWEEP_SECONDS},
+}
 
 # --- Security ----------------------------------------------------------------------------
 if GIN_ENV == "production":

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet, Sum, Value
+from django.db.models import Exists, OuterRef, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -74,6 +74,42 @@ def net_loss_totals(*, account: Account | None, at: datetime) -> dict[str, int]:
         kinds_with_reversals(PLAY_KINDS, prefix="transaction__")
     )
     return {period: -total for period, total in _window_sums(entries, windows(at)).items()}
+
+
+@dataclass(frozen=True)
+class PlayNet:
+    """What the wallet's play netted since a moment (player protection's net position,
+    docs/player-protection.md "Sessions"), in minor units of the wallet currency.
+
+    ``total``: every play entry (buy-ins, and the refunds, voids and settlements that came
+    back): a stake counts from the moment it left the wallet. ``in_play``: the part of it
+    still at tables (the entries of games whose escrow holds money: not settled, refunded or
+    voided yet; negative, or 0). ``settled`` = ``total`` - ``in_play``: the games over."""
+
+    total: int
+    in_play: int
+
+    @property
+    def settled(self) -> int:
+        return self.total - self.in_play
+
+
+def play_net_since(*, account: Account | None, since: datetime) -> PlayNet:
+    if account is None or account.pk is None:
+        return PlayNet(total=0, in_play=0)
+    open_escrows = Account.objects.filter(
+        kind=Account.Kind.ESCROW, game_ref=OuterRef("transaction__game_ref"), balance__gt=0
+    )
+    sums = (
+        LedgerEntry.objects.filter(account=account, created_at__gte=since)
+        .filter(kinds_with_reversals(PLAY_KINDS, prefix="transaction__"))
+        .annotate(at_a_table=Exists(open_escrows))
+        .aggregate(
+            total=Coalesce(Sum("amount"), Value(0)),
+            in_play=Coalesce(Sum("amount", filter=Q(at_a_table=True)), Value(0)),
+        )
+    )
+    return PlayNet(total=int(sums["total"]), in_play=int(sums["in_play"]))
 
 
 def player_limits_in_force(*, player: Player, kind: str, at: datetime) -> dict[str, int]:

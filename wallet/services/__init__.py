@@ -122,6 +122,7 @@ from wallet.services.rates import (
 from wallet.services.responsible_gaming import (
     LIMIT_COOLING_OFF,
     SELF_EXCLUSION_MAX_DAYS,
+    SessionLossLimit,
     player_limit_set,
     self_exclusion_create,
 )
@@ -157,6 +158,7 @@ __all__ = [
     "LedgerInvariantError",
     "NotBatchable",
     "RateRowError",
+    "SessionLossLimit",
     "adjustment_reference",
     "approval_approve",
     "approval_propose",

@@ -52,7 +52,12 @@ from wallet.services.plans.escrow import (
 )
 from wallet.services.practice import mint_key, practice_grant_if_first
 from wallet.services.rates import rate_quote
-from wallet.services.responsible_gaming import check_loss_limits, check_not_self_excluded
+from wallet.services.responsible_gaming import (
+    SessionLossLimit,
+    check_loss_limits,
+    check_not_self_excluded,
+    check_session_loss_limit,
+)
 
 Kind = LedgerTransaction.Kind
 
@@ -69,6 +74,7 @@ def table_buy_in(
     reference: str,
     actor: Actor,
     escrow_operator: Operator | None = None,
+    session_loss: SessionLossLimit | None = None,
 ) -> LedgerTransaction:
     """Move ``amount`` minor units of ``currency`` (the room's) into game ``game_ref``'s escrow.
 
@@ -85,7 +91,8 @@ def table_buy_in(
     - ``currency == "XGC"`` is play money from the player's practice-chip wallet, which is
       granted ``practice_grant_amount()`` chips on first use; never converted.
     - Refused (nothing posted): inactive player, insufficient funds; for real money also
-      self-exclusion and a loss limit the buy-in could exceed (docs/wallet.md).
+      self-exclusion and a loss limit the buy-in could exceed (docs/wallet.md), the play
+      session's loss limit included (``session_loss``, docs/player-protection.md).
     """
     code = parse_currency(currency)
     check_amount(amount)
@@ -136,6 +143,8 @@ def table_buy_in(
         )
         if not practice:
             check_loss_limits(player=player, wallet=wallet, stake=plan.paid, now=now)
+            if session_loss is not None:
+                check_session_loss_limit(wallet=wallet, stake=plan.paid, session=session_loss)
         check_funds(wallet, plan.paid)  # after the grant, if any: the same locked row
         return post(
             locked=locked.accounts,

@@ -14,6 +14,7 @@ account locks, so concurrent postings of one player are checked one after the ot
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -127,6 +128,33 @@ def check_loss_limits(*, player: Player, wallet: Account, stake: int, now: datet
                 window_start=current[period].start.isoformat(),
                 window_end=current[period].end.isoformat(),
             )
+
+
+@dataclass(frozen=True)
+class SessionLossLimit:
+    """A play session's loss limit (player protection, docs/player-protection.md): its
+    start and its limit in minor units of the wallet currency."""
+
+    since: datetime
+    limit: int
+
+
+def check_session_loss_limit(*, wallet: Account, stake: int, session: SessionLossLimit) -> None:
+    """A buy-in may be lost entirely: refuse it if losing it could take the session's net
+    loss past the session's loss limit (``limit-exceeded``, ``limit`` ``session_loss``)."""
+    lost = max(-selectors.play_net_since(account=wallet, since=session.since).total, 0)
+    if lost + stake > session.limit:
+        code = wallet.currency
+        left = max(session.limit - lost, 0)
+        raise LimitExceededProblem(
+            f"the session's loss limit is {money_dict(session.limit, code)['amount']} {code};"
+            f" this buy-in could lose {money_dict(stake, code)['amount']} and only "
+            f"{money_dict(left, code)['amount']} is left",
+            limit="session_loss",
+            value=money_dict(session.limit, code),
+            remaining=money_dict(left, code),
+            window_start=session.since.isoformat(),
+        )
 
 
 # --- Player limits and self-exclusion --------------------------------------------------

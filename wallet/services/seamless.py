@@ -203,6 +203,7 @@ def _call_create(
     reason: str,
     actor: Actor,
     rolls_back: WalletCall | None = None,
+    context: dict[str, Any] | None = None,
 ) -> tuple[WalletCall, bool]:
     """The call for ``purpose``: created pending (audited), or the one already made for it
     (the same kind, player, amount and currency; anything else is ``reference-conflict``)."""
@@ -218,6 +219,7 @@ def _call_create(
                 purpose=purpose,
                 reason=reason,
                 rolls_back=rolls_back,
+                context=context or {},
             )
             wallet_call_audit(call, actor, "created", reason=reason)
             return call, True
@@ -285,6 +287,8 @@ def _payload(call: WalletCall) -> dict[str, Any]:
     }
     if call.rolls_back_id is not None:
         body["rolls_back"] = str(call.rolls_back_id)
+    if call.context:
+        body["context"] = call.context
     return body
 
 
@@ -367,12 +371,14 @@ def seamless_debit(
     purpose: str,
     actor: Actor,
     reason: str = "buy_in",
+    context: dict[str, Any] | None = None,
 ) -> WalletCall:
     """Take ``amount`` from the player's balance in the operator's wallet and mirror it into
     the player's platform wallet (the buy-in then moves it to the escrow). Raises
     ``insufficient-funds`` (refused) or ``wallet-unavailable`` (no answer: its rollback is
     tried first; not acknowledged, the problem says ``rollback_pending`` and the sweep sends
-    it until it is). Never inside a transaction."""
+    it until it is). ``context`` goes with the request as its ``context`` (the player's play
+    session, docs/player-protection.md). Never inside a transaction."""
     check_outside_transactions()
     if currency != player.wallet_currency:
         raise SeamlessWalletModeProblem(
@@ -386,6 +392,7 @@ def seamless_debit(
         purpose=purpose,
         reason=reason,
         actor=actor,
+        context=context,
     )
     for attempt in range(DEBIT_ATTEMPTS):
         call = wallet_call_attempt(call.pk, actor=actor, quick=True)
