@@ -193,6 +193,8 @@ def game_nets(*, player: Player | uuid.UUID, game_refs: Collection[str]) -> dict
         return {}
     rows = (
         LedgerEntry.objects.filter(
+            # The entry's own player too: the index on (player, transaction) finds them.
+            player=player,
             account__kind=Account.Kind.PLAYER,
             account__player=player,
             transaction__game_ref__in=list(game_refs),
