@@ -16,12 +16,14 @@ from django.utils import timezone
 
 from games.models import Match
 from gin_platform.money import PRACTICE_CURRENCY
+from protection import history
 from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import card_tokens
 from tests.helpers import assert_problem, operator_api, session_client
 from tests.integrity.world import play_and_lose, player_make, world_make
 from tests.protection.history_world import all_pages, cashier, play_and_resign
+from tests.wallet.factories import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +169,14 @@ def test_refusals_are_problems(player_client):
     assert_problem(
         player_client.post(f"{ME}/matches", {}, format="json"), 405, "method-not-allowed"
     )
+
+
+def test_a_download_reads_the_window_in_batches_newest_first(player):
+    for amount in (100, 200, 300, 400, 500):
+        fund(player, amount)  # each deposit: one entry on the wallet, possibly at one moment
+    movements = history.movement_history(player=player, window=history.history_window())
+    batches = list(history.newest_first(movements, size=2))
+    assert [len(batch) for batch in batches] == [2, 2, 1]
+    read = [entry.pk for batch in batches for entry in batch]
+    assert read == list(movements.order_by("-created_at", "-pk").values_list("pk", flat=True))
+    assert [entry.amount for batch in batches for entry in batch] == [500, 400, 300, 200, 100]
