@@ -98,5 +98,13 @@ SPECTACULAR_SETTINGS = {
         "PayoutComponentEnum": "settlement.api.serializers.PAYOUT_COMPONENTS",
         # Player protection: the markers of harm (docs/player-protection.md).
         "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
+        # A player's history (docs/player-protection.md "History"); the limits' periods and
+        # the reports' categories keep the names they had before these shared their fields.
+        "PeriodEnum": "wallet.models.LimitPeriod",
+        "CategoryEnum": "integrity.models.PlayerReport.Reason",
+        "HistoryPeriodEnum": "wallet.selectors.history.PERIODS",
+        "HistoryCategoryEnum": "wallet.selectors.history.CATEGORIES",
+        "HistoryCountedKindEnum": "wallet.selectors.history.COUNTED_KINDS",
+        "HistoryOutcomeEnum": "games.protection_selectors.OUTCOMES",
     },
 }
