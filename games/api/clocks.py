@@ -10,7 +10,9 @@ from rest_framework import serializers
 
 from games.models import Match
 
-TURN_STAGES = ("turn", "grace", "bank")
+# R13's stages, and player protection's pause while the seat's reality check waits
+# (games/services/protection_clock.py).
+TURN_STAGES = ("turn", "grace", "bank", "paused")
 
 
 class TurnClockOptionsInput(serializers.Serializer):
