@@ -420,10 +420,9 @@ class Hand(models.Model):
     seq = models.PositiveIntegerField(default=0)
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
-    # R13: what the deadline ends (the turn's own clock, the reconnect grace, the time bank,
-    # or player protection's pause while the seat's reality check waits) and when that stage
-    # began (the bank is charged from then).
-    turn_stage = models.CharField(max_length=8, default="turn")
+    # R13: what the deadline ends (the turn's own clock, the reconnect grace, the time bank)
+    # and when that stage began (the bank is charged from then).
+    turn_stage = models.CharField(max_length=5, default="turn")
     stage_started_at = models.DateTimeField(null=True, blank=True)
     # The seq of the hand's last HandEvent.
     event_seq = models.PositiveIntegerField(default=0)

@@ -10,9 +10,7 @@ from rest_framework import serializers
 
 from games.models import Match
 
-# R13's stages, and player protection's pause while the seat's reality check waits
-# (games/services/protection_clock.py).
-TURN_STAGES = ("turn", "grace", "bank", "paused")
+TURN_STAGES = ("turn", "grace", "bank")
 
 
 class TurnClockOptionsInput(serializers.Serializer):

@@ -431,10 +431,7 @@ class HandViewOutput(serializers.Serializer):
     status = choice(("in_progress", "ended", "abandoned"))
     seed_commitment = serializers.CharField(help_text="SHA-256 of the hand's server seed")
     turn_deadline = serializers.DateTimeField(allow_null=True)
-    turn_stage = choice(
-        clock_api.TURN_STAGES,
-        help_text="What the deadline ends (R13); `paused`: the seat's reality check waits",
-    )
+    turn_stage = choice(clock_api.TURN_STAGES, help_text="What the deadline ends (R13)")
     your_turn = serializers.BooleanField()
     phase = choice(engine.PHASES)
     to_act = serializers.IntegerField(allow_null=True)
@@ -558,10 +555,7 @@ class WatchHandOutput(serializers.Serializer):
     status = choice(("in_progress", "ended", "abandoned"))
     seed_commitment = serializers.CharField(help_text="SHA-256 of the hand's server seed")
     turn_deadline = serializers.DateTimeField(allow_null=True)
-    turn_stage = choice(
-        clock_api.TURN_STAGES,
-        help_text="What the deadline ends (R13); `paused`: the seat's reality check waits",
-    )
+    turn_stage = choice(clock_api.TURN_STAGES, help_text="What the deadline ends (R13)")
     phase = choice(engine.PHASES)
     to_act = serializers.IntegerField(allow_null=True)
     dealer = serializers.IntegerField()
