@@ -17,11 +17,7 @@ from django.utils import timezone
 
 from gin_platform.encryption import EncryptedTextField
 from gin_platform.events.webhook_targets import validate_webhook_url
-from gin_platform.tenancy.jurisdictions import (
-    JURISDICTIONS,
-    JurisdictionProfile,
-    jurisdiction_profile,
-)
+from gin_platform.tenancy.jurisdictions import JurisdictionSettings
 
 SCREEN_NAME_MAX_LENGTH = 20
 
@@ -50,7 +46,7 @@ class CredentialQuerySet(models.QuerySet):
     update.alters_data = True  # type: ignore[attr-defined]  # Django's marker, as on QuerySet.update
 
 
-class Operator(models.Model):
+class Operator(JurisdictionSettings):
     """A gaming operator that integrates over REST. Everything else is scoped to one."""
 
     class Status(models.TextChoices):
@@ -80,16 +76,6 @@ class Operator(models.Model):
         related_name="sandbox",
         help_text="The live operator this sandbox belongs to (sandbox operators only).",
     )
-    # The regulator's rules for its players' play (gin_platform/tenancy/jurisdictions.py,
-    # docs/player-protection.md): a profile, and the operator's reality-check interval
-    # within it (empty: the profile's default).
-    jurisdiction = models.CharField(
-        max_length=8,
-        choices=[(code, code) for code in JURISDICTIONS],
-        default="none",
-        db_default="none",
-    )
-    reality_check_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects = CredentialQuerySet.as_manager()
@@ -125,11 +111,6 @@ class Operator(models.Model):
     def mode(self) -> str:
         """``test`` for a sandbox operator, ``live`` otherwise (every API body says which)."""
         return "test" if self.is_sandbox else "live"
-
-    @property
-    def protection_profile(self) -> JurisdictionProfile:
-        """The jurisdiction profile its players play under (docs/player-protection.md)."""
-        return jurisdiction_profile(self.jurisdiction)
 
 
 class OperatorApiKey(models.Model):

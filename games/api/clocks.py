@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from games.models import Match
 
-TURN_STAGES = ("turn", "grace", "bank")
+TURN_STAGES = ("turn", "grace", "bank", "pause")  # pause: a reality check waits
 
 
 class TurnClockOptionsInput(serializers.Serializer):

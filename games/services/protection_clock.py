@@ -42,7 +42,7 @@ from gin_platform.request_path.precompiled import save_fields
 from gin_platform.tenancy.principals import Actor
 from protection.play import reality_check_at_boundary, reality_checks_due
 
-PAUSED = "paused"  # a turn stage: the clock stopped while the seat's reality check waits
+PAUSED = "pause"  # a turn stage: the clock stopped while the seat's reality check waits
 PROTECTION_ACTOR = Actor.system("player-protection")
 
 

@@ -6,7 +6,7 @@ A turn's deadline (``Hand.turn_deadline``) ends its current stage (``Hand.turn_s
     disconnected seat with protections left today) -> bank (the seat's time bank, whatever is
     left) -> auto-play (at most auto_play_turns per match) -> forfeit (R10, R12)
 
-A turn may also be ``paused`` while its player's reality check waits (player protection,
+A turn may also be ``pause`` while its player's reality check waits (player protection,
 ``protection_clock``): when the pause runs out the turn's stage runs on from where it stopped.
 
 - ``turn_clock_run_out`` (the turn timer, ``timers.turn_timers_expire``) moves an expired

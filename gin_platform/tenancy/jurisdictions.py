@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Final, Literal
 
+from django.db import models
+
 END_OF_HAND: Final = "end_of_hand"
 FINISH_MATCH: Final = "finish_match"
 # Time-outs the player may choose: 24 hours, 7 days, 30 days, 6 weeks.
@@ -133,3 +135,25 @@ def reality_check_minutes_allowed(profile: JurisdictionProfile, minutes: int | N
         return profile.reality_check_max_minutes is None
     longest = profile.reality_check_max_minutes or REALITY_CHECK_LONGEST_MINUTES
     return REALITY_CHECK_MIN_MINUTES <= minutes <= longest
+
+
+class JurisdictionSettings(models.Model):
+    """The operator's player-protection settings (abstract: ``Operator``'s columns): the
+    profile its players play under, and its reality-check interval within the profile
+    (empty: the profile's default; 0: none, where the profile allows it)."""
+
+    jurisdiction = models.CharField(
+        max_length=8,
+        choices=[(code, code) for code in JURISDICTIONS],
+        default="none",
+        db_default="none",
+    )
+    reality_check_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def protection_profile(self) -> JurisdictionProfile:
+        """The jurisdiction profile its players play under (docs/player-protection.md)."""
+        return jurisdiction_profile(self.jurisdiction)

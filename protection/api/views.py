@@ -94,6 +94,7 @@ class MyPlaySessionEndView(APIView):
         description="End my open play session now (no new buy-in until another starts; my "
         "game in progress ends as the profile says). Without an open session, nothing "
         "changes.",
+        examples=examples.SESSION_END,
     )
     def post(self, request: Request) -> Response:
         principal = player_principal(request)
@@ -135,6 +136,8 @@ class MyRealityCheckView(APIView):
         tags=["me"],
         operation_id="me_reality_check_retrieve",
         summary="Show a reality check",
+        description="One of my reality checks: when it was due and shown, the session's "
+        "elapsed time and net position it showed, and my answer.",
     )
     def get(self, request: Request, check_id: str) -> Response:
         check = _check(player_principal(request).player, check_id)

@@ -160,7 +160,7 @@ def test_es_limits_first_a_reality_check_answered_and_the_session_ended_by_its_l
     stage = page.locator("#turn-stage")
     stage.filter(has_text="Clock paused: reality check").wait_for(timeout=TIMEOUT_MS)
     assert page.locator("#countdown").get_attribute("aria-label") == "Time left of the pause"
-    assert page.locator("#countdown").get_attribute("data-stage") == "paused"
+    assert page.locator("#countdown").get_attribute("data-stage") == "pause"
     screenshot(page, "protection-reality-check")
 
     # Continue: the dialog goes, the clock runs again, and play goes on.

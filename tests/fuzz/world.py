@@ -41,6 +41,7 @@ from integrity import services as integrity_services
 from integrity.models import Alert
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
+from tests.protection.worlds import shown_reality_check
 from wallet import services as wallet_services
 
 STAFF_USERNAME = "fuzz-staff"
@@ -202,7 +203,7 @@ def build_world(*, schema_paths: dict[str, dict[str, Any]], django_user_model) -
         status=WebhookDelivery.Status.FAILED,
     )
     world.add("delivery_id", delivery.pk)
-    for seeder in (_seed_wallet, _seed_games, _seed_integrity):
+    for seeder in (_seed_wallet, _seed_games, _seed_integrity, _seed_protection):
         _best_effort(seeder, world)
     return world
 
@@ -287,3 +288,8 @@ def _seed_integrity(world: World) -> None:
     world.add("alert_id", alerts[1].pk)
     world.add("case_id", case.pk)
     world.add("confiscation_id", confiscation.pk)
+
+
+def _seed_protection(world: World) -> None:
+    """A reality check shown to the player, waiting for the answer (docs/player-protection.md)."""
+    world.add("check_id", shown_reality_check(world.player).pk)

@@ -99,6 +99,11 @@ PAIRING = (
     "(may these players share a table?)"
 )
 PAIRING_PURE = "integrity.pairing imports no games: games calls it from the seating path"
+PROTECTION = (
+    "games asks player protection through protection.play only "
+    "(may this player sit? is a reality check due?)"
+)
+PROTECTION_PURE = "protection.play imports no games: games calls it from the seating and move paths"
 WIRING = "Only the apps and gin_platform's wiring modules import an app"
 DEMO = "gin_platform's demo is run only by its management command"
 GAMES_VIEWS = "games' views, serializers and tasks import no other app's models"
@@ -129,6 +134,10 @@ BREAKS = [
     ("games/probe.py", "from integrity.models import PlayerLink", PAIRING),
     ("settlement/probe.py", "from integrity import pairing", PAIRING),
     ("integrity/pairing.py", "from games.models import Seat", PAIRING_PURE),
+    ("games/probe.py", "from protection.models import PlaySession", PROTECTION),
+    ("settlement/probe.py", "from protection import play", PROTECTION),
+    ("protection/play.py", "from games.models import Seat", PROTECTION_PURE),
+    ("wallet/probe.py", "from protection import play", WALLET),
     # Indirectly: through a platform module that imports settlement.
     ("games/probe.py", "import gin_platform.probe", SETTLEMENT),
     ("games/probe.py", "from wallet.models import LedgerEntry", LEDGER),

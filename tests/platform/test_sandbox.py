@@ -44,6 +44,7 @@ from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, admin_login
 from tests.games.factories import RoomFactory, TableFactory
 from tests.games.network_world import network_make, network_room_make
 from tests.helpers import bearer_client
+from tests.protection.worlds import shown_reality_check
 from tests.settlement.helpers import play_out, seat_two
 from tests.wallet.factories import fund
 from wallet.models import Account, LedgerEntry, LedgerTransaction
@@ -326,6 +327,7 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
         text="played oddly",
         actor=SYSTEM,
     )
+    check = shown_reality_check(players[2])
     world = World(mode=mode, operator=operator, key=key, client=bearer_client(key))
     world.player_client = bearer_client(
         services.player_session_create(player=players[2], actor=SYSTEM).token
@@ -348,6 +350,7 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
         "other_player_id": players[1].pk,
         "link_id": link.pk,
         "report_id": report.pk,
+        "check_id": check.pk,
     }
     world.markers = {
         operator.slug,
@@ -462,6 +465,8 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "player-link-list": {"get": None, "post": {"player_id": "{other_player}", "kind": "household"}},
     "player-link-detail": {"delete": None},
     "player-identifier-create": {"post": {"kind": "device", "value": "{tag}-device"}},
+    # Player protection (docs/player-protection.md).
+    "player-play-session": {"get": None},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},
@@ -499,6 +504,7 @@ PLAYER_CALLS: dict[str, dict[str, object]] = {
     "me-wallet-transaction": {"get": None},
     "lobby-waiting-list": {"get": None, "post": {}, "delete": None},
     "me-report": {"get": None},
+    "me-reality-check": {"get": None, "post": {"answer": "continue"}},
 }
 
 

@@ -297,8 +297,13 @@ def test_every_catalogued_type_is_emitted_by_a_flow_tested_here():
     untested = {name for name in EVENT_TYPES if f'"{name}"' not in source}
     # wallet.call_failed: the seamless wallet's alert (tests/wallet/test_seamless_services.py);
     # game.voided: a platform outage past R13's limit (tests/games/test_outages.py);
-    # integrity.*: the risk team's cases and players' reports (tests/integrity/).
+    # integrity.*: the risk team's cases and players' reports (tests/integrity/);
+    # session.*: player protection's play sessions (tests/protection/).
     assert untested == {
+        "session.started",
+        "session.reality_check",
+        "session.limit_reached",
+        "session.ended",
         "wallet.call_failed",
         "game.voided",
         "integrity.case_opened",

@@ -48,6 +48,7 @@ from gin_platform.tenancy.services.network import (
 from gin_platform.tenancy.services.operators import (
     SigningSecretRequiredProblem,
     UnknownCurrencyProblem,
+    RealityCheckIntervalInvalidProblem,
     WebhookUrlInvalidProblem,
     operator_create,
     operator_update,
@@ -111,6 +112,7 @@ __all__ = [
     "SigningSecretRequiredProblem",
     "UnknownCurrencyProblem",
     "WebhookUrlInvalidProblem",
+    "RealityCheckIntervalInvalidProblem",
     "api_key_create",
     "api_key_revoke",
     "api_key_rotate",

@@ -59,11 +59,11 @@ class RealityCheckIntervalInvalidProblem(Problem):
     )
 
 
-class Unset:
+class _Unset:
     """A keyword argument not given (where None is a value: the default)."""
 
 
-UNSET = Unset()
+_UNSET = _Unset()
 
 
 def _webhook_url(url: str) -> str:
@@ -121,7 +121,7 @@ def operator_update(
     webhook_url: str | None = None,
     require_signed_requests: bool | None = None,
     jurisdiction: str | None = None,
-    reality_check_minutes: int | Unset | None = UNSET,
+    reality_check_minutes: int | _Unset | None = _UNSET,
 ) -> Operator:
     """Change the operator's settings; each change is audited with its old and new value.
     ``reality_check_minutes`` (None: the profile's default) must be one the jurisdiction
@@ -138,7 +138,7 @@ def operator_update(
         if value is not None and getattr(locked, field) != value:
             changes[field] = [getattr(locked, field), value]
             setattr(locked, field, value)
-    if not isinstance(reality_check_minutes, Unset) and (
+    if not isinstance(reality_check_minutes, _Unset) and (
         locked.reality_check_minutes != reality_check_minutes
     ):
         changes["reality_check_minutes"] = [locked.reality_check_minutes, reality_check_minutes]

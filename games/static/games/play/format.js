@@ -75,7 +75,7 @@ export const TURN_STAGES = {
   bank: { label: "Time bank", clock: "Time left in the time bank" },
   // Player protection: the clock of a player whose reality check waits stops (at most
   // PROTECTION_PAUSE_SECONDS, counted down here); then the turn runs on from where it was.
-  paused: { label: "Clock paused: reality check", clock: "Time left of the pause" },
+  pause: { label: "Clock paused: reality check", clock: "Time left of the pause" },
 };
 
 export const TIME_BANKS = "Time banks";

@@ -262,7 +262,7 @@ export class TableScreen {
   followProtection(previous, view) {
     if (!this.protection) return;
     const hand = view.hand;
-    const paused = hand && hand.status === "in_progress" && hand.turn_stage === "paused" && hand.to_act === this.seat;
+    const paused = hand && hand.status === "in_progress" && hand.turn_stage === "pause" && hand.to_act === this.seat;
     if (paused && !this.protection.checkShown && this.pauseRead !== view.seq) {
       this.pauseRead = view.seq;
       this.protection.tableChanged();
