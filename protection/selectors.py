@@ -88,6 +88,10 @@ def session_figures(*, session: PlaySession, now: datetime | None = None) -> Ses
     )
 
 
+def sessions_open() -> QuerySet[PlaySession]:
+    return PlaySession.objects.filter(ended_at__isnull=True)
+
+
 def sessions_past_duration(*, now: datetime) -> list[PlaySession]:
     """Open sessions whose duration limit has run out (the sweep marks them reached)."""
     candidates = PlaySession.objects.filter(

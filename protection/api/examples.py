@@ -61,9 +61,7 @@ SESSION = {
 }
 
 SESSION_START = [
-    _request(
-        "Ninety minutes, at most 50.00 lost", {"duration_minutes": 90, "loss_limit": "50.00"}
-    ),
+    _request("Ninety minutes, at most 50.00 lost", {"duration_minutes": 90, "loss_limit": "50.00"}),
     _response("The session, started", {"profile": PROFILE, "session": SESSION}, status=201),
 ]
 SESSION_END = [

@@ -2,7 +2,8 @@
 ``PROTECTION_SWEEP_SECONDS``; docs/player-protection.md "The sweep"): reached duration and
 loss limits, the reality checks of players not at a running table (at a table they come at
 its next turn boundary), idle sessions, and matches stopped after their hand whose void was
-lost. Each session is changed in its own transaction; running it twice changes nothing more.
+lost; and the sessions of players who began a break (a time-out or a self-exclusion) end.
+Each session is changed in its own transaction; running it twice changes nothing more.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from protection.models import EndReason, PlaySession
 from protection.services.endings import session_end, session_limit_reach
 from protection.services.reality_checks import reality_check_show
 from protection.services.sessions import SESSION_ACTOR
+from wallet.selectors import limits as wallet_limits
 
 
 @dataclass
@@ -32,6 +34,7 @@ class SessionSweep:
     limits_reached: list[int] = field(default_factory=list)
     checks_shown: list[int] = field(default_factory=list)
     idle_ended: list[int] = field(default_factory=list)
+    break_ended: list[int] = field(default_factory=list)
     voided: list[int] = field(default_factory=list)
 
 
@@ -77,9 +80,25 @@ def _idle(now: datetime, sweep: SessionSweep) -> None:
             sweep.idle_ended.append(ended.pk)
 
 
+def _breaks(now: datetime, sweep: SessionSweep) -> None:
+    """A break (a time-out or a self-exclusion) ends the player's session: it takes no
+    buy-in from the moment the break begins (the wallet refuses it), and the session's end
+    follows here. The game in progress is not stopped: a break is not a reached limit."""
+    sessions = list(selectors.sessions_open().select_related("player"))
+    on_a_break = wallet_limits.players_on_a_break(
+        player_ids=[s.player_id for s in sessions], at=now
+    )
+    for session in sessions:
+        if session.player_id in on_a_break:
+            ended = session_end(player=session.player, reason=EndReason.BREAK, actor=SESSION_ACTOR)
+            if ended is not None:
+                sweep.break_ended.append(ended.pk)
+
+
 def play_sessions_sweep(*, now: datetime | None = None) -> SessionSweep:
     now = now or timezone.now()
     sweep = SessionSweep()
+    _breaks(now, sweep)
     _limits(now, sweep)
     _checks_away_from_tables(now, sweep)
     _idle(now, sweep)

@@ -634,12 +634,16 @@ def pg_execute(base_url: str, statement: str) -> None:
         c.execute(statement)
 
 
-def setup_data(games: int) -> dict:
-    """Operator, API key, a practice room with one table per game, two players per game."""
+def setup_data(games: int, *, real_money: bool = False, jurisdiction: str | None = None) -> dict:
+    """Operator, API key, a practice room with one table per game, two players per game.
+    ``real_money``: a 0.01 EUR room instead, each player funded for every match it can play;
+    ``jurisdiction``: the operator's player-protection profile (docs/player-protection.md:
+    ``uk`` starts a play session at the first buy-in and keeps reality checks due per seat)."""
     import django
 
     django.setup()
     from games.services import room_create, seat_take
+    from gin_platform.models import Operator
     from gin_platform.tenancy.principals import Actor
     from gin_platform.tenancy.services import (
         api_key_create,
@@ -647,15 +651,19 @@ def setup_data(games: int) -> dict:
         player_create,
         player_session_create,
     )
+    from wallet.services import deposit
 
     actor = Actor.system("bench")
     operator = operator_create(name="Bench", slug="bench", base_currency="EUR", actor=actor)
     key = api_key_create(operator=operator, actor=actor).key
+    if jurisdiction is not None:
+        Operator.objects.filter(pk=operator.pk).update(jurisdiction=jurisdiction)
+        operator.refresh_from_db()
     room = room_create(
         operator=operator,
         name="Bench match play",
         variant="match",
-        is_practice=True,
+        is_practice=not real_money,
         target=500,
         stake=1,
         turn_seconds=600,
@@ -668,6 +676,14 @@ def setup_data(games: int) -> dict:
         tokens = []
         for seat in (0, 1):
             player = player_create(operator=operator, external_ref=f"p{index}-{seat}", actor=actor)
+            if real_money:
+                deposit(
+                    player=player,
+                    amount=1_000_000,
+                    currency="EUR",
+                    reference=f"bench-{index}-{seat}",
+                    actor=actor,
+                )
             tokens.append(
                 player_session_create(player=player, ttl_seconds=6 * 3600, actor=actor).token
             )
@@ -774,6 +790,14 @@ def parse_args(argv=None):
     parser.add_argument("--find-steps", type=int, default=5, help="paced runs of --find-rate")
     parser.add_argument("--find-seconds", type=float, default=None, help="default --seconds")
     parser.add_argument("--p99-goal-ms", type=float, default=50.0)
+    parser.add_argument(
+        "--real-money", action="store_true", help="a 0.01 EUR room instead of practice"
+    )
+    parser.add_argument(
+        "--jurisdiction",
+        default=None,
+        help="the operator's player-protection profile (uk, es, it, mga, none); real money",
+    )
     parser.add_argument("--keep-database", action="store_true")
     parser.add_argument("--keep-logs", action="store_true", help="keep gunicorn's log")
     parser.add_argument("--json", type=Path, help="also write the JSON report here")
@@ -858,7 +882,11 @@ def main(argv=None) -> int:
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, check=True
         )
-        data = setup_data(args.games)
+        data = setup_data(
+            args.games,
+            real_money=args.real_money or args.jurisdiction is not None,
+            jurisdiction=args.jurisdiction,
+        )
         from django.db import connections
 
         connections.close_all()

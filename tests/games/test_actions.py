@@ -14,6 +14,7 @@ from games.services import hand_apply_action
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.services import api_key_create
 from tests.factories import OperatorFactory, PlayerFactory
+from tests.games.factories import RoomFactory, TableFactory
 from tests.games.helpers import (
     HiddenInformationChecker,
     act,
@@ -24,6 +25,7 @@ from tests.games.helpers import (
 )
 from tests.helpers import assert_problem as _problem
 from tests.helpers import bearer_client, session_client
+from tests.wallet.factories import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -288,12 +290,30 @@ def test_a_move_reads_nothing_twice(game):
     read after them: the answer is built from the rows just written. Checked over moves in
     the first hand and in later ones (where the previous hand's showdown is in the answer)."""
 
+    match_id, seats, _, _ = game
+    _moves_read_nothing_twice(match_id, seats)
+
+
+def test_reality_checks_read_nothing_on_a_move(alice, bob, operator, seeds):
+    """At a real-money table under a profile with reality checks (docs/player-protection.md),
+    each seat's due time is read once per deal: a move reads and writes what it does at a
+    practice table, no more."""
+    operator.jurisdiction = "uk"
+    operator.save()
+    table = TableFactory(room=RoomFactory(operator=operator, stake=500, target=100))
+    for client in (alice, bob):
+        fund(client.player, 10_000)
+    match_id, seats = seat_both(alice, bob, table.pk)
+    assert Match.objects.get(pk=match_id).clocks["reality_due"][0] is not None
+    _moves_read_nothing_twice(match_id, seats)
+
+
+def _moves_read_nothing_twice(match_id: int, seats) -> None:
     def writes_rows(text: str) -> bool:  # 'FOR UPDATE OF "..."' is a lock, not a write
         return text.startswith(("INSERT", "UPDATE")) or (
             text.startswith("WITH") and ('UPDATE "' in text or "INSERT INTO" in text)
         )
 
-    match_id, seats, _, _ = game
     checked = {"first hand": 0, "later hands": 0}
     for _ in range(400):
         looks = {seat: view(seats[seat], match_id).json() for seat in (0, 1)}

@@ -102,6 +102,13 @@ NOT_A_GAME = {
     "socket-ticket-create",
     "webhook-redeliver",  # re-sends a delivery read by webhook-detail
     "my-protections",  # R13: the caller's own count of protected turns, no game in it
+    # Player protection: the player's own play session and reality checks (their own net
+    # figures, no game and no opponent in them)
+    "me-play-session",
+    "me-play-session-end",
+    "me-play-sessions",
+    "me-reality-check",
+    "player-play-session",
     # Integrity: an operator's identifiers and links between two of its own players
     # (player-link-list is read below: a network game links nobody across operators there)
     "player-identifier-create",

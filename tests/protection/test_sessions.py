@@ -11,9 +11,11 @@ from games.models import Match
 from gin_platform.models import AuditEvent, OperatorEvent
 from protection.models import PlaySession
 from protection.services.sweep import play_sessions_sweep
+from tests.factories import SYSTEM
 from tests.games.helpers import act, never_going_out, play_to_end, seat_both, sit, view
 from tests.helpers import assert_problem
 from tests.protection.conftest import under
+from wallet import services as wallet_services
 from wallet.models import LedgerTransaction
 from wallet.selectors import balances
 
@@ -170,3 +172,17 @@ def test_practice_and_bots_never_touch_a_session(operator, alice, practice_table
     assert not PlaySession.objects.exists()
     assert view(alice, response.json()["match_id"]).status_code == 200
     assert act  # the helpers are the games tests' own
+
+
+def test_a_break_ends_the_session_and_refuses_the_next_buy_in(operator, alice, match_table):
+    under(operator, "uk")
+    assert sit(alice, match_table.pk).status_code == 201
+    session = PlaySession.objects.get(player=alice.player)
+    wallet_services.self_exclusion_create(player=alice.player, days=200, actor=SYSTEM)
+    other = type(match_table).objects.create(room=match_table.room)
+    assert_problem(sit(alice, other.pk), 403, "self-excluded")
+    sweep = play_sessions_sweep()
+    assert sweep.break_ended == [session.pk]
+    session.refresh_from_db()
+    assert session.end_reason == "break" and session.state == "ended"
+    assert OperatorEvent.objects.filter(type="session.ended").count() == 1

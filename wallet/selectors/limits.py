@@ -184,6 +184,15 @@ def self_exclusions_in_force(*, player: Any, at: datetime) -> QuerySet[SelfExclu
     return SelfExclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at)
 
 
+def players_on_a_break(*, player_ids: list[Any], at: datetime) -> set[Any]:
+    """Those of ``player_ids`` with a self-exclusion (or a time-out) in force at ``at``."""
+    return set(
+        SelfExclusion.objects.filter(
+            player_id__in=player_ids, starts_at__lte=at, ends_at__gt=at
+        ).values_list("player_id", flat=True)
+    )
+
+
 def self_excluded_until(*, player: Player, at: datetime | None = None) -> datetime | None:
     """The end of the player's self-exclusion in force at ``at``, or None."""
     moment = at or timezone.now()

@@ -46,9 +46,9 @@ from gin_platform.tenancy.services.network import (
     network_update,
 )
 from gin_platform.tenancy.services.operators import (
+    RealityCheckIntervalInvalidProblem,
     SigningSecretRequiredProblem,
     UnknownCurrencyProblem,
-    RealityCheckIntervalInvalidProblem,
     WebhookUrlInvalidProblem,
     operator_create,
     operator_update,
@@ -108,11 +108,11 @@ __all__ = [
     "OriginInvalidProblem",
     "PlayerExistsProblem",
     "PlayerInactiveProblem",
+    "RealityCheckIntervalInvalidProblem",
     "SessionTtlProblem",
     "SigningSecretRequiredProblem",
     "UnknownCurrencyProblem",
     "WebhookUrlInvalidProblem",
-    "RealityCheckIntervalInvalidProblem",
     "api_key_create",
     "api_key_revoke",
     "api_key_rotate",
