@@ -59,3 +59,14 @@ class RealityCheckNotOpenProblem(Problem):
         "A reality check is answered once; the session's current one is in "
         "GET /api/v1/me/play-session."
     )
+
+
+class HarmRuleInvalidProblem(Problem):
+    slug = "harm-rule-invalid"
+    status = 422
+    title = "The marker of harm's parameters are not valid"
+    description = (
+        "A parameter is out of its bounds, of the wrong type, or one the rule does not take "
+        '(docs/player-protection.md "Markers of harm" lists each rule\'s); `field` names it '
+        "(`params.hours`). Nothing was changed."
+    )

@@ -9,6 +9,7 @@ cards, so nobody in the back office can help a player at the table.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,6 +22,7 @@ from games.models import Hand, Match, Seat
 from gin_platform.models import Player
 from gin_platform.money import to_decimal_string
 from gin_platform.tenancy import selectors as platform_selectors
+from protection.harm import selectors as harm_selectors
 from wallet.selectors import backoffice as wallet_backoffice
 from wallet.selectors import limits as wallet_limits
 from wallet.selectors import transactions as wallet_transactions
@@ -107,6 +109,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
     exclusions = list(wallet_limits.break_list(player=player))  # time-outs too
     sessions = list(platform_selectors.player_session_list(player=player)[:RECENT])
     webhooks = list(platform_selectors.player_webhook_deliveries(player=player)[:RECENT])
+    flags = list(harm_selectors.player_harm_flags(player=player)[:RECENT])
     audit = platform_selectors.audit_events_about(
         player=player,
         objects={
@@ -116,6 +119,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
             "wallet.ledgertransaction": [txn.pk for txn in transactions],
             "wallet.playerlimitchange": [change.pk for change in limit_changes],
             "wallet.selfexclusion": [exclusion.pk for exclusion in exclusions],
+            "protection.harmflag": [flag.pk for flag in flags],
         },
     )
     return {
@@ -151,6 +155,11 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
         "exclusions": exclusions[:RECENT],
         "sessions": sessions,
         "webhooks": webhooks,
+        # The markers of harm's flags (docs/player-protection.md), newest day first.
+        "harm_flags": [
+            {"flag": flag, "evidence": json.dumps(flag.evidence, indent=1, sort_keys=True)}
+            for flag in flags
+        ],
         "audit_events": list(audit[:RECENT]),
         "recent": RECENT,
     }

@@ -6,4 +6,5 @@ from games.web import views
 
 urlpatterns = [
     path("", views.PlayPageView.as_view(), name="play"),
+    path("history", views.HistoryPageView.as_view(), name="play-history"),
 ]

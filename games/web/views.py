@@ -42,10 +42,18 @@ class PlayPageView(View):
     """``GET /play/``: the table page. No data in it: the page reads the API itself."""
 
     http_method_names = ["get", "head"]
+    template_name = "games/play.html"
 
     def get(self, request: HttpRequest) -> HttpResponse:
-        response = TemplateResponse(request, "games/play.html")
+        response = TemplateResponse(request, self.template_name)
         response["Content-Security-Policy"] = content_security_policy(request)
         # The page's links (the operator's return URL) never carry this address along.
         response["Referrer-Policy"] = "no-referrer"
         return response
+
+
+class HistoryPageView(PlayPageView):
+    """``GET /play/history``: the player's last 12 months (docs/play.md "History"), with the
+    table page's session (sessionStorage of the same tab) and the same policy."""
+
+    template_name = "games/history.html"

@@ -207,6 +207,25 @@ DATA: dict[str, dict] = {
         "ended_at": "2026-12-06T20:30:00.000000+00:00",
         "net_position": _eur("-7.90"),
     },
+    "player.flagged": {
+        **ALICE,
+        "flag_id": 88,
+        "rule": "night_play",
+        "day": "2026-11-30",
+        "evidence": {
+            "window": {
+                "from": "2026-11-24T00:00:00+00:00",
+                "to": "2026-12-01T00:00:00+00:00",
+            },
+            "buy_ins": 14,
+            "night_buy_ins": 9,
+            "night_share_percent": 64.3,
+            "night": "00:00-06:00 UTC",
+            "threshold_percent": 50,
+            "min_buy_ins": 10,
+        },
+        "flagged_at": "2026-12-01T00:15:02.000000+00:00",
+    },
 }
 
 EVENT_IDS = {

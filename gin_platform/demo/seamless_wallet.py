@@ -54,6 +54,9 @@ class WalletState:
     applied: dict[str, Applied] = field(default_factory=dict)
     rolled_back_ids: set[str] = field(default_factory=set)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (action, id)
+    # What a request said of the player's play session, by transaction id (``context``:
+    # docs/player-protection.md): an operator rendering its own client shows it.
+    contexts: dict[str, dict[str, Any]] = field(default_factory=dict)
     bad_signatures: int = 0
 
 
@@ -132,6 +135,8 @@ class OperatorWalletServer:
                 return 200, {"balance": str(state.balances[player])}
             tid = str(body["transaction_id"])
             state.requests.append((action, tid))
+            if body.get("context"):
+                state.contexts[tid] = body["context"]
             if tid in state.answers:  # idempotent: the first answer again
                 return state.answers[tid]
             amount = Decimal(str(body["amount"]))

@@ -208,6 +208,15 @@ EVENT_TYPES: dict[str, EventType] = {
             "final net position.",
             _PROTECTION + "SessionEndedEventData",
         ),
+        _event(
+            "player.flagged",
+            "A marker of harm flagged a player",
+            "The daily job of the markers of harm (docs/player-protection.md) found that your "
+            "player met a rule on a UTC day: deposits rising week on week, a long session, "
+            "losses chased after a limit, or night play; with the figures that met it. Once "
+            "per player, rule and day.",
+            _PROTECTION + "PlayerFlaggedEventData",
+        ),
     )
 }
 

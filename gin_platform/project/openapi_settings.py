@@ -50,6 +50,7 @@ SPECTACULAR_SETTINGS = {
         "gin_platform.api.event_webhooks.SESSION_REALITY_CHECK",
         "gin_platform.api.event_webhooks.SESSION_LIMIT_REACHED",
         "gin_platform.api.event_webhooks.SESSION_ENDED",
+        "gin_platform.api.event_webhooks.PLAYER_FLAGGED",
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     # The default enum hook, then ours: problem+json error responses, per-operation security,
@@ -96,5 +97,15 @@ SPECTACULAR_SETTINGS = {
         "MatchEventKindEnum": "games.api.choices.MATCH_EVENT_KINDS",
         "MatchEndReasonEnum": "games.api.choices.MATCH_END_REASONS",
         "PayoutComponentEnum": "settlement.api.serializers.PAYOUT_COMPONENTS",
+        # Player protection: the markers of harm (docs/player-protection.md).
+        "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
+        # A player's history (docs/player-protection.md "History"); the limits' periods and
+        # the reports' categories keep the names they had before these shared their fields.
+        "PeriodEnum": "wallet.models.LimitPeriod",
+        "CategoryEnum": "integrity.models.PlayerReport.Reason",
+        "HistoryPeriodEnum": "wallet.selectors.history.PERIODS",
+        "HistoryCategoryEnum": "wallet.selectors.history.CATEGORIES",
+        "HistoryCountedKindEnum": "wallet.selectors.history.COUNTED_KINDS",
+        "HistoryOutcomeEnum": "games.protection_selectors.OUTCOMES",
     },
 }

@@ -28,6 +28,7 @@ from gin_platform.project.config import (
     redis_url,
 )
 from integrity.schedule import detection_beat_schedule
+from protection.schedule import harm_beat_schedule
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 ENV = os.environ
@@ -307,6 +308,8 @@ CELERY_BEAT_SCHEDULE["play-sessions-sweep"] = {
     "schedule": PROTECTION_SWEEP_SECONDS,
     "options": {"expires": PROTECTION_SWEEP_SECONDS},
 }
+# Player protection's markers of harm: daily at 00:15 UTC (docs/player-protection.md).
+CELERY_BEAT_SCHEDULE.update(harm_beat_schedule())
 
 # --- Security ----------------------------------------------------------------------------
 if GIN_ENV == "production":

@@ -92,6 +92,11 @@ ROLES: dict[str, tuple[str, ...]] = {
         "integrity.change_case",
         "integrity.work_case",
         "integrity.propose_confiscation",
+        # Player protection's markers of harm (docs/player-protection.md): read the flags,
+        # read and change the rules.
+        "protection.view_harmrule",
+        "protection.change_harmrule",
+        "protection.view_harmflag",
     ),
     ADMIN: (),  # every permission of ADMIN_APPS, resolved when the roles are synced
 }

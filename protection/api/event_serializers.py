@@ -1,6 +1,7 @@
 """The ``data`` of the ``session.*`` events (gin_platform/events/catalogue.py names them;
 protection/services builds them): the player's play session, for operators who render
-their own client (docs/player-protection.md "Events")."""
+their own client (docs/player-protection.md "Events"); and of ``player.flagged``, a marker
+of harm's flag (docs/player-protection.md "Markers of harm")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from rest_framework import serializers
 
 from gin_platform.api.event_serializers import PlayerRefData
 from gin_platform.api.serializers import Money
+from protection.api.harm_serializers import EVIDENCE_HELP
+from protection.models import HarmRuleCode
 
 
 class SessionStartedEventData(PlayerRefData):
@@ -50,3 +53,11 @@ class SessionEndedEventData(PlayerRefData):
     started_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField()
     net_position = Money()
+
+
+class PlayerFlaggedEventData(PlayerRefData):
+    flag_id = serializers.IntegerField()
+    rule = serializers.ChoiceField(choices=HarmRuleCode.choices)
+    day = serializers.DateField(help_text="The UTC day the job looked at")
+    evidence = serializers.DictField(help_text=EVIDENCE_HELP)
+    flagged_at = serializers.DateTimeField()

@@ -13,11 +13,11 @@ from rest_framework.views import APIView
 
 from gin_platform.http.permissions import HasStaffPermission, IsOperator, IsStaff
 from gin_platform.http.problems import NotFoundProblem
+from gin_platform.http.renderers import CSVRenderer
 from gin_platform.models import Operator
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import operator_principal
 from settlement import network, reports, selectors
-from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import NetworkStatementOutput
 from settlement.api.views import PERIOD_PARAMETERS, staff_operator
 

@@ -21,6 +21,7 @@ from gin_platform.http.permissions import (
     IsStaff,
 )
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
+from gin_platform.http.renderers import CSVRenderer
 from gin_platform.staff.scope import operator_scope
 from gin_platform.tenancy import selectors as platform_selectors
 from gin_platform.tenancy.principals import (
@@ -29,7 +30,6 @@ from gin_platform.tenancy.principals import (
     operator_principal,
 )
 from settlement import reports, selectors, services, statements
-from settlement.api.renderers import CSVRenderer
 from settlement.api.serializers import (
     ReconciliationRunOutput,
     ReportOutput,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import requests
+from django.db import connections
 
 from games import engine
 
@@ -42,6 +44,16 @@ class OperatorApi:
         assert response.status_code == 200, (path, response.status_code, response.text)
         return response.json()
 
+    def patch(self, path: str, body: dict) -> dict:
+        response = self.http.patch(
+            f"{self.base_url}/api/v1/{path}",
+            json=body,
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+            timeout=30,
+        )
+        assert response.status_code == 200, (path, response.status_code, response.text)
+        return response.json()
+
     def player(self, name: str, *, deposit: str | None = None) -> dict:
         player = self.post(
             "players",
@@ -63,6 +75,64 @@ class OperatorApi:
 
     def launch_url(self, player: dict, **options: Any) -> str:
         return self.post(f"players/{player['id']}/launch", options)["url"]
+
+
+def database(function, *args, **kwargs):
+    """Run ``function`` in a thread of its own: Django refuses database calls from the test's
+    thread while Playwright's event loop runs in it (conftest.py ``browser``)."""
+
+    def run():
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+class RestPlayer:
+    """An opponent who plays over the REST API with a session of their own (no socket)."""
+
+    def __init__(self, site, base_url: str, name: str, *, deposit: str | None = None) -> None:
+        self.player = site.player(name, deposit=deposit)
+        token = site.post(f"players/{self.player['id']}/sessions", {})["token"]
+        self.base_url = base_url
+        self.http = requests.Session()
+        self.http.headers["Authorization"] = f"Bearer {token}"
+
+    def call(self, method: str, path: str, body: dict | None = None) -> dict:
+        response = self.http.request(
+            method, f"{self.base_url}/api/v1/{path}", json=body, timeout=30
+        )
+        assert response.status_code in (200, 201), (path, response.status_code, response.text)
+        return response.json()
+
+    def move(self, match_id: int) -> dict:
+        """One move that never ends the hand: pass the upcard, draw from the stock, discard
+        (what the engine's bot would put down, knock or not)."""
+        view = self.call("GET", f"matches/{match_id}/view")
+        legal = view["hand"]["legal_actions"]
+        kinds = {action["kind"] for action in legal}
+        if "pass" in kinds:
+            move = {"kind": "pass"}
+        elif "draw_stock" in kinds:
+            move = {"kind": "draw_stock"}
+        else:
+            chosen = engine.choose_action_from_view(view["hand"]).get("card")
+            discards = [action["card"] for action in legal if action["kind"] == "discard"]
+            move = {"kind": "discard", "card": chosen if chosen in discards else discards[0]}
+        return self.call(
+            "POST", f"matches/{match_id}/actions", {**move, "expected_seq": view["seq"]}
+        )
+
+    def play_as_the_bot(self, match_id: int) -> dict:
+        """The move the engine's bot picks from the player's view (a knock ends the hand)."""
+        view = self.call("GET", f"matches/{match_id}/view")
+        move = engine.choose_action_from_view(view["hand"])
+        return self.call(
+            "POST", f"matches/{match_id}/actions", {**move, "expected_seq": view["seq"]}
+        )
 
 
 def screenshot(page, name: str) -> Path:

@@ -16,76 +16,22 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
-import requests
 from django.core.cache import cache
-from django.db import connections
 from django.utils import timezone
 
-from games import engine
 from games.models import Hand, HandEvent, Match
 from games.services import turn_grace, turn_timers_expire
 from gin_platform.request_path.seen import seen_key
-from tests.browser.pages import TIMEOUT_MS, PlayPage, screenshot
+from tests.browser.pages import TIMEOUT_MS, PlayPage, RestPlayer, database, screenshot
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WAITING = re.compile(r"Disconnected \u2014 waiting (\d+) s")
 CLOCK = re.compile(r"\d+:\d\d")
-
-
-def database(function, *args, **kwargs):
-    """Run ``function`` in a thread of its own: Django refuses database calls from the test's
-    thread while Playwright's event loop runs in it (conftest.py ``browser``)."""
-
-    def run():
-        try:
-            return function(*args, **kwargs)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
-class RestPlayer:
-    """An opponent who plays over the REST API with a session of their own (no socket)."""
-
-    def __init__(self, site, base_url: str, name: str) -> None:
-        self.player = site.player(name)
-        token = site.post(f"players/{self.player['id']}/sessions", {})["token"]
-        self.base_url = base_url
-        self.http = requests.Session()
-        self.http.headers["Authorization"] = f"Bearer {token}"
-
-    def call(self, method: str, path: str, body: dict | None = None) -> dict:
-        response = self.http.request(
-            method, f"{self.base_url}/api/v1/{path}", json=body, timeout=30
-        )
-        assert response.status_code in (200, 201), (path, response.status_code, response.text)
-        return response.json()
-
-    def move(self, match_id: int) -> dict:
-        """One move that never ends the hand: pass the upcard, draw from the stock, discard
-        (what the engine's bot would put down, knock or not)."""
-        view = self.call("GET", f"matches/{match_id}/view")
-        legal = view["hand"]["legal_actions"]
-        kinds = {action["kind"] for action in legal}
-        if "pass" in kinds:
-            move = {"kind": "pass"}
-        elif "draw_stock" in kinds:
-            move = {"kind": "draw_stock"}
-        else:
-            chosen = engine.choose_action_from_view(view["hand"]).get("card")
-            discards = [action["card"] for action in legal if action["kind"] == "discard"]
-            move = {"kind": "discard", "card": chosen if chosen in discards else discards[0]}
-        return self.call(
-            "POST", f"matches/{match_id}/actions", {**move, "expected_seq": view["seq"]}
-        )
 
 
 def running_hand(match_id: int) -> Hand:

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.core import signals
@@ -39,6 +40,7 @@ from gin_platform.project.wsgi import application
 from gin_platform.tenancy.services import api_key_create, player_session_create
 from integrity import services as integrity_services
 from integrity.models import Alert
+from protection.services import harm as protection_harm
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
 from tests.protection.worlds import shown_reality_check
@@ -291,5 +293,11 @@ def _seed_integrity(world: World) -> None:
 
 
 def _seed_protection(world: World) -> None:
-    """A reality check shown to the player, waiting for the answer (docs/player-protection.md)."""
+    """A reality check shown to the player, waiting for the answer; a marker of harm's rule
+    to read and change (the rules are seeded by a migration, so a code is all it takes)
+    and a flag about the player (docs/player-protection.md)."""
     world.add("check_id", shown_reality_check(world.player).pk)
+    world.add("code", "long_sessions")
+    protection_harm.harm_flag_raise(
+        player=world.player, rule="night_play", day=date(2026, 11, 30), evidence={"seeded": True}
+    )

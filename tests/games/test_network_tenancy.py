@@ -88,6 +88,13 @@ READ = {
     "me-reports",
     "me-report",
     "player-link-list",
+    # A player's history (docs/player-protection.md "History"): both sides read their own.
+    "me-history-matches",
+    "me-history-transactions",
+    "me-history-summary",
+    "player-history-matches",
+    "player-history-transactions",
+    "player-history-summary",
 }
 NOT_A_GAME = {
     # credentials, origins, sessions, launch, sockets' tickets: no game in them
@@ -236,6 +243,9 @@ def _read_everything(side: Side, *, match_id: int, room_id: int) -> None:
     ):
         side.record(path, api.get(path))
     side.record("links", api.get(f"/api/v1/players/{player_id}/links"))
+    for part in ("matches", "transactions", "summary"):
+        side.record(f"history {part}", api.get(f"/api/v1/players/{player_id}/history/{part}"))
+        side.record(f"my history {part}", me.get(f"/api/v1/me/history/{part}"))
     for event in side.record("events", api.get("/api/v1/operators/me/events"))["results"]:
         side.record("event", api.get(f"/api/v1/operators/me/events/{event['id']}"))
     for delivery in side.record("deliveries", api.get("/api/v1/webhooks/deliveries"))["results"]:

@@ -472,6 +472,10 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "player-identifier-create": {"post": {"kind": "device", "value": "{tag}-device"}},
     # Player protection (docs/player-protection.md).
     "player-play-session": {"get": None},
+    # A player's history (docs/player-protection.md "History").
+    "player-history-matches": {"get": None},
+    "player-history-transactions": {"get": None},
+    "player-history-summary": {"get": None},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},

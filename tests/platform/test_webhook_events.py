@@ -310,7 +310,8 @@ def test_every_catalogued_type_is_emitted_by_a_flow_tested_here():
     # wallet.call_failed: the seamless wallet's alert (tests/wallet/test_seamless_services.py);
     # game.voided: a platform outage past R13's limit (tests/games/test_outages.py);
     # integrity.*: the risk team's cases and players' reports (tests/integrity/);
-    # session.*: player protection's play sessions (tests/protection/).
+    # session.*: player protection's play sessions (tests/protection/);
+    # player.flagged: the markers of harm's daily job (tests/protection/test_harm_job.py).
     assert untested == {
         "session.started",
         "session.reality_check",
@@ -322,6 +323,7 @@ def test_every_catalogued_type_is_emitted_by_a_flow_tested_here():
         "integrity.case_action",
         "integrity.case_closed",
         "integrity.report_received",
+        "player.flagged",
     }
 
 

@@ -16,7 +16,6 @@ from tests.games.helpers import sit
 from tests.protection.conftest import under
 from tests.wallet.seamless import player_client, seamless_mode
 from wallet.models import WalletCall
-from wallet.services import seamless as seamless_module
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -26,16 +25,7 @@ def operator(db):
     return OperatorFactory(webhook_url="")
 
 
-def test_the_debit_of_a_buy_in_carries_the_session_and_its_waiting_check(operator, monkeypatch):
-    sent = []
-    payload = seamless_module._payload
-
-    def recorded(call):
-        body = payload(call)
-        sent.append(body)
-        return body
-
-    monkeypatch.setattr(seamless_module, "_payload", recorded)
+def test_the_debit_of_a_buy_in_carries_the_session_and_its_waiting_check(operator):
     under(operator, "mga")
     with OperatorWalletServer(secret=operator.webhook_secret) as server:
         seamless_mode(operator, server)
@@ -44,7 +34,7 @@ def test_the_debit_of_a_buy_in_carries_the_session_and_its_waiting_check(operato
         other = TableFactory(room=table.room)
         # The first buy-in starts the session: nothing to carry yet.
         assert sit(alice, table.pk).status_code == 201
-        assert "context" not in sent[-1]
+        assert server.state.contexts == {}
         # A reality check comes due and is shown (the player is not at a running table).
         PlaySession.objects.filter(player=alice.player).update(next_reality_check_at=timezone.now())
         check, _ = reality_check_show(player_id=alice.player.pk, now=timezone.now())
@@ -56,4 +46,4 @@ def test_the_debit_of_a_buy_in_carries_the_session_and_its_waiting_check(operato
     assert context["state"] == "open" and context["jurisdiction"] == "mga"
     assert context["in_play"] == {"amount": "5.00", "currency": "EUR"}
     assert context["reality_check"]["id"] == check.pk
-    assert sent[-1]["context"] == debit.last().context
+    assert server.state.contexts == {str(debit.last().pk): debit.last().context}

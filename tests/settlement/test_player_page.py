@@ -5,6 +5,7 @@ currency's decimals; a hand being played never shows its cards, a finished one d
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 from django.db.models import Q
@@ -15,6 +16,7 @@ from games import engine
 from games.models import Hand, Match, Seat
 from gin_platform.models import AuditEvent, WebhookDelivery
 from gin_platform.tenancy.services import player_session_create
+from protection.services.harm import harm_flag_raise
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
@@ -193,3 +195,23 @@ def test_practice_chips_are_their_own_balance(admin_client, operator):
     chips = Account.objects.get(kind="player", player=player, currency="XGC")
     balances = html.split('id="player-balances"')[1].split("</table>")[0]
     assert "practice chips" in balances and f">{chips.balance}<" in balances
+
+
+def test_the_markers_of_harm_flags_are_on_the_page(admin_client, operator):
+    alice, bob = PlayerFactory(operator=operator), PlayerFactory(operator=operator)
+    flag = harm_flag_raise(
+        player=alice,
+        rule="long_sessions",
+        day=date(2026, 11, 30),
+        evidence={"session_id": 7, "hours": 5.25, "threshold_hours": 4},
+    )
+    harm_flag_raise(player=bob, rule="night_play", day=date(2026, 11, 29), evidence={"buy_ins": 12})
+    html = admin_client.get(page_url(alice)).content.decode()
+    flags = html.split('id="player-harm-flags"')[1].split("</table>")[0]
+    assert f"#{flag.pk}" in flags and "2026-11-30" in flags and "long_sessions" in flags
+    assert "&quot;hours&quot;: 5.25" in flags
+    assert "night_play" not in flags and "2026-11-29" not in flags  # bob's
+    audit = html.split('id="player-audit"')[1].split("</table>")[0]
+    assert "protection.player_flagged" in audit
+    empty = admin_client.get(page_url(bob)).content.decode()
+    assert "long_sessions" not in empty.split('id="player-harm-flags"')[1].split("</table>")[0]

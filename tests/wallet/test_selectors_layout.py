@@ -24,6 +24,8 @@ CONCERNS = {
     "backoffice": ["player_open_stakes", "revenue_corrections", "network_position_days"],
     "reconciliation": ["reconcile", "ReconciliationReport", "escrow_payouts_by_player"],
     "flows": ["settled_game_flows"],
+    "harm": ["deposits_made", "buy_ins_made", "loss_limits_reached", "limit_in_force"],
+    "history": ["wallet_movements", "wallet_period_sums", "game_nets"],
 }
 
 

@@ -14,7 +14,9 @@ the module of the concern, ``from wallet.selectors import balances``:
 - ``approvals``: four-eyes requests;
 - ``backoffice``: the back office's and the reports' reads (the player page, the daily
   report's corrections, the network statement's lines);
-- ``reconciliation``: ``reconcile``, the whole ledger's check.
+- ``reconciliation``: ``reconcile``, the whole ledger's check;
+- ``history``: a player's own money history (their wallet's movements, its sums per day or
+  month, each game's net), which player protection reads.
 
 Nothing is re-exported here: a read is imported from the module of its concern, as the
 modules import each other's (reconciliation reads network and seamless, which read balances).

@@ -61,6 +61,11 @@ export async function api(path, { method = "GET", body, auth = true, signal } = 
   return response.json();
 }
 
+/** Whether `problem` is the one named `slug` (its `type` ends with "/<slug>"). */
+export function problemIs(problem, slug) {
+  return Boolean(problem && typeof problem.type === "string" && problem.type.endsWith(`/${slug}`));
+}
+
 /** Every page of a paginated list (`{next, results}`), up to `limit` items. */
 export async function apiList(path, { limit = 500 } = {}) {
   const items = [];

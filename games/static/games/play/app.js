@@ -7,6 +7,8 @@ import { $, h } from "./dom.js";
 import { money, plainMoney } from "./format.js";
 import { LobbyScreen } from "./lobby.js";
 import { clearNotices, dismissLatest, showProblem } from "./notices.js";
+import { PlayerSocket } from "./player-socket.js";
+import { Protection } from "./protection.js";
 import {
   onSessionEnd, remember, session, startSession, takeLaunchToken, watchExpiry,
 } from "./session.js";
@@ -14,6 +16,10 @@ import { TableScreen } from "./table.js";
 
 const main = $("#main");
 let screen = null;
+// Player protection (protection.js) and the player's own socket that carries its pushes:
+// for the whole page, whichever screen it shows.
+let protection = null;
+let playerSocket = null;
 
 function exchange(launchToken) {
   return api("launch/session", { method: "POST", body: { launch_token: launchToken }, auth: false });
@@ -50,7 +56,7 @@ function go(place) {
   stopScreen();
   remember(place);
   main.setAttribute("aria-busy", "true");
-  const options = { go, refreshWallet };
+  const options = { go, refreshWallet, protection };
   if (place.screen === "table") screen = new TableScreen(main, { ...options, matchId: place.match });
   else if (place.screen === "watch") screen = new TableScreen(main, { ...options, matchId: place.match, watch: true });
   else screen = new LobbyScreen(main, options);
@@ -100,6 +106,7 @@ function renderAccount(wallet = null) {
 /** The session is over (expired or revoked): say so, and where to open the game again. */
 function showEnded(returnUrl) {
   stopScreen();
+  stopProtection();
   renderAccount();
   const url = safeUrl(returnUrl);
   main.replaceChildren(
@@ -128,6 +135,23 @@ function showLaunchFailed(problem) {
   );
   main.setAttribute("aria-busy", "false");
   if (problem) showProblem(problem);
+}
+
+function startProtection() {
+  protection = new Protection();
+  protection.start();
+  playerSocket = new PlayerSocket({
+    hello: () => protection.load(), // what a lost push would have said
+    message: (message) => protection.pushed(message),
+  });
+  playerSocket.start();
+}
+
+function stopProtection() {
+  if (playerSocket) playerSocket.stop();
+  if (protection) protection.stop();
+  playerSocket = null;
+  protection = null;
 }
 
 function setUpHelp() {
@@ -176,6 +200,7 @@ async function boot() {
   watchExpiry();
   renderAccount();
   refreshWallet();
+  startProtection();
   const options = current.options || {};
   if (current.place) go(current.place);
   else if (options.mode === "watch" && options.match) go({ screen: "watch", match: options.match });

@@ -73,6 +73,9 @@ export const TURN_STAGES = {
   turn: { label: null, clock: "Time left for this turn" },
   grace: { label: "Reconnect grace", clock: "Time left of the reconnect grace" },
   bank: { label: "Time bank", clock: "Time left in the time bank" },
+  // Player protection: the clock of a player whose reality check waits stops (at most
+  // PROTECTION_PAUSE_SECONDS, counted down here); then the turn runs on from where it was.
+  pause: { label: "Clock paused: reality check", clock: "Time left of the pause" },
 };
 
 export const TIME_BANKS = "Time banks";
@@ -105,4 +108,55 @@ export function autoPlayedDetail(left) {
     ? `The platform may play ${plural(left, "more turn", "more turns")} for you in this game; after that, running out of time forfeits the game.`
     : "The next time your time runs out, you forfeit the game.";
   return `Your time ran out, so your moves were made for you (R13); they are marked ${AUTO_MARK} in the moves list. ${after}`;
+}
+
+// Player protection (docs/player-protection.md "The hosted page").
+
+/** Time played as a clock: "12:05", "1:02:03". */
+export function clockText(seconds) {
+  const total = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const rest = String(total % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
+/** Time played in words: "1 hour 5 minutes", "12 minutes", "less than a minute". */
+export function spokenDuration(seconds) {
+  const minutes = Math.floor(Math.max(0, seconds) / 60);
+  if (minutes === 0) return "less than a minute";
+  const hours = Math.floor(minutes / 60);
+  const parts = [hours ? plural(hours, "hour", "hours") : null, minutes % 60 ? plural(minutes % 60, "minute", "minutes") : null];
+  return parts.filter(Boolean).join(" ");
+}
+
+/** A play session's end or reached limit, as the player is told (`end_reason` or `limit`). */
+export const SESSION_ENDS = {
+  duration_limit: "Your session's time limit was reached",
+  loss_limit: "Your session's loss limit was reached",
+  duration: "Your session's time limit was reached",
+  loss: "Your session's loss limit was reached",
+  player: "You ended your session",
+  idle: "Your session ended after a time without play",
+  break: "Your session ended for your break",
+};
+
+/** Why a game was voided (the `match_voided` event's `reason`), from the player's side:
+ * `mine` when it was their own session that ended. */
+export function voidedText(reason, mine) {
+  const stopped = "the game was stopped after the hand and every stake returned";
+  if (reason === "interrupted") return "The game was interrupted for too long (R13): it was voided and every stake returned.";
+  if (mine && reason in SESSION_ENDS) return `${SESSION_ENDS[reason]}: ${stopped}.`;
+  if (reason in SESSION_ENDS) return `A player's session ended (player protection): ${stopped}.`;
+  return "The game was voided: every stake was returned.";
+}
+
+/** A game that stops when its hand ends because the player's session ended (`reason`; null:
+ * not theirs, or R13's interruption); `over`: it has stopped and is being voided. */
+export function stoppingText(reason, { over = false } = {}) {
+  if (!(reason in SESSION_ENDS)) return "The game is stopped: it is being voided, and every stake returned.";
+  const what = over
+    ? "the game was stopped after the hand, and every stake is being returned."
+    : "this game stops after the hand being played, and every stake in it is returned.";
+  return `${SESSION_ENDS[reason]}: ${what}`;
 }

@@ -1,6 +1,7 @@
 // The lobby (R11): rooms and their tables, amounts in the player's display currency, the
-// player's own open tables, sitting down (Money Play asks the cashier amount), a practice
-// game against the house bot, and watching a running table.
+// player's own open tables, sitting down (Money Play asks the cashier amount; a real-money
+// seat asks for the session's limits first where the profile requires them, protection.js),
+// a practice game against the house bot, and watching a running table.
 
 import { api, ApiError, apiList } from "./api.js";
 import { h } from "./dom.js";
@@ -11,10 +12,11 @@ const ACTIVE_SEAT_STATES = ["seated", "playing"];
 const OPEN_MATCH_STATUSES = ["waiting", "running"];
 
 export class LobbyScreen {
-  constructor(main, { go, refreshWallet }) {
+  constructor(main, { go, refreshWallet, protection }) {
     this.main = main;
     this.go = go;
     this.refreshWallet = refreshWallet;
+    this.protection = protection;
     this.busy = false;
   }
 
@@ -187,11 +189,23 @@ export class LobbyScreen {
     input.focus();
   }
 
+  /** `POST tables/{id}/sit`. For real money, the session's limits first where the profile
+   * asks for them, and again on a `session-limits-required` answer (null: not seated). */
+  async sitDown(room, table, body) {
+    const sit = () => api(`tables/${table.id}/sit`, { method: "POST", body });
+    if (room.is_practice || !this.protection) return sit();
+    if (!(await this.protection.limitsFirst())) return null;
+    const seat = await this.protection.withLimits(sit);
+    this.protection.load(); // the buy-in's session: in play, its figures
+    return seat;
+  }
+
   async sit(room, table, body = {}) {
     if (this.busy) return null;
     this.busy = true;
     try {
-      const seat = await api(`tables/${table.id}/sit`, { method: "POST", body });
+      const seat = await this.sitDown(room, table, body);
+      if (!seat) return null;
       this.refreshWallet(); // the buy-in went into the game's escrow
       this.go({ screen: "table", match: seat.match_id });
       return seat;
@@ -218,7 +232,8 @@ export class LobbyScreen {
     if (this.busy) return;
     this.busy = true;
     try {
-      const seat = await api(`tables/${table.id}/sit`, { method: "POST", body });
+      const seat = await this.sitDown(room, table, body);
+      if (!seat) return;
       this.refreshWallet();
       if (seat.match_status === "waiting") {
         try {

@@ -11,7 +11,7 @@ import {
 import { $, flash, h } from "./dom.js";
 import {
   AUTO_MARK, AUTO_MARK_TITLE, componentLabel, countdown, FORFEIT_REASONS, money, OUTCOMES,
-  plainMoney, plural, signedMoney, TURN_STAGES, VARIANTS,
+  plainMoney, plural, signedMoney, stoppingText, TURN_STAGES, VARIANTS, voidedText,
 } from "./format.js";
 import { Live } from "./live.js";
 import { showNotice, showProblem } from "./notices.js";
@@ -22,7 +22,8 @@ const ACTION_TIMEOUT_MS = 8000;
 // "Resume"), so the moves list shows what happened while the player was away.
 const LOG_BACKLOG = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
-const OVER = ["finished", "settled", "aborted"];
+// Voided: R13's interrupted game, or a game stopped after its hand by a player's session end.
+const OVER = ["finished", "settled", "aborted", "voided"];
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
 const CONNECTION_TEXT = {
   connecting: "Connecting…",
@@ -54,12 +55,14 @@ function cardBacks(count, label) {
 }
 
 export class TableScreen {
-  constructor(main, { matchId, watch = false, go, refreshWallet }) {
+  constructor(main, { matchId, watch = false, go, refreshWallet, protection = null }) {
     this.main = main;
     this.matchId = matchId;
     this.watch = watch;
     this.go = go;
     this.refreshWallet = refreshWallet;
+    this.protection = watch ? null : protection; // player protection (protection.js)
+    this.voidReason = null; // the match_voided event's reason
     this.view = null;
     this.live = null;
     this.presence = {};
@@ -107,6 +110,8 @@ export class TableScreen {
       },
     });
     this.live.start();
+    // A session that ends or reaches its limit shows at the table (the game stops after the hand).
+    if (this.protection) this.unwatchProtection = this.protection.onChange(() => this.render(this.view));
     document.addEventListener("keydown", this.onKey);
     this.ticker = window.setInterval(() => this.tick(), 250);
   }
@@ -114,6 +119,7 @@ export class TableScreen {
   stop() {
     this.stopped = true;
     if (this.live) this.live.stop();
+    if (this.unwatchProtection) this.unwatchProtection();
     window.clearInterval(this.ticker);
     window.clearTimeout(this.statementTimer);
     document.removeEventListener("keydown", this.onKey);
@@ -247,6 +253,22 @@ export class TableScreen {
     if (!this.watch && ["finished", "settled"].includes(view.match.status) && !this.statement) {
       this.loadStatement(view.match.status === "settled");
     }
+    this.followProtection(previous, view);
+  }
+
+  /** Player protection reads the session again when the game changes status (a buy-in, a
+   * game over, stopped or voided), and when the player's own turn is paused for a reality
+   * check the page does not show (its push was lost). */
+  followProtection(previous, view) {
+    if (!this.protection) return;
+    const hand = view.hand;
+    const paused = hand && hand.status === "in_progress" && hand.turn_stage === "pause" && hand.to_act === this.seat;
+    if (paused && !this.protection.checkShown && this.pauseRead !== view.seq) {
+      this.pauseRead = view.seq;
+      this.protection.tableChanged();
+    } else if (previous && previous.match.status !== view.match.status) {
+      this.protection.tableChanged();
+    }
   }
 
   remember(events) {
@@ -254,6 +276,7 @@ export class TableScreen {
     for (const event of events || []) {
       if (this.seenEvents.has(event.seq)) continue;
       this.seenEvents.add(event.seq);
+      if (event.kind === "match_voided") this.voidReason = event.reason || null;
       fresh.push(event);
       const text = this.describe(event);
       if (text) {
@@ -309,6 +332,8 @@ export class TableScreen {
         return `${who} forfeited the game (${FORFEIT_REASONS[event.reason] || event.reason})`;
       case "match_finished":
         return "The game is over";
+      case "match_voided":
+        return "The game was voided: every stake returned";
       default:
         return null;
     }
@@ -516,6 +541,7 @@ export class TableScreen {
       dataset: { matchId: match.id, matchStatus: match.status, seq: this.view.seq },
     },
     this.renderHead(),
+    this.renderStopping(),
     match.status === "waiting" ? this.renderWaiting() : null,
     match.status !== "waiting" ? this.renderBoard() : null,
     this.renderShowdown(),
@@ -894,8 +920,30 @@ export class TableScreen {
       this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : "Settling the game…" }));
   }
 
+  /** The player's session ended (or reached its limit) under an end-of-hand profile: the
+   * game stops when the hand in play ends (player protection). */
+  renderStopping() {
+    const { match } = this.view;
+    const reason = this.protection && match.status === "running" && !match.is_practice ? this.protection.stoppingReason() : null;
+    if (!reason) return null;
+    return h("p", { class: "stopping", id: "session-stopping", role: "status", text: stoppingText(reason) });
+  }
+
+  /** A game stopped: suspended after its hand (no move reaches it), then voided, every
+   * stake back (a player's session end, or R13's interruption). */
+  renderStopped() {
+    const { match } = this.view;
+    const own = this.protection ? this.protection.stoppingReason() : null;
+    const reason = this.voidReason || own;
+    const voided = match.status === "voided";
+    return h("section", { class: "result stopped", id: "result", "aria-labelledby": "result-title", dataset: { status: match.status, reason: reason || "" } },
+      h("h3", { id: "result-title", text: voided ? "The game was stopped" : "The game is stopping" }),
+      h("p", { id: "stopped-text", text: voided ? voidedText(reason, Boolean(own) && own === reason) : stoppingText(own, { over: true }) }));
+  }
+
   renderResult() {
     const { match } = this.view;
+    if (match.status === "voided" || match.status === "suspended") return this.renderStopped();
     if (!OVER.includes(match.status)) return null;
     if (match.status === "aborted") {
       return h("section", { class: "result", id: "result" }, h("h3", { text: "The game did not start" }));

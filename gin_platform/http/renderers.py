@@ -1,9 +1,12 @@
-"""CSV for reports: ``?format=csv`` or ``Accept: text/csv`` (RFC 4180 text from the view, one
-table per download: ``table=totals|players``)."""
+"""CSV downloads: ``?format=csv`` or ``Accept: text/csv`` on the views that offer them (the
+settlement reports, the network statement, a player's history). The view builds RFC 4180
+text (or streams it); this renderer only negotiates the type and passes text through."""
 
 import json
 
 from rest_framework.renderers import BaseRenderer
+
+CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 
 
 class CSVRenderer(BaseRenderer):
