@@ -106,7 +106,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
         for match in games_backoffice.player_match_list(player=player)[:RECENT]
     ]
     limit_changes = list(wallet_limits.player_limit_history(player=player).order_by("-pk"))
-    exclusions = list(wallet_limits.self_exclusion_list(player=player))
+    exclusions = list(wallet_limits.break_list(player=player))  # time-outs too
     sessions = list(platform_selectors.player_session_list(player=player)[:RECENT])
     webhooks = list(platform_selectors.player_webhook_deliveries(player=player)[:RECENT])
     flags = list(harm_selectors.player_harm_flags(player=player)[:RECENT])
@@ -151,6 +151,7 @@ def player_page(*, player: Player, at: datetime | None = None) -> dict[str, Any]
             for change in limit_changes[:RECENT]
         ],
         "self_excluded_until": wallet_limits.self_excluded_until(player=player, at=moment),
+        "timed_out_until": wallet_limits.timed_out_until(player=player, at=moment),
         "exclusions": exclusions[:RECENT],
         "sessions": sessions,
         "webhooks": webhooks,

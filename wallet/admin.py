@@ -2,7 +2,8 @@
 
 Nothing here can change money or limits: corrections are reversing transactions (staff
 API), rates come from the staff API or ``manage.py load_rates``, caps from the staff API,
-limits and self-exclusions from the operator API; all of them are audited.
+limits, time-outs and self-exclusions from the operator and player APIs; all of them are
+audited.
 """
 
 from django.contrib import admin, messages
@@ -138,7 +139,8 @@ class PlayerLimitChangeAdmin(ReadOnlyAdmin):
 
 @admin.register(SelfExclusion)
 class SelfExclusionAdmin(ReadOnlyAdmin):
-    list_display = ("player", "starts_at", "ends_at", "reason", "actor_type")
+    list_display = ("player", "kind", "starts_at", "ends_at", "reason", "actor_type")
+    list_filter = ("kind",)
 
 
 @admin.register(OperatorWallet)

@@ -1,5 +1,5 @@
 """The wallet's tables: the double-entry ledger, exchange rates, cashier caps and the
-player's own limits and self-exclusions (docs/wallet.md "Ledger").
+player's own limits and breaks (time-outs and self-exclusions) (docs/wallet.md "Ledger").
 
 Ledger invariants and who holds them:
 - Amounts are signed integers in the currency's minor unit; every account has one currency
@@ -286,6 +286,17 @@ class ExchangeRate(models.Model):
         return f"1 {self.base} = {self.rate} {self.quote} ({self.as_of:%Y-%m-%d %H:%M} UTC)"
 
 
+_CAP_FIELDS = (
+    "min_deposit",
+    "max_deposit",
+    "min_withdrawal",
+    "max_withdrawal",
+    "daily_deposit_cap",
+    "weekly_deposit_cap",
+    "monthly_deposit_cap",
+)
+
+
 class CashierCaps(models.Model):
     """An operator's caps for one currency. Empty means no cap. Windows: docs/wallet.md."""
 
@@ -300,15 +311,7 @@ class CashierCaps(models.Model):
     monthly_deposit_cap = models.BigIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
-    FIELDS = (
-        "min_deposit",
-        "max_deposit",
-        "min_withdrawal",
-        "max_withdrawal",
-        "daily_deposit_cap",
-        "weekly_deposit_cap",
-        "monthly_deposit_cap",
-    )
+    FIELDS = _CAP_FIELDS
 
     class Meta:
         verbose_name_plural = "cashier caps"
@@ -319,15 +322,7 @@ class CashierCaps(models.Model):
                     condition=Q(**{f"{name}__isnull": True}) | Q(**{f"{name}__gte": 0}),
                     name=f"wallet_caps_{name}_non_negative",
                 )
-                for name in (
-                    "min_deposit",
-                    "max_deposit",
-                    "min_withdrawal",
-                    "max_withdrawal",
-                    "daily_deposit_cap",
-                    "weekly_deposit_cap",
-                    "monthly_deposit_cap",
-                )
+                for name in _CAP_FIELDS
             ],
         ]
 
@@ -350,7 +345,7 @@ class PlayerLimit(models.Model):
     """A player's self-set deposit or loss limit for one window (wallet currency).
 
     ``amount`` is in force now (empty: no limit). A pending change (an increase or a removal)
-    takes effect at ``pending_effective_at``, 24 hours after it was asked for.
+    takes effect at ``pending_effective_at``, the jurisdiction's cooling-off after it was asked.
     """
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="wallet_limits")
@@ -413,9 +408,14 @@ class PlayerLimitChange(AppendOnlyModel):
 
 
 class SelfExclusion(AppendOnlyModel):
-    """A period during which the player may not deposit or sit at real-money tables."""
+    """A break the player took (a time-out or a self-exclusion): no deposit, buy-in or seat."""
+
+    class Kind(models.TextChoices):
+        TIME_OUT = "time_out"
+        SELF_EXCLUSION = "self_exclusion"
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SELF_EXCLUSION)
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField()
     reason = models.CharField(max_length=200, blank=True, default="")
@@ -432,7 +432,7 @@ class SelfExclusion(AppendOnlyModel):
         indexes = [models.Index(fields=("player", "ends_at"), name="wallet_exclusion_player")]
 
     def __str__(self) -> str:
-        return f"{self.player_id} excluded until {self.ends_at:%Y-%m-%d %H:%M} UTC"
+        return f"{self.player_id} {self.kind} until {self.ends_at:%Y-%m-%d %H:%M} UTC"
 
 
 # --- Seamless wallet (docs/wallet.md "Seamless wallet") -------------------------------------

@@ -57,6 +57,8 @@ __all__ = [
     "SeamlessWalletModeProblem",
     "SelfExcludedProblem",
     "SelfExclusionPeriodInvalidProblem",
+    "TimeOutPeriodInvalidProblem",
+    "TimedOutProblem",
     "TransactionNotReversibleProblem",
     "UnknownCurrencyProblem",
     "WalletModeSwitchRefusedProblem",
@@ -186,8 +188,18 @@ class SelfExcludedProblem(Problem):
     status = 403
     title = "The player is self-excluded"
     description = (
-        "Self-exclusion blocks deposits and real-money tables until `until`; withdrawals and "
-        "payouts are never blocked."
+        "Self-exclusion blocks deposits, every buy-in and every seat (practice tables "
+        "included) until `until`; withdrawals and payouts are never blocked."
+    )
+
+
+class TimedOutProblem(Problem):
+    slug = "timed-out"
+    status = 403
+    title = "The player is taking a time-out"
+    description = (
+        "A time-out the player took blocks deposits, every buy-in and every seat (practice "
+        "tables included) until `until`; withdrawals and payouts are never blocked."
     )
 
 
@@ -202,7 +214,21 @@ class SelfExclusionPeriodInvalidProblem(Problem):
     slug = "self-exclusion-period-invalid"
     status = 422
     title = "The self-exclusion period is not valid"
-    description = "A self-exclusion lasts a whole number of days, from 1 to 3650."
+    description = (
+        "A self-exclusion lasts a whole number of days, from the jurisdiction's minimum "
+        "(`minimum_days`: 183 in uk, es and mga, 30 in it, 1 without a profile) to "
+        "`maximum_days` (3650)."
+    )
+
+
+class TimeOutPeriodInvalidProblem(Problem):
+    slug = "time-out-period-invalid"
+    status = 422
+    title = "The time-out period is not valid"
+    description = (
+        "A time-out lasts one of the periods the jurisdiction allows, in days: "
+        "`allowed_days` (1, 7, 30 or 42: 24 hours, 7 days, 30 days, 6 weeks)."
+    )
 
 
 class KycRequiredProblem(Problem):

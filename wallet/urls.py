@@ -1,7 +1,7 @@
 """API routes of the wallet app, mounted under /api/v1/ by gin_platform.project.urls."""
 
 from gin_platform.api.urls import routes
-from wallet.api import staff_views, views
+from wallet.api import limit_views, staff_views, views
 
 urlpatterns = routes(
     # Operator API key: one player's wallet (player_id is scoped to the operator).
@@ -18,13 +18,18 @@ urlpatterns = routes(
         views.PlayerTransactionDetailView,
         "wallet-transaction",
     ),
-    ("players/<str:player_id>/limits", views.PlayerLimitsView, "wallet-limits"),
+    ("players/<str:player_id>/limits", limit_views.PlayerLimitsView, "wallet-limits"),
     (
         "players/<str:player_id>/limits/history",
-        views.PlayerLimitHistoryView,
+        limit_views.PlayerLimitHistoryView,
         "wallet-limit-history",
     ),
-    ("players/<str:player_id>/self-exclusion", views.SelfExclusionView, "wallet-self-exclusion"),
+    (
+        "players/<str:player_id>/self-exclusion",
+        limit_views.SelfExclusionView,
+        "wallet-self-exclusion",
+    ),
+    ("players/<str:player_id>/time-out", limit_views.TimeOutView, "wallet-time-out"),
     (
         "players/<str:player_id>/wallet/practice-chips/top-up",
         views.PracticeTopUpCreateView,
@@ -41,6 +46,9 @@ urlpatterns = routes(
         views.MyTransactionDetailView,
         "me-wallet-transaction",
     ),
+    ("me/limits", limit_views.MyLimitsView, "me-limits"),
+    ("me/time-out", limit_views.MyTimeOutView, "me-time-out"),
+    ("me/self-exclusion", limit_views.MySelfExclusionView, "me-self-exclusion"),
     # Back-office staff.
     ("staff/exchange-rates", staff_views.StaffExchangeRateListCreateView, "staff-exchange-rates"),
     (

@@ -27,6 +27,8 @@ from wallet.api.serializers import WalletUnavailableProblemOutput
 from wallet.problems import (
     AmountTooPreciseProblem,
     InsufficientFundsProblem,
+    SelfExcludedProblem,
+    TimedOutProblem,
     WalletUnavailableProblem,
 )
 
@@ -274,6 +276,22 @@ SIT_REFUSED = problem_response(
         instance="/api/v1/tables/12/sit",
         available=eur("5.00"),
         needed=eur("12.50"),
+    ),
+)
+ON_BREAK = problem_response(
+    "timed-out, self-excluded: a break the player took, until `until` (practice tables too); "
+    "nothing moved",
+    problem_example(
+        TimedOutProblem,
+        "the player is taking a time-out until 2026-12-06T20:15:02.913404+00:00",
+        instance="/api/v1/tables/12/sit",
+        until="2026-12-06T20:15:02.913404+00:00",
+    ),
+    problem_example(
+        SelfExcludedProblem,
+        "the player is self-excluded until 2027-05-31T20:15:02.913404+00:00",
+        instance="/api/v1/tables/12/sit",
+        until="2027-05-31T20:15:02.913404+00:00",
     ),
 )
 _DEBIT = "8f1c2e4a-6b7d-4c3e-9a10-5d2f7e8b9c01"

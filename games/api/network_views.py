@@ -191,6 +191,7 @@ class WaitingListView(APIView):
             201: WaitingListEntryOutput,
             200: OpenApiResponse(WaitingListEntryOutput, description="Already waiting there"),
             **PROBLEMS,
+            403: examples.ON_BREAK,
         },
         tags=["lobby"],
         operation_id="lobby_waiting_list_join",
@@ -200,8 +201,9 @@ class WaitingListView(APIView):
         "player) the player is seated automatically, buy-in and all, exactly as by "
         "`POST /tables/{id}/sit`, and told over their socket (`/ws/v1/me`). Money Play: the "
         "stake per point and cashier amount to sit with. The entry expires after "
-        "WAITING_LIST_SECONDS. The seat's refusals (funds, limits, network) end the entry as "
-        "`refused`.",
+        "WAITING_LIST_SECONDS. Refused at once like a seat: a player on a break "
+        "(timed-out, self-excluded), a network room not offered. The seat's refusals "
+        "(funds, limits, a break taken meanwhile) end the entry as `refused`.",
         examples=examples.WAITING_LIST_JOIN,
     )
     def post(self, request: Request, room_id: str) -> Response:

@@ -252,6 +252,7 @@ class SitView(APIView):
             201: SeatOutput,
             200: OpenApiResponse(SeatOutput, description="Already seated here: that seat"),
             **PROBLEMS,
+            403: examples.ON_BREAK,
             409: examples.SIT_REFUSED,
             (503, PROBLEM_CONTENT_TYPE): examples.SIT_WALLET_UNAVAILABLE,
         },
@@ -260,9 +261,10 @@ class SitView(APIView):
         examples=examples.SIT,
         description="Sit down. At a money table the stake (FTK, Match Play) or the cashier "
         "amount (Money Play) moves into the game's escrow; wallet refusals (insufficient "
-        "funds, limits, self-exclusion) pass through and move nothing. The second seat starts "
-        "the match and deals the first hand. A seamless operator's player is debited in the "
-        "operator's wallet first: when it does not answer, 503 wallet-unavailable, whose "
+        "funds, limits) pass through and move nothing. A player on a break they took "
+        "(timed-out, self-excluded) sits nowhere, practice tables included. The second seat "
+        "starts the match and deals the first hand. A seamless operator's player is debited in "
+        "the operator's wallet first: when it does not answer, 503 wallet-unavailable, whose "
         "`rollback_pending` says whether the operator has acknowledged the debit's rollback "
         "yet (until then the operator's wallet may hold the amount; GET /api/v1/me/wallet "
         "lists it under `pending_rollbacks`).",

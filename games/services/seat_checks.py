@@ -1,5 +1,6 @@
 """What a seat must pass before anything is charged (R10, docs/network.md): the buy-in it
-escrows at the room's stakes, and who may sit at a network table. ``seating`` checks them
+escrows at the room's stakes, who may sit at all (no integrity suspension, no break the
+player took), and who may sit at a network table. ``seating`` checks them
 under the table's lock when a player sits down; the waiting list checks the same when a
 player joins it, so that the seat it takes later is refused for the same reasons only.
 Reads only: nothing here writes or locks.
@@ -26,6 +27,7 @@ from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator
 from integrity.pairing import may_share_table, play_refusal
+from wallet import services as wallet
 
 
 def buy_in_amount(
@@ -84,10 +86,14 @@ def buy_in_amount(
 def play_check(*, player: Player, network: bool) -> None:
     """A player suspended from play or banned by an integrity case sits nowhere; at a
     network table neither does the banned person's other account (integrity.pairing
-    ``play_refusal``; docs/integrity.md "Actions")."""
+    ``play_refusal``; docs/integrity.md "Actions"). Nor does a player on a break they took,
+    a time-out or a self-exclusion, practice tables included: the wallet's ``timed-out`` or
+    ``self-excluded`` (docs/player-protection.md "Breaks and limits"; the wallet checks a
+    real-money buy-in again under its lock)."""
     refusal = play_refusal(player_id=player.pk, network=network)
     if refusal is not None:
         raise PlaySuspendedProblem(f"you may not sit at a table: {refusal}")
+    wallet.check_no_break(player=player)
 
 
 def network_seat_check(*, player: Player, room: Room) -> None:

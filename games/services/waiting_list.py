@@ -79,7 +79,9 @@ def waiting_list_join(
 ) -> tuple[WaitingListEntry, bool]:
     """Join the room's waiting list (or find the entry already there: ``created`` False,
     its amounts unchanged). Refused like a seat would be: a closed room, amounts the room
-    does not take, a network room the player may not sit in."""
+    does not take, a player suspended or on a break (``timed-out``, ``self-excluded``), a
+    network room the player may not sit in. An entry whose player takes a break later is
+    refused when the list would seat them."""
     if not room_offered_to_player(player=player, room=room):
         raise NotFoundProblem(f"No open room {room.pk}")
     if not room.active:

@@ -66,8 +66,16 @@ DATA: dict[str, dict] = {
     "self_exclusion.started": {
         **BOB,
         "starts_at": "2026-11-30T18:40:00.000Z",
-        "ends_at": "2026-12-30T18:40:00.000Z",
-        "days": 30,
+        "ends_at": "2027-06-01T18:40:00.000Z",
+        "days": 183,
+        "by": "operator",
+    },
+    "time_out.started": {
+        **ALICE,
+        "starts_at": "2026-11-30T18:40:00.000Z",
+        "ends_at": "2026-12-07T18:40:00.000Z",
+        "days": 7,
+        "by": "player",
     },
     "seat.taken": {**ALICE, **_SEAT, "buy_in": _eur("12.50")},
     "seat.left": {

@@ -49,15 +49,23 @@ class LimitChangedEventData(PlayerRefData):
     old = Money(allow_null=True, help_text="The limit in force before; null: none")
     new = Money(allow_null=True, help_text="The limit asked for; null: removed")
     effective_at = serializers.DateTimeField(
-        help_text="When `new` applies: now for a decrease, 24 h later for an increase or removal"
+        help_text="When `new` applies: now for a decrease; for an increase or removal after "
+        "the jurisdiction's cooling-off (24 h; es 3 days, it 7 days)"
     )
     pending = serializers.BooleanField(help_text="True until `effective_at` (an increase)")
 
 
-class SelfExclusionEventData(PlayerRefData):
+class BreakEventData(PlayerRefData):
+    """self_exclusion.started, time_out.started."""
+
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField()
     days = serializers.IntegerField()
+    by = serializers.ChoiceField(
+        choices=["player", "operator", "staff", "system"],
+        help_text="Who took it: the player themselves (`/me/...`), you (your API key), the "
+        "platform's staff or the platform",
+    )
 
 
 class SeatEventData(PlayerRefData):

@@ -76,15 +76,25 @@ EVENT_TYPES: dict[str, EventType] = {
             "limit.changed",
             "A player's limit was changed",
             "A deposit or loss limit was set, lowered, raised or removed. A decrease applies at "
-            "once; an increase or removal at `effective_at` (24 h later): no second event is "
-            "sent when it takes effect.",
+            "once; an increase or removal at `effective_at` (after the jurisdiction's "
+            "cooling-off: 24 h; es 3 days, it 7 days): no second event is sent when it takes "
+            "effect.",
             _DATA + "LimitChangedEventData",
         ),
         _event(
             "self_exclusion.started",
             "A player excluded themselves",
-            "A self-exclusion began: no deposits and no real-money seats until `ends_at`.",
-            _DATA + "SelfExclusionEventData",
+            "A self-exclusion began: no deposits, no buy-ins and no seats (practice tables "
+            "included) until `ends_at`. `by` says whether the player took it themselves.",
+            _DATA + "BreakEventData",
+        ),
+        _event(
+            "time_out.started",
+            "A player took a time-out",
+            "A time-out began (24 hours, 7 days, 30 days or 6 weeks): no deposits, no buy-ins "
+            "and no seats (practice tables included) until `ends_at`. `by` says whether the "
+            "player took it themselves.",
+            _DATA + "BreakEventData",
         ),
         _event(
             "seat.taken",

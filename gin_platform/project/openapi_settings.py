@@ -35,6 +35,7 @@ SPECTACULAR_SETTINGS = {
         "gin_platform.api.event_webhooks.WITHDRAWAL_REFUSED",
         "gin_platform.api.event_webhooks.LIMIT_CHANGED",
         "gin_platform.api.event_webhooks.SELF_EXCLUSION_STARTED",
+        "gin_platform.api.event_webhooks.TIME_OUT_STARTED",
         "gin_platform.api.event_webhooks.SEAT_TAKEN",
         "gin_platform.api.event_webhooks.SEAT_LEFT",
         "gin_platform.api.event_webhooks.HAND_ENDED",

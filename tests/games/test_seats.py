@@ -130,15 +130,16 @@ def test_insufficient_funds_refuse_the_seat_and_move_nothing(alice, match_table)
     _nothing_moved(before)
 
 
-def test_self_exclusion_refuses_a_real_money_seat(alice, match_table, practice_table):
+def test_self_exclusion_refuses_every_seat(alice, match_table, practice_table):
     fund(alice.player, 2_000)
     wallet_services.self_exclusion_create(player=alice.player, days=30, actor=SYSTEM)
     before = _counts()
     _problem(sit(alice, match_table.pk), 403, "self-excluded")
     assert balance(alice) == 2_000
     _nothing_moved(before)
-    # Play money is not gambling: the practice table still seats the player (R11).
-    assert sit(alice, practice_table.pk).status_code == 201
+    # A break is from play, play money too (docs/player-protection.md "Breaks and limits").
+    _problem(sit(alice, practice_table.pk), 403, "self-excluded")
+    _nothing_moved(before)
 
 
 def test_a_loss_limit_refuses_a_stake_it_could_exceed(alice, match_table):

@@ -447,6 +447,11 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
         "post": {"days": 1},
         "ids": {"player_id": "excluded_player"},
     },
+    "wallet-time-out": {
+        "get": None,
+        "post": {"days": 1},
+        "ids": {"player_id": "excluded_player"},
+    },
     "wallet-practice-top-up": {"post": None},
     "wallet-caps": {"get": None},
     "operator-wallet": {"get": None, "put": {"mode": "transfer"}},

@@ -13,7 +13,7 @@ import random
 import re
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -38,7 +38,7 @@ from gin_platform.signing import standard_signature, verify_signature
 from settlement import services as settlement_services
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
-from tests.helpers import operator_api
+from tests.helpers import operator_api, session_client
 from tests.platform.test_webhooks import Receiver
 from tests.settlement.helpers import finish_with, play_out, seat_two
 from tests.wallet.factories import fund
@@ -212,6 +212,18 @@ def test_limit_changes_and_self_exclusion(operator_client, player, idem, documen
     item = only(operator_client, "self_exclusion.started")
     assert_documented(document, item)
     assert item["data"]["days"] == 30 and "reason" not in item["data"]
+    assert item["data"]["by"] == "operator"
+
+
+def test_a_time_out_the_player_took(operator_client, player, document):
+    me = session_client(player)
+    response = me.post("/api/v1/me/time-out", {"days": 7}, format="json")
+    assert response.status_code == 201, response.content
+    item = only(operator_client, "time_out.started")
+    assert_documented(document, item)
+    assert item["data"]["days"] == 7 and item["data"]["by"] == "player"
+    ends_at = datetime.fromisoformat(item["data"]["ends_at"])  # milliseconds in events
+    assert abs(ends_at - datetime.fromisoformat(response.json()["ends_at"])) < timedelta(seconds=1)
 
 
 def test_sit_leave_a_hand_a_finish_and_a_settlement(operator_client, operator, document):

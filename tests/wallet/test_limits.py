@@ -262,6 +262,8 @@ def test_self_exclusion_api(operator_client, player, idem):
     assert operator_client.get(url).json() == {
         "self_excluded": False,
         "until": None,
+        "minimum_days": 1,  # no jurisdiction profile
+        "maximum_days": 3650,
         "exclusions": [],
     }
     created = operator_client.post(url, {"days": 7, "reason": "asked"}, format="json", **idem())

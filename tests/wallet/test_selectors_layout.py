@@ -14,7 +14,7 @@ SELECTORS = ROOT / "wallet" / "selectors"
 CONCERNS = {
     "balances": ["wallet_balance", "house_balance", "escrow_balance", "contribution_entries"],
     "transactions": ["player_transactions", "transaction_get", "transaction_entries"],
-    "limits": ["cashier_caps_get", "player_limit_states", "self_excluded_until"],
+    "limits": ["cashier_caps_get", "player_limit_states", "self_excluded_until", "break_ends"],
     "rates": ["latest_rate", "display_amount", "display_rates_reused"],
     "practice": ["practice_top_up_in", "practice_chips_ever_issued"],
     "postings": ["deposit_checks_get", "escrow_with_replay", "escrow_posting_reads_many"],

@@ -37,8 +37,9 @@ CONCERNS = {
     "responsible_gaming": [
         "player_limit_set",
         "self_exclusion_create",
+        "time_out_take",
         "check_withdrawal_kyc",
-        "check_not_self_excluded",
+        "check_no_break",
         "check_loss_limits",
     ],
     "corrections": ["transaction_reverse", "reversal_reference"],
@@ -75,6 +76,7 @@ PUBLIC_NAMES = [
     "ExchangeRateLoadResult",
     "RateRowError",
     "cashier_caps_set",
+    "check_no_break",
     "deposit",
     "escrow_settle",
     "escrow_void",
@@ -87,6 +89,7 @@ PUBLIC_NAMES = [
     "shard_for",
     "table_buy_in",
     "table_refund",
+    "time_out_take",
     "transaction_reverse",
     "withdraw",
 ]
@@ -337,6 +340,7 @@ def test_services_designed_for_a_callers_transaction_still_nest(player):
         )
         services.practice_chips_top_up(player=player, actor=SYSTEM)
         services.self_exclusion_create(player=player, days=1, actor=SYSTEM)
+        services.time_out_take(player=player, days=7, actor=SYSTEM)
         services.player_limit_set(player=player, kind="loss", period="day", amount=5, actor=SYSTEM)
     kinds = LedgerTransaction.objects.filter(player=player).values_list("kind", flat=True)
     assert sorted(kinds) == sorted(

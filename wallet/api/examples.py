@@ -22,6 +22,8 @@ from wallet.problems import (
     PracticeTopUpTooSoonProblem,
     SelfExcludedProblem,
     SelfExclusionPeriodInvalidProblem,
+    TimedOutProblem,
+    TimeOutPeriodInvalidProblem,
     WalletModeSwitchRefusedProblem,
 )
 
@@ -148,13 +150,19 @@ DEPOSIT_REFUSED = problem_response(
         remaining=eur("5000.00"),
     ),
 )
-DEPOSIT_SELF_EXCLUDED = problem_response(
-    "self-excluded: no deposits until the exclusion ends",
+DEPOSIT_ON_BREAK = problem_response(
+    "self-excluded, timed-out: no deposits until the player's break ends",
     problem_example(
         SelfExcludedProblem,
         "the player is self-excluded until 2026-12-29T16:50:15.270210+00:00",
         instance=f"{PLAYER_PATH}/deposits",
         until="2026-12-29T16:50:15.270210+00:00",
+    ),
+    problem_example(
+        TimedOutProblem,
+        "the player is taking a time-out until 2026-12-06T16:50:15.270210+00:00",
+        instance=f"{PLAYER_PATH}/deposits",
+        until="2026-12-06T16:50:15.270210+00:00",
     ),
 )
 WITHDRAWAL = [
@@ -202,13 +210,13 @@ WITHDRAWAL_KYC = problem_response(
     ),
 )
 
-# --- Limits and self-exclusion ---------------------------------------------------------------
+# --- Limits and breaks (time-outs, self-exclusion) ----------------------------------------
 LIMIT_SET = [
     request("daily deposit limit", {"kind": "deposit", "period": "day", "amount": "100.00"}),
     request(
         "remove the weekly loss limit",
         {"kind": "loss", "period": "week", "amount": None},
-        "Takes effect after the 24-hour cooling-off",
+        "Takes effect after the jurisdiction's cooling-off (24 hours; es 3 days, it 7 days)",
     ),
     response(
         "in force",
@@ -239,26 +247,59 @@ LIMIT_SET_REFUSED = problem_response(
         field="amount",
     ),
 )
+_BREAK = {
+    "id": 12,
+    "kind": "self_exclusion",
+    "starts_at": "2026-11-29T16:50:15.270210Z",
+    "ends_at": "2027-05-31T16:50:15.270210Z",
+    "days": 183,
+    "reason": "Player asked for a break",
+    "created_at": "2026-11-29T16:50:15.270210Z",
+}
 SELF_EXCLUSION = [
-    request("thirty days", {"days": 30, "reason": "Player asked for a break"}),
+    request("six months", {"days": 183, "reason": "Player asked for a break"}),
+    response("excluded", _BREAK, 201),
     response(
-        "excluded",
-        {
-            "id": 12,
-            "starts_at": "2026-11-29T16:50:15.270210Z",
-            "ends_at": "2026-12-29T16:50:15.270210Z",
-            "reason": "Player asked for a break",
-            "created_at": "2026-11-29T16:50:15.270210Z",
-        },
-        201,
+        "already excluded for longer",
+        _BREAK | {"id": 9, "days": 365, "ends_at": "2027-11-29T16:50:15.270210Z"},
+        200,
+        "Nothing added: the self-exclusion in force runs as long",
     ),
 ]
 SELF_EXCLUSION_REFUSED = problem_response(
-    "self-exclusion-period-invalid: 1 to 3650 days",
+    "self-exclusion-period-invalid: the jurisdiction's minimum to 3650 days",
     problem_example(
         SelfExclusionPeriodInvalidProblem,
-        "days must be between 1 and 3650",
+        "days must be between 183 and 3650",
         instance=f"{PLAYER_PATH}/self-exclusion",
+        minimum_days=183,
+        maximum_days=3650,
+    ),
+)
+_TIME_OUT = _BREAK | {
+    "id": 13,
+    "kind": "time_out",
+    "ends_at": "2026-12-06T16:50:15.270210Z",
+    "days": 7,
+    "reason": "",
+}
+TIME_OUT = [
+    request("a week", {"days": 7}),
+    response("timed out", _TIME_OUT, 201),
+    response(
+        "already on a longer break",
+        _TIME_OUT | {"id": 11, "days": 30, "ends_at": "2026-12-29T16:50:15.270210Z"},
+        200,
+        "Nothing added: the break in force runs as long",
+    ),
+]
+TIME_OUT_REFUSED = problem_response(
+    "time-out-period-invalid: one of the periods allowed",
+    problem_example(
+        TimeOutPeriodInvalidProblem,
+        "a time-out lasts 1, 7, 30 or 42 days",
+        instance=f"{PLAYER_PATH}/time-out",
+        allowed_days=[1, 7, 30, 42],
     ),
 )
 
@@ -316,6 +357,7 @@ _WALLET: dict[str, object] = {
     "practice_balance": _CHIPS,
     "kyc_status": "verified",
     "self_excluded_until": None,
+    "timed_out_until": None,
     "rollback_pending": False,
     "pending_rollbacks": [],
 }

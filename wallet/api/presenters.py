@@ -14,10 +14,12 @@ from gin_platform.money import PRACTICE_CURRENCY, money_dict
 from wallet.fx import rate_string
 from wallet.models import Account, LedgerEntry, LedgerTransaction, SelfExclusion
 from wallet.selectors.balances import wallet_balance
-from wallet.selectors.limits import LimitState, self_excluded_until
+from wallet.selectors.limits import LimitState, break_ends, break_list
 from wallet.selectors.rates import display_amount
 from wallet.selectors.reconciliation import ReconciliationReport
 from wallet.selectors.seamless import is_seamless, pending_rollbacks
+
+BreakKind = SelfExclusion.Kind
 
 
 def _money(amount: int | None, currency: str) -> dict[str, str] | None:
@@ -157,6 +159,7 @@ def wallet_summary(
     if seamless is None:
         seamless = is_seamless(operator_id=player.operator_id)
     rollbacks = pending_rollbacks(player_id=player.pk) if seamless else []
+    breaks = break_ends(player=player)
     return {
         "player_id": player.pk,
         "wallet_mode": "seamless" if seamless else "transfer",
@@ -171,7 +174,8 @@ def wallet_summary(
             PRACTICE_CURRENCY,
         ),
         "kyc_status": player.kyc_status,
-        "self_excluded_until": self_excluded_until(player=player),
+        "self_excluded_until": breaks[BreakKind.SELF_EXCLUSION],
+        "timed_out_until": breaks[BreakKind.TIME_OUT],
         "rollback_pending": bool(rollbacks),
         "pending_rollbacks": [pending_rollback(call) for call in rollbacks],
     }
@@ -224,13 +228,43 @@ def limit_change(change) -> dict:
     }
 
 
-def self_exclusion(exclusion: SelfExclusion) -> dict:
+def break_row(row: SelfExclusion) -> dict:
+    """A time-out or a self-exclusion the player took."""
     return {
-        "id": exclusion.pk,
-        "starts_at": exclusion.starts_at,
-        "ends_at": exclusion.ends_at,
-        "reason": exclusion.reason,
-        "created_at": exclusion.created_at,
+        "id": row.pk,
+        "kind": row.kind,
+        "starts_at": row.starts_at,
+        "ends_at": row.ends_at,
+        "days": (row.ends_at - row.starts_at).days,
+        "reason": row.reason,
+        "created_at": row.created_at,
+    }
+
+
+def self_exclusion_status(*, player: Player, days_allowed: tuple[int, int]) -> dict:
+    """Whether the player is self-excluded now, until when, the periods allowed
+    (``days_allowed``: the shortest and the longest), every self-exclusion they took."""
+    until = break_ends(player=player)[BreakKind.SELF_EXCLUSION]
+    return {
+        "self_excluded": until is not None,
+        "until": until,
+        "minimum_days": days_allowed[0],
+        "maximum_days": days_allowed[1],
+        "exclusions": [
+            break_row(row) for row in break_list(player=player, kind=BreakKind.SELF_EXCLUSION)
+        ],
+    }
+
+
+def time_out_status(*, player: Player, days_allowed: tuple[int, ...]) -> dict:
+    """Whether the player is taking a time-out now, until when, the time-outs allowed, every
+    time-out they took."""
+    until = break_ends(player=player)[BreakKind.TIME_OUT]
+    return {
+        "timed_out": until is not None,
+        "until": until,
+        "allowed_days": list(days_allowed),
+        "time_outs": [break_row(row) for row in break_list(player=player, kind=BreakKind.TIME_OUT)],
     }
 
 

@@ -24,6 +24,7 @@ from wallet.models import (
     LimitKind,
     LimitPeriod,
     OperatorWallet,
+    SelfExclusion,
 )
 
 # An operator's own notes on a cashier movement (docs/wallet.md "Cashier metadata"): a JSON
@@ -132,7 +133,12 @@ class WalletOutput(serializers.Serializer):
     )
     practice_balance = Money()
     kyc_status = serializers.ChoiceField(choices=KYC_STATUSES)
-    self_excluded_until = serializers.DateTimeField(allow_null=True)
+    self_excluded_until = serializers.DateTimeField(
+        allow_null=True, help_text="The end of the self-exclusion in force; null: none"
+    )
+    timed_out_until = serializers.DateTimeField(
+        allow_null=True, help_text="The end of the time-out in force; null: none"
+    )
     rollback_pending = serializers.BooleanField(
         help_text="Seamless mode: true while a rollback of a buy-in debit is not acknowledged "
         "by the operator's wallet yet, which may hold its amount of the player's money until "
@@ -175,7 +181,7 @@ class TransactionFilterInput(serializers.Serializer):
     created_before = serializers.DateTimeField(required=False, help_text="Exclusive")
 
 
-# --- Limits, self-exclusion --------------------------------------------------------------
+# --- Limits, breaks (time-outs, self-exclusion) ------------------------------------------
 class LimitOutput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=LimitKind.choices)
     period = serializers.ChoiceField(choices=LimitPeriod.choices)
@@ -211,14 +217,26 @@ class LimitChangeOutput(serializers.Serializer):
 
 
 class SelfExclusionInput(StrictInput):
-    days = serializers.IntegerField(help_text="1 to 3650; cannot be shortened afterwards")
+    days = serializers.IntegerField(
+        help_text="From the jurisdiction's minimum (183 days in uk, es and mga, 30 in it, 1 "
+        "without a profile) to 3650; cannot be shortened afterwards"
+    )
     reason = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
 
-class SelfExclusionOutput(serializers.Serializer):
+class TimeOutInput(StrictInput):
+    days = serializers.IntegerField(
+        help_text="1, 7, 30 or 42 (24 hours, 7 days, 30 days, 6 weeks); cannot be shortened "
+        "afterwards"
+    )
+
+
+class BreakOutput(serializers.Serializer):
     id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=SelfExclusion.Kind.choices)
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField()
+    days = serializers.IntegerField()
     reason = serializers.CharField()
     created_at = serializers.DateTimeField()
 
@@ -226,7 +244,18 @@ class SelfExclusionOutput(serializers.Serializer):
 class SelfExclusionStatusOutput(serializers.Serializer):
     self_excluded = serializers.BooleanField()
     until = serializers.DateTimeField(allow_null=True)
-    exclusions = SelfExclusionOutput(many=True)
+    minimum_days = serializers.IntegerField(help_text="The shortest self-exclusion allowed")
+    maximum_days = serializers.IntegerField(help_text="The longest self-exclusion allowed")
+    exclusions = BreakOutput(many=True)
+
+
+class TimeOutStatusOutput(serializers.Serializer):
+    timed_out = serializers.BooleanField()
+    until = serializers.DateTimeField(allow_null=True)
+    allowed_days = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The time-outs allowed, in days"
+    )
+    time_outs = BreakOutput(many=True)
 
 
 # --- Caps, rates, back office ------------------------------------------------------------

@@ -1,12 +1,13 @@
 """Wallet endpoints: thin views that parse, call one service or selector, and render.
 
-- Operator (API key, ``IsOperator``): a player's wallet, deposits, withdrawals, transactions,
-  limits and self-exclusion; the operator's cashier caps. Players of another operator are
-  404 (``gin_platform.tenancy.selectors.player_get``). Writes need an Idempotency-Key.
+- Operator (API key, ``IsOperator``): a player's wallet, deposits, withdrawals and
+  transactions; the operator's cashier caps. Players of another operator are 404
+  (``gin_platform.tenancy.selectors.player_get``). Writes need an Idempotency-Key.
 - Player (session token, ``IsPlayer``): their own wallet and transactions; topping their
   practice chips back up (idempotent by nature: at most one top-up per period, a second
   request is ``practice-top-up-too-soon`` naming the first).
-- Staff: in ``staff_views``.
+- The player's limits, time-outs and self-exclusion (operator and player): in
+  ``limit_views``. Staff: in ``staff_views``.
 """
 
 from __future__ import annotations
@@ -42,14 +43,8 @@ from wallet.api import examples, presenters
 from wallet.api.serializers import (
     CashierCapsOutput,
     CashierInput,
-    LimitChangeInput,
-    LimitChangeOutput,
-    LimitOutput,
     OperatorWalletInput,
     OperatorWalletOutput,
-    SelfExclusionInput,
-    SelfExclusionOutput,
-    SelfExclusionStatusOutput,
     TransactionFilterInput,
     WalletOperatorTransactionOutput,
     WalletOutput,
@@ -97,9 +92,10 @@ class PlayerWalletView(APIView):
         operation_id="players_wallet",
         summary="Show a player's wallet",
         description="The player's balance in the wallet currency (and in their display "
-        "currency, R11), practice chips, KYC status and any self-exclusion. Seamless mode: "
-        "what your wallet reports (`operator_balance`), and the rollbacks of buy-in debits "
-        "you have not acknowledged yet (`rollback_pending`, `pending_rollbacks`).",
+        "currency, R11), practice chips, KYC status and any break (self-exclusion, time-out). "
+        "Seamless mode: what your wallet reports (`operator_balance`), and the rollbacks of "
+        "buy-in debits you have not acknowledged yet (`rollback_pending`, "
+        "`pending_rollbacks`).",
         examples=examples.WALLET,
     )
     def get(self, request: Request, player_id: str) -> Response:
@@ -161,7 +157,7 @@ class _CashierView(APIView):
         request=CashierInput,
         responses={
             201: WalletOperatorTransactionOutput,
-            403: examples.DEPOSIT_SELF_EXCLUDED,
+            403: examples.DEPOSIT_ON_BREAK,
             422: examples.DEPOSIT_REFUSED,
         },
         parameters=[IDEMPOTENCY_PARAMETER],
@@ -170,7 +166,7 @@ class _CashierView(APIView):
         examples=examples.DEPOSIT,
         description="Credit the player's wallet (wallet currency only). Refused with its own "
         "problem type: amount-invalid, amount-too-precise, amount-not-positive, "
-        "unknown-currency, currency-mismatch, player-inactive, self-excluded, "
+        "unknown-currency, currency-mismatch, player-inactive, self-excluded, timed-out, "
         "amount-below-minimum, cap-exceeded, limit-exceeded.",
     )
 )
@@ -191,8 +187,8 @@ class DepositCreateView(_CashierView):
         summary="Withdraw from a player's wallet",
         examples=examples.WITHDRAWAL,
         description="Debit the player's wallet. Needs kyc_status 'verified'; never blocked by "
-        "self-exclusion. Refused: kyc-required, insufficient-funds, amount-below-minimum, "
-        "cap-exceeded and the amount/currency problems.",
+        "a break (self-exclusion, time-out). Refused: kyc-required, insufficient-funds, "
+        "amount-below-minimum, cap-exceeded and the amount/currency problems.",
     )
 )
 class WithdrawalCreateView(_CashierView):
@@ -237,121 +233,6 @@ class PlayerTransactionDetailView(APIView):
         txn = transactions.player_transaction_get(player=player, transaction_id=transaction_id)
         body = presenters.player_transaction(txn, player=player, operator_view=True)
         return Response(WalletOperatorTransactionOutput(body).data)
-
-
-class PlayerLimitsView(APIView):
-    permission_classes = (IsOperator,)
-
-    @extend_schema(
-        responses=LimitOutput(many=True),
-        tags=["wallet-limits"],
-        summary="Show a player's limits",
-        description="The player's deposit and loss limits per day, week and month: the amount "
-        "in force, any pending change, what is used and left in the current window.",
-    )
-    def get(self, request: Request, player_id: str) -> Response:
-        player = _player(request, player_id)
-        states = [presenters.limit_state(s) for s in limits.player_limit_states(player=player)]
-        return Response(LimitOutput(states, many=True).data)
-
-    @extend_schema(
-        request=LimitChangeInput,
-        responses={200: LimitOutput, 422: examples.LIMIT_SET_REFUSED},
-        parameters=[IDEMPOTENCY_PARAMETER],
-        tags=["wallet-limits"],
-        summary="Set a player's deposit or loss limit",
-        examples=examples.LIMIT_SET,
-        description="Set one deposit or loss limit (day, week, month) in the wallet currency. "
-        "A decrease applies at once; an increase or a removal (amount null) after 24 hours.",
-    )
-    @idempotent
-    def post(self, request: Request, player_id: str) -> Response:
-        player = _player(request, player_id)
-        values = validated(LimitChangeInput, request.data)
-        amount = values["amount"]
-        services.player_limit_set(
-            player=player,
-            kind=values["kind"],
-            period=values["period"],
-            amount=None
-            if amount is None
-            else parse_amount(amount, player.wallet_currency, allow_zero=True),
-            currency=values.get("currency"),
-            actor=operator_principal(request).actor,
-        )
-        state = next(
-            s
-            for s in limits.player_limit_states(player=player)
-            if (s.kind, s.period) == (values["kind"], values["period"])
-        )
-        return Response(LimitOutput(presenters.limit_state(state)).data)
-
-
-class PlayerLimitHistoryView(GenericAPIView):
-    permission_classes = (IsOperator,)
-    serializer_class = LimitChangeOutput
-
-    @extend_schema(
-        responses=LimitChangeOutput(many=True),
-        tags=["wallet-limits"],
-        summary="List a player's limit changes",
-        description="Every change to the player's limits, newest first, with when it takes "
-        "effect and who made it.",
-    )
-    def get(self, request: Request, player_id: str) -> Response:
-        player = _player(request, player_id)
-        page = self.paginate_queryset(limits.player_limit_history(player=player))
-        assert page is not None  # None only for a view without a paginator
-        body = [presenters.limit_change(change) for change in page]
-        return self.get_paginated_response(LimitChangeOutput(body, many=True).data)
-
-
-class SelfExclusionView(APIView):
-    permission_classes = (IsOperator,)
-
-    @extend_schema(
-        responses=SelfExclusionStatusOutput,
-        tags=["wallet-limits"],
-        summary="Show a player's self-exclusion",
-        description="Whether the player is self-excluded now, until when, and every "
-        "exclusion they took.",
-    )
-    def get(self, request: Request, player_id: str) -> Response:
-        player = _player(request, player_id)
-        until = limits.self_excluded_until(player=player)
-        body = {
-            "self_excluded": until is not None,
-            "until": until,
-            "exclusions": [
-                presenters.self_exclusion(e) for e in limits.self_exclusion_list(player=player)
-            ],
-        }
-        return Response(SelfExclusionStatusOutput(body).data)
-
-    @extend_schema(
-        request=SelfExclusionInput,
-        responses={201: SelfExclusionOutput, 422: examples.SELF_EXCLUSION_REFUSED},
-        parameters=[IDEMPOTENCY_PARAMETER],
-        tags=["wallet-limits"],
-        summary="Self-exclude a player",
-        examples=examples.SELF_EXCLUSION,
-        description="Exclude the player from deposits and real-money tables for `days` days. "
-        "It cannot be lifted or shortened; withdrawals and payouts stay possible.",
-    )
-    @idempotent
-    def post(self, request: Request, player_id: str) -> Response:
-        player = _player(request, player_id)
-        values = validated(SelfExclusionInput, request.data)
-        exclusion = services.self_exclusion_create(
-            player=player,
-            days=values["days"],
-            reason=values["reason"],
-            actor=operator_principal(request).actor,
-        )
-        return Response(
-            SelfExclusionOutput(presenters.self_exclusion(exclusion)).data,
-            status=status.HTTP_201_CREATED,
-        )
 
 
 PRACTICE_TOP_UP_DESCRIPTION = (
@@ -427,9 +308,9 @@ class MyWalletView(APIView):
         operation_id="me_wallet",
         summary="Show my wallet",
         description="The calling player's balance (also in their display currency, R11), "
-        "practice chips, KYC status and any self-exclusion. Seamless mode: what the "
-        "operator's wallet reports (`operator_balance`), and any rollback of a buy-in's debit "
-        "the operator's wallet has not acknowledged yet (`rollback_pending`, "
+        "practice chips, KYC status and any break (self-exclusion, time-out). Seamless "
+        "mode: what the operator's wallet reports (`operator_balance`), and any rollback of a "
+        "buy-in's debit the operator's wallet has not acknowledged yet (`rollback_pending`, "
         "`pending_rollbacks`): until it does, it may hold that amount of the player's money.",
         examples=examples.WALLET,
     )

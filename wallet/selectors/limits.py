@@ -1,6 +1,7 @@
 """Reads of what bounds the money a player moves: the operator's cashier caps, the player's
-own deposit and loss limits and self-exclusion, and the deposits and net losses of each
-window they are measured against (wallet.services.cashier and responsible_gaming).
+own deposit and loss limits and breaks (time-outs and self-exclusions), and the deposits and
+net losses of each window they are measured against (wallet.services.cashier and
+responsible_gaming).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet, Sum, Value
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -29,6 +30,7 @@ from wallet.selectors.transactions import kinds_with_reversals
 from wallet.windows import PERIODS, Window, windows
 
 Kind = LedgerTransaction.Kind
+BreakKind = SelfExclusion.Kind
 # What the loss limit counts: stakes put into games, and what came back from them (a
 # refund, a void, a settlement; a reversal of one counts like the original).
 PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT)
@@ -178,14 +180,26 @@ def player_limit_history(*, player: Player) -> QuerySet[PlayerLimitChange]:
     return PlayerLimitChange.objects.filter(player=player)
 
 
-def self_exclusions_in_force(*, player: Any, at: datetime) -> QuerySet[SelfExclusion]:
-    """The player's self-exclusions in force at ``at`` (``player``: a player, its id, or
-    an ``OuterRef``)."""
-    return SelfExclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at)
+def breaks_in_force(
+    *, player: Any, at: datetime, kind: str | None = None
+) -> QuerySet[SelfExclusion]:
+    """The player's breaks in force at ``at``, of ``kind`` (None: both kinds; ``player``: a
+    player, its id, or an ``OuterRef``)."""
+    rows = SelfExclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at)
+    return rows if kind is None else rows.filter(kind=kind)
+
+
+def break_ends(*, player: Player, at: datetime | None = None) -> dict[str, datetime | None]:
+    """When each kind of break in force at ``at`` ends (None: none in force), in one query."""
+    moment = at or timezone.now()
+    return breaks_in_force(player=player, at=moment).aggregate(
+        **{kind: Max("ends_at", filter=Q(kind=kind)) for kind in BreakKind.values}
+    )
 
 
 def players_on_a_break(*, player_ids: list[Any], at: datetime) -> set[Any]:
-    """Those of ``player_ids`` with a self-exclusion (or a time-out) in force at ``at``."""
+    """Those of ``player_ids`` with a break (a self-exclusion or a time-out) in force at
+    ``at``."""
     return set(
         SelfExclusion.objects.filter(
             player_id__in=player_ids, starts_at__lte=at, ends_at__gt=at
@@ -195,14 +209,17 @@ def players_on_a_break(*, player_ids: list[Any], at: datetime) -> set[Any]:
 
 def self_excluded_until(*, player: Player, at: datetime | None = None) -> datetime | None:
     """The end of the player's self-exclusion in force at ``at``, or None."""
-    moment = at or timezone.now()
-    return (
-        self_exclusions_in_force(player=player, at=moment)
-        .order_by("-ends_at")
-        .values_list("ends_at", flat=True)
-        .first()
-    )
+    return break_ends(player=player, at=at)[BreakKind.SELF_EXCLUSION]
 
 
-def self_exclusion_list(*, player: Player) -> QuerySet[SelfExclusion]:
-    return SelfExclusion.objects.filter(player=player).order_by("-created_at", "-pk")
+def timed_out_until(*, player: Player, at: datetime | None = None) -> datetime | None:
+    """The end of the player's time-out in force at ``at``, or None."""
+    return break_ends(player=player, at=at)[BreakKind.TIME_OUT]
+
+
+def break_list(*, player: Player, kind: str | None = None) -> QuerySet[SelfExclusion]:
+    """The player's breaks of ``kind`` (None: both), newest first."""
+    rows = SelfExclusion.objects.filter(player=player)
+    if kind is not None:
+        rows = rows.filter(kind=kind)
+    return rows.order_by("-created_at", "-pk")

@@ -1,7 +1,8 @@
 """The reads of a posting under its locks, each folded into one statement (docs/wallet.md
-"Speed"): a deposit's replay, wallet-mode, self-exclusion, caps and limits checks; a refund's
-or settlement's escrow, replay, settled, participants and wallet-mode checks. Read by the
-wallet's services only (the entries a posting just wrote: ``transactions.transaction_entries``).
+"Speed"): a deposit's replay, wallet-mode, breaks (self-exclusion, time-out), caps and limits
+checks; a refund's or settlement's escrow, replay, settled, participants and wallet-mode
+checks. Read by the wallet's services only (the entries a posting just wrote:
+``transactions.transaction_entries``).
 """
 
 from __future__ import annotations
@@ -25,14 +26,16 @@ from wallet.models import (
     LimitKind,
     OperatorWallet,
     PlayerLimit,
+    SelfExclusion,
 )
 from wallet.selectors.balances import CONTRIBUTION_KINDS
-from wallet.selectors.limits import self_exclusions_in_force
+from wallet.selectors.limits import breaks_in_force
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 Kind = LedgerTransaction.Kind
+BreakKind = SelfExclusion.Kind
 
 
 class EscrowReplayAnnotations(TypedDict):
@@ -230,25 +233,28 @@ def escrow_posting_reads_many(
 @dataclass(frozen=True)
 class DepositChecks:
     """What a deposit needs to know first, read in one query under the wallet lock: whether
-    its reference was used, the operator's wallet mode, the end of a self-exclusion in
-    force, and whether the operator has caps in the currency or the player deposit limits
-    (each then read in full by its check)."""
+    its reference was used, the operator's wallet mode, the end of a self-exclusion and of a
+    time-out in force, and whether the operator has caps in the currency or the player
+    deposit limits (each then read in full by its check)."""
 
     replayed: bool  # a transaction under the deposit's reference exists
     seamless: bool  # the operator keeps the balance (no deposits: seamless wallet mode)
     excluded_until: datetime | None
+    timed_out_until: datetime | None
     has_caps: bool
     has_deposit_limits: bool
 
 
-# PostgreSQL: the same read as the ORM's below, written out once. Compiling the ORM's five
+# PostgreSQL: the same read as the ORM's below, written out once. Compiling the ORM's six
 # subqueries costs ~1.5 ms of CPU per deposit, more than the round trips it saves.
 _DEPOSIT_CHECKS_SQL = """
 SELECT
     EXISTS (SELECT 1 FROM wallet_ledgertransaction WHERE reference = %s),
     EXISTS (SELECT 1 FROM wallet_operatorwallet WHERE operator_id = %s AND mode = %s),
     (SELECT max(ends_at) FROM wallet_selfexclusion
-      WHERE player_id = %s AND starts_at <= %s AND ends_at > %s),
+      WHERE player_id = %s AND starts_at <= %s AND ends_at > %s AND kind = %s),
+    (SELECT max(ends_at) FROM wallet_selfexclusion
+      WHERE player_id = %s AND starts_at <= %s AND ends_at > %s AND kind = %s),
     EXISTS (SELECT 1 FROM wallet_cashiercaps WHERE operator_id = %s AND currency = %s),
     EXISTS (SELECT 1 FROM wallet_playerlimit WHERE player_id = %s AND kind = %s)
 """
@@ -268,6 +274,11 @@ def deposit_checks_get(
                     player.pk,
                     at,
                     at,
+                    BreakKind.SELF_EXCLUSION.value,
+                    player.pk,
+                    at,
+                    at,
+                    BreakKind.TIME_OUT.value,
                     player.operator_id,
                     currency,
                     player.pk,
@@ -285,7 +296,12 @@ def deposit_checks_get(
                 )
             ),
             excluded_until=Subquery(
-                self_exclusions_in_force(player=OuterRef("pk"), at=at)
+                breaks_in_force(player=OuterRef("pk"), at=at, kind=BreakKind.SELF_EXCLUSION)
+                .order_by("-ends_at")
+                .values("ends_at")[:1]
+            ),
+            timed_out_until=Subquery(
+                breaks_in_force(player=OuterRef("pk"), at=at, kind=BreakKind.TIME_OUT)
                 .order_by("-ends_at")
                 .values("ends_at")[:1]
             ),
@@ -296,7 +312,14 @@ def deposit_checks_get(
                 PlayerLimit.objects.filter(player=OuterRef("pk"), kind=LimitKind.DEPOSIT)
             ),
         )
-        .values("replayed", "seamless", "excluded_until", "has_caps", "has_deposit_limits")
+        .values(
+            "replayed",
+            "seamless",
+            "excluded_until",
+            "timed_out_until",
+            "has_caps",
+            "has_deposit_limits",
+        )
         .get()
     )
     return DepositChecks(**row)

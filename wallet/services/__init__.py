@@ -13,7 +13,8 @@
   batch of games with ``escrow_settle_many``);
 - ``practice``: practice chips: the first-use grant and the top-up;
 - ``rates``: exchange rates, and the rate money moves at;
-- ``responsible_gaming``: the player's deposit and loss limits, self-exclusion, the KYC
+- ``responsible_gaming``: the player's deposit and loss limits, their breaks (time-outs and
+  self-exclusion) and the check games asks before a seat (``check_no_break``), the KYC
   check of withdrawals;
 - ``corrections``: reversals;
 - ``approvals``: four eyes: proposals, approvals (which run the action) and rejections of
@@ -37,10 +38,10 @@ Transactions: durable, or designed to run inside a caller's transaction.
 - Durable (``transaction.atomic(durable=True)``: nesting it raises): ``cashier_caps_set``.
   Its one caller, the staff endpoint, runs it on its own.
 - Savepoints of the caller's transaction (plain ``transaction.atomic``), on purpose:
-  - ``deposit``, ``withdraw``, ``player_limit_set``, ``self_exclusion_create`` and
-    ``practice_chips_top_up``: the operator endpoints run them inside the Idempotency-Key
-    transaction (gin_platform.http.idempotency), so the effect and the stored answer commit
-    together or not at all;
+  - ``deposit``, ``withdraw``, ``player_limit_set``, ``self_exclusion_create``,
+    ``time_out_take`` and ``practice_chips_top_up``: the operator endpoints run them inside
+    the Idempotency-Key transaction (gin_platform.http.idempotency), so the effect and the
+    stored answer commit together or not at all;
   - ``table_buy_in`` and ``table_refund``: games take or free a seat inside their own
     transaction, so the seat and its money commit together; ``escrow_void`` likewise,
     inside the transaction that marks the game voided;
@@ -120,11 +121,16 @@ from wallet.services.rates import (
     fx_max_age,
 )
 from wallet.services.responsible_gaming import (
-    LIMIT_COOLING_OFF,
     SELF_EXCLUSION_MAX_DAYS,
+    BreakTaken,
     SessionLossLimit,
+    check_no_break,
+    limit_cooling_off,
     player_limit_set,
     self_exclusion_create,
+    self_exclusion_days_allowed,
+    time_out_days_allowed,
+    time_out_take,
 )
 from wallet.services.seamless import (
     check_transfer_mode,
@@ -145,12 +151,12 @@ from wallet.services.seamless_retry import (
 
 __all__ = [
     "COMPONENT_SHAPE",
-    "LIMIT_COOLING_OFF",
     "MAX_AMOUNT",
     "RATE_FUTURE_TOLERANCE",
     "RESERVED_COMPONENTS",
     "SELF_EXCLUSION_MAX_DAYS",
     "AccountKey",
+    "BreakTaken",
     "EscrowPayout",
     "EscrowSettlement",
     "ExchangeRateLoadResult",
@@ -167,6 +173,7 @@ __all__ = [
     "cashier_caps_set",
     "check_confiscation",
     "check_net_settlement",
+    "check_no_break",
     "check_transfer_mode",
     "confiscation_reference",
     "deposit",
@@ -178,6 +185,7 @@ __all__ = [
     "exchange_rates_load",
     "fx_max_age",
     "house_shards",
+    "limit_cooling_off",
     "network_fee_split",
     "network_position_settle",
     "network_settlement_reference",
@@ -201,9 +209,12 @@ __all__ = [
     "seamless_mode",
     "seamless_rollback",
     "self_exclusion_create",
+    "self_exclusion_days_allowed",
     "shard_for",
     "table_buy_in",
     "table_refund",
+    "time_out_days_allowed",
+    "time_out_take",
     "transaction_reverse",
     "wallet_adjust",
     "winnings_confiscate",

@@ -2,12 +2,13 @@
 operator's cashier caps (docs/wallet.md "deposit / withdraw" and "Cashier caps").
 
 - The cashier never converts: the currency is the player's wallet currency.
-- A deposit is refused for an inactive player, a self-excluded player, the operator's caps
-  (minimum and maximum per deposit; daily, weekly and monthly caps per player) and the
-  player's own deposit limits (wallet.services.responsible_gaming).
+- A deposit is refused for an inactive player, a player on a break (self-exclusion or
+  time-out), the operator's caps (minimum and maximum per deposit; daily, weekly and
+  monthly caps per player) and the player's own deposit limits
+  (wallet.services.responsible_gaming).
 - A withdrawal needs a verified identity (the KYC rule, wallet.services.responsible_gaming)
   and respects the operator's minimum and maximum per withdrawal and the balance. It is
-  never blocked by self-exclusion or by the player's status.
+  never blocked by a break (self-exclusion, time-out) or by the player's status.
 - The ledger reference of a cashier movement is ``deposit:<operator id>:<reference>`` or
   ``withdrawal:<operator id>:<reference>`` (``deposit_reference``, ``withdrawal_reference``):
   unique per operator, whatever the operator's own reference.
@@ -55,8 +56,8 @@ from wallet.problems import (
 from wallet.selectors import limits as selectors
 from wallet.selectors import postings as posting_selectors
 from wallet.services.responsible_gaming import (
+    check_break_ended,
     check_deposit_limits,
-    check_self_exclusion_ended,
     check_withdrawal_kyc,
 )
 from wallet.services.seamless import check_transfer_mode
@@ -233,7 +234,8 @@ def deposit(
     """Credit the player's wallet from the outside world (the operator's cashier).
 
     ``currency`` must be the player's wallet currency (no conversion). Refused: inactive
-    player, self-exclusion, the operator's caps, the player's deposit limits.
+    player, a break (self-exclusion, time-out), the operator's caps, the player's deposit
+    limits.
     """
     code = cashier_currency(player, currency, check_mode=False)
     check_amount(amount)
@@ -245,7 +247,9 @@ def deposit(
         checks: posting_selectors.DepositChecks = locked.reads
         check_transfer_mode(player=player, seamless=checks.seamless)
         check_active(player)
-        check_self_exclusion_ended(until=checks.excluded_until)
+        check_break_ended(
+            excluded_until=checks.excluded_until, timed_out_until=checks.timed_out_until
+        )
         if checks.has_caps:
             _check_deposit_caps(
                 player=player, wallet=wallet, amount=amount, currency=code, now=locked.now
@@ -291,9 +295,9 @@ def withdraw(
 ) -> LedgerTransaction:
     """Debit the player's wallet to the outside world (the operator pays the player out).
 
-    Needs KYC ``verified``. Never blocked by self-exclusion or by the player's status (a
-    player can always take their money out). Refused: the operator's withdrawal min/max,
-    insufficient funds.
+    Needs KYC ``verified``. Never blocked by a break (self-exclusion, time-out) or by the
+    player's status (a player can always take their money out). Refused: the operator's
+    withdrawal min/max, insufficient funds.
     """
     code = cashier_currency(player, currency)
     check_amount(amount)

@@ -55,7 +55,7 @@ from wallet.services.rates import rate_quote
 from wallet.services.responsible_gaming import (
     SessionLossLimit,
     check_loss_limits,
-    check_not_self_excluded,
+    check_no_break,
     check_session_loss_limit,
 )
 
@@ -91,8 +91,10 @@ def table_buy_in(
     - ``currency == "XGC"`` is play money from the player's practice-chip wallet, which is
       granted ``practice_grant_amount()`` chips on first use; never converted.
     - Refused (nothing posted): inactive player, insufficient funds; for real money also
-      self-exclusion and a loss limit the buy-in could exceed (docs/wallet.md), the play
-      session's loss limit included (``session_loss``, docs/player-protection.md).
+      a break (self-exclusion, time-out) and a loss limit the buy-in could exceed
+      (docs/wallet.md), the play session's loss limit included (``session_loss``,
+      docs/player-protection.md); games refuses a practice seat to a player on a break
+      itself (``check_no_break`` from its seat checks).
     """
     code = parse_currency(currency)
     check_amount(amount)
@@ -120,7 +122,7 @@ def table_buy_in(
         escrow, wallet, now = rows[accounts.escrow], rows[accounts.wallet], locked.now
         check_active(player)
         if not practice:
-            check_not_self_excluded(player, now)
+            check_no_break(player=player, at=now)
         quote = rate_quote(base=code, quote=wallet_code, at=now) if code != wallet_code else None
         if selectors.escrow_is_settled(escrow=escrow):
             raise EscrowSettledProblem(f"the escrow of {game_ref} is already settled")

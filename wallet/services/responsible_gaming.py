@@ -1,11 +1,17 @@
-"""Responsible gaming: the player's own deposit and loss limits, self-exclusion, and the
-identity (KYC) check of withdrawals (docs/wallet.md "Player limits, self-exclusion, KYC").
+"""Responsible gaming: the player's own deposit and loss limits, their breaks (time-outs and
+self-exclusion), and the identity (KYC) check of withdrawals (docs/wallet.md "Player limits,
+breaks, KYC"; docs/player-protection.md "Breaks and limits").
 
 - Limits are the player's, per day, week and month (UTC calendar windows,
   wallet.windows), in the wallet currency. A first limit or a decrease applies at once; an
-  increase or a removal after ``LIMIT_COOLING_OFF``.
-- Self-exclusion blocks deposits and real-money buy-ins, never a withdrawal, a refund or a
-  payout already owed; it cannot be lifted or shortened.
+  increase or a removal after the cooling-off of the operator's jurisdiction profile
+  (``limit_increase_cooling_off``: 24 hours in uk, mga and without a profile, 3 days in es,
+  7 days in it).
+- A break is a time-out (exactly one of the profile's ``time_out_days``) or a
+  self-exclusion (the profile's ``self_exclusion_min_days`` up to 3650 days), from now. It
+  blocks deposits, every buy-in and every seat (practice tables included: games asks
+  ``check_no_break``), never a withdrawal, a refund or a payout already owed. It cannot be
+  lifted or shortened: a new one only adds time.
 - A withdrawal needs a verified identity (``check_withdrawal_kyc``), except in the sandbox.
 
 The ``check_*`` functions are called by the cashier and escrow services under their
@@ -23,8 +29,10 @@ from django.utils import timezone
 from gin_platform.audit import audit_record
 from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
+from gin_platform.locks import lock_player
 from gin_platform.models import Player
 from gin_platform.money import money_dict
+from gin_platform.tenancy.jurisdictions import SELF_EXCLUSION_MAX_DAYS
 from gin_platform.tenancy.principals import Actor
 from wallet.amounts import parse_currency
 from wallet.ledger.checks import MAX_AMOUNT
@@ -47,25 +55,41 @@ from wallet.problems import (
     LimitInvalidProblem,
     SelfExcludedProblem,
     SelfExclusionPeriodInvalidProblem,
+    TimedOutProblem,
+    TimeOutPeriodInvalidProblem,
 )
 from wallet.selectors import limits as selectors
 from wallet.windows import windows
 
-LIMIT_COOLING_OFF = timedelta(hours=24)
-SELF_EXCLUSION_MAX_DAYS = 3650
+BreakKind = SelfExclusion.Kind
+# A break that would end less than this after the break in force adds nothing: a retry of
+# the same request (the player's endpoints take no Idempotency-Key) starts no second break.
+BREAK_RETRY_TOLERANCE = timedelta(minutes=1)
 
 
-# --- Checks made by the cashier and the table cashier (under the wallet lock) ------------
-def check_not_self_excluded(player: Player, now: datetime) -> None:
-    """Self-exclusion blocks deposits and real-money buy-ins (``self-excluded``, ``until``)."""
-    check_self_exclusion_ended(until=selectors.self_excluded_until(player=player, at=now))
+# --- Checks made by the cashier, the table cashier and games' seating ---------------------
+def check_no_break(*, player: Player, at: datetime | None = None) -> None:
+    """A break in force refuses deposits, buy-ins and seats: ``self-excluded`` for a
+    self-exclusion (the stronger), else ``timed-out``, each with ``until``."""
+    ends = selectors.break_ends(player=player, at=at)
+    check_break_ended(
+        excluded_until=ends[BreakKind.SELF_EXCLUSION],
+        timed_out_until=ends[BreakKind.TIME_OUT],
+    )
 
 
-def check_self_exclusion_ended(*, until: datetime | None) -> None:
-    """``self-excluded`` if a self-exclusion runs ``until`` (as read by the caller)."""
-    if until is not None:
+def check_break_ended(*, excluded_until: datetime | None, timed_out_until: datetime | None) -> None:
+    """Refuse if a self-exclusion runs until ``excluded_until`` or a time-out until
+    ``timed_out_until`` (as read by the caller)."""
+    if excluded_until is not None:
         raise SelfExcludedProblem(
-            f"the player is self-excluded until {until.isoformat()}", until=until.isoformat()
+            f"the player is self-excluded until {excluded_until.isoformat()}",
+            until=excluded_until.isoformat(),
+        )
+    if timed_out_until is not None:
+        raise TimedOutProblem(
+            f"the player is taking a time-out until {timed_out_until.isoformat()}",
+            until=timed_out_until.isoformat(),
         )
 
 
@@ -173,8 +197,11 @@ def player_limit_set(
     removes it.
 
     A decrease (or a first limit) applies at once and cancels any pending increase; an
-    increase (or a removal) applies after a 24-hour cooling-off. Every request is kept in
-    the history (old, new, who, when requested, when effective).
+    increase (or a removal) applies after the cooling-off of the operator's jurisdiction
+    profile (``limit_cooling_off``). Every change is kept in the history (old, new, who,
+    when requested, when effective); a request that changes nothing (the amount in force
+    with nothing pending, or the very change already pending) records nothing, so a retry
+    never moves a pending increase later.
     """
     if currency is not None and parse_currency(currency) != player.wallet_currency:
         raise CurrencyMismatchProblem(
@@ -208,6 +235,11 @@ def player_limit_set(
     if limit.pending_effective_at is not None and limit.pending_effective_at <= now:
         limit.amount = limit.pending_amount  # a due increase: make it the limit in force
         limit.pending_amount = limit.pending_effective_at = None
+    pending = limit.pending_effective_at is not None
+    if amount == current and not pending:
+        return limit  # nothing to change
+    if pending and amount == limit.pending_amount and amount != current:
+        return limit  # this change already waits: its cooling-off runs on unchanged
     tighter = amount is not None and (current is None or amount <= current)
     if tighter or (amount is None and current is None):
         limit.amount = amount
@@ -215,7 +247,7 @@ def player_limit_set(
         effective_at = now
     else:
         limit.pending_amount = amount
-        limit.pending_effective_at = effective_at = now + LIMIT_COOLING_OFF
+        limit.pending_effective_at = effective_at = now + limit_cooling_off(player)
     limit.updated_at = now
     limit.save()
     change = PlayerLimitChange.objects.create(
@@ -259,27 +291,94 @@ def player_limit_set(
     return limit
 
 
+def limit_cooling_off(player: Player) -> timedelta:
+    """How long a raised (or removed) limit of ``player`` waits: the operator's jurisdiction
+    profile's ``limit_increase_cooling_off``."""
+    return player.operator.protection_profile.limit_increase_cooling_off
+
+
+# --- Breaks: time-outs and self-exclusion -------------------------------------------------
+@dataclass(frozen=True)
+class BreakTaken:
+    """What a request for a break did: ``added`` a new break (``row``), or nothing, as the
+    break in force (``row``, of the same kind or a self-exclusion) already runs as long."""
+
+    row: SelfExclusion
+    added: bool
+
+
+def time_out_days_allowed(player: Player) -> tuple[int, ...]:
+    """The time-outs ``player`` may take, in days (the profile's ``time_out_days``)."""
+    return player.operator.protection_profile.time_out_days
+
+
+def self_exclusion_days_allowed(player: Player) -> tuple[int, int]:
+    """The shortest and the longest self-exclusion ``player`` may take, in days."""
+    return player.operator.protection_profile.self_exclusion_min_days, SELF_EXCLUSION_MAX_DAYS
+
+
+def _whole_days(days: object) -> bool:
+    return isinstance(days, int) and not isinstance(days, bool)
+
+
+@transaction.atomic
+def time_out_take(*, player: Player, days: int, actor: Actor) -> BreakTaken:
+    """A time-out of exactly one of the profile's ``time_out_days`` (24 hours, 7 days, 30
+    days, 6 weeks), from now: no deposit, buy-in or seat until it ends. It cannot be lifted
+    or shortened: one that would end no later than the break in force adds nothing."""
+    allowed = time_out_days_allowed(player)
+    if not _whole_days(days) or days not in allowed:
+        shown = ", ".join(str(n) for n in allowed[:-1]) + f" or {allowed[-1]}"
+        raise TimeOutPeriodInvalidProblem(
+            f"a time-out lasts {shown} days", allowed_days=list(allowed)
+        )
+    return _break_take(player=player, kind=BreakKind.TIME_OUT, days=days, actor=actor)
+
+
 @transaction.atomic
 def self_exclusion_create(
     *, player: Player, days: int, actor: Actor, reason: str = ""
-) -> SelfExclusion:
-    """Exclude the player from deposits and real-money tables for ``days`` days, from now.
+) -> BreakTaken:
+    """Exclude the player from deposits, buy-ins and seats for ``days`` days, from now: at
+    least the profile's ``self_exclusion_min_days``, at most 3650.
 
-    It cannot be shortened or lifted: a new exclusion only adds time. Withdrawals and
-    payouts are never blocked."""
-    if (
-        isinstance(days, bool)
-        or not isinstance(days, int)
-        or not 1 <= days <= (SELF_EXCLUSION_MAX_DAYS)
-    ):
+    It cannot be shortened or lifted: one that would end no later than the self-exclusion
+    in force adds nothing. Withdrawals and payouts are never blocked."""
+    shortest, longest = self_exclusion_days_allowed(player)
+    if not _whole_days(days) or not shortest <= days <= longest:
         raise SelfExclusionPeriodInvalidProblem(
-            f"days must be between 1 and {SELF_EXCLUSION_MAX_DAYS}"
+            f"days must be between {shortest} and {longest}",
+            minimum_days=shortest,
+            maximum_days=longest,
         )
+    return _break_take(
+        player=player, kind=BreakKind.SELF_EXCLUSION, days=days, actor=actor, reason=reason
+    )
+
+
+def _break_take(
+    *, player: Player, kind: str, days: int, actor: Actor, reason: str = ""
+) -> BreakTaken:
+    """The break, unless the break in force already covers it. Under the player's row
+    lock: two requests of one player queue, so a double submission adds one break."""
+    lock_player(player.pk)
     now = timezone.now()
-    exclusion = SelfExclusion.objects.create(
+    ends_at = now + timedelta(days=days)
+    # A self-exclusion covers a time-out; a time-out never covers a self-exclusion.
+    covering = [kind] if kind == BreakKind.SELF_EXCLUSION else BreakKind.values
+    current = (
+        selectors.breaks_in_force(player=player, at=now)
+        .filter(kind__in=covering)
+        .order_by("-ends_at", "-pk")
+        .first()
+    )
+    if current is not None and ends_at <= current.ends_at + BREAK_RETRY_TOLERANCE:
+        return BreakTaken(row=current, added=False)
+    row = SelfExclusion.objects.create(
         player=player,
+        kind=kind,
         starts_at=now,
-        ends_at=now + timedelta(days=days),
+        ends_at=ends_at,
         reason=(reason or "")[:200],
         actor_type=actor.type,
         actor_id=actor.id,
@@ -287,19 +386,20 @@ def self_exclusion_create(
     )
     audit_record(
         actor=actor,
-        action="self_exclusion.created",
-        obj=exclusion,
+        action="time_out.created" if kind == BreakKind.TIME_OUT else "self_exclusion.created",
+        obj=row,
         operator=player.operator,
-        data={"player": str(player.pk), "days": days, "until": exclusion.ends_at.isoformat()},
+        data={"player": str(player.pk), "days": days, "until": ends_at.isoformat()},
     )
-    webhook_enqueue(
-        operator=player.operator,
-        event_type="self_exclusion.started",
-        data={
-            **player_ref(player),
-            "starts_at": exclusion.starts_at,
-            "ends_at": exclusion.ends_at,
-            "days": days,
-        },
-    )
-    return exclusion
+    data = {
+        **player_ref(player),
+        "starts_at": row.starts_at,
+        "ends_at": row.ends_at,
+        "days": days,
+        "by": actor.type,
+    }
+    if kind == BreakKind.TIME_OUT:
+        webhook_enqueue(operator=player.operator, event_type="time_out.started", data=data)
+    else:
+        webhook_enqueue(operator=player.operator, event_type="self_exclusion.started", data=data)
+    return BreakTaken(row=row, added=True)
