@@ -154,7 +154,11 @@ def _seamless_buy_in(
         or Seat.objects.filter(match=match, player=player, state__in=Seat.ACTIVE_STATES).exists()
     ):
         return None
-    buy_in_check(player=player)  # refused before the operator's wallet is debited (again later)
+    # Refused before the operator's wallet is debited (each is checked again under the
+    # table's lock): who may sit here (a break, a suspension, the network's rules), and the
+    # play session's limits.
+    network_seat_check(player=player, room=room)
+    buy_in_check(player=player)
     if match is not None:  # refused before the operator's wallet is debited (checked again)
         linked_players_check(
             player=player, others=list(Seat.objects.filter(match=match, state=Seat.State.SEATED))

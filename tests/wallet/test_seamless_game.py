@@ -111,13 +111,21 @@ def test_a_full_game_with_faults_on_every_call_kind_settles_exactly_once(operato
     assert second.status_code == 201, second.content
     match_id = second.json()["match_id"]
 
-    # Carol is debited, then the seat refuses her (self-excluded): the debit is rolled back.
-    services.self_exclusion_create(player=carol.player, days=1, actor=SYSTEM)
+    # Carol is debited, then the buy-in is refused under the wallet's lock (her own daily
+    # loss limit, checked there only): the debit is rolled back.
+    services.player_limit_set(
+        player=carol.player, kind="loss", period="day", amount=100, actor=SYSTEM
+    )
     other = TableFactory(room=table.room)
     server.fault("rollback", "lost_500")
-    assert sit(carol, other.pk).json()["type"] == "/problems/self-excluded"
+    assert sit(carol, other.pk).json()["type"] == "/problems/limit-exceeded"
     _sweep_until_done()
     assert server.balance(carol.player.external_ref) == START
+    # A break refuses her before her operator's wallet is debited at all.
+    services.self_exclusion_create(player=carol.player, days=1, actor=SYSTEM)
+    debits = WalletCall.objects.filter(kind="debit", player=carol.player).count()
+    assert sit(carol, other.pk).json()["type"] == "/problems/self-excluded"
+    assert WalletCall.objects.filter(kind="debit", player=carol.player).count() == debits
 
     # The game, played to the end by the engine's bot; settled on commit (eager Celery),
     # the payout credits failing in every way before the sweep delivers them.
