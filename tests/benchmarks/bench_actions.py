@@ -664,6 +664,7 @@ def setup_data(games: int, *, real_money: bool = False, jurisdiction: str | None
         name="Bench match play",
         variant="match",
         is_practice=not real_money,
+        currency="EUR" if real_money else None,
         target=500,
         stake=1,
         turn_seconds=600,
