@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from uuid import UUID
 
-from games.models import Match, Seat
+from games.models import Match, Seat, Table
+from gin_platform.models import Player
 
 
 def players_seated(*, player_ids: Iterable[UUID]) -> set[UUID]:
@@ -43,4 +44,17 @@ def matches_stopped() -> list[tuple[int, str]]:
         for match_id, clocks in Match.objects.filter(
             status=Match.Status.SUSPENDED, clocks__has_key="stop_after_hand"
         ).values_list("pk", "clocks")
+    ]
+
+
+def player_waiting_tables(*, player: Player) -> list[Table]:
+    """The real-money tables where the player sits waiting for the match to start."""
+    return [
+        seat.table
+        for seat in Seat.objects.filter(
+            player=player,
+            state__in=Seat.ACTIVE_STATES,
+            match__status=Match.Status.WAITING,
+            match__is_practice=False,
+        ).select_related("table")
     ]

@@ -330,9 +330,11 @@ def _seat_event(seat: Seat, room: Room) -> dict:
     }
 
 
-def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
+def seat_leave(*, player: Player, table: Table, actor: Actor, waiting_only: bool = False) -> Seat:
     """Leave a table (R10). Before the match starts the buy-in is refunded from escrow;
-    leaving a running game forfeits it."""
+    leaving a running game forfeits it. ``waiting_only``: leave only a table still waiting
+    for its players (a play session's end, docs/player-protection.md): a game that started
+    meanwhile is left alone, its seat returned as it is."""
     with transaction.atomic(durable=True):
         table = lock_table(table.pk)
         match = table_open_match(table)
@@ -344,6 +346,8 @@ def seat_leave(*, player: Player, table: Table, actor: Actor) -> Seat:
         if seat is None:
             raise NotSeatedProblem(f"you have no seat at table {table.pk}")
         assert match is not None  # the seat was found in it
+        if match.status == Match.Status.RUNNING and waiting_only:
+            return seat
         if match.status == Match.Status.RUNNING:
             match_forfeit(
                 match=match,

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import partial
-from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
 
 from games import services as games
+from games import session_selectors as games_selectors
 from games.realtime.publisher import player_message_send
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import on_commit_logged
@@ -40,13 +40,19 @@ from protection.problems import RealityCheckNotOpenProblem
 from protection.services.sessions import SESSION_ACTOR, reality_check_interval
 
 
-def _tables_after_commit(*, player_id: UUID, next_due: datetime | None, stop: str) -> None:
+def _tables_after_commit(*, player: Player, next_due: datetime | None, stop: str) -> None:
     """After the commit: the player's paused clocks run on; ``stop`` (an end reason, or
-    "") stops their running matches after the hand in play."""
+    "") takes them from the real-money tables still waiting for players (their buy-ins
+    refunded) and stops their running matches after the hand in play."""
+    player_id = player.pk
 
     def follow() -> None:
         games.reality_check_closed(player_id=player_id, next_due=next_due)
         if stop:
+            for table in games_selectors.player_waiting_tables(player=player):
+                games.seat_leave(
+                    player=player, table=table, actor=games.PROTECTION_ACTOR, waiting_only=True
+                )
             games.stop_after_hand(player_id=player_id, reason=stop)
 
     on_commit_logged(follow, what=f"the tables of player {player_id} after their session")
@@ -103,7 +109,7 @@ def _end(session: PlaySession, *, reason: str, actor: Actor, now: datetime) -> P
         and reason in (EndReason.PLAYER, EndReason.DURATION_LIMIT, EndReason.LOSS_LIMIT)
         else ""
     )
-    _tables_after_commit(player_id=session.player_id, next_due=None, stop=stop)
+    _tables_after_commit(player=session.player, next_due=None, stop=stop)
     return session
 
 
@@ -150,9 +156,7 @@ def reality_check_answer(
     session.next_reality_check_at = None if interval is None else now + interval
     session.save(update_fields=["next_reality_check_at"])
     _push_session(session)
-    _tables_after_commit(
-        player_id=session.player_id, next_due=session.next_reality_check_at, stop=""
-    )
+    _tables_after_commit(player=session.player, next_due=session.next_reality_check_at, stop="")
     return check
 
 
@@ -196,5 +200,5 @@ def session_limit_reach(*, session_id: int, limit: str, now: datetime | None = N
     else:
         _push_session(session)
         if session.operator.protection_profile.limit_reached == END_OF_HAND:
-            _tables_after_commit(player_id=session.player_id, next_due=None, stop=reason)
+            _tables_after_commit(player=session.player, next_due=None, stop=reason)
     return True

@@ -186,3 +186,18 @@ def test_a_break_ends_the_session_and_refuses_the_next_buy_in(operator, alice, m
     session.refresh_from_db()
     assert session.end_reason == "break" and session.state == "ended"
     assert OperatorEvent.objects.filter(type="session.ended").count() == 1
+
+
+def test_es_a_session_ended_takes_the_player_from_a_table_still_waiting(
+    operator, alice, match_table, django_capture_on_commit_callbacks
+):
+    under(operator, "es")
+    assert start(alice, duration_minutes=60, loss_limit="20.00").status_code == 201
+    seat = sit(alice, match_table.pk).json()
+    assert seat["match_status"] == "waiting"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert alice.post(f"{SESSION}/end").status_code == 200
+    # The buy-in back, the seat left: nobody starts a game with a player whose session ended.
+    assert balances.wallet_balance(player=alice.player) == 100_000
+    assert balances.escrow_balance(game_ref=f"match:{seat['match_id']}", currency="EUR") == 0
+    assert Match.objects.get(pk=seat["match_id"]).seats.get().state == "left"
