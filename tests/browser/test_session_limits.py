@@ -93,13 +93,15 @@ def test_es_limits_first_a_reality_check_answered_and_the_session_ended_by_its_l
     sit.wait_for()
     limits = page.get_by_role("dialog", name="Set your session limits")
 
-    # The operator moves to the es profile while the page is open: the page's own check
-    # does not know yet, the server refuses the sit (session-limits-required) and the page
-    # asks for the limits. Cancelled: nobody is seated.
+    # The operator moves to the es profile while the page is open. Either the page read its
+    # session before the change (it sits, the server refuses with session-limits-required
+    # and the page asks for the limits) or after it (a re-read on its socket's hello: it
+    # asks first); both are the page's way, and which one comes depends on timing. Either
+    # way the limits are asked, and cancelled nobody is seated.
     site.patch("operators/me", {"jurisdiction": "es"})
     sit.click()
     limits.wait_for()
-    assert len(sits) == 1
+    assert len(sits) <= 1
     limits.get_by_role("button", name="Cancel").click()
     limits.wait_for(state="detached")
     assert page.locator("#play-session").is_hidden()

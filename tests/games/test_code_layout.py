@@ -14,8 +14,10 @@ from games import selectors, services, tasks
 from games.services import (
     hand_lifecycle,
     house_bot,
+    interruptions,
     network,
     play,
+    protection_clock,
     rooms,
     seating,
     timers,
@@ -29,11 +31,13 @@ MAX_LINES = 600
 SERVICE_MODULES = {
     "rooms": set(),
     "network": {"rooms"},
-    "hand_lifecycle": set(),
+    # Player protection at the table (docs/player-protection.md): a leaf.
+    "protection_clock": set(),
+    "hand_lifecycle": {"protection_clock"},
     # R13: the turn clock's stages, and the platform's outages (deadlines moved, voids).
-    "turn_clock": {"hand_lifecycle"},
+    "turn_clock": {"hand_lifecycle", "protection_clock"},
     "interruptions": {"hand_lifecycle", "network"},
-    "play": {"network", "hand_lifecycle", "turn_clock"},
+    "play": {"network", "hand_lifecycle", "turn_clock", "protection_clock"},
     "timers": {"hand_lifecycle", "turn_clock", "interruptions", "play"},
     "house_bot": {"play"},
     "seat_checks": {"house_bot"},
@@ -88,6 +92,8 @@ PUBLIC_NAMES = {
         "waiting_list_leave",
         "waiting_list_match",
     ],
+    interruptions: ["match_void"],
+    protection_clock: ["PROTECTION_ACTOR", "reality_check_closed", "stop_after_hand"],
     house_bot: [
         "BOT_ACTOR",
         "HOUSE_BOT_NAME",
@@ -163,7 +169,11 @@ def test_the_services_queue_only_tasks_of_games_tasks_by_their_names():
         and isinstance(node.value, str)
         and node.value.startswith("games.tasks.")
     }
-    assert named == {"games.tasks.bot_move", "games.tasks.waiting_list_match"}
+    assert named == {
+        "games.tasks.bot_move",
+        "games.tasks.waiting_list_match",
+        "games.tasks.match_void_task",
+    }
     for name in named:
         assert getattr(tasks, name.rpartition(".")[2]).name == name
 
