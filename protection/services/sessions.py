@@ -163,8 +163,14 @@ def session_for_buy_in(*, player: Player, now: datetime) -> PlaySession:
             raise SessionLimitsRequiredProblem(
                 "choose this session's duration and loss limit before you sit down"
             )
-        session = _session_create(player=player, now=now)
-        _started(session, actor=SESSION_ACTOR)
+        try:
+            with transaction.atomic():
+                session = _session_create(player=player, now=now)
+            _started(session, actor=SESSION_ACTOR)
+        except IntegrityError:  # the player's buy-in at another table started it just now
+            session = lock_open_session(player_id=player.pk)
+            if session is None:  # pragma: no cover - the constraint names an open session
+                raise
     elif required and session.limits_set_at is None:
         raise SessionLimitsRequiredProblem(
             "choose this session's duration and loss limit before you sit down"
