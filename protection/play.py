@@ -67,9 +67,7 @@ def buy_in_session(*, player: Player) -> SessionLossLimit | None:
     profile allows), checked and locked; the session's loss limit for the wallet to check
     under its lock (None: no limit). Inside the seating's transaction."""
     now = timezone.now()
-    session = selectors.session_open(player_id=player.pk)
-    _refusal(session, player, now)
-    session = session_for_buy_in(player=player, now=now)
+    session = session_for_buy_in(player=player, now=now)  # locked: checked as it stands
     _refusal(session, player, now)
     if session.loss_limit is None:
         return None
