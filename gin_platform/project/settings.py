@@ -390,6 +390,14 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The languages the hosted page and the player API's problems speak (docs/play.md
+# "Languages"): each has complete catalogues in LOCALE_PATHS (a test checks every entry).
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("it", "Italiano"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"
