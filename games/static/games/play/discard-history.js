@@ -6,7 +6,7 @@
 
 import { cardFace, cardName, cardShort } from "./cards.js";
 import { h } from "./dom.js";
-import { gettext, ngettext } from "./i18n.js";
+import { gettext, ngettext, pgettext } from "./i18n.js";
 
 export class DiscardHistory {
   /** `who(seat)`: a seat's name for the player, null for the player's own seat. */
@@ -33,7 +33,7 @@ export class DiscardHistory {
     return h("button", {
       type: "button", class: "link-button pile-history", id: "pile-history", "aria-haspopup": "dialog",
       onclick: () => this.open(),
-    }, gettext("History"));
+    }, pgettext("discard pile", "History"));
   }
 
   open() {
