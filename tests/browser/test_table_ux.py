@@ -55,8 +55,12 @@ def drag(page, card: str, onto: str, *, after: bool) -> None:
 
 
 def my_turn(player: PlayPage) -> dict:
-    """Wait for the player's turn; the server's view of it (the bot waits for the player)."""
+    """Wait for the player's turn; the server's view of it (the bot waits for the player).
+    The socket's first messages are in (its view, then the backlog in the moves list), so
+    no push re-renders the hand meanwhile."""
     player.page.wait_for_function(MY_TURN, timeout=TIMEOUT_MS)
+    player.page.locator('#connection[data-state="live"]').wait_for()
+    player.page.locator("#log li").first.wait_for()
     view = server_view(player.page, match_id(player))
     player.wait_seq(view["seq"])
     return view

@@ -139,7 +139,7 @@ export class HandOrder {
     const el = event.target.closest(".card");
     if (!el || event.button !== 0 || !hand.hand.includes(el.dataset.card)) return;
     this.swallowClick = false;
-    this.drag = { el, id: event.pointerId, x: event.clientX, y: event.clientY, on: false, target: null };
+    this.drag = { el, card: el.dataset.card, id: event.pointerId, x: event.clientX, y: event.clientY, on: false, target: null };
   }
 
   move(event) {
@@ -147,8 +147,14 @@ export class HandOrder {
     if (!drag || event.pointerId !== drag.id) return;
     const dx = event.clientX - drag.x;
     const dy = event.clientY - drag.y;
-    if (!drag.on) {
-      if (Math.hypot(dx, dy) < DRAG_PX) return;
+    if (!drag.on && Math.hypot(dx, dy) < DRAG_PX) return;
+    if (!drag.on || !drag.el.isConnected) {
+      // A view that arrives mid-drag renders the hand anew: carry on with the new card.
+      drag.el = $(`#hand .card[data-card="${drag.card}"]`);
+      if (!drag.el) {
+        this.end();
+        return;
+      }
       drag.on = true;
       drag.el.setPointerCapture(drag.id);
       drag.el.classList.add("dragging");
@@ -156,7 +162,7 @@ export class HandOrder {
     drag.el.style.setProperty("--drag-x", `${dx}px`);
     drag.el.style.setProperty("--drag-y", `${dy}px`);
     for (const other of $$("#hand .drop-before, #hand .drop-after")) other.classList.remove("drop-before", "drop-after");
-    drag.target = dropTarget(drag.el, event.clientX, event.clientY);
+    drag.target = dropTarget(drag.card, event.clientX, event.clientY);
     if (drag.target) drag.target.el.classList.add(drag.target.after ? "drop-after" : "drop-before");
   }
 
@@ -167,9 +173,10 @@ export class HandOrder {
     if (!drag.on) return;
     this.swallowClick = true;
     window.setTimeout(() => { this.swallowClick = false; }, 400);
+    if (!drag.target || !drag.target.el.isConnected) drag.target = dropTarget(drag.card, event.clientX, event.clientY);
     if (!drag.target) return;
     const shown = shownCards();
-    const card = drag.el.dataset.card;
+    const card = drag.card;
     const without = shown.filter((c) => c !== card);
     const index = without.indexOf(drag.target.el.dataset.card) + (drag.target.after ? 1 : 0);
     this.place(hand, shown, card, index);
@@ -191,10 +198,10 @@ function shownCards() {
 }
 
 /** The card nearest the pointer (not the dragged one) and which side of it to drop on. */
-function dropTarget(dragged, x, y) {
+function dropTarget(card, x, y) {
   let best = null;
   for (const el of $$("#hand .card")) {
-    if (el === dragged) continue;
+    if (el.dataset.card === card) continue;
     const box = el.getBoundingClientRect();
     const cx = box.left + box.width / 2;
     const distance = Math.hypot(x - cx, Math.max(0, Math.abs(y - (box.top + box.height / 2)) - box.height / 2) * 3);
