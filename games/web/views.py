@@ -15,8 +15,9 @@ modules' from the djangojs domain, served by ``PageCatalogueView`` before the mo
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -112,3 +113,14 @@ class PageCatalogueView(View):
         )
         response["X-Content-Type-Options"] = "nosniff"
         return response
+
+
+class SiteIconView(View):
+    """``GET /favicon.ico``: the page's icon for the pages that name none (the admin, the
+    API's own pages), which browsers ask for at that address; a missing one would answer a
+    404 on every page of the back office."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        return HttpResponsePermanentRedirect(static("games/play/icon.svg"))
