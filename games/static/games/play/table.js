@@ -274,7 +274,7 @@ export class TableScreen {
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
     if (!this.watch && ["finished", "settled"].includes(view.match.status) && !this.statement) {
-      this.loadStatement(view.match.status === "settled");
+      this.awaitStatement(view.match.status === "settled");
     }
     this.followProtection(previous, view);
   }
@@ -472,10 +472,22 @@ export class TableScreen {
     }
   }
 
-  async loadStatement(settled) {
-    // R10: after settlement, the player's statement (GET /settlements/{match}); the socket
-    // says when the game is settled, and the page also asks again a few times.
+  /** R10: the player's statement exists once the game is settled. The socket pushes the
+   * settled view; until it arrives (a push lost, long polling) the page reads the view again
+   * now and then, never the statement before it exists. */
+  awaitStatement(settled) {
     window.clearTimeout(this.statementTimer);
+    if (this.statement) return;
+    if (settled) {
+      this.loadStatement();
+      return;
+    }
+    const delay = SETTLEMENT_RETRY_MS[Math.min(this.statementTries, SETTLEMENT_RETRY_MS.length - 1)];
+    this.statementTries += 1;
+    if (this.statementTries < 30) this.statementTimer = window.setTimeout(() => this.refresh(), delay);
+  }
+
+  async loadStatement() {
     if (this.statement || this.loadingStatement) return;
     this.loadingStatement = true;
     try {
@@ -484,12 +496,7 @@ export class TableScreen {
       this.renderStatement();
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) return;
-      if (error.status !== 404) showProblem(error.problem);
-      const delay = SETTLEMENT_RETRY_MS[Math.min(this.statementTries, SETTLEMENT_RETRY_MS.length - 1)];
-      this.statementTries += 1;
-      if (settled || this.statementTries < 30) {
-        this.statementTimer = window.setTimeout(() => this.loadStatement(settled), delay);
-      }
+      showProblem(error.problem);
     } finally {
       this.loadingStatement = false;
     }
