@@ -142,17 +142,27 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture
 def contexts(browser, request, page_server) -> Iterator:
     """Browser contexts (one per person: their own sessionStorage), closed after the test;
-    any script error on any page of them fails the test. When the test fails, every open
+    any script error or console error on any page of them fails the test (Chromium logs a
+    fetch answered 4xx/5xx, a resource missing and a CSP violation as console errors). A
+    test that provokes one on purpose declares it, narrowly: ``@pytest.mark.console_errors(
+    r"regex", ...)``, each matched in full against ``"<message text> [<resource URL>]"``.
+    When the test fails, every open
     page is kept as a screenshot (``failed-<test>-<n>.png``) and its console messages and
     the server log's tail are printed, so a failure that happens only on a loaded CI
     machine can be read afterwards."""
     opened: list = []
     errors: list[str] = []
     console: list[str] = []
+    console_errors: list[str] = []
+
+    def on_console(message) -> None:
+        console.append(f"{message.type}: {message.text}")
+        if message.type == "error":
+            console_errors.append(f"{message.text} [{message.location.get('url', '')}]")
 
     def watch(page) -> None:
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+        page.on("console", on_console)
 
     def new_context(**options):
         context = browser.new_context(**({"viewport": {"width": 1100, "height": 900}} | options))
@@ -167,6 +177,13 @@ def contexts(browser, request, page_server) -> Iterator:
     for context in opened:
         context.close()
     assert errors == [], f"script errors on the page: {errors}"
+    expected = [
+        re.compile(pattern)
+        for marker in request.node.iter_markers("console_errors")
+        for pattern in marker.args
+    ]
+    unexpected = [text for text in console_errors if not any(p.fullmatch(text) for p in expected)]
+    assert unexpected == [], f"console errors on the page: {unexpected}"
 
 
 def _keep_failure(name: str, contexts: list, console: list[str], server: LiveServer) -> None:

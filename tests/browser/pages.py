@@ -77,6 +77,24 @@ class OperatorApi:
         return self.post(f"players/{player['id']}/launch", options)["url"]
 
 
+def in_language(url: str, language: str) -> str:
+    """The launch URL with ``?lang=`` (before the fragment), unless it names one already."""
+    if "?lang=" in url:
+        return url
+    address, fragment = url.split("#", 1)
+    return f"{address}?lang={language}#{fragment}"
+
+
+def refused_fetch(status: int, path: str) -> str:
+    """The console error Chromium logs for the page's fetch of ``/api/v1/<path>`` (a regex)
+    answered ``status``: what a test that provokes a refusal on purpose names in
+    ``@pytest.mark.console_errors`` (conftest.py ``contexts``)."""
+    return (
+        rf"Failed to load resource: the server responded with a status of {status} \([^)]*\) "
+        rf"\[http://127\.0\.0\.1:\d+/api/v1/{path}\]"
+    )
+
+
 def database(function, *args, **kwargs):
     """Run ``function`` in a thread of its own: Django refuses database calls from the test's
     thread while Playwright's event loop runs in it (conftest.py ``browser``)."""

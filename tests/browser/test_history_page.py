@@ -28,7 +28,7 @@ def test_the_history_page_shows_the_game_played_and_the_deposit(site, contexts):
     page.locator("#result-title").wait_for()
 
     page.get_by_role("link", name="History").click()
-    page.wait_for_url(re.compile(r"/play/history$"))
+    page.wait_for_url(re.compile(r"/play/history(\?lang=en)?$"))
     game = page.locator("#history-matches .history-match").first
     game.wait_for()
     cells = game.locator("td").all_inner_texts()
@@ -56,5 +56,5 @@ def test_the_history_page_shows_the_game_played_and_the_deposit(site, contexts):
     assert [row.split(",")[2] for row in rows] == ["deposit"]
 
     page.get_by_role("link", name="Back to the game").click()
-    page.wait_for_url(re.compile(r"/play/$"))
+    page.wait_for_url(re.compile(r"/play/(\?lang=en)?$"))
     page.locator("#result-title, .lobby").first.wait_for()

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import screenshot
+from tests.browser.pages import refused_fetch, screenshot
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+# The amount out of the room's bounds, refused on purpose.
+@pytest.mark.console_errors(refused_fetch(422, r"tables/\d+/sit"))
 def test_money_play_asks_the_cashier_amount_and_shows_a_refusal(site, contexts):
     room = site.room(
         name="Money Play 100",

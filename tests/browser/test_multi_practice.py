@@ -52,7 +52,7 @@ def test_a_three_player_practice_game_against_two_bots_to_its_showdown(site, con
     assert showdown.get_attribute("data-outcome") in ("knock", "gin", "big_gin", "undercut")
     assert showdown.locator(".showdown-side").count() == 3  # the knocker and two opponents
     text = showdown.inner_text()
-    assert "Points against" in text and "Hand score (points against)" in text
+    assert "· points against: " in text and "Hand score (points against)" in text
     assert page.locator("#ranking li").count() >= 2
     assert page.get_by_role("alert").count() == 0  # no move was refused
     page.locator("#statement").get_by_role("heading", name="Your statement").wait_for()

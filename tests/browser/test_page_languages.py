@@ -6,16 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.pages import in_language
+
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def in_language(url: str, language: str) -> str:
-    """The launch URL with ``?lang=`` (before the fragment), unless it names one already."""
-    if "?lang=" in url:
-        return url
-    address, fragment = url.split("#", 1)
-    return f"{address}?lang={language}#{fragment}"
 
 
 def test_the_lobby_in_spanish(site, contexts):

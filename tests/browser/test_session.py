@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.browser.pages import screenshot
+from tests.browser.pages import refused_fetch, screenshot
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -15,6 +15,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 RETURN_URL = "https://casino.example/lobby"
 
 
+# The launch URL opened a second time: its token is refused, on purpose.
+@pytest.mark.console_errors(refused_fetch(401, "launch/session"))
 def test_the_launch_token_is_exchanged_once_and_no_token_ever_travels_in_a_url(site, contexts):
     player = site.player("Erin")
     url = site.launch_url(player, return_url=RETURN_URL)
@@ -65,6 +67,8 @@ def test_an_expired_session_asks_to_open_the_game_again_from_the_operator(site, 
     screenshot(page, "session-expired")
 
 
+# The forged token: every call the page makes at once on opening is refused, on purpose.
+@pytest.mark.console_errors(refused_fetch(401, r"[a-z/-]+"))
 def test_a_session_the_server_refuses_ends_on_the_next_call(site, contexts):
     player = site.player("Gina")
     page = contexts().new_page()
