@@ -12,7 +12,6 @@ import { Protection } from "./protection.js";
 import {
   onSessionEnd, remember, session, startSession, takeLaunchToken, watchExpiry,
 } from "./session.js";
-import { TableScreen } from "./table.js";
 import { followSessionLanguage, gettext } from "./i18n.js";
 
 const main = $("#main");
@@ -52,15 +51,45 @@ function stopScreen() {
   screen = null;
 }
 
+// The table's modules (table.js and what it imports: half of the page's code) load when a
+// table is first opened, so a launch into the lobby carries only what the lobby shows.
+let tableModule = null;
+let going = 0;
+const TABLE_RETRY_MS = 3000;
+
+function loadTable() {
+  tableModule ??= import("./table.js").catch((error) => {
+    tableModule = null; // the next try fetches it again
+    throw error;
+  });
+  return tableModule;
+}
+
 /** Where to go: {screen: "lobby"} | {screen: "table", match} | {screen: "watch", match}. */
-function go(place) {
+async function go(place) {
+  const turn = ++going;
   stopScreen();
   remember(place);
   main.setAttribute("aria-busy", "true");
   const options = { go, refreshWallet, protection };
-  if (place.screen === "table") screen = new TableScreen(main, { ...options, matchId: place.match });
-  else if (place.screen === "watch") screen = new TableScreen(main, { ...options, matchId: place.match, watch: true });
-  else screen = new LobbyScreen(main, options);
+  if (place.screen === "table" || place.screen === "watch") {
+    let TableScreen;
+    try {
+      ({ TableScreen } = await loadTable());
+    } catch {
+      if (turn !== going) return;
+      showProblem({
+        title: gettext("The game server cannot be reached"),
+        detail: gettext("Check your connection; the page keeps trying."),
+      });
+      window.setTimeout(() => turn === going && go(place), TABLE_RETRY_MS);
+      return;
+    }
+    if (turn !== going) return; // the player went elsewhere meanwhile
+    screen = new TableScreen(main, { ...options, matchId: place.match, watch: place.screen === "watch" });
+  } else {
+    screen = new LobbyScreen(main, options);
+  }
   screen.start();
   main.focus({ preventScroll: true });
 }

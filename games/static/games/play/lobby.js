@@ -144,18 +144,18 @@ export class LobbyScreen {
     const actions = h("div", { class: "table-actions" });
     if (seated) {
       actions.append(h("button", {
-        type: "button", class: "button",
+        type: "button", class: "button", "data-lobby-action": "return",
         onclick: () => this.go({ screen: "table", match: seated.match_id }),
       }, gettext("Return to the table")));
     } else if (table.free_seats > 0) {
       actions.append(h("button", {
-        type: "button", class: "button primary",
+        type: "button", class: "button primary", "data-lobby-action": "sit",
         "aria-label": gettext("Sit at %(table)s", { table: label }),
         onclick: () => (room.variant === "money" ? this.askCashier(row, room, table) : this.sit(room, table)),
       }, gettext("Sit")));
       if (room.is_practice && table.free_seats === seatCount) {
         actions.append(h("button", {
-          type: "button", class: "button",
+          type: "button", class: "button", "data-lobby-action": "play-bot",
           "aria-label": gettext("Play the house bot at %(table)s", { table: label }),
           onclick: () => this.playBot(room, table, row),
         }, gettext("Play the house bot")));
@@ -163,7 +163,7 @@ export class LobbyScreen {
     }
     if (table.state === "playing" && table.match_id && !seated) {
       actions.append(h("button", {
-        type: "button", class: "button",
+        type: "button", class: "button", "data-lobby-action": "watch",
         "aria-label": gettext("Watch %(table)s", { table: label }),
         onclick: () => this.go({ screen: "watch", match: table.match_id }),
       }, gettext("Watch")));
