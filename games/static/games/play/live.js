@@ -21,15 +21,13 @@ const SEND_WINDOW_MS = 10000;
 export class Live {
   /**
    * matchId; watch: a watcher's socket; handlers: {message(msg), status(state), fatal(why,
-   * problem)}. `after`: the last seq already rendered. `backlog`: until the first `hello`,
-   * ask for the last `backlog` events before `after` too (an `events` message after the
-   * `hello`), for the moves list of a page just opened.
+   * problem)}. `after`: the last seq already rendered (the moves before it come from the
+   * events feed: moves.js).
    */
-  constructor({ matchId, watch = false, after = 0, backlog = 0, handlers }) {
+  constructor({ matchId, watch = false, after = 0, handlers }) {
     this.matchId = matchId;
     this.watch = watch;
     this.lastSeq = after;
-    this.replayFrom = backlog > 0 ? Math.max(0, after - backlog) : null;
     this.handlers = handlers;
     this.socket = null;
     this.stopped = false;
@@ -107,8 +105,7 @@ export class Live {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const path = `/ws/v1/matches/${encodeURIComponent(this.matchId)}${this.watch ? "/watch" : ""}`;
     const query = new URLSearchParams({ ticket });
-    if (this.replayFrom !== null) query.set("after", String(this.replayFrom));
-    else if (this.lastSeq > 0) query.set("after", String(this.lastSeq));
+    if (this.lastSeq > 0) query.set("after", String(this.lastSeq));
     let socket;
     try {
       socket = new WebSocket(`${scheme}//${window.location.host}${path}?${query}`);
@@ -136,7 +133,6 @@ export class Live {
     }
     if (message.type === "hello") {
       this.helloSeen = true;
-      this.replayFrom = null; // its events follow; a reconnect resumes after the last seq
       if (this.lastSeq === 0) this.lastSeq = message.seq; // the whole state, as of this seq
       this.failures = 0;
       this.attempt = 0;

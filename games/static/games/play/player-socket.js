@@ -1,7 +1,8 @@
 // The player's own socket, /ws/v1/me (docs/realtime.md "The player's socket"): what concerns
 // the player outside any one match. The page uses it for player protection's pushes
-// (`reality_check`, `play_session`). It has no sequence numbers: after every `hello` (the
-// first, and each reconnect) the page reads the state it may have missed over REST.
+// (`reality_check`, `play_session`) and `wallet_changed` (the header's balance). It has no
+// sequence numbers: after every `hello` (the first, and each reconnect) the page reads the
+// state it may have missed over REST.
 
 import { api, ApiError } from "./api.js";
 

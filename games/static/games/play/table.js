@@ -14,13 +14,14 @@ import {
   plainMoney, plural, signedMoney, stoppingText, TURN_STAGES, VARIANTS, voidedText,
 } from "./format.js";
 import { Live } from "./live.js";
+import { movesThrough } from "./moves.js";
 import { showNotice, showProblem } from "./notices.js";
 import { openReport } from "./report.js";
 
 const ACTION_TIMEOUT_MS = 8000;
-// Opening the table, the socket replays this many of the last events (docs/realtime.md
-// "Resume"), so the moves list shows what happened while the player was away.
-const LOG_BACKLOG = 30;
+// The moves kept (the current hand's, whatever its length) and shown (the latest).
+const LOG_KEPT = 120;
+const LOG_SHOWN = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 // Voided: R13's interrupted game, or a game stopped after its hand by a player's session end.
 const OVER = ["finished", "settled", "aborted", "voided"];
@@ -98,11 +99,12 @@ export class TableScreen {
     }
     if (this.stopped) return; // the player went elsewhere meanwhile
     this.apply(view, []);
+    // The socket continues from the view's seq; what led up to it comes from the feed.
+    this.loadMoves(view.seq);
     this.live = new Live({
       matchId: this.matchId,
       watch: this.watch,
       after: view.seq,
-      backlog: LOG_BACKLOG,
       handlers: {
         message: (message) => this.message(message),
         status: (state) => this.connectionChanged(state),
@@ -246,7 +248,7 @@ export class TableScreen {
     const hand = view.hand;
     if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
     this.render(previous);
-    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the backlog
+    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the feed's past
     if (!this.watch) this.autoPlayed.update(view, this.seat);
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
@@ -271,6 +273,23 @@ export class TableScreen {
     }
   }
 
+  /** The moves list rebuilt from the events feed (moves.js): what was played before the
+   * page rendered, on opening the table and on a reload. Quiet when it fails: the socket
+   * brings every move from now on. */
+  async loadMoves(through) {
+    let events;
+    try {
+      events = await movesThrough({ matchId: this.matchId, watch: this.watch, through, keep: LOG_KEPT });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return;
+    }
+    if (this.stopped || !this.view) return;
+    this.remember(events);
+    const shown = $("#log", this.main);
+    if (shown) shown.closest("section").replaceWith(this.renderLog());
+  }
+
   remember(events) {
     const fresh = [];
     for (const event of events || []) {
@@ -288,7 +307,9 @@ export class TableScreen {
         });
       }
     }
-    this.log = this.log.slice(0, 60);
+    // Newest first, whatever order they came in (the feed's past may land after the
+    // socket's first moves).
+    this.log = this.log.sort((a, b) => b.seq - a.seq).slice(0, LOG_KEPT);
     return fresh;
   }
 
@@ -446,6 +467,9 @@ export class TableScreen {
       const body = await api(`settlements/${this.matchId}`);
       this.statement = body.statement;
       this.renderStatement();
+      // The game's money has moved: the header's figures follow (the player's socket says
+      // so too; this covers a push lost while it reconnected).
+      this.refreshWallet();
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) return;
       if (error.status !== 404) showProblem(error.problem);
@@ -1006,7 +1030,7 @@ export class TableScreen {
     return h("section", { class: "log", "aria-labelledby": "log-title" },
       h("h3", { id: "log-title", text: "Moves" }),
       h("ol", { id: "log", class: "plain-list", "aria-live": "polite", reversed: true },
-        this.log.slice(0, 30).map((entry) => h("li", {
+        this.log.slice(0, LOG_SHOWN).map((entry) => h("li", {
           class: [entry.theirs ? "theirs" : null, entry.auto ? "auto" : null],
           dataset: { seq: entry.seq },
           text: entry.text,
