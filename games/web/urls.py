@@ -7,4 +7,5 @@ from games.web import views
 urlpatterns = [
     path("", views.PlayPageView.as_view(), name="play"),
     path("history", views.HistoryPageView.as_view(), name="play-history"),
+    path("manifest.webmanifest", views.ManifestView.as_view(), name="play-manifest"),
 ]

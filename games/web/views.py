@@ -10,11 +10,21 @@ never send to a server; the page exchanges it at once and drops it from the addr
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from functools import cache
+
+from django.contrib.staticfiles import finders
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
+from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.cache import never_cache
+
+# The page's colours (play.css): the header's felt, and the page's background.
+THEME_COLOUR = "#174a31"
+BACKGROUND_COLOUR = "#eef1ee"
+ICON_MAX_AGE = 24 * 3600  # the icon and the manifest change with a release, rarely
 
 
 def content_security_policy(request: HttpRequest) -> str:
@@ -57,3 +67,50 @@ class HistoryPageView(PlayPageView):
     table page's session (sessionStorage of the same tab) and the same policy."""
 
     template_name = "games/history.html"
+
+
+class ManifestView(View):
+    """``GET /play/manifest.webmanifest``: the web app manifest, so a phone can put the page
+    on its home screen (it opens ``/play/`` standalone, in the page's colours)."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        manifest = {
+            "id": "/play/",
+            "name": "Gin Rummy",
+            "short_name": "Gin Rummy",
+            "start_url": "/play/",
+            "scope": "/play/",
+            "display": "standalone",
+            "theme_color": THEME_COLOUR,
+            "background_color": BACKGROUND_COLOUR,
+            "icons": [
+                {"src": static("games/play/icon.svg"), "sizes": "any", "type": "image/svg+xml"},
+                {"src": static("games/play/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+                {"src": static("games/play/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+            ],
+        }
+        response = JsonResponse(manifest, content_type="application/manifest+json")
+        patch_cache_control(response, public=True, max_age=ICON_MAX_AGE)
+        return response
+
+
+@cache
+def _favicon() -> bytes:
+    found = finders.find("games/play/favicon.ico")
+    assert isinstance(found, str), "games/play/favicon.ico is one of the app's static files"
+    with open(found, "rb") as icon:
+        return icon.read()
+
+
+class FaviconView(View):
+    """``GET /favicon.ico``: browsers ask for it on every page that names no icon (the API
+    docs, a problem page, an image opened on its own); without it, a 404 in the console."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        response = HttpResponse(_favicon(), content_type="image/vnd.microsoft.icon")
+        patch_cache_control(response, public=True, max_age=ICON_MAX_AGE)
+        return response
