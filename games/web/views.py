@@ -6,6 +6,11 @@ Policy: scripts, styles and images from this origin only (no inline script or st
 ``eval``), network requests to this origin and its WebSocket endpoints only, never framed.
 The launch token arrives in the URL fragment (``/play/#launch=glt_...``), which browsers
 never send to a server; the page exchanges it at once and drops it from the address bar.
+
+The page speaks the player's language (docs/play.md "Languages"): ``?lang=`` (the launch URL
+carries the one the operator asked for), else the browser's ``Accept-Language``, else English.
+Its strings come from Django's catalogues: the template's from the django domain, the
+modules' from the djangojs domain, served by ``PageCatalogueView`` before the modules load.
 """
 
 from __future__ import annotations
@@ -13,13 +18,23 @@ from __future__ import annotations
 from functools import cache
 
 from django.contrib.staticfiles import finders
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.templatetags.static import static
-from django.utils.cache import patch_cache_control
+from django.urls import reverse
+from django.utils import translation
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.cache import never_cache
+
+from games.web.catalogue import catalogue_script, catalogue_version
+from gin_platform.i18n.languages import available_languages, chosen_language, language_names
+
+# A catalogue asked for at its current version is kept for a year; an old version's URL
+# answers the current script for an hour (a page of the previous release still loading).
+CATALOGUE_MAX_AGE = 365 * 24 * 3600
+STALE_CATALOGUE_MAX_AGE = 3600
 
 # The page's colours (play.css): the header's felt, and the page's background.
 THEME_COLOUR = "#174a31"
@@ -47,6 +62,11 @@ def content_security_policy(request: HttpRequest) -> str:
     return "; ".join(f"{name} {value}" for name, value in directives.items())
 
 
+def catalogue_url(language: str) -> str:
+    path = reverse("play-catalogue", kwargs={"language": language})
+    return f"{path}?v={catalogue_version(language)}"
+
+
 @method_decorator(never_cache, name="dispatch")
 class PlayPageView(View):
     """``GET /play/``: the table page. No data in it: the page reads the API itself."""
@@ -55,7 +75,20 @@ class PlayPageView(View):
     template_name = "games/play.html"
 
     def get(self, request: HttpRequest) -> HttpResponse:
-        response = TemplateResponse(request, self.template_name)
+        language = chosen_language(
+            requested=request.GET.get("lang"),
+            accept_language=request.headers.get("Accept-Language"),
+        )
+        context = {
+            "language": language,
+            "catalogue_url": catalogue_url(language),
+            "languages": language_names(),
+        }
+        with translation.override(language):
+            response = TemplateResponse(request, self.template_name, context)
+            response.render()
+        response["Content-Language"] = language
+        patch_vary_headers(response, ["Accept-Language"])
         response["Content-Security-Policy"] = content_security_policy(request)
         # The page's links (the operator's return URL) never carry this address along.
         response["Referrer-Policy"] = "no-referrer"
@@ -113,4 +146,25 @@ class FaviconView(View):
     def get(self, request: HttpRequest) -> HttpResponse:
         response = HttpResponse(_favicon(), content_type="image/vnd.microsoft.icon")
         patch_cache_control(response, public=True, max_age=ICON_MAX_AGE)
+        return response
+
+
+class PageCatalogueView(View):
+    """``GET /play/jsi18n/<language>.js``: the page's JavaScript catalogue in one language
+    (a shipped one, or the pseudo-locale where it is allowed), a classic script."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest, language: str) -> HttpResponse:
+        if language not in available_languages():
+            raise Http404("no catalogue in this language")
+        response = HttpResponse(
+            catalogue_script(language), content_type="text/javascript; charset=utf-8"
+        )
+        current = request.GET.get("v") == catalogue_version(language)
+        max_age = CATALOGUE_MAX_AGE if current else STALE_CATALOGUE_MAX_AGE
+        response["Cache-Control"] = f"public, max-age={max_age}" + (
+            ", immutable" if current else ""
+        )
+        response["X-Content-Type-Options"] = "nosniff"
         return response
