@@ -2,12 +2,13 @@
 // Every refusal is an RFC 9457 problem (problem+json); ApiError carries it.
 
 import { session, sessionEnded } from "./session.js";
+import { gettext } from "./i18n.js";
 
 export const API_ROOT = "/api/v1/";
 
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(problem.detail || problem.title || gettext("HTTP %(status)s", { status }));
     this.status = status;
     this.problem = problem;
   }
@@ -20,7 +21,7 @@ async function problemOf(response) {
   } catch {
     // not JSON: a proxy's page, a dropped connection
   }
-  return { type: "about:blank", title: `The server answered ${response.status}`, status: response.status };
+  return { type: "about:blank", title: gettext("The server answered %(status)s", { status: response.status }), status: response.status };
 }
 
 /**
@@ -47,8 +48,8 @@ export async function api(path, { method = "GET", body, auth = true, signal } = 
     if (error.name === "AbortError") throw error;
     throw new ApiError(0, {
       type: "about:blank",
-      title: "The game server cannot be reached",
-      detail: "Check your connection; the page keeps trying.",
+      title: gettext("The game server cannot be reached"),
+      detail: gettext("Check your connection; the page keeps trying."),
       status: 0,
     });
   }

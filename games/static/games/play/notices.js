@@ -2,6 +2,7 @@
 // (problem+json from REST, or the socket's `error` message); nothing else on the page moves.
 
 import { $, h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 let counter = 0;
 
@@ -27,7 +28,7 @@ export function clearNotices() {
 
 /** Show a problem (RFC 9457): its title, its detail when it says more. */
 export function showProblem(problem, { level = "error" } = {}) {
-  const title = (problem && problem.title) || "Something went wrong";
+  const title = (problem && problem.title) || gettext("Something went wrong");
   const detail = problem && problem.detail && problem.detail !== title ? problem.detail : null;
   return show(title, detail, { level, type: problem && problem.type });
 }
@@ -57,7 +58,7 @@ function show(title, detail, { level, type = null, name = null }) {
     h("button", {
       type: "button",
       class: "message-close",
-      "aria-label": `Dismiss: ${title}`,
+      "aria-label": gettext("Dismiss: %(title)s", { title }),
       onclick: () => dismiss(message),
     }, "\u00d7"),
   );
