@@ -9,12 +9,16 @@ import { moveProblem, moveRefusedOffline } from "./connection.js";
 import {
   AutoPlayedBanner, presenceBadge, renderBanks, showBadge, StageWatch, stageOf, tickBanks, timeLeft,
 } from "./clocks.js";
+import { DiscardHistory } from "./discard-history.js";
 import { $, flash, h } from "./dom.js";
 import {
   AUTO_MARK, AUTO_MARK_TITLE, componentLabel, countdown, FORFEIT_REASONS, money, OUTCOMES,
   plainMoney, plural, signedMoney, stoppingText, TURN_STAGES, VARIANTS, voidedText,
 } from "./format.js";
+import { HandOrder } from "./hand-order.js";
+import { knockHint } from "./knock-hint.js";
 import { Live } from "./live.js";
+import { Motion } from "./motion.js";
 import { showNotice, showProblem } from "./notices.js";
 import { openReport } from "./report.js";
 
@@ -74,6 +78,9 @@ export class TableScreen {
     this.stageWatch = new StageWatch();
     this.autoPlayed = new AutoPlayedBanner(matchId);
     this.onKey = (event) => this.key(event);
+    this.order = new HandOrder(matchId, () => this.render(this.view));
+    this.pile = new DiscardHistory((seat) => (seat === this.seat ? null : this.name(seat)));
+    this.motion = new Motion();
   }
 
   // --- Life cycle ---------------------------------------------------------------------------
@@ -116,6 +123,7 @@ export class TableScreen {
     window.clearInterval(this.ticker);
     window.clearTimeout(this.statementTimer);
     document.removeEventListener("keydown", this.onKey);
+    this.pile.stop();
     for (const waiter of this.waiting.values()) waiter.reject(null);
     this.waiting.clear();
   }
@@ -230,6 +238,7 @@ export class TableScreen {
     if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
     this.render(previous);
     this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the backlog
+    this.pile.update(hand);
     if (!this.watch) this.autoPlayed.update(view, this.seat);
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
@@ -260,6 +269,7 @@ export class TableScreen {
       if (this.seenEvents.has(event.seq)) continue;
       this.seenEvents.add(event.seq);
       if (event.kind === "match_voided") this.voidReason = event.reason || null;
+      this.pile.seen(event);
       fresh.push(event);
       const text = this.describe(event);
       if (text) {
@@ -483,6 +493,7 @@ export class TableScreen {
   }
 
   handKey(event) {
+    if (this.order.keyMove(event, this.hand)) return;
     const cards = Array.from(this.main.querySelectorAll("#hand .card"));
     const index = cards.indexOf(event.target.closest(".card"));
     if (index < 0) return;
@@ -515,6 +526,7 @@ export class TableScreen {
 
   // --- Rendering ------------------------------------------------------------------------------
   render(previous) {
+    this.motion.measure(this.main);
     const focused = document.activeElement;
     const focusKey = focused && focused.dataset ? focused.dataset.key : null;
     const handCards = Array.from(this.main.querySelectorAll("#hand .card"));
@@ -627,7 +639,8 @@ export class TableScreen {
           h("span", { class: "pile-label", id: "stock-count", text: `Stock: ${plural(hand.stock_count, "card", "cards")}` })),
         h("div", { class: "pile discard", id: "discard" },
           top ? cardElement(top, { attrs: { id: "discard-top" } }) : h("span", { class: "card empty", "aria-hidden": "true" }),
-          h("span", { class: "pile-label", text: hand.phase === "upcard_offer" ? "Upcard" : `Discard pile: ${plural(hand.discard_pile.length, "card", "cards")}` }))) : null,
+          h("span", { class: "pile-label", text: hand.phase === "upcard_offer" ? "Upcard" : `Discard pile: ${plural(hand.discard_pile.length, "card", "cards")}` }),
+          hand.discard_pile.length > 1 ? this.pile.button() : null)) : null,
       hand ? this.renderTurn() : null,
       hand && this.view.match.status === "running"
         ? renderBanks(this.view, { seats: this.clockSeats, name: (seat) => this.name(seat) }) : null,
@@ -713,7 +726,8 @@ export class TableScreen {
     const bestDiscard = hand.best_discard;
     const discardPhase = hand.your_turn && hand.phase === "discard";
     if (!this.selected || !hand.hand.includes(this.selected)) this.selected = null;
-    const order = [...melds.flatMap((meld) => meld.cards), ...deadCards, ...(bestDiscard ? [bestDiscard] : [])];
+    const mine = this.order.cards(hand); // the player's own order, when they made one
+    const order = mine || [...melds.flatMap((meld) => meld.cards), ...deadCards, ...(bestDiscard ? [bestDiscard] : [])];
     const focusable = this.selected || order[0];
     const card = (text, role) => {
       const taken = hand.taken_from_discard === text;
@@ -753,11 +767,14 @@ export class TableScreen {
     const deadwood = bestDiscard
       ? `Deadwood ${hand.deadwood} after your best discard, ${cardShort(bestDiscard)}`
       : `Deadwood ${hand.deadwood}`;
-    return h("section", { class: "my-hand", "aria-labelledby": "hand-title" },
+    const hint = knockHint(this.view, this.legal);
+    return h("section", { class: ["my-hand", hint[1] ? "knockable" : null], "aria-labelledby": "hand-title" },
       h("div", { class: "section-head" },
         h("h3", { id: "hand-title", text: "Your hand" }),
-        h("span", { class: "deadwood-count", id: "deadwood", text: deadwood })),
-      h("div", { id: "hand", class: ["hand", discardPhase ? "can-discard" : null], dataset: { count: hand.hand.length } }, groups),
+        h("span", { class: "hand-facts" }, h("span", { class: "deadwood-count", id: "deadwood", text: deadwood }), hint),
+        this.order.tools(hand)),
+      this.order.attach(h("div", { id: "hand", class: ["hand", discardPhase ? "can-discard" : null], dataset: { count: hand.hand.length } },
+        mine ? this.order.row(hand, mine, card) : groups), hand),
       discardPhase ? h("p", { class: "hint", text: "Click a card to discard it, or use the arrow keys and Enter." }) : null);
   }
 
@@ -1085,21 +1102,12 @@ export class TableScreen {
 
   animate(previous, events) {
     // Light motion for what just changed: the opponent's move, the new top of the pile, a
-    // card just drawn into the player's hand.
+    // card just drawn into the player's hand, the showdown (motion.js).
+    this.motion.play(this.main, previous && previous.hand, this.hand, events);
     if (!previous || !previous.hand || !this.hand) return;
     for (const event of events) {
       if (event.seat === null || event.seat === undefined || event.seat === this.seat) continue;
       flash($(`#seat-${event.seat}`, this.main), "moved");
-    }
-    const before = previous.hand.discard_pile;
-    const after = this.hand.discard_pile;
-    if (before.length !== after.length || before[before.length - 1] !== after[after.length - 1]) {
-      flash($("#discard-top", this.main), "arrive");
-    }
-    if (previous.hand.hand && this.hand.hand && previous.hand.number === this.hand.number) {
-      for (const card of this.hand.hand) {
-        if (!previous.hand.hand.includes(card)) flash($(`#hand [data-card="${card}"]`, this.main), "arrive");
-      }
     }
   }
 }
