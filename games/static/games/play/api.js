@@ -4,12 +4,13 @@
 
 import { reportResponse, reportRestFailed } from "./connection.js";
 import { session, sessionEnded } from "./session.js";
+import { gettext } from "./i18n.js";
 
 export const API_ROOT = "/api/v1/";
 
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(problem.detail || problem.title || gettext("HTTP %(status)s", { status }));
     this.status = status;
     this.problem = problem;
   }
@@ -18,8 +19,8 @@ export class ApiError extends Error {
 function networkFailure() {
   return new ApiError(0, {
     type: "about:blank",
-    title: "The game server cannot be reached",
-    detail: "Check your connection; the page keeps trying.",
+    title: gettext("The game server cannot be reached"),
+    detail: gettext("Check your connection; the page keeps trying."),
     status: 0,
   });
 }
@@ -31,7 +32,7 @@ async function problemOf(response) {
   } catch {
     // not JSON: a proxy's page, a dropped connection
   }
-  return { type: "about:blank", title: `The server answered ${response.status}`, status: response.status };
+  return { type: "about:blank", title: gettext("The server answered %(status)s", { status: response.status }), status: response.status };
 }
 
 /**

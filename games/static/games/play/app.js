@@ -14,6 +14,7 @@ import {
   onSessionEnd, remember, session, startSession, takeLaunchToken, watchExpiry,
 } from "./session.js";
 import { TableScreen } from "./table.js";
+import { followSessionLanguage, gettext } from "./i18n.js";
 
 const main = $("#main");
 let screen = null;
@@ -43,7 +44,7 @@ function showReturnLink(returnUrl) {
     return;
   }
   link.href = url;
-  link.textContent = `Back to ${new URL(url).host}`;
+  link.textContent = gettext("Back to %(site)s", { site: new URL(url).host });
   link.hidden = false;
 }
 
@@ -81,7 +82,7 @@ async function refreshWallet() {
  * holding money in transit. */
 function walletBalance(wallet) {
   if (wallet.wallet_mode !== "seamless") return money(wallet.balance);
-  return wallet.operator_balance ? money(wallet.operator_balance) : "balance unavailable";
+  return wallet.operator_balance ? money(wallet.operator_balance) : gettext("balance unavailable");
 }
 
 function renderAccount(wallet = null) {
@@ -93,11 +94,11 @@ function renderAccount(wallet = null) {
   }
   const player = current.player || {};
   const parts = [
-    h("span", { class: "player", id: "player-name", text: player.screen_name || player.display_name || "Player" }),
-    wallet ? h("span", { class: "balance", id: "wallet-balance", "aria-label": "Wallet balance" },
+    h("span", { class: "player", id: "player-name", text: player.screen_name || player.display_name || gettext("Player") }),
+    wallet ? h("span", { class: "balance", id: "wallet-balance", "aria-label": gettext("Wallet balance") },
       walletBalance(wallet)) : null,
     wallet && wallet.practice_balance && wallet.practice_balance.amount !== "0"
-      ? h("span", { class: "balance practice", id: "practice-balance", "aria-label": "Practice chips" },
+      ? h("span", { class: "balance practice", id: "practice-balance", "aria-label": gettext("Practice chips") },
         plainMoney(wallet.practice_balance))
       : null,
   ];
@@ -112,9 +113,9 @@ function showEnded(returnUrl) {
   const url = safeUrl(returnUrl);
   main.replaceChildren(
     h("section", { class: "ended", id: "session-ended", "aria-labelledby": "ended-title" },
-      h("h2", { id: "ended-title", text: "Your session has expired" }),
-      h("p", { text: "Open the game again from your operator's site." }),
-      url ? h("p", {}, h("a", { class: "button primary", href: url, rel: "noopener noreferrer" }, "Back to the site")) : null),
+      h("h2", { id: "ended-title", text: gettext("Your session has expired") }),
+      h("p", { text: gettext("Open the game again from your operator's site.") }),
+      url ? h("p", {}, h("a", { class: "button primary", href: url, rel: "noopener noreferrer" }, gettext("Back to the site"))) : null),
   );
   main.setAttribute("aria-busy", "false");
 }
@@ -122,8 +123,8 @@ function showEnded(returnUrl) {
 function showNoSession() {
   main.replaceChildren(
     h("section", { class: "ended", id: "no-session", "aria-labelledby": "none-title" },
-      h("h2", { id: "none-title", text: "Open the game from your operator's site" }),
-      h("p", { text: "This page is opened with a game link from the site where you play." })),
+      h("h2", { id: "none-title", text: gettext("Open the game from your operator's site") }),
+      h("p", { text: gettext("This page is opened with a game link from the site where you play.") })),
   );
   main.setAttribute("aria-busy", "false");
 }
@@ -131,8 +132,8 @@ function showNoSession() {
 function showLaunchFailed(problem) {
   main.replaceChildren(
     h("section", { class: "ended", id: "launch-failed", "aria-labelledby": "failed-title" },
-      h("h2", { id: "failed-title", text: "This game link cannot be used" }),
-      h("p", { text: "Game links work once and only for a short time. Open the game again from your operator's site." })),
+      h("h2", { id: "failed-title", text: gettext("This game link cannot be used") }),
+      h("p", { text: gettext("Game links work once and only for a short time. Open the game again from your operator's site.") })),
   );
   main.setAttribute("aria-busy", "false");
   if (problem) showProblem(problem);
@@ -196,6 +197,7 @@ async function boot() {
     return;
   }
   const current = started.session;
+  if (followSessionLanguage(current.lang)) return;
   clearNotices();
   showReturnLink(current.options && current.options.return_url);
   watchExpiry();

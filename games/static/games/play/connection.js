@@ -16,7 +16,7 @@
 // rather than at the end of their backoff.
 
 import { $ } from "./dom.js";
-import { gettext } from "./i18n.js";
+import { gettext, pgettext } from "./i18n.js";
 import { dismissConnectionNotices, showNotice } from "./notices.js";
 
 // Not through api.js: it reports every answer here (and the probe must not carry the
@@ -32,7 +32,7 @@ const GATEWAY_DOWN = [502, 503, 504];
 function stateText(state) {
   switch (state) {
     case "live":
-      return gettext("Live");
+      return pgettext("the connection's state", "Live");
     case "polling":
       return gettext("Live (without a socket)");
     case "reconnecting":

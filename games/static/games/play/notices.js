@@ -4,6 +4,7 @@
 // and goes away by itself when the page is back (connection.js).
 
 import { $, h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 let counter = 0;
 
@@ -35,7 +36,7 @@ export function dismissConnectionNotices() {
 
 /** Show a problem (RFC 9457): its title, its detail when it says more. */
 export function showProblem(problem, { level = "error" } = {}) {
-  const title = (problem && problem.title) || "Something went wrong";
+  const title = (problem && problem.title) || gettext("Something went wrong");
   const detail = problem && problem.detail && problem.detail !== title ? problem.detail : null;
   const about = problem && problem.status === 0 ? "connection" : null;
   return show(title, detail, { level, type: problem && problem.type, about });
@@ -71,7 +72,7 @@ function show(title, detail, { level, type = null, name = null, about = null }) 
     h("button", {
       type: "button",
       class: "message-close",
-      "aria-label": `Dismiss: ${title}`,
+      "aria-label": gettext("Dismiss: %(title)s", { title }),
       onclick: () => dismiss(message),
     }, "\u00d7"),
   );
