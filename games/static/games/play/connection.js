@@ -192,7 +192,7 @@ export function reportSocket(name, state) {
  * proxy's page saying the server behind it is down. Answers whether the server answered.
  */
 export function reportResponse(response) {
-  const contentType = response.headers.get("Content-Type") || "";
+  const contentType = response.headers.get("content-type") || "";
   if (GATEWAY_DOWN.includes(response.status) && !contentType.includes("json")) {
     connection.restFailed();
     return false;
