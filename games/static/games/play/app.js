@@ -3,6 +3,7 @@
 // removed from the address bar; the session token lives in sessionStorage only.
 
 import { api, ApiError } from "./api.js";
+import { watchConnection } from "./connection.js";
 import { $, h } from "./dom.js";
 import { money, plainMoney } from "./format.js";
 import { LobbyScreen } from "./lobby.js";
@@ -232,6 +233,7 @@ async function boot() {
   clearNotices();
   showReturnLink(current.options && current.options.return_url);
   watchExpiry();
+  watchConnection();
   renderAccount();
   refreshWallet();
   startProtection();

@@ -5,6 +5,7 @@
 
 import { api, ApiError } from "./api.js";
 import { cardFace, cardName, cardShort, compareCards } from "./cards.js";
+import { moveProblem, moveRefusedOffline } from "./connection.js";
 import {
   AutoPlayedBanner, presenceBadge, renderBanks, showBadge, StageWatch, stageOf, tickBanks, timeLeft,
 } from "./clocks.js";
@@ -31,12 +32,6 @@ const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 // Voided: R13's interrupted game, or a game stopped after its hand by a player's session end.
 const OVER = ["finished", "settled", "aborted", "voided"];
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
-const CONNECTION_TEXT = {
-  connecting: gettext("Connecting…"),
-  live: pgettext("the connection's state", "Live"),
-  reconnecting: gettext("Reconnecting…"),
-  polling: gettext("Live (without a socket)"),
-};
 
 /** A card face: a button in the player's hand, an image elsewhere. */
 export function cardElement(text, { button = false, classes = [], attrs = {} } = {}) {
@@ -78,7 +73,6 @@ export class TableScreen {
     this.view = null;
     this.live = null;
     this.presence = {};
-    this.connection = "connecting";
     this.log = [];
     this.seenEvents = new Set();
     this.selected = null;
@@ -121,7 +115,6 @@ export class TableScreen {
       after: view.seq,
       handlers: {
         message: (message) => this.message(message),
-        status: (state) => this.connectionChanged(state),
         fatal: (why, problem) => this.fatal(why, problem),
       },
     });
@@ -148,7 +141,6 @@ export class TableScreen {
     // The socket's `error` message (shown as it arrived) says why; without one, the page does.
     if (!problem && why === "not-found") showNotice(gettext("This game is not open to you."));
     else if (!problem) showNotice(gettext("This page may not open the game's live connection."));
-    this.connectionChanged("closed");
   }
 
   // --- Messages from the socket ---------------------------------------------------------------
@@ -181,15 +173,6 @@ export class TableScreen {
       }
       default:
         break;
-    }
-  }
-
-  connectionChanged(state) {
-    this.connection = state;
-    const status = $("#connection", this.main);
-    if (status) {
-      status.textContent = CONNECTION_TEXT[state] || gettext("Offline");
-      status.dataset.state = state;
     }
   }
 
@@ -402,6 +385,7 @@ export class TableScreen {
     if (this.pending) return; // one move at a time: the view moves on before the next
     const hand = this.hand;
     if (!hand || hand.status !== "in_progress" || this.view.match.status !== "running") return;
+    if (moveRefusedOffline()) return; // says so; nothing is sent, nothing changes
     const expectedSeq = this.view.seq;
     const mine = { kind, card, expectedSeq };
     this.pending = mine;
@@ -424,12 +408,13 @@ export class TableScreen {
       }
     } catch (problem) {
       if (this.pending === mine) this.pending = null;
-      if (problem) showProblem(problem);
+      if (problem) showProblem(moveProblem(problem));
     }
     this.renderBusy();
   }
 
   async resign() {
+    if (moveRefusedOffline()) return; // the confirmation stays, for when the connection is back
     this.confirmResign = false;
     if (this.pending) return;
     const expectedSeq = this.view.seq;
@@ -443,7 +428,7 @@ export class TableScreen {
       else this.render(this.view);
     } catch (problem) {
       this.pending = null;
-      if (problem) showProblem(problem);
+      if (problem) showProblem(moveProblem(problem));
       this.render(this.view);
     }
   }
@@ -646,8 +631,7 @@ export class TableScreen {
         h("span", { class: "subtitle", text: ` · ${subtitle}` })),
       h("p", { class: "table-facts" },
         stake ? h("span", { text: stake }) : null,
-        h("span", { class: "score", id: "score", text: score }),
-        h("span", { class: "connection", id: "connection", role: "status", dataset: { state: this.connection }, text: CONNECTION_TEXT[this.connection] || gettext("Offline") })));
+        h("span", { class: "score", id: "score", text: score })));
   }
 
   renderWaiting() {
