@@ -88,13 +88,6 @@ def test_the_page_names_its_own_icon(page, client):
     assert served["Content-Type"].startswith("image/svg+xml")
 
 
-def test_pages_that_name_no_icon_find_the_same_one_at_favicon_ico(client):
-    """The admin and the API's pages name no icon: the browser's /favicon.ico is not a 404."""
-    answer = client.get("/favicon.ico")
-    assert answer.status_code == 301
-    assert answer["Location"] == "/static/games/play/icon.svg"
-
-
 def test_the_page_accepts_get_only(client):
     assert client.post("/play/").status_code == 405
 

@@ -3,6 +3,7 @@
 // removed from the address bar; the session token lives in sessionStorage only.
 
 import { api, ApiError } from "./api.js";
+import { watchConnection } from "./connection.js";
 import { $, h } from "./dom.js";
 import { money, plainMoney } from "./format.js";
 import { LobbyScreen } from "./lobby.js";
@@ -94,12 +95,36 @@ async function go(place) {
   main.focus({ preventScroll: true });
 }
 
-async function refreshWallet() {
+// One read of GET me/wallet at a time: a call while one is in flight asks for one more
+// after it (the money may have moved after that read's answer was made), however many
+// calls came meanwhile.
+let walletReading = null;
+let walletAgain = false;
+
+function refreshWallet() {
+  if (walletReading) {
+    walletAgain = true;
+    return walletReading;
+  }
+  walletReading = (async () => {
+    try {
+      do {
+        walletAgain = false;
+        await readWallet();
+      } while (walletAgain);
+    } finally {
+      walletReading = null;
+    }
+  })();
+  return walletReading;
+}
+
+async function readWallet() {
   const current = session();
   if (!current) return;
   try {
     const wallet = await api("me/wallet");
-    renderAccount(wallet);
+    if (session()) renderAccount(wallet);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
   }
@@ -171,8 +196,16 @@ function startProtection() {
   protection = new Protection();
   protection.start();
   playerSocket = new PlayerSocket({
-    hello: () => protection.load(), // what a lost push would have said
-    message: (message) => protection.pushed(message),
+    hello: () => { // what a lost push would have said
+      protection.load();
+      refreshWallet();
+    },
+    message: (message) => {
+      // The player's money moved (a buy-in, a payout, a refund...): the header reads the
+      // wallet again; a seamless balance is the operator's, so it is read, never pushed.
+      if (message.type === "wallet_changed") refreshWallet();
+      else protection.pushed(message);
+    },
   });
   playerSocket.start();
 }
@@ -229,6 +262,7 @@ async function boot() {
   clearNotices();
   showReturnLink(current.options && current.options.return_url);
   watchExpiry();
+  watchConnection();
   renderAccount();
   refreshWallet();
   startProtection();

@@ -5,6 +5,7 @@
 
 import { api, ApiError } from "./api.js";
 import { cardFace, cardName, cardShort, compareCards } from "./cards.js";
+import { moveProblem, moveRefusedOffline } from "./connection.js";
 import {
   AutoPlayedBanner, presenceBadge, renderBanks, showBadge, StageWatch, stageOf, tickBanks, timeLeft,
 } from "./clocks.js";
@@ -18,24 +19,19 @@ import { HandOrder } from "./hand-order.js";
 import { knockHint } from "./knock-hint.js";
 import { Live } from "./live.js";
 import { Motion } from "./motion.js";
+import { movesThrough } from "./moves.js";
 import { showNotice, showProblem } from "./notices.js";
 import { openReport } from "./report.js";
 import { andList, formatNumber, gettext, ngettext, pgettext } from "./i18n.js";
 
 const ACTION_TIMEOUT_MS = 8000;
-// Opening the table, the socket replays this many of the last events (docs/realtime.md
-// "Resume"), so the moves list shows what happened while the player was away.
-const LOG_BACKLOG = 30;
+// The moves kept (the current hand's, whatever its length) and shown (the latest).
+const LOG_KEPT = 120;
+const LOG_SHOWN = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 // Voided: R13's interrupted game, or a game stopped after its hand by a player's session end.
 const OVER = ["finished", "settled", "aborted", "voided"];
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
-const CONNECTION_TEXT = {
-  connecting: gettext("Connecting…"),
-  live: pgettext("the connection's state", "Live"),
-  reconnecting: gettext("Reconnecting…"),
-  polling: gettext("Live (without a socket)"),
-};
 
 /** A card face: a button in the player's hand, an image elsewhere. */
 export function cardElement(text, { button = false, classes = [], attrs = {} } = {}) {
@@ -77,7 +73,6 @@ export class TableScreen {
     this.view = null;
     this.live = null;
     this.presence = {};
-    this.connection = "connecting";
     this.log = [];
     this.seenEvents = new Set();
     this.selected = null;
@@ -112,14 +107,14 @@ export class TableScreen {
     }
     if (this.stopped) return; // the player went elsewhere meanwhile
     this.apply(view, []);
+    // The socket continues from the view's seq; what led up to it comes from the feed.
+    this.loadMoves(view.seq);
     this.live = new Live({
       matchId: this.matchId,
       watch: this.watch,
       after: view.seq,
-      backlog: LOG_BACKLOG,
       handlers: {
         message: (message) => this.message(message),
-        status: (state) => this.connectionChanged(state),
         fatal: (why, problem) => this.fatal(why, problem),
       },
     });
@@ -146,7 +141,6 @@ export class TableScreen {
     // The socket's `error` message (shown as it arrived) says why; without one, the page does.
     if (!problem && why === "not-found") showNotice(gettext("This game is not open to you."));
     else if (!problem) showNotice(gettext("This page may not open the game's live connection."));
-    this.connectionChanged("closed");
   }
 
   // --- Messages from the socket ---------------------------------------------------------------
@@ -179,15 +173,6 @@ export class TableScreen {
       }
       default:
         break;
-    }
-  }
-
-  connectionChanged(state) {
-    this.connection = state;
-    const status = $("#connection", this.main);
-    if (status) {
-      status.textContent = CONNECTION_TEXT[state] || gettext("Offline");
-      status.dataset.state = state;
     }
   }
 
@@ -268,7 +253,7 @@ export class TableScreen {
     const hand = view.hand;
     if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
     this.render(previous);
-    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the backlog
+    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the feed's past
     this.pile.update(hand);
     if (!this.watch) this.autoPlayed.update(view, this.seat);
     const wasOver = previous && OVER.includes(previous.match.status);
@@ -294,6 +279,23 @@ export class TableScreen {
     }
   }
 
+  /** The moves list rebuilt from the events feed (moves.js): what was played before the
+   * page rendered, on opening the table and on a reload. Quiet when it fails: the socket
+   * brings every move from now on. */
+  async loadMoves(through) {
+    let events;
+    try {
+      events = await movesThrough({ matchId: this.matchId, watch: this.watch, through, keep: LOG_KEPT });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return;
+    }
+    if (this.stopped || !this.view) return;
+    this.remember(events);
+    const shown = $("#log", this.main);
+    if (shown) shown.closest("section").replaceWith(this.renderLog());
+  }
+
   remember(events) {
     const fresh = [];
     for (const event of events || []) {
@@ -312,7 +314,9 @@ export class TableScreen {
         });
       }
     }
-    this.log = this.log.slice(0, 60);
+    // Newest first, whatever order they came in (the feed's past may land after the
+    // socket's first moves).
+    this.log = this.log.sort((a, b) => b.seq - a.seq).slice(0, LOG_KEPT);
     return fresh;
   }
 
@@ -381,6 +385,7 @@ export class TableScreen {
     if (this.pending) return; // one move at a time: the view moves on before the next
     const hand = this.hand;
     if (!hand || hand.status !== "in_progress" || this.view.match.status !== "running") return;
+    if (moveRefusedOffline()) return; // says so; nothing is sent, nothing changes
     const expectedSeq = this.view.seq;
     const mine = { kind, card, expectedSeq };
     this.pending = mine;
@@ -403,12 +408,13 @@ export class TableScreen {
       }
     } catch (problem) {
       if (this.pending === mine) this.pending = null;
-      if (problem) showProblem(problem);
+      if (problem) showProblem(moveProblem(problem));
     }
     this.renderBusy();
   }
 
   async resign() {
+    if (moveRefusedOffline()) return; // the confirmation stays, for when the connection is back
     this.confirmResign = false;
     if (this.pending) return;
     const expectedSeq = this.view.seq;
@@ -422,7 +428,7 @@ export class TableScreen {
       else this.render(this.view);
     } catch (problem) {
       this.pending = null;
-      if (problem) showProblem(problem);
+      if (problem) showProblem(moveProblem(problem));
       this.render(this.view);
     }
   }
@@ -494,6 +500,9 @@ export class TableScreen {
       const body = await api(`settlements/${this.matchId}`);
       this.statement = body.statement;
       this.renderStatement();
+      // The game's money has moved: the header's figures follow (the player's socket says
+      // so too; this covers a push lost while it reconnected).
+      this.refreshWallet();
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) return;
       showProblem(error.problem);
@@ -629,8 +638,7 @@ export class TableScreen {
         h("span", { class: "subtitle", text: ` · ${subtitle}` })),
       h("p", { class: "table-facts" },
         stake ? h("span", { text: stake }) : null,
-        h("span", { class: "score", id: "score", text: score }),
-        h("span", { class: "connection", id: "connection", role: "status", dataset: { state: this.connection }, text: CONNECTION_TEXT[this.connection] || gettext("Offline") })));
+        h("span", { class: "score", id: "score", text: score })));
   }
 
   renderWaiting() {
@@ -1092,7 +1100,7 @@ export class TableScreen {
     return h("section", { class: "log", "aria-labelledby": "log-title" },
       h("h3", { id: "log-title", text: gettext("Moves") }),
       h("ol", { id: "log", class: "plain-list", "aria-live": "polite", reversed: true },
-        this.log.slice(0, 30).map((entry) => h("li", {
+        this.log.slice(0, LOG_SHOWN).map((entry) => h("li", {
           class: [entry.theirs ? "theirs" : null, entry.auto ? "auto" : null],
           dataset: { seq: entry.seq },
           text: entry.text,
