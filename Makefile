@@ -23,7 +23,7 @@ PYTEST_PARALLEL ?= -n auto
 # `make test-fast`: the embedded default, whatever this shell points at.
 FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 
-.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema messages lock bench clean chromium
+.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema messages screens lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -125,6 +125,13 @@ schema: install-base
 # empty), then each .mo compiled. Pure Python (babel): no GNU gettext needed. Commit both.
 messages: install-base
 	$(PY) manage.py messages
+
+# The screenshots docs/play.md shows (its "Screens"): a practice game in each shipped
+# language played in the browser, its lobby, hand, showdown and result at desktop and phone
+# size written to docs/play/ (the browser tests alone write them to the test artefacts).
+screens: install chromium
+	GIN_UPDATE_SCREENS=1 $(PY) -m pytest -p no:xdist -q \
+		tests/browser/test_every_language.py -k every_shipped_language
 
 # Re-pin requirements/*.lock from pyproject.toml (needs network to the package index).
 lock:

@@ -95,6 +95,15 @@ def refused_fetch(status: int, path: str) -> str:
     )
 
 
+def offline_fetch(path: str) -> str:
+    """The console error Chromium logs for the page's fetch of ``/api/v1/<path>`` (a regex)
+    while the test has taken the browser offline (``context.set_offline(True)``)."""
+    return (
+        r"Failed to load resource: net::ERR_INTERNET_DISCONNECTED "
+        rf"\[http://127\.0\.0\.1:\d+/api/v1/{path}\]"
+    )
+
+
 def database(function, *args, **kwargs):
     """Run ``function`` in a thread of its own: Django refuses database calls from the test's
     thread while Playwright's event loop runs in it (conftest.py ``browser``)."""

@@ -14,7 +14,13 @@ import time
 import pytest
 
 from games import engine
-from tests.browser.pages import TIMEOUT_MS, PlayPage, practice_match_against_the_bot, screenshot
+from tests.browser.pages import (
+    TIMEOUT_MS,
+    PlayPage,
+    offline_fetch,
+    practice_match_against_the_bot,
+    screenshot,
+)
 
 # The server commits for real: flushed after each test on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,6 +58,8 @@ def my_turn(player: PlayPage) -> dict:
     return player.view_from_screen()
 
 
+# Offline on purpose: whatever the page asks meanwhile fails.
+@pytest.mark.console_errors(offline_fetch(r"[a-z0-9/-]+"))
 def test_offline_then_back_at_a_practice_table(site, contexts):
     console: list[tuple[str, str]] = []  # (phase, text) of every console error
     phase = ["online"]
@@ -161,6 +169,8 @@ def test_a_socket_that_goes_silent_is_noticed_by_the_heartbeat(site, contexts):
     assert kim.seq() > seq
 
 
+# Offline on purpose: whatever the page asks meanwhile fails.
+@pytest.mark.console_errors(offline_fetch(r"[a-z0-9/-]+"))
 def test_the_lobby_says_so_too(site, contexts):
     """Away from a table the line speaks of the player's own socket (/ws/v1/me)."""
     context = contexts()

@@ -46,3 +46,15 @@ def test_the_first_load_down_to_the_lobby_is_under_200_kb_of_javascript_and_css(
     assert any(url.startswith(f"play/jsi18n/{language}.js") for url in sizes)
     assert "static/games/play/app.js" in sizes and "static/games/play/play.css" in sizes
     assert total < BUDGET, f"{total} bytes over the {BUDGET} budget: {sizes}"
+
+    # The table's modules come when a table opens (app.js): their figure, for the record.
+    page.locator('[data-lobby-action="play-bot"]').first.click()
+    page.locator("#hand .card").first.wait_for()
+    page.wait_for_load_state("networkidle")
+    table = sum(
+        len(response.body())
+        for response in responses
+        if is_script_or_style(response) and response.url.split("/", 3)[-1] not in sizes
+    )
+    assert table > 0
+    print(f"then the table: {table} bytes more, {total + table} in all")
