@@ -28,7 +28,8 @@ from typing import TypeGuard, TypeVar
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from rest_framework import exceptions
 from rest_framework.authentication import (
     BaseAuthentication,
@@ -37,6 +38,7 @@ from rest_framework.authentication import (
 )
 from rest_framework.request import Request
 
+from gin_platform.http.languages import request_language
 from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
@@ -215,13 +217,22 @@ class PlayerTokenAuthentication(BaseAuthentication):
         )
         if not _session_valid(session, now):
             guard.failed()
-            raise AuthenticationFailedProblem("The session token is not valid or has expired")
+            raise AuthenticationFailedProblem(
+                gettext("Your session is not valid or has expired: open the game again.")
+            )
         _refuse_foreign_origin(request, session.player.operator)
         _touch(PlayerSession, session, known=known)
         if not marked:
             player_seen(session.player_id)  # R13 presence, when the gate did not mark it
         principal = PlayerPrincipal(player=session.player, session=session)
         _admit_now(request, admission, principal)
+        translation.activate(
+            request_language(
+                session=session,
+                player=session.player,
+                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE"),
+            )
+        )
         return principal, session
 
     def authenticate_header(self, request: Request) -> str:

@@ -18,7 +18,7 @@ RETURN_URL = "https://casino.example/lobby"
 def test_the_launch_token_is_exchanged_once_and_no_token_ever_travels_in_a_url(site, contexts):
     player = site.player("Erin")
     url = site.launch_url(player, return_url=RETURN_URL)
-    assert "/play/#launch=glt_" in url
+    assert "/play/?lang=en#launch=glt_" in url
     context = contexts()
     page = context.new_page()
     addresses: list[str] = []
