@@ -23,7 +23,7 @@ PYTEST_PARALLEL ?= -n auto
 # `make test-fast`: the embedded default, whatever this shell points at.
 FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 
-.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema lock bench clean chromium
+.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema messages lock bench clean chromium
 
 install: $(DEV_STAMP)
 
@@ -119,6 +119,12 @@ beat: install-base
 
 schema: install-base
 	$(PY) manage.py spectacular --validate --fail-on-warn --file var/openapi.yaml
+
+# The translations (docs/play.md "Languages"): msgids extracted from the code into every
+# language's locale/<lang>/LC_MESSAGES/{django,djangojs}.po (translations kept, new ones
+# empty), then each .mo compiled. Pure Python (babel): no GNU gettext needed. Commit both.
+messages: install-base
+	$(PY) manage.py messages
 
 # Re-pin requirements/*.lock from pyproject.toml (needs network to the package index).
 lock:

@@ -1,4 +1,4 @@
-"""Route of the hosted table page, mounted at /play/ by gin_platform.project.urls."""
+"""Routes of the hosted table page, mounted at /play/ by gin_platform.project.urls."""
 
 from django.urls import path
 
@@ -7,4 +7,5 @@ from games.web import views
 urlpatterns = [
     path("", views.PlayPageView.as_view(), name="play"),
     path("history", views.HistoryPageView.as_view(), name="play-history"),
+    path("jsi18n/<str:language>.js", views.PageCatalogueView.as_view(), name="play-catalogue"),
 ]

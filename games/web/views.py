@@ -6,15 +6,31 @@ Policy: scripts, styles and images from this origin only (no inline script or st
 ``eval``), network requests to this origin and its WebSocket endpoints only, never framed.
 The launch token arrives in the URL fragment (``/play/#launch=glt_...``), which browsers
 never send to a server; the page exchanges it at once and drops it from the address bar.
+
+The page speaks the player's language (docs/play.md "Languages"): ``?lang=`` (the launch URL
+carries the one the operator asked for), else the browser's ``Accept-Language``, else English.
+Its strings come from Django's catalogues: the template's from the django domain, the
+modules' from the djangojs domain, served by ``PageCatalogueView`` before the modules load.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.cache import never_cache
+
+from games.web.catalogue import catalogue_script, catalogue_version
+from gin_platform.i18n.languages import available_languages, chosen_language, language_names
+
+# A catalogue asked for at its current version is kept for a year; an old version's URL
+# answers the current script for an hour (a page of the previous release still loading).
+CATALOGUE_MAX_AGE = 365 * 24 * 3600
+STALE_CATALOGUE_MAX_AGE = 3600
 
 
 def content_security_policy(request: HttpRequest) -> str:
@@ -37,6 +53,11 @@ def content_security_policy(request: HttpRequest) -> str:
     return "; ".join(f"{name} {value}" for name, value in directives.items())
 
 
+def catalogue_url(language: str) -> str:
+    path = reverse("play-catalogue", kwargs={"language": language})
+    return f"{path}?v={catalogue_version(language)}"
+
+
 @method_decorator(never_cache, name="dispatch")
 class PlayPageView(View):
     """``GET /play/``: the table page. No data in it: the page reads the API itself."""
@@ -45,7 +66,20 @@ class PlayPageView(View):
     template_name = "games/play.html"
 
     def get(self, request: HttpRequest) -> HttpResponse:
-        response = TemplateResponse(request, self.template_name)
+        language = chosen_language(
+            requested=request.GET.get("lang"),
+            accept_language=request.headers.get("Accept-Language"),
+        )
+        context = {
+            "language": language,
+            "catalogue_url": catalogue_url(language),
+            "languages": language_names(),
+        }
+        with translation.override(language):
+            response = TemplateResponse(request, self.template_name, context)
+            response.render()
+        response["Content-Language"] = language
+        patch_vary_headers(response, ["Accept-Language"])
         response["Content-Security-Policy"] = content_security_policy(request)
         # The page's links (the operator's return URL) never carry this address along.
         response["Referrer-Policy"] = "no-referrer"
@@ -57,3 +91,24 @@ class HistoryPageView(PlayPageView):
     table page's session (sessionStorage of the same tab) and the same policy."""
 
     template_name = "games/history.html"
+
+
+class PageCatalogueView(View):
+    """``GET /play/jsi18n/<language>.js``: the page's JavaScript catalogue in one language
+    (a shipped one, or the pseudo-locale where it is allowed), a classic script."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest, language: str) -> HttpResponse:
+        if language not in available_languages():
+            raise Http404("no catalogue in this language")
+        response = HttpResponse(
+            catalogue_script(language), content_type="text/javascript; charset=utf-8"
+        )
+        current = request.GET.get("v") == catalogue_version(language)
+        max_age = CATALOGUE_MAX_AGE if current else STALE_CATALOGUE_MAX_AGE
+        response["Cache-Control"] = f"public, max-age={max_age}" + (
+            ", immutable" if current else ""
+        )
+        response["X-Content-Type-Options"] = "nosniff"
+        return response

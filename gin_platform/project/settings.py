@@ -400,6 +400,9 @@ LANGUAGES = [
     ("it", "Italiano"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The pseudo-locale en-XA (every string bracketed, accented and longer: a page's layout checked
+# before any translator has worked) is a language only where this allows it.
+PSEUDO_LOCALE = env_bool(ENV, "PSEUDO_LOCALE", default=GIN_ENV != "production")
 USE_TZ = True
 
 STATIC_URL = "static/"

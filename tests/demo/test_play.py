@@ -4,6 +4,7 @@ and the same operator, room and player on the next run."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -74,13 +75,41 @@ class Play:
 
     def ctrl_c(self) -> int:
         os.killpg(self.process.pid, signal.SIGINT)
-        status = self.process.wait(timeout=TIMEOUT)
+        try:
+            status = self.process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"still running {TIMEOUT} s after Ctrl-C:\n{self.processes()}\n"
+                + "\n".join(self.seen)
+            ) from None
         while (line := self.lines.get(timeout=TIMEOUT)) is not None:
             self.seen.append(line)
         return status
 
+    def server_pids(self) -> list[int]:
+        """The demo's children: the server, which runs in a session of its own."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        with contextlib.suppress(OSError):
+            return [int(pid) for pid in children.read_text().split()]
+        return []
+
+    def processes(self) -> str:
+        """What is still running of this run (the demo, its server and workers), to say why
+        a stop took too long."""
+        groups = {str(self.process.pid), *map(str, self.server_pids())}
+        listing = subprocess.run(
+            ["ps", "-eo", "pid,ppid,pgid,stat,etime,args"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.splitlines()
+        return "\n".join(line for line in listing[1:] if line.split()[2] in groups)
+
     def stop(self) -> None:
         if self.process.poll() is None:
+            for server in self.server_pids():
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(server, signal.SIGKILL)
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 

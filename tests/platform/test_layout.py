@@ -91,6 +91,7 @@ PLATFORM_PACKAGES = {
     "demo",
     "events",
     "http",
+    "i18n",
     "management",
     "migrations",
     "project",

@@ -22,7 +22,8 @@ def test_the_history_page_is_served_like_the_table_page(client, settings):
     parsed.feed(page.content.decode())
     assert parsed.inline_scripts == []
     scripts = [attrs for tag, attrs in parsed.tags if tag == "script"]
-    assert scripts == [{"type": "module", "src": "/static/games/play/history.js"}]
+    assert scripts[0]["src"].startswith("/play/jsi18n/en.js?v=")
+    assert scripts[1:] == [{"type": "module", "src": "/static/games/play/history.js"}]
     for tag, attrs in parsed.tags:
         assert tag != "style" and "style" not in attrs
         assert not [name for name in attrs if name.startswith("on")], (tag, attrs)
@@ -32,5 +33,5 @@ def test_the_history_page_is_served_like_the_table_page(client, settings):
         assert client.get(asset, HTTP_HOST="games.example").status_code == 200, asset
     table_links = Tags()
     table_links.feed(table.content.decode())
-    assert ("a", {"id": "history-link", "href": "history"}) in table_links.tags
+    assert ("a", {"id": "history-link", "href": "history?lang=en"}) in table_links.tags
     assert client.post("/play/history", HTTP_HOST="games.example").status_code == 405
