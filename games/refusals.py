@@ -26,7 +26,7 @@ from games.engine.state import (
     TAKE_UPCARD,
     UPCARD_OFFER,
 )
-from gin_platform.http.languages import number_text
+from gin_platform.i18n.formatting import number_text
 
 _RANKS: dict[int, Promise] = {
     1: pgettext_lazy("card rank", "ace"),

@@ -256,7 +256,7 @@ class PlayerSession(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     # The shipped language the game launch asked for (``lang``), "" when none: the player's
-    # requests speak it before the player's stored locale (gin_platform/http/languages.py).
+    # requests speak it before the player's stored locale (gin_platform/i18n/languages.py).
     lang = models.CharField(max_length=8, blank=True, default="", db_default="")
 
     objects = CredentialQuerySet.as_manager()

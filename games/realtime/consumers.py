@@ -52,12 +52,12 @@ from games.realtime.socket_base import (
     session_still_valid,
 )
 from gin_platform.api.inputs import refuse_unknown_fields, validated
-from gin_platform.http.languages import number_text
 from gin_platform.http.problems import (
     PermissionDeniedProblem,
     Problem,
     ValidationProblem,
 )
+from gin_platform.i18n.formatting import number_text
 from gin_platform.tenancy.principals import PlayerPrincipal
 
 logger = logging.getLogger(__name__)

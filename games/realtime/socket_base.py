@@ -20,8 +20,9 @@ from django.utils.translation import gettext
 
 from games.problems import TooManySocketsProblem
 from games.realtime import presence
-from gin_platform.http.languages import number_text, request_language
 from gin_platform.http.problems import OriginNotAllowedProblem
+from gin_platform.i18n.formatting import number_text
+from gin_platform.i18n.languages import request_language
 from gin_platform.models import PlayerSession
 from gin_platform.tenancy.principals import PlayerPrincipal
 from gin_platform.tenancy.selectors import origin_allowed
@@ -95,7 +96,7 @@ class AdmittedPlayer:
     def speaks(self) -> str:
         """The language of this socket's messages: the admitted player's (their session's
         launch language, their stored locale, ...), before that the connection's
-        Accept-Language (gin_platform/http/languages.py)."""
+        Accept-Language (gin_platform/i18n/languages.py)."""
         if self.language is not None:
             return self.language
         return request_language(accept_language=scope_header(self.scope, b"accept-language"))

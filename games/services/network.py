@@ -36,8 +36,8 @@ from games.services.rooms import room_create
 from gin_platform.audit import audit_record
 from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
-from gin_platform.http.languages import number_text
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
+from gin_platform.i18n.formatting import number_text
 from gin_platform.locks import lock_player
 from gin_platform.models import SCREEN_NAME_MAX_LENGTH, Operator, Player
 from gin_platform.tenancy.principals import Actor

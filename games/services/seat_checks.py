@@ -24,8 +24,8 @@ from games.problems import (
 )
 from games.selectors import network_room_offered
 from games.services.house_bot import is_house_bot
-from gin_platform.http.languages import money_text
 from gin_platform.http.problems import ValidationProblem
+from gin_platform.i18n.formatting import money_text
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator

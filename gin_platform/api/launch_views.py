@@ -20,12 +20,12 @@ from gin_platform.api.serializers import (
     SocketTicketOutput,
 )
 from gin_platform.http.idempotency import idempotent
-from gin_platform.http.languages import request_language
 from gin_platform.http.permissions import IsOperator, IsPlayer
 from gin_platform.http.problems import (
     LaunchTokenInvalidProblem,
 )
 from gin_platform.http.throttling import AuthFailureGuard, client_address
+from gin_platform.i18n.languages import request_language
 from gin_platform.tenancy import selectors, services
 from gin_platform.tenancy.principals import operator_principal, player_principal
 

@@ -38,7 +38,6 @@ from rest_framework.authentication import (
 )
 from rest_framework.request import Request
 
-from gin_platform.http.languages import request_language
 from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
@@ -51,6 +50,7 @@ from gin_platform.http.throttling import (
     AuthFailureGuard,
     PrincipalRateThrottle,
 )
+from gin_platform.i18n.languages import request_language
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.request_path.gate import pass_gate

@@ -71,7 +71,7 @@ MIDDLEWARE = [
     # First: refuses a Host outside ALLOWED_HOSTS; API errors problem+json whatever DEBUG says.
     "gin_platform.http.api_errors.ApiErrorsMiddleware",
     # Before anything that may answer: the request's Accept-Language (docs/api-errors.md).
-    "gin_platform.http.languages.LanguageMiddleware",
+    "gin_platform.i18n.middleware.LanguageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the table page, the API docs) from the app itself, before anything else.
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from gin_platform.http.languages import money_text
+from gin_platform.i18n.formatting import money_text
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from wallet.models import GAME_REF_LENGTH, REFERENCE_LENGTH, Account

@@ -30,7 +30,7 @@ from django.utils.translation import gettext, gettext_lazy
 from gin_platform.audit import audit_record
 from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
-from gin_platform.http.languages import choices_text, moment_text, money_text, number_text
+from gin_platform.i18n.formatting import choices_text, moment_text, money_text, number_text
 from gin_platform.locks import lock_player
 from gin_platform.models import Player
 from gin_platform.money import money_dict

@@ -15,8 +15,8 @@ from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_record
 from gin_platform.http.cors import OriginError, normalize_origin
-from gin_platform.http.languages import is_language_tag, shipped_language
 from gin_platform.http.problems import LaunchTokenInvalidProblem, OriginNotAllowedProblem, Problem
+from gin_platform.i18n.languages import is_language_tag, matched_language
 from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, SocketTicket
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.selectors import origin_allowed
@@ -90,7 +90,7 @@ def _launch_language(lang: str | None) -> str:
         raise LaunchOptionsInvalidProblem(
             "lang: a BCP 47 language tag such as es or it-IT", field="lang"
         )
-    return shipped_language(lang) or ""
+    return matched_language(lang) or ""
 
 
 def _launch_options(
@@ -166,7 +166,7 @@ def launch_token_create(
     return IssuedLaunchToken(
         launch_token=launch_token,
         token=token,
-        page_language=language or shipped_language(player.locale),
+        page_language=language or matched_language(player.locale),
     )
 
 
