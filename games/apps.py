@@ -22,3 +22,10 @@ class GamesConfig(AppConfig):
         from gin_platform.heartbeat import outage_recorded  # noqa: PLC0415 (idem)
 
         outage_recorded.connect(matches_suspend, dispatch_uid="games.matches_suspend")
+
+        # Every posting to a player's wallet tells the player's own socket once it has
+        # committed (wallet/signals.py: the wallet does not import games).
+        from games.realtime.publisher import players_wallet_changed  # noqa: PLC0415 (idem)
+        from wallet.signals import player_money_moved  # noqa: PLC0415 (idem)
+
+        player_money_moved.connect(players_wallet_changed, dispatch_uid="games.wallet_changed")

@@ -318,3 +318,27 @@ def _player_waiting_list_push(player_id: object, entry_id: int) -> None:
     message = waiting_list_message(entry_id=entry_id)
     if message is not None:
         group_send_many([(player_group(player_id), {"type": PLAYER_PUSH, "text": encode(message)})])
+
+
+WALLET_CHANGED = "wallet_changed"
+
+
+def players_wallet_changed(
+    sender: object = None, *, moves: dict[Any, tuple[str, ...]], **_: Any
+) -> None:
+    """``wallet.signals.player_money_moved``'s receiver (after the commit): each player
+    whose wallet moved is told on their own sockets, ``{"type": "wallet_changed",
+    "reasons": [the ledger kinds]}``, and reads ``GET /api/v1/me/wallet``. No figure is
+    pushed: a seamless player's balance is the operator's, read by a call to its wallet."""
+    group_send_many(
+        [
+            (
+                player_group(player_id),
+                {
+                    "type": PLAYER_PUSH,
+                    "text": encode({"type": WALLET_CHANGED, "reasons": list(reasons)}),
+                },
+            )
+            for player_id, reasons in moves.items()
+        ]
+    )

@@ -15,11 +15,15 @@ modules' from the djangojs domain, served by ``PageCatalogueView`` before the mo
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from functools import cache
+
+from django.contrib.staticfiles import finders
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.cache import never_cache
@@ -31,6 +35,11 @@ from gin_platform.i18n.languages import available_languages, chosen_language, la
 # answers the current script for an hour (a page of the previous release still loading).
 CATALOGUE_MAX_AGE = 365 * 24 * 3600
 STALE_CATALOGUE_MAX_AGE = 3600
+
+# The page's colours (play.css): the header's felt, and the page's background.
+THEME_COLOUR = "#174a31"
+BACKGROUND_COLOUR = "#eef1ee"
+ICON_MAX_AGE = 24 * 3600  # the icon and the manifest change with a release, rarely
 
 
 def content_security_policy(request: HttpRequest) -> str:
@@ -91,6 +100,53 @@ class HistoryPageView(PlayPageView):
     table page's session (sessionStorage of the same tab) and the same policy."""
 
     template_name = "games/history.html"
+
+
+class ManifestView(View):
+    """``GET /play/manifest.webmanifest``: the web app manifest, so a phone can put the page
+    on its home screen (it opens ``/play/`` standalone, in the page's colours)."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        manifest = {
+            "id": "/play/",
+            "name": "Gin Rummy",
+            "short_name": "Gin Rummy",
+            "start_url": "/play/",
+            "scope": "/play/",
+            "display": "standalone",
+            "theme_color": THEME_COLOUR,
+            "background_color": BACKGROUND_COLOUR,
+            "icons": [
+                {"src": static("games/play/icon.svg"), "sizes": "any", "type": "image/svg+xml"},
+                {"src": static("games/play/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+                {"src": static("games/play/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+            ],
+        }
+        response = JsonResponse(manifest, content_type="application/manifest+json")
+        patch_cache_control(response, public=True, max_age=ICON_MAX_AGE)
+        return response
+
+
+@cache
+def _favicon() -> bytes:
+    found = finders.find("games/play/favicon.ico")
+    assert isinstance(found, str), "games/play/favicon.ico is one of the app's static files"
+    with open(found, "rb") as icon:
+        return icon.read()
+
+
+class FaviconView(View):
+    """``GET /favicon.ico``: browsers ask for it on every page that names no icon (the API
+    docs, a problem page, an image opened on its own); without it, a 404 in the console."""
+
+    http_method_names = ["get", "head"]
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        response = HttpResponse(_favicon(), content_type="image/vnd.microsoft.icon")
+        patch_cache_control(response, public=True, max_age=ICON_MAX_AGE)
+        return response
 
 
 class PageCatalogueView(View):

@@ -123,6 +123,8 @@ def extracted_catalogue(domain: str, *, root: Path | None = None) -> Catalog:
                         source,
                         JAVASCRIPT_KEYWORDS,
                         COMMENT_TAGS,
+                        # gettext() inside a template literal's ${...} too.
+                        options={"parse_template_string": True},
                         strip_comment_tags=True,
                     )
                 )

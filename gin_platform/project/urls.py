@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from games.web.views import FaviconView
 from gin_platform.api.docs import RedocBundleView, RedocView
 from gin_platform.api.service_views import ProblemTypeDetailView
 from gin_platform.http.error_views import problem_404, problem_500
@@ -36,6 +37,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The hosted table page players open from their operator's launch URL (docs/play.md).
     path("play/", include("games.web.urls")),
+    path("favicon.ico", FaviconView.as_view(), name="favicon"),
 ]
 
 handler404 = problem_404

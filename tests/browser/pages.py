@@ -92,10 +92,19 @@ def database(function, *args, **kwargs):
 
 
 class RestPlayer:
-    """An opponent who plays over the REST API with a session of their own (no socket)."""
+    """An opponent who plays over the REST API with a session of their own (no socket): a
+    new player, or ``player`` (the operator API's answer) that already exists."""
 
-    def __init__(self, site, base_url: str, name: str, *, deposit: str | None = None) -> None:
-        self.player = site.player(name, deposit=deposit)
+    def __init__(
+        self,
+        site,
+        base_url: str,
+        name: str,
+        *,
+        deposit: str | None = None,
+        player: dict | None = None,
+    ) -> None:
+        self.player = player or site.player(name, deposit=deposit)
         token = site.post(f"players/{self.player['id']}/sessions", {})["token"]
         self.base_url = base_url
         self.http = requests.Session()

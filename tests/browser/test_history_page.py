@@ -38,8 +38,8 @@ def test_the_history_page_shows_the_game_played_and_the_deposit(site, contexts):
     assert cells[4].endswith("chips")
     deposit = page.locator('#history-transactions .history-movement[data-kind="deposit"]')
     assert deposit.count() == 1
-    assert "+25.00 EUR" in deposit.inner_text()
-    assert page.locator("#history-totals").inner_text().count("25.00 EUR") >= 1
+    assert "+€25.00" in deposit.inner_text()
+    assert page.locator("#history-totals").inner_text().count("€25.00") >= 1
 
     # The game's hands, from its hand history: every hand over, with its revealed seed.
     game.get_by_role("button", name=re.compile(r"^\d+ hands?$")).click()

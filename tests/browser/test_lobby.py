@@ -27,9 +27,9 @@ def test_money_play_asks_the_cashier_amount_and_shows_a_refusal(site, contexts):
     page.get_by_role("heading", name="Lobby").wait_for()
     card = page.locator(f'.room[data-room-id="{room["id"]}"]')
     facts = card.locator(".room-facts").inner_text()
-    assert "Money Play" in facts and "0.10 EUR or 0.50 EUR" in facts
-    assert "Cashier 10.00 EUR to 100.00 EUR" in facts
-    page.locator("#wallet-balance", has_text="50.00 EUR").wait_for()
+    assert "Money Play" in facts and "€0.10 or €0.50" in facts
+    assert "Cashier €10.00 to €100.00" in facts
+    page.locator("#wallet-balance", has_text="€50.00").wait_for()
     row = card.locator(".table-row").first
     table_id = row.get_attribute("data-table-id")
     row.get_by_role("button", name=f"Sit at Table {table_id}").click()
@@ -50,8 +50,8 @@ def test_money_play_asks_the_cashier_amount_and_shows_a_refusal(site, contexts):
     amount.fill("20.00")
     page.get_by_role("button", name="Sit down").click()
     page.get_by_role("heading", name="Waiting for an opponent…").wait_for()
-    page.locator("#wallet-balance", has_text="30.00 EUR").wait_for()
-    assert "0.50 EUR a point" in page.locator(".table-facts").inner_text()
+    page.locator("#wallet-balance", has_text="€30.00").wait_for()
+    assert "€0.50 a point" in page.locator(".table-facts").inner_text()
     page.get_by_role("button", name="Leave the table").click()
     page.get_by_role("heading", name="Lobby").wait_for()
-    page.locator("#wallet-balance", has_text="50.00 EUR").wait_for()
+    page.locator("#wallet-balance", has_text="€50.00").wait_for()

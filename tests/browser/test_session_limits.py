@@ -124,10 +124,10 @@ def test_es_limits_first_a_reality_check_answered_and_the_session_ended_by_its_l
     page.get_by_role("heading", name="Waiting for an opponent…").wait_for()
     assert len(sits) == 2
     strip = page.locator("#play-session")
-    strip.locator("#session-in-play", has_text="5.00 EUR").wait_for()
+    strip.locator("#session-in-play", has_text="€5.00").wait_for()
     assert page.get_by_role("region", name="Your session").is_visible()
-    assert strip.locator("#session-limits").inner_text() == "60 min · loss 20.00 EUR"
-    assert strip.locator("#session-net").inner_text() == "0.00 EUR"
+    assert strip.locator("#session-limits").inner_text() == "60 min · loss €20.00"
+    assert strip.locator("#session-net").inner_text() == "€0.00"
     assert re.fullmatch(r"\d+:\d\d", strip.locator("#session-elapsed").inner_text())
     assert strip.get_by_role("button", name="End session…").is_visible()
 
@@ -146,10 +146,10 @@ def test_es_limits_first_a_reality_check_answered_and_the_session_ended_by_its_l
         .inner_text()
         .startswith("You have been playing for ")
     )
-    assert check.locator("#reality-check-net").inner_text().startswith("Net position: 0.00 EUR")
+    assert check.locator("#reality-check-net").inner_text().startswith("Net position: €0.00")
     assert check.get_by_role("link", name="Your history").get_attribute("href") == "history"
     check.locator("summary", has_text="Your limits").click()
-    check.get_by_text("This session: 60 min · loss 20.00 EUR.").wait_for()
+    check.get_by_text("This session: 60 min · loss €20.00.").wait_for()
     page.keyboard.press("Escape")  # answered with a button only
     assert check.is_visible()
 
@@ -201,7 +201,7 @@ def test_es_limits_first_a_reality_check_answered_and_the_session_ended_by_its_l
     assert "every stake in it is returned" in notice.inner_text()
     assert strip.locator("#session-title").inner_text() == "Session ended: time limit reached"
     assert strip.get_by_role("button").count() == 0  # nothing more to end
-    page.locator("#wallet-balance", has_text="50.00 EUR").wait_for(timeout=TIMEOUT_MS)
+    page.locator("#wallet-balance", has_text="€50.00").wait_for(timeout=TIMEOUT_MS)
     assert page.locator("#session-stopping").count() == 0
     assert page.get_by_role("button", name="Back to the lobby").is_visible()
     screenshot(page, "protection-session-ended")
@@ -231,7 +231,7 @@ def test_a_waiting_reality_check_shows_when_the_page_opens_and_can_end_the_sessi
     page.goto(site.launch_url(player))
     set_limits(page, "30", "10")
     strip = page.locator("#play-session")
-    assert strip.locator("#session-limits").inner_text() == "30 min · loss 10.00 EUR"
+    assert strip.locator("#session-limits").inner_text() == "30 min · loss €10.00"
 
     # Waiting for an opponent is no game being played: the sweep shows the check at once,
     # and its push is lost (conftest.py). Opening the page again, it is there to answer.

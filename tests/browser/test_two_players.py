@@ -58,7 +58,7 @@ def test_two_players_play_first_to_knock_live_while_a_watcher_sees_no_hidden_car
 
     alice = open_page(contexts, site.launch_url(alice_player), "Alice")
     alice.page.get_by_role("heading", name="Lobby").wait_for()
-    assert alice.page.locator("#wallet-balance").inner_text() == "20.00 EUR"
+    assert alice.page.locator("#wallet-balance").inner_text() == "€20.00"
     table = alice.page.locator(".room", has_text="FTK for money").locator(".table-row").first
     table_id = table.get_attribute("data-table-id")
     table.get_by_role("button", name=f"Sit at Table {table_id}").click()
@@ -170,8 +170,8 @@ def test_two_players_play_first_to_knock_live_while_a_watcher_sees_no_hidden_car
 
     # R10: the pot is 10.00 EUR, the fee 500 bps of it (0.50); the winner nets +4.50.
     for page, net, balance in (
-        (winner, "+4.50 EUR", "24.50 EUR"),
-        (loser, "-5.00 EUR", "15.00 EUR"),
+        (winner, "+€4.50", "€24.50"),
+        (loser, "-€5.00", "€15.00"),
     ):
         statement = page.page.locator("#statement")
         statement.get_by_role("heading", name="Your statement").wait_for()

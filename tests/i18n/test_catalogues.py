@@ -5,6 +5,7 @@ and ``manage.py messages`` keeping translations while it adds and drops msgids."
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,39 @@ def test_the_pseudo_catalogue_translates_every_msgid():
 
 def test_the_catalogues_are_found_where_settings_say(settings):
     assert catalogues.locale_root() == LOCALE == Path(settings.LOCALE_PATHS[0])
+
+
+PLACEHOLDER = re.compile(r"%\(\w+\)s")
+
+
+def shipped_catalogues() -> list[Path]:
+    return [path for path in committed_catalogues() if not path.parent.parent.name.startswith("en")]
+
+
+@pytest.mark.parametrize("po", shipped_catalogues(), ids=lambda path: str(path.relative_to(LOCALE)))
+def test_every_msgid_is_translated_with_its_placeholders(po):
+    """In every shipped language: each msgid has a msgstr (every plural form), none fuzzy,
+    with exactly the msgid's placeholders (a lost %(who)s shows nobody; an invented one
+    shows the placeholder itself)."""
+    with po.open("rb") as file:
+        catalogue = read_po(file)
+    problems = []
+    for message in catalogue:
+        if not message.id:
+            continue
+        ids = [message.id] if isinstance(message.id, str) else list(message.id)
+        strings = [message.string] if isinstance(message.string, str) else list(message.string)
+        # A plural form has the singular's placeholders or the plural's.
+        wanted = {frozenset(PLACEHOLDER.findall(text)) for text in ids}
+        if message.fuzzy:
+            problems.append(f"fuzzy: {ids[0]!r}")
+        if len(strings) != (1 if isinstance(message.id, str) else catalogue.num_plurals):
+            problems.append(f"plural forms: {ids[0]!r}")
+        for string in strings:
+            if not string:
+                problems.append(f"untranslated: {ids[0]!r}")
+            elif frozenset(PLACEHOLDER.findall(string)) not in wanted | {
+                frozenset(PLACEHOLDER.findall(ids[-1]))
+            }:
+                problems.append(f"placeholders: {ids[0]!r} -> {string!r}")
+    assert problems == []

@@ -6,7 +6,8 @@ transaction on already-locked accounts, ``post_transfer`` a player's two-leg pos
 balances, the overdraft check, then the transaction, its entries, the balance moves and the
 audit row written in ONE statement (``wallet.ledger.write``). Any check that fails is a bug
 of the service that built the lines (``LedgerInvariantError``), never user input, and
-nothing is written.
+nothing is written. Once the transaction commits, the players whose wallets it moved are
+announced (``wallet.signals.player_money_moved``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from gin_platform.tenancy.principals import Actor
 from wallet.ledger.lines import Line, transfer_lines, unbalanced_books, unbalanced_currencies
 from wallet.ledger.write import ledger_write
 from wallet.models import Account, LedgerEntry, LedgerTransaction
+from wallet.signals import money_moved_on_commit
 
 
 class LedgerInvariantError(RuntimeError):
@@ -177,7 +179,16 @@ def post(
     for pk, balance in balances.items():
         locked[pk].balance = balance
     txn.posted_entries = entries
+    # The players whose wallet (money or practice chips) this moved learn it after the
+    # commit (their page reads the wallet again: docs/realtime.md "The player's socket").
+    money_moved_on_commit(player_ids=_players_of(posted), kind=kind)
     return txn
+
+
+def _players_of(lines: Sequence[Line[Account]]) -> list[Any]:
+    """The players whose own wallet accounts ``lines`` move, each once."""
+    owners = (line.account.player_id for line in lines if line.account.kind == Account.Kind.PLAYER)
+    return list(dict.fromkeys(owner for owner in owners if owner is not None))
 
 
 def post_transfer(

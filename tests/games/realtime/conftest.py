@@ -24,12 +24,15 @@ def _fresh_channel_layer():
 
 @pytest.fixture
 def sent(monkeypatch):
-    """Every group_send of the publisher, as (group, message), in place of the channel layer."""
+    """Every group_send of the publisher to a match's audiences, as (group, message), in
+    place of the channel layer. The players' own groups are left out: a buy-in tells its
+    player's socket that the wallet changed (test_wallet_pushes.py)."""
     calls: list[tuple[str, dict]] = []
 
     class Layer:
         async def group_send(self, group, message):
-            calls.append((group, message))
+            if not group.startswith("player."):
+                calls.append((group, message))
 
     monkeypatch.setattr(layer_send, "get_channel_layer", lambda: Layer())
     return calls

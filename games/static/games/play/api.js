@@ -1,16 +1,28 @@
 // The player API over fetch, with the session token from sessionStorage (never in a URL).
-// Every refusal is an RFC 9457 problem (problem+json); ApiError carries it.
+// Every refusal is an RFC 9457 problem (problem+json); ApiError carries it. Whether the
+// server answered at all is told to connection.js (the page's connection state).
 
+import { reportResponse, reportRestFailed } from "./connection.js";
 import { session, sessionEnded } from "./session.js";
+import { gettext } from "./i18n.js";
 
 export const API_ROOT = "/api/v1/";
 
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(problem.detail || problem.title || gettext("HTTP %(status)s", { status }));
     this.status = status;
     this.problem = problem;
   }
+}
+
+function networkFailure() {
+  return new ApiError(0, {
+    type: "about:blank",
+    title: gettext("The game server cannot be reached"),
+    detail: gettext("Check your connection; the page keeps trying."),
+    status: 0,
+  });
 }
 
 async function problemOf(response) {
@@ -20,7 +32,7 @@ async function problemOf(response) {
   } catch {
     // not JSON: a proxy's page, a dropped connection
   }
-  return { type: "about:blank", title: `The server answered ${response.status}`, status: response.status };
+  return { type: "about:blank", title: gettext("The server answered %(status)s", { status: response.status }), status: response.status };
 }
 
 /**
@@ -45,13 +57,10 @@ export async function api(path, { method = "GET", body, auth = true, signal } = 
     });
   } catch (error) {
     if (error.name === "AbortError") throw error;
-    throw new ApiError(0, {
-      type: "about:blank",
-      title: "The game server cannot be reached",
-      detail: "Check your connection; the page keeps trying.",
-      status: 0,
-    });
+    reportRestFailed();
+    throw networkFailure();
   }
+  if (!reportResponse(response)) throw networkFailure(); // a proxy's page: the server is down
   if (!response.ok) {
     const problem = await problemOf(response);
     if (response.status === 401 && auth && current) sessionEnded();

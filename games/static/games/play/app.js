@@ -3,6 +3,7 @@
 // removed from the address bar; the session token lives in sessionStorage only.
 
 import { api, ApiError } from "./api.js";
+import { watchConnection } from "./connection.js";
 import { $, h } from "./dom.js";
 import { money, plainMoney } from "./format.js";
 import { LobbyScreen } from "./lobby.js";
@@ -13,6 +14,7 @@ import {
   onSessionEnd, remember, session, startSession, takeLaunchToken, watchExpiry,
 } from "./session.js";
 import { TableScreen } from "./table.js";
+import { followSessionLanguage, gettext } from "./i18n.js";
 
 const main = $("#main");
 let screen = null;
@@ -42,7 +44,7 @@ function showReturnLink(returnUrl) {
     return;
   }
   link.href = url;
-  link.textContent = `Back to ${new URL(url).host}`;
+  link.textContent = gettext("Back to %(site)s", { site: new URL(url).host });
   link.hidden = false;
 }
 
@@ -64,12 +66,36 @@ function go(place) {
   main.focus({ preventScroll: true });
 }
 
-async function refreshWallet() {
+// One read of GET me/wallet at a time: a call while one is in flight asks for one more
+// after it (the money may have moved after that read's answer was made), however many
+// calls came meanwhile.
+let walletReading = null;
+let walletAgain = false;
+
+function refreshWallet() {
+  if (walletReading) {
+    walletAgain = true;
+    return walletReading;
+  }
+  walletReading = (async () => {
+    try {
+      do {
+        walletAgain = false;
+        await readWallet();
+      } while (walletAgain);
+    } finally {
+      walletReading = null;
+    }
+  })();
+  return walletReading;
+}
+
+async function readWallet() {
   const current = session();
   if (!current) return;
   try {
     const wallet = await api("me/wallet");
-    renderAccount(wallet);
+    if (session()) renderAccount(wallet);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
   }
@@ -80,7 +106,7 @@ async function refreshWallet() {
  * holding money in transit. */
 function walletBalance(wallet) {
   if (wallet.wallet_mode !== "seamless") return money(wallet.balance);
-  return wallet.operator_balance ? money(wallet.operator_balance) : "balance unavailable";
+  return wallet.operator_balance ? money(wallet.operator_balance) : gettext("balance unavailable");
 }
 
 function renderAccount(wallet = null) {
@@ -92,11 +118,11 @@ function renderAccount(wallet = null) {
   }
   const player = current.player || {};
   const parts = [
-    h("span", { class: "player", id: "player-name", text: player.screen_name || player.display_name || "Player" }),
-    wallet ? h("span", { class: "balance", id: "wallet-balance", "aria-label": "Wallet balance" },
+    h("span", { class: "player", id: "player-name", text: player.screen_name || player.display_name || gettext("Player") }),
+    wallet ? h("span", { class: "balance", id: "wallet-balance", "aria-label": gettext("Wallet balance") },
       walletBalance(wallet)) : null,
     wallet && wallet.practice_balance && wallet.practice_balance.amount !== "0"
-      ? h("span", { class: "balance practice", id: "practice-balance", "aria-label": "Practice chips" },
+      ? h("span", { class: "balance practice", id: "practice-balance", "aria-label": gettext("Practice chips") },
         plainMoney(wallet.practice_balance))
       : null,
   ];
@@ -111,9 +137,9 @@ function showEnded(returnUrl) {
   const url = safeUrl(returnUrl);
   main.replaceChildren(
     h("section", { class: "ended", id: "session-ended", "aria-labelledby": "ended-title" },
-      h("h2", { id: "ended-title", text: "Your session has expired" }),
-      h("p", { text: "Open the game again from your operator's site." }),
-      url ? h("p", {}, h("a", { class: "button primary", href: url, rel: "noopener noreferrer" }, "Back to the site")) : null),
+      h("h2", { id: "ended-title", text: gettext("Your session has expired") }),
+      h("p", { text: gettext("Open the game again from your operator's site.") }),
+      url ? h("p", {}, h("a", { class: "button primary", href: url, rel: "noopener noreferrer" }, gettext("Back to the site"))) : null),
   );
   main.setAttribute("aria-busy", "false");
 }
@@ -121,8 +147,8 @@ function showEnded(returnUrl) {
 function showNoSession() {
   main.replaceChildren(
     h("section", { class: "ended", id: "no-session", "aria-labelledby": "none-title" },
-      h("h2", { id: "none-title", text: "Open the game from your operator's site" }),
-      h("p", { text: "This page is opened with a game link from the site where you play." })),
+      h("h2", { id: "none-title", text: gettext("Open the game from your operator's site") }),
+      h("p", { text: gettext("This page is opened with a game link from the site where you play.") })),
   );
   main.setAttribute("aria-busy", "false");
 }
@@ -130,8 +156,8 @@ function showNoSession() {
 function showLaunchFailed(problem) {
   main.replaceChildren(
     h("section", { class: "ended", id: "launch-failed", "aria-labelledby": "failed-title" },
-      h("h2", { id: "failed-title", text: "This game link cannot be used" }),
-      h("p", { text: "Game links work once and only for a short time. Open the game again from your operator's site." })),
+      h("h2", { id: "failed-title", text: gettext("This game link cannot be used") }),
+      h("p", { text: gettext("Game links work once and only for a short time. Open the game again from your operator's site.") })),
   );
   main.setAttribute("aria-busy", "false");
   if (problem) showProblem(problem);
@@ -141,8 +167,16 @@ function startProtection() {
   protection = new Protection();
   protection.start();
   playerSocket = new PlayerSocket({
-    hello: () => protection.load(), // what a lost push would have said
-    message: (message) => protection.pushed(message),
+    hello: () => { // what a lost push would have said
+      protection.load();
+      refreshWallet();
+    },
+    message: (message) => {
+      // The player's money moved (a buy-in, a payout, a refund...): the header reads the
+      // wallet again; a seamless balance is the operator's, so it is read, never pushed.
+      if (message.type === "wallet_changed") refreshWallet();
+      else protection.pushed(message);
+    },
   });
   playerSocket.start();
 }
@@ -195,9 +229,11 @@ async function boot() {
     return;
   }
   const current = started.session;
+  if (followSessionLanguage(current.lang)) return;
   clearNotices();
   showReturnLink(current.options && current.options.return_url);
   watchExpiry();
+  watchConnection();
   renderAccount();
   refreshWallet();
   startProtection();

@@ -4,16 +4,21 @@
 // `deadwood_cards`, `best_discard`, R2) and says what each knock leaves (R6); nothing here
 // knows a meld or a card's value.
 
+import { gettext, pgettext } from "./i18n.js";
+
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 const RANK_NAMES = {
-  A: "Ace", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven",
-  8: "Eight", 9: "Nine", T: "Ten", J: "Jack", Q: "Queen", K: "King",
+  A: pgettext("card rank", "Ace"), 2: pgettext("card rank", "Two"), 3: pgettext("card rank", "Three"),
+  4: pgettext("card rank", "Four"), 5: pgettext("card rank", "Five"), 6: pgettext("card rank", "Six"),
+  7: pgettext("card rank", "Seven"), 8: pgettext("card rank", "Eight"), 9: pgettext("card rank", "Nine"),
+  T: pgettext("card rank", "Ten"), J: pgettext("card rank", "Jack"), Q: pgettext("card rank", "Queen"),
+  K: pgettext("card rank", "King"),
 };
 const SUITS = {
-  S: { name: "spades", symbol: "\u2660", red: false },
-  H: { name: "hearts", symbol: "\u2665", red: true },
-  D: { name: "diamonds", symbol: "\u2666", red: true },
-  C: { name: "clubs", symbol: "\u2663", red: false },
+  S: { name: pgettext("card suit", "spades"), symbol: "\u2660", red: false },
+  H: { name: pgettext("card suit", "hearts"), symbol: "\u2665", red: true },
+  D: { name: pgettext("card suit", "diamonds"), symbol: "\u2666", red: true },
+  C: { name: pgettext("card suit", "clubs"), symbol: "\u2663", red: false },
 };
 const SUIT_ORDER = ["S", "H", "D", "C"];
 
@@ -30,7 +35,8 @@ export function parseCard(text) {
 /** "Queen of spades" */
 export function cardName(text) {
   const card = parseCard(text);
-  return `${RANK_NAMES[card.rankSymbol]} of ${SUITS[card.suit].name}`;
+  // Translators: a card's name, "Queen of spades": the rank, then the suit.
+  return gettext("%(rank)s of %(suit)s", { rank: RANK_NAMES[card.rankSymbol], suit: SUITS[card.suit].name });
 }
 
 /** "Q♠": the short form for running text. */

@@ -8,45 +8,54 @@ import { $, h } from "./dom.js";
 import { OUTCOMES as HAND_OUTCOMES, plainMoney, signedMoney, VARIANTS } from "./format.js";
 import { showProblem } from "./notices.js";
 import { onSessionEnd, session, startSession, watchExpiry } from "./session.js";
+import { followSessionLanguage, formatDate, formatNumber, gettext, LANGUAGE, ngettext, pgettext } from "./i18n.js";
 
 const main = $("#main");
 
 const OUTCOMES = {
-  won: "Won",
-  lost: "Lost",
-  tied: "Tied",
-  left: "Left before the start",
-  voided: "Voided",
-  in_play: "In play",
+  won: pgettext("a game's result", "Won"),
+  lost: pgettext("a game's result", "Lost"),
+  tied: pgettext("a game's result", "Tied"),
+  left: pgettext("a game's result", "Left before the start"),
+  voided: pgettext("a game's result", "Voided"),
+  in_play: pgettext("a game's result", "In play"),
 };
 
 const KINDS = {
-  deposit: "Deposit",
-  withdrawal: "Withdrawal",
-  buy_in: "Buy-in",
-  refund: "Refund",
-  void: "Stakes returned (game voided)",
-  settlement: "Payout",
-  confiscation: "Confiscation",
-  adjustment: "Adjustment",
-  reversal: "Reversal",
-  seamless_debit: "From your operator wallet",
-  seamless_credit: "Back to your operator wallet",
-  seamless_rollback: "Returned to your operator wallet",
+  deposit: gettext("Deposit"),
+  withdrawal: gettext("Withdrawal"),
+  buy_in: gettext("Buy-in"),
+  refund: gettext("Refund"),
+  void: gettext("Stakes returned (game voided)"),
+  settlement: gettext("Payout"),
+  confiscation: gettext("Confiscation"),
+  adjustment: gettext("Adjustment"),
+  reversal: gettext("Reversal"),
+  seamless_debit: gettext("From your operator wallet"),
+  seamless_credit: gettext("Back to your operator wallet"),
+  seamless_rollback: gettext("Returned to your operator wallet"),
 };
 
 // Each figure: its key, its label, and how it is shown (the nets with their sign).
 const FIGURES = [
-  ["deposits", "Deposits", plainMoney],
-  ["withdrawals", "Withdrawals", plainMoney],
-  ["net_deposits", "Net deposits", signedMoney],
-  ["play_net", "Net from play", signedMoney],
-  ["other", "Other", signedMoney],
-  ["change", "Change", signedMoney],
+  ["deposits", gettext("Deposits"), plainMoney],
+  ["withdrawals", gettext("Withdrawals"), plainMoney],
+  ["net_deposits", gettext("Net deposits"), signedMoney],
+  ["play_net", gettext("Net from play"), signedMoney],
+  ["other", pgettext("money moved", "Other"), signedMoney],
+  ["change", gettext("Change"), signedMoney],
 ];
 
 function when(value) {
-  return value ? new Date(value).toLocaleString() : "";
+  return value ? formatDate(value) : "";
+}
+
+/** A summary's period ("2026-05-17" or "2026-05") as the page's language writes it. */
+function periodText(period, kind) {
+  const options = kind === "day"
+    ? { dateStyle: "medium", timeZone: "UTC" }
+    : { year: "numeric", month: "long", timeZone: "UTC" };
+  return formatDate(kind === "day" ? `${period}T00:00:00Z` : `${period}-01T00:00:00Z`, options);
 }
 
 /** A page link of the API (absolute) as the path `api()` takes. */
@@ -96,13 +105,13 @@ class PagedList {
   constructor({ id, title, path, head, row, empty }) {
     Object.assign(this, { id, title, path, head, row, empty });
     this.body = h("tbody");
-    this.newer = h("button", { type: "button", class: "button", onclick: guarded(() => this.load(this.links.previous)) }, "Newer");
-    this.older = h("button", { type: "button", class: "button", onclick: guarded(() => this.load(this.links.next)) }, "Older");
+    this.newer = h("button", { type: "button", class: "button", onclick: guarded(() => this.load(this.links.previous)) }, gettext("Newer"));
+    this.older = h("button", { type: "button", class: "button", onclick: guarded(() => this.load(this.links.next)) }, gettext("Older"));
     this.links = { next: null, previous: null };
     this.section = h("section", { class: "history-part", id: this.id, "aria-labelledby": `${this.id}-title` },
       h("div", { class: "section-head" },
         h("h2", { id: `${this.id}-title`, text: this.title }),
-        csvButton(this.path, `${this.id}.csv`, "Download CSV")),
+        csvButton(this.path, `${this.id}.csv`, gettext("Download CSV"))),
       h("div", { class: "history-scroll" },
         h("table", { class: "history-table" }, h("thead", {}, h("tr", {}, this.head.map((text) => h("th", { scope: "col", text })))), this.body)),
       h("div", { class: "button-row" }, this.newer, this.older));
@@ -126,7 +135,7 @@ function opponents(match) {
 
 function game(match) {
   const variant = VARIANTS[match.variant] || match.variant;
-  return match.is_practice ? `${variant} (practice)` : variant;
+  return match.is_practice ? gettext("%(variant)s (practice)", { variant }) : variant;
 }
 
 /** The match's finished hands, from its hand history (every card shown once a hand is over). */
@@ -135,10 +144,16 @@ async function showHands(match, cell, button) {
   try {
     const history = await api(`matches/${match.match_id}/hands`);
     cell.replaceChildren(history.hands.length
-      ? h("ol", { class: "history-hands" }, history.hands.map((hand) => h("li", {},
-        `Hand ${hand.number}: ${hand.outcome ? HAND_OUTCOMES[hand.outcome.kind] || hand.outcome.kind : "abandoned"}`,
-        ` (points ${hand.points.join(" / ")}; seed ${hand.seed.slice(0, 12)}…)`)))
-      : h("p", { class: "notice", text: "No hand is over yet." }));
+      ? h("ol", { class: "history-hands" }, history.hands.map((hand) => {
+        const abandoned = gettext("abandoned");
+        return h("li", {}, gettext("Hand %(number)s: %(outcome)s (points %(points)s; seed %(seed)s…)", {
+          number: formatNumber(hand.number),
+          outcome: hand.outcome ? HAND_OUTCOMES[hand.outcome.kind] || hand.outcome.kind : abandoned,
+          points: hand.points.map((points) => formatNumber(points)).join(" / "),
+          seed: hand.seed.slice(0, 12),
+        }));
+      }))
+      : h("p", { class: "notice", text: gettext("No hand is over yet.") }));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     showProblem(error.problem);
@@ -150,7 +165,7 @@ async function showHands(match, cell, button) {
 function matchRow(match) {
   const hands = h("td", { class: "history-hands-cell" });
   const button = h("button", { type: "button", class: "link-button", onclick: () => showHands(match, hands, button) },
-    `${match.hands} ${match.hands === 1 ? "hand" : "hands"}`);
+    ngettext("%(count)s hand", "%(count)s hands", match.hands));
   hands.append(button);
   return h("tr", { class: "history-match", dataset: { matchId: String(match.match_id) } },
     h("td", { text: when(match.created_at) }),
@@ -163,13 +178,15 @@ function matchRow(match) {
 
 function movementRow(movement) {
   const kind = KINDS[movement.kind] || movement.kind;
-  const label = movement.kind === "reversal" ? `${kind} of ${(KINDS[movement.counts_as] || movement.counts_as).toLowerCase()}` : kind;
+  const label = movement.kind === "reversal"
+    ? gettext("Reversal of %(what)s", { what: (KINDS[movement.counts_as] || movement.counts_as).toLocaleLowerCase(LANGUAGE) })
+    : kind;
   return h("tr", { class: "history-movement", dataset: { kind: movement.counts_as } },
     h("td", { text: when(movement.created_at) }),
     h("td", { text: label }),
     h("td", { class: "amount", text: signedMoney(movement.amount) }),
     h("td", { class: "amount", text: plainMoney(movement.balance_after) }),
-    h("td", { text: movement.match_id ? `Game ${movement.match_id}` : "" }));
+    h("td", { text: movement.match_id ? gettext("Game %(game)s", { game: movement.match_id }) : "" }));
 }
 
 /** The figures per day or month, with the totals and the balances around the window. */
@@ -178,33 +195,36 @@ class Summary {
     this.period = "day";
     this.content = h("div");
     const choose = h("select", { id: "summary-period", onchange: guarded(() => { this.period = choose.value; return this.load(); }) },
-      h("option", { value: "day", text: "Per day" }), h("option", { value: "month", text: "Per month" }));
+      h("option", { value: "day", text: gettext("Per day") }), h("option", { value: "month", text: gettext("Per month") }));
     this.download = h("span");
     this.section = h("section", { class: "history-part", id: "history-summary", "aria-labelledby": "history-summary-title" },
       h("div", { class: "section-head" },
-        h("h2", { id: "history-summary-title", text: "Your figures" }),
+        h("h2", { id: "history-summary-title", text: gettext("Your figures") }),
         h("div", { class: "button-row" },
-          h("label", { for: "summary-period", class: "hint", text: "Show" }), choose, this.download)),
+          h("label", { for: "summary-period", class: "hint", text: gettext("Show") }), choose, this.download)),
       this.content);
   }
 
   async load() {
     const path = `me/history/summary?period=${this.period}`;
     const summary = await api(path);
-    this.download.replaceChildren(csvButton(path, `summary-${this.period}.csv`, "Download CSV"));
+    this.download.replaceChildren(csvButton(path, `summary-${this.period}.csv`, gettext("Download CSV")));
     const totals = summary.totals;
     this.content.replaceChildren(
-      h("p", { class: "hint", text: `From ${when(summary.window_start)} to ${when(summary.window_end)}: balance ${plainMoney(summary.opening_balance)} then, ${plainMoney(summary.closing_balance)} now.` }),
+      h("p", { class: "hint", text: gettext("From %(start)s to %(end)s: balance %(opening)s then, %(closing)s now.", {
+        start: when(summary.window_start), end: when(summary.window_end),
+        opening: plainMoney(summary.opening_balance), closing: plainMoney(summary.closing_balance),
+      }) }),
       h("dl", { class: "history-totals", id: "history-totals" },
         FIGURES.map(([key, label, shown]) => [h("dt", { text: label }), h("dd", { text: shown(totals[key]) })])),
       h("div", { class: "history-scroll" },
         h("table", { class: "history-table" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col", text: this.period === "day" ? "Day" : "Month" }),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col", text: this.period === "day" ? gettext("Day") : gettext("Month") }),
             FIGURES.map(([, label]) => h("th", { scope: "col", text: label })))),
           h("tbody", {}, summary.periods.length
-            ? summary.periods.map((row) => h("tr", {}, h("td", { text: row.period }),
+            ? summary.periods.map((row) => h("tr", {}, h("td", { text: periodText(row.period, this.period) }),
               FIGURES.map(([key, , shown]) => h("td", { class: "amount", text: shown(row[key]) }))))
-            : h("tr", {}, h("td", { colspan: FIGURES.length + 1, class: "notice", text: "Nothing moved in these 12 months." }))))));
+            : h("tr", {}, h("td", { colspan: FIGURES.length + 1, class: "notice", text: gettext("Nothing moved in these 12 months.") }))))));
   }
 }
 
@@ -215,34 +235,35 @@ function showMessage(id, title, text) {
 }
 
 async function boot() {
-  onSessionEnd(() => showMessage("session-ended", "Your session has expired", "Open the game again from your operator's site."));
+  onSessionEnd(() => showMessage("session-ended", gettext("Your session has expired"), gettext("Open the game again from your operator's site.")));
   const started = await startSession(null, null);
   if (!started.session) {
-    showMessage("no-session", "Open the game from your operator's site", "Your history opens from the game page.");
+    showMessage("no-session", gettext("Open the game from your operator's site"), gettext("Your history opens from the game page."));
     return;
   }
+  if (followSessionLanguage(started.session.lang)) return;
   watchExpiry();
   const player = started.session.player || {};
-  $("#account").replaceChildren(h("span", { class: "player", text: player.screen_name || player.display_name || "Player" }));
+  $("#account").replaceChildren(h("span", { class: "player", text: player.screen_name || player.display_name || gettext("Player") }));
   const matches = new PagedList({
     id: "history-matches",
-    title: "Your games",
+    title: gettext("Your games"),
     path: "me/history/matches",
-    head: ["When", "Game", "Against", "Result", "Net", "Hands"],
+    head: [gettext("When"), gettext("Game"), gettext("Against"), gettext("Result"), pgettext("a game's net", "Net"), gettext("Hands")],
     row: matchRow,
-    empty: "No game in these 12 months.",
+    empty: gettext("No game in these 12 months."),
   });
   const movements = new PagedList({
     id: "history-transactions",
-    title: "Your wallet",
+    title: gettext("Your wallet"),
     path: "me/history/transactions",
-    head: ["When", "What", "Amount", "Balance after", "For"],
+    head: [gettext("When"), gettext("What"), gettext("Amount"), gettext("Balance after"), pgettext("what money moved for", "For")],
     row: movementRow,
-    empty: "No movement in these 12 months.",
+    empty: gettext("No movement in these 12 months."),
   });
   const summary = new Summary();
   main.replaceChildren(
-    h("h2", { class: "history-title", text: "Your last 12 months" }),
+    h("h2", { class: "history-title", text: gettext("Your last 12 months") }),
     summary.section, matches.section, movements.section);
   try {
     await Promise.all([summary.load(), matches.load(), movements.load()]);

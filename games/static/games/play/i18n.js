@@ -20,6 +20,33 @@ export function formatNumber(value, options = {}) {
   return new Intl.NumberFormat(LANGUAGE, options).format(value);
 }
 
+/** "Ann, Bob and Cy" in the page's language. */
+export function andList(items) {
+  return new Intl.ListFormat(LANGUAGE, { type: "conjunction" }).format(items.map(String));
+}
+
+/** "€0.10 or €0.50" in the page's language. */
+export function orList(items) {
+  return new Intl.ListFormat(LANGUAGE, { type: "disjunction" }).format(items.map(String));
+}
+
+/** A date or time (a Date, or an ISO 8601 string) as the page's language writes it. */
+export function formatDate(value, options = { dateStyle: "medium", timeStyle: "short" }) {
+  return new Intl.DateTimeFormat(LANGUAGE, options).format(value instanceof Date ? value : new Date(value));
+}
+
+/** A page opened without `?lang=` whose player session speaks another language reloads
+ * itself in that one (true: it is reloading). An explicit `?lang=` (the launch URL's, or the
+ * language menu's) is the player's choice and stays. */
+export function followSessionLanguage(language) {
+  const url = new URL(window.location.href);
+  if (!language || url.searchParams.has("lang") || language.toLowerCase() === LANGUAGE.toLowerCase()) return false;
+  url.searchParams.set("lang", language);
+  url.hash = "";
+  window.location.replace(url.href);
+  return true;
+}
+
 export function gettext(msgid, params = null) {
   return substitute(catalogue ? catalogue.gettext(msgid) : msgid, params);
 }

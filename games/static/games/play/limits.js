@@ -5,6 +5,7 @@
 
 import { api, ApiError, problemIs } from "./api.js";
 import { $, h } from "./dom.js";
+import { formatNumber, gettext } from "./i18n.js";
 
 const MAX_MINUTES = 1440;
 const FIELDS = { duration_minutes: "limits-duration", loss_limit: "limits-loss" };
@@ -36,18 +37,20 @@ export async function askLimits({ profile }) {
       autocomplete: "off", "aria-describedby": "limits-loss-hint",
     });
     const error = h("p", { class: "form-error", id: "limits-error", role: "alert" });
-    const submit = h("button", { type: "submit", class: "button primary", id: "limits-submit" }, "Set the limits");
-    const cancel = h("button", { type: "button", class: "button" }, "Cancel");
+    const submit = h("button", { type: "submit", class: "button primary", id: "limits-submit" }, gettext("Set the limits"));
+    const cancel = h("button", { type: "button", class: "button" }, gettext("Cancel"));
     const form = h("form", { class: "limits-form", novalidate: true },
-      h("label", { for: "limits-duration", text: "Session length (minutes)" }), duration,
-      h("p", { class: "hint", id: "limits-duration-hint", text: `1 to ${MAX_MINUTES} minutes. When it is reached, the session ends${stops ? "; a game in progress stops after the hand being played, and every stake in it is returned" : ""}.` }),
-      h("label", { for: "limits-loss", text: `Loss limit${currency ? ` (${currency})` : ""}` }), loss,
-      h("p", { class: "hint", id: "limits-loss-hint", text: "The most this session may lose. A buy-in that could take you past it is refused." }),
+      h("label", { for: "limits-duration", text: gettext("Session length (minutes)") }), duration,
+      h("p", { class: "hint", id: "limits-duration-hint", text: stops
+        ? gettext("1 to %(max)s minutes. When it is reached, the session ends; a game in progress stops after the hand being played, and every stake in it is returned.", { max: formatNumber(MAX_MINUTES) })
+        : gettext("1 to %(max)s minutes. When it is reached, the session ends.", { max: formatNumber(MAX_MINUTES) }) }),
+      h("label", { for: "limits-loss", text: currency ? gettext("Loss limit (%(currency)s)", { currency }) : gettext("Loss limit") }), loss,
+      h("p", { class: "hint", id: "limits-loss-hint", text: gettext("The most this session may lose. A buy-in that could take you past it is refused.") }),
       error,
       h("div", { class: "button-row" }, submit, cancel));
     const dialog = h("dialog", { id: "limits-dialog", "aria-labelledby": "limits-title", "aria-describedby": "limits-intro" },
-      h("h2", { id: "limits-title", text: "Set your session limits" }),
-      h("p", { id: "limits-intro", text: "Before you play for real money, choose how long this session may last and how much it may lose. They hold until the session ends." }),
+      h("h2", { id: "limits-title", text: gettext("Set your session limits") }),
+      h("p", { id: "limits-intro", text: gettext("Before you play for real money, choose how long this session may last and how much it may lose. They hold until the session ends.") }),
       form);
     let answer = null;
     const finish = () => { dialog.close(); };

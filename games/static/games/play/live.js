@@ -2,9 +2,12 @@
 // /watch); `hello`, then `events`, `view`, `presence`, `ping` messages. The connection comes
 // back by itself with backoff and `after=<last seq>`, so nothing is missed. When sockets do
 // not work at all (a proxy that drops them), it long-polls the events feed instead
-// (docs/realtime.md section 6) and keeps trying the socket now and then.
+// (docs/realtime.md section 6) and keeps trying the socket now and then. Its state goes to
+// the page's connection line (connection.js); a heartbeat notices a socket that died silently.
 
 import { api, ApiError } from "./api.js";
+import { onNetwork, reportSocket } from "./connection.js";
+import { Heartbeat } from "./heartbeat.js";
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
 const SOCKET_FAILURES_BEFORE_POLLING = 3;
@@ -21,15 +24,13 @@ const SEND_WINDOW_MS = 10000;
 export class Live {
   /**
    * matchId; watch: a watcher's socket; handlers: {message(msg), status(state), fatal(why,
-   * problem)}. `after`: the last seq already rendered. `backlog`: until the first `hello`,
-   * ask for the last `backlog` events before `after` too (an `events` message after the
-   * `hello`), for the moves list of a page just opened.
+   * problem)}. `after`: the last seq already rendered (the moves before it come from the
+   * events feed: moves.js).
    */
-  constructor({ matchId, watch = false, after = 0, backlog = 0, handlers }) {
+  constructor({ matchId, watch = false, after = 0, handlers }) {
     this.matchId = matchId;
     this.watch = watch;
     this.lastSeq = after;
-    this.replayFrom = backlog > 0 ? Math.max(0, after - backlog) : null;
     this.handlers = handlers;
     this.socket = null;
     this.stopped = false;
@@ -40,18 +41,40 @@ export class Live {
     this.pollAbort = null;
     this.nextSocketTry = 0;
     this.sentAt = [];
+    this.everLive = false;
+    this.minting = false;
+    this.heartbeat = new Heartbeat({
+      ping: () => this.transmit({ type: "ping" }),
+      dead: () => this.socketDied(),
+    });
   }
 
   start() {
+    this.unsubscribeNetwork = onNetwork({
+      back: () => this.reconnectNow(),
+      lost: () => this.heartbeat.suspect(),
+    });
     this.connect();
   }
 
   stop() {
     this.stopped = true;
     window.clearTimeout(this.timer);
+    this.heartbeat.stop();
+    if (this.unsubscribeNetwork) this.unsubscribeNetwork();
     if (this.pollAbort) this.pollAbort.abort();
     if (this.socket) this.socket.close(1000, "bye");
     this.socket = null;
+    reportSocket("match", null);
+  }
+
+  /** The server answers again: try the socket now rather than at the end of the backoff
+   * (also while polling: a socket that works takes over at its hello). */
+  reconnectNow() {
+    if (this.stopped || this.socket || this.minting) return;
+    this.attempt = 0;
+    window.clearTimeout(this.timer);
+    this.connect();
   }
 
   /** True when messages can be sent over the socket now. */
@@ -78,6 +101,7 @@ export class Live {
   }
 
   status(state) {
+    reportSocket("match", state === "live" ? "open" : state);
     if (this.handlers.status) this.handlers.status(state);
   }
 
@@ -90,25 +114,31 @@ export class Live {
 
   async connect() {
     if (this.stopped) return;
-    this.status(this.attempt === 0 ? "connecting" : "reconnecting");
+    if (!this.polling) this.status(this.everLive ? "reconnecting" : "connecting");
     let ticket;
+    this.minting = true;
     try {
       ticket = (await api("socket-tickets", { method: "POST", body: {} })).ticket;
     } catch (error) {
       if (this.stopped) return;
       if (error instanceof ApiError && error.status === 401) return; // the session is over
+      if (error instanceof ApiError && error.status === 0 && !this.polling) {
+        this.retry(); // no network: not the socket's fault, polling would fail as well
+        return;
+      }
       if (error instanceof ApiError && [404, 405].includes(error.status)) {
         this.failures = SOCKET_FAILURES_BEFORE_POLLING; // this server has no sockets
       }
       this.socketFailed();
       return;
+    } finally {
+      this.minting = false;
     }
     if (this.stopped) return;
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     const path = `/ws/v1/matches/${encodeURIComponent(this.matchId)}${this.watch ? "/watch" : ""}`;
     const query = new URLSearchParams({ ticket });
-    if (this.replayFrom !== null) query.set("after", String(this.replayFrom));
-    else if (this.lastSeq > 0) query.set("after", String(this.lastSeq));
+    if (this.lastSeq > 0) query.set("after", String(this.lastSeq));
     let socket;
     try {
       socket = new WebSocket(`${scheme}//${window.location.host}${path}?${query}`);
@@ -118,6 +148,7 @@ export class Live {
     }
     this.socket = socket;
     this.helloSeen = false;
+    this.heartbeat.opened();
     socket.addEventListener("message", (event) => this.onSocketMessage(event));
     socket.addEventListener("close", (event) => this.onSocketClose(socket, event));
   }
@@ -129,14 +160,17 @@ export class Live {
     } catch {
       return;
     }
+    this.heartbeat.heard();
     if (message.type === "error" && !message.id) this.lastProblem = message.problem;
     if (message.type === "ping") {
       this.transmit({ type: "pong" });
       return;
     }
+    if (message.type === "pong") return; // the heartbeat's answer
     if (message.type === "hello") {
       this.helloSeen = true;
-      this.replayFrom = null; // its events follow; a reconnect resumes after the last seq
+      this.everLive = true;
+      this.heartbeat.hello();
       if (this.lastSeq === 0) this.lastSeq = message.seq; // the whole state, as of this seq
       this.failures = 0;
       this.attempt = 0;
@@ -152,11 +186,13 @@ export class Live {
   onSocketClose(socket, event) {
     if (socket !== this.socket) return;
     this.socket = null;
+    this.heartbeat.stop();
     const hadHello = this.helloSeen;
     this.helloSeen = false;
     if (this.stopped) return;
     if (event.code in FATAL_CLOSES) {
       this.stopped = true;
+      this.status("closed");
       this.handlers.fatal(FATAL_CLOSES[event.code], this.lastProblem);
       return;
     }
@@ -165,6 +201,15 @@ export class Live {
       return;
     }
     this.retry();
+  }
+
+  /** The heartbeat got no answer: the socket is dead without a close (its close would come
+   * only when the closing handshake times out), so the page lets it go and reconnects. */
+  socketDied() {
+    const socket = this.socket;
+    if (!socket) return;
+    this.onSocketClose(socket, { code: 1006 });
+    socket.close();
   }
 
   socketFailed() {
@@ -184,7 +229,7 @@ export class Live {
   }
 
   retry() {
-    this.status("reconnecting");
+    this.status(this.everLive ? "reconnecting" : "connecting");
     const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;
     const jitter = Math.random() * delay * 0.2;

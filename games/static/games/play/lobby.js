@@ -7,6 +7,7 @@ import { api, ApiError, apiList } from "./api.js";
 import { h } from "./dom.js";
 import { money, plainMoney, VARIANTS } from "./format.js";
 import { showProblem } from "./notices.js";
+import { andList, formatNumber, gettext, ngettext, orList, pgettext } from "./i18n.js";
 
 const ACTIVE_SEAT_STATES = ["seated", "playing"];
 const OPEN_MATCH_STATUSES = ["waiting", "running"];
@@ -21,7 +22,7 @@ export class LobbyScreen {
   }
 
   async start() {
-    this.main.replaceChildren(h("p", { class: "notice", text: "Loading the lobby…" }));
+    this.main.replaceChildren(h("p", { class: "notice", text: gettext("Loading the lobby…") }));
     await this.load();
   }
 
@@ -42,9 +43,9 @@ export class LobbyScreen {
         showProblem(error.problem);
         this.main.replaceChildren(
           h("section", { class: "lobby" },
-            h("h2", { text: "Lobby" }),
-            h("p", { class: "notice", text: "The lobby could not be loaded." }),
-            h("button", { type: "button", class: "button", onclick: () => this.load() }, "Try again")),
+            h("h2", { text: gettext("Lobby") }),
+            h("p", { class: "notice", text: gettext("The lobby could not be loaded.") }),
+            h("button", { type: "button", class: "button", onclick: () => this.load() }, gettext("Try again"))),
         );
         return;
       }
@@ -59,42 +60,54 @@ export class LobbyScreen {
     this.main.replaceChildren(
       h("section", { class: "lobby", "aria-labelledby": "lobby-title" },
         h("div", { class: "section-head" },
-          h("h2", { id: "lobby-title", text: "Lobby" }),
-          h("button", { type: "button", class: "link-button", onclick: () => this.load() }, "Refresh")),
+          h("h2", { id: "lobby-title", text: gettext("Lobby") }),
+          h("button", { type: "button", class: "link-button", onclick: () => this.load() }, gettext("Refresh"))),
         mine.length ? this.renderMine(mine) : null,
         rooms.length
           ? h("div", { class: "rooms" }, rooms.map((room) => this.renderRoom(room, mine)))
-          : h("p", { class: "notice", text: "No room is open right now." })),
+          : h("p", { class: "notice", text: gettext("No room is open right now.") })),
     );
   }
 
   renderMine(seats) {
     return h("section", { class: "my-tables", "aria-labelledby": "my-tables-title" },
-      h("h3", { id: "my-tables-title", text: "Your tables" }),
+      h("h3", { id: "my-tables-title", text: gettext("Your tables") }),
       h("ul", { class: "plain-list" },
         seats.map((seat) => h("li", { class: "my-table" },
-          h("span", { text: `Table ${seat.table_id}: ${seat.match_status === "running" ? "game in progress" : "waiting for an opponent"}` }),
+          h("span", {
+            text: seat.match_status === "running"
+              ? gettext("Table %(table)s: game in progress", { table: seat.table_id })
+              : gettext("Table %(table)s: waiting for an opponent", { table: seat.table_id }),
+          }),
           h("button", {
             type: "button",
             class: "button",
             onclick: () => this.go({ screen: "table", match: seat.match_id }),
-          }, "Return to the table")))));
+          }, gettext("Return to the table"))))));
   }
 
   renderRoom(room, mine) {
     const facts = [
       VARIANTS[room.variant] || room.variant,
-      room.is_practice ? "Practice (play chips)" : "Real money",
+      room.is_practice ? gettext("Practice (play chips)") : gettext("Real money"),
       room.variant === "money"
-        ? `Stake per point ${room.stake_per_point_choices.map(money).join(" or ")}`
-        : `Stake ${money(room.stake)}`,
-      room.variant === "money" ? `Cashier ${money(room.cashier_min)} to ${money(room.cashier_max)}` : null,
-      room.seats > 2 ? `${room.seats} players` : null,
+        ? gettext("Stake per point %(stakes)s", { stakes: orList(room.stake_per_point_choices.map(money)) })
+        : gettext("Stake %(stake)s", { stake: money(room.stake) }),
+      room.variant === "money"
+        ? gettext("Cashier %(min)s to %(max)s", { min: money(room.cashier_min), max: money(room.cashier_max) })
+        : null,
+      room.seats > 2 ? ngettext("%(count)s player", "%(count)s players", room.seats) : null,
       room.seats > 2 && room.prize_table !== "winner_takes_all"
-        ? `Prizes ${room.prize_table.split("_").join("/")} %` : null,
-      room.target ? `${room.seats > 2 ? "Penalty target" : "Target"} ${room.target}` : null,
-      room.fee_bps ? `Fee ${(room.fee_bps / 100).toFixed(2).replace(/\.?0+$/, "")}%` : null,
-      room.turn_seconds ? `${room.turn_seconds} s a turn` : null,
+        ? gettext("Prizes %(shares)s", { shares: `${room.prize_table.split("_").join("/")} %` }) : null,
+      room.target
+        ? (room.seats > 2
+          ? gettext("Penalty target %(target)s", { target: formatNumber(room.target) })
+          : gettext("Target %(target)s", { target: formatNumber(room.target) }))
+        : null,
+      room.fee_bps
+        ? gettext("Fee %(percent)s", { percent: formatNumber(room.fee_bps / 10000, { style: "percent", maximumFractionDigits: 2 }) })
+        : null,
+      room.turn_seconds ? gettext("%(seconds)s s a turn", { seconds: formatNumber(room.turn_seconds) }) : null,
     ].filter(Boolean);
     const titleId = `room-${room.id}`;
     return h("article", { class: "room", "aria-labelledby": titleId, dataset: { roomId: room.id } },
@@ -108,47 +121,52 @@ export class LobbyScreen {
     const seated = mine.find((seat) => seat.table_id === table.id);
     const names = table.seats
       .filter((seat) => seat.display_name !== null)
-      .map((seat) => seat.display_name || `Seat ${seat.position + 1}`);
-    const label = `Table ${table.id}`;
+      .map((seat) => seat.display_name || gettext("Seat %(number)s", { number: seat.position + 1 }));
+    const label = gettext("Table %(table)s", { table: table.id });
     const seatCount = room.seats || 2;
+    const versus = pgettext("between players' names", " vs ");
     const state = {
-      empty: "empty",
+      empty: pgettext("a table's state", "empty"),
       waiting: seatCount > 2
-        ? `${names.join(", ")} waiting for players (${names.length} of ${seatCount} seated)`
-        : `${names.join(", ")} waiting for an opponent`,
-      playing: `${names.join(" vs ")} playing`,
+        ? gettext("%(names)s waiting for players (%(seated)s of %(seats)s seated)", {
+          names: andList(names), seated: formatNumber(names.length), seats: formatNumber(seatCount),
+        })
+        : gettext("%(names)s waiting for an opponent", { names: andList(names) }),
+      playing: gettext("%(names)s playing", { names: names.join(versus) }),
     }[table.state] || table.state;
     const row = h("li", { class: "table-row", dataset: { tableId: table.id, state: table.state } },
       h("div", { class: "table-info" },
         h("strong", { text: label }),
         h("span", { text: ` · ${state}` }),
-        table.stake_per_point ? h("span", { text: ` · ${money(table.stake_per_point)} a point` }) : null));
+        table.stake_per_point
+          ? h("span", { text: ` · ${gettext("%(stake)s a point", { stake: money(table.stake_per_point) })}` })
+          : null));
     const actions = h("div", { class: "table-actions" });
     if (seated) {
       actions.append(h("button", {
         type: "button", class: "button",
         onclick: () => this.go({ screen: "table", match: seated.match_id }),
-      }, "Return to the table"));
+      }, gettext("Return to the table")));
     } else if (table.free_seats > 0) {
       actions.append(h("button", {
         type: "button", class: "button primary",
-        "aria-label": `Sit at ${label}`,
+        "aria-label": gettext("Sit at %(table)s", { table: label }),
         onclick: () => (room.variant === "money" ? this.askCashier(row, room, table) : this.sit(room, table)),
-      }, "Sit"));
+      }, gettext("Sit")));
       if (room.is_practice && table.free_seats === seatCount) {
         actions.append(h("button", {
           type: "button", class: "button",
-          "aria-label": `Play the house bot at ${label}`,
+          "aria-label": gettext("Play the house bot at %(table)s", { table: label }),
           onclick: () => this.playBot(room, table, row),
-        }, "Play the house bot"));
+        }, gettext("Play the house bot")));
       }
     }
     if (table.state === "playing" && table.match_id && !seated) {
       actions.append(h("button", {
         type: "button", class: "button",
-        "aria-label": `Watch ${label}`,
+        "aria-label": gettext("Watch %(table)s", { table: label }),
         onclick: () => this.go({ screen: "watch", match: table.match_id }),
-      }, "Watch"));
+      }, gettext("Watch")));
     }
     row.append(actions);
     return row;
@@ -165,21 +183,21 @@ export class LobbyScreen {
     const id = `cashier-${table.id}`;
     const choices = table.stake_per_point ? [table.stake_per_point] : room.stake_per_point_choices;
     const select = h("select", { id: `${id}-stake`, name: "stake_per_point" },
-      choices.map((choice) => h("option", { value: choice.amount, text: `${money(choice)} a point` })));
+      choices.map((choice) => h("option", { value: choice.amount, text: gettext("%(stake)s a point", { stake: money(choice) }) })));
     const input = h("input", {
       id, name: "cashier_amount", type: "text", inputmode: "decimal", required: true,
       autocomplete: "off", value: room.cashier_min ? room.cashier_min.amount : "",
       "aria-describedby": `${id}-hint`,
     });
     const form = h("form", { class: "cashier-form", novalidate: true },
-      h("label", { for: id, text: `Cashier amount (${room.currency})` }),
+      h("label", { for: id, text: gettext("Cashier amount (%(currency)s)", { currency: room.currency }) }),
       input,
-      h("p", { id: `${id}-hint`, class: "hint", text: `Between ${plainMoney(room.cashier_min)} and ${plainMoney(room.cashier_max)}. Nobody can lose more than they bring.` }),
-      h("label", { for: `${id}-stake`, text: "Stake per point" }),
+      h("p", { id: `${id}-hint`, class: "hint", text: gettext("Between %(min)s and %(max)s. Nobody can lose more than they bring.", { min: plainMoney(room.cashier_min), max: plainMoney(room.cashier_max) }) }),
+      h("label", { for: `${id}-stake`, text: gettext("Stake per point") }),
       select,
       h("div", { class: "form-actions" },
-        h("button", { type: "submit", class: "button primary" }, "Sit down"),
-        h("button", { type: "button", class: "button", onclick: () => form.remove() }, "Cancel")));
+        h("button", { type: "submit", class: "button primary" }, gettext("Sit down")),
+        h("button", { type: "button", class: "button", onclick: () => form.remove() }, gettext("Cancel"))));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const body = { cashier_amount: input.value.trim(), stake_per_point: select.value };

@@ -1,7 +1,10 @@
 // Visible, dismissable messages: a refused move shows its problem's title and detail here
 // (problem+json from REST, or the socket's `error` message); nothing else on the page moves.
+// A message about the connection (a network failure: a problem of status 0) is marked so,
+// and goes away by itself when the page is back (connection.js).
 
 import { $, h } from "./dom.js";
+import { gettext } from "./i18n.js";
 
 let counter = 0;
 
@@ -25,21 +28,29 @@ export function clearNotices() {
   box().replaceChildren();
 }
 
+/** The page is back: every message that said it could not reach the server goes. */
+export function dismissConnectionNotices() {
+  const messages = document.querySelectorAll('#messages [data-about="connection"]');
+  for (const message of messages) dismiss(message);
+}
+
 /** Show a problem (RFC 9457): its title, its detail when it says more. */
 export function showProblem(problem, { level = "error" } = {}) {
-  const title = (problem && problem.title) || "Something went wrong";
+  const title = (problem && problem.title) || gettext("Something went wrong");
   const detail = problem && problem.detail && problem.detail !== title ? problem.detail : null;
-  return show(title, detail, { level, type: problem && problem.type });
+  const about = problem && problem.status === 0 ? "connection" : null;
+  return show(title, detail, { level, type: problem && problem.type, about });
 }
 
 /** An information message. One with a `name` takes the place of the one shown under that
- * name (a banner that says more as things happen), as the newest message. */
-export function showNotice(title, detail = null, { level = "info", name = null } = {}) {
+ * name (a banner that says more as things happen), as the newest message; one `about`
+ * "connection" is dismissed when the page is back. */
+export function showNotice(title, detail = null, { level = "info", name = null, about = null } = {}) {
   if (name) dismiss(box().querySelector(`[data-notice="${CSS.escape(name)}"]`));
-  return show(title, detail, { level, name });
+  return show(title, detail, { level, name, about });
 }
 
-function show(title, detail, { level, type = null, name = null }) {
+function show(title, detail, { level, type = null, name = null, about = null }) {
   counter += 1;
   const id = `message-${counter}`;
   const message = h(
@@ -49,7 +60,11 @@ function show(title, detail, { level, type = null, name = null }) {
       role: level === "error" ? "alert" : "status",
       id,
       "aria-labelledby": `${id}-title`,
-      dataset: { ...(type ? { problemType: type } : {}), ...(name ? { notice: name } : {}) },
+      dataset: {
+        ...(type ? { problemType: type } : {}),
+        ...(name ? { notice: name } : {}),
+        ...(about ? { about } : {}),
+      },
     },
     h("div", { class: "message-text" },
       h("strong", { id: `${id}-title`, class: "message-title", text: title }),
@@ -57,7 +72,7 @@ function show(title, detail, { level, type = null, name = null }) {
     h("button", {
       type: "button",
       class: "message-close",
-      "aria-label": `Dismiss: ${title}`,
+      "aria-label": gettext("Dismiss: %(title)s", { title }),
       onclick: () => dismiss(message),
     }, "\u00d7"),
   );

@@ -14,19 +14,25 @@ import { $, h } from "./dom.js";
 import { clockText, plainMoney, SESSION_ENDS, signedMoney, spokenDuration } from "./format.js";
 import { askLimits } from "./limits.js";
 import { dismiss, showNotice, showProblem } from "./notices.js";
+import { formatNumber, gettext, LANGUAGE, pgettext } from "./i18n.js";
 
 // The reasons a session's end stops the player's game after its hand (an `end_of_hand`
 // profile); a break or an idle end leaves the game in progress be.
 const STOPPING = ["player", "duration_limit", "loss_limit"];
 // The hosted history page (docs/play.md "History"), where a reality check's history link goes.
 const HISTORY_PAGE = "history";
+
+/** The history page in the page's language. */
+function historyPage() {
+  return `${HISTORY_PAGE}?lang=${encodeURIComponent(LANGUAGE)}`;
+}
 // How the strip names an ended session's end.
 const ENDED_AS = {
-  duration_limit: "time limit reached",
-  loss_limit: "loss limit reached",
-  player: "ended by you",
-  idle: "no play for a while",
-  break: "your break began",
+  duration_limit: gettext("time limit reached"),
+  loss_limit: gettext("loss limit reached"),
+  player: gettext("ended by you"),
+  idle: gettext("no play for a while"),
+  break: gettext("your break began"),
 };
 
 export class Protection {
@@ -205,16 +211,20 @@ export class Protection {
     }
     const over = session.state === "ended";
     const fact = (name, id, text) => h("div", { class: "session-fact" }, h("dt", { text: name }), h("dd", { id, text }));
-    const title = over ? `Session ended: ${ENDED_AS[session.end_reason] || "over"}` : "Your session";
+    const ended = ENDED_AS[session.end_reason] || pgettext("a session's end", "over");
+    const title = over
+      ? gettext("Session ended: %(why)s", { why: ended })
+      : gettext("Your session");
     strip.replaceChildren(...[
       h("h2", { id: "session-title", class: "session-title", text: title }),
       h("dl", { class: "session-facts" },
-        fact("Time played", "session-elapsed", clockText(this.elapsed(session))),
-        fact("Net", "session-net", signedMoney(session.net_position)),
-        over ? null : fact("In play", "session-in-play", plainMoney(session.in_play)),
-        limitsText(session) ? fact("Limits", "session-limits", limitsText(session)) : null,
+        fact(gettext("Time played"), "session-elapsed", clockText(this.elapsed(session))),
+        fact(pgettext("a session's net position", "Net"), "session-net", signedMoney(session.net_position)),
+        over ? null : fact(gettext("In play"), "session-in-play", plainMoney(session.in_play)),
+        limitsText(session) ? fact(gettext("Limits"), "session-limits", limitsText(session)) : null,
         session.state === "limit_reached"
-          ? fact("Limit reached", "session-limit-reached", session.limit_reached === "loss" ? "loss" : "time")
+          ? fact(gettext("Limit reached"), "session-limit-reached",
+            session.limit_reached === "loss" ? pgettext("the limit reached", "loss") : pgettext("the limit reached", "time"))
           : null),
       over ? null : this.renderEnd(),
     ].filter(Boolean));
@@ -227,15 +237,15 @@ export class Protection {
       return h("button", {
         type: "button", class: "button subtle", id: "session-end",
         onclick: () => { this.confirmEnd = true; this.renderStrip(); $("#session-end-confirm").focus(); },
-      }, "End session…");
+      }, gettext("End session…"));
     }
     const stops = this.profile && this.profile.limit_reached === "end_of_hand";
     return h("div", { class: "button-row session-end" },
       h("p", { class: "warning", text: stops
-        ? "Ending the session stops your game in progress after the hand being played; every stake in it is returned."
-        : "A game in progress is played to its end; no new real-money game starts in this session." }),
-      h("button", { type: "button", class: "button danger", id: "session-end-confirm", onclick: () => this.endSession() }, "End the session"),
-      h("button", { type: "button", class: "button", onclick: () => { this.confirmEnd = false; this.renderStrip(); } }, "Keep playing"));
+        ? gettext("Ending the session stops your game in progress after the hand being played; every stake in it is returned.")
+        : gettext("A game in progress is played to its end; no new real-money game starts in this session.") }),
+      h("button", { type: "button", class: "button danger", id: "session-end-confirm", onclick: () => this.endSession() }, gettext("End the session")),
+      h("button", { type: "button", class: "button", onclick: () => { this.confirmEnd = false; this.renderStrip(); } }, gettext("Keep playing")));
   }
 
   async endSession() {
@@ -268,16 +278,16 @@ export class Protection {
     if (this.told.has(key)) return;
     this.told.add(key);
     const why = SESSION_ENDS[session.state === "ended" ? session.end_reason : session.limit_reached];
-    const title = why || "Your session has ended";
+    const title = why || gettext("Your session has ended");
     const stops = this.profile && this.profile.limit_reached === "end_of_hand";
     const stopping = session.state === "ended" ? STOPPING.includes(session.end_reason) : true;
     const game = stops && stopping
-      ? "A game in progress stops after the hand being played, and every stake in it is returned."
-      : "A game in progress is played to its end.";
+      ? gettext("A game in progress stops after the hand being played, and every stake in it is returned.")
+      : gettext("A game in progress is played to its end.");
     const next = session.state === "ended"
-      ? "To play for real money again, start a new session."
-      : "No new real-money game starts in this session; end it to start another.";
-    showNotice(title, `${game} ${next}`, { name: "play-session" });
+      ? gettext("To play for real money again, start a new session.")
+      : gettext("No new real-money game starts in this session; end it to start another.");
+    showNotice(title, pgettext("two sentences", "%(first)s %(second)s", { first: game, second: next }), { name: "play-session" });
   }
 
   // --- The reality check -------------------------------------------------------------------
@@ -294,22 +304,24 @@ export class Protection {
       "aria-labelledby": "reality-check-title", "aria-describedby": "reality-check-facts",
       dataset: { checkId: check.id },
     },
-    h("h2", { id: "reality-check-title", text: "Reality check" }),
+    h("h2", { id: "reality-check-title", text: gettext("Reality check") }),
     h("div", { id: "reality-check-facts" },
-      h("p", { id: "reality-check-elapsed", text: `You have been playing for ${spokenDuration(check.elapsed_seconds)} this session.` }),
-      h("p", { id: "reality-check-net", text: `Net position: ${signedMoney(check.net_position)} (what you won minus what you lost in this session's games that are over).` }),
-      h("p", { class: "hint", text: "At a table, your turn's clock is paused until you answer." })),
+      h("p", { id: "reality-check-elapsed", text: gettext("You have been playing for %(duration)s this session.", { duration: spokenDuration(check.elapsed_seconds) }) }),
+      h("p", { id: "reality-check-net", text: gettext("Net position: %(net)s (what you won minus what you lost in this session's games that are over).", { net: signedMoney(check.net_position) }) }),
+      h("p", { class: "hint", text: gettext("At a table, your turn's clock is paused until you answer.") })),
     h("ul", { class: "plain-list reality-check-links" },
-      h("li", {}, h("a", { id: "reality-check-history", href: HISTORY_PAGE }, "Your history")),
+      h("li", {}, h("a", { id: "reality-check-history", href: historyPage() }, gettext("Your history"))),
       h("li", {}, h("details", { id: "reality-check-limits" },
-        h("summary", { text: "Your limits" }),
-        h("p", { text: session && limitsText(session) ? `This session: ${limitsText(session)}.` : "This session has no limits." }),
-        h("p", { class: "hint", text: "A session's limits hold until it ends; end it to choose new ones." })))),
+        h("summary", { text: gettext("Your limits") }),
+        h("p", { text: session && limitsText(session)
+          ? gettext("This session: %(limits)s.", { limits: limitsText(session) })
+          : gettext("This session has no limits.") }),
+        h("p", { class: "hint", text: gettext("A session's limits hold until it ends; end it to choose new ones.") })))),
     h("p", { class: "form-error", id: "reality-check-error", role: "alert" }));
     const answer = (value) => this.answer(dialog, check, value);
     dialog.append(h("div", { class: "button-row" },
-      h("button", { type: "button", class: "button primary", id: "reality-check-continue", onclick: () => answer("continue") }, "Continue playing"),
-      h("button", { type: "button", class: "button", id: "reality-check-end", onclick: () => answer("end_session") }, "End session")));
+      h("button", { type: "button", class: "button primary", id: "reality-check-continue", onclick: () => answer("continue") }, gettext("Continue playing")),
+      h("button", { type: "button", class: "button", id: "reality-check-end", onclick: () => answer("end_session") }, gettext("End session"))));
     // Answered with a button only: Esc does not put it away unanswered.
     dialog.addEventListener("cancel", (event) => event.preventDefault());
     dialog.addEventListener("close", () => {
@@ -355,8 +367,9 @@ export class Protection {
 /** The session's limits: "60 min · loss 20.00 EUR" (null: none). */
 function limitsText(session) {
   const parts = [
-    session.duration_limit_minutes ? `${session.duration_limit_minutes} min` : null,
-    session.loss_limit ? `loss ${plainMoney(session.loss_limit)}` : null,
+    session.duration_limit_minutes
+      ? gettext("%(minutes)s min", { minutes: formatNumber(session.duration_limit_minutes) }) : null,
+    session.loss_limit ? gettext("loss %(limit)s", { limit: plainMoney(session.loss_limit) }) : null,
   ].filter(Boolean);
   return parts.length ? parts.join(" · ") : null;
 }

@@ -71,6 +71,9 @@ export async function startSession(launchToken, exchange) {
       expires_at: issued.expires_at,
       player: issued.player || {},
       options: issued.options || { mode: "lobby" },
+      // The session's language (the launch's `lang`, the player's stored one): the page
+      // follows it when its address does not name one (i18n.js followSessionLanguage).
+      lang: issued.lang || null,
       place: null,
     };
     write(current);

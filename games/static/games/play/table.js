@@ -5,32 +5,33 @@
 
 import { api, ApiError } from "./api.js";
 import { cardFace, cardName, cardShort, compareCards } from "./cards.js";
+import { moveProblem, moveRefusedOffline } from "./connection.js";
 import {
   AutoPlayedBanner, presenceBadge, renderBanks, showBadge, StageWatch, stageOf, tickBanks, timeLeft,
 } from "./clocks.js";
+import { DiscardHistory } from "./discard-history.js";
 import { $, flash, h } from "./dom.js";
 import {
   AUTO_MARK, AUTO_MARK_TITLE, componentLabel, countdown, FORFEIT_REASONS, money, OUTCOMES,
-  plainMoney, plural, signedMoney, stoppingText, TURN_STAGES, VARIANTS, voidedText,
+  plainMoney, signedMoney, stoppingText, TURN_STAGES, VARIANTS, voidedText,
 } from "./format.js";
+import { HandOrder } from "./hand-order.js";
+import { knockHint } from "./knock-hint.js";
 import { Live } from "./live.js";
+import { Motion } from "./motion.js";
+import { movesThrough } from "./moves.js";
 import { showNotice, showProblem } from "./notices.js";
 import { openReport } from "./report.js";
+import { andList, formatNumber, gettext, ngettext, pgettext } from "./i18n.js";
 
 const ACTION_TIMEOUT_MS = 8000;
-// Opening the table, the socket replays this many of the last events (docs/realtime.md
-// "Resume"), so the moves list shows what happened while the player was away.
-const LOG_BACKLOG = 30;
+// The moves kept (the current hand's, whatever its length) and shown (the latest).
+const LOG_KEPT = 120;
+const LOG_SHOWN = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 // Voided: R13's interrupted game, or a game stopped after its hand by a player's session end.
 const OVER = ["finished", "settled", "aborted", "voided"];
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
-const CONNECTION_TEXT = {
-  connecting: "Connecting…",
-  live: "Live",
-  reconnecting: "Reconnecting…",
-  polling: "Live (without a socket)",
-};
 
 /** A card face: a button in the player's hand, an image elsewhere. */
 export function cardElement(text, { button = false, classes = [], attrs = {} } = {}) {
@@ -54,6 +55,12 @@ function cardBacks(count, label) {
     Array.from({ length: shown }, () => h("span", { class: "card back", "aria-hidden": "true" })));
 }
 
+/** A meld for screen readers: "Run: Seven of spades, Eight of spades, Nine of spades". */
+function meldLabel(meld) {
+  const cards = meld.cards.map(cardName).join(", ");
+  return meld.kind === "run" ? gettext("Run: %(cards)s", { cards }) : gettext("Set: %(cards)s", { cards });
+}
+
 export class TableScreen {
   constructor(main, { matchId, watch = false, go, refreshWallet, protection = null }) {
     this.main = main;
@@ -66,7 +73,6 @@ export class TableScreen {
     this.view = null;
     this.live = null;
     this.presence = {};
-    this.connection = "connecting";
     this.log = [];
     this.seenEvents = new Set();
     this.selected = null;
@@ -80,11 +86,14 @@ export class TableScreen {
     this.stageWatch = new StageWatch();
     this.autoPlayed = new AutoPlayedBanner(matchId);
     this.onKey = (event) => this.key(event);
+    this.order = new HandOrder(matchId, () => this.render(this.view));
+    this.pile = new DiscardHistory((seat) => (seat === this.seat ? null : this.name(seat)));
+    this.motion = new Motion();
   }
 
   // --- Life cycle ---------------------------------------------------------------------------
   async start() {
-    this.main.replaceChildren(h("p", { class: "notice", text: "Opening the table…" }));
+    this.main.replaceChildren(h("p", { class: "notice", text: gettext("Opening the table…") }));
     let view;
     try {
       view = await api(this.watch ? `matches/${this.matchId}/watch` : `matches/${this.matchId}/view`);
@@ -98,14 +107,14 @@ export class TableScreen {
     }
     if (this.stopped) return; // the player went elsewhere meanwhile
     this.apply(view, []);
+    // The socket continues from the view's seq; what led up to it comes from the feed.
+    this.loadMoves(view.seq);
     this.live = new Live({
       matchId: this.matchId,
       watch: this.watch,
       after: view.seq,
-      backlog: LOG_BACKLOG,
       handlers: {
         message: (message) => this.message(message),
-        status: (state) => this.connectionChanged(state),
         fatal: (why, problem) => this.fatal(why, problem),
       },
     });
@@ -123,15 +132,15 @@ export class TableScreen {
     window.clearInterval(this.ticker);
     window.clearTimeout(this.statementTimer);
     document.removeEventListener("keydown", this.onKey);
+    this.pile.stop();
     for (const waiter of this.waiting.values()) waiter.reject(null);
     this.waiting.clear();
   }
 
   fatal(why, problem) {
     // The socket's `error` message (shown as it arrived) says why; without one, the page does.
-    if (!problem && why === "not-found") showNotice("This game is not open to you.");
-    else if (!problem) showNotice("This page may not open the game's live connection.");
-    this.connectionChanged("closed");
+    if (!problem && why === "not-found") showNotice(gettext("This game is not open to you."));
+    else if (!problem) showNotice(gettext("This page may not open the game's live connection."));
   }
 
   // --- Messages from the socket ---------------------------------------------------------------
@@ -164,15 +173,6 @@ export class TableScreen {
       }
       default:
         break;
-    }
-  }
-
-  connectionChanged(state) {
-    this.connection = state;
-    const status = $("#connection", this.main);
-    if (status) {
-      status.textContent = CONNECTION_TEXT[state] || "Offline";
-      status.dataset.state = state;
     }
   }
 
@@ -224,11 +224,18 @@ export class TableScreen {
     return this.legal.some((action) => action.kind === kind && (card === null || action.card === card));
   }
 
+  /** Each player's points: "You 12 · Bob 30". */
+  pointsList(points) {
+    return this.view.match.players
+      .map((p) => pgettext("a player's points", "%(name)s %(points)s", { name: this.name(p.position), points: formatNumber(points[p.position]) }))
+      .join(" · ");
+  }
+
   name(position) {
-    if (position === null || position === undefined) return "Nobody";
-    if (position === this.seat) return "You";
+    if (position === null || position === undefined) return gettext("Nobody");
+    if (position === this.seat) return gettext("You");
     const player = this.view.match.players.find((p) => p.position === position);
-    return (player && player.display_name) || `Seat ${position + 1}`;
+    return (player && player.display_name) || gettext("Seat %(number)s", { number: position + 1 });
   }
 
   apply(view, events) {
@@ -246,7 +253,8 @@ export class TableScreen {
     const hand = view.hand;
     if (hand && hand.hand && this.selected && !hand.hand.includes(this.selected)) this.selected = null;
     this.render(previous);
-    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the backlog
+    this.animate(previous, previous && view.seq > previous.seq ? fresh : []); // not the feed's past
+    this.pile.update(hand);
     if (!this.watch) this.autoPlayed.update(view, this.seat);
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
@@ -271,12 +279,30 @@ export class TableScreen {
     }
   }
 
+  /** The moves list rebuilt from the events feed (moves.js): what was played before the
+   * page rendered, on opening the table and on a reload. Quiet when it fails: the socket
+   * brings every move from now on. */
+  async loadMoves(through) {
+    let events;
+    try {
+      events = await movesThrough({ matchId: this.matchId, watch: this.watch, through, keep: LOG_KEPT });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return;
+    }
+    if (this.stopped || !this.view) return;
+    this.remember(events);
+    const shown = $("#log", this.main);
+    if (shown) shown.closest("section").replaceWith(this.renderLog());
+  }
+
   remember(events) {
     const fresh = [];
     for (const event of events || []) {
       if (this.seenEvents.has(event.seq)) continue;
       this.seenEvents.add(event.seq);
       if (event.kind === "match_voided") this.voidReason = event.reason || null;
+      this.pile.seen(event);
       fresh.push(event);
       const text = this.describe(event);
       if (text) {
@@ -288,7 +314,9 @@ export class TableScreen {
         });
       }
     }
-    this.log = this.log.slice(0, 60);
+    // Newest first, whatever order they came in (the feed's past may land after the
+    // socket's first moves).
+    this.log = this.log.sort((a, b) => b.seq - a.seq).slice(0, LOG_KEPT);
     return fresh;
   }
 
@@ -297,43 +325,55 @@ export class TableScreen {
     const card = event.card ? cardShort(event.card) : null;
     switch (event.kind) {
       case "hand_dealt":
-        return `Hand ${event.number || event.hand} dealt by ${this.name(event.dealer)}`;
+        return gettext("Hand %(number)s dealt by %(dealer)s", { number: event.number || event.hand, dealer: this.name(event.dealer) });
       case "take_upcard":
-        return `${who} took the upcard${card ? ` ${card}` : ""}`;
+        return card ? gettext("%(who)s took the upcard %(card)s", { who, card }) : gettext("%(who)s took the upcard", { who });
       case "pass":
-        return `${who} passed on the upcard`;
+        return gettext("%(who)s passed on the upcard", { who });
       case "draw_stock":
-        return card ? `${who} drew ${card} from the stock` : `${who} drew from the stock`;
+        return card ? gettext("%(who)s drew %(card)s from the stock", { who, card }) : gettext("%(who)s drew from the stock", { who });
       case "draw_discard":
-        return `${who} took ${card} from the discard pile`;
+        return gettext("%(who)s took %(card)s from the discard pile", { who, card });
       case "discard":
-        return `${who} discarded ${card}`;
+        return gettext("%(who)s discarded %(card)s", { who, card });
       case "knock":
-        return `${who} knocked`;
+        return gettext("%(who)s knocked", { who });
       case "big_gin":
-        return `${who} went Big Gin`;
+        return gettext("%(who)s went Big Gin", { who });
       case "stock_reshuffled":
-        return "The discard pile was shuffled into a new stock";
+        return gettext("The discard pile was shuffled into a new stock");
       case "hand_ended": {
         const outcome = event.outcome || {};
-        if (outcome.kind === "void") return `Hand ${event.hand} was void`;
+        if (outcome.kind === "void") return gettext("Hand %(number)s was void", { number: event.hand });
         if (outcome.penalties) {
           // R12: points against, per player.
-          if (outcome.kind === "forfeit") return `Hand ${event.hand} ended: everybody else left`;
+          if (outcome.kind === "forfeit") return gettext("Hand %(number)s ended: everybody else left", { number: event.hand });
           const charged = outcome.penalties
-            .map((points, seat) => (points ? `${this.name(seat)} ${points}` : null)).filter(Boolean);
-          return `Hand ${event.hand} ended: ${OUTCOMES[outcome.kind] || outcome.kind}, won by ${this.name(outcome.winner)}; points against: ${charged.join(", ") || "none"}`;
+            .map((points, seat) => (points ? pgettext("a player's points", "%(name)s %(points)s", { name: this.name(seat), points: formatNumber(points) }) : null))
+            .filter(Boolean);
+          const none = pgettext("points against", "none");
+          return gettext("Hand %(number)s ended: %(outcome)s, won by %(winner)s; points against: %(charged)s", {
+            number: event.hand,
+            outcome: OUTCOMES[outcome.kind] || outcome.kind,
+            winner: this.name(outcome.winner),
+            charged: charged.length ? andList(charged) : none,
+          });
         }
-        const scorer = outcome.winner === null || outcome.winner === undefined
-          ? "nobody scores" : `${this.name(outcome.winner)} ${outcome.winner === this.seat ? "score" : "scores"} ${outcome.points}`;
-        return `Hand ${event.hand} ended: ${OUTCOMES[outcome.kind] || outcome.kind}, ${scorer}`;
+        const outcomeText = OUTCOMES[outcome.kind] || outcome.kind;
+        if (outcome.winner === null || outcome.winner === undefined) {
+          return gettext("Hand %(number)s ended: %(outcome)s, nobody scores", { number: event.hand, outcome: outcomeText });
+        }
+        if (outcome.winner === this.seat) {
+          return ngettext("Hand %(number)s ended: %(outcome)s, you score %(count)s point", "Hand %(number)s ended: %(outcome)s, you score %(count)s points", outcome.points, { number: event.hand, outcome: outcomeText });
+        }
+        return ngettext("Hand %(number)s ended: %(outcome)s, %(winner)s scores %(count)s point", "Hand %(number)s ended: %(outcome)s, %(winner)s scores %(count)s points", outcome.points, { number: event.hand, outcome: outcomeText, winner: this.name(outcome.winner) });
       }
       case "forfeit":
-        return `${who} forfeited the game (${FORFEIT_REASONS[event.reason] || event.reason})`;
+        return gettext("%(who)s forfeited the game (%(reason)s)", { who, reason: FORFEIT_REASONS[event.reason] || event.reason });
       case "match_finished":
-        return "The game is over";
+        return gettext("The game is over");
       case "match_voided":
-        return "The game was voided: every stake returned";
+        return gettext("The game was voided: every stake returned");
       default:
         return null;
     }
@@ -345,6 +385,7 @@ export class TableScreen {
     if (this.pending) return; // one move at a time: the view moves on before the next
     const hand = this.hand;
     if (!hand || hand.status !== "in_progress" || this.view.match.status !== "running") return;
+    if (moveRefusedOffline()) return; // says so; nothing is sent, nothing changes
     const expectedSeq = this.view.seq;
     const mine = { kind, card, expectedSeq };
     this.pending = mine;
@@ -367,12 +408,13 @@ export class TableScreen {
       }
     } catch (problem) {
       if (this.pending === mine) this.pending = null;
-      if (problem) showProblem(problem);
+      if (problem) showProblem(moveProblem(problem));
     }
     this.renderBusy();
   }
 
   async resign() {
+    if (moveRefusedOffline()) return; // the confirmation stays, for when the connection is back
     this.confirmResign = false;
     if (this.pending) return;
     const expectedSeq = this.view.seq;
@@ -386,7 +428,7 @@ export class TableScreen {
       else this.render(this.view);
     } catch (problem) {
       this.pending = null;
-      if (problem) showProblem(problem);
+      if (problem) showProblem(moveProblem(problem));
       this.render(this.view);
     }
   }
@@ -446,6 +488,9 @@ export class TableScreen {
       const body = await api(`settlements/${this.matchId}`);
       this.statement = body.statement;
       this.renderStatement();
+      // The game's money has moved: the header's figures follow (the player's socket says
+      // so too; this covers a push lost while it reconnected).
+      this.refreshWallet();
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) return;
       if (error.status !== 404) showProblem(error.problem);
@@ -490,7 +535,7 @@ export class TableScreen {
       event.preventDefault();
       const card = this.selected;
       if (!card) {
-        showNotice("Choose the card to put down first", "Move to it with the arrow keys, then press K.");
+        showNotice(gettext("Choose the card to put down first"), gettext("Move to it with the arrow keys, then press K."));
         return;
       }
       this.act("knock", card);
@@ -498,6 +543,7 @@ export class TableScreen {
   }
 
   handKey(event) {
+    if (this.order.keyMove(event, this.hand)) return;
     const cards = Array.from(this.main.querySelectorAll("#hand .card"));
     const index = cards.indexOf(event.target.closest(".card"));
     if (index < 0) return;
@@ -530,6 +576,7 @@ export class TableScreen {
 
   // --- Rendering ------------------------------------------------------------------------------
   render(previous) {
+    this.motion.measure(this.main);
     const focused = document.activeElement;
     const focusKey = focused && focused.dataset ? focused.dataset.key : null;
     const handCards = Array.from(this.main.querySelectorAll("#hand .card"));
@@ -566,36 +613,39 @@ export class TableScreen {
   renderHead() {
     const { match } = this.view;
     const variant = VARIANTS[match.variant] || match.variant;
-    const score = match.variant === "ftk"
-      ? "First to go out wins"
-      : this.multi
-        ? `Points against: ${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")} (to ${match.target})`
-        : `${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}${match.target ? ` (to ${match.target})` : ""}`;
+    const points = match.players
+      .map((p) => pgettext("a player's points", "%(name)s %(points)s", { name: this.name(p.position), points: formatNumber(match.hand_points[p.position]) }))
+      .join(" · ");
+    const target = match.target ? formatNumber(match.target) : null;
+    let score;
+    if (match.variant === "ftk") score = gettext("First to go out wins");
+    else if (this.multi) score = gettext("Points against: %(points)s (to %(target)s)", { points, target });
+    else score = target ? gettext("%(points)s (to %(target)s)", { points, target }) : points;
     const stake = match.variant === "money"
-      ? `${money(match.stake_per_point)} a point`
-      : match.stake ? `Stake ${money(match.stake)}` : null;
+      ? gettext("%(stake)s a point", { stake: money(match.stake_per_point) })
+      : match.stake ? gettext("Stake %(stake)s", { stake: money(match.stake) }) : null;
+    const subtitle = match.is_practice ? gettext("%(variant)s · practice", { variant }) : variant;
     return h("header", { class: "table-head" },
       h("h2", { id: "table-title" },
-        this.watch ? `Watching table ${match.table_id}` : `Table ${match.table_id}`,
-        h("span", { class: "subtitle", text: ` · ${variant}${match.is_practice ? " · practice" : ""}` })),
+        this.watch ? gettext("Watching table %(table)s", { table: match.table_id }) : gettext("Table %(table)s", { table: match.table_id }),
+        h("span", { class: "subtitle", text: ` · ${subtitle}` })),
       h("p", { class: "table-facts" },
         stake ? h("span", { text: stake }) : null,
-        h("span", { class: "score", id: "score", text: score }),
-        h("span", { class: "connection", id: "connection", role: "status", dataset: { state: this.connection }, text: CONNECTION_TEXT[this.connection] || "Offline" })));
+        h("span", { class: "score", id: "score", text: score })));
   }
 
   renderWaiting() {
     const { match } = this.view;
     return h("section", { class: "waiting", "aria-labelledby": "waiting-title" },
-      h("h3", { id: "waiting-title", text: this.multi ? "Waiting for players…" : "Waiting for an opponent…" }),
+      h("h3", { id: "waiting-title", text: this.multi ? gettext("Waiting for players…") : gettext("Waiting for an opponent…") }),
       h("p", {
         text: this.multi
-          ? `The game starts when all ${this.seatCount} seats are taken (${match.players.length} seated).`
-          : "The game starts as soon as a second player sits down.",
+          ? gettext("The game starts when all %(seats)s seats are taken (%(seated)s seated).", { seats: formatNumber(this.seatCount), seated: formatNumber(match.players.length) })
+          : gettext("The game starts as soon as a second player sits down."),
       }),
       this.watch ? null : h("div", { class: "button-row" },
-        match.is_practice ? h("button", { type: "button", class: "button primary", onclick: () => this.inviteBot() }, this.multi ? "Add a house bot" : "Play the house bot") : null,
-        h("button", { type: "button", class: "button", onclick: () => this.leaveTable() }, "Leave the table")));
+        match.is_practice ? h("button", { type: "button", class: "button primary", onclick: () => this.inviteBot() }, this.multi ? gettext("Add a house bot") : gettext("Play the house bot")) : null,
+        h("button", { type: "button", class: "button", onclick: () => this.leaveTable() }, gettext("Leave the table"))));
   }
 
   renderPlayerBox(position) {
@@ -619,13 +669,15 @@ export class TableScreen {
         dataset: { state: badge.state },
         text: badge.text,
       }) : null,
-      turn ? h("span", { class: "turn-badge", text: "to play" }) : null,
-      out ? h("span", { class: "out-badge", text: "left the game" }) : null),
+      turn ? h("span", { class: "turn-badge", text: gettext("to play") }) : null,
+      out ? h("span", { class: "out-badge", text: gettext("left the game") }) : null),
     this.multi && match.variant !== "ftk"
-      ? h("p", { class: "penalty", id: `penalty-${position}`, text: `Points against: ${match.hand_points[position]}` })
+      ? h("p", { class: "penalty", id: `penalty-${position}`, text: gettext("Points against: %(points)s", { points: formatNumber(match.hand_points[position]) }) })
       : null,
     hand && hand.status === "in_progress" && !out
-      ? cardBacks(count, `${name === "You" ? "You hold" : `${name} holds`} ${plural(count, "card", "cards")}`)
+      ? cardBacks(count, position === this.seat
+        ? ngettext("You hold %(count)s card", "You hold %(count)s cards", count)
+        : ngettext("%(name)s holds %(count)s card", "%(name)s holds %(count)s cards", count, { name }))
       : null);
   }
 
@@ -633,17 +685,20 @@ export class TableScreen {
     const hand = this.hand;
     const others = this.others;
     const top = hand && hand.discard_pile.length ? hand.discard_pile[hand.discard_pile.length - 1] : null;
-    const board = h("section", { class: "board", "aria-label": "Table" },
+    const board = h("section", { class: "board", "aria-label": pgettext("the card table", "Table") },
       this.watch || this.multi
         ? h("div", { class: ["players", this.multi ? "many" : null] }, others.map((seat) => this.renderPlayerBox(seat)))
         : this.renderPlayerBox(others[0]),
       hand ? h("div", { class: "piles" },
         h("div", { class: "pile stock", id: "stock" },
-          cardBacks(Math.min(hand.stock_count, 1), "Stock"),
-          h("span", { class: "pile-label", id: "stock-count", text: `Stock: ${plural(hand.stock_count, "card", "cards")}` })),
+          cardBacks(Math.min(hand.stock_count, 1), gettext("Stock")),
+          h("span", { class: "pile-label", id: "stock-count", text: ngettext("Stock: %(count)s card", "Stock: %(count)s cards", hand.stock_count) })),
         h("div", { class: "pile discard", id: "discard" },
           top ? cardElement(top, { attrs: { id: "discard-top" } }) : h("span", { class: "card empty", "aria-hidden": "true" }),
-          h("span", { class: "pile-label", text: hand.phase === "upcard_offer" ? "Upcard" : `Discard pile: ${plural(hand.discard_pile.length, "card", "cards")}` }))) : null,
+          h("span", { class: "pile-label", text: hand.phase === "upcard_offer"
+            ? gettext("Upcard")
+            : ngettext("Discard pile: %(count)s card", "Discard pile: %(count)s cards", hand.discard_pile.length) }),
+          hand.discard_pile.length > 1 ? this.pile.button() : null)) : null,
       hand ? this.renderTurn() : null,
       hand && this.view.match.status === "running"
         ? renderBanks(this.view, { seats: this.clockSeats, name: (seat) => this.name(seat) }) : null,
@@ -655,17 +710,18 @@ export class TableScreen {
   renderTurn() {
     const hand = this.hand;
     let text;
-    if (hand.status !== "in_progress") text = hand.status === "ended" ? "The hand is over" : "The hand was abandoned";
-    else if (this.view.match.status !== "running") text = "The game is over";
+    if (hand.status !== "in_progress") text = hand.status === "ended" ? gettext("The hand is over") : gettext("The hand was abandoned");
+    else if (this.view.match.status !== "running") text = gettext("The game is over");
     else if (!this.watch && hand.your_turn) {
       text = {
-        upcard_offer: "Your turn: take the upcard or pass",
-        draw: "Your turn: draw a card",
-        discard: "Your turn: discard a card, or go out",
-      }[hand.phase] || "Your turn";
+        upcard_offer: gettext("Your turn: take the upcard or pass"),
+        draw: gettext("Your turn: draw a card"),
+        discard: gettext("Your turn: discard a card, or go out"),
+      }[hand.phase] || gettext("Your turn");
+    } else if (hand.to_act === this.seat) {
+      text = gettext("Your turn");
     } else {
-      const who = this.name(hand.to_act);
-      text = `${who === "You" ? "Your" : `${who}'s`} turn`;
+      text = gettext("%(who)s's turn", { who: this.name(hand.to_act) });
     }
     // R13: the clock counts down the turn's current stage (the turn, the reconnect grace of a
     // disconnected player, the time bank), named when it is not the turn's own.
@@ -690,11 +746,11 @@ export class TableScreen {
       onclick: () => this.act(kind),
     }, label, h("kbd", { "aria-hidden": "true", class: "shortcut", text: shortcut }));
     const top = hand && hand.discard_pile.length ? cardShort(hand.discard_pile[hand.discard_pile.length - 1]) : "";
-    if (this.isLegal("take_upcard")) buttons.push(button("take_upcard", `Take the upcard ${top}`, "T", { primary: true }));
-    if (this.isLegal("pass")) buttons.push(button("pass", "Pass", "P"));
-    if (this.isLegal("draw_stock")) buttons.push(button("draw_stock", "Draw from the stock", "S", { primary: true }));
-    if (this.isLegal("draw_discard")) buttons.push(button("draw_discard", `Take ${top} from the discard pile`, "D"));
-    if (this.isLegal("big_gin")) buttons.push(button("big_gin", "Big Gin", "B", { primary: true }));
+    if (this.isLegal("take_upcard")) buttons.push(button("take_upcard", gettext("Take the upcard %(card)s", { card: top }), "T", { primary: true }));
+    if (this.isLegal("pass")) buttons.push(button("pass", pgettext("the upcard", "Pass"), "P"));
+    if (this.isLegal("draw_stock")) buttons.push(button("draw_stock", gettext("Draw from the stock"), "S", { primary: true }));
+    if (this.isLegal("draw_discard")) buttons.push(button("draw_discard", gettext("Take %(card)s from the discard pile", { card: top }), "D"));
+    if (this.isLegal("big_gin")) buttons.push(button("big_gin", pgettext("the action", "Big Gin"), "B", { primary: true }));
     const knocks = this.legal.filter((action) => action.kind === "knock");
     let goingOut = null;
     if (knocks.length) {
@@ -704,15 +760,15 @@ export class TableScreen {
         .map((action) => ({ card: action.card, deadwood: action.deadwood }))
         .sort((a, b) => a.deadwood - b.deadwood || compareCards(a.card, b.card));
       goingOut = h("div", { class: "going-out", role: "group", "aria-labelledby": "going-out-title" },
-        h("h3", { id: "going-out-title", text: "Go out" }),
+        h("h3", { id: "going-out-title", text: gettext("Go out") }),
         h("div", { class: "button-row" }, options.map((option) => h("button", {
           type: "button",
           class: ["button", "knock", option.deadwood === 0 ? "gin" : null],
           dataset: { action: "knock", card: option.card, key: `knock-${option.card}` },
           onclick: () => this.act("knock", option.card),
         }, option.deadwood === 0
-          ? `Gin: put down ${cardShort(option.card)}`
-          : `Knock: put down ${cardShort(option.card)}, deadwood ${option.deadwood}`))));
+          ? gettext("Gin: put down %(card)s", { card: cardShort(option.card) })
+          : gettext("Knock: put down %(card)s, deadwood %(deadwood)s", { card: cardShort(option.card), deadwood: formatNumber(option.deadwood) })))));
     }
     return h("div", { class: "actions", id: "actions" },
       buttons.length ? h("div", { class: "button-row" }, buttons) : null,
@@ -729,7 +785,8 @@ export class TableScreen {
     const bestDiscard = hand.best_discard;
     const discardPhase = hand.your_turn && hand.phase === "discard";
     if (!this.selected || !hand.hand.includes(this.selected)) this.selected = null;
-    const order = [...melds.flatMap((meld) => meld.cards), ...deadCards, ...(bestDiscard ? [bestDiscard] : [])];
+    const mine = this.order.cards(hand); // the player's own order, when they made one
+    const order = mine || [...melds.flatMap((meld) => meld.cards), ...deadCards, ...(bestDiscard ? [bestDiscard] : [])];
     const focusable = this.selected || order[0];
     const card = (text, role) => {
       const taken = hand.taken_from_discard === text;
@@ -740,7 +797,7 @@ export class TableScreen {
           tabindex: text === focusable ? "0" : "-1",
           "aria-pressed": text === this.selected ? "true" : "false",
           "aria-disabled": discardPhase && taken ? "true" : null,
-          title: taken ? "Taken from the pile this turn: it cannot go back (R5)" : null,
+          title: taken ? gettext("Taken from the pile this turn: it cannot go back (R5)") : null,
           dataset: { card: text, key: `card-${text}` },
           onclick: () => this.cardClicked(text),
           onkeydown: (event) => this.handKey(event),
@@ -752,29 +809,32 @@ export class TableScreen {
     const groups = melds.map((meld) => h("div", {
       class: ["meld", meld.kind],
       role: "group",
-      "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
+      "aria-label": meldLabel(meld),
     }, meld.cards.map((text) => card(text, "melded"))));
     if (deadCards.length) {
-      groups.push(h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
+      groups.push(h("div", { class: "meld deadwood-group", role: "group", "aria-label": gettext("Deadwood cards") },
         deadCards.map((text) => card(text, "deadwood"))));
     }
     if (bestDiscard) {
       groups.push(h("div", {
         class: "meld best-discard-group",
         role: "group",
-        "aria-label": `Best discard: ${cardName(bestDiscard)}`,
-        title: `Putting it down leaves deadwood ${hand.deadwood}`,
+        "aria-label": gettext("Best discard: %(card)s", { card: cardName(bestDiscard) }),
+        title: gettext("Putting it down leaves deadwood %(deadwood)s", { deadwood: formatNumber(hand.deadwood) }),
       }, card(bestDiscard, "best-discard")));
     }
     const deadwood = bestDiscard
-      ? `Deadwood ${hand.deadwood} after your best discard, ${cardShort(bestDiscard)}`
-      : `Deadwood ${hand.deadwood}`;
-    return h("section", { class: "my-hand", "aria-labelledby": "hand-title" },
+      ? gettext("Deadwood %(deadwood)s after your best discard, %(card)s", { deadwood: formatNumber(hand.deadwood), card: cardShort(bestDiscard) })
+      : gettext("Deadwood %(deadwood)s", { deadwood: formatNumber(hand.deadwood) });
+    const hint = knockHint(this.view, this.legal);
+    return h("section", { class: ["my-hand", hint[1] ? "knockable" : null], "aria-labelledby": "hand-title" },
       h("div", { class: "section-head" },
-        h("h3", { id: "hand-title", text: "Your hand" }),
-        h("span", { class: "deadwood-count", id: "deadwood", text: deadwood })),
-      h("div", { id: "hand", class: ["hand", discardPhase ? "can-discard" : null], dataset: { count: hand.hand.length } }, groups),
-      discardPhase ? h("p", { class: "hint", text: "Click a card to discard it, or use the arrow keys and Enter." }) : null);
+        h("h3", { id: "hand-title", text: gettext("Your hand") }),
+        h("span", { class: "hand-facts" }, h("span", { class: "deadwood-count", id: "deadwood", text: deadwood }), hint),
+        this.order.tools(hand)),
+      this.order.attach(h("div", { id: "hand", class: ["hand", discardPhase ? "can-discard" : null], dataset: { count: hand.hand.length } },
+        mine ? this.order.row(hand, mine, card) : groups), hand),
+      discardPhase ? h("p", { class: "hint", text: gettext("Click a card to discard it, or use the arrow keys and Enter.") }) : null);
   }
 
   showdownSource() {
@@ -793,53 +853,64 @@ export class TableScreen {
       ? h("button", {
         type: "button", class: "link-button",
         onclick: () => { this.showdownClosed.add(number); this.render(this.view); },
-      }, "Close")
+      }, gettext("Close"))
       : null;
     const head = h("div", { class: "section-head" },
-      h("h3", { id: "showdown-title", text: `Showdown: hand ${number}` }), close);
+      h("h3", { id: "showdown-title", text: gettext("Showdown: hand %(number)s", { number }) }), close);
     if (outcome.penalties && outcome.result) return this.renderMultiShowdown(source, head);
     if (outcome.kind === "forfeit") {
       return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title" }, head,
-        h("p", { id: "showdown-summary", text: "Everybody else left: the hand is over (R12)." }));
+        h("p", { id: "showdown-summary", text: gettext("Everybody else left: the hand is over (R12).") }));
     }
     if (outcome.kind === "void" || !outcome.result) {
       return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title" }, head,
-        h("p", { text: "The hand was void (R7): nobody scores, and the same dealer deals again." }));
+        h("p", { text: gettext("The hand was void (R7): nobody scores, and the same dealer deals again.") }));
     }
     const result = outcome.result;
     const knocker = outcome.knocker;
     const defender = 1 - knocker;
-    const scorer = outcome.winner === null || outcome.winner === undefined
-      ? "Nobody scores this hand"
-      : `${this.name(outcome.winner)} ${outcome.winner === this.seat ? "score" : "scores"} ${outcome.points}`;
+    const nobody = outcome.winner === null || outcome.winner === undefined;
+    const by = this.name(knocker);
+    const how = OUTCOMES[outcome.kind] || outcome.kind;
+    let summary;
+    if (nobody) summary = gettext("%(outcome)s by %(who)s. Nobody scores this hand.", { outcome: how, who: by });
+    else if (outcome.winner === this.seat) {
+      summary = ngettext("%(outcome)s by %(who)s. You score %(count)s point.", "%(outcome)s by %(who)s. You score %(count)s points.", outcome.points, { outcome: how, who: by });
+    } else {
+      summary = ngettext("%(outcome)s by %(who)s. %(winner)s scores %(count)s point.", "%(outcome)s by %(who)s. %(winner)s scores %(count)s points.", outcome.points, { outcome: how, who: by, winner: this.name(outcome.winner) });
+    }
     const melds = (list, layoffs = []) => h("div", { class: "showdown-melds" },
       list.map((meld, index) => h("div", {
         class: ["meld", meld.kind], role: "group",
-        "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
+        "aria-label": meldLabel(meld),
       },
       meld.cards.map((text) => cardElement(text)),
-      layoffs.filter((l) => l.meld_index === index).map((l) => cardElement(l.card, { classes: ["laid-off"], attrs: { title: "laid off" } })))));
+      layoffs.filter((l) => l.meld_index === index).map((l) => cardElement(l.card, { classes: ["laid-off"], attrs: { title: gettext("laid off") } })))));
     const side = (position, role, list, deadCards, deadwood, extra) => h("div", { class: "showdown-side", dataset: { seat: position } },
-      h("h4", { text: `${this.name(position)} (${role})` }),
+      h("h4", { text: role === "knocker"
+        ? gettext("%(name)s (knocker)", { name: this.name(position) })
+        : gettext("%(name)s (defender)", { name: this.name(position) }) }),
       melds(list, role === "knocker" ? result.layoffs : []),
-      deadCards.length ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
+      deadCards.length ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": gettext("Deadwood cards") },
         deadCards.map((text) => cardElement(text, { classes: ["deadwood"] }))) : null,
-      h("p", { class: "deadwood-count", text: `Deadwood ${deadwood}` }),
+      h("p", { class: "deadwood-count", text: gettext("Deadwood %(deadwood)s", { deadwood: formatNumber(deadwood) }) }),
       extra);
     const layoffText = result.layoffs.length
-      ? h("p", { class: "layoffs", text: `${this.name(defender)} laid off ${result.layoffs.map((l) => cardShort(l.card)).join(", ")}` })
+      ? h("p", { class: "layoffs", text: gettext("%(who)s laid off %(cards)s", { who: this.name(defender), cards: andList(result.layoffs.map((l) => cardShort(l.card))) }) })
       : null;
     const { match } = this.view;
     const running = match.variant === "ftk" ? null
-      : h("p", { class: "running-score", text: `Running score: ${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}` });
+      : h("p", { class: "running-score", text: gettext("Running score: %(points)s", { points: this.pointsList(match.hand_points) }) });
     return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title", dataset: { hand: number, outcome: outcome.kind } },
       head,
-      h("p", { class: "showdown-summary", id: "showdown-summary", text: `${OUTCOMES[outcome.kind] || outcome.kind} by ${this.name(knocker)}. ${scorer}.` }),
+      h("p", { class: "showdown-summary", id: "showdown-summary", text: summary }),
       h("div", { class: "showdown-sides" },
         side(knocker, "knocker", result.knocker_melds, result.knocker_deadwood_cards, result.knocker_deadwood,
-          source.knock_card ? h("p", { class: "knock-card" }, "Put down: ", cardElement(source.knock_card)) : null),
+          source.knock_card ? h("p", { class: "knock-card" }, gettext("Put down:"), " ", cardElement(source.knock_card)) : null),
         side(defender, "defender", result.defender_melds, result.defender_deadwood_cards, result.defender_deadwood, layoffText)),
-      h("p", { class: "hand-score", text: `Hand score: ${outcome.winner === null || outcome.winner === undefined ? "no points" : `${outcome.points} to ${this.name(outcome.winner)}`}` }),
+      h("p", { class: "hand-score", text: nobody
+        ? gettext("Hand score: no points")
+        : ngettext("Hand score: %(count)s point to %(winner)s", "Hand score: %(count)s points to %(winner)s", outcome.points, { winner: this.name(outcome.winner) }) }),
       running);
   }
 
@@ -853,41 +924,50 @@ export class TableScreen {
     const meldRow = (list, layoffs = []) => h("div", { class: "showdown-melds" },
       list.map((meld, index) => h("div", {
         class: ["meld", meld.kind], role: "group",
-        "aria-label": `${meld.kind === "run" ? "Run" : "Set"}: ${meld.cards.map(cardName).join(", ")}`,
+        "aria-label": meldLabel(meld),
       },
       meld.cards.map((text) => cardElement(text)),
       layoffs.filter((l) => l.meld_index === index).map((l) => cardElement(l.card, {
-        classes: ["laid-off"], attrs: { title: `laid off by ${this.name(l.seat)}` },
+        classes: ["laid-off"], attrs: { title: gettext("laid off by %(who)s", { who: this.name(l.seat) }) },
       })))));
     const deadwoodRow = (cards) => (cards.length
-      ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": "Deadwood cards" },
+      ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": gettext("Deadwood cards") },
         cards.map((text) => cardElement(text, { classes: ["deadwood"] })))
       : null);
-    const charged = (seat) => `Points against: ${result.penalties[seat]}`;
+    const deadwoodLine = (seat, deadwood) => gettext("Deadwood %(deadwood)s · points against: %(points)s", {
+      deadwood: formatNumber(deadwood), points: formatNumber(result.penalties[seat]),
+    });
     // Every opponent's lay-offs onto the knocker's melds, shown there (with who laid off).
     const layoffs = result.opponents.flatMap((reply) => reply.layoffs.map((l) => ({ ...l, seat: reply.seat })));
     const knocker = h("div", { class: "showdown-side", dataset: { seat: result.knocker } },
-      h("h4", { text: `${this.name(result.knocker)} (${outcome.kind === "undercut" ? "knocked, undercut" : "went out"})` }),
+      h("h4", { text: outcome.kind === "undercut"
+        ? gettext("%(name)s (knocked, undercut)", { name: this.name(result.knocker) })
+        : gettext("%(name)s (went out)", { name: this.name(result.knocker) }) }),
       meldRow(result.knocker_melds, layoffs.filter((l) => l.meld_index < result.knocker_melds.length)),
       deadwoodRow(result.knocker_deadwood_cards),
-      source.knock_card ? h("p", { class: "knock-card" }, "Put down: ", cardElement(source.knock_card)) : null,
-      h("p", { class: "deadwood-count", text: `Deadwood ${result.deadwood[result.knocker]} · ${charged(result.knocker)}` }));
+      source.knock_card ? h("p", { class: "knock-card" }, gettext("Put down:"), " ", cardElement(source.knock_card)) : null,
+      h("p", { class: "deadwood-count", text: deadwoodLine(result.knocker, result.deadwood[result.knocker]) }));
     const opponents = result.opponents.map((reply) => h("div", { class: "showdown-side", dataset: { seat: reply.seat } },
-      h("h4", { text: `${this.name(reply.seat)}${reply.seat === outcome.winner ? " (undercut)" : ""}` }),
+      h("h4", { text: reply.seat === outcome.winner
+        ? gettext("%(name)s (undercut)", { name: this.name(reply.seat) })
+        : this.name(reply.seat) }),
       meldRow(reply.melds),
       deadwoodRow(reply.deadwood_cards),
       reply.layoffs.length
-        ? h("p", { class: "layoffs", text: `Laid off ${reply.layoffs.map((l) => cardShort(l.card)).join(", ")}` })
+        ? h("p", { class: "layoffs", text: gettext("Laid off %(cards)s", { cards: andList(reply.layoffs.map((l) => cardShort(l.card))) }) })
         : null,
-      h("p", { class: "deadwood-count", text: `Deadwood ${reply.deadwood} · ${charged(reply.seat)}` })));
+      h("p", { class: "deadwood-count", text: deadwoodLine(reply.seat, reply.deadwood) })));
     const running = match.variant === "ftk" ? null
-      : h("p", { class: "running-score", text: `Points against so far: ${match.players.map((p) => `${this.name(p.position)} ${match.hand_points[p.position]}`).join(" · ")}` });
-    const won = outcome.winner === this.seat ? "win" : "wins";
+      : h("p", { class: "running-score", text: gettext("Points against so far: %(points)s", { points: this.pointsList(match.hand_points) }) });
+    const how = OUTCOMES[outcome.kind] || outcome.kind;
+    const summary = outcome.winner === this.seat
+      ? gettext("%(outcome)s by %(who)s. You win the hand.", { outcome: how, who: this.name(result.knocker) })
+      : gettext("%(outcome)s by %(who)s. %(winner)s wins the hand.", { outcome: how, who: this.name(result.knocker), winner: this.name(outcome.winner) });
     return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title", dataset: { hand: number, outcome: outcome.kind } },
       head,
-      h("p", { class: "showdown-summary", id: "showdown-summary", text: `${OUTCOMES[outcome.kind] || outcome.kind} by ${this.name(result.knocker)}. ${this.name(outcome.winner)} ${won} the hand.` }),
+      h("p", { class: "showdown-summary", id: "showdown-summary", text: summary }),
       h("div", { class: ["showdown-sides", "many"] }, knocker, opponents),
-      h("p", { class: "hand-score", text: `Hand score (points against): ${result.penalties.map((points, seat) => `${this.name(seat)} ${points}`).join(" · ")}` }),
+      h("p", { class: "hand-score", text: gettext("Hand score (points against): %(points)s", { points: this.pointsList(result.penalties) }) }),
       running);
   }
 
@@ -895,29 +975,30 @@ export class TableScreen {
     // R12: the ranking (shared places listed together), penalty totals and forfeits.
     const { match } = this.view;
     const reason = {
-      first_to_knock: `${this.name(result.winner_seat)} went out first`,
-      target_reached: `a penalty total reached ${result.target}`,
-      forfeit: "everybody else left the game",
+      first_to_knock: gettext("%(name)s went out first", { name: this.name(result.winner_seat) }),
+      target_reached: gettext("a penalty total reached %(target)s", { target: formatNumber(result.target) }),
+      forfeit: gettext("everybody else left the game"),
     }[result.reason] || result.reason;
     let place = 1;
     const places = result.ranking.map((group) => {
       const item = h("li", { dataset: { place } },
-        h("strong", { text: `${place}. ` }),
-        group.map((seat) => {
+        h("strong", { text: `${formatNumber(place)}. ` }),
+        andList(group.map((seat) => {
           const left = (result.forfeits || []).find((entry) => entry.seat === seat);
-          const facts = match.variant === "ftk" ? [] : [`${plural(result.penalty_totals[seat], "point", "points")} against`];
-          facts.push(plural(result.hands_won[seat], "hand", "hands") + " won");
+          const facts = match.variant === "ftk" ? []
+            : [ngettext("%(count)s point against", "%(count)s points against", result.penalty_totals[seat])];
+          facts.push(ngettext("%(count)s hand won", "%(count)s hands won", result.hands_won[seat]));
           if (left) facts.push(FORFEIT_REASONS[left.reason] || left.reason);
-          return `${this.name(seat)} (${facts.join(", ")})`;
-        }).join(" and "));
+          return gettext("%(name)s (%(facts)s)", { name: this.name(seat), facts: facts.join(", ") });
+        })));
       place += group.length;
       return item;
     });
     return h("section", { class: "result", id: "result", "aria-labelledby": "result-title", dataset: { winner: result.winner_seat ?? "none" } },
       h("h3", { id: "result-title", text: headline }),
-      h("p", { text: `Game over: ${reason}.` }),
+      h("p", { text: gettext("Game over: %(reason)s.", { reason }) }),
       h("ol", { class: "plain-list ranking", id: "ranking" }, places),
-      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : "Settling the game…" }));
+      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : gettext("Settling the game…") }));
   }
 
   /** The player's session ended (or reached its limit) under an end-of-hand profile: the
@@ -937,7 +1018,7 @@ export class TableScreen {
     const reason = this.voidReason || own;
     const voided = match.status === "voided";
     return h("section", { class: "result stopped", id: "result", "aria-labelledby": "result-title", dataset: { status: match.status, reason: reason || "" } },
-      h("h3", { id: "result-title", text: voided ? "The game was stopped" : "The game is stopping" }),
+      h("h3", { id: "result-title", text: voided ? gettext("The game was stopped") : gettext("The game is stopping") }),
       h("p", { id: "stopped-text", text: voided ? voidedText(reason, Boolean(own) && own === reason) : stoppingText(own, { over: true }) }));
   }
 
@@ -946,30 +1027,34 @@ export class TableScreen {
     if (match.status === "voided" || match.status === "suspended") return this.renderStopped();
     if (!OVER.includes(match.status)) return null;
     if (match.status === "aborted") {
-      return h("section", { class: "result", id: "result" }, h("h3", { text: "The game did not start" }));
+      return h("section", { class: "result", id: "result" }, h("h3", { text: gettext("The game did not start") }));
     }
     const result = match.result;
     if (!result) return null;
     let headline;
-    if (result.winner_seat === null || result.winner_seat === undefined) headline = "A tie: no money moves";
-    else if (result.winner_seat === this.seat) headline = "You won the game!";
-    else headline = `${this.name(result.winner_seat)} won the game`;
+    if (result.winner_seat === null || result.winner_seat === undefined) headline = gettext("A tie: no money moves");
+    else if (result.winner_seat === this.seat) headline = gettext("You won the game!");
+    else headline = gettext("%(name)s won the game", { name: this.name(result.winner_seat) });
     if (result.ranking) return this.renderMultiResult(result, headline);
     const reason = {
-      first_to_knock: `${this.name(result.reached_target)} went out first`,
-      target_reached: `${this.name(result.reached_target)} reached ${result.target}`,
-      forfeit: result.forfeit ? `${this.name(result.forfeit.seat)} forfeited (${FORFEIT_REASONS[result.forfeit.reason] || result.forfeit.reason})` : "a forfeit",
+      first_to_knock: gettext("%(name)s went out first", { name: this.name(result.reached_target) }),
+      target_reached: gettext("%(name)s reached %(target)s", { name: this.name(result.reached_target), target: formatNumber(result.target) }),
+      forfeit: result.forfeit
+        ? gettext("%(name)s forfeited (%(reason)s)", { name: this.name(result.forfeit.seat), reason: FORFEIT_REASONS[result.forfeit.reason] || result.forfeit.reason })
+        : gettext("a forfeit"),
     }[result.reason] || result.reason;
-    const scores = match.players.map((p) => h("li", {
-      text: `${this.name(p.position)}: ${plural(result.hand_points[p.position], "point", "points")}, ${plural(result.hands_won[p.position], "hand", "hands")} won`,
-    }));
+    const scores = match.players.map((p) => {
+      const points = ngettext("%(count)s point", "%(count)s points", result.hand_points[p.position]);
+      const hands = ngettext("%(count)s hand won", "%(count)s hands won", result.hands_won[p.position]);
+      return h("li", { text: gettext("%(name)s: %(points)s, %(hands)s", { name: this.name(p.position), points, hands }) });
+    });
     const moneyPlay = result.money_play;
     return h("section", { class: "result", id: "result", "aria-labelledby": "result-title", dataset: { winner: result.winner_seat ?? "none" } },
       h("h3", { id: "result-title", text: headline }),
-      h("p", { text: `Game over: ${reason}.` }),
+      h("p", { text: gettext("Game over: %(reason)s.", { reason }) }),
       h("ul", { class: "plain-list" }, scores),
-      moneyPlay ? h("p", { class: "money-play", text: `Final scores (hand points and bonuses): ${match.players.map((p) => `${this.name(p.position)} ${moneyPlay.totals[p.position]}`).join(" · ")}` }) : null,
-      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : "Settling the game…" }));
+      moneyPlay ? h("p", { class: "money-play", text: gettext("Final scores (hand points and bonuses): %(points)s", { points: this.pointsList(moneyPlay.totals) }) }) : null,
+      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : gettext("Settling the game…") }));
   }
 
   renderStatement() {
@@ -982,31 +1067,33 @@ export class TableScreen {
     const lines = statement.lines.filter((line) => line.seat === this.seat);
     const currency = statement.currency;
     box.replaceChildren(
-      h("h3", { id: "statement-title", text: "Your statement" }),
+      h("h3", { id: "statement-title", text: gettext("Your statement") }),
       h("table", { class: "statement-lines", "aria-labelledby": "statement-title" },
         h("tbody", {},
           lines.map((line) => h("tr", { dataset: { component: line.component } },
-            h("th", { scope: "row", text: statement.prize_table && line.component === "pot" ? "Your stake into the pot" : componentLabel(line.component, line.amount) }),
+            h("th", { scope: "row", text: statement.prize_table && line.component === "pot" ? gettext("Your stake into the pot") : componentLabel(line.component, line.amount) }),
             h("td", { text: signedMoney({ amount: line.amount, currency: line.currency || currency }) }))),
           mine ? [
-            h("tr", { class: "total" }, h("th", { scope: "row", text: "You put in" }), h("td", { text: plainMoney(mine.escrowed) })),
-            h("tr", { class: "total" }, h("th", { scope: "row", text: "Paid out to you" }), h("td", { text: plainMoney(mine.payout) })),
-            h("tr", { class: "total net" }, h("th", { scope: "row", text: "Net" }), h("td", { text: signedMoney(mine.net) })),
+            h("tr", { class: "total" }, h("th", { scope: "row", text: gettext("You put in") }), h("td", { text: plainMoney(mine.escrowed) })),
+            h("tr", { class: "total" }, h("th", { scope: "row", text: gettext("Paid out to you") }), h("td", { text: plainMoney(mine.payout) })),
+            h("tr", { class: "total net" }, h("th", { scope: "row", text: pgettext("a game's net", "Net") }), h("td", { text: signedMoney(mine.net) })),
             mine.credited && mine.credited.currency !== currency
-              ? h("tr", {}, h("th", { scope: "row", text: "Credited to your wallet" }), h("td", { text: plainMoney(mine.credited) }))
+              ? h("tr", {}, h("th", { scope: "row", text: gettext("Credited to your wallet") }), h("td", { text: plainMoney(mine.credited) }))
               : null,
           ] : null,
           statement.fee && statement.fee.amount !== "0" && !/^0(\.0+)?$/.test(statement.fee.amount)
-            ? h("tr", {}, h("th", { scope: "row", text: `House fee (${statement.fee_bps / 100}% of the ${statement.variant === "money" ? "winnings" : "pot"})` }), h("td", { text: plainMoney(statement.fee) }))
+            ? h("tr", {}, h("th", { scope: "row", text: statement.variant === "money"
+              ? gettext("House fee (%(percent)s of the winnings)", { percent: formatNumber(statement.fee_bps / 10000, { style: "percent", maximumFractionDigits: 2 }) })
+              : gettext("House fee (%(percent)s of the pot)", { percent: formatNumber(statement.fee_bps / 10000, { style: "percent", maximumFractionDigits: 2 }) }) }), h("td", { text: plainMoney(statement.fee) }))
             : null)),
-      h("p", { class: "hint", text: `Reference ${statement.ledger_reference}` }));
+      h("p", { class: "hint", text: gettext("Reference %(reference)s", { reference: statement.ledger_reference }) }));
   }
 
   renderLog() {
     return h("section", { class: "log", "aria-labelledby": "log-title" },
-      h("h3", { id: "log-title", text: "Moves" }),
+      h("h3", { id: "log-title", text: gettext("Moves") }),
       h("ol", { id: "log", class: "plain-list", "aria-live": "polite", reversed: true },
-        this.log.slice(0, 30).map((entry) => h("li", {
+        this.log.slice(0, LOG_SHOWN).map((entry) => h("li", {
           class: [entry.theirs ? "theirs" : null, entry.auto ? "auto" : null],
           dataset: { seq: entry.seq },
           text: entry.text,
@@ -1018,16 +1105,18 @@ export class TableScreen {
     const over = OVER.includes(match.status);
     const row = h("footer", { class: "table-footer button-row" });
     if (over || this.watch) {
-      row.append(h("button", { type: "button", class: "button", onclick: () => this.go({ screen: "lobby" }) }, "Back to the lobby"));
+      row.append(h("button", { type: "button", class: "button", onclick: () => this.go({ screen: "lobby" }) }, gettext("Back to the lobby")));
     }
     if (!this.watch && match.status === "running") {
       if (this.confirmResign) {
         row.append(
-          h("p", { class: "warning", text: this.multi ? "Resigning forfeits the game: you are ranked last, and the others play on (R12)." : "Resigning forfeits the game: your opponent wins it (R10)." }),
-          h("button", { type: "button", class: "button danger", onclick: () => this.resign() }, "Resign the game"),
-          h("button", { type: "button", class: "button", onclick: () => { this.confirmResign = false; this.render(this.view); } }, "Keep playing"));
+          h("p", { class: "warning", text: this.multi
+            ? gettext("Resigning forfeits the game: you are ranked last, and the others play on (R12).")
+            : gettext("Resigning forfeits the game: your opponent wins it (R10).") }),
+          h("button", { type: "button", class: "button danger", onclick: () => this.resign() }, gettext("Resign the game")),
+          h("button", { type: "button", class: "button", onclick: () => { this.confirmResign = false; this.render(this.view); } }, gettext("Keep playing")));
       } else {
-        row.append(h("button", { type: "button", class: "button subtle", onclick: () => { this.confirmResign = true; this.render(this.view); } }, "Resign…"));
+        row.append(h("button", { type: "button", class: "button subtle", onclick: () => { this.confirmResign = true; this.render(this.view); } }, gettext("Resign…")));
       }
     }
     if (!this.watch) {
@@ -1037,7 +1126,7 @@ export class TableScreen {
           class: "button subtle report-player",
           dataset: { seat: player.position },
           onclick: () => openReport({ matchId: this.matchId, seat: player.position, name: this.name(player.position) }),
-        }, `Report ${this.name(player.position)}…`));
+        }, gettext("Report %(name)s…", { name: this.name(player.position) })));
       }
     }
     return row;
@@ -1101,21 +1190,12 @@ export class TableScreen {
 
   animate(previous, events) {
     // Light motion for what just changed: the opponent's move, the new top of the pile, a
-    // card just drawn into the player's hand.
+    // card just drawn into the player's hand, the showdown (motion.js).
+    this.motion.play(this.main, previous && previous.hand, this.hand, events);
     if (!previous || !previous.hand || !this.hand) return;
     for (const event of events) {
       if (event.seat === null || event.seat === undefined || event.seat === this.seat) continue;
       flash($(`#seat-${event.seat}`, this.main), "moved");
-    }
-    const before = previous.hand.discard_pile;
-    const after = this.hand.discard_pile;
-    if (before.length !== after.length || before[before.length - 1] !== after[after.length - 1]) {
-      flash($("#discard-top", this.main), "arrive");
-    }
-    if (previous.hand.hand && this.hand.hand && previous.hand.number === this.hand.number) {
-      for (const card of this.hand.hand) {
-        if (!previous.hand.hand.includes(card)) flash($(`#hand [data-card="${card}"]`, this.main), "arrive");
-      }
     }
   }
 }
