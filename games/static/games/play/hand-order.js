@@ -57,10 +57,17 @@ export class HandOrder {
   /** The player's order of `hand.hand` (stored cards still held, then new ones at the right
    * end), or null while they keep the server's arrangement. */
   cards(hand) {
-    const stored = readAll()[this.key(hand)];
+    const all = readAll();
+    const stored = all[this.key(hand)];
     if (!Array.isArray(stored)) return null;
     const kept = stored.filter((card) => hand.hand.includes(card));
-    return [...kept, ...hand.hand.filter((card) => !kept.includes(card))];
+    const drawn = hand.hand.filter((card) => !kept.includes(card));
+    if (!drawn.length) return kept;
+    // Remembered at once: the next card drawn goes after this one, whatever the server's
+    // order of the two.
+    all[this.key(hand)] = [...kept, ...drawn];
+    writeAll(all);
+    return all[this.key(hand)];
   }
 
   save(hand, cards) {
