@@ -26,7 +26,7 @@ def test_the_launch_token_is_exchanged_once_and_no_token_ever_travels_in_a_url(s
     page.on("websocket", lambda socket: addresses.append(socket.url))
     page.goto(url)
     page.get_by_role("heading", name="Lobby").wait_for()
-    assert page.url.endswith("/play/")  # the fragment is gone from the address bar
+    assert page.url.endswith("/play/?lang=en")  # the fragment is gone, the language kept
     stored = page.evaluate("() => JSON.parse(sessionStorage.getItem('gin.play.session'))")
     assert stored["token"].startswith("gps_")
     assert page.locator("#player-name").inner_text() == "Erin"
