@@ -6,13 +6,15 @@ through unchanged.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from gin_platform.http.problems import Problem
 
 
 class InvalidRoomOptionsProblem(Problem):
     slug = "invalid-room-options"
     status = 422
-    title = "The room options are not valid"
+    title = _("The room options are not valid")
     description = (
         "A rule option (R6, R7, R9), target, stake, cashier bound, fee or turn time is not "
         "allowed for the room's variant; `field` names it."
@@ -22,21 +24,21 @@ class InvalidRoomOptionsProblem(Problem):
 class RoomInactiveProblem(Problem):
     slug = "room-inactive"
     status = 409
-    title = "The room or table is closed"
+    title = _("The room or table is closed")
     description = "The operator closed this room or table; pick another one in the lobby."
 
 
 class TableFullProblem(Problem):
     slug = "table-full"
     status = 409
-    title = "The table has no free seat"
+    title = _("The table has no free seat")
     description = "Both seats are taken (or a game is being played there)."
 
 
 class LinkedPlayersProblem(Problem):
     slug = "linked-players"
     status = 409
-    title = "You cannot sit at this table"
+    title = _("You cannot sit at this table")
     description = (
         "Somebody at this table may not play with you (docs/integrity.md: linked players "
         "never share a table). Which player, and why, is not said: pick another table, or join "
@@ -47,13 +49,13 @@ class LinkedPlayersProblem(Problem):
 class NotSeatedProblem(Problem):
     slug = "not-seated"
     status = 409
-    title = "You are not seated at this table"
+    title = _("You are not seated at this table")
 
 
 class CashierAmountOutOfRangeProblem(Problem):
     slug = "cashier-amount-out-of-range"
     status = 422
-    title = "The cashier amount is outside the room's bounds"
+    title = _("The cashier amount is outside the room's bounds")
     description = (
         "Money Play (R10): bring between the room's cashier minimum and maximum; `minimum` and "
         "`maximum` say how much."
@@ -63,14 +65,14 @@ class CashierAmountOutOfRangeProblem(Problem):
 class StakePerPointNotOfferedProblem(Problem):
     slug = "stake-per-point-not-offered"
     status = 422
-    title = "The room does not offer this stake per point"
+    title = _("The room does not offer this stake per point")
     description = "Money Play (R10): choose one of the room's `choices`."
 
 
 class StakePerPointMismatchProblem(Problem):
     slug = "stake-per-point-mismatch"
     status = 409
-    title = "The table already plays at another stake per point"
+    title = _("The table already plays at another stake per point")
     description = (
         "Money Play (R10): a table plays at one stake per point, chosen by the first player "
         "seated; `stake_per_point` says which."
@@ -80,20 +82,20 @@ class StakePerPointMismatchProblem(Problem):
 class MatchNotInProgressProblem(Problem):
     slug = "match-not-in-progress"
     status = 409
-    title = "The game is not being played"
+    title = _("The game is not being played")
     description = "It has not started yet (waiting for an opponent) or it is over."
 
 
 class NotYourTurnProblem(Problem):
     slug = "not-your-turn"
     status = 409
-    title = "It is not your turn"
+    title = _("It is not your turn")
 
 
 class RealityCheckOpenProblem(Problem):
     slug = "reality-check-open"
     status = 409
-    title = "Answer your reality check first"
+    title = _("Answer your reality check first")
     description = (
         "A reality check waits for the player's answer (POST /api/v1/me/reality-checks/{id}, "
         'docs/player-protection.md "Reality checks"): until then the seat makes no move, '
@@ -104,7 +106,7 @@ class RealityCheckOpenProblem(Problem):
 class StaleSequenceProblem(Problem):
     slug = "stale-sequence"
     status = 409
-    title = "The game has moved on since you looked"
+    title = _("The game has moved on since you looked")
     description = (
         "`expected_seq` must be the `seq` of the latest game view; `current_seq` is the "
         "game's sequence now. Fetch the view (or the events after your sequence) and decide "
@@ -115,14 +117,14 @@ class StaleSequenceProblem(Problem):
 class IllegalActionProblem(Problem):
     slug = "illegal-action"
     status = 422
-    title = "That action is not allowed now"
+    title = _("That action is not allowed now")
     description = "The rules (R4-R6) do not allow it; `legal_actions` lists what you may do."
 
 
 class KnockOverLimitProblem(Problem):
     slug = "knock-over-limit"
     status = 422
-    title = "Too much deadwood to knock"
+    title = _("Too much deadwood to knock")
     description = (
         "R6: the 10 cards you would show have `deadwood` above the room's knock `limit`. "
         "Nothing changed: discard instead."
@@ -132,14 +134,14 @@ class KnockOverLimitProblem(Problem):
 class MatchNotFinishedProblem(Problem):
     slug = "match-not-finished"
     status = 409
-    title = "The game has no result to settle"
+    title = _("The game has no result to settle")
     description = "Only a finished game can be marked settled."
 
 
 class BotNotAllowedProblem(Problem):
     slug = "bot-not-allowed"
     status = 409
-    title = "The house bot plays at practice tables only"
+    title = _("The house bot plays at practice tables only")
     description = (
         "R11: the house bot plays for play-money chips only; it never takes a seat at "
         "a real-money table."
@@ -149,7 +151,7 @@ class BotNotAllowedProblem(Problem):
 class NetworkNotJoinedProblem(Problem):
     slug = "network-not-joined"
     status = 403
-    title = "Your operator does not offer this network room"
+    title = _("Your operator does not offer this network room")
     description = (
         "A network room's tables seat the players of the operators that are members of the "
         "network and offer that room (docs/network.md); pick a room in your lobby."
@@ -159,7 +161,7 @@ class NetworkNotJoinedProblem(Problem):
 class NetworkTableOtherModeProblem(Problem):
     slug = "network-table-other-mode"
     status = 409
-    title = "This network table plays in the other mode"
+    title = _("This network table plays in the other mode")
     description = (
         "Live and test-mode (sandbox) players never sit at the same network table: the table "
         "already seats players of the other mode. Pick another table (or join the room's "
@@ -170,7 +172,7 @@ class NetworkTableOtherModeProblem(Problem):
 class ScreenNameRequiredProblem(Problem):
     slug = "screen-name-required"
     status = 409
-    title = "Choose a screen name first"
+    title = _("Choose a screen name first")
     description = (
         "At a network table the other players see only your screen name: choose one "
         "(PUT /api/v1/me/screen-name), then sit down."
@@ -180,7 +182,7 @@ class ScreenNameRequiredProblem(Problem):
 class ScreenNameInvalidProblem(Problem):
     slug = "screen-name-invalid"
     status = 422
-    title = "The screen name is not allowed"
+    title = _("The screen name is not allowed")
     description = (
         "3 to 20 characters: letters A-Z, digits, and '_' or '-' between them; not a reserved "
         "word, not the player's external_ref or display name (docs/network.md)."
@@ -190,14 +192,14 @@ class ScreenNameInvalidProblem(Problem):
 class ScreenNameTakenProblem(Problem):
     slug = "screen-name-taken"
     status = 409
-    title = "The screen name is taken"
+    title = _("The screen name is taken")
     description = "Screen names are unique across the platform whatever the case; choose another."
 
 
 class ScreenNameLockedProblem(Problem):
     slug = "screen-name-locked"
     status = 409
-    title = "The screen name cannot change during a network game"
+    title = _("The screen name cannot change during a network game")
     description = (
         "While you hold a seat at a network table your opponent knows you by that name; "
         "change it once the game is over (or after leaving before the start)."
@@ -207,7 +209,7 @@ class ScreenNameLockedProblem(Problem):
 class HandInProgressProblem(Problem):
     slug = "hand-in-progress"
     status = 409
-    title = "The hand is still being played"
+    title = _("The hand is still being played")
     description = (
         "Its server seed, both hands and the stock stay secret until the hand is over "
         '(docs/games.md "The player\'s view"). Ask again once it has ended.'
@@ -218,7 +220,7 @@ class HandInProgressProblem(Problem):
 class TooManySocketsProblem(Problem):
     slug = "too-many-sockets"
     status = 429
-    title = "Too many open sockets"
+    title = _("Too many open sockets")
     description = (
         "A player holds at most REALTIME_MAX_SOCKETS_PER_PLAYER sockets at once; the socket "
         "closes with code 4429. Close another tab, or reuse one socket."
@@ -228,7 +230,7 @@ class TooManySocketsProblem(Problem):
 class TooManyMessagesProblem(Problem):
     slug = "too-many-messages"
     status = 429
-    title = "Messages sent too fast"
+    title = _("Messages sent too fast")
     description = (
         "A socket may send at most REALTIME_MAX_MESSAGES_PER_10S messages in ten seconds; "
         "the socket closes with code 4429."
@@ -238,7 +240,7 @@ class TooManyMessagesProblem(Problem):
 class IdleSocketProblem(Problem):
     slug = "socket-idle"
     status = 408
-    title = "No message from the client for three heartbeats"
+    title = _("No message from the client for three heartbeats")
     description = (
         "Answer each `ping` with a `pong`; a socket silent for three heartbeats closes with "
         "code 4408. Reconnect with `after` set to the last `seq` you handled."
@@ -248,7 +250,7 @@ class IdleSocketProblem(Problem):
 class SessionEndedProblem(Problem):
     slug = "session-ended"
     status = 401
-    title = "The session behind this socket has ended"
+    title = _("The session behind this socket has ended")
     description = (
         "The player session that minted the socket's ticket expired or was revoked (or the "
         "player or operator was deactivated); the socket closes with code 4401."
@@ -258,7 +260,7 @@ class SessionEndedProblem(Problem):
 class PlaySuspendedProblem(Problem):
     slug = "play-suspended"
     status = 403
-    title = "You may not play at the moment"
+    title = _("You may not play at the moment")
     description = (
         "The player is suspended from play or banned after an integrity review "
         "(integrity.pairing ``play_refusal``); their operator's support can tell them more. "

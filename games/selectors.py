@@ -15,6 +15,7 @@ from typing import TypeVar, cast
 
 from django.db.models import Count, F, Model, Prefetch, Q, QuerySet, Value
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games import engine
 from games.models import (
@@ -141,7 +142,7 @@ def player_table_get(*, player: Player, table_id: object) -> Table:
         .first()
     )
     if table is None:
-        raise NotFoundProblem(f"No table {table_id} for this operator")
+        raise NotFoundProblem(gettext("There is no such table."))
     return table
 
 
@@ -208,7 +209,7 @@ def player_waiting_entry(*, player: Player, room: Room) -> WaitingListEntry:
     """The player's latest entry for the room (waiting or ended); 404 when none."""
     entry = player_waiting_list(player=player).filter(room=room).first()
     if entry is None:
-        raise NotFoundProblem(f"You have not joined the waiting list of room {room.pk}")
+        raise NotFoundProblem(gettext("You are not on the waiting list of this room."))
     return entry
 
 
@@ -320,7 +321,7 @@ def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat
     (``shown_seats``). 404 when the player holds none of them."""
     mine = [seat for seat in seats if seat.player_id == player.pk]
     if not mine:
-        raise NotFoundProblem(f"No match {match_id} of yours")
+        raise NotFoundProblem(gettext("You have no such game."))
     seat = mine[-1]
     seat.match.shown_seats = sorted(  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
         (other for other in seats if other.state != Seat.State.LEFT),
@@ -512,9 +513,9 @@ def finished_hand_get(*, match: Match, number: object) -> Hand:
     """Hand ``number`` of the match once it is over; 409 hand-in-progress before."""
     hand = Hand.objects.filter(match=match, number=as_id(number) or 0).first()
     if hand is None:
-        raise NotFoundProblem(f"No hand {number} in match {match.pk}")
+        raise NotFoundProblem(gettext("This game has no such hand."))
     if hand.status not in history_hand_statuses(match):
-        raise HandInProgressProblem(f"hand {hand.number} of match {match.pk} is being played")
+        raise HandInProgressProblem(gettext("This hand is still being played."))
     return hand
 
 

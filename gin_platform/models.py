@@ -255,6 +255,9 @@ class PlayerSession(models.Model):
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # The shipped language the game launch asked for (``lang``), "" when none: the player's
+    # requests speak it before the player's stored locale (gin_platform/i18n/languages.py).
+    lang = models.CharField(max_length=8, blank=True, default="", db_default="")
 
     objects = CredentialQuerySet.as_manager()
 
@@ -297,6 +300,8 @@ class LaunchToken(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
+    # The shipped language the launch asked for (``lang``), "" when none; its session's.
+    lang = models.CharField(max_length=8, blank=True, default="", db_default="")
     # The session the exchange minted.
     session = models.OneToOneField(
         PlayerSession, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

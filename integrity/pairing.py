@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from integrity.models import LinkKind, PlayerLink, Sanction
 
@@ -69,7 +70,8 @@ PERSON_LINKS = (LinkKind.DEVICE, LinkKind.ADDRESS, LinkKind.PAYMENT_INSTRUMENT)
 
 
 def play_refusal(*, player_id: UUID, network: bool = False) -> str | None:
-    """Why the player may not sit at a table now (docs/integrity.md "Actions"), or None: a
+    """Why the player may not sit at a table now, a sentence for the player in the active
+    language (docs/integrity.md "Actions"), or None: a
     suspension from play or a ban in force. At a network table (``network``) a ban also
     keeps out the banned person's other accounts, the players linked to a banned player by
     a shared device, address or payment instrument (any operator's). One indexed query
@@ -80,9 +82,11 @@ def play_refusal(*, player_id: UUID, network: bool = False) -> str | None:
         )
     )
     if Sanction.Kind.BAN in kinds:
-        return "banned after an integrity review"
+        return gettext("You may not sit at a table: you are banned after an integrity review.")
     if Sanction.Kind.SUSPENSION in kinds:
-        return "suspended from play during an integrity review"
+        return gettext(
+            "You may not sit at a table: you are suspended from play during an integrity review."
+        )
     if not network:
         return None
     linked = PlayerLink.objects.filter(
@@ -97,5 +101,8 @@ def play_refusal(*, player_id: UUID, network: bool = False) -> str | None:
             player_id__in=others, kind=Sanction.Kind.BAN, lifted_at__isnull=True
         ).exists()
     ):
-        return "the same person as a player banned from the network"
+        return gettext(
+            "You may not sit at a network table: your account belongs to a person banned from "
+            "the network."
+        )
     return None

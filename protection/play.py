@@ -14,6 +14,7 @@ from uuid import UUID
 
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from gin_platform.models import Player
 from protection import selectors
@@ -29,18 +30,20 @@ def _refusal(session: PlaySession | None, player: Player, now: datetime) -> None
     if session is None:
         if player.operator.protection_profile.session_limits_required:
             raise SessionLimitsRequiredProblem(
-                "choose this session's duration and loss limit before you sit down"
+                gettext("Choose this session's duration and loss limit before you sit down.")
             )
         return
     if session.state == PlaySession.State.LIMIT_REACHED:
         raise SessionLimitReachedProblem(
-            f"this session's {session.limit_reached} limit is reached: it takes no new buy-in",
+            gettext("This session's loss limit is reached: it takes no new buy-in.")
+            if session.limit_reached == "loss"
+            else gettext("This session's duration limit is reached: it takes no new buy-in."),
             limit=session.limit_reached,
         )
     ends = session.duration_ends_at
     if ends is not None and ends <= now:
         raise SessionLimitReachedProblem(
-            "this session's duration limit is reached: it takes no new buy-in",
+            gettext("This session's duration limit is reached: it takes no new buy-in."),
             limit="duration",
         )
 
@@ -58,7 +61,7 @@ def buy_in_check(*, player: Player) -> None:
         and session.limits_set_at is None
     ):
         raise SessionLimitsRequiredProblem(
-            "choose this session's duration and loss limit before you sit down"
+            gettext("Choose this session's duration and loss limit before you sit down.")
         )
 
 

@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from gin_platform.http.problems import Problem
 
 
 class SessionLimitsRequiredProblem(Problem):
     slug = "session-limits-required"
     status = 409
-    title = "Set the session's limits first"
+    title = _("Set the session's limits first")
     description = (
         "The operator's jurisdiction profile asks players to choose a session's duration and "
         "loss limit before its first buy-in: POST /api/v1/me/play-session with both, then sit "
@@ -21,7 +23,7 @@ class SessionLimitsRequiredProblem(Problem):
 class SessionLimitReachedProblem(Problem):
     slug = "session-limit-reached"
     status = 403
-    title = "The session's limit is reached"
+    title = _("The session's limit is reached")
     description = (
         "The play session reached its duration or loss limit (`limit`): it takes no new "
         "buy-in. Where the profile ends the session then, a new one can be started with new "
@@ -32,7 +34,7 @@ class SessionLimitReachedProblem(Problem):
 class SessionLimitsInvalidProblem(Problem):
     slug = "session-limits-invalid"
     status = 422
-    title = "The session's limits are not valid"
+    title = _("The session's limits are not valid")
     description = (
         "A duration is 1 to 1440 minutes and a loss limit a positive amount in the wallet "
         "currency; where the profile requires them, both are given. Limits are chosen once, "
@@ -43,7 +45,7 @@ class SessionLimitsInvalidProblem(Problem):
 class SessionActiveProblem(Problem):
     slug = "session-active"
     status = 409
-    title = "A session is already running"
+    title = _("A session is already running")
     description = (
         "The player's play session has started (it has bought in, or its limits are set): "
         "its limits no longer change. End it (POST /api/v1/me/play-session/end) to start "
@@ -54,7 +56,7 @@ class SessionActiveProblem(Problem):
 class RealityCheckNotOpenProblem(Problem):
     slug = "reality-check-not-open"
     status = 409
-    title = "The reality check was already answered"
+    title = _("The reality check was already answered")
     description = (
         "A reality check is answered once; the session's current one is in "
         "GET /api/v1/me/play-session."
@@ -64,7 +66,7 @@ class RealityCheckNotOpenProblem(Problem):
 class HarmRuleInvalidProblem(Problem):
     slug = "harm-rule-invalid"
     status = 422
-    title = "The marker of harm's parameters are not valid"
+    title = _("The marker of harm's parameters are not valid")
     description = (
         "A parameter is out of its bounds, of the wrong type, or one the rule does not take "
         '(docs/player-protection.md "Markers of harm" lists each rule\'s); `field` names it '

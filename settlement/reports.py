@@ -43,6 +43,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from uuid import UUID
 
+from django.utils.translation import gettext
+
 from games.engine import MatchResult, MultiMatchResult
 from gin_platform.admin.changelist import (
     safe_cell,  # the same formula-injection rule as the admin's CSV
@@ -95,7 +97,7 @@ def _one_of(raw: str | None, choices: tuple[str, ...], *, field: str) -> str:
         return choices[0]
     if raw not in choices:
         raise ValidationProblem(
-            "One or more fields are invalid",
+            gettext("One or more fields are invalid"),
             errors={field: [f"one of: {', '.join(choices)}"]},
         )
     return raw

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 
 from games.selectors import match_result
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
@@ -38,7 +39,7 @@ def report_currency(value: str | None) -> str | None:
         return normalize_currency(value)
     except CurrencyError as exc:
         raise ValidationProblem(
-            "One or more fields are invalid", errors={"currency": [str(exc)]}
+            gettext("One or more fields are invalid"), errors={"currency": [str(exc)]}
         ) from exc
 
 

@@ -187,7 +187,7 @@ def settlement_failure_record(*, match_id: int, error: BaseException) -> None:
     problem = error if isinstance(error, Problem) else ServerErrorProblem()
     payload = {
         "match_id": match.pk,
-        "problem": {"type": problem.type_uri(), "title": problem.title, "detail": problem.detail},
+        "problem": problem.as_record(),
     }
     game_services.match_event_enqueue(
         match=match, event_type="settlement.failed", data=lambda _operator_id: payload

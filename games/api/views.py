@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -372,7 +373,7 @@ class ActionView(APIView):
         caller = player_principal(request)
         match_pk = selectors.as_id(match_id)
         if match_pk is None:  # no such row can exist: 404 before looking at the body
-            raise NotFoundProblem(f"No match {match_id} of yours")
+            raise NotFoundProblem(gettext("You have no such game."))
         data = validated(ActionInput, request.data)  # the hottest input: one shared instance
         player = caller.player
         result = services.player_action_apply(

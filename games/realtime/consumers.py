@@ -23,6 +23,7 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from games import selectors, services
@@ -56,6 +57,7 @@ from gin_platform.http.problems import (
     Problem,
     ValidationProblem,
 )
+from gin_platform.i18n.formatting import number_text
 from gin_platform.tenancy.principals import PlayerPrincipal
 
 logger = logging.getLogger(__name__)
@@ -259,14 +261,14 @@ class MatchSocketConsumer(
     async def socket_heartbeat(self, message: dict[str, Any]) -> None:
         if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
             await self._send_problem(
-                IdleSocketProblem("Send a message (a pong) at least every heartbeat"),
+                IdleSocketProblem(gettext("Send a message (a pong) at least every heartbeat.")),
                 message_id=None,
             )
             await self.close(code=CLOSE_IDLE)
             return
         if not message["valid"]:
             await self._send_problem(
-                SessionEndedProblem("The session has ended: open the game again"),
+                SessionEndedProblem(gettext("Your session has ended: open the game again.")),
                 message_id=None,
             )
             await self.close(code=CLOSE_TICKET)
@@ -295,9 +297,8 @@ class MatchSocketConsumer(
         if not self._within_rate():
             await self._send_problem(
                 TooManyMessagesProblem(
-                    "Slow down: at most "
-                    f"{settings.REALTIME_MAX_MESSAGES_PER_10S} messages "
-                    "in ten seconds"
+                    gettext("Slow down: at most %(count)s messages in ten seconds.")
+                    % {"count": number_text(settings.REALTIME_MAX_MESSAGES_PER_10S)}
                 ),
                 message_id=None,
             )
@@ -306,7 +307,7 @@ class MatchSocketConsumer(
         content = message_parse(text_data)
         if content is None:
             await self._send_problem(
-                ValidationProblem("Each message is one JSON object with a type"),
+                ValidationProblem(gettext("Each message is one JSON object with a type.")),
                 message_id=None,
             )
             return
@@ -324,7 +325,10 @@ class MatchSocketConsumer(
             await self._play(kind, content, message_id)
             return
         await self._send_problem(
-            ValidationProblem(f"Unknown message type {kind!r}", errors={"type": ["unknown"]}),
+            ValidationProblem(
+                gettext("Unknown message type: %(type)s.") % {"type": repr(kind)},
+                errors={"type": ["unknown"]},
+            ),
             message_id=message_id,
         )
 
@@ -337,7 +341,10 @@ class MatchSocketConsumer(
         assert self.audience is not None  # set by connect before anything reads it
         if self.audience.seat is None:
             await self._send_problem(
-                PermissionDeniedProblem("Watchers cannot play"), message_id=message_id
+                PermissionDeniedProblem(
+                    gettext("You are watching this game: you cannot play in it.")
+                ),
+                message_id=message_id,
             )
             return
         try:
@@ -423,7 +430,9 @@ def _body_validated(serializer_class, content: dict) -> dict[str, Any]:
     try:
         return validated(serializer_class, body)
     except serializers.ValidationError as exc:
-        raise ValidationProblem("One or more fields are invalid", errors=exc.detail) from None
+        raise ValidationProblem(
+            gettext("One or more fields are invalid"), errors=exc.detail
+        ) from None
 
 
 def _after(query: dict[str, list[str]]) -> int | None:
@@ -431,7 +440,9 @@ def _after(query: dict[str, list[str]]) -> int | None:
     if not raw:
         return None
     if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
-        raise ValidationProblem("after is the last seq you saw", errors={"after": ["invalid"]})
+        raise ValidationProblem(
+            gettext("after is the last seq you saw."), errors={"after": ["invalid"]}
+        )
     return int(raw)
 
 

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext
 
 from games.api import presenters
 from games.problems import IdleSocketProblem, SessionEndedProblem
@@ -129,7 +130,9 @@ class PlayerSocketConsumer(
                 await self.close(code=CLOSE_IDLE)
                 return
             if not await database_sync_to_async(self._renew)():
-                problem = SessionEndedProblem("The session has ended: open the lobby again")
+                problem = SessionEndedProblem(
+                    gettext("Your session has ended: open the lobby again.")
+                )
                 await self._send_json({"type": "error", "id": None, "problem": problem.body()})
                 await self.close(code=CLOSE_TICKET)
                 return

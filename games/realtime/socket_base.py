@@ -15,11 +15,14 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from games.problems import TooManySocketsProblem
 from games.realtime import presence
 from gin_platform.http.problems import OriginNotAllowedProblem
+from gin_platform.i18n.formatting import number_text
+from gin_platform.i18n.languages import request_language
 from gin_platform.models import PlayerSession
 from gin_platform.tenancy.principals import PlayerPrincipal
 from gin_platform.tenancy.selectors import origin_allowed
@@ -72,7 +75,10 @@ class DispatchedOnTheLoop:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        # Whatever the handler says (a problem's title and detail, built here or on the
+        # database thread, which inherits the context) speaks the socket's language.
+        with translation.override(self.speaks()):  # type: ignore[attr-defined]  # AdmittedPlayer's, mixed in beside
+            await handler(message)
 
 
 class AdmittedPlayer:
@@ -85,23 +91,41 @@ class AdmittedPlayer:
     scope: dict[str, Any]  # the consumer's (Channels sets it)
     principal: PlayerPrincipal | None = None
     counted = False
+    language: str | None = None  # the player's, once admitted
+
+    def speaks(self) -> str:
+        """The language of this socket's messages: the admitted player's (their session's
+        launch language, their stored locale, ...), before that the connection's
+        Accept-Language (gin_platform/i18n/languages.py)."""
+        if self.language is not None:
+            return self.language
+        return request_language(accept_language=scope_header(self.scope, b"accept-language"))
 
     async def admit(self, ticket: str) -> PlayerPrincipal:
         self.principal = await database_sync_to_async(socket_ticket_redeem)(ticket=ticket)
+        self.language = request_language(
+            session=self.principal.session,
+            player=self.principal.player,
+            accept_language=scope_header(self.scope, b"accept-language"),
+        )
         origin = scope_header(self.scope, b"origin")
         host = scope_header(self.scope, b"host") or ""
         allowed = await database_sync_to_async(origin_allowed)(
             operator=self.principal.operator, origin=origin, host=host
         )
         if not allowed:
-            raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
+            raise OriginNotAllowedProblem(
+                gettext("This page's address is not registered by your casino: %(origin)s.")
+                % {"origin": origin}
+            )
         count = await presence.on_count_threads(presence.socket_opened)(
             player_id=self.principal.player.pk
         )
         self.counted = True
         if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
             raise TooManySocketsProblem(
-                f"At most {settings.REALTIME_MAX_SOCKETS_PER_PLAYER} sockets per player"
+                gettext("You have too many game windows open: at most %(count)s.")
+                % {"count": number_text(settings.REALTIME_MAX_SOCKETS_PER_PLAYER)}
             )
         return self.principal
 

@@ -31,8 +31,9 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from games import engine
+from games import engine, refusals
 from games.locks import lock_current_hand, lock_seats
 from games.models import Hand, HandEvent, Match, Seat, Variant
 from games.problems import MatchNotInProgressProblem, StaleSequenceProblem
@@ -125,7 +126,7 @@ def clocks_dealt(*, match: Match, number: int) -> dict[str, Any]:
 def stale_sequence_problem(match: Match, expected_seq: int) -> StaleSequenceProblem:
     """409 stale-sequence: ``expected_seq`` is not where the game is now."""
     return StaleSequenceProblem(
-        f"expected_seq {expected_seq} is not the game's sequence {match.seq}",
+        gettext("The game has moved on since your last look: look at the table again, then play."),
         expected_seq=expected_seq,
         current_seq=match.seq,
     )
@@ -134,10 +135,10 @@ def stale_sequence_problem(match: Match, expected_seq: int) -> StaleSequenceProb
 def running_hand_lock(match: Match) -> Hand:
     """The hand being played in a locked, running match, locked in its turn (Match -> Hand)."""
     if match.status != Match.Status.RUNNING:
-        raise MatchNotInProgressProblem(f"the game is {match.status}")
+        raise MatchNotInProgressProblem(refusals.match_not_in_progress_detail(match.status))
     hand = lock_current_hand(match)
     if hand is None:  # pragma: no cover - a running match always has a hand in progress
-        raise MatchNotInProgressProblem("no hand is being played")
+        raise MatchNotInProgressProblem(gettext("No hand is being played in this game now."))
     return hand
 
 

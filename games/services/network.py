@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from games.models import Match, NetworkRoomOptIn, Room
 from games.problems import (
@@ -36,6 +37,7 @@ from gin_platform.audit import audit_record
 from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.http.problems import NotFoundProblem, ValidationProblem
+from gin_platform.i18n.formatting import number_text
 from gin_platform.locks import lock_player
 from gin_platform.models import SCREEN_NAME_MAX_LENGTH, Operator, Player
 from gin_platform.tenancy.principals import Actor
@@ -81,7 +83,7 @@ def network_room_create(*, actor: Actor, **options: Any) -> Room:
     operator. The house bot never plays in the network (``bot_enabled`` is refused)."""
     if options.get("bot_enabled"):
         raise ValidationProblem(
-            "One or more fields are invalid",
+            gettext("One or more fields are invalid"),
             errors={"bot_enabled": ["the house bot does not play in network rooms"]},
         )
     return room_create(operator=_network_operator(), actor=actor, **options)
@@ -139,22 +141,25 @@ def screen_name_problem(*, player: Player, screen_name: object) -> str | None:
     """Why ``screen_name`` cannot be ``player``'s (a sentence), or None when it can (its
     uniqueness aside, which the database decides)."""
     if not isinstance(screen_name, str):
-        return "a screen name is a string"
+        return gettext("A screen name is text.")
     if not SCREEN_NAME_MIN_LENGTH <= len(screen_name) <= SCREEN_NAME_MAX_LENGTH:
-        return f"a screen name has {SCREEN_NAME_MIN_LENGTH} to {SCREEN_NAME_MAX_LENGTH} characters"
+        return gettext("A screen name has %(minimum)s to %(maximum)s characters.") % {
+            "minimum": number_text(SCREEN_NAME_MIN_LENGTH),
+            "maximum": number_text(SCREEN_NAME_MAX_LENGTH),
+        }
     if not SCREEN_NAME_PATTERN.fullmatch(screen_name):
-        return (
-            "a screen name has letters A-Z, digits and '_' or '-' between them (not first, "
-            "last or twice in a row)"
+        return gettext(
+            "A screen name has letters A-Z, digits, and _ or - between them (not first, last "
+            "or twice in a row)."
         )
     folded = screen_name.casefold()
     if folded in RESERVED_SCREEN_NAMES:
-        return f"{screen_name!r} is reserved"
+        return gettext("This screen name is reserved: %(name)s.") % {"name": screen_name}
     own = {player.external_ref.casefold(), (player.display_name or "").casefold()}
     if folded in own:
-        return (
-            "a screen name is not your operator's reference or your display name: other "
-            "operators' players see it"
+        return gettext(
+            "A screen name may not be your casino account's name or your display name: "
+            "players of other casinos see it."
         )
     return None
 
@@ -172,7 +177,9 @@ def player_screen_name_set(*, player: Player, screen_name: str, actor: Actor) ->
         return locked
     if player_network_seated(player=locked):
         raise ScreenNameLockedProblem(
-            "you are seated at a network table: change your screen name once the game is over"
+            gettext(
+                "You are seated at a network table: change your screen name once the game is over."
+            )
         )
     before = locked.screen_name
     locked.screen_name = screen_name
@@ -181,7 +188,8 @@ def player_screen_name_set(*, player: Player, screen_name: str, actor: Actor) ->
             locked.save(update_fields=["screen_name"])
     except IntegrityError as exc:
         raise ScreenNameTakenProblem(
-            f"the screen name {screen_name!r} is taken", field="screen_name"
+            gettext("This screen name is taken: %(name)s.") % {"name": screen_name},
+            field="screen_name",
         ) from exc
     audit_record(
         actor=actor,

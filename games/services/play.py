@@ -28,8 +28,9 @@ from typing import Any
 from django.db import DatabaseError, transaction
 from django.db.models import Model
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from games import engine, selectors
+from games import engine, refusals, selectors
 from games.locks import (
     lock_match,
     lock_match_seats_and_hands,
@@ -90,7 +91,7 @@ def _as_action(action: engine.Action | Mapping[str, Any], seat: int) -> engine.A
         )
     except engine.CardParseError as exc:
         raise ValidationProblem(
-            "One or more fields are invalid", errors={"card": [str(exc)]}
+            gettext("One or more fields are invalid"), errors={"card": [str(exc)]}
         ) from exc
 
 
@@ -112,9 +113,9 @@ def _running_hands(match: Match, newest: list[Hand]) -> tuple[Hand, Hand | None]
     """The hand being played in a locked, running match, and the hand before it (None in
     the first), from its two newest hands, locked (``lock_newest_hands``)."""
     if match.status != Match.Status.RUNNING:
-        raise MatchNotInProgressProblem(f"the game is {match.status}")
+        raise MatchNotInProgressProblem(refusals.match_not_in_progress_detail(match.status))
     if not newest or newest[0].status != Hand.Status.IN_PROGRESS:  # pragma: no cover
-        raise MatchNotInProgressProblem("no hand is being played")
+        raise MatchNotInProgressProblem(gettext("No hand is being played in this game now."))
     return newest[0], (newest[1] if len(newest) > 1 else None)
 
 
@@ -190,19 +191,23 @@ def _action_apply(
         locked, lock_newest_hands(locked) if newest_hands is None else newest_hands
     )
     if hand.to_act != seat:
-        raise NotYourTurnProblem(f"it is seat {hand.to_act}'s turn", to_act=hand.to_act)
+        raise NotYourTurnProblem(refusals.not_your_turn_detail(), to_act=hand.to_act)
     reality_check_move_check(match=locked, seat=seat)
     state = hand.engine_state()
     try:
         new_state, events = engine.apply(state, move)
     except engine.NotYourTurnError as exc:
-        raise NotYourTurnProblem(str(exc), to_act=state.to_act) from exc
+        raise NotYourTurnProblem(refusals.not_your_turn_detail(), to_act=state.to_act) from exc
     except engine.KnockOverLimitError as exc:
-        raise KnockOverLimitProblem(str(exc), deadwood=exc.deadwood, limit=exc.limit) from exc
+        raise KnockOverLimitProblem(
+            refusals.knock_over_limit_detail(deadwood=exc.deadwood, limit=exc.limit),
+            deadwood=exc.deadwood,
+            limit=exc.limit,
+        ) from exc
     except engine.IllegalActionError as exc:
         legal = engine.legal_actions(state, seat)
         raise IllegalActionProblem(
-            str(exc),
+            refusals.illegal_move_detail(state=state, action=move),
             legal_actions=[{"kind": a.kind, "card": _card_text(a.card)} for a in legal],
         ) from exc
     steps = ((move, new_state, events),)

@@ -31,6 +31,7 @@ from uuid import UUID
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games.locks import lock_current_hand, lock_match
 from games.models import Hand, Match, Seat
@@ -122,7 +123,9 @@ def reality_check_move_check(*, match: Match, seat: int) -> None:
     """A seat whose reality check waits makes no move until it is answered (409
     ``reality-check-open``)."""
     if seat in (match.clocks.get("reality_open") or ()):
-        raise RealityCheckOpenProblem("answer your reality check before your next move", seat=seat)
+        raise RealityCheckOpenProblem(
+            gettext("Answer your reality check before your next move."), seat=seat
+        )
 
 
 def _pause(*, match: Match, hand: Hand, now: datetime) -> None:

@@ -8,6 +8,8 @@ Reads only: nothing here writes or locks.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from games.models import Match, Room, Seat, Variant
 from games.problems import (
     BotNotAllowedProblem,
@@ -23,6 +25,7 @@ from games.problems import (
 from games.selectors import network_room_offered
 from games.services.house_bot import is_house_bot
 from gin_platform.http.problems import ValidationProblem
+from gin_platform.i18n.formatting import money_text
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator
@@ -48,7 +51,7 @@ def buy_in_amount(
             if value is not None
         }
         if extra:
-            raise ValidationProblem("One or more fields are invalid", errors=extra)
+            raise ValidationProblem(gettext("One or more fields are invalid"), errors=extra)
         assert room.stake is not None  # room_variant_shape: FTK and Match Play rooms have one
         return room.stake, None
     currency = room.currency
@@ -59,13 +62,15 @@ def buy_in_amount(
     if stake_per_point not in choices:
         shown = [money_dict(choice, currency) for choice in choices]
         raise StakePerPointNotOfferedProblem(
-            "choose a stake per point among " + ", ".join(c["amount"] for c in shown),
+            gettext("Choose a stake per point among %(choices)s.")
+            % {"choices": ", ".join(money_text(choice, currency) for choice in choices)},
             choices=shown,
         )
     if table_stake is not None and stake_per_point != table_stake:
         played = money_dict(table_stake, currency)
         raise StakePerPointMismatchProblem(
-            f"this table plays at {played['amount']} {currency} per point",
+            gettext("This table plays at %(stake)s per point.")
+            % {"stake": money_text(table_stake, currency)},
             stake_per_point=played,
         )
     # room_variant_shape: a Money Play room has both bounds
@@ -76,7 +81,11 @@ def buy_in_amount(
             money_dict(room.cashier_max, currency),
         )
         raise CashierAmountOutOfRangeProblem(
-            f"bring between {low['amount']} and {high['amount']} {currency} to the table cashier",
+            gettext("Bring between %(minimum)s and %(maximum)s to the table.")
+            % {
+                "minimum": money_text(room.cashier_min, currency),
+                "maximum": money_text(room.cashier_max, currency),
+            },
             minimum=low,
             maximum=high,
         )
@@ -92,7 +101,7 @@ def play_check(*, player: Player, network: bool) -> None:
     real-money buy-in again under its lock)."""
     refusal = play_refusal(player_id=player.pk, network=network)
     if refusal is not None:
-        raise PlaySuspendedProblem(f"you may not sit at a table: {refusal}")
+        raise PlaySuspendedProblem(refusal)
     wallet.check_no_break(player=player)
 
 
@@ -106,13 +115,15 @@ def network_seat_check(*, player: Player, room: Room) -> None:
     if not network:
         return
     if is_house_bot(player):
-        raise BotNotAllowedProblem(f"the house bot does not play in network room {room.pk}")
+        raise BotNotAllowedProblem(gettext("The house bot does not play in network rooms."))
     if not network_room_offered(operator=player.operator, room=room):
-        raise NetworkNotJoinedProblem(f"your operator does not offer network room {room.pk}")
+        raise NetworkNotJoinedProblem(gettext("Your casino does not offer this network room."))
     if not player.screen_name:
         raise ScreenNameRequiredProblem(
-            "choose a screen name before you sit at a network table: the other players "
-            "see only that name"
+            gettext(
+                "Choose a screen name before you sit at a network table: the other players "
+                "see only that name."
+            )
         )
 
 
@@ -126,8 +137,9 @@ def network_mode_check(*, player: Player, match: Match) -> None:
     )
     if others.exists():
         raise NetworkTableOtherModeProblem(
-            f"table {match.table_id} seats {'live' if player.operator.is_sandbox else 'test-mode'}"
-            " players"
+            gettext("This table is for real-money players only.")
+            if player.operator.is_sandbox
+            else gettext("This table is for test-mode players only.")
         )
 
 
@@ -139,4 +151,4 @@ def linked_players_check(*, player: Player, others: list[Seat]) -> None:
     if others and not may_share_table(
         player_id=player.pk, other_ids=[seat.player_id for seat in others]
     ):
-        raise LinkedPlayersProblem("Somebody at this table may not play with you")
+        raise LinkedPlayersProblem(gettext("Somebody at this table may not play with you."))

@@ -24,6 +24,7 @@ from functools import partial
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games import engine
 from games.locks import lock_seats, lock_table
@@ -246,12 +247,14 @@ def _seat_take(
             if existing is not None:
                 return SeatResult(seat=existing, created=False)
         if not room.active or table.status != Table.Status.OPEN:
-            raise RoomInactiveProblem(f"table {table.pk} is closed")
+            raise RoomInactiveProblem(
+                gettext("This table is closed: pick another one in the lobby.")
+            )
         if not room.is_practice and is_house_bot(player):
-            raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
+            raise BotNotAllowedProblem(gettext("The house bot plays at practice tables only."))
         network_seat_check(player=player, room=room)
         if match is not None and match.status != Match.Status.WAITING:
-            raise TableFullProblem(f"a game is being played at table {table.pk}")
+            raise TableFullProblem(gettext("A game is already being played at this table."))
         amount, chosen_stake = buy_in_amount(
             room=room,
             match=match,
@@ -265,7 +268,7 @@ def _seat_take(
         others = list(Seat.objects.filter(match=match, state=Seat.State.SEATED))
         free = sorted(set(match.positions) - {seat.position for seat in others})
         if not free:
-            raise TableFullProblem(f"every seat at table {table.pk} is taken")
+            raise TableFullProblem(gettext("Every seat at this table is taken."))
         linked_players_check(player=player, others=others)  # under the table's lock
         # Player protection: the play session this buy-in belongs to, and its loss limit
         # for the wallet to check under its lock (docs/player-protection.md "Sessions").
@@ -344,7 +347,7 @@ def seat_leave(*, player: Player, table: Table, actor: Actor, waiting_only: bool
             else None
         )
         if seat is None:
-            raise NotSeatedProblem(f"you have no seat at table {table.pk}")
+            raise NotSeatedProblem(gettext("You have no seat at this table."))
         assert match is not None  # the seat was found in it
         if match.status == Match.Status.RUNNING and waiting_only:
             return seat
@@ -488,9 +491,9 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
     with transaction.atomic(durable=True):
         table = lock_table(table.pk)
         if not table.room.is_practice:
-            raise BotNotAllowedProblem(f"table {table.pk} plays for real money")
+            raise BotNotAllowedProblem(gettext("The house bot plays at practice tables only."))
         if is_network_operator(table.room.operator_id):
-            raise BotNotAllowedProblem(f"the house bot does not play at network table {table.pk}")
+            raise BotNotAllowedProblem(gettext("The house bot does not play at network tables."))
         match = table_open_match(table)
         mine = (
             Seat.objects.select_related("match")
@@ -500,7 +503,7 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
             else None
         )
         if mine is None:
-            raise NotSeatedProblem(f"sit down at table {table.pk} first, then invite the bot")
+            raise NotSeatedProblem(gettext("Sit down at this table first, then invite the bot."))
         assert match is not None  # the player's seat was found in it
         active = match.seats.filter(state__in=Seat.ACTIVE_STATES)
         seated = set(active.values_list("player", flat=True))
@@ -510,7 +513,7 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
             existing = Seat.objects.filter(match=match, player__in=bots).order_by("pk").first()
             if existing is not None:
                 return SeatResult(seat=existing, created=False)
-            raise TableFullProblem(f"a game is being played at table {table.pk}")
+            raise TableFullProblem(gettext("A game is already being played at this table."))
         # R12: the next bot not seated yet (a 3-4 seat table may take several).
         bot = next((bot for bot in bots if bot.pk not in seated), bots[-1])
         result = _seat_take(

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games import engine
 from games.locks import lock_match
@@ -92,7 +93,7 @@ def match_forfeit(
         raise stale_sequence_problem(locked, expected_seq)
     hand = running_hand_lock(locked)
     if seat in locked.forfeited_seats:  # R12: a seat that left plays on no more
-        raise NotSeatedProblem("you have already left this game")
+        raise NotSeatedProblem(gettext("You have already left this game."))
     audit_record(
         actor=actor,
         action="match.forfeited",
@@ -190,7 +191,7 @@ def match_resign(*, seat: Seat, actor: Actor, expected_seq: int | None = None) -
     ``resigned``), on their turn or not. With ``expected_seq`` it applies only if the game is
     still exactly where the player saw it."""
     if seat.state == Seat.State.LEFT:  # left before the start: that position is not theirs
-        raise NotSeatedProblem("you left this game before it started")
+        raise NotSeatedProblem(gettext("You left this game before it started."))
     return match_forfeit(
         match=seat.match_id,
         seat=seat.position,

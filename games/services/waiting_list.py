@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games.locks import lock_waiting_entry, lock_waiting_entry_of
 from games.models import Match, Room, Seat, Table, WaitingListEntry
@@ -83,9 +84,9 @@ def waiting_list_join(
     network room the player may not sit in. An entry whose player takes a break later is
     refused when the list would seat them."""
     if not room_offered_to_player(player=player, room=room):
-        raise NotFoundProblem(f"No open room {room.pk}")
+        raise NotFoundProblem(gettext("This room is not open."))
     if not room.active:
-        raise RoomInactiveProblem(f"room {room.pk} is closed")
+        raise RoomInactiveProblem(gettext("This room is closed: pick another one in the lobby."))
     buy_in_amount(
         room=room, match=None, cashier_amount=cashier_amount, stake_per_point=stake_per_point
     )
@@ -133,7 +134,7 @@ def waiting_list_leave(*, player: Player, room: Room, actor: Actor) -> WaitingLi
     """Leave the room's waiting list: free, nothing was charged. 404 when not on it."""
     entry = lock_waiting_entry_of(player=player, room=room, status=WaitingListEntry.Status.WAITING)
     if entry is None:
-        raise NotFoundProblem(f"You are not on the waiting list of room {room.pk}")
+        raise NotFoundProblem(gettext("You are not on the waiting list of this room."))
     _end(entry, WaitingListEntry.Status.LEFT)
     audit_record(actor=actor, action="waiting_list.left", obj=entry, operator=player.operator)
     return entry

@@ -306,8 +306,8 @@ _LOBBY = {"mode": "lobby", "match": None, "return_url": "https://casino.example.
 LAUNCH = [
     request(
         "lobby",
-        {"mode": "lobby", "return_url": "https://casino.example.com/lobby"},
-        "The player's lobby; the exit button goes back to the casino",
+        {"mode": "lobby", "return_url": "https://casino.example.com/lobby", "lang": "es-ES"},
+        "The player's lobby, in Spanish; the exit button goes back to the casino",
     ),
     request("watch a match", {"mode": "watch", "match": 42}),
     request(
@@ -318,11 +318,12 @@ LAUNCH = [
     response(
         "launch URL",
         {
-            "url": f"https://games.example.com/play/#launch={_LAUNCH_TOKEN}",
+            "url": f"https://games.example.com/play/?lang=es#launch={_LAUNCH_TOKEN}",
             "launch_token": _LAUNCH_TOKEN,
             "launch_token_expires_at": "2026-11-29T16:52:14.707821Z",
             "player_id": PLAYER_ID,
             "options": _LOBBY,
+            "lang": "es",
         },
         201,
     ),
@@ -351,6 +352,7 @@ LAUNCH_SESSION = [
                 "locale": "en-GB",
             },
             "options": _LOBBY,
+            "lang": "es",
         },
         201,
     ),
@@ -359,7 +361,7 @@ LAUNCH_SESSION_REFUSED = problem_response(
     "launch-token-invalid: unknown, used or expired",
     problem_example(
         LaunchTokenInvalidProblem,
-        "The launch token is not valid, was used or expired",
+        "This game link is not valid, was used or expired: open the game again.",
         instance="/api/v1/launch/session",
     ),
 )

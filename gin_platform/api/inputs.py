@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 from rest_framework.request import Request
 
@@ -102,6 +103,7 @@ def text_filter(request: Request, name: str) -> str | None:
     value = request.query_params.get(name)
     if value is not None and "\x00" in value:
         raise ValidationProblem(
-            "One or more fields are invalid", errors={name: ["Null characters are not allowed."]}
+            gettext("One or more fields are invalid"),
+            errors={name: ["Null characters are not allowed."]},
         )
     return value

@@ -2,6 +2,7 @@
 the socket tickets of a player's session."""
 
 from django.conf import settings
+from django.utils import translation
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -24,6 +25,7 @@ from gin_platform.http.problems import (
     LaunchTokenInvalidProblem,
 )
 from gin_platform.http.throttling import AuthFailureGuard, client_address
+from gin_platform.i18n.languages import request_language
 from gin_platform.tenancy import selectors, services
 from gin_platform.tenancy.principals import operator_principal, player_principal
 
@@ -57,12 +59,14 @@ class PlayerLaunchView(APIView):
         player = selectors.player_get(operator=caller.operator, player_id=player_id)
         data = validated(LaunchInput, request.data)
         issued = services.launch_token_create(player=player, actor=caller.actor, **data)
+        language = f"?lang={issued.page_language}" if issued.page_language else ""
         body = {
-            "url": f"{_public_base_url(request)}/play/#launch={issued.token}",
+            "url": f"{_public_base_url(request)}/play/{language}#launch={issued.token}",
             "launch_token": issued.token,
             "launch_token_expires_at": issued.launch_token.expires_at,
             "player_id": player.pk,
             "options": issued.launch_token.options,
+            "lang": issued.page_language,
         }
         return Response(LaunchIssuedOutput(body).data, status=status.HTTP_201_CREATED)
 
@@ -105,11 +109,18 @@ class LaunchSessionView(APIView):
         except LaunchTokenInvalidProblem:
             guard.failed()
             raise
+        language = request_language(
+            session=launched.issued.session,
+            player=launched.player,
+            accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE"),
+        )
+        translation.activate(language)  # this answer's Content-Language, as the session's
         body = {
             "token": launched.issued.token,
             "expires_at": launched.issued.session.expires_at,
             "player": launched.player,
             "options": launched.options,
+            "lang": language,
         }
         return Response(LaunchSessionOutput(body).data, status=status.HTTP_201_CREATED)
 

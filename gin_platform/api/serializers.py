@@ -397,6 +397,17 @@ class LaunchInput(LinkIdentifiersInput):
         max_length=2000,
         help_text="Where the page's exit button sends the player: an https:// URL.",
     )
+    lang = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        trim_whitespace=False,
+        help_text="The player's language, a BCP 47 tag (es, it-IT, en-GB): the page and the "
+        "player's API answers speak the shipped language that serves it best (en, es, it). "
+        "A language not shipped is as if left out (the player's locale, then the browser's "
+        "language decide); a tag that is not well formed is 422 launch-options-invalid.",
+    )
 
 
 class LaunchOptionsOutput(serializers.Serializer):
@@ -407,14 +418,20 @@ class LaunchOptionsOutput(serializers.Serializer):
 
 class LaunchIssuedOutput(serializers.Serializer):
     url = serializers.CharField(
-        help_text="<base>/play/#launch=glt_...: open it in the player's browser once, before "
-        "launch_token_expires_at. The token is in the fragment, so it never reaches a server "
-        "log."
+        help_text="<base>/play/?lang=es#launch=glt_...: open it in the player's browser once, "
+        "before launch_token_expires_at. The token is in the fragment, so it never reaches a "
+        "server log. `?lang=` is there when the page's language is known (`lang`)."
     )
     launch_token = serializers.CharField(help_text="glt_...: the token in `url`; never stored.")
     launch_token_expires_at = serializers.DateTimeField()
     player_id = serializers.UUIDField()
     options = LaunchOptionsOutput()
+    lang = serializers.CharField(
+        allow_null=True,
+        help_text="The shipped language (en, es, it) the page opens in: the launch's `lang`, "
+        "else the player's locale's; null when neither is shipped (the browser's language "
+        "then decides).",
+    )
 
 
 class LaunchSessionInput(StrictInput):
@@ -436,6 +453,11 @@ class LaunchSessionOutput(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     player = LaunchedPlayerOutput()
     options = LaunchOptionsOutput()
+    lang = serializers.CharField(
+        help_text="The language (en, es, it) the session's answers and problems speak: the "
+        "launch's `lang`, else the player's locale, else this request's Accept-Language, "
+        "else en."
+    )
 
 
 # --- The network (docs/network.md) -----------------------------------------------------------

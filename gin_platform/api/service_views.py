@@ -68,8 +68,8 @@ def _problem_type(problem: type[Problem]) -> dict:
         "type": problem.type_uri(),
         "slug": problem.slug,
         "status": problem.status,
-        "title": problem.title,
-        "description": problem.description or problem.title,
+        "title": str(problem.title),
+        "description": problem.description or str(problem.title),
     }
 
 

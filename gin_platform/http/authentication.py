@@ -28,7 +28,8 @@ from typing import TypeGuard, TypeVar
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from rest_framework import exceptions
 from rest_framework.authentication import (
     BaseAuthentication,
@@ -49,6 +50,7 @@ from gin_platform.http.throttling import (
     AuthFailureGuard,
     PrincipalRateThrottle,
 )
+from gin_platform.i18n.languages import request_language
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
 from gin_platform.request_path.gate import pass_gate
@@ -215,13 +217,22 @@ class PlayerTokenAuthentication(BaseAuthentication):
         )
         if not _session_valid(session, now):
             guard.failed()
-            raise AuthenticationFailedProblem("The session token is not valid or has expired")
+            raise AuthenticationFailedProblem(
+                gettext("Your session is not valid or has expired: open the game again.")
+            )
         _refuse_foreign_origin(request, session.player.operator)
         _touch(PlayerSession, session, known=known)
         if not marked:
             player_seen(session.player_id)  # R13 presence, when the gate did not mark it
         principal = PlayerPrincipal(player=session.player, session=session)
         _admit_now(request, admission, principal)
+        translation.activate(
+            request_language(
+                session=session,
+                player=session.player,
+                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE"),
+            )
+        )
         return principal, session
 
     def authenticate_header(self, request: Request) -> str:

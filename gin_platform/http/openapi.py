@@ -201,7 +201,7 @@ def problem_example(
     """An example refusal: the problem+json body ``problem`` renders with this detail."""
     return OpenApiExample(
         name or problem.slug.replace("-", " "),
-        summary=problem.title,
+        summary=str(problem.title),
         value=problem(detail, **extensions).body(instance),
         response_only=True,
     )

@@ -16,6 +16,7 @@ from django.core.exceptions import (
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -60,7 +61,7 @@ def _problem_from_drf(exc: exceptions.APIException) -> Problem:
         if isinstance(exc, drf_class):
             if problem_class is ValidationProblem:
                 return ValidationProblem(
-                    "One or more fields are invalid", errors=_flatten_errors(exc.detail)
+                    gettext("One or more fields are invalid"), errors=_flatten_errors(exc.detail)
                 )
             if isinstance(exc, exceptions.Throttled):  # ThrottledProblem's
                 return ThrottledProblem(str(exc.detail), retry_after=exc.wait)  # type: ignore[attr-defined]  # set by Throttled.__init__; the stubs leave the attribute out

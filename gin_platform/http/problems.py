@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "/problems/"
 
@@ -21,7 +25,8 @@ class Problem(Exception):
 
     slug: ClassVar[str] = "about-blank"
     status: ClassVar[int] = 400
-    title: ClassVar[str] = "Bad request"
+    # Translated into the language active when the body is rendered (gettext_lazy).
+    title: ClassVar[str | Promise] = _("Bad request")
     description: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -30,7 +35,7 @@ class Problem(Exception):
             raise TypeError(f"problem slug {cls.slug!r} is declared twice")
         REGISTRY[cls.slug] = cls
 
-    def __init__(self, detail: str | None = None, **extensions: Any) -> None:
+    def __init__(self, detail: str | Promise | None = None, **extensions: Any) -> None:
         self.detail = detail or self.title
         self.extensions = extensions
         super().__init__(self.detail)
@@ -44,12 +49,18 @@ class Problem(Exception):
         (and ``Retry-After`` on a throttle: ``ThrottledProblem``)."""
         return {"WWW-Authenticate": 'Bearer realm="api"'} if self.status == 401 else {}
 
+    def as_record(self) -> dict[str, str]:
+        """Type, title and detail as an operator's record keeps them (a webhook's payload):
+        in English, whatever language the request that met the problem speaks."""
+        with translation.override("en"):
+            return {"type": self.type_uri(), "title": str(self.title), "detail": str(self.detail)}
+
     def body(self, instance: str | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "type": self.type_uri(),
-            "title": self.title,
+            "title": str(self.title),
             "status": self.status,
-            "detail": self.detail,
+            "detail": str(self.detail),
         }
         if instance:
             payload["instance"] = instance
@@ -61,14 +72,14 @@ class Problem(Exception):
 class ValidationProblem(Problem):
     slug = "validation-error"
     status = 400
-    title = "The request is not valid"
+    title = _("The request is not valid")
     description = "A field is missing or malformed; `errors` maps each field to its messages."
 
 
 class UnknownFieldsProblem(Problem):
     slug = "unknown-fields"
     status = 400
-    title = "The request has fields this endpoint does not take"
+    title = _("The request has fields this endpoint does not take")
     description = (
         "A body or socket message names a field the operation does not declare (a typo, or an "
         "option this version lacks): nothing was done. `fields` lists the unknown names (the "
@@ -79,7 +90,7 @@ class UnknownFieldsProblem(Problem):
 class MalformedRequestProblem(Problem):
     slug = "malformed-request"
     status = 400
-    title = "The request body could not be parsed"
+    title = _("The request body could not be parsed")
     description = (
         "The body is not JSON, is nested more than 32 levels deep, or holds a NUL character "
         "(U+0000) or an unpaired surrogate in a key or string; or the query string or a "
@@ -91,7 +102,7 @@ class MalformedRequestProblem(Problem):
 class BadRequestProblem(Problem):
     slug = "bad-request"
     status = 400
-    title = "The request was refused"
+    title = _("The request was refused")
     description = (
         "Refused before any endpoint ran it, as Django refuses a request it takes for an "
         "attack (a suspicious session, file name or multipart body) or cannot read; no more "
@@ -102,7 +113,7 @@ class BadRequestProblem(Problem):
 class HostNotAllowedProblem(Problem):
     slug = "host-not-allowed"
     status = 400
-    title = "The Host header names a host this service does not serve"
+    title = _("The Host header names a host this service does not serve")
     description = (
         "The request's Host is not one of the deployment's ALLOWED_HOSTS: check the URL the "
         "client calls. Refused before anything else reads the request; nothing was done."
@@ -112,7 +123,7 @@ class HostNotAllowedProblem(Problem):
 class RequestTooLargeProblem(Problem):
     slug = "request-too-large"
     status = 413
-    title = "The request body is too large"
+    title = _("The request body is too large")
     description = (
         "A request body may be at most REQUEST_MAX_BODY_BYTES (256 KiB by default); `limit` "
         "says how many bytes."
@@ -122,21 +133,21 @@ class RequestTooLargeProblem(Problem):
 class NotAuthenticatedProblem(Problem):
     slug = "not-authenticated"
     status = 401
-    title = "Authentication is required"
+    title = _("Authentication is required")
     description = "Send an operator API key or a player session token as a Bearer token."
 
 
 class AuthenticationFailedProblem(Problem):
     slug = "authentication-failed"
     status = 401
-    title = "The credentials were not accepted"
+    title = _("The credentials were not accepted")
     description = "The key or token is unknown, revoked or expired."
 
 
 class SignatureInvalidProblem(Problem):
     slug = "signature-invalid"
     status = 401
-    title = "The request signature was not accepted"
+    title = _("The request signature was not accepted")
     description = (
         "The X-Signature header is missing, stale (outside the tolerance) or does not match "
         "any active signing secret of the operator."
@@ -146,7 +157,7 @@ class SignatureInvalidProblem(Problem):
 class SignatureReplayedProblem(Problem):
     slug = "signature-replayed"
     status = 401
-    title = "The signed request was already accepted"
+    title = _("The signed request was already accepted")
     description = (
         "A signed request is good once: the same signature (same timestamp, method, path, "
         "Idempotency-Key and body) was accepted before. Sign every request, retries included, "
@@ -157,7 +168,7 @@ class SignatureReplayedProblem(Problem):
 class SocketTicketInvalidProblem(Problem):
     slug = "socket-ticket-invalid"
     status = 401
-    title = "The socket ticket was not accepted"
+    title = _("The socket ticket was not accepted")
     description = (
         "The ticket is missing, unknown, used, expired, or the session that minted it is no "
         "longer valid. A ticket opens one socket within 30 seconds: mint a new one "
@@ -168,7 +179,7 @@ class SocketTicketInvalidProblem(Problem):
 class LaunchTokenInvalidProblem(Problem):
     slug = "launch-token-invalid"
     status = 401
-    title = "The launch token was not accepted"
+    title = _("The launch token was not accepted")
     description = (
         "The launch token is unknown, already exchanged or expired, or its player can no "
         "longer play. A launch token is good once, for LAUNCH_TOKEN_TTL_SECONDS (120 s): ask "
@@ -179,7 +190,7 @@ class LaunchTokenInvalidProblem(Problem):
 class OriginNotAllowedProblem(Problem):
     slug = "origin-not-allowed"
     status = 403
-    title = "The request's Origin is not one the operator registered"
+    title = _("The request's Origin is not one the operator registered")
     description = (
         "A browser request (or socket) carries the Origin of the page that made it; it must "
         "be the platform itself or an origin the caller's operator registered "
@@ -191,7 +202,7 @@ class OriginNotAllowedProblem(Problem):
 class LiveModeForbiddenProblem(Problem):
     slug = "live-mode-forbidden"
     status = 403
-    title = "A test-mode key cannot reach live mode"
+    title = _("A test-mode key cannot reach live mode")
     description = (
         "A gop_test_ key acts in its sandbox only: it cannot create, list or manage live keys "
         '(docs/api.md "Sandbox"). Use a live key (gop_...) for live mode.'
@@ -201,26 +212,26 @@ class LiveModeForbiddenProblem(Problem):
 class PermissionDeniedProblem(Problem):
     slug = "permission-denied"
     status = 403
-    title = "You may not do this"
+    title = _("You may not do this")
 
 
 class NotFoundProblem(Problem):
     slug = "not-found"
     status = 404
-    title = "Not found"
+    title = _("Not found")
     description = "The resource does not exist, or belongs to another operator."
 
 
 class MethodNotAllowedProblem(Problem):
     slug = "method-not-allowed"
     status = 405
-    title = "Method not allowed"
+    title = _("Method not allowed")
 
 
 class NotAcceptableProblem(Problem):
     slug = "not-acceptable"
     status = 406
-    title = "Not acceptable"
+    title = _("Not acceptable")
     description = (
         "The endpoint does not serve the `format` asked for, or any type the Accept header "
         "allows. Every endpoint serves JSON; the reports also serve CSV."
@@ -230,14 +241,14 @@ class NotAcceptableProblem(Problem):
 class UnsupportedMediaTypeProblem(Problem):
     slug = "unsupported-media-type"
     status = 415
-    title = "Unsupported media type"
+    title = _("Unsupported media type")
     description = "Send JSON with Content-Type: application/json."
 
 
 class ThrottledProblem(Problem):
     slug = "throttled"
     status = 429
-    title = "Too many requests"
+    title = _("Too many requests")
     description = "Slow down; `retry_after` says how many seconds to wait."
 
     def headers(self) -> dict[str, str]:
@@ -250,7 +261,7 @@ class ThrottledProblem(Problem):
 class LoginLockedOutProblem(ThrottledProblem):
     slug = "login-locked-out"
     status = 429
-    title = "Too many failed staff logins"
+    title = _("Too many failed staff logins")
     description = (
         "Staff logins from this address failed too often; no password is checked until the "
         "lockout ends. `retry_after` says how many seconds that is."
@@ -261,7 +272,7 @@ class LoginLockedOutProblem(ThrottledProblem):
 class FourEyesRequiredProblem(Problem):
     slug = "four-eyes-required"
     status = 403
-    title = "Another person must decide"
+    title = _("Another person must decide")
     description = (
         "Reversals, manual adjustments, cashier-cap raises, net settlements and changes of a "
         "staff user's access are proposed by one staff member and approved or rejected by "
@@ -273,7 +284,7 @@ class FourEyesRequiredProblem(Problem):
 class ApprovalNotPendingProblem(Problem):
     slug = "approval-not-pending"
     status = 409
-    title = "The request is already decided"
+    title = _("The request is already decided")
     description = (
         "The approval request was rejected or failed (or, for a rejection, already executed): "
         "`status` says which. Approving an executed request again changes nothing (200)."
@@ -283,7 +294,7 @@ class ApprovalNotPendingProblem(Problem):
 class ApprovalInvalidProblem(Problem):
     slug = "approval-invalid"
     status = 422
-    title = "The proposal is not valid"
+    title = _("The proposal is not valid")
     description = (
         "The proposed action's payload does not fit its kind (docs/backoffice.md): e.g. a "
         "reversal of another operator's transaction, an adjustment of zero."
@@ -293,7 +304,7 @@ class ApprovalInvalidProblem(Problem):
 class ProposerNotEntitledProblem(Problem):
     slug = "proposer-not-entitled"
     status = 409
-    title = "The proposer may no longer propose this request"
+    title = _("The proposer may no longer propose this request")
     description = (
         "A request is approved and executed only while its proposer may still propose it: "
         "an active staff user whose role holds the kind's propose permission and whose "
@@ -305,28 +316,28 @@ class ProposerNotEntitledProblem(Problem):
 class IdempotencyKeyMissingProblem(Problem):
     slug = "idempotency-key-missing"
     status = 400
-    title = "An Idempotency-Key header is required"
+    title = _("An Idempotency-Key header is required")
     description = "Every operator write carries a unique Idempotency-Key (1-255 characters)."
 
 
 class IdempotencyKeyReusedProblem(Problem):
     slug = "idempotency-key-reused"
     status = 422
-    title = "The Idempotency-Key was already used for a different request"
+    title = _("The Idempotency-Key was already used for a different request")
     description = "A key may be replayed only with the same method, path and body."
 
 
 class IdempotencyRequestInFlightProblem(Problem):
     slug = "idempotency-request-in-flight"
     status = 409
-    title = "A request with this Idempotency-Key is still being processed"
+    title = _("A request with this Idempotency-Key is still being processed")
     description = "Retry after a moment to receive the first request's response."
 
 
 class SecretNotReplayableProblem(Problem):
     slug = "secret-not-replayable"
     status = 409
-    title = "The first response carried a secret, which is shown only once"
+    title = _("The first response carried a secret, which is shown only once")
     description = (
         "A replay of a request whose response issued a secret (API key, session token, "
         "signing or webhook secret) does not show it again: secrets are never stored. "
@@ -338,4 +349,4 @@ class SecretNotReplayableProblem(Problem):
 class ServerErrorProblem(Problem):
     slug = "server-error"
     status = 500
-    title = "Internal server error"
+    title = _("Internal server error")

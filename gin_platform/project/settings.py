@@ -70,6 +70,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: refuses a Host outside ALLOWED_HOSTS; API errors problem+json whatever DEBUG says.
     "gin_platform.http.api_errors.ApiErrorsMiddleware",
+    # Before anything that may answer: the request's Accept-Language (docs/api-errors.md).
+    "gin_platform.i18n.middleware.LanguageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the table page, the API docs) from the app itself, before anything else.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -396,6 +398,7 @@ LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
     ("it", "Italiano"),
+    ("pt", "Português"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # The pseudo-locale en-XA (every string bracketed, accented and longer: a page's layout checked

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.auth.signals import user_login_failed
 from django.core.cache import cache
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 from django_otp import match_token
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -32,7 +33,7 @@ OTP_REUSE_SECONDS = 90
 class OtpRequiredProblem(Problem):
     slug = "otp-required"
     status = 403
-    title = "A second factor is required"
+    title = _("A second factor is required")
     description = (
         "The endpoint moves money and the caller's role (finance, admin, superuser) needs a "
         "verified TOTP token: log in to the admin with the token (session), or send the "

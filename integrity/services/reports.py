@@ -7,9 +7,11 @@ status (received, under review, closed), never what the investigation found."""
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from games import integrity_selectors as games_reads
 from gin_platform.audit import audit_record
+from gin_platform.i18n.formatting import choices_text, number_text
 from gin_platform.models import Player
 from gin_platform.tenancy.principals import Actor
 from integrity.models import Alert, PlayerReport
@@ -38,10 +40,16 @@ def player_report_create(
     sends) or ``reported_id`` (their screen name, or player id)."""
     if reason not in PlayerReport.Reason.values:
         raise ReportInvalidProblem(
-            f"reason is one of {', '.join(PlayerReport.Reason.values)}", field="reason"
+            gettext("Choose the reason among %(choices)s.")
+            % {"choices": choices_text(list(PlayerReport.Reason.values))},
+            field="reason",
         )
     if not isinstance(text, str) or len(text) > TEXT_LENGTH:
-        raise ReportInvalidProblem(f"text is at most {TEXT_LENGTH} characters", field="text")
+        raise ReportInvalidProblem(
+            gettext("Your report's text is at most %(count)s characters.")
+            % {"count": number_text(TEXT_LENGTH)},
+            field="text",
+        )
     opponents = games_reads.match_opponents(player=reporter, match_id=match_id)
     wanted = str(reported_id if reported_id is not None else "").strip().lower()
     reported = next(
@@ -55,7 +63,10 @@ def player_report_create(
     )
     if reported is None:
         raise ReportInvalidProblem(
-            "report an opponent of this match: their seat, or their screen name at a network table",
+            gettext(
+                "Report an opponent of this game: their seat, or their screen name at a network "
+                "table."
+            ),
             field="reported",
         )
     try:
@@ -69,7 +80,7 @@ def player_report_create(
             )
     except IntegrityError:
         raise ReportInvalidProblem(
-            "you reported this player for this match already", field="reported"
+            gettext("You have already reported this player for this game."), field="reported"
         ) from None
     alert = Alert.objects.create(
         signal=Alert.Signal.PLAYER_REPORT,

@@ -4,6 +4,7 @@ its player's session. Thin views."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -166,7 +167,7 @@ class MyRealityCheckView(APIView):
 def _check(player: Player, check_id: str):
     check = selectors.reality_check_get(player=player, check_id=_int_id(check_id))
     if check is None:
-        raise NotFoundProblem(f"No reality check {check_id}")
+        raise NotFoundProblem(gettext("There is no such reality check."))
     return check
 
 

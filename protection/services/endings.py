@@ -20,6 +20,7 @@ from functools import partial
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games import services as games
 from games import session_selectors as games_selectors
@@ -135,7 +136,7 @@ def reality_check_answer(
     check.refresh_from_db()
     if check.answered_at is not None or session.ended_at is not None:
         raise RealityCheckNotOpenProblem(
-            f"reality check {check.pk} was answered {check.answer or 'by the session end'}",
+            gettext("This reality check is already answered."),
             reality_check_id=check.pk,
         )
     now = timezone.now()

@@ -12,10 +12,12 @@ from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from gin_platform.audit import audit_record
 from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
+from gin_platform.i18n.formatting import number_text
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
@@ -39,6 +41,17 @@ def reality_check_interval(player: Player) -> timedelta | None:
     return operator.protection_profile.reality_check_interval(operator.reality_check_minutes)
 
 
+# The session's limits, said to the player when one is missing or not a whole number.
+_LIMIT_REQUIRED = {
+    "duration_minutes": gettext_lazy("Choose how long this session lasts: both limits are asked."),
+    "loss_limit": gettext_lazy("Choose this session's loss limit: both limits are asked."),
+}
+_LIMIT_WHOLE = {
+    "duration_minutes": gettext_lazy("A session's duration is a whole number of minutes."),
+    "loss_limit": gettext_lazy("A loss limit is a whole amount in the wallet's smallest unit."),
+}
+
+
 def _limits_check(
     *, player: Player, duration_minutes: object, loss_limit: object
 ) -> tuple[int | None, int | None]:
@@ -46,19 +59,20 @@ def _limits_check(
     for field, value in (("duration_minutes", duration_minutes), ("loss_limit", loss_limit)):
         if value is None:
             if required:
-                raise SessionLimitsInvalidProblem(
-                    f"{field} is required: your operator's profile asks for both limits",
-                    field=field,
-                )
+                raise SessionLimitsInvalidProblem(str(_LIMIT_REQUIRED[field]), field=field)
             continue
         if isinstance(value, bool) or not isinstance(value, int):
-            raise SessionLimitsInvalidProblem(f"{field} is an integer", field=field)
+            raise SessionLimitsInvalidProblem(str(_LIMIT_WHOLE[field]), field=field)
     if duration_minutes is not None and not 1 <= duration_minutes <= MAX_DURATION_MINUTES:  # type: ignore[operator]
         raise SessionLimitsInvalidProblem(
-            f"duration_minutes is between 1 and {MAX_DURATION_MINUTES}", field="duration_minutes"
+            gettext("A session lasts between 1 and %(maximum)s minutes.")
+            % {"maximum": number_text(MAX_DURATION_MINUTES)},
+            field="duration_minutes",
         )
     if loss_limit is not None and not 0 < loss_limit <= MAX_AMOUNT:  # type: ignore[operator]
-        raise SessionLimitsInvalidProblem("loss_limit is a positive amount", field="loss_limit")
+        raise SessionLimitsInvalidProblem(
+            gettext("The loss limit must be a positive amount."), field="loss_limit"
+        )
     return duration_minutes, loss_limit  # type: ignore[return-value]
 
 
@@ -125,7 +139,7 @@ def session_start(
         session.first_buy_in_at is not None or session.limits_set_at is not None
     ):
         raise SessionActiveProblem(
-            f"session {session.pk} has started: end it before starting another",
+            gettext("Your session has started: end it before you start another."),
             session_id=session.pk,
         )
     fresh = session is None
@@ -134,7 +148,9 @@ def session_start(
             with transaction.atomic():
                 session = _session_create(player=player, now=now)
         except IntegrityError:  # a buy-in's session started at the same moment
-            raise SessionActiveProblem("a session has just started: end it first") from None
+            raise SessionActiveProblem(
+                gettext("A session has just started: end it first.")
+            ) from None
     session.duration_limit_minutes = duration
     session.loss_limit = loss
     session.limits_set_at = now
@@ -161,7 +177,7 @@ def session_for_buy_in(*, player: Player, now: datetime) -> PlaySession:
     if session is None:
         if required:
             raise SessionLimitsRequiredProblem(
-                "choose this session's duration and loss limit before you sit down"
+                gettext("Choose this session's duration and loss limit before you sit down.")
             )
         try:
             with transaction.atomic():
@@ -173,7 +189,7 @@ def session_for_buy_in(*, player: Player, now: datetime) -> PlaySession:
                 raise
     elif required and session.limits_set_at is None:
         raise SessionLimitsRequiredProblem(
-            "choose this session's duration and loss limit before you sit down"
+            gettext("Choose this session's duration and loss limit before you sit down.")
         )
     fields = ["last_active_at"]
     session.last_active_at = now

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.renderers import JSONRenderer
@@ -260,7 +261,7 @@ def staff_operator(request: Request) -> Operator | None:
     if slug:
         if not SLUG_SHAPE.fullmatch(slug):
             raise ValidationProblem(
-                "One or more fields are invalid", errors={"operator": ["not a slug"]}
+                gettext("One or more fields are invalid"), errors={"operator": ["not a slug"]}
             )
         operator = platform_selectors.operator_get_by_slug(slug=slug)
     return in_staff_scope(request, operator)
@@ -279,7 +280,7 @@ def in_staff_scope(request: Request, operator: Operator | None) -> Operator | No
     if len(scope) == 1:
         return platform_selectors.operator_get(operator_id=next(iter(scope)))
     raise ValidationProblem(
-        "One or more fields are invalid",
+        gettext("One or more fields are invalid"),
         errors={"operator": ["required: your access is limited to some operators"]},
     )
 

@@ -78,11 +78,10 @@ class OperatorApi:
 
 
 def in_language(url: str, language: str) -> str:
-    """The launch URL with ``?lang=`` (before the fragment), unless it names one already."""
-    if "?lang=" in url:
-        return url
+    """The launch URL with ``?lang=language`` before the fragment, in place of the one the
+    launch put there (the player's stored locale's, English here)."""
     address, fragment = url.split("#", 1)
-    return f"{address}?lang={language}#{fragment}"
+    return f"{address.split('?', 1)[0]}?lang={language}#{fragment}"
 
 
 def refused_fetch(status: int, path: str) -> str:

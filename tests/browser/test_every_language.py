@@ -35,6 +35,7 @@ ROOM_NAMES = {
     "en": "Friday practice",
     "es": "Práctica del viernes",
     "it": "Allenamento del venerdì",
+    "pt": "Treino de sexta-feira",
     PSEUDO_LANGUAGE: "Friday practice",
 }
 
@@ -72,11 +73,10 @@ def play_a_practice_game(site, page, language: str, moment: Moment) -> PlayPage:
     "Play the house bot", the bot's moves for the player, the showdown and the result.
     ``moment(name, player)`` is called at "lobby", "hand" (the player's first discard),
     "showdown" and "result"; each checks the page speaks ``language`` on the way."""
-    room = site.room(
-        name=ROOM_NAMES[language], variant="ftk", is_practice=True, stake="100", turn_seconds=600
-    )
+    name = ROOM_NAMES.get(language, ROOM_NAMES[SOURCE_LANGUAGE])
+    room = site.room(name=name, variant="ftk", is_practice=True, stake="100", turn_seconds=600)
     site.room(
-        name=ROOM_NAMES[language],
+        name=name,
         variant="match",
         target=100,
         is_practice=True,

@@ -5,6 +5,7 @@ JavaScript and CSS together, counted from the bodies of the responses the browse
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from tests.browser.pages import in_language
 
@@ -22,7 +23,7 @@ def is_script_or_style(response) -> bool:
     )
 
 
-@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("language", [code for code, _name in settings.LANGUAGES])
 def test_the_first_load_down_to_the_lobby_is_under_200_kb_of_javascript_and_css(
     site, contexts, language
 ):

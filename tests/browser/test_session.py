@@ -20,7 +20,7 @@ RETURN_URL = "https://casino.example/lobby"
 def test_the_launch_token_is_exchanged_once_and_no_token_ever_travels_in_a_url(site, contexts):
     player = site.player("Erin")
     url = site.launch_url(player, return_url=RETURN_URL)
-    assert "/play/#launch=glt_" in url
+    assert "/play/?lang=en#launch=glt_" in url
     context = contexts()
     page = context.new_page()
     addresses: list[str] = []
@@ -28,7 +28,7 @@ def test_the_launch_token_is_exchanged_once_and_no_token_ever_travels_in_a_url(s
     page.on("websocket", lambda socket: addresses.append(socket.url))
     page.goto(url)
     page.get_by_role("heading", name="Lobby").wait_for()
-    assert page.url.endswith("/play/")  # the fragment is gone from the address bar
+    assert page.url.endswith("/play/?lang=en")  # the fragment is gone, the language kept
     stored = page.evaluate("() => JSON.parse(sessionStorage.getItem('gin.play.session'))")
     assert stored["token"].startswith("gps_")
     assert page.locator("#player-name").inner_text() == "Erin"

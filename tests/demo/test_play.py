@@ -25,7 +25,7 @@ from tests.processes import manage
 
 ROOT = Path(__file__).resolve().parents[2]
 EMBEDDED_ONLY = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "GIN_ENV")
-LAUNCH_URL = re.compile(r"^\s+(http://127\.0\.0\.1:(\d+)/play/#launch=(glt_\S+))$")
+LAUNCH_URL = re.compile(r"^\s+(http://127\.0\.0\.1:(\d+)/play/(?:\?lang=\w+)?#launch=(glt_\S+))$")
 TIMEOUT = 60
 
 

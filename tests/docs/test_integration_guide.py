@@ -71,7 +71,7 @@ def test_the_integration_guide_runs_as_written(tmp_path):
     assert deposits == [deposit] * 3 + ["/problems/wallet-mode-switch-refused"]
     launch_url, token = sessions
     site = re.escape(api.removesuffix("/api/v1"))
-    assert re.fullmatch(site + r"/play/#launch=glt_\S+", launch_url)
+    assert re.fullmatch(site + r"/play/\?lang=en#launch=glt_\S+", launch_url)
     assert token == "gps_..."
     assert game == ["running", "finished"]
     # Settled: a forfeit, 5% of the 10.00 pot.

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import engine
+from games import engine, refusals
 from games.models import Hand, HandEvent, Match
 from games.services import hand_apply_action
 from gin_platform.tenancy.principals import Actor
@@ -108,7 +108,7 @@ def test_a_card_not_in_hand_and_the_card_just_taken_are_illegal(game):
     response = act(seats[to_act], match_id, kind="discard", card=upcard, expected_seq=after["seq"])
     body = _problem(response, 422, "illegal-action")
     HiddenInformationChecker(match_id).check(response, to_act)
-    assert upcard in body["detail"]
+    assert refusals.card_name(engine.parse_card(upcard)) in body["detail"]  # the player's words
     assert {"kind": "discard", "card": upcard} not in body["legal_actions"]
     assert len([a for a in body["legal_actions"] if a["kind"] == "discard"]) == 10
     opponent_card = next(

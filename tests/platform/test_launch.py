@@ -53,7 +53,8 @@ def test_the_launch_url_opens_the_hosted_page_with_a_single_use_token(
     assert response.status_code == 201
     body = response.json()
     token = token_of(response)
-    assert body["url"] == f"http://testserver/play/#launch={token}"
+    assert body["url"] == f"http://testserver/play/?lang=en#launch={token}"
+    assert body["lang"] == "en"
     assert token.startswith("glt_") and body["launch_token"] == token
     assert body["player_id"] == str(player.pk)
     assert body["options"] == {"mode": "lobby", "match": None, "return_url": None}
@@ -78,7 +79,7 @@ def test_the_launch_url_opens_the_hosted_page_with_a_single_use_token(
 def test_the_url_uses_public_base_url_when_set(player, operator_client, idem, settings):
     settings.PUBLIC_BASE_URL = "https://games.example.com"
     response = launch(operator_client, player, idem)
-    assert response.json()["url"].startswith("https://games.example.com/play/#launch=glt_")
+    assert response.json()["url"].startswith("https://games.example.com/play/?lang=en#launch=glt_")
 
 
 def test_the_url_follows_the_request_scheme_behind_a_trusted_proxy(
@@ -94,7 +95,7 @@ def test_the_url_follows_the_request_scheme_behind_a_trusted_proxy(
         HTTP_HOST="play.example.com",
         **idem(),
     )
-    assert response.json()["url"].startswith("https://play.example.com/play/#launch=glt_")
+    assert response.json()["url"].startswith("https://play.example.com/play/?lang=en#launch=glt_")
 
 
 def waiting_match(operator) -> int:
@@ -223,7 +224,7 @@ def test_a_replayed_launch_does_not_show_the_token_again(player, operator_client
     token = token_of(first)
     assert token not in again.content.decode()
     stored = body["first_response"]["body"]
-    assert stored["url"].endswith("/play/#launch=[withheld]")
+    assert stored["url"].endswith("/play/?lang=en#launch=[withheld]")
     assert stored["launch_token"] == "[withheld]"
     assert LaunchToken.objects.count() == 1
 

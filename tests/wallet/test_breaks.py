@@ -90,7 +90,7 @@ def test_any_other_time_out_length_is_refused_naming_the_allowed_ones(clock, jur
     else:
         body = assert_problem(response, 422, "time-out-period-invalid")
         assert body["allowed_days"] == [1, 7, 30, 42]
-        assert body["detail"] == "a time-out lasts 1, 7, 30 or 42 days"
+        assert body["detail"] == "A time-out lasts 1, 7, 30, or 42 days."  # CLDR's English list
     assert not SelfExclusion.objects.exists()
     assert me.get(TIME_OUT).json()["timed_out"] is False
 

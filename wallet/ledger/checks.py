@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext
+
+from gin_platform.i18n.formatting import money_text
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from wallet.models import GAME_REF_LENGTH, REFERENCE_LENGTH, Account
@@ -75,9 +78,11 @@ def check_funds(account: Account, needed: int) -> None:
     (``insufficient-funds``, with what is ``available`` and what is ``needed``)."""
     if account.balance < needed:
         raise InsufficientFundsProblem(
-            f"the {account.get_kind_display().lower()} holds "
-            f"{money_dict(account.balance, account.currency)['amount']} {account.currency}, "
-            f"{money_dict(needed, account.currency)['amount']} is needed",
+            gettext("There is not enough money: %(available)s available, %(needed)s needed.")
+            % {
+                "available": money_text(account.balance, account.currency),
+                "needed": money_text(needed, account.currency),
+            },
             available=money_dict(account.balance, account.currency),
             needed=money_dict(needed, account.currency),
         )

@@ -194,11 +194,7 @@ def _refusal_recorded(
                     if isinstance(amount, int) and not isinstance(amount, bool)
                     else {"amount": str(amount), "currency": player.wallet_currency}
                 ),
-                "problem": {
-                    "type": refusal.type_uri(),
-                    "title": refusal.title,
-                    "detail": refusal.detail,
-                },
+                "problem": refusal.as_record(),
             }
             if service.__name__ == "deposit":
                 webhook_enqueue_after_rollback(

@@ -25,10 +25,12 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from gin_platform.audit import audit_record
 from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
+from gin_platform.i18n.formatting import choices_text, moment_text, money_text, number_text
 from gin_platform.locks import lock_player
 from gin_platform.models import Player
 from gin_platform.money import money_dict
@@ -65,6 +67,26 @@ BreakKind = SelfExclusion.Kind
 # A break that would end less than this after the break in force adds nothing: a retry of
 # the same request (the player's endpoints take no Idempotency-Key) starts no second break.
 BREAK_RETRY_TOLERANCE = timedelta(minutes=1)
+# A limit's refusal, said to the player, per window.
+_DEPOSIT_LIMIT_REACHED = {
+    "day": gettext_lazy("Your daily deposit limit is %(limit)s: %(left)s is left."),
+    "week": gettext_lazy("Your weekly deposit limit is %(limit)s: %(left)s is left."),
+    "month": gettext_lazy("Your monthly deposit limit is %(limit)s: %(left)s is left."),
+}
+_LOSS_LIMIT_REACHED = {
+    "day": gettext_lazy(
+        "Your daily loss limit is %(limit)s: this buy-in could lose %(stake)s and only "
+        "%(left)s is left."
+    ),
+    "week": gettext_lazy(
+        "Your weekly loss limit is %(limit)s: this buy-in could lose %(stake)s and only "
+        "%(left)s is left."
+    ),
+    "month": gettext_lazy(
+        "Your monthly loss limit is %(limit)s: this buy-in could lose %(stake)s and only "
+        "%(left)s is left."
+    ),
+}
 
 
 # --- Checks made by the cashier, the table cashier and games' seating ---------------------
@@ -83,12 +105,20 @@ def check_break_ended(*, excluded_until: datetime | None, timed_out_until: datet
     ``timed_out_until`` (as read by the caller)."""
     if excluded_until is not None:
         raise SelfExcludedProblem(
-            f"the player is self-excluded until {excluded_until.isoformat()}",
+            gettext(
+                "You are self-excluded until %(until)s (UTC): no deposit, buy-in or seat "
+                "until then."
+            )
+            % {"until": moment_text(excluded_until)},
             until=excluded_until.isoformat(),
         )
     if timed_out_until is not None:
         raise TimedOutProblem(
-            f"the player is taking a time-out until {timed_out_until.isoformat()}",
+            gettext(
+                "You are taking a time-out until %(until)s (UTC): no deposit, buy-in or seat "
+                "until then."
+            )
+            % {"until": moment_text(timed_out_until)},
             until=timed_out_until.isoformat(),
         )
 
@@ -119,9 +149,11 @@ def check_deposit_limits(
         limit = limits.get(period)
         if limit is not None and totals[period] + amount > limit:
             raise LimitExceededProblem(
-                f"the player's {period} deposit limit is {money_dict(limit, currency)['amount']}"
-                f" {currency}; {money_dict(max(limit - totals[period], 0), currency)['amount']}"
-                " is left",
+                str(_DEPOSIT_LIMIT_REACHED[period])
+                % {
+                    "limit": money_text(limit, currency),
+                    "left": money_text(max(limit - totals[period], 0), currency),
+                },
                 limit=f"deposit_{period}",
                 value=money_dict(limit, currency),
                 remaining=money_dict(max(limit - totals[period], 0), currency),
@@ -143,9 +175,12 @@ def check_loss_limits(*, player: Player, wallet: Account, stake: int, now: datet
         if limit is not None and losses[period] + stake > limit:
             left = max(limit - losses[period], 0)
             raise LimitExceededProblem(
-                f"the player's {period} loss limit is {money_dict(limit, code)['amount']} {code};"
-                f" this buy-in could lose {money_dict(stake, code)['amount']} and only "
-                f"{money_dict(left, code)['amount']} is left",
+                str(_LOSS_LIMIT_REACHED[period])
+                % {
+                    "limit": money_text(limit, code),
+                    "stake": money_text(stake, code),
+                    "left": money_text(left, code),
+                },
                 limit=f"loss_{period}",
                 value=money_dict(limit, code),
                 remaining=money_dict(left, code),
@@ -171,9 +206,15 @@ def check_session_loss_limit(*, wallet: Account, stake: int, session: SessionLos
         code = wallet.currency
         left = max(session.limit - lost, 0)
         raise LimitExceededProblem(
-            f"the session's loss limit is {money_dict(session.limit, code)['amount']} {code};"
-            f" this buy-in could lose {money_dict(stake, code)['amount']} and only "
-            f"{money_dict(left, code)['amount']} is left",
+            gettext(
+                "Your session's loss limit is %(limit)s: this buy-in could lose %(stake)s and "
+                "only %(left)s is left."
+            )
+            % {
+                "limit": money_text(session.limit, code),
+                "stake": money_text(stake, code),
+                "left": money_text(left, code),
+            },
             limit="session_loss",
             value=money_dict(session.limit, code),
             remaining=money_dict(left, code),
@@ -328,9 +369,10 @@ def time_out_take(*, player: Player, days: int, actor: Actor) -> BreakTaken:
     or shortened: one that would end no later than the break in force adds nothing."""
     allowed = time_out_days_allowed(player)
     if not _whole_days(days) or days not in allowed:
-        shown = ", ".join(str(n) for n in allowed[:-1]) + f" or {allowed[-1]}"
         raise TimeOutPeriodInvalidProblem(
-            f"a time-out lasts {shown} days", allowed_days=list(allowed)
+            gettext("A time-out lasts %(choices)s days.")
+            % {"choices": choices_text([number_text(n) for n in allowed])},
+            allowed_days=list(allowed),
         )
     return _break_take(player=player, kind=BreakKind.TIME_OUT, days=days, actor=actor)
 
@@ -347,7 +389,8 @@ def self_exclusion_create(
     shortest, longest = self_exclusion_days_allowed(player)
     if not _whole_days(days) or not shortest <= days <= longest:
         raise SelfExclusionPeriodInvalidProblem(
-            f"days must be between {shortest} and {longest}",
+            gettext("A self-exclusion lasts between %(minimum)s and %(maximum)s days.")
+            % {"minimum": number_text(shortest), "maximum": number_text(longest)},
             minimum_days=shortest,
             maximum_days=longest,
         )

@@ -39,6 +39,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
@@ -404,7 +405,7 @@ def seamless_debit(
         return call
     if call.status == Call.Status.REFUSED:
         raise InsufficientFundsProblem(
-            "the operator's wallet refused the buy-in",
+            gettext("Your casino wallet refused the buy-in."),
             needed=money_dict(amount, currency),
         )
     seamless_rollback(debit=call, actor=actor)

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_record
 from gin_platform.http.problems import Problem
@@ -24,7 +25,7 @@ API_KEY_MAX_GRACE_SECONDS = 7 * 24 * 3600
 class LastApiKeyProblem(Problem):
     slug = "last-api-key"
     status = 409
-    title = "The operator's last active API key cannot be revoked"
+    title = _("The operator's last active API key cannot be revoked")
     description = (
         "Revoking it would lock the operator out of the API. Create another key first "
         "(POST /api/v1/api-keys) or rotate this one (POST /api/v1/api-keys/{id}/rotate)."
@@ -34,14 +35,14 @@ class LastApiKeyProblem(Problem):
 class ApiKeyRevokedProblem(Problem):
     slug = "api-key-revoked"
     status = 409
-    title = "The API key is revoked"
+    title = _("The API key is revoked")
     description = "A revoked key cannot be rotated; create a new key instead."
 
 
 class ApiKeyGraceProblem(Problem):
     slug = "api-key-grace-out-of-range"
     status = 422
-    title = "Grace period out of range"
+    title = _("Grace period out of range")
     description = "grace_seconds is a whole number of seconds from 0 to 604800 (7 days)."
 
 

@@ -10,10 +10,13 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_record
 from gin_platform.http.cors import OriginError, normalize_origin
 from gin_platform.http.problems import LaunchTokenInvalidProblem, OriginNotAllowedProblem, Problem
+from gin_platform.i18n.languages import is_language_tag, matched_language
 from gin_platform.models import AuditEvent, LaunchToken, Operator, Player, SocketTicket
 from gin_platform.tenancy.principals import Actor
 from gin_platform.tenancy.selectors import origin_allowed
@@ -30,11 +33,12 @@ from gin_platform.tenancy.watchable import match_watchable
 class LaunchOptionsInvalidProblem(Problem):
     slug = "launch-options-invalid"
     status = 422
-    title = "The launch options are not valid"
+    title = _("The launch options are not valid")
     description = (
         "mode is lobby or watch; match, the id of a match the operator's players may watch, is "
         "given with watch and only with it; return_url is an https:// URL (http:// also for "
-        "localhost outside production). `field` names the option."
+        "localhost outside production); lang is a well-formed BCP 47 language tag. `field` "
+        "names the option."
     )
 
 
@@ -46,6 +50,9 @@ MAX_RETURN_URL_LENGTH = 2000
 class IssuedLaunchToken:
     launch_token: LaunchToken
     token: str  # returned once, never stored
+    # The shipped language the page opens in: the launch's ``lang``, else the player's
+    # stored locale's; None when neither is shipped (the page then follows the browser).
+    page_language: str | None
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,18 @@ def _return_url(url: str) -> str:
     except (ValueError, OriginError) as exc:
         raise LaunchOptionsInvalidProblem(f"return_url: {exc}", field="return_url") from exc
     return url
+
+
+def _launch_language(lang: str | None) -> str:
+    """The shipped language a launch's ``lang`` asks for, "" when it names none we ship (the
+    next source decides) or was not given; a tag that is not BCP 47 is refused."""
+    if lang is None:
+        return ""
+    if not is_language_tag(lang):
+        raise LaunchOptionsInvalidProblem(
+            "lang: a BCP 47 language tag such as es or it-IT", field="lang"
+        )
+    return matched_language(lang) or ""
 
 
 def _launch_options(
@@ -103,25 +122,29 @@ def launch_token_create(
     mode: str = "lobby",
     match: int | None = None,
     return_url: str | None = None,
+    lang: str | None = None,
     device_id: str | None = None,
     client_address: str | None = None,
 ) -> IssuedLaunchToken:
     """A single-use token that opens the hosted table page for ``player`` (the game-launch
     URL), good for LAUNCH_TOKEN_TTL_SECONDS. A self-excluded player may still launch: they
-    can watch and read statements, and seating refuses them. ``device_id`` and
-    ``client_address``, as the operator saw them, may link the player to others
-    (``identifiers_seen``); neither is stored here."""
+    can watch and read statements, and seating refuses them. ``lang`` (a BCP 47 tag) is the
+    language the session speaks when we ship it. ``device_id`` and ``client_address``, as
+    the operator saw them, may link the player to others (``identifiers_seen``); neither is
+    stored here."""
     if not player.is_active:
         raise PlayerInactiveProblem(f"player {player.external_ref} is {player.status}")
     options = _launch_options(
         operator=player.operator, mode=mode, match=match, return_url=return_url
     )
+    language = _launch_language(lang)
     token, token_hash = new_launch_token()
     now = timezone.now()
     launch_token = LaunchToken.objects.create(
         player=player,
         token_hash=token_hash,
         options=options,
+        lang=language,
         created_by_type=actor.type,
         created_by_id=actor.id,
         created_at=now,
@@ -132,7 +155,7 @@ def launch_token_create(
         action="launch_token.created",
         obj=launch_token,
         operator=player.operator,
-        data={"player": str(player.pk), **options},
+        data={"player": str(player.pk), **options, **({"lang": language} if language else {})},
     )
     identifiers_announce(
         player=player,
@@ -140,7 +163,11 @@ def launch_token_create(
         device_id=device_id,
         address=client_address,
     )
-    return IssuedLaunchToken(launch_token=launch_token, token=token)
+    return IssuedLaunchToken(
+        launch_token=launch_token,
+        token=token,
+        page_language=language or matched_language(player.locale),
+    )
 
 
 def claim_once(model: type[LaunchToken] | type[SocketTicket], token_hash: str) -> bool:
@@ -171,7 +198,9 @@ def launch_token_redeem(
     is refused (403 ``origin-not-allowed``) and the token stays unused. ``client_address``
     is the address the platform saw the exchange come from (``identifiers_seen``).
     """
-    refused = LaunchTokenInvalidProblem("The launch token is not valid, was used or expired")
+    refused = LaunchTokenInvalidProblem(
+        gettext("This game link is not valid, was used or expired: open the game again.")
+    )
     if not isinstance(launch_token, str) or not launch_token.startswith(LAUNCH_TOKEN_PREFIX + "_"):
         raise refused
     token_hash = hash_secret(launch_token)
@@ -182,9 +211,12 @@ def launch_token_redeem(
     if not player.is_active or not player.operator.is_active:
         raise refused
     if not origin_allowed(operator=player.operator, origin=origin, host=host):
-        raise OriginNotAllowedProblem(f"Origin {origin} is not registered by the operator")
+        raise OriginNotAllowedProblem(
+            gettext("This page's address is not registered by your casino: %(origin)s.")
+            % {"origin": origin}
+        )
     actor = Actor(AuditEvent.ActorType.PLAYER, str(player.pk))
-    issued = player_session_create(player=player, actor=actor)
+    issued = player_session_create(player=player, actor=actor, lang=row.lang)
     row.session = issued.session
     row.save(update_fields=["session"])
     audit_record(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_changes, audit_record
 from gin_platform.http.problems import NotFoundProblem, Problem, ValidationProblem
@@ -18,14 +20,14 @@ from gin_platform.tenancy.services.operators import operator_create
 class NetworkExistsProblem(Problem):
     slug = "network-exists"
     status = 409
-    title = "The network already exists"
+    title = _("The network already exists")
     description = "The platform has one network; change its settings instead."
 
 
 def _fee_share_bps(value: object) -> int:
     if type(value) is not int or not 0 <= value <= 10_000:
         raise ValidationProblem(
-            "One or more fields are invalid",
+            gettext("One or more fields are invalid"),
             errors={"fee_share_bps": ["a whole number of basis points from 0 to 10000"]},
         )
     return value
@@ -107,7 +109,7 @@ def network_membership_update(
         raise NotFoundProblem("The platform has no network")
     if network.operator_id == operator.pk:
         raise ValidationProblem(
-            "One or more fields are invalid",
+            gettext("One or more fields are invalid"),
             errors={"member": ["the network's own operator is not a member"]},
         )
     lock_operator_row(operator.pk)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_record
 from gin_platform.events.webhook_targets import target_url_problem
@@ -26,20 +27,20 @@ from gin_platform.tenancy.tokens import new_signing_secret
 class UnknownCurrencyProblem(Problem):
     slug = "unknown-currency"
     status = 422
-    title = "Unknown currency"
+    title = _("Unknown currency")
     description = "The currency is not an ISO 4217 code in circulation."
 
 
 class SigningSecretRequiredProblem(Problem):
     slug = "signing-secret-required"
     status = 409
-    title = "No active signing secret"
+    title = _("No active signing secret")
 
 
 class WebhookUrlInvalidProblem(Problem):
     slug = "webhook-url-invalid"
     status = 422
-    title = "The webhook URL is not allowed"
+    title = _("The webhook URL is not allowed")
     description = (
         "https:// only in production (http:// also in development), a valid host name or IP "
         "address, no user name or password, no fragment, at most 200 characters, and a host "
@@ -51,7 +52,7 @@ class WebhookUrlInvalidProblem(Problem):
 class RealityCheckIntervalInvalidProblem(Problem):
     slug = "reality-check-interval-invalid"
     status = 422
-    title = "The reality-check interval is not allowed"
+    title = _("The reality-check interval is not allowed")
     description = (
         "The operator's reality-check interval is between `minimum` and `maximum` minutes, "
         'the longest its jurisdiction profile allows (docs/player-protection.md "Profiles"); '

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_record
 from gin_platform.http.cors import OriginError, forget_origin, normalize_origin
@@ -16,7 +17,7 @@ from gin_platform.tenancy.principals import Actor
 class OriginInvalidProblem(Problem):
     slug = "origin-invalid"
     status = 422
-    title = "The origin is not allowed"
+    title = _("The origin is not allowed")
     description = (
         "An origin is scheme://host[:port]: https:// (http:// also for localhost, 127.0.0.1 "
         "and [::1] outside production), no path, query, fragment, user name or wildcard "
@@ -27,7 +28,7 @@ class OriginInvalidProblem(Problem):
 class OriginExistsProblem(Problem):
     slug = "origin-exists"
     status = 409
-    title = "The operator already registered this origin"
+    title = _("The operator already registered this origin")
     description = "`id` is the registration's id (DELETE /api/v1/operators/me/origins/{id})."
 
 

@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from gin_platform.audit import audit_changes, audit_record
 from gin_platform.http.problems import Problem
@@ -23,19 +24,19 @@ from gin_platform.tenancy.tokens import new_player_token
 class PlayerExistsProblem(Problem):
     slug = "player-exists"
     status = 409
-    title = "A player with this external_ref already exists"
+    title = _("A player with this external_ref already exists")
 
 
 class PlayerInactiveProblem(Problem):
     slug = "player-inactive"
     status = 409
-    title = "The player is not active"
+    title = _("The player is not active")
 
 
 class SessionTtlProblem(Problem):
     slug = "session-ttl-out-of-range"
     status = 422
-    title = "Session lifetime out of range"
+    title = _("Session lifetime out of range")
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,12 @@ def player_session_create(
     player: Player,
     ttl_seconds: int | None = None,
     actor: Actor,
+    lang: str = "",
     device_id: str | None = None,
     client_address: str | None = None,
 ) -> IssuedPlayerSession:
-    """A player session (its token shown once). ``device_id`` and ``client_address``, as the
+    """A player session (its token shown once); ``lang``, a shipped language or "", is
+    the one its game launch asked for. ``device_id`` and ``client_address``, as the
     operator saw them, may link the player to others (``identifiers_seen``); neither is
     stored here."""
     ttl = ttl_seconds if ttl_seconds is not None else settings.PLAYER_SESSION_DEFAULT_TTL_SECONDS
@@ -139,6 +142,7 @@ def player_session_create(
         player=player,
         token_hash=token_hash,
         expires_at=timezone.now() + timedelta(seconds=ttl),
+        lang=lang,
     )
     audit_record(
         actor=actor,

@@ -105,6 +105,7 @@ async def open_socket(
     after: int | None = None,
     origin: str | None = None,
     host: str = "testserver",
+    accept_language: str | None = None,
 ) -> Socket:
     query = []
     if ticket is not None:
@@ -114,6 +115,8 @@ async def open_socket(
     headers = [(b"host", host.encode())]
     if origin is not None:
         headers.append((b"origin", origin.encode()))
+    if accept_language is not None:
+        headers.append((b"accept-language", accept_language.encode()))
     communicator = WebsocketCommunicator(
         application, path + ("?" + "&".join(query) if query else ""), headers=headers
     )
