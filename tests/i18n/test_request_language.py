@@ -62,8 +62,9 @@ def _player(locale: str) -> Player:
         ("it", "es", "en", "it"),  # the launch's language first
         ("", "es-MX", "it", "es"),  # then the stored locale, matched
         ("", "it_IT", "es", "it"),  # a POSIX locale as stored by an operator
-        ("", "de", "fr, it;q=0.9", "it"),  # then the browser's first shipped language
-        ("", "de", "", "en"),  # else English
+        ("", "de_DE", "it", "de"),
+        ("", "nl", "fr, it;q=0.9", "it"),  # then the browser's first shipped language
+        ("", "nl", "", "en"),  # else English
         ("", "", "*", "en"),
     ],
 )
@@ -76,7 +77,7 @@ def test_a_player_s_request(session, locale, accept, language):
 
 @pytest.mark.parametrize(
     ("accept", "language"),
-    [("es-ES,es;q=0.9", "es"), ("pt-BR, it;q=0.5", "it"), ("", "en"), ("de", "en")],
+    [("es-ES,es;q=0.9", "es"), ("pt-BR, it;q=0.5", "it"), ("", "en"), ("nl", "en")],
 )
 def test_anybody_else_s_request_speaks_accept_language_else_english(accept, language):
     assert request_language(accept_language=accept) == language
