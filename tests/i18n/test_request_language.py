@@ -62,7 +62,7 @@ def _player(locale: str) -> Player:
         ("it", "es", "en", "it"),  # the launch's language first
         ("", "es-MX", "it", "es"),  # then the stored locale, matched
         ("", "it_IT", "es", "it"),  # a POSIX locale as stored by an operator
-        ("", "de", "fr, it;q=0.9", "it"),  # then the browser's first shipped language
+        ("", "de", "nl, it;q=0.9", "it"),  # then the browser's first shipped language
         ("", "de", "", "en"),  # else English
         ("", "", "*", "en"),
     ],
