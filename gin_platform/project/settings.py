@@ -398,6 +398,7 @@ LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
     ("it", "Italiano"),
+    ("pt", "Português"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # The pseudo-locale en-XA (every string bracketed, accented and longer: a page's layout checked

@@ -24,11 +24,13 @@ BIG_GIN_AT_THE_OFFER = {
     "en": "You cannot go Big Gin yet: take the upcard or pass first.",
     "es": "Todavía no puedes hacer Gran Gin: primero coge la carta descubierta o pasa.",
     "it": "Non puoi ancora fare Grande Gin: prima prendi la carta scoperta o passa.",
+    "pt": "Você ainda não pode fazer Big Gin: primeiro pegue a carta virada ou passe.",
 }
 ILLEGAL_TITLE = {
     "en": "That action is not allowed now",
     "es": "Esa acción no está permitida ahora",
     "it": "Quest'azione ora non è consentita",
+    "pt": "Essa ação não é permitida agora",
 }
 # What a player must never read: the engine's names for moves and phases (snake_case, or
 # the word "phase"), its rule numbers, seat numbers.
@@ -108,7 +110,7 @@ def test_the_browser_speaks_when_the_player_has_no_shipped_language(started):
 
 def test_english_when_nothing_names_a_shipped_language(started, operator_client, idem):
     match_id, player, seq = started
-    client = launched_client(operator_client, player, idem, lang="pt-BR")  # not shipped
+    client = launched_client(operator_client, player, idem, lang="nl-NL")  # not shipped
     body, language = refused_big_gin(client, match_id, seq, HTTP_ACCEPT_LANGUAGE="fr")
     assert language == "en"
     assert (body["title"], body["detail"]) == (ILLEGAL_TITLE["en"], BIG_GIN_AT_THE_OFFER["en"])
@@ -119,15 +121,15 @@ def test_the_type_and_the_extensions_are_the_same_in_every_language(started):
     client = session_client(player)
     answers = {
         language: refused_big_gin(client, match_id, seq, HTTP_ACCEPT_LANGUAGE=language)[0]
-        for language in ("en", "es", "it")
+        for language in ("en", "es", "it", "pt")
     }
     shapes = {
         language: {key: value for key, value in body.items() if key not in ("title", "detail")}
         for language, body in answers.items()
     }
-    assert shapes["en"] == shapes["es"] == shapes["it"]
+    assert shapes["en"] == shapes["es"] == shapes["it"] == shapes["pt"]
     assert shapes["en"]["type"] == "/problems/illegal-action"
-    assert len({body["detail"] for body in answers.values()}) == 3
+    assert len({body["detail"] for body in answers.values()}) == 4
 
 
 # --- No engine name in any refusal, whatever the move and the phase --------------------------
@@ -172,7 +174,7 @@ def test_no_refusal_a_player_reads_names_an_engine_kind_a_phase_or_a_rule(operat
             not in [{"kind": a["kind"], "card": a["card"]} for a in mine["hand"]["legal_actions"]]
         ]
         for move in illegal:
-            for language in ("en", "es", "it"):
+            for language in ("en", "es", "it", "pt"):
                 response = act_in(seats[to_act], match_id, move, mine["seq"], language)
                 assert response.status_code in (400, 409, 422), response.json()
                 refusals.append((move, language, response.json()))
