@@ -399,6 +399,7 @@ LANGUAGES = [
     ("es", "Español"),
     ("it", "Italiano"),
     ("fr", "Français"),
+    ("pt", "Português"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # The pseudo-locale en-XA (every string bracketed, accented and longer: a page's layout checked

@@ -28,12 +28,14 @@ BIG_GIN_AT_THE_OFFER = {
         "Vous ne pouvez pas encore faire Big Gin\u00a0: prenez d'abord la carte retournée "
         "ou passez."
     ),
+    "pt": "Você ainda não pode fazer Big Gin: primeiro pegue a carta virada ou passe.",
 }
 ILLEGAL_TITLE = {
     "en": "That action is not allowed now",
     "es": "Esa acción no está permitida ahora",
     "it": "Quest'azione ora non è consentita",
     "fr": "Cette action n'est pas autorisée pour le moment",
+    "pt": "Essa ação não é permitida agora",
 }
 # What a player must never read: the engine's names for moves and phases (snake_case, or
 # the word "phase"), its rule numbers, seat numbers.
@@ -113,8 +115,8 @@ def test_the_browser_speaks_when_the_player_has_no_shipped_language(started):
 
 def test_english_when_nothing_names_a_shipped_language(started, operator_client, idem):
     match_id, player, seq = started
-    client = launched_client(operator_client, player, idem, lang="pt-BR")  # not shipped
-    body, language = refused_big_gin(client, match_id, seq, HTTP_ACCEPT_LANGUAGE="nl")
+    client = launched_client(operator_client, player, idem, lang="nl-NL")  # not shipped
+    body, language = refused_big_gin(client, match_id, seq, HTTP_ACCEPT_LANGUAGE="sv")
     assert language == "en"
     assert (body["title"], body["detail"]) == (ILLEGAL_TITLE["en"], BIG_GIN_AT_THE_OFFER["en"])
 

@@ -21,7 +21,9 @@ from gin_platform.i18n.languages import (
         ("it_IT", "it"),
         ("fr-CA", "fr"),
         ("en-GB", "en"),
-        ("pt-BR", None),
+        ("pt-BR", "pt"),
+        ("pt-PT", "pt"),
+        ("nl-NL", None),
         ("", None),
         (None, None),
         ("en-XA", "en-XA"),
@@ -34,7 +36,6 @@ def test_a_tag_matches_the_best_shipped_language(tag, language):
 def test_a_shipped_regional_language_wins_over_its_primary(settings):
     settings.LANGUAGES = [
         *settings.LANGUAGES,
-        ("pt", "Português"),
         ("pt-BR", "Português do Brasil"),
     ]
     assert matched_language("pt-BR") == "pt-BR"

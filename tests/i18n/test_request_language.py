@@ -76,7 +76,13 @@ def test_a_player_s_request(session, locale, accept, language):
 
 @pytest.mark.parametrize(
     ("accept", "language"),
-    [("es-ES,es;q=0.9", "es"), ("pt-BR, it;q=0.5", "it"), ("", "en"), ("de", "en")],
+    [
+        ("es-ES,es;q=0.9", "es"),
+        ("nl-BE, it;q=0.5", "it"),
+        ("pt-BR, it;q=0.5", "pt"),
+        ("", "en"),
+        ("de", "en"),
+    ],
 )
 def test_anybody_else_s_request_speaks_accept_language_else_english(accept, language):
     assert request_language(accept_language=accept) == language

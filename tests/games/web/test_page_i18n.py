@@ -46,9 +46,10 @@ def catalogue_src(parsed) -> str:
         ("?lang=es", "", "es", "Atajos de teclado"),
         ("?lang=es-ES", "it", "es", "Atajos de teclado"),
         ("?lang=it-CH", "", "it", "Scorciatoie da tastiera"),
-        ("?lang=pt-BR", "it-IT,it;q=0.9,en;q=0.5", "it", "Scorciatoie da tastiera"),
-        ("", "nl-NL,nl;q=0.9,es;q=0.8", "es", "Atajos de teclado"),
+        ("?lang=nl-NL", "it-IT,it;q=0.9,en;q=0.5", "it", "Scorciatoie da tastiera"),
+        ("?lang=pt-BR", "", "pt", "Atalhos de teclado"),
         ("?lang=fr-CA", "", "fr", "Raccourcis clavier"),
+        ("", "nl-NL,nl;q=0.9,es;q=0.8", "es", "Atajos de teclado"),
         ("?lang=zz", "de", "en", "Keyboard shortcuts"),
     ],
 )
@@ -78,10 +79,11 @@ def test_the_language_menu_names_each_language_in_its_own_words(client):
         ("?lang=es", "es"),
         ("?lang=it", "it"),
         ("?lang=fr", "fr"),
+        ("?lang=pt", "pt"),
     ]
-    assert [link.get("aria-current") for link in links] == [None, None, "true", None]
+    assert [link.get("aria-current") for link in links] == [None, None, "true", None, None]
     text = response.content.decode()
-    for name in ("English", "Español", "Italiano", "Français"):
+    for name in ("English", "Español", "Italiano", "Français", "Português"):
         assert f">{name}</a>" in text
 
 
@@ -89,6 +91,7 @@ DRAW_FROM_THE_STOCK = {
     "es": "Robar del mazo",
     "it": "Pesca dal tallone",
     "fr": "Piocher dans le talon",
+    "pt": "Comprar do monte",
 }
 
 
