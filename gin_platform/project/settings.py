@@ -399,6 +399,8 @@ LANGUAGES = [
     ("es", "Español"),
     ("it", "Italiano"),
     ("de", "Deutsch"),
+    ("fr", "Français"),
+    ("pt", "Português"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # The pseudo-locale en-XA (every string bracketed, accented and longer: a page's layout checked

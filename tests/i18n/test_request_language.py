@@ -63,8 +63,8 @@ def _player(locale: str) -> Player:
         ("", "es-MX", "it", "es"),  # then the stored locale, matched
         ("", "it_IT", "es", "it"),  # a POSIX locale as stored by an operator
         ("", "de_DE", "it", "de"),
-        ("", "nl", "fr, it;q=0.9", "it"),  # then the browser's first shipped language
-        ("", "nl", "", "en"),  # else English
+        ("", "ja", "nl, it;q=0.9", "it"),  # then the browser's first shipped language
+        ("", "ja", "", "en"),  # else English
         ("", "", "*", "en"),
     ],
 )
@@ -77,7 +77,13 @@ def test_a_player_s_request(session, locale, accept, language):
 
 @pytest.mark.parametrize(
     ("accept", "language"),
-    [("es-ES,es;q=0.9", "es"), ("pt-BR, it;q=0.5", "it"), ("", "en"), ("nl", "en")],
+    [
+        ("es-ES,es;q=0.9", "es"),
+        ("nl-BE, it;q=0.5", "it"),
+        ("pt-BR, it;q=0.5", "pt"),
+        ("", "en"),
+        ("ja", "en"),
+    ],
 )
 def test_anybody_else_s_request_speaks_accept_language_else_english(accept, language):
     assert request_language(accept_language=accept) == language
