@@ -404,7 +404,8 @@ class LaunchInput(LinkIdentifiersInput):
         default=None,
         trim_whitespace=False,
         help_text="The player's language, a BCP 47 tag (es, it-IT, en-GB): the page and the "
-        "player's API answers speak the shipped language that serves it best (en, es, it). "
+        "player's API answers speak the shipped language that serves it best (en, es, it, "
+        "de, fr, pt). "
         "A language not shipped is as if left out (the player's locale, then the browser's "
         "language decide); a tag that is not well formed is 422 launch-options-invalid.",
     )
@@ -428,7 +429,8 @@ class LaunchIssuedOutput(serializers.Serializer):
     options = LaunchOptionsOutput()
     lang = serializers.CharField(
         allow_null=True,
-        help_text="The shipped language (en, es, it) the page opens in: the launch's `lang`, "
+        help_text="The shipped language (en, es, it, de, fr, pt) the page opens in: the "
+        "launch's `lang`, "
         "else the player's locale's; null when neither is shipped (the browser's language "
         "then decides).",
     )
@@ -454,7 +456,8 @@ class LaunchSessionOutput(serializers.Serializer):
     player = LaunchedPlayerOutput()
     options = LaunchOptionsOutput()
     lang = serializers.CharField(
-        help_text="The language (en, es, it) the session's answers and problems speak: the "
+        help_text="The language (en, es, it, de, fr, pt) the session's answers and problems "
+        "speak: the "
         "launch's `lang`, else the player's locale, else this request's Accept-Language, "
         "else en."
     )

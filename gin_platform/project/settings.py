@@ -398,6 +398,8 @@ LANGUAGES = [
     ("en", "English"),
     ("es", "Español"),
     ("it", "Italiano"),
+    ("de", "Deutsch"),
+    ("fr", "Français"),
     ("pt", "Português"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]

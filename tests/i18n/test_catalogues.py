@@ -35,11 +35,11 @@ def committed_catalogues() -> list[Path]:
 def test_every_shipped_language_and_the_pseudo_locale_have_both_domains(settings):
     expected = {
         f"{language}/LC_MESSAGES/{domain}.po"
-        for language in ("es", "it", "pt", "en_XA")
+        for language in ("es", "it", "de", "fr", "pt", "en_XA")
         for domain in DOMAINS
     }
     assert {path.relative_to(LOCALE).as_posix() for path in committed_catalogues()} == expected
-    assert [code for code, _ in settings.LANGUAGES] == ["en", "es", "it", "pt"]
+    assert [code for code, _ in settings.LANGUAGES] == ["en", "es", "it", "de", "fr", "pt"]
 
 
 def test_the_catalogues_are_up_to_date_with_the_code():

@@ -19,6 +19,8 @@ from gin_platform.i18n.languages import (
         ("es-ES", "es"),
         ("ES-mx", "es"),
         ("it_IT", "it"),
+        ("de-AT", "de"),
+        ("fr-CA", "fr"),
         ("en-GB", "en"),
         ("pt-BR", "pt"),
         ("pt-PT", "pt"),
@@ -49,8 +51,8 @@ def test_the_pseudo_locale_is_a_language_only_where_allowed(settings):
 
 
 def test_accept_language_is_read_in_its_order_of_preference():
-    assert accepted_language("fr-FR,fr;q=0.9,it;q=0.8,es;q=0.7") == "it"
-    assert accepted_language("de, *;q=0.5") is None
+    assert accepted_language("nl-NL,nl;q=0.9,it;q=0.8,es;q=0.7") == "it"
+    assert accepted_language("ja, *;q=0.5") is None
     assert accepted_language("") is None
     assert accepted_language(None) is None
 
@@ -58,4 +60,4 @@ def test_accept_language_is_read_in_its_order_of_preference():
 def test_the_asked_language_then_the_browser_s_then_english():
     assert chosen_language(requested="es-AR", accept_language="it") == "es"
     assert chosen_language(requested="xx", accept_language="it-CH") == "it"
-    assert chosen_language(requested=None, accept_language="fr") == "en"
+    assert chosen_language(requested=None, accept_language="nl") == "en"

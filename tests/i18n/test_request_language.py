@@ -62,8 +62,9 @@ def _player(locale: str) -> Player:
         ("it", "es", "en", "it"),  # the launch's language first
         ("", "es-MX", "it", "es"),  # then the stored locale, matched
         ("", "it_IT", "es", "it"),  # a POSIX locale as stored by an operator
-        ("", "de", "fr, it;q=0.9", "it"),  # then the browser's first shipped language
-        ("", "de", "", "en"),  # else English
+        ("", "de_DE", "it", "de"),
+        ("", "ja", "nl, it;q=0.9", "it"),  # then the browser's first shipped language
+        ("", "ja", "", "en"),  # else English
         ("", "", "*", "en"),
     ],
 )
@@ -81,7 +82,7 @@ def test_a_player_s_request(session, locale, accept, language):
         ("nl-BE, it;q=0.5", "it"),
         ("pt-BR, it;q=0.5", "pt"),
         ("", "en"),
-        ("de", "en"),
+        ("ja", "en"),
     ],
 )
 def test_anybody_else_s_request_speaks_accept_language_else_english(accept, language):

@@ -48,8 +48,10 @@ def catalogue_src(parsed) -> str:
         ("?lang=it-CH", "", "it", "Scorciatoie da tastiera"),
         ("?lang=nl-NL", "it-IT,it;q=0.9,en;q=0.5", "it", "Scorciatoie da tastiera"),
         ("?lang=pt-BR", "", "pt", "Atalhos de teclado"),
-        ("", "fr-FR,fr;q=0.9,es;q=0.8", "es", "Atajos de teclado"),
-        ("?lang=zz", "de", "en", "Keyboard shortcuts"),
+        ("?lang=fr-CA", "", "fr", "Raccourcis clavier"),
+        ("", "nl-NL,nl;q=0.9,es;q=0.8", "es", "Atajos de teclado"),
+        ("?lang=de-AT", "es", "de", "Tastenkürzel"),
+        ("?lang=zz", "ja", "en", "Keyboard shortcuts"),
     ],
 )
 def test_the_page_answers_in_the_chosen_language(client, query, accept, language, title):
@@ -77,15 +79,26 @@ def test_the_language_menu_names_each_language_in_its_own_words(client):
         ("?lang=en", "en"),
         ("?lang=es", "es"),
         ("?lang=it", "it"),
+        ("?lang=de", "de"),
+        ("?lang=fr", "fr"),
         ("?lang=pt", "pt"),
     ]
-    assert [link.get("aria-current") for link in links] == [None, None, "true", None]
+    assert [link.get("aria-current") for link in links] == [None, None, "true", None, None, None]
     text = response.content.decode()
-    assert ">English</a>" in text and ">Español</a>" in text and ">Italiano</a>" in text
-    assert ">Português</a>" in text
+    for name in ("English", "Español", "Italiano", "Deutsch", "Français", "Português"):
+        assert f">{name}</a>" in text
 
 
-@pytest.mark.parametrize("language", ["es", "it", "pt"])
+DRAW_FROM_THE_STOCK = {
+    "es": "Robar del mazo",
+    "it": "Pesca dal tallone",
+    "de": "Vom Talon ziehen",
+    "fr": "Piocher dans le talon",
+    "pt": "Comprar do monte",
+}
+
+
+@pytest.mark.parametrize("language", list(DRAW_FROM_THE_STOCK))
 def test_the_catalogue_script_carries_its_language_only(client, language):
     _page, parsed = page(client, f"/play/?lang={language}")
     src = catalogue_src(parsed)
@@ -95,9 +108,9 @@ def test_the_catalogue_script_carries_its_language_only(client, language):
     assert response["Cache-Control"] == "public, max-age=31536000, immutable"
     script = response.content.decode()
     assert "django.catalog" in script or "catalog" in script
-    draw = {"es": "Robar del mazo", "it": "Pesca dal tallone", "pt": "Comprar do monte"}
-    assert draw[language] in script
-    assert not any(text in script for code, text in draw.items() if code != language)
+    assert DRAW_FROM_THE_STOCK[language] in script
+    others = [text for code, text in DRAW_FROM_THE_STOCK.items() if code != language]
+    assert not any(text in script for text in others)
     # The project's strings only: nothing of the admin's own JavaScript catalogue.
     assert "Show all" not in script and "Choose a Date" not in script
     assert len(response.content) < 40_000
@@ -106,7 +119,7 @@ def test_the_catalogue_script_carries_its_language_only(client, language):
 def test_an_old_catalogue_url_is_cached_briefly_and_an_unknown_language_is_404(client):
     stale = client.get("/play/jsi18n/es.js?v=0123456789ab", HTTP_HOST=HOST)
     assert stale.status_code == 200 and stale["Cache-Control"] == "public, max-age=3600"
-    assert client.get("/play/jsi18n/fr.js", HTTP_HOST=HOST).status_code == 404
+    assert client.get("/play/jsi18n/nl.js", HTTP_HOST=HOST).status_code == 404
     assert client.get("/play/jsi18n/es.js", HTTP_HOST=HOST).content == catalogue_script("es")
 
 
