@@ -29,12 +29,14 @@ NARROW_PHONE = {"viewport": {"width": 375, "height": 667}, "is_mobile": True, "h
 # Screenshots stay still: no animation between a move and the picture.
 STILL = {"reduced_motion": "reduce"}
 SCREENS = ROOT / "docs" / "play"
-JPEG_QUALITY = 70
+JPEG_QUALITY = 50
 # An operator names its rooms in its players' language.
 ROOM_NAMES = {
     "en": "Friday practice",
     "es": "Práctica del viernes",
     "it": "Allenamento del venerdì",
+    "de": "Freitagstraining",
+    "fr": "Entraînement du vendredi",
     "pt": "Treino de sexta-feira",
     PSEUDO_LANGUAGE: "Friday practice",
 }
