@@ -44,7 +44,7 @@ def test_money_play_asks_the_cashier_amount_and_shows_a_refusal(site, contexts):
         has_text="The cashier amount is outside the room's bounds"
     )
     alert.wait_for()
-    assert "between 10.00 and 100.00 EUR" in alert.inner_text()
+    assert "between €10.00 and €100.00" in alert.inner_text()
     assert page.get_by_role("heading", name="Lobby").is_visible()
     screenshot(page, "lobby-cashier-refused")
     alert.get_by_role("button").click()

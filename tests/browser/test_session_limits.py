@@ -129,7 +129,7 @@ def test_es_limits_first_a_reality_check_answered_and_the_session_ended_by_its_l
     limits.get_by_label("Session length (minutes)").fill("60")
     limits.get_by_role("button", name="Set the limits").click()
     error = limits.locator("#limits-error")
-    error.filter(has_text="loss_limit is required").wait_for()
+    error.filter(has_text="Choose this session's loss limit").wait_for()
     assert limits.get_by_label("Loss limit (EUR)").get_attribute("aria-invalid") == "true"
     screenshot(page, "protection-limits-first")
     limits.get_by_label("Loss limit (EUR)").fill("20.00")
