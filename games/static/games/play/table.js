@@ -320,11 +320,47 @@ export class TableScreen {
     return fresh;
   }
 
+  /** Whether `seat` is the player's own (a watcher has none). */
+  mine(seat) {
+    return !this.watch && seat !== null && seat !== undefined && seat === this.seat;
+  }
+
   describe(event) {
+    // The player's own moves have sentences of their own: a verb agrees with its subject in
+    // most languages, so "You" never fills a placeholder that a verb follows.
+    return this.mine(event.seat) ? this.describeOwn(event) : this.describeAny(event);
+  }
+
+  describeOwn(event) {
+    const card = event.card ? cardShort(event.card) : null;
+    switch (event.kind) {
+      case "take_upcard":
+        return card ? gettext("You took the upcard %(card)s", { card }) : gettext("You took the upcard");
+      case "pass":
+        return gettext("You passed on the upcard");
+      case "draw_stock":
+        return card ? gettext("You drew %(card)s from the stock", { card }) : gettext("You drew from the stock");
+      case "draw_discard":
+        return gettext("You took %(card)s from the discard pile", { card });
+      case "discard":
+        return gettext("You discarded %(card)s", { card });
+      case "knock":
+        return gettext("You knocked");
+      case "big_gin":
+        return gettext("You went Big Gin");
+      case "forfeit":
+        return gettext("You forfeited the game (%(reason)s)", { reason: FORFEIT_REASONS[event.reason] || event.reason });
+      default:
+        return this.describeAny(event);
+    }
+  }
+
+  describeAny(event) {
     const who = this.name(event.seat);
     const card = event.card ? cardShort(event.card) : null;
     switch (event.kind) {
       case "hand_dealt":
+        if (this.mine(event.dealer)) return gettext("Hand %(number)s dealt by you", { number: event.number || event.hand });
         return gettext("Hand %(number)s dealt by %(dealer)s", { number: event.number || event.hand, dealer: this.name(event.dealer) });
       case "take_upcard":
         return card ? gettext("%(who)s took the upcard %(card)s", { who, card }) : gettext("%(who)s took the upcard", { who });
@@ -352,6 +388,13 @@ export class TableScreen {
             .map((points, seat) => (points ? pgettext("a player's points", "%(name)s %(points)s", { name: this.name(seat), points: formatNumber(points) }) : null))
             .filter(Boolean);
           const none = pgettext("points against", "none");
+          if (this.mine(outcome.winner)) {
+            return gettext("Hand %(number)s ended: %(outcome)s, won by you; points against: %(charged)s", {
+              number: event.hand,
+              outcome: OUTCOMES[outcome.kind] || outcome.kind,
+              charged: charged.length ? andList(charged) : none,
+            });
+          }
           return gettext("Hand %(number)s ended: %(outcome)s, won by %(winner)s; points against: %(charged)s", {
             number: event.hand,
             outcome: OUTCOMES[outcome.kind] || outcome.kind,
@@ -880,7 +923,14 @@ export class TableScreen {
     const by = this.name(knocker);
     const how = OUTCOMES[outcome.kind] || outcome.kind;
     let summary;
-    if (nobody) summary = gettext("%(outcome)s by %(who)s. Nobody scores this hand.", { outcome: how, who: by });
+    if (this.mine(knocker)) {
+      if (nobody) summary = gettext("%(outcome)s by you. Nobody scores this hand.", { outcome: how });
+      else if (outcome.winner === this.seat) {
+        summary = ngettext("%(outcome)s by you. You score %(count)s point.", "%(outcome)s by you. You score %(count)s points.", outcome.points, { outcome: how });
+      } else {
+        summary = ngettext("%(outcome)s by you. %(winner)s scores %(count)s point.", "%(outcome)s by you. %(winner)s scores %(count)s points.", outcome.points, { outcome: how, winner: this.name(outcome.winner) });
+      }
+    } else if (nobody) summary = gettext("%(outcome)s by %(who)s. Nobody scores this hand.", { outcome: how, who: by });
     else if (outcome.winner === this.seat) {
       summary = ngettext("%(outcome)s by %(who)s. You score %(count)s point.", "%(outcome)s by %(who)s. You score %(count)s points.", outcome.points, { outcome: how, who: by });
     } else {
@@ -902,8 +952,14 @@ export class TableScreen {
         deadCards.map((text) => cardElement(text, { classes: ["deadwood"] }))) : null,
       h("p", { class: "deadwood-count", text: gettext("Deadwood %(deadwood)s", { deadwood: formatNumber(deadwood) }) }),
       extra);
+    const laidOff = andList(result.layoffs.map((l) => cardShort(l.card)));
     const layoffText = result.layoffs.length
-      ? h("p", { class: "layoffs", text: gettext("%(who)s laid off %(cards)s", { who: this.name(defender), cards: andList(result.layoffs.map((l) => cardShort(l.card))) }) })
+      ? h("p", {
+        class: "layoffs",
+        text: this.mine(defender)
+          ? gettext("You laid off %(cards)s", { cards: laidOff })
+          : gettext("%(who)s laid off %(cards)s", { who: this.name(defender), cards: laidOff }),
+      })
       : null;
     const { match } = this.view;
     const running = match.variant === "ftk" ? null
@@ -917,7 +973,9 @@ export class TableScreen {
         side(defender, "defender", result.defender_melds, result.defender_deadwood_cards, result.defender_deadwood, layoffText)),
       h("p", { class: "hand-score", text: nobody
         ? gettext("Hand score: no points")
-        : ngettext("Hand score: %(count)s point to %(winner)s", "Hand score: %(count)s points to %(winner)s", outcome.points, { winner: this.name(outcome.winner) }) }),
+        : this.mine(outcome.winner)
+          ? ngettext("Hand score: %(count)s point to you", "Hand score: %(count)s points to you", outcome.points)
+          : ngettext("Hand score: %(count)s point to %(winner)s", "Hand score: %(count)s points to %(winner)s", outcome.points, { winner: this.name(outcome.winner) }) }),
       running);
   }
 
@@ -935,7 +993,7 @@ export class TableScreen {
       },
       meld.cards.map((text) => cardElement(text)),
       layoffs.filter((l) => l.meld_index === index).map((l) => cardElement(l.card, {
-        classes: ["laid-off"], attrs: { title: gettext("laid off by %(who)s", { who: this.name(l.seat) }) },
+        classes: ["laid-off"], attrs: { title: this.mine(l.seat) ? gettext("laid off by you") : gettext("laid off by %(who)s", { who: this.name(l.seat) }) },
       })))));
     const deadwoodRow = (cards) => (cards.length
       ? h("div", { class: "meld deadwood-group", role: "group", "aria-label": gettext("Deadwood cards") },
@@ -967,9 +1025,16 @@ export class TableScreen {
     const running = match.variant === "ftk" ? null
       : h("p", { class: "running-score", text: gettext("Points against so far: %(points)s", { points: this.pointsList(match.hand_points) }) });
     const how = OUTCOMES[outcome.kind] || outcome.kind;
-    const summary = outcome.winner === this.seat
-      ? gettext("%(outcome)s by %(who)s. You win the hand.", { outcome: how, who: this.name(result.knocker) })
-      : gettext("%(outcome)s by %(who)s. %(winner)s wins the hand.", { outcome: how, who: this.name(result.knocker), winner: this.name(outcome.winner) });
+    let summary;
+    if (this.mine(result.knocker)) {
+      summary = outcome.winner === this.seat
+        ? gettext("%(outcome)s by you. You win the hand.", { outcome: how })
+        : gettext("%(outcome)s by you. %(winner)s wins the hand.", { outcome: how, winner: this.name(outcome.winner) });
+    } else {
+      summary = outcome.winner === this.seat
+        ? gettext("%(outcome)s by %(who)s. You win the hand.", { outcome: how, who: this.name(result.knocker) })
+        : gettext("%(outcome)s by %(who)s. %(winner)s wins the hand.", { outcome: how, who: this.name(result.knocker), winner: this.name(outcome.winner) });
+    }
     return h("section", { class: "showdown", id: "showdown", "aria-labelledby": "showdown-title", dataset: { hand: number, outcome: outcome.kind } },
       head,
       h("p", { class: "showdown-summary", id: "showdown-summary", text: summary }),
@@ -978,11 +1043,20 @@ export class TableScreen {
       running);
   }
 
+  forfeitText(forfeit) {
+    const reason = FORFEIT_REASONS[forfeit.reason] || forfeit.reason;
+    return this.mine(forfeit.seat)
+      ? gettext("You forfeited (%(reason)s)", { reason })
+      : gettext("%(name)s forfeited (%(reason)s)", { name: this.name(forfeit.seat), reason });
+  }
+
   renderMultiResult(result, headline) {
     // R12: the ranking (shared places listed together), penalty totals and forfeits.
     const { match } = this.view;
     const reason = {
-      first_to_knock: gettext("%(name)s went out first", { name: this.name(result.winner_seat) }),
+      first_to_knock: this.mine(result.winner_seat)
+        ? gettext("You went out first")
+        : gettext("%(name)s went out first", { name: this.name(result.winner_seat) }),
       target_reached: gettext("a penalty total reached %(target)s", { target: formatNumber(result.target) }),
       forfeit: gettext("everybody else left the game"),
     }[result.reason] || result.reason;
@@ -1044,11 +1118,13 @@ export class TableScreen {
     else headline = gettext("%(name)s won the game", { name: this.name(result.winner_seat) });
     if (result.ranking) return this.renderMultiResult(result, headline);
     const reason = {
-      first_to_knock: gettext("%(name)s went out first", { name: this.name(result.reached_target) }),
-      target_reached: gettext("%(name)s reached %(target)s", { name: this.name(result.reached_target), target: formatNumber(result.target) }),
-      forfeit: result.forfeit
-        ? gettext("%(name)s forfeited (%(reason)s)", { name: this.name(result.forfeit.seat), reason: FORFEIT_REASONS[result.forfeit.reason] || result.forfeit.reason })
-        : gettext("a forfeit"),
+      first_to_knock: this.mine(result.reached_target)
+        ? gettext("You went out first")
+        : gettext("%(name)s went out first", { name: this.name(result.reached_target) }),
+      target_reached: this.mine(result.reached_target)
+        ? gettext("You reached %(target)s", { target: formatNumber(result.target) })
+        : gettext("%(name)s reached %(target)s", { name: this.name(result.reached_target), target: formatNumber(result.target) }),
+      forfeit: result.forfeit ? this.forfeitText(result.forfeit) : gettext("a forfeit"),
     }[result.reason] || result.reason;
     const scores = match.players.map((p) => {
       const points = ngettext("%(count)s point", "%(count)s points", result.hand_points[p.position]);
