@@ -15,6 +15,7 @@ modules' from the djangojs domain, served by ``PageCatalogueView`` before the mo
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from django.contrib.staticfiles import finders
@@ -28,13 +29,18 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.cache import never_cache
 
-from games.web.catalogue import catalogue_script, catalogue_version
+from games.web.catalogue import (
+    catalogue_script,
+    catalogue_version,
+    compressed_catalogue_script,
+)
 from gin_platform.i18n.languages import available_languages, chosen_language, language_names
 
 # A catalogue asked for at its current version is kept for a year; an old version's URL
 # answers the current script for an hour (a page of the previous release still loading).
 CATALOGUE_MAX_AGE = 365 * 24 * 3600
 STALE_CATALOGUE_MAX_AGE = 3600
+ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 
 # The page's colours (play.css): the header's felt, and the page's background.
 THEME_COLOUR = "#174a31"
@@ -158,9 +164,16 @@ class PageCatalogueView(View):
     def get(self, request: HttpRequest, language: str) -> HttpResponse:
         if language not in available_languages():
             raise Http404("no catalogue in this language")
+        # Compressed as the static files are (settings' STORAGES): the script is the same
+        # for everybody, so gzip gives nothing away (no secret beside a reflected input).
+        compressed = ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", ""))
         response = HttpResponse(
-            catalogue_script(language), content_type="text/javascript; charset=utf-8"
+            compressed_catalogue_script(language) if compressed else catalogue_script(language),
+            content_type="text/javascript; charset=utf-8",
         )
+        if compressed:
+            response["Content-Encoding"] = "gzip"
+        patch_vary_headers(response, ["Accept-Encoding"])
         current = request.GET.get("v") == catalogue_version(language)
         max_age = CATALOGUE_MAX_AGE if current else STALE_CATALOGUE_MAX_AGE
         response["Cache-Control"] = f"public, max-age={max_age}" + (

@@ -86,6 +86,9 @@ def page_server(django_db_setup, tmp_path_factory) -> Iterator[LiveServer]:
     )
     if not on_postgresql:
         server.manage("migrate", "--verbosity", "0")
+    # Served as in production: the collected files with their gzip copies (settings'
+    # STORAGES), so what a browser test weighs is what a player downloads.
+    server.manage("collectstatic", "--noinput", "--verbosity", "0")
     with log.open("w") as output:
         process = subprocess.Popen(
             uvicorn_command(port=port),  # with the platform's WebSocket protocol

@@ -1,6 +1,9 @@
 """The page's first load stays light (docs/play.md "Phones and accessibility"): a launch URL
-opened in a fresh browser (nothing cached) down to the lobby loads under 200 KB of
-JavaScript and CSS together, counted from the bodies of the responses the browser got."""
+opened in a fresh browser (nothing cached) loads under 200 KB of JavaScript and CSS together,
+counted as Lighthouse counts a page's weight: the bytes transferred (the server sends the
+gzip copies collected with the files, and the catalogue gzipped). A launch straight to a table
+loads the table's modules at once: the lobby's load and the table's together stay under the
+budget too. The bytes as decoded are printed beside them."""
 
 from __future__ import annotations
 
@@ -35,27 +38,41 @@ def test_the_first_load_down_to_the_lobby_is_under_200_kb_of_javascript_and_css(
     page.goto(in_language(site.launch_url(player), language))
     page.locator("#lobby-title").wait_for()
     page.wait_for_load_state("networkidle")
-    sizes = {
-        response.url.split("/", 3)[-1]: len(response.body())
-        for response in responses
-        if is_script_or_style(response)
-    }
-    total = sum(sizes.values())
-    print(f"\nfirst load ({language}): {total} bytes of JavaScript and CSS in {len(sizes)} files")
-    for url, size in sorted(sizes.items(), key=lambda item: -item[1]):
+    loaded = [response for response in responses if is_script_or_style(response)]
+    sent = {path(response): transferred(response) for response in loaded}
+    total = sum(sent.values())
+    decoded = sum(len(response.body()) for response in loaded)
+    print(
+        f"\nfirst load ({language}): {total} bytes of JavaScript and CSS transferred "
+        f"({decoded} decoded) in {len(sent)} files"
+    )
+    for url, size in sorted(sent.items(), key=lambda item: -item[1]):
         print(f"  {size:>7}  /{url}")
-    assert any(url.startswith(f"play/jsi18n/{language}.js") for url in sizes)
-    assert "static/games/play/app.js" in sizes and "static/games/play/play.css" in sizes
-    assert total < BUDGET, f"{total} bytes over the {BUDGET} budget: {sizes}"
+    assert any(url.startswith(f"play/jsi18n/{language}.js") for url in sent)
+    assert "static/games/play/app.js" in sent and "static/games/play/play.css" in sent
+    assert all(response.headers.get("content-encoding") == "gzip" for response in loaded)
+    assert total < BUDGET, f"{total} bytes over the {BUDGET} budget: {sent}"
 
-    # The table's modules come when a table opens (app.js): their figure, for the record.
+    # The table's modules come when a table opens (app.js); a launch straight to a table
+    # loads them with the rest: the two loads together are under the budget as well.
     page.locator('[data-lobby-action="play-bot"]').first.click()
     page.locator("#hand .card").first.wait_for()
     page.wait_for_load_state("networkidle")
-    table = sum(
-        len(response.body())
-        for response in responses
-        if is_script_or_style(response) and response.url.split("/", 3)[-1] not in sizes
+    table = [r for r in responses if is_script_or_style(r) and path(r) not in sent]
+    more = sum(transferred(response) for response in table)
+    more_decoded = sum(len(response.body()) for response in table)
+    assert more > 0
+    print(
+        f"then the table: {more} bytes more ({more_decoded} decoded), "
+        f"{total + more} in all ({decoded + more_decoded} decoded)"
     )
-    assert table > 0
-    print(f"then the table: {table} bytes more, {total + table} in all")
+    assert total + more < BUDGET
+
+
+def path(response) -> str:
+    return response.url.split("/", 3)[-1]
+
+
+def transferred(response) -> int:
+    """The body's bytes on the wire (compressed when the server compressed it)."""
+    return response.request.sizes()["responseBodySize"]

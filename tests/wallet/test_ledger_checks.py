@@ -81,4 +81,5 @@ def test_the_funds_check_says_what_is_available_and_what_is_needed():
         check_funds(wallet, 1051)
     assert raised.value.extensions["available"] == {"amount": "10.50", "currency": "EUR"}
     assert raised.value.extensions["needed"] == {"amount": "10.51", "currency": "EUR"}
-    assert "the player wallet holds 10.50 EUR, 10.51 is needed" in raised.value.detail
+    # In the request's language, amounts as it writes them (English here: no request).
+    assert raised.value.detail == "There is not enough money: €10.50 available, €10.51 needed."
