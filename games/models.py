@@ -25,9 +25,9 @@ from django.utils import timezone
 
 from games import engine
 from games.turn_clock import TurnClockOptions, turn_clock_constraints
+from games.turn_clock import TurnProtection as TurnProtection  # R13's model, named here too
 from gin_platform.models import Operator, Player
 
-HEADS_UP_POSITIONS = (0, 1)
 # R12: a table seats 2 (heads-up), 3 or 4 players; positions are 0..seats-1.
 SEAT_COUNTS = (2, 3, 4)
 MAX_SEATS = max(SEAT_COUNTS)
@@ -50,7 +50,12 @@ class Variant(models.TextChoices):
 
 class Room(TurnClockOptions):
     """R11: many tables with one variant, stake, target and rule options; R13's clock options
-    (``TurnClockOptions``)."""
+    (``TurnClockOptions``). A tournament room (R14) holds a tournament's matches: no stake,
+    never in the lobby, no seat taken but the one the tournament reserved."""
+
+    class Purpose(models.TextChoices):
+        CASH = "cash"  # the lobby's tables, a stake per game (R10, R11)
+        TOURNAMENT = "tournament"  # R14: tables the tournament seats its matches at
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="rooms")
     name = models.CharField(max_length=100)
@@ -84,6 +89,7 @@ class Room(TurnClockOptions):
     # Match Play ``target`` is the penalty target (R12 "points against", 100 by default).
     seats = models.PositiveSmallIntegerField(default=2)
     prize_table = models.CharField(max_length=20, default=WINNER_TAKES_ALL)
+    purpose = models.CharField(max_length=10, choices=Purpose.choices, default=Purpose.CASH)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
@@ -119,6 +125,9 @@ class Room(TurnClockOptions):
                         cashier_min__gt=0,
                         cashier_max__gte=models.F("cashier_min"),
                     )
+                    # R14: each match has its own target; nothing staked, no fee, no chips.
+                    | Q(purpose="tournament", variant__in=("ftk", "match"), target=None, stake=None)
+                    & Q(cashier_min=None, cashier_max=None, fee_bps=0, is_practice=False)
                 ),
                 name="room_variant_shape",
             ),
@@ -209,6 +218,7 @@ class Match(TurnClockOptions):
         LEFT = "left"
         TIMEOUT = "timeout"
         RESIGNED = "resigned"
+        ABSENT = "absent"  # R14 "Absence": the reserved seat was not taken in time
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="matches")
     room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="matches")
@@ -257,6 +267,10 @@ class Match(TurnClockOptions):
     # R13, per seat: the time bank left (ms), auto-played turns, protected turns, and the
     # seats given the reconnect grace that have not moved since (games/services/turn_clock.py).
     clocks = models.JSONField(default=dict, blank=True)
+    # R14 (``tournament_matches``): the tournament's reference for its match and, while it
+    # waits for its players, when the seats not taken forfeit (cleared once it starts).
+    external_ref = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    no_show_deadline = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -271,6 +285,12 @@ class Match(TurnClockOptions):
             # status, which a prepared statement's generic plan cannot use for
             # ``status IN ($2, $3)``; without this it reads every game the table ever hosted.
             models.Index(fields=("table", "status"), name="match_table_status"),
+            # R14's no-show sweep: only the matches waiting for their players have a deadline.
+            models.Index(
+                fields=("no_show_deadline",),
+                name="match_no_show_deadline",
+                condition=Q(no_show_deadline__isnull=False),
+            ),
         ]
         constraints = [
             # A table hosts one game at a time.
@@ -310,6 +330,11 @@ class Match(TurnClockOptions):
     def game_ref(self) -> str:
         """The wallet's escrow reference for this game."""
         return f"match:{self.pk}"
+
+    @property
+    def is_tournament(self) -> bool:
+        """R14: a tournament's match (no stake, no escrow: the tournament pays the prizes)."""
+        return self.external_ref is not None
 
     @property
     def is_multi(self) -> bool:
@@ -353,8 +378,12 @@ class Seat(models.Model):
         PLAYING = "playing"
         LEFT = "left"  # left before the match started; the buy-in was refunded
         FINISHED = "finished"  # the match ended (result, forfeit); settlement pays out
+        RESERVED = "reserved"  # R14: kept for its player, not taken yet (not seated, no charge)
+        ABSENT = "absent"  # R14 "Absence": the reserved seat was not taken in time
 
     ACTIVE_STATES = (State.SEATED, State.PLAYING)
+    # Not the match's any more, never shown (an absent seat's position may be reused).
+    GONE_STATES = (State.LEFT, State.ABSENT)
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seats")
     match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="seats")
@@ -380,12 +409,12 @@ class Seat(models.Model):
             models.CheckConstraint(condition=Q(amount__gte=0), name="seat_amount_non_negative"),
             models.UniqueConstraint(
                 fields=("match", "position"),
-                condition=Q(state__in=("seated", "playing", "finished")),
+                condition=Q(state__in=("reserved", "seated", "playing", "finished")),
                 name="seat_position_taken_once",
             ),
             models.UniqueConstraint(
                 fields=("match", "player"),
-                condition=Q(state__in=("seated", "playing", "finished")),
+                condition=Q(state__in=("reserved", "seated", "playing", "finished")),
                 name="seat_player_once_per_match",
             ),
         ]
@@ -567,20 +596,3 @@ class WaitingListEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} waiting in room {self.room_id} ({self.status})"
-
-
-class TurnProtection(models.Model):
-    """R13: a turn given the reconnect grace because its seat was disconnected; counted per
-    player and UTC day against ``GAMES_PROTECTIONS_PER_DAY``."""
-
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="+")
-    hand_number = models.PositiveIntegerField()
-    seat = models.PositiveSmallIntegerField()
-    granted_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        indexes = [models.Index(fields=("player", "granted_at"))]
-
-    def __str__(self) -> str:
-        return f"protected turn of seat {self.seat}, match #{self.match_id}"

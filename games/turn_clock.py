@@ -6,6 +6,9 @@ snapshot a game keeps, like ``turn_seconds``), with their defaults and bounds.
 - ``reconnect_grace_seconds``: added once to the turn of a disconnected seat, before the bank;
 - ``auto_play_turns``: turns the platform plays for a player per match before a time-out
   forfeits (0: a time-out forfeits at once, as before R13).
+
+``TurnProtection`` records each turn given the reconnect grace (``games.models`` names it
+with the app's other models).
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from __future__ import annotations
 from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+
+from gin_platform.models import Player
 
 # The option, its default (R13) and its largest value.
 TURN_CLOCK_OPTIONS: dict[str, tuple[int, int]] = {
@@ -49,3 +55,20 @@ class TurnClockOptions(models.Model):
 
     def turn_clock_options(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in TURN_CLOCK_OPTIONS}
+
+
+class TurnProtection(models.Model):
+    """R13: a turn given the reconnect grace because its seat was disconnected; counted per
+    player and UTC day against ``GAMES_PROTECTIONS_PER_DAY``."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    match = models.ForeignKey("games.Match", on_delete=models.PROTECT, related_name="+")
+    hand_number = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    granted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=("player", "granted_at"))]
+
+    def __str__(self) -> str:
+        return f"protected turn of seat {self.seat}, match #{self.match_id}"

@@ -64,6 +64,7 @@ from games.engine.melds import (
 from games.engine.result import (
     REASON_FIRST_TO_KNOCK,
     REASON_FORFEIT,
+    REASON_NO_CONTEST,
     REASON_TARGET_REACHED,
     RESULT_FORMAT,
     Forfeit,
@@ -115,6 +116,7 @@ __all__ = [
     "RANK_SYMBOLS",
     "REASON_FIRST_TO_KNOCK",
     "REASON_FORFEIT",
+    "REASON_NO_CONTEST",
     "REASON_TARGET_REACHED",
     "RESULT_FORMAT",
     "SUITS",

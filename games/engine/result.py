@@ -36,7 +36,9 @@ MULTI_RESULT_FORMAT = 1
 REASON_FIRST_TO_KNOCK = "first_to_knock"
 REASON_TARGET_REACHED = "target_reached"
 REASON_FORFEIT = "forfeit"
-REASONS = (REASON_FIRST_TO_KNOCK, REASON_TARGET_REACHED, REASON_FORFEIT)
+# R14 "Absence": nobody took their seat at a tournament's match, so nobody won it.
+REASON_NO_CONTEST = "no_contest"
+REASONS = (REASON_FIRST_TO_KNOCK, REASON_TARGET_REACHED, REASON_FORFEIT, REASON_NO_CONTEST)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,8 @@ class MatchResult:
         _check_reason(self.reason)
         if (self.money_play is not None) != self.is_money_play:
             raise ValueError("money_play is set in Money Play, and only there")
+        if self.reason == REASON_NO_CONTEST and self.winner_seat is not None:
+            raise ValueError("a match nobody played has no winner")
 
     @property
     def is_money_play(self) -> bool:
@@ -233,7 +237,7 @@ class MultiMatchResult:
     currency: str
     is_practice: bool
     fee_bps: int
-    stake: int
+    stake: int | None  # None: a tournament's match (R14), nothing staked
     prize_table: str
     pot: int
     fee: int
@@ -274,7 +278,10 @@ class MultiMatchResult:
         gone = check_forfeits_rank_last(self.ranking, (forfeit.seat for forfeit in self.forfeits))
         if (self.reason == "forfeit") != (len(gone) == count - 1):
             raise ValueError("reason 'forfeit' means every seat but the winner forfeited")
-        if self.variant == FIRST_TO_KNOCK and self.ranking.winner is None:
+        if self.reason == REASON_NO_CONTEST:
+            if len(self.ranking.groups) != 1:
+                raise ValueError("a match nobody played ranks every seat in one shared place")
+        elif self.variant == FIRST_TO_KNOCK and self.ranking.winner is None:
             raise ValueError("First To Knock has one winner")
 
     @property
