@@ -27,6 +27,7 @@ class RoomAdmin(AuditedModelAdmin):
     list_display = (
         "name",
         "operator",
+        "purpose",
         "variant",
         "currency",
         "is_practice",
@@ -35,10 +36,11 @@ class RoomAdmin(AuditedModelAdmin):
         "fee_bps",
         "active",
     )
-    list_filter = ("operator", "variant", "is_practice", "active", "currency")
+    list_filter = ("operator", "purpose", "variant", "is_practice", "active", "currency")
     search_fields = ("name",)
     readonly_fields = (
         "operator",
+        "purpose",  # R14: a tournament's room is the tournament's
         "variant",
         "rules",
         "target",

@@ -46,6 +46,28 @@ class LinkedPlayersProblem(Problem):
     )
 
 
+class TournamentTableProblem(Problem):
+    slug = "tournament-table"
+    status = 409
+    title = _("This table belongs to a tournament")
+    description = (
+        "R14: a tournament seats the players of each of its matches itself. Nobody sits at "
+        "its tables from the lobby, the waiting list or by inviting the house bot, nor "
+        "leaves one before its match starts, and its room takes no new table or change "
+        "through the rooms endpoints: a player's seat there is taken from the tournament."
+    )
+
+
+class NoShowDeadlinePassedProblem(Problem):
+    slug = "no-show-deadline-passed"
+    status = 409
+    title = _("Too late to take this seat")
+    description = (
+        "R14 \"Absence\": a tournament's seat is kept for its player until the match's "
+        "`no_show_deadline`; a player who has not taken it by then forfeits the match."
+    )
+
+
 class NotSeatedProblem(Problem):
     slug = "not-seated"
     status = 409

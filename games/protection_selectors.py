@@ -90,7 +90,7 @@ class MatchRecord:
 
 
 def _outcome(match: Match, seat: Seat) -> tuple[str, int | None]:
-    if seat.state == Seat.State.LEFT:
+    if seat.state in Seat.GONE_STATES:  # left before the start, or never came (R14)
         return "left", None
     if match.status in _NOT_OVER:
         return "in_play", None
@@ -115,7 +115,7 @@ def match_records(matches: Iterable[Match], *, player: Player) -> list[MatchReco
         seat = [s for s in seats if s.player_id == player.pk][-1]  # the latest, if they sat twice
         outcome, place = _outcome(match, seat)
         others = sorted(
-            (s for s in seats if s.player_id != player.pk and s.state != Seat.State.LEFT),
+            (s for s in seats if s.player_id != player.pk and s.state not in Seat.GONE_STATES),
             key=lambda other: other.position,
         )
         records.append(

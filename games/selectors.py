@@ -93,11 +93,13 @@ def network_rooms_offered(*, operator: Operator) -> QuerySet[Room]:
 
 def network_room_list() -> QuerySet[Room]:
     """Every network room (open and closed), with its table count, for the member
-    operators choosing which to offer (``GET /operators/me/network/rooms``)."""
+    operators choosing which to offer (``GET /operators/me/network/rooms``); a network
+    tournament's room is not offered (its tournament seats its players, R14)."""
     network_id = network_operator_id()
     if network_id is None:
         return Room.objects.none()
-    return Room.objects.filter(operator_id=network_id).annotate(table_count=Count("tables"))
+    rooms = Room.objects.filter(operator_id=network_id, purpose=Room.Purpose.CASH)
+    return rooms.annotate(table_count=Count("tables"))
 
 
 def network_room_get(*, room_id: object) -> Room:
@@ -165,7 +167,8 @@ def match_player_operator_ids(match: Match) -> set[uuid.UUID]:
 
 
 def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
-    """Active rooms with their open tables, each with its game (if any) and seated players."""
+    """Active rooms with their open tables, each with its game (if any) and seated players;
+    never a tournament's room (R14: the tournament seats its players)."""
     seats = Seat.objects.filter(state__in=Seat.ACTIVE_STATES).select_related("player")
     open_matches = Match.objects.filter(
         status__in=(Match.Status.WAITING, Match.Status.RUNNING)
@@ -178,7 +181,7 @@ def lobby_rooms(*, operator: Operator) -> QuerySet[Room]:
         waiting_list__expires_at__gt=timezone.now(),
     )
     return (
-        Room.objects.filter(_player_rooms(operator), active=True)
+        Room.objects.filter(_player_rooms(operator), active=True, purpose=Room.Purpose.CASH)
         .annotate(players_waiting=Count("waiting_list", filter=waiting))
         .prefetch_related(Prefetch("tables", queryset=tables, to_attr="open_tables"))
     )
@@ -222,7 +225,7 @@ def player_seats(*, player: Player) -> QuerySet[Seat]:
 
 # --- Matches ---------------------------------------------------------------------------
 def shown_seats_prefetch() -> Prefetch:
-    seats = Seat.objects.exclude(state=Seat.State.LEFT).select_related("player")
+    seats = Seat.objects.exclude(state__in=Seat.GONE_STATES).select_related("player")
     return Prefetch("seats", queryset=seats.order_by("position"), to_attr="shown_seats")
 
 
@@ -293,7 +296,7 @@ _MATCH_BY_ID = PrecompiledQuery(lambda match_id: Match.objects.filter(pk=match_i
 _SHOWN_SEATS = PrecompiledQuery(
     lambda match_id: (
         Seat.objects.filter(match_id=match_id)
-        .exclude(state=Seat.State.LEFT)
+        .exclude(state__in=Seat.GONE_STATES)
         .select_related("player")
         .order_by("position")
     )
@@ -318,15 +321,15 @@ _SEATS_OF_MATCH = PrecompiledQuery(
 def own_seat(seats: Sequence[Seat], *, player: Player, match_id: object) -> Seat:
     """``player``'s seat among a match's ``seats`` (in primary-key order, each with its
     match and player loaded), its match carrying the seats shown to the players
-    (``shown_seats``). 404 when the player holds none of them."""
+    (``shown_seats``). 404 when the player holds none, or only one they left (or never
+    took, R14) at a position that is not free any more."""
     mine = [seat for seat in seats if seat.player_id == player.pk]
-    if not mine:
+    shown = sorted((s for s in seats if s.state not in Seat.GONE_STATES), key=lambda s: s.position)
+    seat = mine[-1] if mine else None
+    free = set(range(seat.match.seat_count)) - {s.position for s in shown} if seat else set()
+    if seat is None or (seat.state in Seat.GONE_STATES and seat.position not in free):
         raise NotFoundProblem(gettext("You have no such game."))
-    seat = mine[-1]
-    seat.match.shown_seats = sorted(  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
-        (other for other in seats if other.state != Seat.State.LEFT),
-        key=lambda other: other.position,
-    )
+    seat.match.shown_seats = shown  # type: ignore[attr-defined]  # the to_attr of shown_seats_prefetch(), set by hand: the stubs know no such attribute
     return seat
 
 

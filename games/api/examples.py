@@ -88,6 +88,7 @@ ROOM = {
     "turn_clock": TURN_CLOCK,
     "seats": 2,
     "prize_table": "winner_takes_all",
+    "purpose": "cash",
     "active": True,
     "tables": 2,
     "created_at": NOW,

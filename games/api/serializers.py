@@ -2,9 +2,8 @@
 parameters' are in ``games.api.filters``.
 
 Output serializers are also the whitelist: only the fields declared here leave the server,
-so a field added to an engine view later can never leak by accident. ``games.api.presenters``
-builds each shape from these declarations (``presenters.declared_fields``), so the list of
-fields of a shape is written once, here.
+so a field added to an engine view later can never leak by accident; ``games.api.presenters``
+builds each shape from them (``presenters.declared_fields``): each is written once, here.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from rest_framework import serializers
 
 from games import engine
 from games.api import clocks as clock_api
-from games.api.choices import MATCH_EVENT_KINDS
+from games.api.choices import MATCH_END_REASONS, MATCH_EVENT_KINDS
 from games.models import Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString, JsonObject
 from gin_platform.api.inputs import StrictInput
@@ -149,6 +148,7 @@ class RoomOutput(serializers.ModelSerializer):
             "turn_clock",
             "seats",
             "prize_table",
+            "purpose",
             "active",
             "tables",
             "created_at",
@@ -324,9 +324,9 @@ class ForfeitOutput(serializers.Serializer):
 
 
 class MatchResultOutput(serializers.Serializer):
-    reason = choice(("first_to_knock", "target_reached", "forfeit"))
+    reason = choice(MATCH_END_REASONS)
     winner_seat = serializers.IntegerField(
-        allow_null=True, help_text="Null: a Money Play game with equal final scores"
+        allow_null=True, help_text="Null: Money Play with equal final scores; no contest (R14)"
     )
     reached_target = serializers.IntegerField(
         allow_null=True,

@@ -4,6 +4,9 @@
 bounds; R11: practice rooms play for chips) and opens its first tables; ``room_update``
 renames or closes it; ``table_create`` adds a table. ``free_table_ensure`` keeps one table
 without a game in every open room (seating calls it when a game starts).
+``tournament_room_open`` opens a tournament's room (R14): the same rule and clock options,
+no stake, no table until the tournament opens a match there (``tournament_matches``); the
+operator reads it with the others but changes it only through the tournament.
 
 These run inside the caller's transaction when there is one: the operator endpoints wrap
 them in the Idempotency-Key transaction (``gin_platform.http.idempotency``), so they are atomic but
@@ -30,7 +33,7 @@ from games.models import (
     Table,
     Variant,
 )
-from games.problems import InvalidRoomOptionsProblem
+from games.problems import InvalidRoomOptionsProblem, TournamentTableProblem
 from games.turn_clock import TURN_CLOCK_OPTIONS
 from gin_platform.audit import audit_changes, audit_record
 from gin_platform.models import Operator
@@ -165,6 +168,13 @@ def _room_seating(
     return rule_set, table, target
 
 
+def _turn_seconds_check(turn_seconds: object) -> None:
+    if type(turn_seconds) is not int or not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+        raise _room_problem(
+            f"turn_seconds is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS}", "turn_seconds"
+        )
+
+
 def _turn_clock(options: Mapping[str, int]) -> dict[str, int]:
     """R13's options, each within its bounds, the rule's default where not given."""
     clock = {}
@@ -206,10 +216,7 @@ def room_create(
     )
     if type(fee_bps) is not int or not 0 <= fee_bps <= MAX_FEE_BPS:
         raise _room_problem(f"fee_bps is 0 to {MAX_FEE_BPS} basis points", "fee_bps")
-    if type(turn_seconds) is not int or not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
-        raise _room_problem(
-            f"turn_seconds is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS}", "turn_seconds"
-        )
+    _turn_seconds_check(turn_seconds)
     clock = _turn_clock(turn_clock or {})
     if type(tables) is not int or not 1 <= tables <= MAX_TABLES_PER_REQUEST:
         raise _room_problem(f"open 1 to {MAX_TABLES_PER_REQUEST} tables", "tables")
@@ -257,13 +264,75 @@ def room_create(
     return room
 
 
+def _tournament_room_refusal(room: Room) -> None:
+    if room.purpose == Room.Purpose.TOURNAMENT:
+        raise TournamentTableProblem("This room belongs to a tournament: the tournament runs it.")
+
+
+@transaction.atomic
+def tournament_room_open(
+    *,
+    operator: Operator,
+    name: str,
+    variant: str,
+    rules: Mapping[str, Any] | None,
+    seats: int,
+    currency: str,
+    turn_seconds: int = 30,
+    turn_clock: Mapping[str, int] | None = None,
+    actor: Actor,
+) -> Room:
+    """A tournament's room (R14): its matches are First To Knock or Match Play (each match
+    names its own, and its target), at tables of ``seats`` (2, 3 or 4: the largest match it
+    will hold), with the room's rule options (R6-R9, R12) and R13's clock options, in a real
+    currency. Nothing is staked at its tables and no fee is taken there: the tournament's
+    entries pay its prizes. ``operator`` is the network's for a network tournament (its
+    players come from the member operators, as at network tables). No table is opened
+    until a match is; it never shows in the lobby. Audited."""
+    if variant not in (Variant.FTK, Variant.MATCH):
+        raise _room_problem("a tournament plays First To Knock or Match Play (R14)", "variant")
+    rule_set, _, _ = _room_seating(
+        variant=variant, rules=rules, seats=seats, prize_table=None, target=None
+    )
+    _turn_seconds_check(turn_seconds)
+    clock = _turn_clock(turn_clock or {})
+    room = Room.objects.create(
+        operator=operator,
+        name=name,
+        purpose=Room.Purpose.TOURNAMENT,
+        variant=variant,
+        rules=rule_set.to_dict(),
+        currency=_room_currency(currency, is_practice=False),
+        turn_seconds=turn_seconds,
+        **clock,
+        seats=rule_set.seats,
+        prize_table=WINNER_TAKES_ALL,
+    )
+    audit_record(
+        actor=actor,
+        action="room.created",
+        obj=room,
+        operator=operator,
+        data={
+            "purpose": room.purpose,
+            "variant": variant,
+            "currency": room.currency,
+            "seats": rule_set.seats,
+            "turn_clock": clock,
+        },
+    )
+    return room
+
+
 @transaction.atomic
 def room_update(
     *, room: Room, actor: Actor, name: str | None = None, active: bool | None = None
 ) -> Room:
     """Rename or open/close a room. Stakes and rules never change under a room's players:
-    open a new room for new terms (games already under way keep their snapshot anyway)."""
+    open a new room for new terms (games already under way keep their snapshot anyway).
+    A tournament's room (R14) is refused: the tournament runs it."""
     locked = lock_room(room.pk)
+    _tournament_room_refusal(locked)
     audit_changes(
         obj=locked,
         values={"name": name, "active": active},
@@ -276,14 +345,16 @@ def room_update(
 
 @transaction.atomic
 def table_create(*, room: Room, actor: Actor) -> Table:
+    _tournament_room_refusal(room)  # R14: each match of the tournament opens its own
     table = Table.objects.create(room=room)
     audit_record(actor=actor, action="table.created", obj=table, operator=room.operator)
     return table
 
 
 def free_table_ensure(room: Room) -> None:
-    """Keep a table without a game in the room, so the lobby always has a seat to offer."""
-    if not room.active:
+    """Keep a table without a game in the room, so the lobby always has a seat to offer (a
+    tournament's room is not in the lobby: each of its matches opens its own table, R14)."""
+    if not room.active or room.purpose == Room.Purpose.TOURNAMENT:
         return
     busy = Match.objects.filter(status=Match.Status.RUNNING).values("table_id")
     if not Table.objects.filter(room=room, status=Table.Status.OPEN).exclude(pk__in=busy).exists():

@@ -1,12 +1,15 @@
-"""What a seat must pass before anything is charged (R10, docs/network.md): the buy-in it
-escrows at the room's stakes, who may sit at all (no integrity suspension, no break the
-player took), and who may sit at a network table. ``seating`` checks them
+"""What a seat must pass before anything is charged (R10, docs/network.md): a table of the
+lobby's, not a tournament's (R14), the buy-in it escrows at the room's stakes, who may sit
+at all (no integrity suspension, no break the player took), and who may sit at a network
+table; and that linked players never share a table. ``seating`` checks them
 under the table's lock when a player sits down; the waiting list checks the same when a
 player joins it, so that the seat it takes later is refused for the same reasons only.
 Reads only: nothing here writes or locks.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from django.utils.translation import gettext
 
@@ -21,6 +24,7 @@ from games.problems import (
     ScreenNameRequiredProblem,
     StakePerPointMismatchProblem,
     StakePerPointNotOfferedProblem,
+    TournamentTableProblem,
 )
 from games.selectors import network_room_offered
 from games.services.house_bot import is_house_bot
@@ -29,8 +33,20 @@ from gin_platform.i18n.formatting import money_text
 from gin_platform.models import Player
 from gin_platform.money import money_dict
 from gin_platform.tenancy.selectors import is_network_operator
-from integrity.pairing import may_share_table, play_refusal
+from integrity.pairing import linked_pairs, may_share_table, play_refusal
 from wallet import services as wallet
+
+
+def cash_table_check(room: Room) -> None:
+    """A tournament's tables (R14) are never sat at through the lobby's seat, the waiting
+    list or the house bot: the tournament reserves each seat for its player (409
+    ``tournament-table``)."""
+    if room.purpose == Room.Purpose.TOURNAMENT:
+        raise TournamentTableProblem(
+            gettext(
+                "This table belongs to a tournament: your seat there is taken from the tournament."
+            )
+        )
 
 
 def buy_in_amount(
@@ -152,3 +168,11 @@ def linked_players_check(*, player: Player, others: list[Seat]) -> None:
         player_id=player.pk, other_ids=[seat.player_id for seat in others]
     ):
         raise LinkedPlayersProblem(gettext("Somebody at this table may not play with you."))
+
+
+def players_linked_check(*, players: Sequence[Player]) -> None:
+    """No two of ``players`` are linked (docs/integrity.md): a tournament's match (R14) is
+    refused whole (409 ``linked-players``; the tournament's draw avoids it, this is the
+    backstop). One indexed query."""
+    if linked_pairs(player_ids=[player.pk for player in players]):
+        raise LinkedPlayersProblem("Two of these players are linked: they may not share a table.")

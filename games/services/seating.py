@@ -4,7 +4,8 @@
   ``wallet.services.table_buy_in`` (the stake, or the Money Play cashier amount and stake per
   point, ``seat_checks.buy_in_amount``, which also says who may sit at a network table); the
   first seat opens the table's match (``_match_open``), the full table starts it and deals
-  the first hand (``_match_start``).
+  the first hand (``match_start``; a tournament's match starts there too, R14). A
+  tournament's tables refuse every seat taken here (``seat_checks.cash_table_check``).
 - ``seat_leave``: before the start, the buy-in back (``wallet.services.table_refund``); a
   running game is forfeited (``timers.match_forfeit``).
 - The house bot sits down here too: opposite a player alone in a ``bot_enabled`` room
@@ -34,6 +35,7 @@ from games.problems import (
     NotSeatedProblem,
     RoomInactiveProblem,
     TableFullProblem,
+    TournamentTableProblem,
 )
 from games.realtime import publisher
 from games.selectors import first_dealer_for, room_has_waiting_players, table_open_match
@@ -49,6 +51,7 @@ from games.services.network import match_event_enqueue
 from games.services.rooms import free_table_ensure
 from games.services.seat_checks import (
     buy_in_amount,
+    cash_table_check,
     linked_players_check,
     network_mode_check,
     network_seat_check,
@@ -109,6 +112,7 @@ def seat_take(
     """Sit down (``_seat_take_durable``). A seamless player (docs/wallet.md "Seamless wallet")
     is first debited in the operator's wallet, outside any transaction; if the seat is then
     refused (or the player already sat there), the debit is rolled back."""
+    cash_table_check(table.room)  # R14: before the operator's wallet is asked for anything
     debit = _seamless_buy_in(
         player=player,
         table=table,
@@ -239,6 +243,7 @@ def _seat_take(
     with transaction.atomic():
         table = lock_table(table.pk)
         room = table.room
+        cash_table_check(room)  # R14: the house bot's and the waiting list's seats too
         match = table_open_match(table)
         if match is not None:
             existing = Seat.objects.filter(
@@ -315,7 +320,7 @@ def _seat_take(
             match=match, event_type="seat.taken", data=lambda _: taken, about=player
         )
         if len(others) + 1 == match.seat_count:  # R12: a match starts when the table is full
-            _match_start(match=match, seats=[*others, seat], actor=actor)
+            match_start(match=match, seats=[*others, seat], actor=actor)
             free_table_ensure(room)
             seat.refresh_from_db()
     return SeatResult(seat=seat, created=True)
@@ -351,6 +356,11 @@ def seat_leave(*, player: Player, table: Table, actor: Actor, waiting_only: bool
         assert match is not None  # the seat was found in it
         if match.status == Match.Status.RUNNING and waiting_only:
             return seat
+        if match.is_tournament and match.status == Match.Status.WAITING:
+            # R14: nothing to refund; a player who does not play forfeits at the deadline.
+            raise TournamentTableProblem(
+                gettext("This match belongs to a tournament: it starts once its players sit.")
+            )
         if match.status == Match.Status.RUNNING:
             match_forfeit(
                 match=match,
@@ -409,10 +419,11 @@ def seat_leave(*, player: Player, table: Table, actor: Actor, waiting_only: bool
     return seat
 
 
-def _match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
-    """A full table (two seats, or three or four, R12): the match runs and its first hand is
-    dealt. R3: the first dealer is chosen by the shuffle (from the first hand's server seed;
-    with 3-4 seats, ``engine.first_dealer`` modulo the seat count)."""
+def match_start(*, match: Match, seats: list[Seat], actor: Actor) -> None:
+    """A full table (two seats, or three or four, R12; a tournament's match once its players
+    took their seats, R14): the match runs and its first hand is dealt. R3: the first
+    dealer is chosen by the shuffle (from the first hand's server seed; with 3-4 seats,
+    ``engine.first_dealer`` modulo the seat count). The caller holds the match's lock."""
     for seat in lock_seats(seat.pk for seat in seats):
         seat.state = Seat.State.PLAYING
         seat.save(update_fields=["state"])
@@ -490,6 +501,7 @@ def table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
 def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
     with transaction.atomic(durable=True):
         table = lock_table(table.pk)
+        cash_table_check(table.room)
         if not table.room.is_practice:
             raise BotNotAllowedProblem(gettext("The house bot plays at practice tables only."))
         if is_network_operator(table.room.operator_id):

@@ -190,7 +190,7 @@ def match_resign(*, seat: Seat, actor: Actor, expected_seq: int | None = None) -
     """The player at ``seat`` gives the running game up (R10: a forfeit, reason
     ``resigned``), on their turn or not. With ``expected_seq`` it applies only if the game is
     still exactly where the player saw it."""
-    if seat.state == Seat.State.LEFT:  # left before the start: that position is not theirs
+    if seat.state in Seat.GONE_STATES:  # left before the start (or never came, R14)
         raise NotSeatedProblem(gettext("You left this game before it started."))
     return match_forfeit(
         match=seat.match_id,

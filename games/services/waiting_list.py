@@ -40,7 +40,7 @@ from games.problems import (
 from games.realtime import publisher
 from games.selectors import room_offered_to_player
 from games.services.rooms import free_table_ensure
-from games.services.seat_checks import buy_in_amount, network_seat_check
+from games.services.seat_checks import buy_in_amount, cash_table_check, network_seat_check
 from games.services.seating import seat_take
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit
@@ -85,6 +85,7 @@ def waiting_list_join(
     refused when the list would seat them."""
     if not room_offered_to_player(player=player, room=room):
         raise NotFoundProblem(gettext("This room is not open."))
+    cash_table_check(room)  # R14: a tournament seats its own players
     if not room.active:
         raise RoomInactiveProblem(gettext("This room is closed: pick another one in the lobby."))
     buy_in_amount(

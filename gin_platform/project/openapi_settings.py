@@ -81,6 +81,7 @@ SPECTACULAR_SETTINGS = {
         # Games and settlement: closed sets as enums, each named once (several share a field
         # name such as status, state or kind; docs/api.md).
         "VariantEnum": "games.models.Variant",
+        "RoomPurposeEnum": "games.models.Room.Purpose",
         "TableStatusEnum": "games.models.Table.Status",
         "MatchStatusEnum": "games.models.Match.Status",
         "SeatStateEnum": "games.models.Seat.State",

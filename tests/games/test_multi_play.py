@@ -17,6 +17,7 @@ from games import services as game_services
 from games.api import presenters
 from games.models import Hand, HandEvent, Match, Room, Seat
 from games.problems import InvalidRoomOptionsProblem, NotSeatedProblem, TableFullProblem
+from gin_platform.http.problems import NotFoundProblem
 from tests.factories import SYSTEM, PlayerFactory
 from tests.games.factories import TIMEOUTS_FORFEIT, TableFactory
 from tests.wallet.factories import fund
@@ -300,3 +301,27 @@ def test_a_player_who_times_out_forfeits_and_the_next_seat_plays(operator, seeds
     hand.refresh_from_db()
     assert hand.to_act not in (late, None) and hand.turn_deadline > timezone.now()
     assert game_services.turn_timers_expire().forfeited == []
+
+
+def test_a_player_who_left_before_the_start_never_sees_the_seat_taken_after_them(operator):
+    """R12: at a three-seat table a player leaves before the start and another takes the
+    position they freed. The leaver's old seat shows them nothing of the newcomer's game:
+    no view, no move (404), never the newcomer's cards."""
+    table = TableFactory(room=multi_room(operator, seats=3))
+    leaver, stays, newcomer, third = (PlayerFactory(operator=operator) for _ in range(4))
+    for player in (leaver, stays):
+        game_services.seat_take(player=player, table=table, actor=SYSTEM)
+    game_services.seat_leave(player=leaver, table=table, actor=SYSTEM)
+    match = seat_all(table, 2, players=[newcomer, third])
+    assert Seat.objects.get(match=match, player=newcomer).position == 0  # the leaver's
+    with pytest.raises(NotFoundProblem):
+        selectors.player_match_seat(player=leaver, match_id=match.pk)
+    with pytest.raises(NotFoundProblem):
+        game_services.player_action_apply(
+            player=leaver,
+            match_id=match.pk,
+            action={"kind": "pass", "card": None},
+            expected_seq=match.seq,
+            actor=SYSTEM,
+        )
+    assert selectors.player_match_seat(player=newcomer, match_id=match.pk).position == 0
