@@ -10,6 +10,8 @@ this one order, so two services can never wait for each other (no deadlocks):
   ``waiting`` match and its seats.
 - Playing (actions, forfeits, turn timers) serialises on the Match row, then the Hand row;
   it never touches the Table row.
+- A tournament's match (R14) waiting for its players: taking a reserved seat and the
+  no-show sweep lock its Table row, then its Match row (``lock_tournament_match``).
 - The waiting list locks one WaitingListEntry row alone (joining, leaving, expiring); it
   seats players through ``seat_take``, in a transaction of its own.
 Wallet services take their own locks after ours; they never lock games rows.
@@ -33,6 +35,14 @@ def lock_room(room_id: int) -> Room:
 
 def lock_table(table_id: int) -> Table:
     return Table.objects.select_for_update(of=("self",)).select_related("room").get(pk=table_id)
+
+
+def lock_tournament_match(match_id: int) -> Match:
+    """A tournament's match (R14) locked as seating locks a table's game: its Table row,
+    then its Match row (the order above). ``Match.DoesNotExist`` when there is none."""
+    table_id = Match.objects.values_list("table_id", flat=True).get(pk=match_id)
+    Table.objects.select_for_update().filter(pk=table_id).values_list("pk").get()
+    return lock_match(match_id)
 
 
 def lock_match(match_id: int) -> Match:

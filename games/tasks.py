@@ -17,6 +17,8 @@ tasks by name (a worker, the web, eager runs in the demo and the tests).
 - ``match_void_task``: a match stopped after its hand because a player's session ended
   (player protection) is voided, every stake back. Idempotent: a voided match is not
   suspended any more.
+- ``tournament_no_shows``: beat job (every 5 s): a tournament's match still waiting for its
+  players past its deadline goes on without those who did not come (R14 "Absence").
 """
 
 from celery import shared_task
@@ -61,3 +63,8 @@ def expire_waiting_list() -> int:
 @shared_task(**REDELIVERED)
 def match_void_task(match_id: int, reason: str) -> bool:
     return services.match_void(match_id=match_id, reason=reason, actor=services.PROTECTION_ACTOR)
+
+
+@shared_task(ignore_result=True, acks_late=False)
+def tournament_no_shows() -> int:
+    return services.tournament_no_shows_sweep()

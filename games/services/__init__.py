@@ -12,6 +12,8 @@
     network         network rooms, operators' opt-ins to them, players' screen names; the
                     events of network games for each operator
     waiting_list    the lobby's waiting list: joining, leaving, seating the waiting players
+    tournament_matches  a tournament's matches (R14): opened with their players' seats
+                    reserved, each seat taken by its player, the absent forfeiting
     protection_clock  player protection at the table: reality checks at turn boundaries
                     with the clock paused, a session's end stopping a game after its hand
 
@@ -23,16 +25,19 @@ through ``wallet.services``; a finished match is announced with
 ``games.signals.match_finished`` for settlement to pay out.
 
 The modules import each other in one direction only (rooms <- network <- play <- house_bot
-<- seat_checks <- seating <- waiting_list; hand_lifecycle <- play, timers, seating; timers
-<- seating). Reads are in ``games.selectors``, API shapes in ``games.api.presenters``.
+<- seat_checks <- seating <- waiting_list, tournament_matches; hand_lifecycle <- play,
+timers, seating; timers <- seating). Reads are in ``games.selectors``, API shapes in
+``games.api.presenters``.
 
 Transactions (docs/games.md "Locks and transactions"): the services a request or a task
 calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
 accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``player_action_apply``,
-``hand_apply_action``, ``match_resign`` and each forfeit of ``turn_timers_expire``. The
-others are atomic and designed to run inside their caller's transaction: ``room_create``,
-``room_update``, ``table_create`` (the Idempotency-Key transaction of the operator
-endpoints), ``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
+``hand_apply_action``, ``match_resign``, each forfeit of ``turn_timers_expire`` and each
+match of ``tournament_no_shows_sweep``. The others are atomic and designed to run inside
+their caller's transaction: ``room_create``, ``room_update``, ``table_create`` (the
+Idempotency-Key transaction of the operator endpoints), ``tournament_room_open``,
+``tournament_match_open``, ``tournament_seat_claim`` (the tournament's own transaction),
+``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
 ``match_mark_settled`` / ``match_settled_record`` (inside settlement's ``game_settle``;
 ``matches_settled_record`` for its batches).
 
@@ -80,6 +85,7 @@ from games.services.rooms import (
     room_create,
     room_update,
     table_create,
+    tournament_room_open,
 )
 from games.services.seating import SeatResult, seat_leave, seat_take, table_seat_bot
 from games.services.timers import (
@@ -90,6 +96,13 @@ from games.services.timers import (
     match_resign,
     turn_grace,
     turn_timers_expire,
+)
+from games.services.tournament_matches import (
+    NO_SHOW_ACTOR,
+    tournament_match_open,
+    tournament_match_rules,
+    tournament_no_shows_sweep,
+    tournament_seat_claim,
 )
 from games.services.waiting_list import (
     WAITING_LIST_ACTOR,
@@ -105,6 +118,7 @@ __all__ = [
     "MAX_AMOUNT",
     "MAX_STAKE_PER_POINT_CHOICES",
     "MAX_TABLES_PER_REQUEST",
+    "NO_SHOW_ACTOR",
     "PROTECTION_ACTOR",
     "RESULT_FORMAT",
     "SCORE_FIELDS",
@@ -142,6 +156,11 @@ __all__ = [
     "stop_after_hand",
     "table_create",
     "table_seat_bot",
+    "tournament_match_open",
+    "tournament_match_rules",
+    "tournament_no_shows_sweep",
+    "tournament_room_open",
+    "tournament_seat_claim",
     "turn_grace",
     "turn_timers_expire",
     "waiting_list_expire",

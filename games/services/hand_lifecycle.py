@@ -393,32 +393,55 @@ def seats_finish(*, match: Match, now: datetime, position: int | None = None) ->
     return seats
 
 
-def match_finish(*, match: Match, hand: Hand, end: MatchEnd, actor: Actor) -> None:
+def match_finish(
+    *,
+    match: Match,
+    hand: Hand | None,
+    end: MatchEnd,
+    actor: Actor,
+    result_seats: Sequence[Seat] | None = None,
+) -> None:
     """Finish the match as ``end`` says: its seats finished, its result recorded and the
     public ``match_finished`` event appended (heads-up ``engine.MatchResult``; R12
     ``engine.MultiMatchResult``, the prize table's split of the pot), the hand and the match
-    saved, audited, and announced on commit (settlement listens)."""
+    saved, audited, and announced on commit (settlement listens). A tournament's match
+    nobody played (R14 "Absence") ends without a hand (``hand`` None: no feed event), its
+    result naming every seat it reserved (``result_seats``)."""
     now = timezone.now()
     finished = seats_finish(match=match, now=now)
-    result = _result(match=match, hand=hand, end=end, finished=finished, now=now)
+    if result_seats is None and match.is_multi:
+        # R12: the seats that forfeited before finished then; they rank and share the pot.
+        finished = list(
+            Seat.objects.filter(match=match, state=Seat.State.FINISHED).order_by("position")
+        )
+    result = _result(
+        match=match,
+        hands_played=0 if hand is None else hand.number,
+        end=end,
+        seats=finished if result_seats is None else result_seats,
+        now=now,
+    )
     match.status = Match.Status.FINISHED
     match.finished_at = now
     match.winner_seat = end.winner_seat
     match.result = result.to_dict()
-    events_append(
-        match=match,
-        hand=hand,
-        entries=[
-            {
-                "kind": HandEvent.MATCH_FINISHED,
-                "seat": end.winner_seat,
-                "state_seq": hand.seq,
-                "payload": result.public(),
-            }
-        ],
-        actor=actor,
-    )
-    save_fields(hand, fields=("event_seq",))
+    if hand is None:
+        publisher.match_changed(match_id=match.pk)
+    else:
+        events_append(
+            match=match,
+            hand=hand,
+            entries=[
+                {
+                    "kind": HandEvent.MATCH_FINISHED,
+                    "seat": end.winner_seat,
+                    "state_seq": hand.seq,
+                    "payload": result.public(),
+                }
+            ],
+            actor=actor,
+        )
+        save_fields(hand, fields=("event_seq",))
     # What the result changed besides the status: the score (and the heads-up forfeit) or,
     # R12, the seat scores and the forfeits.
     scores = ("seat_scores", "forfeits") if match.is_multi else _HEADS_UP_RESULT_FIELDS
@@ -440,24 +463,18 @@ _BPS = 10_000
 
 
 def _result(
-    *, match: Match, hand: Hand, end: MatchEnd, finished: list[Seat], now: datetime
+    *, match: Match, hands_played: int, end: MatchEnd, seats: Sequence[Seat], now: datetime
 ) -> engine.MatchResult | engine.MultiMatchResult:
     """The match's result: what every result records, and the heads-up (R10) or the R12
     outcome (the ranking; the pot less the fee, R10: rounded down, split by the prize table
-    with R12's rounding)."""
-    # R12: the seats that forfeited before finished then; they rank and share the pot too.
-    seats = (
-        list(Seat.objects.filter(match=match, state=Seat.State.FINISHED).order_by("position"))
-        if match.is_multi
-        else finished
-    )
+    with R12's rounding), over ``seats``, those the result records."""
     facts: dict[str, Any] = {
         "match_id": match.pk,
         "game_ref": match.game_ref,
         "variant": match.variant,
         "reason": end.reason,
         "hands_won": match.hands_won,
-        "hands_played": hand.number,
+        "hands_played": hands_played,
         "currency": match.currency,
         "is_practice": match.is_practice,
         "fee_bps": match.fee_bps,

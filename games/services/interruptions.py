@@ -7,12 +7,15 @@ could not take moves. Before the turn timer fires anything (``timers.turn_timers
 - up to ``GAMES_MAX_INTERRUPTION_SECONDS``: every turn deadline that fell inside it (or was
   due in the timer's latency slack just before it) moves on by its length plus the match's
   ``reconnect_grace_seconds``; no protection is counted, nobody times out because of it;
+- of any length: a tournament's match waiting for its players (R14) has its no-show
+  deadline moved on the same way, if it fell inside;
 - longer: every match it touched (running when it ended, started before it ended) is
   suspended in the very transaction that recorded the outage (``matches_suspend``, the
   heartbeat's ``outage_recorded`` signal: no move reaches it from then on), then voided
   (``match_void``): the hand abandoned, every stake or cashier amount given back in one
-  balanced ledger transaction with no fee (``wallet.escrow_void``), the match ``voided``,
-  ``game.voided`` for the operators.
+  balanced ledger transaction with no fee (``wallet.escrow_void``; a tournament's match,
+  R14, has no escrow: nothing to give back), the match ``voided``, ``game.voided`` for the
+  operators and ``games.signals.match_voided`` after the commit.
 
 Exactly once: the outage row is locked (skip locked: one sweep applies it) and marked applied
 in the transaction that shifted the deadlines; voids run one match per transaction, each
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -37,7 +41,9 @@ from games.models import Hand, HandEvent, Match, Seat
 from games.realtime import publisher
 from games.services.hand_lifecycle import hand_abandon
 from games.services.network import match_event_enqueue
+from games.signals import match_voided
 from gin_platform.audit import audit_record
+from gin_platform.enqueue import on_commit_logged
 from gin_platform.heartbeat import outages_unapplied
 from gin_platform.locks import lock_outage
 from gin_platform.models import Outage
@@ -129,13 +135,33 @@ def _outage_close(outage_id: int) -> bool:
             outage.seconds,
             len(ids),
         )
+    _no_show_deadlines_shift(outage)
     outage.applied_at = timezone.now()
     outage.save(update_fields=["applied_at"])
     return True
 
 
+def _no_show_deadlines_shift(outage: Outage) -> None:
+    """R14 "Absence" under R13: nobody could take a tournament's seat while the platform
+    was down, so each waiting match's no-show deadline that fell inside the outage moves on
+    by its length plus the match's reconnect grace (a match not started is never voided)."""
+    slack = timedelta(seconds=settings.GAMES_TURN_GRACE_SECONDS)
+    waiting = Match.objects.filter(
+        status=Match.Status.WAITING,
+        no_show_deadline__gte=outage.started_at - slack,
+        no_show_deadline__lte=outage.ended_at,
+    ).values_list("pk", "no_show_deadline", "reconnect_grace_seconds")
+    for match_id, deadline, grace in waiting:
+        assert deadline is not None  # filtered above
+        moved_on = outage.ended_at - outage.started_at + timedelta(seconds=grace)
+        Match.objects.filter(pk=match_id).update(no_show_deadline=deadline + moved_on)
+
+
 def _stakes_back(*, match: Match, actor: Actor) -> LedgerTransaction | None:
-    """Every stake out of the match's escrow in one transaction (None: nothing was left)."""
+    """Every stake out of the match's escrow in one transaction (None: nothing was left, or
+    a tournament's match, R14, which has no escrow)."""
+    if match.is_tournament:
+        return None
     try:
         refund = wallet.escrow_void(
             game_ref=match.game_ref,
@@ -207,5 +233,9 @@ def match_void(
     }
     match_event_enqueue(match=match, event_type="game.voided", data=lambda _: voided)
     publisher.match_changed(match_id=match.pk)
+    on_commit_logged(
+        partial(match_voided.send, sender=Match, match_id=match.pk),
+        what=f"match_voided of match {match.pk}",
+    )
     logger.warning("match %s voided (%s, outage %s)", match.pk, reason, outage_id)
     return True

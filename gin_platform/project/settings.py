@@ -273,6 +273,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
     # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
+    # R14 "Absence": a tournament's match goes on without the players who did not sit down.
+    "tournament-no-shows": {
+        "task": "games.tasks.tournament_no_shows",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
     # R13: the beat's own heartbeat (gin_platform/heartbeat.py).
     "platform-heartbeat": {
         "task": "gin_platform.tasks.platform_heartbeat",
