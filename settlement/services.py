@@ -150,12 +150,14 @@ def payout_for(result: MatchResult | MultiMatchResult) -> Payout:
     return pot_payout(stakes=amounts, winner=result.winner_seat, fee_bps=result.fee_bps)
 
 
-def _failure_recorded(settle: Callable[..., Settlement]) -> Callable[..., Settlement]:
+def _failure_recorded(
+    settle: Callable[..., Settlement | None],
+) -> Callable[..., Settlement | None]:
     """settlement.failed: an error that a retry will not fix (not a transient database
     error) is recorded for the operator after the settlement rolled back, once per game."""
 
     @functools.wraps(settle)
-    def recorded(*, match_id: int, **kwargs: Any) -> Settlement:
+    def recorded(*, match_id: int, **kwargs: Any) -> Settlement | None:
         try:
             return settle(match_id=match_id, **kwargs)
         except (OperationalError, InterfaceError, GameNotFinishedProblem):
@@ -270,10 +272,26 @@ def _settled_event(settlement: Settlement) -> OperatorEvent:
     )
 
 
+def _tournament_match_close(*, match: Match, actor: Actor) -> None:
+    """R14: a tournament's match has no escrow (the tournament pays its prizes from the
+    entries): it moves ``finished -> settled`` with nothing posted, no Settlement and no
+    ``game.settled``, so the stragglers sweep and reconciliation are done with it."""
+    if match.status == Match.Status.SETTLED:
+        return
+    if match.status != Match.Status.FINISHED:
+        raise GameNotFinishedProblem(f"match {match.pk} is {match.status}")
+    game_services.match_settled_record(match=match, actor=actor)
+
+
 @_failure_recorded
 @transaction.atomic
-def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement:
+def game_settle(*, match_id: int, actor: Actor = SETTLEMENT_ACTOR) -> Settlement | None:
+    """Settle finished game ``match_id`` (the module's docstring); its Settlement, or None
+    for a tournament's match (R14), settled with nothing to pay."""
     match, seated = lock_match_with_seats(match_id)  # the players come with the lock
+    if match.is_tournament:
+        _tournament_match_close(match=match, actor=actor)
+        return None
     if match.status == Match.Status.SETTLED:
         return Settlement.objects.get(match=match)
     if match.status != Match.Status.FINISHED:
@@ -369,10 +387,14 @@ def _batch_settle(*, match_ids: Sequence[int], actor: Actor) -> list[int]:
     finished = [
         (match, seated) for match, seated in locked if match.status == Match.Status.FINISHED
     ]
-    games = [_game(match, seated) for match, seated in finished]
+    # R14: a tournament's matches have nothing to pay (``_tournament_match_close``).
+    closed = [match for match, _ in finished if match.is_tournament]
+    games = [_game(match, seated) for match, seated in finished if not match.is_tournament]
     if any(platform_selectors.is_network_operator(game.match.operator_id) for game in games):
         raise wallet_services.NotBatchable("a network game (its events go to each operator)")
     settled = [match.pk for match, _ in locked]
+    if closed:
+        game_services.matches_settled_record(matches=closed, actor=actor)
     if not games:
         return settled
     posted = wallet_services.escrow_settle_many(

@@ -12,5 +12,8 @@ class Command(BaseCommand):
         ids = services.unsettled_match_ids(older_than_seconds=0)
         for match_id in ids:
             settlement = services.game_settle(match_id=match_id)
-            self.stdout.write(f"settled match {match_id}: fee {settlement.statement['fee']}")
+            if settlement is None:  # a tournament's match (R14): nothing to pay
+                self.stdout.write(f"settled match {match_id}: a tournament's, nothing to pay")
+            else:
+                self.stdout.write(f"settled match {match_id}: fee {settlement.statement['fee']}")
         self.stdout.write(f"{len(ids)} game(s) settled")
