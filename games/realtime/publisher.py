@@ -299,9 +299,23 @@ def player_group(player_id: object) -> str:
     return f"player.{player_id}"
 
 
+def player_message(*, player_id: object, message: dict[str, Any]) -> None:
+    """Send ``message`` to the player's sockets (``/ws/v1/me``) once the current transaction
+    commits (at once outside one; nothing if it rolls back). The one way another app pushes
+    to a player (docs/realtime.md "The player's socket"): player protection's reality checks
+    and session changes, a tournament's messages (R14). ``message`` is sent as it is: a
+    JSON object with its own ``type``, holding only what the player may see."""
+    if not isinstance(message.get("type"), str):
+        raise ValueError("a player's message names its type")
+    on_commit_logged(
+        partial(player_message_send, player_id, message),
+        what=f"push of a {message['type']} message to player {player_id}",
+    )
+
+
 def player_message_send(player_id: object, message: dict[str, Any]) -> None:
-    """Send ``message`` to the player's sockets (``/ws/v1/me``) now: the caller runs it
-    after its commit (player protection's reality checks and session changes)."""
+    """Send ``message`` to the player's sockets now (``player_message`` runs it after the
+    commit)."""
     group_send_many([(player_group(player_id), {"type": PLAYER_PUSH, "text": encode(message)})])
 
 

@@ -24,7 +24,6 @@ A leaf: ``hand_lifecycle``, ``play`` and ``turn_clock`` import it; it imports no
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -38,7 +37,7 @@ from games.models import Hand, Match, Seat
 from games.problems import RealityCheckOpenProblem
 from games.realtime import publisher
 from gin_platform.audit import audit_record
-from gin_platform.enqueue import enqueue_on_commit, on_commit_logged
+from gin_platform.enqueue import enqueue_on_commit
 from gin_platform.request_path.precompiled import save_fields
 from gin_platform.tenancy.principals import Actor
 from protection.play import reality_check_at_boundary, reality_checks_due
@@ -149,22 +148,20 @@ def pause_end(*, match: Match, hand: Hand, now: datetime) -> None:
 
 
 def _push(player_id: UUID, message: dict[str, Any]) -> None:
-    on_commit_logged(
-        partial(publisher.player_message_send, player_id, message),
-        what=f"push of a reality check to {player_id}",
-    )
+    publisher.player_message(player_id=player_id, message=message)
 
 
 # --- After the answer ----------------------------------------------------------------------
-def _running_matches(player_id: UUID) -> list[int]:
-    return list(
-        Seat.objects.filter(
-            player_id=player_id,
-            state__in=Seat.ACTIVE_STATES,
-            match__status=Match.Status.RUNNING,
-            match__is_practice=False,
-        ).values_list("match_id", flat=True)
+def _running_matches(player_id: UUID, *, tournaments: bool = True) -> list[int]:
+    seats = Seat.objects.filter(
+        player_id=player_id,
+        state__in=Seat.ACTIVE_STATES,
+        match__status=Match.Status.RUNNING,
+        match__is_practice=False,
     )
+    if not tournaments:
+        seats = seats.filter(match__external_ref__isnull=True)
+    return list(seats.values_list("match_id", flat=True))
 
 
 def reality_check_closed(*, player_id: UUID, next_due: datetime | None) -> None:
@@ -203,9 +200,11 @@ def _seat_resume(*, match_id: int, player_id: UUID, next_due: datetime | None) -
 # --- A session's end at the table ----------------------------------------------------------
 def stop_after_hand(*, player_id: UUID, reason: str) -> list[int]:
     """Mark each running real-money match of the player to stop when its hand in play ends
-    (``reason``: the session's end reason). The matches marked."""
+    (``reason``: the session's end reason). The matches marked. A tournament's match plays
+    on: its buy-in counted at registration, and R14 lets a player who self-excluded since
+    finish the tournament (a lesser break no less)."""
     marked = []
-    for match_id in _running_matches(player_id):
+    for match_id in _running_matches(player_id, tournaments=False):
         if _stop_mark(match_id=match_id, reason=reason):
             marked.append(match_id)
     return marked

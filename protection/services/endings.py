@@ -16,7 +16,6 @@ stops after its hand under an ``end_of_hand`` profile), never inside the session
 from __future__ import annotations
 
 from datetime import datetime
-from functools import partial
 
 from django.db import transaction
 from django.utils import timezone
@@ -24,7 +23,7 @@ from django.utils.translation import gettext
 
 from games import services as games
 from games import session_selectors as games_selectors
-from games.realtime.publisher import player_message_send
+from games.realtime.publisher import player_message
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import on_commit_logged
 from gin_platform.events.catalogue import player_ref
@@ -64,10 +63,7 @@ def _push_session(session: PlaySession) -> None:
         "type": "play_session",
         "play_session": session_dict(selectors.session_figures(session=session)),
     }
-    on_commit_logged(
-        partial(player_message_send, session.player_id, message),
-        what=f"push of session {session.pk}",
-    )
+    player_message(player_id=session.player_id, message=message)
 
 
 def _end(session: PlaySession, *, reason: str, actor: Actor, now: datetime) -> PlaySession:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -18,8 +17,7 @@ from django.utils import timezone
 
 from games import services as games
 from games import session_selectors as tables
-from games.realtime.publisher import player_message_send
-from gin_platform.enqueue import on_commit_logged
+from games.realtime.publisher import player_message
 from protection import selectors
 from protection.api.presenters import reality_check_dict
 from protection.models import EndReason, PlaySession
@@ -60,10 +58,7 @@ def _checks_away_from_tables(now: datetime, sweep: SessionSweep) -> None:
             check, new = reality_check_show(player_id=session.player_id, now=now)
             if check is not None and new:
                 message = {"type": "reality_check", "reality_check": reality_check_dict(check)}
-                on_commit_logged(
-                    partial(player_message_send, session.player_id, message),
-                    what=f"push of reality check {check.pk}",
-                )
+                player_message(player_id=session.player_id, message=message)
                 sweep.checks_shown.append(check.pk)
 
 
