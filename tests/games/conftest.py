@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import engine
+from games.signals import match_finished, match_voided
 from gin_platform.http.throttling import PrincipalRateThrottle
 from tests.factories import PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
@@ -61,3 +62,21 @@ def practice_table(operator):
 def _no_player_throttling(monkeypatch):
     """Whole games make hundreds of requests per player within seconds."""
     monkeypatch.setitem(PrincipalRateThrottle.THROTTLE_RATES, "player", "1000000/min")
+
+
+@pytest.fixture
+def signals_sent():
+    """The match ids ``match_finished`` and ``match_voided`` were sent for, in order."""
+    sent: dict[str, list[int]] = {"finished": [], "voided": []}
+
+    def finished(sender, match_id: int, **_kwargs) -> None:
+        sent["finished"].append(match_id)
+
+    def voided(sender, match_id: int, **_kwargs) -> None:
+        sent["voided"].append(match_id)
+
+    match_finished.connect(finished, dispatch_uid="tests.tournament.finished")
+    match_voided.connect(voided, dispatch_uid="tests.tournament.voided")
+    yield sent
+    match_finished.disconnect(dispatch_uid="tests.tournament.finished")
+    match_voided.disconnect(dispatch_uid="tests.tournament.voided")

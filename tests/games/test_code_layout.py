@@ -21,6 +21,7 @@ from games.services import (
     rooms,
     seating,
     timers,
+    tournament_matches,
     waiting_list,
 )
 
@@ -43,6 +44,14 @@ SERVICE_MODULES = {
     "seat_checks": {"house_bot"},
     "seating": {"rooms", "network", "hand_lifecycle", "timers", "house_bot", "seat_checks"},
     "waiting_list": {"rooms", "seat_checks", "seating"},
+    # R14: a tournament's matches, started as seating starts a full table.
+    "tournament_matches": {
+        "hand_lifecycle",
+        "house_bot",
+        "interruptions",
+        "seat_checks",
+        "seating",
+    },
 }
 
 # What ``games.services`` offered before it became a package, with the module that owns it.
@@ -54,6 +63,7 @@ PUBLIC_NAMES = {
         "room_create",
         "room_update",
         "table_create",
+        "tournament_room_open",
     ],
     seating: ["SeatResult", "seat_leave", "seat_take", "table_seat_bot"],
     hand_lifecycle: ["SCORE_FIELDS", "bot_move_delay"],
@@ -93,6 +103,13 @@ PUBLIC_NAMES = {
         "waiting_list_match",
     ],
     interruptions: ["match_void"],
+    tournament_matches: [
+        "NO_SHOW_ACTOR",
+        "tournament_match_open",
+        "tournament_match_rules",
+        "tournament_no_shows_sweep",
+        "tournament_seat_claim",
+    ],
     protection_clock: ["PROTECTION_ACTOR", "reality_check_closed", "stop_after_hand"],
     house_bot: [
         "BOT_ACTOR",
