@@ -9,8 +9,9 @@ Ledger invariants and who holds them:
 - Ledger transactions and entries are append-only: the model and its querysets refuse
   updates and deletes, and on PostgreSQL a trigger refuses them too. A correction is a new
   reversing transaction.
-- Player, escrow and house-fee balances never go below zero (CHECK). House FX and the
-  outside world may (they are the house's position and the money outside the platform).
+- Player, escrow, house-fee and ticket balances never go below zero (CHECK). House FX, the
+  outside world and the promotion accounts may (the house's position, the money outside
+  the platform, what the operator's promotions have cost).
 - ``Account.balance`` caches the sum of the account's entries; only ``post``
   (wallet/ledger/post.py) changes it, in the same database transaction as the entries and
   under the row locks of ``wallet.locks``. ``manage.py reconcile`` proves it.
@@ -70,7 +71,14 @@ class AppendOnlyModel(models.Model):
 
 
 # Accounts owned by the operator alone (no player, no game), sharded like the house's.
-_OPERATOR_OWNED = ("house_fee", "house_fx", "outside", "operator_wallet", "network_position")
+_OPERATOR_OWNED = (
+    "house_fee",
+    "house_fx",
+    "outside",
+    "operator_wallet",
+    "network_position",
+    "promotion",
+)
 
 
 class Account(models.Model):
@@ -89,8 +97,14 @@ class Account(models.Model):
         # taken out of them (negative: the network owes the operator). Every operator has
         # one per currency (sharded), the network's operator too; they net to zero.
         NETWORK_POSITION = "network_position", "Network position"
+        # R14: what the operator's promotions cost (a tournament's overlay, a freeroll's
+        # prize pool, the tickets it grants): may go negative, the operator's spend.
+        PROMOTION = "promotion", "Promotion"
+        # R14: a player's ticket to one tournament (``game_ref``: the tournament's), granted
+        # by the operator or won in a satellite; it pays an entry into that escrow.
+        TICKET = "ticket", "Tournament ticket"
 
-    NON_NEGATIVE_KINDS = (Kind.PLAYER, Kind.ESCROW, Kind.HOUSE_FEE)
+    NON_NEGATIVE_KINDS = (Kind.PLAYER, Kind.ESCROW, Kind.HOUSE_FEE, Kind.TICKET)
     HOUSE_KINDS = (Kind.HOUSE_FEE, Kind.HOUSE_FX, Kind.OUTSIDE)
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -111,7 +125,8 @@ class Account(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=~Q(kind__in=("player", "escrow", "house_fee")) | Q(balance__gte=0),
+                condition=~Q(kind__in=("player", "escrow", "house_fee", "ticket"))
+                | Q(balance__gte=0),
                 name="wallet_account_balance_non_negative",
             ),
             models.CheckConstraint(
@@ -121,6 +136,7 @@ class Account(models.Model):
             models.CheckConstraint(
                 condition=(Q(kind="player") & Q(player__isnull=False) & Q(game_ref__isnull=True))
                 | (Q(kind="escrow") & Q(player__isnull=True) & Q(game_ref__isnull=False))
+                | (Q(kind="ticket") & Q(player__isnull=False) & Q(game_ref__isnull=False))
                 | (Q(kind__in=_OPERATOR_OWNED) & Q(player__isnull=True) & Q(game_ref__isnull=True)),
                 name="wallet_account_owner_matches_kind",
             ),
@@ -129,15 +145,25 @@ class Account(models.Model):
                 condition=Q(kind="player"),
                 name="wallet_one_player_account_per_currency",
             ),
-            # Only escrows have a game_ref (the CHECK above), so this is "one escrow per game
-            # and currency"; written on game_ref rather than kind because a prepared
-            # statement's generic plan can use a partial index only when the query implies
-            # its predicate, and ``game_ref = $1`` implies ``game_ref IS NOT NULL`` whereas
+            # Escrows and tickets have a game_ref (the CHECK above), and only tickets a
+            # player too, so this is "one escrow per game and currency"; written on game_ref
+            # and player rather than kind because a prepared statement's generic plan can use
+            # a partial index only when the query implies its predicate: an escrow's lookup
+            # says ``game_ref = $1 AND player_id IS NULL`` (wallet.ledger.keys), whereas
             # ``kind = $2`` never implies ``kind = 'escrow'`` (docs/deploy.md).
             models.UniqueConstraint(
                 fields=("game_ref", "currency"),
-                condition=Q(game_ref__isnull=False),
+                condition=Q(game_ref__isnull=False) & Q(player__isnull=True),
                 name="wallet_one_escrow_per_game_and_currency",
+            ),
+            # One ticket per player, tournament and currency (an escrow's NULL player is
+            # distinct from every other: escrows are the index above's). Its predicate is
+            # the game_ref's alone, so any lookup by ``game_ref = $1`` can use it, an
+            # escrow's without ``player_id IS NULL`` too (reading the game's tickets).
+            models.UniqueConstraint(
+                fields=("game_ref", "currency", "player"),
+                condition=Q(game_ref__isnull=False),
+                name="wallet_one_ticket_per_player_game_and_currency",
             ),
             models.UniqueConstraint(
                 fields=("operator", "kind", "currency", "shard"),
@@ -148,6 +174,8 @@ class Account(models.Model):
 
     def __str__(self) -> str:
         owner = self.player_id or self.game_ref or f"{self.operator_id}#{self.shard}"
+        if self.kind == self.Kind.TICKET:
+            owner = f"{self.player_id}@{self.game_ref}"
         return f"{self.kind}:{owner}:{self.currency}"
 
     @property
@@ -188,6 +216,17 @@ class LedgerTransaction(AppendOnlyModel):
         # A colluder's winnings given to the victims, approved by a second risk user
         # (integrity's cases; one per case): wallet/services/confiscation.py.
         CONFISCATION = "confiscation"
+        # R14 tournaments (wallet/services/tournament.py): a round's prizes out of the
+        # escrow, the entry fees to the house, the operator's overlay in and back out, and
+        # tickets granted, entered with, refunded and expired.
+        TOURNAMENT_PRIZE = "tournament_prize"
+        TOURNAMENT_FEE = "tournament_fee"
+        OVERLAY = "overlay"
+        OVERLAY_RETURN = "overlay_return"
+        TICKET_GRANT = "ticket_grant"
+        TICKET_ENTRY = "ticket_entry"
+        TICKET_REFUND = "ticket_refund"
+        TICKET_EXPIRY = "ticket_expiry"
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=24, choices=Kind.choices)
