@@ -41,8 +41,11 @@ NOT_SENT = "You are offline: your move was not sent."
 
 
 def header(page) -> tuple[str | None, str]:
+    """The header's state and the one label it shows, which is what screen readers are told."""
     line = page.locator("header #connection")
-    return line.get_attribute("data-state"), line.inner_text()
+    shown = line.locator(".connection-label.current").inner_text()
+    assert line.locator(".connection-said").text_content() == shown
+    return line.get_attribute("data-state"), shown
 
 
 def wait_state(page, state: str, *, timeout: int = TIMEOUT_MS) -> None:

@@ -16,7 +16,7 @@
 // rather than at the end of their backoff.
 
 import { $ } from "./dom.js";
-import { gettext, pgettext } from "./i18n.js";
+import { gettext } from "./i18n.js";
 import { dismissConnectionNotices, showNotice } from "./notices.js";
 
 // Not through api.js: it reports every answer here (and the probe must not carry the
@@ -28,23 +28,6 @@ const PROBE_TIMEOUT_MS = 3000;
 // A proxy's own page for these (not a problem+json) means the game server behind it did
 // not answer: the same as no answer at all.
 const GATEWAY_DOWN = [502, 503, 504];
-
-function stateText(state) {
-  switch (state) {
-    case "live":
-      return pgettext("the connection's state", "Live");
-    case "polling":
-      return gettext("Live (without a socket)");
-    case "reconnecting":
-      return gettext("Reconnecting…");
-    case "offline":
-      return gettext("Offline");
-    case "closed":
-      return gettext("Not connected");
-    default:
-      return gettext("Connecting…");
-  }
-}
 
 class Connection {
   constructor() {
@@ -116,9 +99,14 @@ class Connection {
 
   render() {
     if (!this.element) return;
-    this.element.hidden = this.state === "idle";
     this.element.dataset.state = this.state;
-    this.element.textContent = this.state === "idle" ? "" : stateText(this.state);
+    let said = "";
+    for (const label of this.labels) {
+      const current = label.dataset.for === this.state;
+      label.classList.toggle("current", current);
+      if (current) said = label.textContent;
+    }
+    this.said.textContent = said;
   }
 
   // --- Probing REST while the socket is down --------------------------------------------------
@@ -165,6 +153,11 @@ class Connection {
 
   /** The header's status line and the browser's own word on its network. */
   watch(element) {
+    // The page renders every state's label in one grid cell (play.html), only the current one
+    // visible: the pill is as wide as its longest label from the first paint, so a change of
+    // state moves nothing else in the header (no layout shift). Screen readers read `said`.
+    this.labels = [...element.querySelectorAll(".connection-label")];
+    this.said = element.querySelector(".connection-said");
     this.element = element;
     this.render();
     window.addEventListener("offline", () => {
