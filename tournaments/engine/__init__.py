@@ -1,6 +1,6 @@
 """The tournament engine (R14 in docs/rules.md): the pure part of a knockout tournament.
 
-The provably fair draw, each round's tables and byes, the places, the prize table and the
+The provably fair draw, the bracket's shape, its tables and byes, the places, the prize table and the
 prizes, and the whole bracket replayed from the revealed seed. Standard library and
 ``games.engine`` only: no Django, no database, nothing that does I/O. This module is the
 public facade; other code imports from ``tournaments.engine`` only.
@@ -16,39 +16,41 @@ from tournaments.engine.prizes import (
     place_shares,
     prize_amounts,
 )
-from tournaments.engine.replay import Bracket, Results, bracket_replay
-from tournaments.engine.rounds import (
-    SEATS,
-    RoundPlan,
-    bye_count,
+from tournaments.engine.bracket import (
+    BracketShape,
+    ReplayedTable,
+    bracket_replay,
+    bracket_shape,
     check_format,
-    plan_round,
+    first_round,
+    going_on,
+    is_played,
     ranking_by_draw,
-    table_sizes,
+    table_from_feeders,
 )
 
 __all__ = [
     "BPS",
     "DRAW_LABEL",
     "MAX_PAID_PLACES",
-    "SEATS",
-    "Bracket",
+    "BracketShape",
     "PlaceGroup",
-    "Results",
-    "RoundPlan",
+    "ReplayedTable",
     "bracket_replay",
-    "bye_count",
+    "bracket_shape",
     "check_format",
     "check_prize_table",
     "default_prize_table",
     "draw_order",
+    "first_round",
+    "going_on",
+    "is_played",
     "new_server_seed",
     "place_shares",
     "places_of_final",
     "places_of_round",
-    "plan_round",
     "prize_amounts",
     "ranking_by_draw",
     "seed_commitment",
-    "table_sizes",
+    "table_from_feeders",
 ]

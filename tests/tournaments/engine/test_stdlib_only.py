@@ -32,4 +32,4 @@ def test_the_tournament_engine_imports_only_the_standard_library_and_games_engin
         name in ("games", "tournaments") or name.startswith(("games.engine", "tournaments.engine"))
         for name in project
     ), project
-    assert "tournaments.engine.replay" in project and "games.engine.fairness" in project
+    assert "tournaments.engine.bracket" in project and "games.engine.fairness" in project
