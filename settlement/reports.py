@@ -13,11 +13,17 @@ equal the ledger's.
 - payouts: what left those escrows for the players (turnover - fees);
 - bonus_points: line, target and zero-point bonus points awarded (Money Play, R10);
 - ggr: gross gaming revenue. In a peer-to-peer game the operator's GGR is the rake it
-  keeps, so ggr = fees;
+  keeps, so ggr = fees + tournament_fees;
 - ngr: net gaming revenue: ggr minus what was handed back that day: fees given back by
   reversals and manual adjustments credited to players (net of debits), as the ledger
-  posted them that day (``wallet.selectors.backoffice.revenue_corrections``). A day with only
-  corrections has a row with no games.
+  posted them that day (``wallet.selectors.backoffice.revenue_corrections``), and minus the
+  day's promotion cost;
+- tournament_fees: the tournaments' entry fees the operator's house fee received that day
+  (R14; a network tournament's: each operator's share);
+- promotion: what the operator's promotions cost that day: overlays, freeroll pools and
+  granted tickets, less overlays returned and tickets expired
+  (``wallet.selectors.backoffice.tournament_revenue``).
+A day with only corrections or tournament money has a row with no games.
 
 ``players``: one row per day x operator x currency x player, named by the operator's own
 ``external_ref`` (an operator's report shows only its own players):
@@ -59,7 +65,7 @@ from settlement.selectors import (
     report_currency,
     report_settlements,
 )
-from wallet.selectors.backoffice import revenue_corrections
+from wallet.selectors.backoffice import revenue_corrections, tournament_revenue
 
 MAX_DAYS = 366
 TABLES = ("totals", "players")
@@ -133,16 +139,19 @@ class TotalsRow:
     mode: str = "live"
     fee_reversals: int = 0  # fees handed back by reversals posted that day
     adjustments: int = 0  # manual adjustments credited to players that day (net)
+    tournament_fees: int = 0  # tournaments' entry fees received that day (R14)
+    promotion: int = 0  # overlays, freeroll pools and granted tickets, net, that day
 
     @property
     def ggr(self) -> int:
-        """Gross gaming revenue: the rake (fees) the operator keeps."""
-        return self.fees
+        """Gross gaming revenue: the rake the operator keeps, games' fees and tournaments'."""
+        return self.fees + self.tournament_fees
 
     @property
     def ngr(self) -> int:
-        """Net gaming revenue: GGR minus fee reversals and adjustments of the day."""
-        return self.ggr - self.fee_reversals - self.adjustments
+        """Net gaming revenue: GGR minus fee reversals, adjustments and promotion cost of the
+        day."""
+        return self.ggr - self.fee_reversals - self.adjustments - self.promotion
 
 
 @dataclass
@@ -236,18 +245,30 @@ def _add_corrections(
     sandbox: bool | None,
     currency: str | None,
 ) -> None:
-    """Fee reversals and adjustments posted in the period, on the day they were posted (a
-    row of their own when nothing was settled that day)."""
+    """Fee reversals and adjustments, tournaments' fees and promotion cost posted in the
+    period, on the day they were posted (a row of their own when nothing was settled that
+    day)."""
+    mode = operator.mode if operator is not None else ("test" if sandbox else "live")
+
+    def row_of(key: tuple[date, str, str]) -> TotalsRow:
+        if key not in totals:
+            totals[key] = TotalsRow(*key, mode=mode)
+        return totals[key]
+
     corrections = revenue_corrections(
         start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
     )
     for key, (fee_reversals, adjustments) in corrections.items():
-        row = totals.get(key)
-        if row is None:
-            mode = operator.mode if operator is not None else ("test" if sandbox else "live")
-            row = totals[key] = TotalsRow(*key, mode=mode)
+        row = row_of(key)
         row.fee_reversals += fee_reversals
         row.adjustments += adjustments
+    tournaments = tournament_revenue(
+        start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
+    )
+    for key, (fees, promotion) in tournaments.items():
+        row = row_of(key)
+        row.tournament_fees += fees
+        row.promotion += promotion
 
 
 def _bonus_points(result: MatchResult | MultiMatchResult) -> int:
@@ -303,7 +324,20 @@ def report_json(report: DailyReport) -> dict[str, Any]:
 
 # The columns of each table, in the order of the JSON rows and the CSV's; the money columns
 # (minor units in the rows) are given as decimal strings.
-AMOUNT_COLUMNS = frozenset({"turnover", "fees", "payouts", "ggr", "ngr", "staked", "paid", "net"})
+AMOUNT_COLUMNS = frozenset(
+    {
+        "turnover",
+        "fees",
+        "payouts",
+        "ggr",
+        "ngr",
+        "tournament_fees",
+        "promotion",
+        "staked",
+        "paid",
+        "net",
+    }
+)
 CSV_COLUMNS = {
     "totals": (
         "day",
@@ -318,6 +352,8 @@ CSV_COLUMNS = {
         "mode",  # added with the sandbox, so earlier columns keep their places
         "ggr",  # added last for the same reason
         "ngr",
+        "tournament_fees",  # added with the tournaments (R14), after everything else
+        "promotion",
     ),
     "players": (
         "day",

@@ -80,6 +80,8 @@ def lock_accounts_if_all_exist(
         for name, value in lookup.items():
             if name == "kind":
                 terms.append(f"kind = '{Account.Kind(value).value}'")  # a known kind only
+            elif value is None:  # an escrow's ``player_id IS NULL``: written, like the kind
+                terms.append(f"{_COLUMNS[name]} IS NULL")
             else:
                 terms.append(f"{_COLUMNS[name]} = %s")
                 params.append(value)

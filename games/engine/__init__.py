@@ -30,6 +30,7 @@ from games.engine.fairness import (
     first_dealer,
     new_server_seed,
     seed_commitment,
+    shuffle,
     shuffled_deck,
     verify_deck,
 )
@@ -190,6 +191,7 @@ __all__ = [
     "settle_knock",
     "settle_showdown",
     "seven_card_deadwood",
+    "shuffle",
     "shuffled_deck",
     "sort_by_suit",
     "split_pot",

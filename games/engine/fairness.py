@@ -8,15 +8,20 @@ The algorithm, exactly (docs/engine.md repeats it with a stand-alone verifier):
 * commitment: ``SHA-256(seed bytes)`` as 64 lowercase hex characters, published before the
   deal.
 * byte stream for a label (``"deck"`` for the deal, ``"reshuffle-1"``, ``"reshuffle-2"``, ...
-  for R7 reshuffles): block ``k`` (k = 0, 1, 2, ...) is
+  for R7 reshuffles, ``"draw"`` for an R14 tournament's draw): block ``k`` (k = 0, 1, 2, ...) is
   ``HMAC-SHA256(key=seed bytes, msg=ASCII(label + ":" + decimal k))``; the stream is the
   blocks' bytes in order.
 * uniform integer in ``[0, n)`` for ``n <= 256``: read one byte ``b``; if
   ``b < 256 - 256 % n`` return ``b % n``, otherwise discard it and read the next byte
   (rejection sampling: every value has exactly the same number of accepted bytes).
-* shuffle: start from :data:`FULL_DECK` (AS..KS, AH..KH, AD..KD, AC..KC); for ``i`` from 51
-  down to 1, draw ``j`` uniform in ``[0, i]`` and swap positions ``i`` and ``j``
-  (Fisher-Yates). Position 0 of the result is the first card dealt.
+* the same for ``256 < n <= 2**32`` (an R14 tournament draw of more than 256 entries): read
+  four bytes as a big-endian ``u``; if ``u < 2**32 - 2**32 % n`` return ``u % n``, otherwise
+  discard them and read the next four. Each draw's width follows its own ``n``, so a shuffle
+  of 256 items or fewer (every deck) reads exactly the bytes it always did.
+* shuffle: start from the items in their given order (for the deal, :data:`FULL_DECK`:
+  AS..KS, AH..KH, AD..KD, AC..KC); for ``i`` from ``len - 1`` down to 1, draw ``j`` uniform
+  in ``[0, i]`` and swap positions ``i`` and ``j`` (Fisher-Yates). Position 0 of a shuffled
+  deck is the first card dealt.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ from games.engine.cards import FULL_DECK, Card
 T = TypeVar("T")
 SEED_BYTES = 32
 DECK_LABEL = "deck"
+# Draws above 256 values read four bytes at a time: 2**32 values per try.
+WIDE = 2**32
+MAX_ITEMS = WIDE
 
 
 def new_server_seed() -> str:
@@ -61,20 +69,27 @@ def byte_stream(seed: str, label: str) -> Iterator[int]:
 
 
 def uniform_below(stream: Iterator[int], n: int) -> int:
-    """A uniform integer in ``[0, n)`` for ``1 <= n <= 256``, by rejection (no modulo bias)."""
-    if not 1 <= n <= 256:
-        raise ValueError("n must be within 1..256")
-    accept_below = 256 - 256 % n
-    for byte in stream:
-        if byte < accept_below:
-            return byte % n
-    raise ValueError("the byte stream ended")  # pragma: no cover - the stream is endless
+    """A uniform integer in ``[0, n)`` for ``1 <= n <= 2**32``, by rejection (no modulo bias):
+    one byte per try up to 256, four big-endian bytes per try above."""
+    if not 1 <= n <= MAX_ITEMS:
+        raise ValueError("n must be within 1..2**32")
+    if n <= 256:
+        accept_below = 256 - 256 % n
+        for byte in stream:
+            if byte < accept_below:
+                return byte % n
+        raise ValueError("the byte stream ended")  # pragma: no cover - the stream is endless
+    accept_below = WIDE - WIDE % n
+    while True:
+        word = int.from_bytes(bytes(next(stream) for _ in range(4)), "big")
+        if word < accept_below:
+            return word % n
 
 
 def shuffle(items: Sequence[T], seed: str, label: str) -> tuple[T, ...]:
     """Unbiased Fisher-Yates shuffle of ``items`` driven by the seed's stream for ``label``."""
-    if len(items) > 256:
-        raise ValueError("at most 256 items can be shuffled with one byte per draw")
+    if len(items) > MAX_ITEMS:
+        raise ValueError("at most 2**32 items can be shuffled")
     result = list(items)
     stream = byte_stream(seed, label)
     for i in range(len(result) - 1, 0, -1):

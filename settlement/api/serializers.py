@@ -56,11 +56,19 @@ class ReportTotalsOutput(serializers.Serializer):
         choices=("live", "test"), help_text="test: a sandbox operator's row (test money)"
     )
     ggr = serializers.CharField(
-        help_text="Gross gaming revenue: the rake the operator keeps (peer-to-peer), = fees"
+        help_text="Gross gaming revenue: the rake the operator keeps (peer-to-peer), "
+        "= fees + tournament_fees"
     )
     ngr = serializers.CharField(
-        help_text="Net gaming revenue: ggr minus fees handed back by reversals and manual "
-        "adjustments credited to players, as posted that day"
+        help_text="Net gaming revenue: ggr minus fees handed back by reversals, manual "
+        "adjustments credited to players and the promotion cost, as posted that day"
+    )
+    tournament_fees = serializers.CharField(
+        help_text="Tournaments' entry fees the operator's house fee received that day"
+    )
+    promotion = serializers.CharField(
+        help_text="What the operator's promotions cost that day: tournament overlays, "
+        "freeroll prize pools and granted tickets, less overlays returned and tickets expired"
     )
 
 

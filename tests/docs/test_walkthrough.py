@@ -117,6 +117,8 @@ def test_the_walkthrough_runs_as_written(tmp_path):
             "mode",
             "ggr",
             "ngr",
+            "tournament_fees",
+            "promotion",
         )
     ]
     assert players_header.split(",")[-5:] == ["games", "staked", "paid", "net", "mode"]

@@ -701,8 +701,9 @@ def test_staff_reports_keep_sandbox_money_out_of_live_totals(worlds, staff_clien
 
     csv_text = staff_client.get(url + "&mode=test&format=csv").content.decode()
     header, first = csv_text.splitlines()[:2]
-    assert header.split(",")[-3:] == ["mode", "ggr", "ngr"]  # ggr, ngr were added after
-    assert first.split(",")[-3] == "test"
+    # ggr, ngr were added after the mode; the tournaments' two after them
+    assert header.split(",")[-5:] == ["mode", "ggr", "ngr", "tournament_fees", "promotion"]
+    assert first.split(",")[-5] == "test"
 
     refused = staff_client.get(url + "&mode=both")
     assert refused.status_code == 400

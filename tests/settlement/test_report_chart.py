@@ -155,11 +155,11 @@ def test_ggr_and_ngr_add_up_against_the_ledger(operator, three_days):
         assert row.ggr == row.fees == ledger[day]["settlement_fees"], day
         assert row.ngr == ledger[day]["house_fee"] - ledger[day]["adjustments"], day
     assert rows["2026-03-02"].games == 0 and rows["2026-03-02"].ngr == -500
-    # The API and the CSV carry them, as the last two columns.
+    # The API and the CSV carry them, after the earlier columns (the tournaments' two after).
     body = reports.report_json(report)
-    assert [list(line)[-2:] for line in body["totals"]] == [["ggr", "ngr"]] * 3
+    assert [list(line)[-4:-2] for line in body["totals"]] == [["ggr", "ngr"]] * 3
     header = reports.report_csv(report).split("\r\n")[0]
-    assert header.split(",")[-2:] == ["ggr", "ngr"]
+    assert header.split(",")[-4:] == ["ggr", "ngr", "tournament_fees", "promotion"]
     totals = Sum("amount")
     fees_received = LedgerEntry.objects.filter(
         account__operator=operator, account__kind="house_fee"

@@ -114,7 +114,15 @@ def test_each_csv_sums_to_the_totals_the_json_states(busy_operator, operator_cli
     by_grain = {tuple(row[k] for k in GRAIN): row for row in body["totals"]}
 
     totals_csv = csv_rows(operator_client.get(url + "&format=csv"))
-    assert list(totals_csv[0]) == [*GRAIN, *TOTALS_NUMBERS, "mode", "ggr", "ngr"]
+    assert list(totals_csv[0]) == [
+        *GRAIN,
+        *TOTALS_NUMBERS,
+        "mode",
+        "ggr",
+        "ngr",
+        "tournament_fees",
+        "promotion",
+    ]
     assert len(totals_csv) == len(by_grain)  # one line per day x operator x currency
     for line in totals_csv:
         row = by_grain[tuple(line[k] for k in GRAIN)]

@@ -14,6 +14,7 @@ from wallet.ledger.keys import (
     house_shards,
     player_key,
     shard_for,
+    ticket_key,
 )
 from wallet.models import Account
 from wallet.selectors import balances, reconciliation
@@ -26,7 +27,23 @@ def test_each_kind_of_account_is_found_by_what_makes_it_unique():
     assert wallet.lookup() == {"kind": "player", "currency": "EUR", "player_id": player}
     escrow = escrow_key(operator_id=operator, game_ref="match:1", currency="EUR")
     assert escrow.identity == ("escrow", "EUR", "match:1")
-    assert escrow.lookup() == {"kind": "escrow", "currency": "EUR", "game_ref": "match:1"}
+    # ``player_id IS NULL``: the escrow's partial unique index (a ticket shares its game_ref)
+    assert escrow.lookup() == {
+        "kind": "escrow",
+        "currency": "EUR",
+        "game_ref": "match:1",
+        "player_id": None,
+    }
+    ticket = ticket_key(
+        player_id=player, operator_id=operator, game_ref="tournament:1", currency="EUR"
+    )
+    assert ticket.identity == ("ticket", "EUR", str(player), "tournament:1")
+    assert ticket.lookup() == {
+        "kind": "ticket",
+        "currency": "EUR",
+        "player_id": player,
+        "game_ref": "tournament:1",
+    }
     fee = house_key(operator_id=operator, kind=AccountKind.HOUSE_FEE, currency="EUR", shard=3)
     assert fee.identity == ("house_fee", "EUR", str(operator), 3)
     assert fee.lookup() == {
@@ -36,7 +53,9 @@ def test_each_kind_of_account_is_found_by_what_makes_it_unique():
         "shard": 3,
     }
     # whose books: the key says it, as the row will
-    assert {wallet.operator_id, escrow.operator_id, fee.operator_id} == {operator}
+    assert {wallet.operator_id, escrow.operator_id, ticket.operator_id, fee.operator_id} == {
+        operator
+    }
 
 
 def test_a_shard_is_a_stable_hash_of_the_id_within_the_shard_count(settings):

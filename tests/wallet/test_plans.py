@@ -4,8 +4,17 @@ size of the tables, in the generic plan a long-lived connection settles on (test
 import pytest
 from django.db import connection
 
-from tests.plans import generic_plan, indexes_used, reads_of, run_and_plan, sequential_scans
+from gin_platform.models import Player
+from tests.plans import (
+    generic_plan,
+    indexes_used,
+    nodes_of,
+    reads_of,
+    run_and_plan,
+    sequential_scans,
+)
 from tests.wallet.factories import fund
+from wallet.ledger.keys import escrow_key, ticket_key
 from wallet.locks import lock_accounts_if_all_exist
 from wallet.models import Account
 from wallet.selectors.postings import escrow_with_replay
@@ -121,3 +130,52 @@ def test_finding_and_locking_keeps_its_generic_plan_instead_of_planning_each_pos
         )
         ((generic, custom),) = cursor.fetchall()
     assert custom <= 5 and generic >= 5, (generic, custom)
+
+
+def _many_tickets(operator, game_ref: str, count: int = 3000) -> list:
+    """``count`` players of ``operator``, each with a ticket to ``game_ref``, beside the
+    tournament's escrow (what a freeroll's granted tickets make), and fresh statistics."""
+    players = Player.objects.bulk_create(
+        Player(operator=operator, external_ref=f"holder-{n}", wallet_currency="EUR")
+        for n in range(count)
+    )
+    Account.objects.bulk_create(
+        Account(kind="ticket", operator=operator, currency="EUR", player=who, game_ref=game_ref)
+        for who in players
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE wallet_account, platform_player")
+    return players
+
+
+def test_a_tournaments_escrow_and_a_ticket_are_found_by_their_own_unique_indexes(operator, player):
+    """A tournament's escrow shares its game_ref with every ticket to it: the escrow's
+    lookup (``player_id IS NULL``) and a ticket's (its player) each read their own row
+    through their unique index, never the tournament's thousands of tickets."""
+    fund(player, 100)
+    _many_accounts(operator)
+    holders = _many_tickets(operator, "plan-7")
+    lookups = [
+        escrow_key(operator_id=operator.pk, game_ref="plan-7", currency="EUR").lookup(),
+        ticket_key(
+            player_id=holders[7].pk, operator_id=operator.pk, game_ref="plan-7", currency="EUR"
+        ).lookup(),
+    ]
+    (locked, plan) = run_and_plan(lambda: lock_accounts_if_all_exist(lookups=lookups))
+    assert sorted(account.kind for account in locked) == ["escrow", "ticket"]
+    _assert_accounts_found_by_index(plan)
+    assert "wallet_one_escrow_per_game_and_currency" in indexes_used(plan), plan
+    _assert_reads_a_row_or_two(plan)
+    escrow, plan = run_and_plan(
+        lambda: escrow_with_replay(game_ref="plan-7", currency="EUR", reference="none")
+    )
+    assert escrow.kind == "escrow"
+    _assert_accounts_found_by_index(plan)
+    assert "wallet_one_escrow_per_game_and_currency" in indexes_used(plan), plan
+    _assert_reads_a_row_or_two(plan)
+
+
+def _assert_reads_a_row_or_two(plan: dict) -> None:
+    """Every index read of the plan expects a row or two: the game's tickets are not read."""
+    scans = [node for node in nodes_of(plan) if "Index Name" in node]
+    assert scans and all(node["Plan Rows"] <= 2 for node in scans), plan

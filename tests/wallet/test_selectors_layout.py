@@ -26,6 +26,7 @@ CONCERNS = {
     "flows": ["settled_game_flows"],
     "harm": ["deposits_made", "buy_ins_made", "loss_limits_reached", "limit_in_force"],
     "history": ["wallet_movements", "wallet_period_sums", "game_nets"],
+    "tournaments": ["ticket_balance", "promotion_balance", "overlay_lines", "tournament_statement"],
 }
 
 

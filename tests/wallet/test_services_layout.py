@@ -48,6 +48,14 @@ CONCERNS = {
     "seamless_retry": ["seamless_call_retry", "seamless_calls_sweep", "seamless_balance"],
     "network": ["network_position_settle", "check_net_settlement", "check_network_escrow"],
     "confiscation": ["winnings_confiscate", "check_confiscation", "confiscation_reference"],
+    "tournament": [
+        "tournament_prizes_pay",
+        "TournamentPrize",
+        "tournament_fee_take",
+        "tournament_overlay_add",
+        "tournament_overlay_return",
+    ],
+    "tickets": ["ticket_grant", "ticket_enter", "ticket_refund", "ticket_expire"],
 }
 
 # The plans of the postings (pure: wallet/services/plans/) and the ledger kernel.
@@ -58,11 +66,26 @@ PLAN_CONCERNS = {
     "escrow_settle": ["settlement_plan", "SettlementPlan", "Payee"],
     "corrections": ["reversal_plan", "ReversalPlan"],
     "confiscation": ["confiscation_lines", "Party"],
+    "tournament": [
+        "prizes_plan",
+        "fee_plan",
+        "overlay_plan",
+        "ticket_entry_plan",
+        "TournamentPlan",
+    ],
 }
 LEDGER_CONCERNS = {
     "checks": ["check_amount", "check_reference", "check_game_ref", "check_funds"],
     "lines": ["Line", "lines_on", "transfer_lines", "unbalanced_currencies", "unbalanced_books"],
-    "keys": ["AccountKey", "house_key", "player_key", "escrow_key", "shard_for", "house_shards"],
+    "keys": [
+        "AccountKey",
+        "house_key",
+        "player_key",
+        "escrow_key",
+        "ticket_key",
+        "shard_for",
+        "house_shards",
+    ],
     "accounts": ["resolve_and_lock", "accounts_get_or_create", "in_key_order"],
     "replay": ["posting_replay", "reference_guard"],
     "post": ["post", "post_transfer", "LedgerInvariantError"],
@@ -92,6 +115,16 @@ PUBLIC_NAMES = [
     "time_out_take",
     "transaction_reverse",
     "withdraw",
+    # the tournaments (R14)
+    "TournamentPrize",
+    "tournament_prizes_pay",
+    "tournament_fee_take",
+    "tournament_overlay_add",
+    "tournament_overlay_return",
+    "ticket_grant",
+    "ticket_enter",
+    "ticket_refund",
+    "ticket_expire",
 ]
 
 
@@ -175,7 +208,8 @@ def test_only_the_posting_core_locks_accounts_checks_replays_and_posts():
         if LEDGER not in path.parents and path.name != "locks.py" and steps & _calls(path)
     }
     assert offenders == {}
-    for concern in ("cashier", "escrow", "practice", "corrections", "seamless"):
+    concerns = ("cashier", "escrow", "practice", "corrections", "seamless", "tournament", "tickets")
+    for concern in concerns:
         assert "posting_make" in _calls(SERVICES / f"{concern}.py"), concern
 
 

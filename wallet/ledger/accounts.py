@@ -15,15 +15,17 @@ from wallet.models import Account
 from wallet.problems import EscrowOperatorMismatchProblem
 
 # The one global order in which missing accounts are created (no lock is held then):
-# house accounts, then escrows, then wallets.
+# house accounts, then escrows, then wallets and tickets.
 _CREATION_ORDER: dict[str, int] = {
     AccountKind.HOUSE_FEE: 0,
     AccountKind.HOUSE_FX: 0,
     AccountKind.OUTSIDE: 0,
     AccountKind.OPERATOR_WALLET: 0,
     AccountKind.NETWORK_POSITION: 0,
+    AccountKind.PROMOTION: 0,
     AccountKind.ESCROW: 1,
     AccountKind.PLAYER: 2,
+    AccountKind.TICKET: 2,
 }
 
 

@@ -1,7 +1,8 @@
 """Which account a posting needs, named before it exists or is locked (pure: no database).
 
 An ``AccountKey`` says which account: a player's wallet (per currency), a game's escrow
-(per currency), or a house account of an operator (kind, currency and shard). Hot house
+(per currency), a player's ticket to a tournament (per currency), or a house account of an
+operator (kind, currency and shard: the promotion account is one). Hot house
 accounts are sharded: a player's postings use the shard of the player's id, a game's fee
 the shard of the game (``shard_for``), so that concurrent postings rarely queue on one row
 (docs/wallet.md "Ledger").
@@ -51,6 +52,8 @@ class AccountKey:
             return (self.kind, self.currency, str(self.player_id))
         if self.kind == AccountKind.ESCROW:
             return (self.kind, self.currency, self.game_ref)
+        if self.kind == AccountKind.TICKET:
+            return (self.kind, self.currency, str(self.player_id), self.game_ref)
         return (self.kind, self.currency, str(self.operator_id), self.shard)
 
     def lookup(self) -> dict[str, Any]:
@@ -58,7 +61,21 @@ class AccountKey:
         if self.kind == AccountKind.PLAYER:
             return {"kind": self.kind, "currency": self.currency, "player_id": self.player_id}
         if self.kind == AccountKind.ESCROW:
-            return {"kind": self.kind, "currency": self.currency, "game_ref": self.game_ref}
+            # ``player_id IS NULL``: what the escrow's partial unique index says (a ticket to
+            # the tournament shares its game_ref), so that the lookup can use it.
+            return {
+                "kind": self.kind,
+                "currency": self.currency,
+                "game_ref": self.game_ref,
+                "player_id": None,
+            }
+        if self.kind == AccountKind.TICKET:
+            return {
+                "kind": self.kind,
+                "currency": self.currency,
+                "player_id": self.player_id,
+                "game_ref": self.game_ref,
+            }
         return {
             "kind": self.kind,
             "currency": self.currency,
@@ -84,4 +101,16 @@ def escrow_key(*, operator_id: Any, game_ref: str, currency: str) -> AccountKey:
     """The escrow of game ``game_ref`` in ``currency``, owned by ``operator_id``."""
     return AccountKey(
         kind=AccountKind.ESCROW, currency=currency, operator_id=operator_id, game_ref=game_ref
+    )
+
+
+def ticket_key(*, player_id: Any, operator_id: Any, game_ref: str, currency: str) -> AccountKey:
+    """Player ``player_id``'s ticket (on the books of ``operator_id``, their operator) to the
+    tournament ``game_ref``, in ``currency``."""
+    return AccountKey(
+        kind=AccountKind.TICKET,
+        currency=currency,
+        operator_id=operator_id,
+        player_id=player_id,
+        game_ref=game_ref,
     )

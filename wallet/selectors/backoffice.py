@@ -1,9 +1,9 @@
 """Wallet reads for the back office and the reports, in one place: a player's wallets and
 open stakes (the player page, settlement/backoffice.py), the ledger's revenue corrections
-per day (the daily report's NGR, settlement/reports.py) and the network statement's ledger
-lines (settlement/network.py), and the money between two players (integrity's cases).
-Reads across operators: callers scope them (staff scope, or
-the operator asking for its own report).
+and tournaments' fees and promotion cost per day (the daily report's GGR and NGR,
+settlement/reports.py), the network statement's ledger lines (settlement/network.py), and
+the money between two players (integrity's cases). Reads across operators: callers scope
+them (staff scope, or the operator asking for its own report).
 """
 
 from __future__ import annotations
@@ -79,6 +79,55 @@ def revenue_corrections(
     amount) and manual adjustments credited to players (credits minus debits, reversed
     adjustments netted). Ledger rows are append-only, so a past period reads the same
     later: a correction counts on the day it is posted, never on the original's."""
+    scope = _period_scope(
+        start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
+    )
+    fee_lines = LedgerEntry.objects.filter(
+        scope, account__kind=Account.Kind.HOUSE_FEE, transaction__kind=Kind.REVERSAL
+    )
+    adjustment_lines = LedgerEntry.objects.filter(scope, account__kind=Account.Kind.PLAYER).filter(
+        kinds_with_reversals((Kind.ADJUSTMENT,), prefix="transaction__")
+    )
+    found = _day_sums((fee_lines, -1), (adjustment_lines, 1))
+    return {key: (fees, adjustments) for key, (fees, adjustments) in found.items()}
+
+
+def tournament_revenue(
+    *,
+    start: datetime,
+    end: datetime,
+    operator: Operator | None = None,
+    sandbox: bool | None = None,
+    currency: str | None = None,
+) -> dict[tuple[date, str, str], tuple[int, int]]:
+    """Per UTC day x operator slug x currency, what tournaments (R14) posted in ``[start,
+    end)``: the entry fees the operator's house fee accounts received (the lines of
+    ``tournament_fee`` postings: a network tournament's each operator's share, the rest the
+    network's), and the promotion cost, what left the operator's promotion accounts (its
+    overlays, freeroll pools and granted tickets, less overlays returned and tickets
+    expired, whatever posted it, reversals included). A fee given back by a reversal is a
+    revenue correction (``revenue_corrections``)."""
+    scope = _period_scope(
+        start=start, end=end, operator=operator, sandbox=sandbox, currency=currency
+    )
+    fee_lines = LedgerEntry.objects.filter(
+        scope, account__kind=Account.Kind.HOUSE_FEE, transaction__kind=Kind.TOURNAMENT_FEE
+    )
+    promotion_lines = LedgerEntry.objects.filter(scope, account__kind=Account.Kind.PROMOTION)
+    found = _day_sums((fee_lines, 1), (promotion_lines, -1))
+    return {key: (fees, promotion) for key, (fees, promotion) in found.items()}
+
+
+def _period_scope(
+    *,
+    start: datetime,
+    end: datetime,
+    operator: Operator | None,
+    sandbox: bool | None,
+    currency: str | None,
+) -> Q:
+    """Ledger lines posted in ``[start, end)`` on the accounts of ``operator`` (or of every
+    operator of the ``sandbox`` mode), in ``currency`` when given."""
     scope = Q(transaction__created_at__gte=start, transaction__created_at__lt=end)
     if operator is not None:
         scope &= Q(account__operator=operator)
@@ -86,14 +135,16 @@ def revenue_corrections(
         scope &= Q(account__operator__is_sandbox=sandbox)
     if currency:
         scope &= Q(currency=currency)
-    fee_lines = LedgerEntry.objects.filter(
-        scope, account__kind=Account.Kind.HOUSE_FEE, transaction__kind=Kind.REVERSAL
-    )
-    adjustment_lines = LedgerEntry.objects.filter(scope, account__kind=Account.Kind.PLAYER).filter(
-        kinds_with_reversals((Kind.ADJUSTMENT,), prefix="transaction__")
-    )
+    return scope
+
+
+def _day_sums(
+    *columns: tuple[QuerySet[LedgerEntry], int],
+) -> dict[tuple[date, str, str], list[int]]:
+    """Each of ``columns`` (lines, sign) summed per UTC day of its posting x operator slug x
+    currency, signed: one list of sums per key, in the columns' order."""
     found: dict[tuple[date, str, str], list[int]] = {}
-    for column, lines, sign in ((0, fee_lines, -1), (1, adjustment_lines, 1)):
+    for column, (lines, sign) in enumerate(columns):
         rows = (
             lines.annotate(day=TruncDate("transaction__created_at", tzinfo=UTC))
             .values("day", "account__operator__slug", "currency")
@@ -102,8 +153,8 @@ def revenue_corrections(
         )
         for row in rows:
             key = (row["day"], row["account__operator__slug"], row["currency"])
-            found.setdefault(key, [0, 0])[column] += sign * int(row["total"])
-    return {key: (fees, adjustments) for key, (fees, adjustments) in found.items()}
+            found.setdefault(key, [0] * len(columns))[column] += sign * int(row["total"])
+    return found
 
 
 # --- The network statement's ledger lines (docs/network.md "Settling the network") --------

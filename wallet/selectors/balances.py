@@ -20,10 +20,15 @@ from wallet.models import Account, LedgerEntry, LedgerTransaction
 from wallet.selectors.transactions import kinds_with_reversals
 
 Kind = LedgerTransaction.Kind
-# Postings that put a player's money at stake in a game or give it back: escrow
-# contributions are made of these (a reversal of one counts like the original). A void gives
+# Postings that put a player's money at stake in a game or give it back (a reversal of one
+# counts like the original): what ``table_refund`` and ``escrow_void`` undo. A void gives
 # every player's stake back at once: for each of them, a refund.
 CONTRIBUTION_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID)
+# R14: an entry paid with a ticket and its refund (``ticket_refund`` undoes these).
+TICKET_ENTRY_KINDS = (Kind.TICKET_ENTRY, Kind.TICKET_REFUND)
+# What a player put into an escrow, however they paid: the escrow's contributions (who
+# entered, and each operator's share of a network escrow's fee).
+ENTRY_KINDS = (*CONTRIBUTION_KINDS, *TICKET_ENTRY_KINDS)
 
 
 def wallet_account(*, player: Player, currency: str | None = None) -> Account | None:
@@ -48,8 +53,10 @@ def house_balance(*, operator: Operator, kind: str, currency: str) -> int:
 
 
 def escrow_account(*, game_ref: str, currency: str) -> Account | None:
+    # ``player IS NULL``: the escrow's unique index (a ticket to a tournament shares its
+    # game_ref, wallet/models/ledger.py)
     return Account.objects.filter(
-        kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency
+        kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency, player__isnull=True
     ).first()
 
 
@@ -66,15 +73,17 @@ def escrow_is_settled(*, escrow: Account) -> bool:
 
 
 def contribution_entries(*, escrow: Account) -> QuerySet[LedgerEntry]:
-    """The escrow's entries of its contributions (buy-ins and refunds, and reversals of
-    them): what its players staked, summed per player or per operator by the callers."""
+    """The escrow's entries of its contributions (buy-ins, refunds and voids, entries paid
+    with a ticket and their refunds, and reversals of them): what its players staked,
+    summed per player or per operator by the callers."""
     return LedgerEntry.objects.filter(account=escrow).filter(
-        kinds_with_reversals(CONTRIBUTION_KINDS, prefix="transaction__")
+        kinds_with_reversals(ENTRY_KINDS, prefix="transaction__")
     )
 
 
 def escrow_contributions(*, game_ref: str, currency: str) -> dict[uuid.UUID, int]:
-    """Per player, what they put into the game's escrow: buy-ins minus refunds.
+    """Per player, what they put into the game's escrow: buy-ins (and entries paid with a
+    ticket) minus refunds.
 
     Settlement payouts do not reduce it (after settlement the escrow is 0 but this still
     says what each player staked). Players whose buy-ins were all refunded are left out.
@@ -92,12 +101,12 @@ def escrow_contributions(*, game_ref: str, currency: str) -> dict[uuid.UUID, int
 
 
 def player_contribution_transactions(
-    *, escrow: Account, player: Player
+    *, escrow: Account, player: Player, kinds: tuple[str, ...] = CONTRIBUTION_KINDS
 ) -> QuerySet[LedgerTransaction]:
-    """The player's buy-ins, refunds and voids for this escrow (and reversals of them)."""
-    return LedgerTransaction.objects.filter(
-        kinds_with_reversals(CONTRIBUTION_KINDS), escrow=escrow
-    ).filter(
+    """The player's buy-ins, refunds and voids for this escrow (and reversals of them);
+    ``kinds=TICKET_ENTRY_KINDS``: their entries paid with a ticket and the refunds of
+    those."""
+    return LedgerTransaction.objects.filter(kinds_with_reversals(kinds), escrow=escrow).filter(
         pk__in=LedgerEntry.objects.filter(account=escrow, player=player).values("transaction_id")
     )
 

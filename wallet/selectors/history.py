@@ -9,8 +9,8 @@ minor units of the wallet's currency):
 - ``deposits``: the entries of deposits (a reversed deposit takes its amount back out);
 - ``withdrawals``: minus the entries of withdrawals, so a positive figure;
 - ``play``: the entries of play postings (``PLAY_KINDS``): what came back from games
-  (refunds, voids, payouts, restitutions) less what went into them (buy-ins, confiscated
-  winnings); positive when the player is up;
+  (refunds, voids, payouts, tournament prizes, restitutions) less what went into them
+  (buy-ins, confiscated winnings); positive when the player is up;
 - ``other``: every other movement (a staff adjustment; in seamless mode the operator's
   wallet moving money into and out of the transit wallet);
 so ``deposits - withdrawals + play + other`` is the wallet's change over the window.
@@ -34,9 +34,17 @@ Kind = LedgerTransaction.Kind
 
 # What a game came to for its player: stakes put in and what came back of them. A
 # confiscation takes a colluder's winnings back (or gives a victim theirs) after the games.
-PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT, Kind.CONFISCATION)
-# The postings of one game (by its ``game_ref``): a confiscation is a case's, not a game's.
-GAME_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT)
+PLAY_KINDS = (
+    Kind.BUY_IN,
+    Kind.REFUND,
+    Kind.VOID,
+    Kind.SETTLEMENT,
+    Kind.TOURNAMENT_PRIZE,
+    Kind.CONFISCATION,
+)
+# The postings of one game (by its ``game_ref``; a tournament's too): a confiscation is a
+# case's, not a game's.
+GAME_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT, Kind.TOURNAMENT_PRIZE)
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "deposit": (Kind.DEPOSIT,),
     "withdrawal": (Kind.WITHDRAWAL,),

@@ -32,8 +32,9 @@ from wallet.windows import PERIODS, Window, windows
 Kind = LedgerTransaction.Kind
 BreakKind = SelfExclusion.Kind
 # What the loss limit counts: stakes put into games, and what came back from them (a
-# refund, a void, a settlement; a reversal of one counts like the original).
-PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT)
+# refund, a void, a settlement, a tournament's prize; a reversal of one counts like the
+# original). A ticket never moves the wallet.
+PLAY_KINDS = (Kind.BUY_IN, Kind.REFUND, Kind.VOID, Kind.SETTLEMENT, Kind.TOURNAMENT_PRIZE)
 
 
 def cashier_caps_get(*, operator: Operator, currency: str) -> CashierCaps | None:
@@ -68,8 +69,8 @@ def deposit_totals(*, account: Account | None, at: datetime) -> dict[str, int]:
 
 
 def net_loss_totals(*, account: Account | None, at: datetime) -> dict[str, int]:
-    """Buy-ins minus refunds, voids and payouts in each window (negative when the player is
-    up)."""
+    """Buy-ins minus refunds, voids and payouts (a tournament's prizes too) in each window
+    (negative when the player is up)."""
     if account is None or account.pk is None:
         return dict.fromkeys(PERIODS, 0)
     entries = LedgerEntry.objects.filter(account=account).filter(
@@ -100,7 +101,10 @@ def play_net_since(*, account: Account | None, since: datetime) -> PlayNet:
     if account is None or account.pk is None:
         return PlayNet(total=0, in_play=0)
     open_escrows = Account.objects.filter(
-        kind=Account.Kind.ESCROW, game_ref=OuterRef("transaction__game_ref"), balance__gt=0
+        kind=Account.Kind.ESCROW,
+        game_ref=OuterRef("transaction__game_ref"),
+        player__isnull=True,
+        balance__gt=0,
     )
     sums = (
         LedgerEntry.objects.filter(account=account, created_at__gte=since)

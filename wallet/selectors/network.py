@@ -53,9 +53,9 @@ def network_position_outstanding(*, operator: Operator, currency: str, cutoff: d
 
 
 def escrow_operator_contributions(*, escrow: Account) -> dict[uuid.UUID, int]:
-    """Per operator, what its players put into the escrow (buy-ins minus refunds and voids,
-    reversals counted like the original): the contributions a network game's fee is shared
-    by."""
+    """Per operator, what its players put into the escrow (buy-ins and entries paid with a
+    ticket, minus refunds and voids, reversals counted like the original): the
+    contributions a network game's (or tournament's) fee is shared by."""
     rows = (
         contribution_entries(escrow=escrow)
         .filter(player__isnull=False)

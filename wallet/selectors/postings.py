@@ -28,7 +28,7 @@ from wallet.models import (
     PlayerLimit,
     SelfExclusion,
 )
-from wallet.selectors.balances import CONTRIBUTION_KINDS
+from wallet.selectors.balances import ENTRY_KINDS
 from wallet.selectors.limits import breaks_in_force
 
 if TYPE_CHECKING:
@@ -56,7 +56,9 @@ def escrow_with_replay(
 # settlement.
 _ESCROW_WITH_REPLAY = PrecompiledQuery(
     lambda game_ref, currency, reference: (
-        Account.objects.filter(kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency)
+        Account.objects.filter(
+            kind=Account.Kind.ESCROW, game_ref=game_ref, currency=currency, player__isnull=True
+        )
         .select_related("operator")
         .annotate(replayed=Exists(LedgerTransaction.objects.filter(reference=reference)))
         .order_by("pk")[:1]
@@ -85,8 +87,8 @@ class EscrowPostingReads:
 # Written out: plain SQL on any database, and no ORM compile of its subqueries on every
 # refund and settlement. One row per fact, tagged: ``settled`` is
 # ``balances.escrow_is_settled``, ``participant`` a player of a contribution (buy-in, refund,
-# void, or a reversal of one: who ever bought in, even if refunded since), ``seamless`` is
-# ``seamless.is_seamless``.
+# void, an entry paid with a ticket or its refund, or a reversal of one: who ever bought
+# in, even if refunded since), ``seamless`` is ``seamless.is_seamless``.
 # Keys come back as text (hyphenated on PostgreSQL, 32 hex digits on SQLite), parsed by UUID.
 _REPLAYED_SQL = """SELECT 'replayed', NULL
  WHERE EXISTS (SELECT 1 FROM wallet_ledgertransaction WHERE reference = %s)"""
@@ -99,7 +101,8 @@ _PARTICIPANTS_SQL = """SELECT 'participant', CAST(e.player_id AS TEXT)
   JOIN wallet_ledgertransaction t ON t.id = e.transaction_id
   LEFT JOIN wallet_ledgertransaction reversed ON reversed.id = t.reverses_id
  WHERE e.account_id = %s AND e.player_id IS NOT NULL
-   AND (t.kind IN (%s, %s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s, %s)))"""
+   AND (t.kind IN ({kinds}) OR (t.kind = %s AND reversed.kind IN ({kinds})))"""
+_ENTRY_MARKS = ", ".join(["%s"] * len(ENTRY_KINDS))
 _SEAMLESS_SQL = """SELECT 'seamless', CAST(operator_id AS TEXT) FROM wallet_operatorwallet
  WHERE mode = %s AND operator_id IN ({})"""
 
@@ -108,7 +111,7 @@ _SEAMLESS_SQL = """SELECT 'seamless', CAST(operator_id AS TEXT) FROM wallet_oper
 def _escrow_posting_reads_sql(*, participants: bool, operators: int) -> str:
     parts = [_REPLAYED_SQL, _SETTLED_SQL]
     if participants:
-        parts.append(_PARTICIPANTS_SQL)
+        parts.append(_PARTICIPANTS_SQL.format(kinds=_ENTRY_MARKS))
     if operators:
         parts.append(_SEAMLESS_SQL.format(", ".join(["%s"] * operators)))
     return "\nUNION ALL\n".join(parts)
@@ -124,7 +127,7 @@ def escrow_posting_reads(
     operators = sorted(set(operator_ids), key=str)
     params: list[str | int] = [reference, escrow.pk, Kind.SETTLEMENT.value]
     if participants:
-        contribution = [kind.value for kind in CONTRIBUTION_KINDS]
+        contribution = [kind.value for kind in ENTRY_KINDS]
         params += [escrow.pk, *contribution, Kind.REVERSAL.value, *contribution]
     if operators:
         operator_key = Operator._meta.pk
@@ -149,7 +152,9 @@ def escrows_of_games(*, games: Sequence[tuple[str, str]]) -> list[Account | None
     found = {
         (escrow.game_ref, escrow.currency): escrow
         for escrow in Account.objects.filter(
-            kind=Account.Kind.ESCROW, game_ref__in={game_ref for game_ref, _ in games}
+            kind=Account.Kind.ESCROW,
+            game_ref__in={game_ref for game_ref, _ in games},
+            player__isnull=True,
         ).select_related("operator")
     }
     return [found.get(game) for game in games]
@@ -187,7 +192,7 @@ _BATCH_PARTICIPANTS_SQL = """SELECT DISTINCT 'participant', e.account_id, CAST(e
   JOIN wallet_ledgertransaction t ON t.id = e.transaction_id
   LEFT JOIN wallet_ledgertransaction reversed ON reversed.id = t.reverses_id
  WHERE e.account_id IN ({escrows}) AND e.player_id IS NOT NULL
-   AND (t.kind IN (%s, %s, %s) OR (t.kind = %s AND reversed.kind IN (%s, %s, %s)))"""
+   AND (t.kind IN ({kinds}) OR (t.kind = %s AND reversed.kind IN ({kinds})))"""
 _BATCH_SEAMLESS_SQL = """SELECT 'seamless', NULL, CAST(operator_id AS TEXT)
   FROM wallet_operatorwallet WHERE mode = %s AND operator_id IN ({operators})"""
 
@@ -201,9 +206,9 @@ def escrow_posting_reads_many(
     parts = [
         _BATCH_REPLAYED_SQL.format(references=", ".join(["%s"] * len(references))),
         _BATCH_SETTLED_SQL.format(escrows=marks),
-        _BATCH_PARTICIPANTS_SQL.format(escrows=marks),
+        _BATCH_PARTICIPANTS_SQL.format(escrows=marks, kinds=_ENTRY_MARKS),
     ]
-    contribution = [kind.value for kind in CONTRIBUTION_KINDS]
+    contribution = [kind.value for kind in ENTRY_KINDS]
     ids = [escrow.pk for escrow in escrows]
     params: list[str | int] = [*references, *ids, Kind.SETTLEMENT.value, *ids]
     params += [*contribution, Kind.REVERSAL.value, *contribution]

@@ -25,12 +25,18 @@
 - ``network``: money between operators in network play: the network positions, the fee
   split of a network game and the net settlement of a position (docs/network.md);
 - ``confiscation``: a colluder's winnings given to the victims (integrity's cases, after
-  four eyes), across operators through their network positions.
+  four eyes), across operators through their network positions;
+- ``tournament``: a tournament's escrow paid out in parts (R14): a round's prizes
+  (``TournamentPrize``: into wallets, or tickets to another tournament), the entry fees,
+  the operator's overlay in and back out;
+- ``tickets``: tournament tickets (R14): granted from the operator's promotion account,
+  entered with, refunded, expired.
 
 Every function is keyword-only, typed and atomic, makes one state change, and writes its
 audit row in the same database transaction. Other apps move money only through here:
 ``games`` with ``table_buy_in`` / ``table_refund`` / ``escrow_void``, ``settlement`` with
-``escrow_settle``.
+``escrow_settle``, the tournaments with ``table_buy_in`` / ``table_refund`` and the
+``tournament`` and ``tickets`` services.
 Import them from ``wallet.services`` (this package re-exports every public name); reads are
 in ``wallet.selectors``.
 
@@ -52,6 +58,10 @@ Transactions: durable, or designed to run inside a caller's transaction.
   - ``transaction_reverse``: a building block of corrections (reverse a settlement, then
     post the corrected one, in one transaction); the ledger's state-machine test also runs
     it inside the transaction each example rolls back;
+  - the ``tournament`` and ``tickets`` services: the tournaments register, unregister,
+    pay a round and cancel inside their own transaction, so the tournament's state and its
+    money commit together (``tournament_fee_take`` retries its try, a savepoint, when a
+    network tournament's contributions changed before its locks);
   - ``exchange_rate_record``: ``exchange_rates_load`` records every row of a file inside
     its own transaction (all rows or none). ``exchange_rates_load`` takes no row lock.
 - Never inside a transaction (they call the operator over HTTP, and no lock may be held
@@ -148,6 +158,14 @@ from wallet.services.seamless_retry import (
     seamless_call_retry,
     seamless_calls_sweep,
 )
+from wallet.services.tickets import ticket_enter, ticket_expire, ticket_grant, ticket_refund
+from wallet.services.tournament import (
+    TournamentPrize,
+    tournament_fee_take,
+    tournament_overlay_add,
+    tournament_overlay_return,
+    tournament_prizes_pay,
+)
 
 __all__ = [
     "COMPONENT_SHAPE",
@@ -165,6 +183,7 @@ __all__ = [
     "NotBatchable",
     "RateRowError",
     "SessionLossLimit",
+    "TournamentPrize",
     "adjustment_reference",
     "approval_approve",
     "approval_propose",
@@ -213,8 +232,16 @@ __all__ = [
     "shard_for",
     "table_buy_in",
     "table_refund",
+    "ticket_enter",
+    "ticket_expire",
+    "ticket_grant",
+    "ticket_refund",
     "time_out_days_allowed",
     "time_out_take",
+    "tournament_fee_take",
+    "tournament_overlay_add",
+    "tournament_overlay_return",
+    "tournament_prizes_pay",
     "transaction_reverse",
     "wallet_adjust",
     "winnings_confiscate",

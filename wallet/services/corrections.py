@@ -41,8 +41,8 @@ def transaction_reverse(
     players, the same FX amounts, so no new rate: wallet/services/plans/corrections.py). A
     reversal cannot itself be reversed, and a transaction is reversed at most once. Refused
     if a non-negative account would go below zero (``insufficient-funds``), or for a buy-in,
-    refund or void whose escrow is settled. Reversing a settlement reopens the escrow for a
-    corrected settlement."""
+    refund or void (or a ticket entry or its refund) whose escrow is settled. Reversing a
+    settlement reopens the escrow for a corrected settlement."""
     original = ledger_transaction
     reference = check_reference(reference)
     same: dict[str, Any] = {"kind": Kind.REVERSAL, "reverses": original}
@@ -58,7 +58,7 @@ def transaction_reverse(
             raise AlreadyReversedProblem(f"transaction #{original.pk} is already reversed")
         if (
             original.escrow is not None
-            and original.kind in (Kind.BUY_IN, Kind.REFUND, Kind.VOID)
+            and original.kind in selectors.ENTRY_KINDS
             and selectors.escrow_is_settled(escrow=original.escrow)
         ):
             raise EscrowSettledProblem(

@@ -3,6 +3,9 @@
 import hashlib
 import hmac
 import re
+from collections.abc import Sequence
+
+import pytest
 
 from games.engine import (
     FULL_DECK,
@@ -13,7 +16,7 @@ from games.engine import (
     shuffled_deck,
     verify_deck,
 )
-from games.engine.fairness import byte_stream, shuffle
+from games.engine.fairness import byte_stream, shuffle, uniform_below
 
 SEED = "0" * 64
 
@@ -135,3 +138,68 @@ def test_chi_square_test_catches_a_modulo_biased_shuffle():
         return deck
 
     assert chi_square_card_by_position(biased) > 2 * CHI_SQUARE_LIMIT
+
+
+# --- Draws above 256 values (R14: a tournament draw of more than 256 entries) --------------
+
+
+def reference_shuffle(seed: str, label: str, count: int) -> list[int]:
+    """The documented shuffle of ``range(count)``: one byte per draw up to 256 values, four
+    big-endian bytes above, each with its rejection bound (written from the docstring)."""
+    key = seed.encode("utf-8")
+    stream = (
+        byte
+        for counter in range(10**6)
+        for byte in hmac.new(key, f"{label}:{counter}".encode(), hashlib.sha256).digest()
+    )
+    items = list(range(count))
+    for i in range(count - 1, 0, -1):
+        n = i + 1
+        width, space = (1, 256) if n <= 256 else (4, 2**32)
+        while True:
+            value = int.from_bytes(bytes(next(stream) for _ in range(width)), "big")
+            if value < space - space % n:
+                break
+        j = value % n
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+def test_a_shuffle_of_up_to_256_items_reads_one_byte_per_draw_as_before():
+    for count in (2, 52, 255, 256):
+        assert list(shuffle(range(count), "abc", "deck")) == reference_shuffle("abc", "deck", count)
+    deck = shuffle(tuple(range(52)), SEED, "deck")
+    assert [str(FULL_DECK[index]) for index in deck] == SEED_ZERO_DECK.split()
+
+
+def test_a_shuffle_of_more_than_256_items_reads_four_bytes_per_wide_draw():
+    for count in (257, 300, 1024):
+        shuffled = shuffle(range(count), SEED, "draw")
+        assert sorted(shuffled) == list(range(count))
+        assert list(shuffled) == reference_shuffle(SEED, "draw", count)
+    assert shuffle(range(1024), SEED, "draw")[:8] == (327, 615, 1012, 456, 899, 349, 569, 633)
+
+
+def test_a_wide_draw_rejects_the_words_past_the_last_whole_multiple():
+    # 2**32 % 300 == 196: a word of 2**32 - 196 or more is thrown away, the next one read.
+    rejected = (2**32 - 196).to_bytes(4, "big")
+    accepted = (2**32 - 197).to_bytes(4, "big")
+    assert uniform_below(iter(rejected + (258).to_bytes(4, "big")), 300) == 258
+    assert uniform_below(iter(accepted), 300) == (2**32 - 197) % 300
+    assert uniform_below(iter(b"\xff\xff\xff\xff"), 2**32) == 2**32 - 1
+
+
+def test_the_bounds_of_a_draw_and_of_a_shuffle():
+    for n in (0, 2**32 + 1):
+        with pytest.raises(ValueError, match=r"within 1\.\.2"):
+            uniform_below(iter(b"\x00" * 8), n)
+
+    class Huge(Sequence[int]):
+        def __len__(self) -> int:
+            return 2**32 + 1
+
+        def __getitem__(self, index):
+            raise AssertionError("never read")
+
+    with pytest.raises(ValueError, match="at most 2"):
+        shuffle(Huge(), SEED, "draw")

@@ -162,6 +162,7 @@ REFUND_COMPONENTS: dict[str, str] = {
     AccountKind.PLAYER: "refund",
     AccountKind.ESCROW: "refund",
     AccountKind.NETWORK_POSITION: "refund",
+    AccountKind.TICKET: "refund",  # an entry paid with a ticket (R14): back to the ticket
 }
 
 

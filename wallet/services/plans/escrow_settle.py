@@ -56,26 +56,24 @@ class SettlementPlan:
 Slot = Any  # a settlement's name for one of its accounts: "fee", ("wallet", player id), ...
 
 
-def _settlement_accounts(
-    *,
-    currency: str,
-    escrow_operator_id: Any,
-    shard: int,
-    payees: Mapping[Any, Payee],
-    fee: int,
-    split: FeeSplit | None,
+def fee_accounts(
+    *, currency: str, escrow_operator_id: Any, shard: int, fee: int, split: FeeSplit | None
 ) -> dict[Slot, AccountKey]:
-    """The accounts of a settlement by name: the fee's house shard follows the game, each
-    payee's FX legs and position their own shard (on their own operator's books)."""
+    """The accounts of a fee out of an escrow by name (``fee_lines``' names): the house fee
+    of the escrow's operator, and for a network game's ``split`` the network's position and
+    each sharing operator's position and house fee; all on the game's ``shard``."""
     keys: dict[Slot, AccountKey] = {}
-    fee_key = house_key(
-        operator_id=escrow_operator_id, kind=AccountKind.HOUSE_FEE, currency=currency, shard=shard
-    )
-    network_position = position_key(operator_id=escrow_operator_id, currency=currency, shard=shard)
     if fee:
-        keys["fee"] = fee_key
+        keys["fee"] = house_key(
+            operator_id=escrow_operator_id,
+            kind=AccountKind.HOUSE_FEE,
+            currency=currency,
+            shard=shard,
+        )
     if split is not None:
-        keys["network_position"] = network_position
+        keys["network_position"] = position_key(
+            operator_id=escrow_operator_id, currency=currency, shard=shard
+        )
         for operator_id in sorted(split.operators, key=str):
             if split.operators[operator_id] and operator_id != escrow_operator_id:
                 keys[("fee_share", operator_id)] = position_key(
@@ -87,6 +85,25 @@ def _settlement_accounts(
                     currency=currency,
                     shard=shard,
                 )
+    return keys
+
+
+def _settlement_accounts(
+    *,
+    currency: str,
+    escrow_operator_id: Any,
+    shard: int,
+    payees: Mapping[Any, Payee],
+    fee: int,
+    split: FeeSplit | None,
+    network: bool,
+) -> dict[Slot, AccountKey]:
+    """The accounts of a settlement by name: the fee's house shard follows the game, each
+    payee's FX legs and position their own shard (on their own operator's books)."""
+    keys = fee_accounts(
+        currency=currency, escrow_operator_id=escrow_operator_id, shard=shard, fee=fee, split=split
+    )
+    network_position = position_key(operator_id=escrow_operator_id, currency=currency, shard=shard)
     for pk in sorted(payees, key=str):
         payee = payees[pk]
         if payee.wallet_currency != currency:
@@ -98,7 +115,7 @@ def _settlement_accounts(
                     shard=shard_for(pk),
                 )
         if payee.operator_id != escrow_operator_id:
-            if split is None:
+            if not network:
                 raise EscrowOperatorMismatchProblem(
                     "the escrow belongs to another operator, not the network's"
                 )
@@ -161,7 +178,7 @@ def _payout_lines(
     return lines, snapshots
 
 
-def _fee_lines(
+def fee_lines(
     *,
     escrow_operator_id: Any,
     escrow: AccountKey,
@@ -171,7 +188,7 @@ def _fee_lines(
 ) -> list[Line[AccountKey]]:
     """The fee out of the escrow into the house fee account (a network game's: what the
     network keeps), then each operator's share of a network game's fee across the positions
-    into its own house fee account."""
+    into its own house fee account (``accounts``: ``fee_accounts``' names)."""
     lines: list[Line[AccountKey]] = []
     if fee:
         kept = fee if split is None else split.network
@@ -207,13 +224,16 @@ def settlement_plan(
     fee: int,
     split: FeeSplit | None,
     quotes: Mapping[str, Quote],
+    network: bool | None = None,
 ) -> SettlementPlan:
     """Empty the escrow of ``game_ref`` (``currency``, owned by ``escrow_operator_id``):
     ``lines_by_player`` to each of ``payees`` (player id -> their lines, whose total is
     >= 0), ``fee`` to the house. ``split``: a network game's fee split (its escrow is the
     network operator's), None for any other game, whose payees are all of its operator
     (else ``escrow-operator-mismatch``). ``quotes``: the rate into each wallet currency
-    other than the escrow's."""
+    other than the escrow's. ``network``: whether the escrow is the network's, when there
+    is no fee to split (a tournament's prizes: wallet/services/plans/tournament.py);
+    by default, whether there is a ``split``."""
     accounts = _settlement_accounts(
         currency=currency,
         escrow_operator_id=escrow_operator_id,
@@ -221,6 +241,7 @@ def settlement_plan(
         payees=payees,
         fee=fee,
         split=split,
+        network=split is not None if network is None else network,
     )
     escrow = escrow_key(operator_id=escrow_operator_id, game_ref=game_ref, currency=currency)
     payouts, snapshots = _payout_lines(
@@ -231,7 +252,7 @@ def settlement_plan(
         lines_by_player=lines_by_player,
         quotes=quotes,
     )
-    fees = _fee_lines(
+    fees = fee_lines(
         escrow_operator_id=escrow_operator_id,
         escrow=escrow,
         accounts=accounts,
