@@ -226,6 +226,58 @@ DATA: dict[str, dict] = {
         },
         "flagged_at": "2026-12-01T00:15:02.000000+00:00",
     },
+    "tournament.registered": {
+        **ALICE,
+        "tournament_id": 12,
+        "entry_number": 37,
+        "payment": "cash",
+        "paid": _eur("11.00"),
+    },
+    "tournament.unregistered": {
+        **ALICE,
+        "tournament_id": 12,
+        "entry_number": 37,
+        "payment": "cash",
+        "paid": _eur("11.00"),
+    },
+    "tournament.started": {
+        "tournament_id": 12,
+        "entries": 64,
+        "rounds": 6,
+        "prize_pool": _eur("1000.00"),
+        "overlay": _eur("360.00"),
+        "started_at": "2026-12-06T20:00:00.120000+00:00",
+    },
+    "tournament.match_ready": {
+        **ALICE,
+        "tournament_id": 12,
+        "round": 2,
+        "table": 5,
+        "match_id": 4242,
+        "seat_by": "2026-12-06T20:14:31.500000+00:00",
+    },
+    "tournament.eliminated": {**ALICE, "tournament_id": 12, "round": 3, "reason": "lost"},
+    "tournament.prize_paid": {
+        **ALICE,
+        "tournament_id": 12,
+        "place_from": 5,
+        "place_to": 8,
+        "prize": _eur("25.00"),
+    },
+    "tournament.finished": {
+        "tournament_id": 12,
+        "status": "finished",
+        "reason": "",
+        "seed": "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f",
+        "ended_at": "2026-12-06T21:42:10.000000+00:00",
+    },
+    "tournament.cancelled": {
+        "tournament_id": 13,
+        "status": "cancelled",
+        "reason": "too_few_entries",
+        "seed": "1a3c5e7f9b0d2f4a6c8e0b2d4f6a8c0e2a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2a",
+        "ended_at": "2026-12-06T20:00:00.050000+00:00",
+    },
 }
 
 EVENT_IDS = {

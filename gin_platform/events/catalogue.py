@@ -42,6 +42,7 @@ def _event(name: str, summary: str, description: str, payload: str) -> EventType
 _DATA = "gin_platform.api.event_serializers."
 _INTEGRITY = "integrity.api.event_serializers."
 _PROTECTION = "protection.api.event_serializers."
+_TOURNAMENTS = "tournaments.api.event_serializers."
 
 EVENT_TYPES: dict[str, EventType] = {
     event.name: event
@@ -216,6 +217,63 @@ EVENT_TYPES: dict[str, EventType] = {
             "losses chased after a limit, or night play; with the figures that met it. Once "
             "per player, rule and day.",
             _PROTECTION + "PlayerFlaggedEventData",
+        ),
+        _event(
+            "tournament.registered",
+            "A player registered for a tournament",
+            "Your player took an entry (R14): paid with money (the buy-in and fee moved into "
+            "the tournament's escrow), a ticket, or free (a freeroll).",
+            _TOURNAMENTS + "EntryEventData",
+        ),
+        _event(
+            "tournament.unregistered",
+            "A player withdrew from a tournament",
+            "Your player withdrew before the start (or a self-exclusion withdrew them): the "
+            "entry was refunded in full, buy-in and fee or the ticket.",
+            _TOURNAMENTS + "EntryEventData",
+        ),
+        _event(
+            "tournament.started",
+            "A tournament started",
+            "A tournament your players entered started: the draw is made, the prize pool fixed "
+            "(with the overlay, if the guarantee needed one) and the first round seated.",
+            _TOURNAMENTS + "TournamentStartedEventData",
+        ),
+        _event(
+            "tournament.match_ready",
+            "A player's tournament match is ready",
+            "Your player's next match is seated: they have `no_show_seconds` to take the seat "
+            "(POST /api/v1/tournaments/{id}/seat, or the hosted page) before forfeiting it.",
+            _TOURNAMENTS + "MatchReadyEventData",
+        ),
+        _event(
+            "tournament.eliminated",
+            "A player is out of a tournament",
+            "Your player lost their match (or did not take the seat in time): they are out. "
+            "Their place, and its prize, follow when the round has ended.",
+            _TOURNAMENTS + "EliminatedEventData",
+        ),
+        _event(
+            "tournament.prize_paid",
+            "A tournament place was paid",
+            "Your player's place is final and paid (R14: players out in one round share its "
+            "places); `prize` may be 0 for a place the prize table does not pay.",
+            _TOURNAMENTS + "PrizePaidEventData",
+        ),
+        _event(
+            "tournament.finished",
+            "A tournament finished",
+            "A tournament your players entered has ended, every place paid; its seed is "
+            "revealed so that anyone can replay the draw (docs/fairness.md).",
+            _TOURNAMENTS + "TournamentEndedEventData",
+        ),
+        _event(
+            "tournament.cancelled",
+            "A tournament was cancelled",
+            "A tournament your players entered was cancelled (R14): before any result every "
+            "entry was refunded in full; after one, the players still in shared the pool not "
+            "yet paid.",
+            _TOURNAMENTS + "TournamentEndedEventData",
         ),
     )
 }

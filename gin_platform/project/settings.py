@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "settlement.apps.SettlementConfig",
     "integrity.apps.IntegrityConfig",
     "protection.apps.ProtectionConfig",
+    "tournaments.apps.TournamentsConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
     # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).
@@ -318,6 +319,14 @@ CELERY_BEAT_SCHEDULE["play-sessions-sweep"] = {
 }
 # Player protection's markers of harm: daily at 00:15 UTC (docs/player-protection.md).
 CELERY_BEAT_SCHEDULE.update(harm_beat_schedule())
+# Tournaments (R14): open registration and start when due, take any match result no task
+# took (a lost message, a killed worker), so a tournament never waits for a human.
+TOURNAMENTS_SWEEP_SECONDS = float(ENV.get("TOURNAMENTS_SWEEP_SECONDS", "5"))
+CELERY_BEAT_SCHEDULE["tournaments-sweep"] = {
+    "task": "tournaments.tasks.tournaments_sweep",
+    "schedule": TOURNAMENTS_SWEEP_SECONDS,
+    "options": {"expires": TOURNAMENTS_SWEEP_SECONDS},
+}
 
 # --- Security ----------------------------------------------------------------------------
 if GIN_ENV == "production":

@@ -44,6 +44,8 @@ from protection.services import harm as protection_harm
 from tests.factories import SYSTEM, OperatorFactory, PlayerFactory, staff_user
 from tests.games.factories import RoomFactory, TableFactory
 from tests.protection.worlds import shown_reality_check
+from tournaments.services.creation import TournamentOptions, tournament_create
+from tournaments.services.registration import entry_register
 from wallet import services as wallet_services
 
 STAFF_USERNAME = "fuzz-staff"
@@ -205,7 +207,8 @@ def build_world(*, schema_paths: dict[str, dict[str, Any]], django_user_model) -
         status=WebhookDelivery.Status.FAILED,
     )
     world.add("delivery_id", delivery.pk)
-    for seeder in (_seed_wallet, _seed_games, _seed_integrity, _seed_protection):
+    seeders = (_seed_wallet, _seed_games, _seed_integrity, _seed_protection, _seed_tournaments)
+    for seeder in seeders:
         _best_effort(seeder, world)
     return world
 
@@ -301,3 +304,22 @@ def _seed_protection(world: World) -> None:
     protection_harm.harm_flag_raise(
         player=world.player, rule="night_play", day=date(2026, 11, 30), evidence={"seeded": True}
     )
+
+
+def _seed_tournaments(world: World) -> None:
+    """A sit and go registering, the player entered (docs/tournaments.md)."""
+    tournament = tournament_create(
+        operator=world.operator,
+        options=TournamentOptions(
+            name="Fuzz cup",
+            kind="sit_and_go",
+            seats=2,
+            currency=world.operator.base_currency,
+            max_entries=8,
+            buy_in=100,
+            round_settings=[{"variant": "ftk", "target": None}],
+        ),
+        actor=SYSTEM,
+    )
+    entry_register(player=world.player, tournament=tournament, actor=SYSTEM)
+    world.add("tournament_id", tournament.pk)

@@ -17,7 +17,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-PACKAGES = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection")
+PACKAGES = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+)
 
 
 def contracts() -> list[dict]:
@@ -116,6 +124,14 @@ SETTLEMENT_LAYERS = (
     "settlement's layers: api, admin, tasks and receivers, then services, reports, selectors, "
     "models"
 )
+NO_TOURNAMENTS = (
+    "games never imports tournaments (tournaments open games' matches and hear "
+    "games.signals.match_finished)"
+)
+TOURNAMENT_ENGINE = "The tournament engine imports only the standard library and games.engine"
+TOURNAMENT_LAYERS = (
+    "tournaments' layers: api, tasks and receivers, then services, selectors, the engine, models"
+)
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
 PLATFORM_LAYERS = (
     "gin_platform's layers: api, admin, tasks and commands, then services, selectors, models"
@@ -125,6 +141,15 @@ PLATFORM_LAYERS = (
 # tree is created.
 BREAKS = [
     ("games/engine/probe.py", "import django", ENGINE),
+    ("games/probe.py", "from tournaments import models", NO_TOURNAMENTS),
+    ("settlement/probe.py", "import tournaments.selectors", NO_TOURNAMENTS),
+    ("tournaments/engine/probe.py", "import django", TOURNAMENT_ENGINE),
+    ("tournaments/engine/probe.py", "from games.engine import fairness", TOURNAMENT_ENGINE),
+    ("tournaments/engine/probe.py", "from tournaments import models", TOURNAMENT_ENGINE),
+    ("tournaments/services/probe.py", "from tournaments import tasks", TOURNAMENT_LAYERS),
+    ("tournaments/selectors.py", "from tournaments.services import prizes", TOURNAMENT_LAYERS),
+    ("wallet/probe.py", "import tournaments.models", WALLET),
+    ("tournaments/probe.py", "from integrity.models import PlayerLink", PAIRING),
     ("games/engine/probe.py", "import numpy", ENGINE),
     ("games/engine/probe.py", "from games import models", ENGINE),
     ("games/engine/probe.py", "from gin_platform import money", ENGINE),

@@ -75,7 +75,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
 import django
 
 django.setup()
-for package in ("gin_platform", "games", "wallet", "settlement", "integrity", "protection"):
+APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+for package in APPS:
     for module in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
         importlib.import_module(module.name)
 from django.core.management import call_command

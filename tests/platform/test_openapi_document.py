@@ -23,7 +23,7 @@ from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
 from gin_platform.http.throttling import RATE_LIMIT_HEADERS
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection")
+APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 WRITES = ("post", "put", "patch", "delete")
 # A regex that only lists values, as "^(take_upcard|pass|...)$": a closed set not said as an enum.
@@ -196,7 +196,8 @@ def test_throttled_operations_document_the_rate_limit_headers(document):
 # go to each participating operator: games.services.network.match_event_enqueue; integrity's
 # to each operator concerned: integrity.services.events.event_send): the calls
 # of the relay are read instead of the relay's own.
-RELAYS = ("match_event_enqueue", "event_send")  # event_send: integrity's, to each operator
+# event_send: integrity's, to each operator; entry_event and tournament_event: tournaments'.
+RELAYS = ("match_event_enqueue", "event_send", "entry_event", "tournament_event")
 # webhook_enqueue's own halves: a caller that writes the event row itself (settlement) builds
 # it with webhook_event_build, whose calls are read too; the module's own call is a relay.
 SENDERS = ("webhook_enqueue", "webhook_enqueue_after_rollback", "webhook_event_build", *RELAYS)

@@ -47,6 +47,8 @@ from tests.helpers import bearer_client
 from tests.protection.worlds import shown_reality_check
 from tests.settlement.helpers import play_out, seat_two
 from tests.wallet.factories import fund
+from tournaments.services.creation import TournamentOptions, tournament_create
+from tournaments.services.registration import entry_register
 from wallet.models import Account, LedgerEntry, LedgerTransaction
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -328,6 +330,16 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
         actor=SYSTEM,
     )
     check = shown_reality_check(players[2])
+    cup = TournamentOptions(
+        name=f"{tag} cup",
+        kind="sit_and_go",
+        seats=2,
+        currency="EUR",
+        max_entries=8,
+        round_settings=[{"variant": "ftk", "target": None}],
+    )
+    tournament = tournament_create(operator=operator, options=cup, actor=SYSTEM)
+    entry_register(player=players[2], tournament=tournament, actor=SYSTEM)
     world = World(mode=mode, operator=operator, key=key, client=bearer_client(key))
     world.player_client = bearer_client(
         services.player_session_create(player=players[2], actor=SYSTEM).token
@@ -351,11 +363,14 @@ def _build_world(mode: str, operator: Operator, key: str) -> World:
         "link_id": link.pk,
         "report_id": report.pk,
         "check_id": check.pk,
+        "tournament_id": tournament.pk,
+        "tournament_to_cancel": tournament_create(operator=operator, options=cup, actor=SYSTEM).pk,
     }
     world.markers = {
         operator.slug,
         str(operator.pk),
         room.name,
+        tournament.name,
         origin.origin,
         str(delivery.pk),
         str(event.pk),
@@ -476,6 +491,23 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "player-history-matches": {"get": None},
     "player-history-transactions": {"get": None},
     "player-history-summary": {"get": None},
+    # Tournaments (docs/tournaments.md).
+    "tournaments": {
+        "get": None,
+        "post": {
+            "name": "{tag} cup",
+            "kind": "sit_and_go",
+            "seats": 2,
+            "currency": "EUR",
+            "max_entries": 4,
+            "round_settings": [{"variant": "ftk"}],
+        },
+    },
+    "tournament": {"get": None},
+    "tournament-bracket": {"get": None},
+    "tournament-cancel": {"post": None, "ids": {"tournament_id": "tournament_to_cancel"}},
+    "tournament-entries": {"get": None, "post": {"player_id": "{other_player}"}},
+    "tournament-entry": {"delete": None, "ids": {"player_id": "excluded_player"}},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},
@@ -514,6 +546,10 @@ PLAYER_CALLS: dict[str, dict[str, object]] = {
     "lobby-waiting-list": {"get": None, "post": {}, "delete": None},
     "me-report": {"get": None},
     "me-reality-check": {"get": None, "post": {"answer": "continue"}},
+    "tournament": {"get": None},
+    "tournament-bracket": {"get": None},
+    "tournament-registration": {"post": {}, "delete": None},
+    "tournament-seat": {"post": None},
 }
 
 

@@ -10,7 +10,15 @@ import pytest
 from django.apps import apps
 from django.db import connection
 
-PROJECT_APPS = ("platform", "wallet", "games", "settlement", "integrity", "protection")
+PROJECT_APPS = (
+    "platform",
+    "wallet",
+    "games",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+)
 
 
 def _models():

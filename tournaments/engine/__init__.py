@@ -1,21 +1,11 @@
 """The tournament engine (R14 in docs/rules.md): the pure part of a knockout tournament.
 
-The provably fair draw, the bracket's shape, its tables and byes, the places, the prize table and the
-prizes, and the whole bracket replayed from the revealed seed. Standard library and
+The provably fair draw, the bracket's shape, its tables and byes, the places, the prize
+table and the prizes, and the whole bracket replayed from the revealed seed. Standard library and
 ``games.engine`` only: no Django, no database, nothing that does I/O. This module is the
 public facade; other code imports from ``tournaments.engine`` only.
 """
 
-from tournaments.engine.draw import DRAW_LABEL, draw_order, new_server_seed, seed_commitment
-from tournaments.engine.places import PlaceGroup, places_of_final, places_of_round
-from tournaments.engine.prizes import (
-    BPS,
-    MAX_PAID_PLACES,
-    check_prize_table,
-    default_prize_table,
-    place_shares,
-    prize_amounts,
-)
 from tournaments.engine.bracket import (
     BracketShape,
     ReplayedTable,
@@ -27,6 +17,16 @@ from tournaments.engine.bracket import (
     is_played,
     ranking_by_draw,
     table_from_feeders,
+)
+from tournaments.engine.draw import DRAW_LABEL, draw_order, new_server_seed, seed_commitment
+from tournaments.engine.places import PlaceGroup, places_of_final, places_of_round
+from tournaments.engine.prizes import (
+    BPS,
+    MAX_PAID_PLACES,
+    check_prize_table,
+    default_prize_table,
+    place_shares,
+    prize_amounts,
 )
 
 __all__ = [

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from tournaments.engine.draw import draw_order
 
@@ -123,12 +123,12 @@ def going_on(shape: BracketShape, *, round_number: int, ranking: Sequence[T]) ->
 
 
 @dataclass(frozen=True)
-class ReplayedTable:
+class ReplayedTable(Generic[T]):
     round: int
     number: int
-    players: tuple  # in seat order
-    ranking: tuple  # a played table's result, best first (absent players left out)
-    going_on: tuple
+    players: tuple[T, ...]  # in seat order
+    ranking: tuple[T, ...]  # a played table's result, best first (absent players left out)
+    going_on: tuple[T, ...]
     played: bool
 
 
@@ -139,14 +139,14 @@ def bracket_replay(
     seats: int,
     advance: int,
     ranking: Callable[[int, int, tuple[T, ...]], Sequence[T]],
-) -> tuple[ReplayedTable, ...]:
+) -> tuple[ReplayedTable[T], ...]:
     """The whole bracket again from the revealed seed (docs/fairness.md "The tournament
     draw"): ``entries`` in order of registration; ``ranking(round, number, players)`` gives a
     played table's published result, the players who played best first (absent ones left
     out). Every table, round by round; an auditor compares it with the published bracket."""
     shape = bracket_shape(entries=len(entries), seats=seats, advance=advance)
     seated: tuple[tuple[T, ...], ...] = first_round(shape, draw_order(seed=seed, entries=entries))
-    replayed: list[ReplayedTable] = []
+    replayed: list[ReplayedTable[T]] = []
     for round_number in range(1, shape.rounds + 1):
         sent = []
         for number, players in enumerate(seated, 1):

@@ -1,0 +1,111 @@
+"""OpenAPI examples of the tournaments API (docs/tournaments.md)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample
+
+
+def _request(name: str, value: dict) -> OpenApiExample:
+    return OpenApiExample(name, value=value, request_only=True)
+
+
+def _response(name: str, value: dict, status: int = 200) -> OpenApiExample:
+    return OpenApiExample(name, value=value, response_only=True, status_codes=[str(status)])
+
+
+def _eur(amount: str) -> dict[str, str]:
+    return {"amount": amount, "currency": "EUR"}
+
+
+CREATE_REQUEST = {
+    "name": "Sunday Knockout",
+    "kind": "scheduled",
+    "seats": 2,
+    "currency": "EUR",
+    "buy_in": "10.00",
+    "entry_fee": "1.00",
+    "guaranteed": "1000.00",
+    "min_entries": 16,
+    "max_entries": 1024,
+    "starts_at": "2026-12-13T20:00:00Z",
+    "round_settings": [
+        {"variant": "ftk", "target": None},
+        {"variant": "match", "target": 100},
+    ],
+}
+TOURNAMENT = {
+    "id": 12,
+    "name": "Sunday Knockout",
+    "kind": "scheduled",
+    "status": "registering",
+    "network": False,
+    "seats": 2,
+    "advance": 1,
+    "round_settings": [
+        {"variant": "ftk", "target": None},
+        {"variant": "match", "target": 100},
+    ],
+    "buy_in": _eur("10.00"),
+    "entry_fee": _eur("1.00"),
+    "guaranteed": _eur("1000.00"),
+    "prize_pool": _eur("1000.00"),
+    "overlay": _eur("0.00"),
+    "entries": 0,
+    "min_entries": 16,
+    "max_entries": 1024,
+    "no_show_seconds": 120,
+    "registration_opens_at": "2026-12-06T18:00:00Z",
+    "starts_at": "2026-12-13T20:00:00Z",
+    "started_at": None,
+    "ended_at": None,
+    "rounds": 0,
+    "seed_commitment": "5d41402abc4b2a76b9719d911017c592e4b0d6b1f6a0b0c7e5c2f9e4a1d3b7c9",
+    "seed": None,
+    "cancel_reason": "",
+    "prizes": [{"place": 1, "prize": _eur("1000.00")}],
+}
+ENTRY = {
+    "tournament_id": 12,
+    "number": 37,
+    "player_id": "8d0f6f5e-2b1c-4e7a-9a34-2f1d5c6b7a80",
+    "status": "registered",
+    "payment": "cash",
+    "paid": _eur("11.00"),
+    "registered_at": "2026-12-06T18:40:00Z",
+    "draw_position": None,
+    "round_out": None,
+    "out_reason": "",
+    "place_from": None,
+    "place_to": None,
+    "prize": None,
+    "match_id": None,
+}
+
+CREATE = [
+    _request("A scheduled knockout with a guarantee", CREATE_REQUEST),
+    _response("Created; registration open", TOURNAMENT, 201),
+]
+CANCEL = [
+    _response(
+        "Cancelled before any result: every entry refunded",
+        {**TOURNAMENT, "status": "cancelled", "cancel_reason": "operator", "seed": "9f2c" * 16},
+    )
+]
+ENTRY_CREATE = [
+    _request("Your player, paid from their wallet", {"player_id": ENTRY["player_id"]}),
+    _response("Registered", ENTRY, 201),
+]
+REGISTER = [
+    _request("With money (or free at a freeroll)", {}),
+    _request("With my ticket", {"ticket": True}),
+    _response("Registered", ENTRY, 201),
+]
+SEAT = [
+    _response("Seated: play it at /api/v1/matches/4242", {"match_id": 4242, "round": 2, "table": 5})
+]
+UNREGISTER = [
+    _response(
+        "Withdrawn: the entry refunded in full",
+        {**ENTRY, "status": "unregistered"},
+    )
+]

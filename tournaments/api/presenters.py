@@ -1,0 +1,128 @@
+"""What the tournaments API shows, and to whom (docs/tournaments.md "API").
+
+Players are named as at the tables (games' ``seat_identity``): at an operator's own
+tournament by display name; at a network tournament by screen name only, unless the viewer
+is the player's own operator. An operator's own players also carry their ``player_id``.
+The seed is shown only once the tournament has ended.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.api.presenters import seat_identity
+from gin_platform.money import money_dict
+from gin_platform.tenancy.selectors import is_network_operator
+from tournaments import engine
+from tournaments.models import BracketTable, Entry, Tournament
+
+
+def tournament_dict(tournament: Tournament) -> dict[str, Any]:
+    currency = tournament.currency
+    started = tournament.started_at is not None
+    ended = tournament.status in Tournament.ENDED_STATUSES
+    return {
+        "id": tournament.pk,
+        "name": tournament.name,
+        "kind": tournament.kind,
+        "status": tournament.status,
+        "network": is_network_operator(tournament.operator_id),
+        "seats": tournament.seats,
+        "advance": tournament.advance,
+        "round_settings": tournament.round_settings,
+        "buy_in": money_dict(tournament.buy_in, currency),
+        "entry_fee": money_dict(tournament.entry_fee, currency),
+        "guaranteed": money_dict(tournament.guaranteed, currency),
+        "prize_pool": money_dict(
+            tournament.prize_pool if started else _pool_so_far(tournament), currency
+        ),
+        "overlay": money_dict(tournament.overlay, currency),
+        "entries": tournament.field if started else getattr(tournament, "registered", 0),
+        "min_entries": tournament.min_entries,
+        "max_entries": tournament.max_entries,
+        "no_show_seconds": tournament.no_show_seconds,
+        "registration_opens_at": tournament.registration_opens_at,
+        "starts_at": tournament.starts_at,
+        "started_at": tournament.started_at,
+        "ended_at": tournament.ended_at,
+        "rounds": tournament.rounds,
+        "seed_commitment": tournament.seed_commitment,
+        "seed": tournament.seed if ended else None,
+        "cancel_reason": tournament.cancel_reason,
+    }
+
+
+def _pool_so_far(tournament: Tournament) -> int:
+    """Before the start: the buy-ins registered so far, or the guarantee if more."""
+    registered = getattr(tournament, "registered", 0)
+    return max(tournament.guaranteed, registered * tournament.buy_in)
+
+
+def tournament_detail_dict(tournament: Tournament) -> dict[str, Any]:
+    data = tournament_dict(tournament)
+    entries = max(tournament.field or getattr(tournament, "registered", 0), 1)
+    pool = tournament.prize_pool if tournament.started_at else _pool_so_far(tournament)
+    table = tournament.prize_table or engine.default_prize_table(entries=entries)
+    shares = engine.place_shares(pool=pool, table_bps=table, entries=entries)
+    data["prizes"] = [
+        {"place": place, "prize": money_dict(share, tournament.currency)}
+        for place, share in enumerate(shares, 1)
+        if share
+    ]
+    return data
+
+
+def named_entry(entry: Entry, *, tournament: Tournament, viewer: object) -> dict[str, Any]:
+    """An entry at a table, named as ``viewer`` (an operator's id, or None) may see it."""
+    own = viewer is not None and str(entry.player.operator_id) == str(viewer)
+    return {
+        "entry": entry.number,
+        **{
+            key: value
+            for key, value in seat_identity(
+                entry.player, match_operator_id=tournament.operator_id, viewer=viewer
+            ).items()
+            if key in ("display_name", "screen_name")
+        },
+        "player_id": entry.player_id if own else None,
+    }
+
+
+def bracket_table_dict(
+    table: BracketTable,
+    *,
+    tournament: Tournament,
+    entries: dict[int, Entry],
+    viewer: object,
+) -> dict[str, Any]:
+    return {
+        "round": table.round,
+        "number": table.number,
+        "status": table.status,
+        "match_id": table.match_id,
+        "players": [
+            named_entry(entries[entry_id], tournament=tournament, viewer=viewer)
+            for entry_id in table.entries
+        ],
+        "advancing": [entries[entry_id].number for entry_id in table.advancing],
+    }
+
+
+def entry_dict(entry: Entry, *, match_id: int | None = None) -> dict[str, Any]:
+    currency = entry.tournament.currency
+    return {
+        "tournament_id": entry.tournament_id,
+        "number": entry.number,
+        "player_id": entry.player_id,
+        "status": entry.status,
+        "payment": entry.payment,
+        "paid": money_dict(entry.paid, currency),
+        "registered_at": entry.registered_at,
+        "draw_position": entry.draw_position,
+        "round_out": entry.round_out,
+        "out_reason": entry.out_reason,
+        "place_from": entry.place_from,
+        "place_to": entry.place_to,
+        "prize": None if entry.prize is None else money_dict(entry.prize, currency),
+        "match_id": match_id,
+    }

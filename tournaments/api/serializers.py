@@ -1,0 +1,156 @@
+"""Request and answer shapes of the tournaments API (docs/tournaments.md "API")."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from gin_platform.api.fields import DecimalString
+from gin_platform.api.inputs import StrictInput
+from gin_platform.api.serializers import Money
+from tournaments.models import BracketTable, Entry, Tournament
+
+
+class RoundSettingInput(StrictInput):
+    variant = serializers.ChoiceField(choices=["ftk", "match"])
+    target = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="Match Play only: 1 to 1000"
+    )
+
+
+class TournamentCreateInput(StrictInput):
+    name = serializers.CharField(max_length=100)
+    kind = serializers.ChoiceField(choices=Tournament.Kind.choices)
+    seats = serializers.IntegerField(help_text="Seats per table: 2 (heads-up), 3 or 4 (R12)")
+    advance = serializers.IntegerField(
+        required=False, default=1, help_text="Players each table sends on; it divides the seats"
+    )
+    currency = serializers.CharField(max_length=3)
+    buy_in = DecimalString(required=False, default="0", help_text="Into the prize pool")
+    entry_fee = DecimalString(required=False, default="0", help_text="Your revenue")
+    guaranteed = DecimalString(
+        required=False, default="0", help_text="The prize pool's floor: you pay the overlay"
+    )
+    prize_table = serializers.ListField(
+        child=serializers.IntegerField(min_value=0),
+        required=False,
+        default=list,
+        help_text="Basis points per place, best first, adding up to 10000 (empty: R14's "
+        "default, a quarter of the field paid)",
+    )
+    min_entries = serializers.IntegerField(required=False, default=2)
+    max_entries = serializers.IntegerField(
+        help_text="A sit and go starts when this many registered"
+    )
+    no_show_seconds = serializers.IntegerField(required=False, default=120)
+    registration_opens_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    turn_seconds = serializers.IntegerField(required=False, default=30)
+    rules = serializers.DictField(
+        required=False, default=dict, help_text="The room's rules (R5-R9)"
+    )
+    round_settings = RoundSettingInput(
+        many=True,
+        help_text="Each round's match from the first; the last one plays every later round",
+    )
+
+
+class EntryCreateInput(StrictInput):
+    player_id = serializers.UUIDField()
+    ticket = serializers.BooleanField(required=False, default=False)
+
+
+class RegisterInput(StrictInput):
+    ticket = serializers.BooleanField(
+        required=False, default=False, help_text="Enter with my ticket for this tournament"
+    )
+
+
+class RoundSettingOutput(serializers.Serializer):
+    variant = serializers.ChoiceField(choices=["ftk", "match"])
+    target = serializers.IntegerField(allow_null=True)
+
+
+class PlacePrizeOutput(serializers.Serializer):
+    place = serializers.IntegerField()
+    prize = Money()
+
+
+class TournamentOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Tournament.Kind.choices)
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    network = serializers.BooleanField(help_text="Open to every member operator's players")
+    seats = serializers.IntegerField()
+    advance = serializers.IntegerField()
+    round_settings = RoundSettingOutput(many=True)
+    buy_in = Money()
+    entry_fee = Money()
+    guaranteed = Money()
+    prize_pool = Money(help_text="Fixed at the start: the buy-ins and the overlay")
+    overlay = Money()
+    entries = serializers.IntegerField(help_text="Registered now, or drawn once started")
+    min_entries = serializers.IntegerField()
+    max_entries = serializers.IntegerField()
+    no_show_seconds = serializers.IntegerField()
+    registration_opens_at = serializers.DateTimeField()
+    starts_at = serializers.DateTimeField(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+    rounds = serializers.IntegerField(help_text="The bracket's rounds (0 before the start)")
+    seed_commitment = serializers.CharField(help_text="SHA-256 of the draw's seed")
+    seed = serializers.CharField(
+        allow_null=True, help_text="The draw's seed, revealed once the tournament has ended"
+    )
+    cancel_reason = serializers.CharField()
+
+
+class TournamentDetailOutput(TournamentOutput):
+    prizes = PlacePrizeOutput(
+        many=True, help_text="What each paid place is worth (the entries so far before the start)"
+    )
+
+
+class NamedPlayerOutput(serializers.Serializer):
+    entry = serializers.IntegerField(help_text="The entry's number: the order of registration")
+    display_name = serializers.CharField(allow_null=True)
+    screen_name = serializers.CharField(allow_null=True)
+    player_id = serializers.UUIDField(
+        allow_null=True, help_text="Only for the caller's own players (operators)"
+    )
+
+
+class BracketTableOutput(serializers.Serializer):
+    round = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=BracketTable.Status.choices)
+    match_id = serializers.IntegerField(allow_null=True)
+    players = NamedPlayerOutput(many=True)
+    advancing = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Entry numbers going on (the final: ranking)"
+    )
+
+
+class EntryOutput(serializers.Serializer):
+    tournament_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    player_id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=Entry.Status.choices)
+    payment = serializers.ChoiceField(choices=Entry.Payment.choices)
+    paid = Money()
+    registered_at = serializers.DateTimeField()
+    draw_position = serializers.IntegerField(allow_null=True)
+    round_out = serializers.IntegerField(allow_null=True)
+    out_reason = serializers.CharField(help_text="lost, absent or linked; empty while in")
+    place_from = serializers.IntegerField(allow_null=True)
+    place_to = serializers.IntegerField(allow_null=True)
+    prize = Money(allow_null=True)
+    match_id = serializers.IntegerField(
+        allow_null=True, help_text="The match waiting for this player or being played, if any"
+    )
+
+
+class TournamentSeatOutput(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    round = serializers.IntegerField()
+    table = serializers.IntegerField()

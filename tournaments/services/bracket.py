@@ -1,0 +1,208 @@
+"""The bracket as it is played (R14): a table is seated the moment its players are known, a
+finished match sends its best players on and the rest out, and a round that has ended has
+its places paid (tournaments/services/prizes.py).
+
+Every step runs under the tournament's lock, in the transaction of the step that caused it:
+the start seats round 1, a match's result seats the table it feeds. ``table_result_record``
+is idempotent (a table already finished is left alone), so the task that records a result
+may run twice, or late, from the sweep that finds a result no task recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.utils import timezone
+
+from games.models import Match
+from games.services.tournament_matches import tournament_match_open
+from games.tournament_selectors import tournament_match_outcome
+from gin_platform.audit import audit_record
+from gin_platform.tenancy.principals import Actor
+from integrity.pairing import linked_pairs
+from tournaments import engine
+from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.services.events import entry_event, player_push
+from tournaments.services.prizes import final_places_pay, round_places_pay
+
+Status = BracketTable.Status
+
+
+def shape_of(tournament: Tournament) -> engine.BracketShape:
+    return engine.bracket_shape(
+        entries=tournament.field, seats=tournament.seats, advance=tournament.advance
+    )
+
+
+def table_reference(tournament: Tournament, table: BracketTable) -> str:
+    return f"tournament:{tournament.pk}:table:{table.round}-{table.number}"
+
+
+def table_seat(
+    *,
+    tournament: Tournament,
+    table: BracketTable,
+    entries: Sequence[Entry],
+    actor: Actor,
+) -> None:
+    """Seat a table whose players are now known: open its match, or, with too few players
+    to play, send them all on (a bye; a final of one is won)."""
+    shape = shape_of(tournament)
+    players = _without_linked(tournament=tournament, table=table, entries=entries, actor=actor)
+    table.entries = [entry.pk for entry in players]
+    table.opened_at = timezone.now()
+    if not engine.is_played(shape, round_number=table.round, players=len(players)):
+        table.status = Status.BYE
+        table.advancing = list(table.entries)
+        table.finished_at = table.opened_at
+        table.save(update_fields=["entries", "status", "advancing", "opened_at", "finished_at"])
+        table_done(tournament=tournament, table=table, actor=actor)
+        return
+    setting = tournament.round_setting(table.round)
+    match = tournament_match_open(
+        room=tournament.room,
+        players=[entry.player for entry in players],
+        variant=setting["variant"],
+        target=setting["target"],
+        reference=table_reference(tournament, table),
+        no_show_seconds=tournament.no_show_seconds,
+        actor=actor,
+    )
+    table.match = match
+    table.status = Status.PLAYING
+    table.save(update_fields=["entries", "status", "match", "opened_at"])
+    for entry in players:
+        ready = {"round": table.round, "table": table.number, "match_id": match.pk}
+        entry_event(
+            entry=entry,
+            event_type="tournament.match_ready",
+            seat_by=match.no_show_deadline,
+            **ready,
+        )
+        player_push(
+            entry=entry,
+            kind="tournament.match_ready",
+            seat_by=match.no_show_deadline.isoformat() if match.no_show_deadline else None,
+            **ready,
+        )
+
+
+def _without_linked(
+    *, tournament: Tournament, table: BracketTable, entries: Sequence[Entry], actor: Actor
+) -> list[Entry]:
+    """The table's players but the later-registered of any two linked since they registered
+    (R10: linked accounts never share a table; registration refuses a link already known):
+    that player is out of the tournament at this round."""
+    pairs = linked_pairs(player_ids=[entry.player_id for entry in entries])
+    if not pairs:
+        return list(entries)
+    kept: list[Entry] = []
+    for entry in sorted(entries, key=lambda e: e.number):
+        if any(engine_linked(pairs, entry.player_id, other.player_id) for other in kept):
+            entry_out(entry=entry, round_number=table.round, reason=Entry.OutReason.LINKED)
+            audit_record(
+                actor=actor,
+                action="tournament.removed_linked",
+                obj=entry,
+                operator=entry.player.operator,
+                data={"tournament": tournament.pk, "round": table.round},
+            )
+        else:
+            kept.append(entry)
+    order = {entry.pk: index for index, entry in enumerate(entries)}
+    return sorted(kept, key=lambda e: order[e.pk])
+
+
+def engine_linked(pairs: set, first, second) -> bool:
+    low, high = (first, second) if first < second else (second, first)
+    return (low, high) in pairs
+
+
+def entry_out(*, entry: Entry, round_number: int, reason: str) -> None:
+    entry.status = Entry.Status.OUT
+    entry.round_out = round_number
+    entry.out_reason = reason
+    entry.save(update_fields=["status", "round_out", "out_reason"])
+    entry_event(entry=entry, event_type="tournament.eliminated", round=round_number, reason=reason)
+    player_push(entry=entry, kind="tournament.eliminated", round=round_number, reason=reason)
+
+
+def table_result_record(
+    *, tournament: Tournament, table: BracketTable, match: Match, actor: Actor
+) -> bool:
+    """A played table's match has ended: the best go on, the others are out (R14). Returns
+    False when there is nothing to record yet (the match is still on) or any more (done)."""
+    if table.status != Status.PLAYING:
+        return False
+    outcome = tournament_match_outcome(match=match)
+    if not outcome.finished:
+        return False
+    by_player = {entry.player_id: entry for entry in Entry.objects.filter(pk__in=table.entries)}
+    # A tie the match leaves (R12: a shared place) is broken by the draw (R14).
+    ranking = engine.ranking_by_draw(
+        groups=[[by_player[player_id] for player_id in place] for place in outcome.places],
+        draw=sorted(by_player.values(), key=lambda entry: entry.draw_position or 0),
+    )
+    shape = shape_of(tournament)
+    on = engine.going_on(shape, round_number=table.round, ranking=ranking)
+    for entry in ranking[len(on) :]:
+        entry_out(entry=entry, round_number=table.round, reason=Entry.OutReason.LOST)
+    for player_id in outcome.absent:
+        entry_out(
+            entry=by_player[player_id], round_number=table.round, reason=Entry.OutReason.ABSENT
+        )
+    table.status = Status.FINISHED
+    table.advancing = (
+        [entry.pk for entry in ranking]
+        if shape.is_final(table.round)
+        else [entry.pk for entry in on]
+    )
+    table.finished_at = timezone.now()
+    table.save(update_fields=["status", "advancing", "finished_at"])
+    if tournament.first_result_at is None:
+        tournament.first_result_at = table.finished_at
+        tournament.save(update_fields=["first_result_at"])
+    audit_record(
+        actor=actor,
+        action="tournament.table_finished",
+        obj=table,
+        operator=tournament.operator,
+        data={"match": match.pk, "advancing": table.advancing},
+    )
+    table_done(tournament=tournament, table=table, actor=actor)
+    return True
+
+
+def table_done(*, tournament: Tournament, table: BracketTable, actor: Actor) -> None:
+    """What a table's end makes known: the table it feeds, once all its feeders are done;
+    the round's places, once the round has ended; the final's, and the end."""
+    shape = shape_of(tournament)
+    if shape.is_final(table.round):
+        final_places_pay(tournament=tournament, final=table, actor=actor)
+        return
+    round_open = BracketTable.objects.filter(
+        tournament=tournament, round=table.round, status__in=(Status.PENDING, Status.PLAYING)
+    ).exists()
+    if not round_open:  # paid before anything the next round decides
+        round_places_pay(tournament=tournament, round_number=table.round, actor=actor)
+    fed_number = shape.fed(round_number=table.round, number=table.number)
+    assert fed_number is not None  # only the final feeds nothing
+    feeders = list(
+        BracketTable.objects.filter(
+            tournament=tournament,
+            round=table.round,
+            number__in=list(shape.feeders(round_number=table.round + 1, number=fed_number)),
+        ).order_by("number")
+    )
+    if not all(feeder.status in (Status.FINISHED, Status.BYE) for feeder in feeders):
+        return
+    sent = [entry_id for feeder in feeders for entry_id in feeder.advancing]
+    entries = {entry.pk: entry for entry in Entry.objects.filter(pk__in=sent)}
+    fed = BracketTable.objects.get(tournament=tournament, round=table.round + 1, number=fed_number)
+    if fed.status == Status.PENDING:
+        table_seat(
+            tournament=tournament,
+            table=fed,
+            entries=[entries[entry_id] for entry_id in sent],
+            actor=actor,
+        )

@@ -1,0 +1,221 @@
+"""The start and the end of a tournament (R14): the draw, the prize pool and the first round;
+a match's result taken to the bracket; a cancellation.
+
+Each is one durable transaction under the tournament's lock, idempotent by the tournament's
+status (or the table's), run by a task the moment it is due and found again by the beat's
+sweep if its message or worker is lost (tournaments/tasks.py): a tournament never waits for
+a human.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import Match
+from gin_platform.audit import audit_record
+from gin_platform.money import money_dict
+from gin_platform.tenancy.principals import Actor
+from tournaments import engine
+from tournaments.locks import lock_tournament
+from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.services.bracket import shape_of, table_result_record, table_seat
+from tournaments.services.events import entry_event, tournament_event
+from tournaments.services.prizes import ended_data, fees_take, prizes_paid
+from tournaments.services.registration import entry_refund
+from wallet import services as wallet
+
+Status = Tournament.Status
+
+
+def tournament_start(*, tournament_id: int, actor: Actor) -> Tournament:
+    """Start a tournament that is due: a full sit and go, or a scheduled one at its time.
+    With fewer than ``min_entries`` it is cancelled and every entry refunded (R14)."""
+    with transaction.atomic(durable=True):
+        tournament = lock_tournament(tournament_id)
+        if tournament.status != Status.REGISTERING:
+            return tournament
+        entries = list(
+            Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED)
+            .select_related("player__operator")
+            .order_by("number")
+        )
+        due = len(entries) == tournament.max_entries or (
+            tournament.kind == Tournament.Kind.SCHEDULED
+            and tournament.starts_at is not None
+            and tournament.starts_at <= timezone.now()
+        )
+        if not due:
+            return tournament
+        if len(entries) < tournament.min_entries:
+            _cancel(tournament=tournament, reason="too_few_entries", actor=actor)
+            return tournament
+        _draw_and_seat(tournament=tournament, entries=entries, actor=actor)
+    return tournament
+
+
+def _draw_and_seat(*, tournament: Tournament, entries: list[Entry], actor: Actor) -> None:
+    now = timezone.now()
+    drawn = engine.draw_order(seed=tournament.seed, entries=entries)  # registration order in
+    for position, entry in enumerate(drawn, 1):
+        entry.draw_position = position
+        entry.status = Entry.Status.IN
+    Entry.objects.bulk_update(drawn, ["draw_position", "status"])
+    buy_ins = sum(tournament.buy_in for entry in entries if entry.payment != Entry.Payment.FREE)
+    overlay = max(0, tournament.guaranteed - buy_ins)
+    if overlay:
+        wallet.tournament_overlay_add(
+            game_ref=tournament.game_ref,
+            currency=tournament.currency,
+            amount=overlay,
+            operator=tournament.operator,
+            reference=f"tournament-overlay:{tournament.pk}",
+            actor=actor,
+        )
+    tournament.field = len(entries)
+    tournament.overlay = overlay
+    tournament.prize_pool = buy_ins + overlay
+    shape = shape_of(tournament)
+    tournament.rounds = shape.rounds
+    tournament.status = Status.RUNNING
+    tournament.started_at = now
+    tournament.save(
+        update_fields=["field", "overlay", "prize_pool", "rounds", "status", "started_at"]
+    )
+    BracketTable.objects.bulk_create(
+        BracketTable(tournament=tournament, round=round_number, number=number)
+        for round_number, count in enumerate(shape.tables, 1)
+        for number in range(1, count + 1)
+    )
+    audit_record(
+        actor=actor,
+        action="tournament.started",
+        obj=tournament,
+        operator=tournament.operator,
+        data={
+            "entries": tournament.field,
+            "draw": [entry.number for entry in drawn],
+            "prize_pool": tournament.prize_pool,
+            "overlay": overlay,
+        },
+    )
+    tournament_event(
+        tournament=tournament,
+        event_type="tournament.started",
+        data={
+            "entries": tournament.field,
+            "rounds": tournament.rounds,
+            "prize_pool": money_dict(tournament.prize_pool, tournament.currency),
+            "overlay": money_dict(overlay, tournament.currency),
+            "started_at": now,
+        },
+    )
+    first = BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")
+    for table, players in zip(first, engine.first_round(shape, drawn), strict=True):
+        table_seat(tournament=tournament, table=table, entries=players, actor=actor)
+
+
+def match_result_take(*, match_id: int, actor: Actor) -> bool:
+    """A games match has ended: if it is a tournament's table, take its result to the
+    bracket (seating what it feeds, paying a round that ended). Idempotent; True when this
+    call recorded it. A match voided by R13 (interrupted past the limit) cancels the
+    tournament (R14 "Cancellation")."""
+    table = BracketTable.objects.filter(match_id=match_id).only("tournament_id").first()
+    if table is None:
+        return False
+    with transaction.atomic(durable=True):
+        tournament = lock_tournament(table.tournament_id)
+        table = BracketTable.objects.select_related("match").get(pk=table.pk)
+        if tournament.status != Status.RUNNING or table.match is None:
+            return False
+        if table.match.status == Match.Status.VOIDED:
+            _cancel(tournament=tournament, reason="interrupted", actor=actor)
+            return True
+        return table_result_record(
+            tournament=tournament, table=table, match=table.match, actor=actor
+        )
+
+
+def tournament_cancel(*, tournament_id: int, reason: str, actor: Actor) -> Tournament:
+    """Cancel (R14): before any result every entry back in full and the overlay back to the
+    owner; after one, the players still in share the pool not yet paid, places paid stand.
+    Staff cancel through four eyes (the approval runs this)."""
+    with transaction.atomic(durable=True):
+        tournament = lock_tournament(tournament_id)
+        if tournament.status not in Tournament.ENDED_STATUSES:
+            _cancel(tournament=tournament, reason=reason, actor=actor)
+    return tournament
+
+
+def _cancel(*, tournament: Tournament, reason: str, actor: Actor) -> None:
+    if tournament.first_result_at is None:
+        _refund_all(tournament=tournament, actor=actor)
+    else:
+        _share_the_rest(tournament=tournament, actor=actor)
+        fees_take(tournament=tournament, actor=actor)
+    tournament.status = Status.CANCELLED
+    tournament.cancel_reason = reason
+    tournament.ended_at = timezone.now()
+    tournament.save(update_fields=["status", "cancel_reason", "ended_at"])
+    audit_record(
+        actor=actor,
+        action="tournament.cancelled",
+        obj=tournament,
+        operator=tournament.operator,
+        data={"reason": reason, "seed": tournament.seed},
+    )
+    tournament_event(
+        tournament=tournament, event_type="tournament.cancelled", data=ended_data(tournament)
+    )
+
+
+def _refund_all(*, tournament: Tournament, actor: Actor) -> None:
+    for entry in Entry.objects.filter(
+        tournament=tournament, status__in=Entry.ACTIVE_STATUSES
+    ).select_related("player__operator"):
+        entry_refund(entry=entry, tournament=tournament, actor=actor)
+        entry.status = Entry.Status.REFUNDED
+        entry.save(update_fields=["status", "refund_reference"])
+        entry_event(entry=entry, event_type="tournament.unregistered")
+    if tournament.overlay:
+        wallet.tournament_overlay_return(
+            game_ref=tournament.game_ref,
+            currency=tournament.currency,
+            operator=tournament.operator,
+            reference=f"tournament-overlay-return:{tournament.pk}",
+            actor=actor,
+        )
+
+
+def _share_the_rest(*, tournament: Tournament, actor: Actor) -> None:
+    """The players still in share the prize pool not yet paid equally (R14); a remainder
+    goes one unit each to the earlier registrations."""
+    still_in = list(
+        Entry.objects.filter(tournament=tournament, status=Entry.Status.IN)
+        .select_related("player__operator")
+        .order_by("number")
+    )
+    if not still_in:
+        return
+    rest = tournament.prize_pool - prizes_paid(tournament)
+    each, left = divmod(rest, len(still_in))
+    prizes = [
+        wallet.TournamentPrize(player=entry.player, amount=each + (1 if index < left else 0))
+        for index, entry in enumerate(still_in)
+    ]
+    reference = f"tournament-prize:{tournament.pk}:cancelled"
+    posted = [prize for prize in prizes if prize.amount > 0]
+    if posted:  # the wallet records a seamless player's credit in the same posting
+        wallet.tournament_prizes_pay(
+            game_ref=tournament.game_ref,
+            currency=tournament.currency,
+            prizes=posted,
+            reference=reference,
+            actor=actor,
+            escrow_operator=tournament.operator,
+        )
+    for entry, prize in zip(still_in, prizes, strict=True):
+        entry.place_from, entry.place_to = 1, len(still_in)
+        entry.prize = prize.amount
+        entry.prize_reference = reference if prize.amount else ""
+        entry.save(update_fields=["place_from", "place_to", "prize", "prize_reference"])

@@ -1,0 +1,170 @@
+"""Places and prizes (R14 "Prizes"): each round's places paid once the round has ended,
+the final's with the end of the tournament, then the fees to the owner and the seed
+revealed. One balanced ledger transaction per step, its reference naming the step, so a
+step run twice posts once (the wallet's replay guard), and the entries' rows say what was
+paid by which reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from gin_platform.audit import audit_record
+from gin_platform.money import money_dict
+from gin_platform.tenancy.principals import Actor
+from tournaments import engine
+from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.services.events import entry_event, player_push, tournament_event
+from wallet import services as wallet
+
+
+def prize_table_of(tournament: Tournament) -> tuple[int, ...]:
+    if tournament.prize_table:
+        return tuple(tournament.prize_table)
+    return engine.default_prize_table(entries=tournament.field)
+
+
+def round_places_pay(*, tournament: Tournament, round_number: int, actor: Actor) -> None:
+    """Round ``round_number`` has ended (not the final): its players out share the places
+    just below the players still in (R14), paid now."""
+    tables = BracketTable.objects.filter(tournament=tournament, round=round_number)
+    still_in = sum(len(table.advancing) for table in tables)
+    out = list(
+        Entry.objects.filter(tournament=tournament, round_out=round_number).order_by("number")
+    )
+    if not out:
+        return
+    group = engine.places_of_round(eliminated=out, still_in=still_in)
+    # With nobody still in (everybody left was absent) these are places 1 to k: nobody wins
+    # (R14 "Absence"); the empty tables after them lead to the final, which ends it.
+    _places_pay(
+        tournament=tournament, groups=[group], reference=f"round-{round_number}", actor=actor
+    )
+
+
+def final_places_pay(*, tournament: Tournament, final: BracketTable, actor: Actor) -> None:
+    """The final has ended: its ranking takes places 1, 2, ...; absent finalists share the
+    places after them; then the tournament finishes."""
+    ranked_ids = list(final.advancing)
+    entries = {entry.pk: entry for entry in Entry.objects.filter(pk__in=final.entries)}
+    ranking = [entries[entry_id] for entry_id in ranked_ids]
+    absent = sorted(
+        (entry for entry_id, entry in entries.items() if entry_id not in ranked_ids),
+        key=lambda entry: entry.number,
+    )
+    if ranking:  # the others of the final are out already (bracket.table_result_record)
+        winner = ranking[0]
+        winner.status = Entry.Status.WON
+        winner.save(update_fields=["status"])
+    if ranking or absent:
+        groups = engine.places_of_final(ranking=ranking, absent=absent)
+        _places_pay(tournament=tournament, groups=list(groups), reference="final", actor=actor)
+    tournament_finish(tournament=tournament, actor=actor)
+
+
+def _places_pay(
+    *,
+    tournament: Tournament,
+    groups: Sequence[engine.PlaceGroup[Entry]],
+    reference: str,
+    actor: Actor,
+) -> None:
+    """Give each group its places and pay their prizes in one posting."""
+    amounts = engine.prize_amounts(
+        pool=tournament.prize_pool,
+        table_bps=prize_table_of(tournament),
+        entries=tournament.field,
+        groups=groups,
+    )
+    posting_reference = f"tournament-prize:{tournament.pk}:{reference}"
+    payable = [
+        wallet.TournamentPrize(player=entry.player, amount=amount)
+        for entry, amount in amounts.items()
+        if amount > 0
+    ]
+    if payable:  # the wallet records a seamless player's credit in the same posting
+        wallet.tournament_prizes_pay(
+            game_ref=tournament.game_ref,
+            currency=tournament.currency,
+            prizes=payable,
+            reference=posting_reference,
+            actor=actor,
+            escrow_operator=tournament.operator,
+        )
+    for group in groups:
+        for entry in group.players:
+            entry.place_from, entry.place_to = group.first_place, group.last_place
+            entry.prize = amounts[entry]
+            entry.prize_reference = posting_reference if amounts[entry] else ""
+            entry.save(update_fields=["place_from", "place_to", "prize", "prize_reference"])
+            prize = money_dict(entry.prize, tournament.currency)
+            places = {"place_from": entry.place_from, "place_to": entry.place_to}
+            entry_event(entry=entry, event_type="tournament.prize_paid", prize=prize, **places)
+            player_push(entry=entry, kind="tournament.prize_paid", prize=prize, **places)
+    audit_record(
+        actor=actor,
+        action="tournament.places_paid",
+        obj=tournament,
+        operator=tournament.operator,
+        data={"step": reference, "prizes": {str(e.pk): a for e, a in amounts.items()}},
+    )
+
+
+def fees_of(tournament: Tournament) -> int:
+    """The entry fees the escrow holds: every paid entry's (a ticket's value includes it)."""
+    paid = Entry.objects.filter(tournament=tournament, draw_position__isnull=False).exclude(
+        payment=Entry.Payment.FREE
+    )
+    return paid.count() * tournament.entry_fee
+
+
+def fees_take(*, tournament: Tournament, actor: Actor) -> None:
+    fees = fees_of(tournament)
+    if fees:
+        wallet.tournament_fee_take(
+            game_ref=tournament.game_ref,
+            currency=tournament.currency,
+            amount=fees,
+            reference=f"tournament-fee:{tournament.pk}",
+            actor=actor,
+            escrow_operator=tournament.operator,
+        )
+
+
+def tournament_finish(*, tournament: Tournament, actor: Actor) -> None:
+    """Every place is paid: the fees go to the owner, the seed is revealed (R14)."""
+    if tournament.status != Tournament.Status.RUNNING:
+        return
+    fees_take(tournament=tournament, actor=actor)
+    tournament.status = Tournament.Status.FINISHED
+    tournament.ended_at = timezone.now()
+    tournament.save(update_fields=["status", "ended_at"])
+    audit_record(
+        actor=actor,
+        action="tournament.finished",
+        obj=tournament,
+        operator=tournament.operator,
+        data={"seed": tournament.seed, "prizes_paid": prizes_paid(tournament)},
+    )
+    tournament_event(
+        tournament=tournament,
+        event_type="tournament.finished",
+        data=ended_data(tournament),
+    )
+
+
+def prizes_paid(tournament: Tournament) -> int:
+    total = Entry.objects.filter(tournament=tournament).aggregate(paid=Sum("prize"))["paid"]
+    return int(total or 0)
+
+
+def ended_data(tournament: Tournament) -> dict:
+    return {
+        "status": tournament.status,
+        "reason": tournament.cancel_reason,
+        "seed": tournament.seed,
+        "ended_at": tournament.ended_at,
+    }

@@ -1,0 +1,60 @@
+"""The tournaments' beat job: whatever is due and was not done by its own task (docs/
+tournaments.md "Exactly once"). Each step is idempotent under the tournament's lock, so the
+sweep and a slow task may meet: the second finds the work done."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.utils import timezone
+
+from games.models import Match
+from gin_platform.tenancy.principals import Actor
+from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.services.creation import registration_open
+from tournaments.services.lifecycle import match_result_take, tournament_start
+
+# A result younger than this is its own task's to take (it is on its way).
+RESULT_GRACE = timedelta(seconds=5)
+ENDED_MATCH = (Match.Status.FINISHED, Match.Status.SETTLED, Match.Status.VOIDED)
+
+
+def tournaments_sweep(*, actor: Actor) -> int:
+    """Open registration, start what is due, take results no task took. Returns the steps."""
+    now = timezone.now()
+    steps = 0
+    for tournament in Tournament.objects.filter(
+        status=Tournament.Status.ANNOUNCED, registration_opens_at__lte=now
+    ):
+        registration_open(tournament=tournament, actor=actor)
+        steps += 1
+    due = Tournament.objects.filter(status=Tournament.Status.REGISTERING).filter(
+        Q(kind=Tournament.Kind.SCHEDULED, starts_at__lte=now)
+        | Q(kind=Tournament.Kind.SIT_AND_GO, max_entries__lte=_registered())
+    )
+    for tournament_id in due.values_list("pk", flat=True):
+        tournament_start(tournament_id=tournament_id, actor=actor)
+        steps += 1
+    stranded = (
+        BracketTable.objects.filter(
+            status=BracketTable.Status.PLAYING, match__status__in=ENDED_MATCH
+        )
+        .filter(
+            Q(match__finished_at__lte=now - RESULT_GRACE) | Q(match__status=Match.Status.VOIDED)
+        )
+        .values_list("match_id", flat=True)
+    )
+    for match_id in list(stranded):
+        steps += bool(match_result_take(match_id=match_id, actor=actor))
+    return steps
+
+
+def _registered() -> Subquery:
+    """A tournament's registered entries, as a column of the query over tournaments."""
+    return Subquery(
+        Entry.objects.filter(tournament=OuterRef("pk"), status=Entry.Status.REGISTERED)
+        .values("tournament")
+        .annotate(count=Count("pk"))
+        .values("count")[:1]
+    )
