@@ -22,7 +22,7 @@ from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.bracket import shape_of, table_result_record, table_seat
 from tournaments.services.events import entry_event, tournament_event
 from tournaments.services.prizes import ended_data, fees_take, prizes_paid
-from tournaments.services.registration import entry_refund
+from tournaments.services.registration import entries_on_a_break_withdraw, entry_refund
 from wallet import services as wallet
 
 Status = Tournament.Status
@@ -35,6 +35,7 @@ def tournament_start(*, tournament_id: int, actor: Actor) -> Tournament:
         tournament = lock_tournament(tournament_id)
         if tournament.status != Status.REGISTERING:
             return tournament
+        entries_on_a_break_withdraw(tournament=tournament, actor=actor)
         entries = list(
             Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED)
             .select_related("player__operator")
@@ -113,6 +114,15 @@ def _draw_and_seat(*, tournament: Tournament, entries: list[Entry], actor: Actor
     first = BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")
     for table, players in zip(first, engine.first_round(shape, drawn), strict=True):
         table_seat(tournament=tournament, table=table, entries=players, actor=actor)
+
+
+def breaks_withdraw(*, tournament_id: int, actor: Actor) -> list[Entry]:
+    """Withdraw and refund the registered players who have taken a break since (R14)."""
+    with transaction.atomic(durable=True):
+        tournament = lock_tournament(tournament_id)
+        if tournament.status not in Tournament.OPEN_STATUSES:
+            return []
+        return entries_on_a_break_withdraw(tournament=tournament, actor=actor)
 
 
 def match_result_take(*, match_id: int, actor: Actor) -> bool:

@@ -41,6 +41,7 @@ from tournaments.problems import (
 from tournaments.services.events import entry_event
 from wallet import services as wallet
 from wallet.problems import WalletUnavailableProblem
+from wallet.selectors import limits as wallet_limits
 from wallet.selectors import tournaments as wallet_tournaments
 
 START_TASK = "tournaments.tasks.tournament_start"
@@ -225,19 +226,42 @@ def entry_unregister(*, player: Player, tournament: Tournament, actor: Actor) ->
             raise NotRegisteredProblem()
         if tournament.status not in Tournament.OPEN_STATUSES:
             raise RegistrationClosedProblem(tournament_status=tournament.status)
-        entry_refund(entry=entry, tournament=tournament, actor=actor)
-        entry.status = Entry.Status.UNREGISTERED
-        entry.unregistered_at = timezone.now()
-        entry.save(update_fields=["status", "unregistered_at", "refund_reference"])
-        audit_record(
-            actor=actor,
-            action="tournament.unregistered",
-            obj=entry,
-            operator=player.operator,
-            data={"tournament": tournament.pk, "number": entry.number},
-        )
-        entry_event(entry=entry, event_type="tournament.unregistered")
+        _withdraw(entry=entry, tournament=tournament, actor=actor, reason="player")
     return entry
+
+
+def entries_on_a_break_withdraw(*, tournament: Tournament, actor: Actor) -> list[Entry]:
+    """R14 "Responsible gaming": a registered player who has since taken a break (a
+    self-exclusion or a time-out) is withdrawn and refunded before the start. Inside the
+    caller's transaction, under the tournament's lock; the sweep runs it for every tournament
+    registering, and the start once more before the draw."""
+    registered = list(
+        Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED)
+        .select_related("player__operator")
+        .order_by("number")
+    )
+    on_a_break = wallet_limits.players_on_a_break(
+        player_ids=[entry.player_id for entry in registered], at=timezone.now()
+    )
+    withdrawn = [entry for entry in registered if entry.player_id in on_a_break]
+    for entry in withdrawn:
+        _withdraw(entry=entry, tournament=tournament, actor=actor, reason="break")
+    return withdrawn
+
+
+def _withdraw(*, entry: Entry, tournament: Tournament, actor: Actor, reason: str) -> None:
+    entry_refund(entry=entry, tournament=tournament, actor=actor)
+    entry.status = Entry.Status.UNREGISTERED
+    entry.unregistered_at = timezone.now()
+    entry.save(update_fields=["status", "unregistered_at", "refund_reference"])
+    audit_record(
+        actor=actor,
+        action="tournament.unregistered",
+        obj=entry,
+        operator=entry.player.operator,
+        data={"tournament": tournament.pk, "number": entry.number, "reason": reason},
+    )
+    entry_event(entry=entry, event_type="tournament.unregistered")
 
 
 def entry_refund(*, entry: Entry, tournament: Tournament, actor: Actor) -> None:

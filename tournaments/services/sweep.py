@@ -13,7 +13,8 @@ from games.models import Match
 from gin_platform.tenancy.principals import Actor
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.creation import registration_open
-from tournaments.services.lifecycle import match_result_take, tournament_start
+from tournaments.services.lifecycle import breaks_withdraw, match_result_take, tournament_start
+from wallet.selectors.limits import players_on_a_break
 
 # A result younger than this is its own task's to take (it is on its way).
 RESULT_GRACE = timedelta(seconds=5)
@@ -29,6 +30,14 @@ def tournaments_sweep(*, actor: Actor) -> int:
     ):
         registration_open(tournament=tournament, actor=actor)
         steps += 1
+    registered = list(
+        Entry.objects.filter(
+            status=Entry.Status.REGISTERED, tournament__status=Tournament.Status.REGISTERING
+        ).values_list("tournament_id", "player_id")
+    )
+    on_a_break = players_on_a_break(player_ids=[player for _, player in registered], at=now)
+    for tournament_id in sorted({t for t, player in registered if player in on_a_break}):
+        steps += len(breaks_withdraw(tournament_id=tournament_id, actor=actor))
     due = Tournament.objects.filter(status=Tournament.Status.REGISTERING).filter(
         Q(kind=Tournament.Kind.SCHEDULED, starts_at__lte=now)
         | Q(kind=Tournament.Kind.SIT_AND_GO, max_entries__lte=_registered())
