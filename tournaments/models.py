@@ -52,6 +52,10 @@ class Tournament(models.Model):
     min_entries = models.PositiveIntegerField()
     max_entries = models.PositiveIntegerField()
     no_show_seconds = models.PositiveIntegerField(default=120)
+    # A satellite's prizes are tickets to this tournament (R14 "Entry").
+    satellite_for = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="satellites"
+    )
     registration_opens_at = models.DateTimeField(default=timezone.now)
     starts_at = models.DateTimeField(null=True, blank=True)  # scheduled only
     # The draw (R14, docs/fairness.md): the seed is committed at creation and revealed when
@@ -151,6 +155,7 @@ class Entry(models.Model):
     place_from = models.PositiveIntegerField(null=True, blank=True)
     place_to = models.PositiveIntegerField(null=True, blank=True)
     prize = models.BigIntegerField(null=True, blank=True)
+    prize_ticket = models.BooleanField(default=False)  # a satellite's ticket, worth ``prize``
     prize_reference = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:

@@ -233,3 +233,43 @@ def test_a_cancellation_after_a_result_shares_the_rest_among_those_still_in(oper
     assert sorted(set(still_in.values_list("prize", flat=True))) == [1_142, 1_143]
     assert sum(still_in.values_list("prize", flat=True)) == 8 * STAKE
     assert wallet_selectors.escrow_balance(game_ref=tournament.game_ref, currency="EUR") == 0
+
+
+def test_a_satellite_pays_tickets_that_enter_its_target(operator) -> None:
+    target = sit_and_go(operator, entries=4, buy_in=2_000, entry_fee=200)
+    satellite = tournament_create(
+        operator=operator,
+        options=TournamentOptions(
+            name="Satellite",
+            kind="sit_and_go",
+            seats=2,
+            currency="EUR",
+            max_entries=8,
+            buy_in=STAKE,
+            entry_fee=FEE,
+            round_settings=[{"variant": "ftk", "target": None}],
+            satellite_for=target.pk,
+        ),
+        actor=SYSTEM,
+    )
+    players = [funded_player(operator) for _ in range(8)]
+    for player in players:
+        entry_register(player=player, tournament=satellite, actor=SYSTEM)
+    play_out(satellite)
+    entries = Entry.objects.filter(tournament=satellite)
+    # 80.00 holds three tickets worth 22.00 and 14.00 in money for 4th (the semi-final's
+    # losers share 3rd-4th: the earlier registration takes the ticket).
+    assert entries.filter(prize_ticket=True).count() == 3
+    assert sorted(entries.filter(prize_ticket=False).values_list("prize", flat=True)) == [
+        0,
+        0,
+        0,
+        0,
+        1_400,
+    ]
+    assert wallet_selectors.escrow_balance(game_ref=satellite.game_ref, currency="EUR") == 0
+    for entry in entries.filter(prize_ticket=True):
+        before = balance(entry.player)
+        result = entry_register(player=entry.player, tournament=target, actor=SYSTEM, ticket=True)
+        assert result.entry.payment == Entry.Payment.TICKET
+        assert balance(entry.player) == before  # the ticket paid

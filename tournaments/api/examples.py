@@ -62,7 +62,8 @@ TOURNAMENT = {
     "seed_commitment": "5d41402abc4b2a76b9719d911017c592e4b0d6b1f6a0b0c7e5c2f9e4a1d3b7c9",
     "seed": None,
     "cancel_reason": "",
-    "prizes": [{"place": 1, "prize": _eur("1000.00")}],
+    "satellite_for": None,
+    "prizes": [{"place": 1, "prize": _eur("1000.00"), "ticket": False}],
 }
 ENTRY = {
     "tournament_id": 12,
@@ -78,6 +79,7 @@ ENTRY = {
     "place_from": None,
     "place_to": None,
     "prize": None,
+    "prize_ticket": False,
     "match_id": None,
 }
 

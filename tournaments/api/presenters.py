@@ -49,6 +49,7 @@ def tournament_dict(tournament: Tournament) -> dict[str, Any]:
         "seed_commitment": tournament.seed_commitment,
         "seed": tournament.seed if ended else None,
         "cancel_reason": tournament.cancel_reason,
+        "satellite_for": tournament.satellite_for_id,
     }
 
 
@@ -62,12 +63,24 @@ def tournament_detail_dict(tournament: Tournament) -> dict[str, Any]:
     data = tournament_dict(tournament)
     entries = max(tournament.field or getattr(tournament, "registered", 0), 1)
     pool = tournament.prize_pool if tournament.started_at else _pool_so_far(tournament)
-    table = tournament.prize_table or engine.default_prize_table(entries=entries)
-    shares = engine.place_shares(pool=pool, table_bps=table, entries=entries)
+    target = tournament.satellite_for
+    if target is not None:  # each place alone: a ticket, or the money left
+        places = [engine.PlaceGroup(first_place=p, players=(p,)) for p in range(1, entries + 1)]
+        won = engine.satellite_prizes(
+            pool=pool, ticket_value=target.entry_price, entries=entries, groups=places
+        )
+        prizes = [
+            (place, target.entry_price if ticket else money, ticket)
+            for place, (ticket, money) in sorted(won.items())
+        ]
+    else:
+        table = tournament.prize_table or engine.default_prize_table(entries=entries)
+        shares = engine.place_shares(pool=pool, table_bps=table, entries=entries)
+        prizes = [(place, share, False) for place, share in enumerate(shares, 1)]
     data["prizes"] = [
-        {"place": place, "prize": money_dict(share, tournament.currency)}
-        for place, share in enumerate(shares, 1)
-        if share
+        {"place": place, "prize": money_dict(value, tournament.currency), "ticket": ticket}
+        for place, value, ticket in prizes
+        if value
     ]
     return data
 
@@ -124,5 +137,6 @@ def entry_dict(entry: Entry, *, match_id: int | None = None) -> dict[str, Any]:
         "place_from": entry.place_from,
         "place_to": entry.place_to,
         "prize": None if entry.prize is None else money_dict(entry.prize, currency),
+        "prize_ticket": entry.prize_ticket,
         "match_id": match_id,
     }

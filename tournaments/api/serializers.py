@@ -48,6 +48,12 @@ class TournamentCreateInput(StrictInput):
     rules = serializers.DictField(
         required=False, default=dict, help_text="The room's rules (R5-R9)"
     )
+    satellite_for = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A satellite: its prizes are tickets to this tournament of yours",
+    )
     round_settings = RoundSettingInput(
         many=True,
         help_text="Each round's match from the first; the last one plays every later round",
@@ -73,6 +79,7 @@ class RoundSettingOutput(serializers.Serializer):
 class PlacePrizeOutput(serializers.Serializer):
     place = serializers.IntegerField()
     prize = Money()
+    ticket = serializers.BooleanField(help_text="A satellite's ticket to its target, worth `prize`")
 
 
 class TournamentOutput(serializers.Serializer):
@@ -103,6 +110,9 @@ class TournamentOutput(serializers.Serializer):
         allow_null=True, help_text="The draw's seed, revealed once the tournament has ended"
     )
     cancel_reason = serializers.CharField()
+    satellite_for = serializers.IntegerField(
+        allow_null=True, help_text="A satellite's target: its prizes are tickets to it"
+    )
 
 
 class TournamentDetailOutput(TournamentOutput):
@@ -145,6 +155,9 @@ class EntryOutput(serializers.Serializer):
     place_from = serializers.IntegerField(allow_null=True)
     place_to = serializers.IntegerField(allow_null=True)
     prize = Money(allow_null=True)
+    prize_ticket = serializers.BooleanField(
+        help_text="The prize is a ticket (worth `prize`) to the satellite's target"
+    )
     match_id = serializers.IntegerField(
         allow_null=True, help_text="The match waiting for this player or being played, if any"
     )

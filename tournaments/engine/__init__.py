@@ -27,6 +27,7 @@ from tournaments.engine.prizes import (
     default_prize_table,
     place_shares,
     prize_amounts,
+    satellite_prizes,
 )
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "places_of_round",
     "prize_amounts",
     "ranking_by_draw",
+    "satellite_prizes",
     "seed_commitment",
     "table_from_feeders",
 ]

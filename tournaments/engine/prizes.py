@@ -95,3 +95,38 @@ def prize_amounts(
         for position, player in enumerate(group.players):
             amounts[player] = each + (1 if position < left else 0)
     return amounts
+
+
+def satellite_prizes(
+    *, pool: int, ticket_value: int, entries: int, groups: Sequence[PlaceGroup[T]]
+) -> dict[T, tuple[bool, int]]:
+    """R14: a satellite's prizes are tickets to its target tournament, worth ``ticket_value``
+    each: as many as the pool holds go to places 1, 2, 3, ...; what is left of the pool is
+    paid in money to the next place. Players sharing places share what those places hold:
+    the tickets go to the earlier registrations among them, the money to the others, equally
+    (a remainder one unit each to the earlier registrations). Each player gets
+    ``(a ticket, money)``; over every place, the tickets' value and the money add up to the
+    pool. Nobody wins two tickets: with more tickets in the pool than ``entries``, the
+    places that exist take one each and the rest is money."""
+    if type(pool) is not int or pool < 0 or type(ticket_value) is not int or ticket_value < 1:
+        raise ValueError("a pool and a ticket's value are whole minor units")
+    if type(entries) is not int or entries < 1:
+        raise ValueError(f"a tournament has one or more entries, got {entries!r}")
+    tickets = min(pool // ticket_value, entries)
+    money = pool - tickets * ticket_value
+    if tickets == entries:  # every place has a ticket: the money goes to the last place
+        tickets, money = entries - 1, pool - (entries - 1) * ticket_value
+    prizes: dict[T, tuple[bool, int]] = {}
+    for group in groups:
+        places = range(group.first_place, group.last_place + 1)
+        won = sum(1 for place in places if place <= tickets)
+        cash = money if tickets + 1 in places else 0
+        with_money = group.players[won:]
+        each, left = divmod(cash, len(with_money)) if with_money else (0, 0)
+        for index, player in enumerate(group.players):
+            if index < won:
+                prizes[player] = (True, 0)
+            else:
+                position = index - won
+                prizes[player] = (False, each + (1 if position < left else 0))
+    return prizes

@@ -46,6 +46,7 @@ class TournamentOptions:
     starts_at: datetime | None = None
     turn_seconds: int = 30
     rules: Mapping[str, Any] = field(default_factory=dict)
+    satellite_for: int | None = None  # the tournament whose tickets are this one's prizes
 
 
 def _invalid(message: str, field_name: str) -> TournamentOptionsInvalidProblem:
@@ -104,6 +105,27 @@ def _money(options: TournamentOptions) -> None:
             raise _invalid(str(error), "prize_table") from None
 
 
+def _target(options: TournamentOptions, operator: Operator) -> Tournament | None:
+    """A satellite's target: the same owner's, in the same currency, not started yet."""
+    if options.satellite_for is None:
+        return None
+    target = Tournament.objects.filter(
+        pk=options.satellite_for,
+        operator=operator,
+        currency=options.currency,
+        status__in=Tournament.OPEN_STATUSES,
+    ).first()
+    if target is None or not target.entry_price:
+        raise _invalid(
+            "a satellite's target is your own tournament, in its currency, not started, "
+            "with an entry price",
+            "satellite_for",
+        )
+    if options.prize_table:
+        raise _invalid("a satellite's prizes are its target's tickets", "prize_table")
+    return target
+
+
 def tournament_create(
     *, operator: Operator, options: TournamentOptions, actor: Actor, now: datetime | None = None
 ) -> Tournament:
@@ -124,6 +146,7 @@ def tournament_create(
     low, high = _entries(options)
     opens, starts = _schedule(options, now)
     _money(options)
+    target = _target(options, operator)
     seed = engine.new_server_seed()
     with transaction.atomic():
         room = tournament_room_open(
@@ -153,6 +176,7 @@ def tournament_create(
             min_entries=low,
             max_entries=high,
             no_show_seconds=options.no_show_seconds,
+            satellite_for=target,
             registration_opens_at=opens,
             starts_at=starts,
             seed=seed,

@@ -73,15 +73,15 @@ def _places_pay(
     actor: Actor,
 ) -> None:
     """Give each group its places and pay their prizes in one posting."""
-    amounts = engine.prize_amounts(
-        pool=tournament.prize_pool,
-        table_bps=prize_table_of(tournament),
-        entries=tournament.field,
-        groups=groups,
-    )
+    amounts, tickets = _prizes(tournament=tournament, groups=groups)
+    target = tournament.satellite_for
     posting_reference = f"tournament-prize:{tournament.pk}:{reference}"
     payable = [
-        wallet.TournamentPrize(player=entry.player, amount=amount)
+        wallet.TournamentPrize(
+            player=entry.player,
+            amount=amount,
+            ticket_for=target.game_ref if target is not None and entry in tickets else None,
+        )
         for entry, amount in amounts.items()
         if amount > 0
     ]
@@ -98,8 +98,11 @@ def _places_pay(
         for entry in group.players:
             entry.place_from, entry.place_to = group.first_place, group.last_place
             entry.prize = amounts[entry]
+            entry.prize_ticket = entry in tickets
             entry.prize_reference = posting_reference if amounts[entry] else ""
-            entry.save(update_fields=["place_from", "place_to", "prize", "prize_reference"])
+            entry.save(
+                update_fields=["place_from", "place_to", "prize", "prize_ticket", "prize_reference"]
+            )
             prize = money_dict(entry.prize, tournament.currency)
             places = {"place_from": entry.place_from, "place_to": entry.place_to}
             entry_event(entry=entry, event_type="tournament.prize_paid", prize=prize, **places)
@@ -111,6 +114,32 @@ def _places_pay(
         operator=tournament.operator,
         data={"step": reference, "prizes": {str(e.pk): a for e, a in amounts.items()}},
     )
+
+
+def _prizes(
+    *, tournament: Tournament, groups: Sequence[engine.PlaceGroup[Entry]]
+) -> tuple[dict[Entry, int], set[Entry]]:
+    """Each player's prize (minor units) and who wins a ticket: a satellite's are its
+    target's tickets, else the prize table's shares of the pool."""
+    target = tournament.satellite_for
+    if target is None:
+        amounts = engine.prize_amounts(
+            pool=tournament.prize_pool,
+            table_bps=prize_table_of(tournament),
+            entries=tournament.field,
+            groups=groups,
+        )
+        return amounts, set()
+    won = engine.satellite_prizes(
+        pool=tournament.prize_pool,
+        ticket_value=target.entry_price,
+        entries=tournament.field,
+        groups=groups,
+    )
+    amounts = {
+        entry: target.entry_price if ticket else money for entry, (ticket, money) in won.items()
+    }
+    return amounts, {entry for entry, (ticket, _) in won.items() if ticket}
 
 
 def fees_of(tournament: Tournament) -> int:

@@ -18,6 +18,7 @@ from tournaments.engine import (
     places_of_final,
     places_of_round,
     prize_amounts,
+    satellite_prizes,
 )
 
 # --- places --------------------------------------------------------------------------------
@@ -195,3 +196,40 @@ def test_prizes_add_up_to_the_pool_and_respect_the_places(pool, table, field):
     for group in reversed(groups):
         one_by_one |= prize_amounts(pool=pool, table_bps=table, entries=entries, groups=[group])
     assert one_by_one == amounts
+
+
+def test_a_satellite_pays_tickets_to_the_best_places_and_the_rest_in_money() -> None:
+
+    groups = [
+        PlaceGroup(first_place=1, players=("A",)),
+        PlaceGroup(first_place=2, players=("B",)),
+        PlaceGroup(first_place=3, players=("C", "D")),
+        PlaceGroup(first_place=5, players=("E", "F", "G", "H")),
+    ]
+    # 80.00 in the pool, tickets worth 22.00: three tickets and 14.00 in money for 4th.
+    prizes = satellite_prizes(pool=8_000, ticket_value=2_200, entries=8, groups=groups)
+    assert prizes["A"] == prizes["B"] == prizes["C"] == (True, 0)
+    assert prizes["D"] == (False, 1_400)
+    assert all(prizes[player] == (False, 0) for player in "EFGH")
+    total = sum(2_200 * ticket + money for ticket, money in prizes.values())
+    assert total == 8_000
+
+
+@given(
+    pool=st.integers(0, 10**7),
+    value=st.integers(1, 10**6),
+    sizes=st.lists(st.integers(1, 8), min_size=1, max_size=30),
+)
+def test_a_satellites_tickets_and_money_add_up_to_the_pool(pool, value, sizes) -> None:
+
+    groups, first, players = [], 1, iter(range(10**6))
+    for size in sizes:
+        groups.append(
+            PlaceGroup(first_place=first, players=tuple(next(players) for _ in range(size)))
+        )
+        first += size
+    prizes = satellite_prizes(pool=pool, ticket_value=value, entries=first - 1, groups=groups)
+    tickets = sum(ticket for ticket, _ in prizes.values())
+    money = sum(cash for _, cash in prizes.values())
+    assert tickets * value + money == pool
+    assert tickets <= pool // value and tickets < first - 1
