@@ -31,6 +31,7 @@ const LOG_SHOWN = 30;
 const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 // Voided: R13's interrupted game, or a game stopped after its hand by a player's session end.
 const OVER = ["finished", "settled", "aborted", "voided"];
+const STOPPING_RECHECK_MS = 3000;
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
 
 /** A card face: a button in the player's hand, an image elsewhere. */
@@ -1241,6 +1242,16 @@ export class TableScreen {
   }
 
   tick() {
+    // A game stopping after its hand (suspended) is voided by a task a moment later: if no
+    // push says so (a message lost under load), ask every few seconds rather than show
+    // "stopping" for ever.
+    if (this.view && this.view.match.status === "suspended" && !this.refreshing) {
+      const now = Date.now();
+      if (!this.stoppingAskedAt || now - this.stoppingAskedAt > STOPPING_RECHECK_MS) {
+        this.stoppingAskedAt = now;
+        this.recheck();
+      }
+    }
     const el = $("#countdown", this.main);
     const hand = this.hand;
     if (!el || !hand || !hand.turn_deadline) return;
