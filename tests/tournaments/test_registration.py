@@ -194,3 +194,20 @@ def test_an_operator_creates_lists_registers_and_cancels_over_the_api(operator, 
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     assert cancelled.json()["seed"]  # revealed once it has ended
     assert balance(player) == FUNDS
+
+
+def test_a_link_made_after_both_registered_keeps_the_later_one_from_their_table(operator) -> None:
+    first, second, third = (funded_player(operator) for _ in range(3))
+    tournament = sit_and_go(operator, entries=3, seats=4)  # one table: the final
+    for player in (first, second):
+        assert register(client_of(player), tournament).status_code == 201
+    player_link_declare(player=second, other_player_id=first.pk, kind="household", actor=SYSTEM)
+    assert register(client_of(third), tournament).status_code == 201  # full: it starts
+    final = BracketTable.objects.get(tournament=tournament)
+    entries = {entry.player_id: entry for entry in Entry.objects.filter(tournament=tournament)}
+    assert final.entries == [entries[first.pk].pk, entries[third.pk].pk] or final.entries == [
+        entries[third.pk].pk,
+        entries[first.pk].pk,
+    ]
+    out = Entry.objects.get(pk=entries[second.pk].pk)
+    assert (out.status, out.out_reason, out.round_out) == ("out", "linked", 1)

@@ -19,7 +19,7 @@ from games.services.tournament_matches import tournament_match_open
 from games.tournament_selectors import tournament_match_outcome
 from gin_platform.audit import audit_record
 from gin_platform.tenancy.principals import Actor
-from integrity.pairing import linked_pairs
+from integrity.pairing import linked_pairs, pair_linked
 from tournaments import engine
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.events import entry_event, player_push
@@ -98,7 +98,7 @@ def _without_linked(
         return list(entries)
     kept: list[Entry] = []
     for entry in sorted(entries, key=lambda e: e.number):
-        if any(engine_linked(pairs, entry.player_id, other.player_id) for other in kept):
+        if any(pair_linked(pairs, entry.player_id, other.player_id) for other in kept):
             entry_out(entry=entry, round_number=table.round, reason=Entry.OutReason.LINKED)
             audit_record(
                 actor=actor,
@@ -111,11 +111,6 @@ def _without_linked(
             kept.append(entry)
     order = {entry.pk: index for index, entry in enumerate(entries)}
     return sorted(kept, key=lambda e: order[e.pk])
-
-
-def engine_linked(pairs: set, first, second) -> bool:
-    low, high = (first, second) if first < second else (second, first)
-    return (low, high) in pairs
 
 
 def entry_out(*, entry: Entry, round_number: int, reason: str) -> None:
