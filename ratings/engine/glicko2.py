@@ -85,7 +85,9 @@ def rate(player: Rating, games: Sequence[Game], *, tau: float = TAU) -> Rating:
         for mu_j, phi_j, _ in opponents
     )
     # Step 4: Delta, the estimated improvement over the pre-period rating.
-    improvement = sum(g(phi_j) * (s_j - expected(mu, mu_j, phi_j)) for mu_j, phi_j, s_j in opponents)
+    improvement = sum(
+        g(phi_j) * (s_j - expected(mu, mu_j, phi_j)) for mu_j, phi_j, s_j in opponents
+    )
     delta = v * improvement
     # Step 5: the new volatility.
     sigma_new = new_volatility(phi=phi, sigma=sigma, v=v, delta=delta, tau=tau)
@@ -116,9 +118,9 @@ def new_volatility(*, phi: float, sigma: float, v: float, delta: float, tau: flo
 
     def f(x: float) -> float:
         e_x = math.exp(x)
-        return e_x * (delta**2 - phi**2 - v - e_x) / (2.0 * (phi**2 + v + e_x) ** 2) - (
-            x - a
-        ) / tau**2
+        return (
+            e_x * (delta**2 - phi**2 - v - e_x) / (2.0 * (phi**2 + v + e_x) ** 2) - (x - a) / tau**2
+        )
 
     # 5.3: A and B bracket the root.
     big_a = a

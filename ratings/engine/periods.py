@@ -86,5 +86,3 @@ def check_places(places: Sequence[Sequence[P]]) -> None:
         raise ValueError("a place holds at least one player")
     if len(set(players)) != len(players):
         raise ValueError("a player holds one place only")
-
-

@@ -13,7 +13,7 @@ from ratings.engine import DRAW, LOSS, START, WIN, Game, Rating, rate
 from ratings.engine.glicko2 import SCALE, TAU, expected, g, new_volatility
 
 PLAYER = Rating(1500.0, 200.0, 0.06)
-OPPONENTS = [
+PAPER = [
     Game(Rating(1400.0, 30.0, 0.06), WIN),
     Game(Rating(1550.0, 100.0, 0.06), LOSS),
     Game(Rating(1700.0, 300.0, 0.06), LOSS),
@@ -25,7 +25,7 @@ def test_the_papers_worked_example_to_its_printed_precision() -> None:
     and 1700/300: the paper prints r' = 1464.06, RD' = 151.52 and sigma' = 0.05999. It
     rounds every intermediate step to four places (its v is 1.7785 where full precision
     gives 1.7790), so the exact figures are within one unit of the last printed digit."""
-    after = rate(PLAYER, OPPONENTS)
+    after = rate(PLAYER, PAPER)
     assert math.isclose(after.rating, 1464.06, abs_tol=0.01)
     assert round(after.rd, 2) == 151.52
     assert math.isclose(after.volatility, 0.05999, abs_tol=0.00001)
@@ -38,7 +38,7 @@ def test_the_papers_worked_example_to_its_printed_precision() -> None:
 def test_the_papers_intermediate_steps() -> None:
     phi = 200 / SCALE
     assert round(phi, 4) == 1.1513  # step 2
-    games = [((o.opponent.rating - 1500) / SCALE, o.opponent.rd / SCALE, o.score) for o in OPPONENTS]
+    games = [((x.opponent.rating - 1500) / SCALE, x.opponent.rd / SCALE, x.score) for x in PAPER]
     assert [round(g(phi_j), 4) for _, phi_j, _ in games] == [0.9955, 0.9531, 0.7242]
     assert [round(expected(0.0, mu_j, phi_j), 3) for mu_j, phi_j, _ in games] == [
         0.639,
@@ -62,7 +62,7 @@ def test_a_period_without_games_only_widens_the_rd() -> None:
 
 
 def test_an_unrated_player_starts_at_1500_350_and_006() -> None:
-    assert START == Rating(1500.0, 350.0, 0.06)
+    assert Rating(1500.0, 350.0, 0.06) == START
     assert TAU == 0.5
 
 

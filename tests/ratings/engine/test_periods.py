@@ -107,3 +107,26 @@ def test_a_better_place_never_ends_below_a_worse_one_from_equal_ratings(places) 
     results = rate_period(places=places, before={})
     ordered = [results[p].after.rating for place in places for p in place]
     assert ordered == sorted(ordered, reverse=True)
+
+
+def test_the_worked_examples_of_r15() -> None:
+    """docs/rules.md R15's worked examples, to the figures printed there."""
+    paper = rate_period(
+        places=[["1700"], ["1550"], ["player"], ["1400"]],
+        before={
+            "1700": Rating(1700.0, 300.0, 0.06),
+            "1550": Rating(1550.0, 100.0, 0.06),
+            "player": Rating(1500.0, 200.0, 0.06),
+            "1400": Rating(1400.0, 30.0, 0.06),
+        },
+    )["player"]
+    assert (paper.wins, paper.losses, paper.place) == (1, 2, 3)
+    assert round(paper.after.rating, 2) == 1464.05 and round(paper.after.rd, 2) == 151.52
+    heads_up = rate_period(places=[["winner"], ["loser"]], before={})
+    assert round(heads_up["winner"].after.rating, 2) == 1662.31
+    assert round(heads_up["loser"].after.rating, 2) == 1337.69
+    assert {round(r.after.rd, 2) for r in heads_up.values()} == {290.32}
+    assert all(is_provisional(r.after) for r in heads_up.values())
+    four = rate_period(places=[["A"], ["B", "C"], ["D"]], before={})
+    assert [round(four[p].after.rating, 2) for p in "ABCD"] == [1799.63, 1500.0, 1500.0, 1200.37]
+    assert {round(four[p].after.rd, 2) for p in "ABCD"} == {227.74}
