@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-from gin_platform.http.pagination import EXAMPLE_POSITION, CheckedCursorPagination
-
 
 def _response(name: str, value: object) -> OpenApiExample:
     return OpenApiExample(name, value=value, response_only=True, status_codes=["200"])
@@ -35,26 +33,12 @@ CHANGE = {
     "change": 0.0,
 }
 
+# A list's example is one of its items: drf-spectacular shows it as the list (or the page).
 RATINGS = [
-    _response(
-        "One family played, two not yet",
-        [
-            RATING,
-            {"family": "heads_up_match", "provisional": True, **UNRATED},
-            {"family": "multiplayer", "provisional": True, **UNRATED},
-        ],
-    )
+    _response("A family played", RATING),
+    _response("A family not played yet", {"family": "multiplayer", "provisional": True, **UNRATED}),
 ]
-HISTORY = [
-    _response(
-        "Second of four, sharing the place with one other",
-        {
-            "next": CheckedCursorPagination().example_link(position=EXAMPLE_POSITION),
-            "previous": None,
-            "results": [CHANGE],
-        },
-    )
-]
+HISTORY = [_response("Second of four, sharing the place with one other", CHANGE)]
 MATCH = [
     _response(
         "A network table: the opponent by screen name",
