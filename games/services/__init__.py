@@ -12,6 +12,8 @@
     network         network rooms, operators' opt-ins to them, players' screen names; the
                     events of network games for each operator
     waiting_list    the lobby's waiting list: joining, leaving, seating the waiting players
+    pair_seating    two players seated at one table together, all or nothing (R15's quick
+                    seat, which the matchmaking app runs)
     tournament_matches  a tournament's matches (R14): opened with their players' seats
                     reserved, each seat taken by its player, the absent forfeiting
     protection_clock  player protection at the table: reality checks at turn boundaries
@@ -25,13 +27,14 @@ through ``wallet.services``; a finished match is announced with
 ``games.signals.match_finished`` for settlement to pay out.
 
 The modules import each other in one direction only (rooms <- network <- play <- house_bot
-<- seat_checks <- seating <- waiting_list, tournament_matches; hand_lifecycle <- play,
-timers, seating; timers <- seating). Reads are in ``games.selectors``, API shapes in
+<- seat_checks <- seating <- waiting_list, pair_seating, tournament_matches; hand_lifecycle
+<- play, timers, seating; timers <- seating). Reads are in ``games.selectors``, API shapes in
 ``games.api.presenters``.
 
 Transactions (docs/games.md "Locks and transactions"): the services a request or a task
 calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
-accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``player_action_apply``,
+accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``pair_seat`` (its caller's
+rows locked and written inside it, through ``claim`` and ``record``), ``player_action_apply``,
 ``hand_apply_action``, ``match_resign``, each forfeit of ``turn_timers_expire`` and each
 match of ``tournament_no_shows_sweep``. The others are atomic and designed to run inside
 their caller's transaction: ``room_create``, ``room_update``, ``table_create`` (the
@@ -64,6 +67,7 @@ from games.services.network import (
     result_for_operator,
     screen_name_problem,
 )
+from games.services.pair_seating import PairSeat, PairSeatRefused, pair_seat
 from games.services.play import (
     RESULT_FORMAT,
     ActionResult,
@@ -126,6 +130,8 @@ __all__ = [
     "TIMER_BATCH",
     "WAITING_LIST_ACTOR",
     "ActionResult",
+    "PairSeat",
+    "PairSeatRefused",
     "SeatResult",
     "TimerSweep",
     "bot_move_delay",
@@ -143,6 +149,7 @@ __all__ = [
     "network_room_create",
     "network_room_opt_in",
     "network_room_opt_out",
+    "pair_seat",
     "player_action_apply",
     "player_ref_for",
     "player_screen_name_set",

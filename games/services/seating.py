@@ -10,6 +10,8 @@
   running game is forfeited (``timers.match_forfeit``).
 - The house bot sits down here too: opposite a player alone in a ``bot_enabled`` room
   (``_bot_join``), or when the player invites it (``table_seat_bot``).
+- ``seat_take_locked`` and ``seamless_buy_in`` are the two halves of ``seat_take`` that
+  ``pair_seating`` (R15's quick seat: two players at one table, all or nothing) shares.
 
 Locks: the Table row first (``games.locks``), which owns the table's waiting match and its
 seats. Transactions: ``seat_take``, ``seat_leave`` and each try of ``table_seat_bot`` are
@@ -113,7 +115,7 @@ def seat_take(
     is first debited in the operator's wallet, outside any transaction; if the seat is then
     refused (or the player already sat there), the debit is rolled back."""
     cash_table_check(table.room)  # R14: before the operator's wallet is asked for anything
-    debit = _seamless_buy_in(
+    debit = seamless_buy_in(
         player=player,
         table=table,
         cashier_amount=cashier_amount,
@@ -140,7 +142,7 @@ def seat_take(
     return result
 
 
-def _seamless_buy_in(
+def seamless_buy_in(
     *,
     player: Player,
     table: Table,
@@ -149,7 +151,8 @@ def _seamless_buy_in(
     actor: Actor,
 ):
     """The operator's wallet debit of a seamless buy-in, or None (transfer mode, practice
-    chips, or a seat that will not be taken: already seated, game running)."""
+    chips, or a seat that will not be taken: already seated, game running). Outside any
+    transaction: the operator's wallet is called over HTTP."""
     room = table.room
     if not wallet.seamless_mode(player=player, currency=room.currency):
         return None
@@ -199,7 +202,7 @@ def _seat_take_durable(
     ``bot_enabled`` the house bot takes the second seat right away (R11).
     """
     with transaction.atomic(durable=True):
-        result = _seat_take(
+        result = seat_take_locked(
             player=player,
             table=table,
             cashier_amount=cashier_amount,
@@ -231,7 +234,7 @@ def _seat_take_durable(
     return result
 
 
-def _seat_take(
+def seat_take_locked(
     *,
     player: Player,
     table: Table,
@@ -240,6 +243,8 @@ def _seat_take(
     actor: Actor,
     seamless_debit=None,
 ) -> SeatResult:
+    """One seat, every check of a seat and its buy-in, inside the caller's transaction (a
+    savepoint): the table locked first."""
     with transaction.atomic():
         table = lock_table(table.pk)
         room = table.room
@@ -472,7 +477,7 @@ def _bot_join_one(*, table: Table, seat: Seat, number: int) -> SeatResult | None
     bot = house_bot_player(operator=table.room.operator, number=number)
     try:
         with transaction.atomic():
-            return _seat_take(
+            return seat_take_locked(
                 player=bot,
                 table=table,
                 cashier_amount=seat.amount if seat.match.variant == Variant.MONEY else None,
@@ -528,7 +533,7 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
             raise TableFullProblem(gettext("A game is already being played at this table."))
         # R12: the next bot not seated yet (a 3-4 seat table may take several).
         bot = next((bot for bot in bots if bot.pk not in seated), bots[-1])
-        result = _seat_take(
+        result = seat_take_locked(
             player=bot,
             table=table,
             cashier_amount=mine.amount if match.variant == Variant.MONEY else None,

@@ -9,7 +9,7 @@ soon as an opponent is there, instead of sitting alone at a table.
   check of a seat), opposite a player already seated in the room at the same stake, or two
   waiting players together at a free table. Run by the Celery task
   ``games.tasks.waiting_list_match`` after a join and after anybody sits down alone in a
-  room where somebody waits (``seating._seat_take_durable``); never inside a request's
+  room where somebody waits (``seating.seat_take``); never inside a request's
   transaction (``seat_take`` is durable).
 - ``waiting_list_expire``: entries past ``expires_at`` end (beat job).
 

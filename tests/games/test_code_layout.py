@@ -16,6 +16,7 @@ from games.services import (
     house_bot,
     interruptions,
     network,
+    pair_seating,
     play,
     protection_clock,
     rooms,
@@ -44,6 +45,8 @@ SERVICE_MODULES = {
     "seat_checks": {"house_bot"},
     "seating": {"rooms", "network", "hand_lifecycle", "timers", "house_bot", "seat_checks"},
     "waiting_list": {"rooms", "seat_checks", "seating"},
+    # R15's quick seat: two seats taken together as seating takes one.
+    "pair_seating": {"seating"},
     # R14: a tournament's matches, started as seating starts a full table.
     "tournament_matches": {
         "hand_lifecycle",
@@ -103,6 +106,7 @@ PUBLIC_NAMES = {
         "waiting_list_match",
     ],
     interruptions: ["match_void"],
+    pair_seating: ["PairSeat", "PairSeatRefused", "pair_seat"],
     tournament_matches: [
         "NO_SHOW_ACTOR",
         "tournament_match_open",
