@@ -202,6 +202,7 @@ APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 MAX_LINES = 600
 # Underscore names that are not the project's to hide: documented API of Django and the

@@ -40,6 +40,7 @@ APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 # The hosted page's modules: the djangojs domain.
 PAGE_SCRIPTS = Path("games/static/games/play")

@@ -117,6 +117,8 @@ SPECTACULAR_SETTINGS = {
         "TournamentEndEnum": [("finished", "finished"), ("cancelled", "cancelled")],
         # Ratings (docs/ratings.md).
         "RatingFamilyEnum": "ratings.models.Family",
+        # The quick seat (docs/matchmaking.md).
+        "QuickSeatStatusEnum": "matchmaking.models.Ticket.Status",
         # Player protection: the markers of harm (docs/player-protection.md).
         "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
         # A player's history (docs/player-protection.md "History"); the limits' periods and

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "protection.apps.ProtectionConfig",
     "tournaments.apps.TournamentsConfig",
     "ratings.apps.RatingsConfig",
+    "matchmaking.apps.MatchmakingConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
     # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).
@@ -333,6 +334,13 @@ CELERY_BEAT_SCHEDULE["ratings-sweep"] = {
     "task": "ratings.tasks.ratings_sweep",
     "schedule": 15.0,
     "options": {"expires": 15.0},
+}
+# R15's quick seat (docs/matchmaking.md): bands widen with time, so the waiting tickets are
+# matched again every 2 s (and the expired ones end).
+CELERY_BEAT_SCHEDULE["quick-seat-tick"] = {
+    "task": "matchmaking.tasks.quick_seat_tick",
+    "schedule": 2.0,
+    "options": {"expires": 2.0},
 }
 
 # --- Security ----------------------------------------------------------------------------

@@ -9,10 +9,12 @@ from gin_platform.api.docs import RedocBundleView, RedocView
 from gin_platform.api.service_views import ProblemTypeDetailView
 from gin_platform.http.error_views import problem_404, problem_500
 
-# The resolver tries these in order, every pattern of an app before the next app's: the games
-# routes (a move, a view: most of the traffic) go first. No route shadows another's
-# (tests/platform/test_urls.py), so the order decides nothing but the time it takes.
+# The resolver tries these in order, every pattern of an app before the next app's:
+# matchmaking's one route first (games' lobby/<room_id> would take lobby/quick-seat for a room
+# id), then the games routes (a move, a view: most of the traffic). No other route shadows
+# another's (tests/platform/test_urls.py), so the order decides nothing else but the time.
 api_v1: list[URLPattern | URLResolver] = [
+    path("", include("matchmaking.urls")),
     path("", include("games.urls")),
     path("", include("gin_platform.api.urls")),
     path("", include("wallet.urls")),

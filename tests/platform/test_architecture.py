@@ -26,6 +26,7 @@ PACKAGES = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 
 
@@ -142,6 +143,15 @@ RATING_LAYERS = (
     "ratings' layers: api, tasks, receivers and the command, then services, selectors, the "
     "engine, models"
 )
+NO_MATCHMAKING = (
+    "games never imports matchmaking (matchmaking reads games.matchmaking_selectors and seats "
+    "pairs through games.services)"
+)
+MATCHMAKING_BANDS = "The quick seat's pairing (matchmaking.bands) imports only the standard library"
+MATCHMAKING_LAYERS = (
+    "matchmaking's layers: api and tasks, then services, presenters, selectors, problems, the "
+    "pairing, models"
+)
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
 PLATFORM_LAYERS = (
     "gin_platform's layers: api, admin, tasks and commands, then services, selectors, models"
@@ -169,6 +179,18 @@ BREAKS = [
     ("ratings/selectors.py", "from ratings import services", RATING_LAYERS),
     ("wallet/probe.py", "import ratings.selectors", WALLET),
     ("gin_platform/probe.py", "from ratings import selectors", WIRING),
+    ("games/probe.py", "from matchmaking import services", NO_MATCHMAKING),
+    ("ratings/probe.py", "import matchmaking.models", NO_MATCHMAKING),
+    ("tournaments/probe.py", "from matchmaking import selectors", NO_MATCHMAKING),
+    ("matchmaking/bands.py", "import django", MATCHMAKING_BANDS),
+    ("matchmaking/bands.py", "from games import engine", MATCHMAKING_BANDS),
+    ("matchmaking/bands.py", "from matchmaking import models", MATCHMAKING_BANDS),
+    ("matchmaking/selectors.py", "from matchmaking import services", MATCHMAKING_LAYERS),
+    ("matchmaking/services.py", "from matchmaking import tasks", MATCHMAKING_LAYERS),
+    ("matchmaking/probe.py", "from integrity.models import PlayerLink", PAIRING),
+    ("matchmaking/probe.py", "from protection.models import PlaySession", PROTECTION),
+    ("wallet/probe.py", "import matchmaking.models", WALLET),
+    ("gin_platform/probe.py", "from matchmaking import selectors", WIRING),
     ("games/engine/probe.py", "import numpy", ENGINE),
     ("games/engine/probe.py", "from games import models", ENGINE),
     ("games/engine/probe.py", "from gin_platform import money", ENGINE),

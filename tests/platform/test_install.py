@@ -84,6 +84,7 @@ APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 for package in APPS:
     for module in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):

@@ -77,6 +77,7 @@ APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 
 

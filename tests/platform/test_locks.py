@@ -22,6 +22,7 @@ APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 # Runs querysets the locks modules build (compiled once), and refuses a lock outside a
 # transaction as the ORM does; it builds no lock of its own.

@@ -32,6 +32,7 @@ APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 WRITES = ("post", "put", "patch", "delete")

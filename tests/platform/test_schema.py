@@ -19,6 +19,7 @@ PROJECT_APPS = (
     "protection",
     "tournaments",
     "ratings",
+    "matchmaking",
 )
 
 
