@@ -38,7 +38,7 @@ from games.matchmaking_selectors import quick_seat_rooms
 from games.models import Room, Seat
 from games.problems import LinkedPlayersProblem
 from games.realtime.publisher import player_message
-from games.services import PairSeat, PairSeatRefused, pair_seat
+from games.services import MAX_AMOUNT, PairSeat, PairSeatRefused, pair_seat
 from games.services.seat_checks import buy_in_amount, network_seat_check
 from gin_platform.audit import audit_record
 from gin_platform.enqueue import enqueue_on_commit
@@ -91,12 +91,18 @@ def _room_for(
     stake: int | None,
     stake_per_point: int | None,
 ) -> Room:
-    rooms = quick_seat_rooms(
-        player=player,
-        variant=variant,
-        currency=currency,
-        stake=stake,
-        stake_per_point=stake_per_point,
+    amounts = [amount for amount in (stake, stake_per_point) if amount is not None]
+    storable = all(0 < amount <= MAX_AMOUNT for amount in amounts)  # no room has another
+    rooms = (
+        quick_seat_rooms(
+            player=player,
+            variant=variant,
+            currency=currency,
+            stake=stake,
+            stake_per_point=stake_per_point,
+        )
+        if storable
+        else []
     )
     if not rooms:
         raise QuickSeatNoRoomProblem(

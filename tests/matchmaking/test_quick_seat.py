@@ -134,6 +134,8 @@ def test_a_request_is_refused_at_once_as_a_seat_would_be(operator):
     no_room = assert_problem(ask(ann, {**FTK, "stake": "7.00"}), 422, "quick-seat-no-room")
     assert no_room["variant"] == "ftk" and no_room["currency"] == "EUR"
     assert_problem(ask(ann, {**FTK, "currency": "USD"}), 422, "quick-seat-no-room")
+    for stake in ("-5.00", "0", "99999999999999999999999.00"):
+        assert_problem(ask(ann, {**FTK, "stake": stake}), 422, "quick-seat-no-room")
     self_exclusion_create(player=ann.player, days=180, actor=SYSTEM)
     assert_problem(ask(ann), 403, "self-excluded")
     assert not Ticket.objects.exists()
