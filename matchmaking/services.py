@@ -25,6 +25,7 @@ commit): ``quick_seat.queued``, ``.seated`` (the seat and its match), ``.cancell
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -197,7 +198,7 @@ def quick_seat_join(
 
 
 # Why a ticket can no longer be cancelled, in the player's language.
-_NOT_WAITING = {
+_NOT_WAITING: dict[str, Callable[[], str]] = {
     Ticket.Status.SEATED: lambda: gettext("You were seated already: your game is on."),
     Ticket.Status.EXPIRED: lambda: gettext("Your quick seat expired: nobody came in time."),
     Ticket.Status.REFUSED: lambda: gettext("Your quick seat ended: the seat was refused."),

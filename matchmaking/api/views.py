@@ -74,7 +74,7 @@ class QuickSeatView(APIView):
         caller = player_principal(request)
         data = validated(QuickSeatInput, request.data)
         ticket, created = services.quick_seat_join(player=caller.player, actor=caller.actor, **data)
-        return _answer(ticket, request, status.HTTP_201_CREATED if created else 200)
+        return _answer(ticket, request, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
     @extend_schema(
         request=None,

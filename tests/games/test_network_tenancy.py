@@ -101,6 +101,9 @@ READ = {
     "match-ratings",
     "player-ratings",
     "player-rating-history",
+    # The quick seat (docs/matchmaking.md): each side's player asks at the network room and
+    # cancels; their own ticket names nobody else.
+    "lobby-quick-seat",
 }
 NOT_A_GAME = {
     # credentials, origins, sessions, launch, sockets' tickets: no game in them
@@ -313,6 +316,11 @@ def _read_everything(side: Side, *, match_id: int, room_id: int) -> None:
         ),
     )
     side.record("my reports", me.get("/api/v1/me/reports"))
+    # A quick seat at the network room (R15), asked and cancelled before the other side asks.
+    quick = {"variant": "ftk", "stake": "5.00", "currency": "EUR"}
+    side.record("quick seat", me.post("/api/v1/lobby/quick-seat", quick, format="json"))
+    side.record("quick seat cancelled", me.delete("/api/v1/lobby/quick-seat"))
+    side.record("my quick seat", me.get("/api/v1/lobby/quick-seat"))
     side.record("my report", me.get(f"/api/v1/me/reports/{filed['id']}"))
     # The sockets' messages are the presenters' (games/realtime/render.py): each audience.
     # What the side's player's sockets carry: their own seat's audience and the watchers'.
