@@ -315,11 +315,20 @@ class LaunchToken(models.Model):
 
 
 class SocketTicket(models.Model):
-    """A single-use, 30-second ticket a player mints to open one WebSocket (``gst_``, only
-    its hash stored; docs/realtime.md "Tickets")."""
+    """A single-use, 30-second ticket that opens one WebSocket (``gst_``, only its hash
+    stored; docs/realtime.md "Tickets"): a player's, minted with their session, or an
+    operator's, minted with an API key, which opens only a socket that watches (a
+    tournament's bracket) and lives no longer than that key."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
-    session = models.ForeignKey(PlayerSession, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    session = models.ForeignKey(
+        PlayerSession, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    api_key = models.ForeignKey(
+        OperatorApiKey, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     expires_at = models.DateTimeField()
@@ -327,9 +336,19 @@ class SocketTicket(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=("expires_at",))]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(player__isnull=False, session__isnull=False, api_key__isnull=True)
+                    | Q(player__isnull=True, session__isnull=True, api_key__isnull=False)
+                ),
+                name="socket_ticket_player_or_operator",
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"socket ticket #{self.pk} of {self.player}"
+        holder = self.player if self.api_key_id is None else self.api_key
+        return f"socket ticket #{self.pk} of {holder}"
 
 
 class IdempotencyRecord(models.Model):

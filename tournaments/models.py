@@ -71,6 +71,10 @@ class Tournament(models.Model):
     first_result_at = models.DateTimeField(null=True, blank=True)  # R14: cancellation's line
     ended_at = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.CharField(max_length=40, blank=True, default="")
+    # One more for each committed change its watchers see (entries, the bracket, places, the
+    # end): the watch socket's version, so a client can tell it missed a push
+    # (docs/realtime.md "A tournament's bracket").
+    bracket_version = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

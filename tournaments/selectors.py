@@ -11,8 +11,13 @@ from datetime import datetime
 
 from django.db.models import Count, Q, QuerySet
 
-from gin_platform.models import Operator, Player
-from gin_platform.tenancy.selectors import as_id, network_membership_get, network_operator_id
+from gin_platform.models import NetworkMembership, Operator, Player
+from gin_platform.tenancy.selectors import (
+    as_id,
+    is_network_operator,
+    network_membership_get,
+    network_operator_id,
+)
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.problems import tournament_not_found
 
@@ -68,6 +73,39 @@ def tournament_get(*, operator: Operator, tournament_id: object) -> Tournament:
     return tournament
 
 
+def tournament_for_push(*, tournament_id: int) -> Tournament | None:
+    """A tournament as its watchers are shown it (any operator's: the caller has checked
+    who may watch), with its entry count; None once it no longer exists."""
+    return (
+        Tournament.objects.filter(pk=tournament_id)
+        .select_related("satellite_for")
+        .annotate(registered=Count("entries", filter=Q(entries__status__in=Entry.ACTIVE_STATUSES)))
+        .first()
+    )
+
+
+def bracket_version(*, tournament_id: int) -> int | None:
+    """The tournament's ``bracket_version`` as committed now (None: no such tournament)."""
+    return (
+        Tournament.objects.filter(pk=tournament_id)
+        .values_list("bracket_version", flat=True)
+        .first()
+    )
+
+
+def watching_operator_ids(*, tournament: Tournament) -> list:
+    """The operators whose players (and themselves) may watch ``tournament``: its owner
+    and, at a network tournament, every member operator (as ``_visible`` lets them see it)."""
+    operator_ids = [tournament.operator_id]
+    if is_network_operator(tournament.operator_id):
+        operator_ids += list(
+            NetworkMembership.objects.filter(left_at__isnull=True)
+            .order_by("operator_id")
+            .values_list("operator_id", flat=True)
+        )
+    return operator_ids
+
+
 def bracket_tables(*, tournament: Tournament, round_number: int | None = None) -> list:
     tables = BracketTable.objects.filter(tournament=tournament).order_by("round", "number")
     if round_number is not None:
@@ -75,11 +113,22 @@ def bracket_tables(*, tournament: Tournament, round_number: int | None = None) -
     return list(tables)
 
 
-def entries_by_id(*, tournament: Tournament) -> dict[int, Entry]:
-    return {
-        entry.pk: entry
-        for entry in Entry.objects.filter(tournament=tournament).select_related("player")
-    }
+def entries_by_id(
+    *, tournament: Tournament, entry_ids: list[int] | None = None
+) -> dict[int, Entry]:
+    """The tournament's entries with their players (only ``entry_ids``, when given)."""
+    entries = Entry.objects.filter(tournament=tournament).select_related("player__operator")
+    if entry_ids is not None:
+        entries = entries.filter(pk__in=entry_ids)
+    return {entry.pk: entry for entry in entries}
+
+
+def bracket_tables_by_id(*, tournament: Tournament, table_ids: list[int]) -> list[BracketTable]:
+    return list(
+        BracketTable.objects.filter(tournament=tournament, pk__in=table_ids).order_by(
+            "round", "number"
+        )
+    )
 
 
 def operator_entries(*, operator: Operator, tournament: Tournament) -> QuerySet[Entry]:

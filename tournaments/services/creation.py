@@ -20,6 +20,7 @@ from gin_platform.tenancy.principals import Actor
 from tournaments import engine
 from tournaments.models import Tournament
 from tournaments.problems import TournamentOptionsInvalidProblem
+from tournaments.services.events import watchers_tell
 
 MAX_ENTRIES = 4096  # the largest field a tournament takes (R14: a 12-round heads-up bracket)
 ROUND_VARIANTS = (game_engine.FIRST_TO_KNOCK, game_engine.MATCH_PLAY)
@@ -213,5 +214,6 @@ def registration_open(*, tournament: Tournament, actor: Actor) -> Tournament:
                 obj=tournament,
                 operator=tournament.operator,
             )
+            watchers_tell(tournament=tournament, change="registration_opened")
     tournament.refresh_from_db()
     return tournament

@@ -20,7 +20,7 @@ from tournaments import engine
 from tournaments.locks import lock_tournament
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.bracket import shape_of, table_result_record, table_seat
-from tournaments.services.events import entry_event, tournament_event
+from tournaments.services.events import entry_event, tournament_event, watchers_tell
 from tournaments.services.prizes import ended_data, fees_take, prizes_paid
 from tournaments.services.registration import entries_on_a_break_withdraw, entry_refund
 from wallet import services as wallet
@@ -111,6 +111,11 @@ def _draw_and_seat(*, tournament: Tournament, entries: list[Entry], actor: Actor
             "started_at": now,
         },
     )
+    watchers_tell(
+        tournament=tournament,
+        change="started",
+        tables=BracketTable.objects.filter(tournament=tournament),
+    )
     first = BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")
     for table, players in zip(first, engine.first_round(shape, drawn), strict=True):
         table_seat(tournament=tournament, table=table, entries=players, actor=actor)
@@ -177,6 +182,7 @@ def _cancel(*, tournament: Tournament, reason: str, actor: Actor) -> None:
     tournament_event(
         tournament=tournament, event_type="tournament.cancelled", data=ended_data(tournament)
     )
+    watchers_tell(tournament=tournament, change="cancelled")
 
 
 def _refund_all(*, tournament: Tournament, actor: Actor) -> None:
@@ -187,6 +193,7 @@ def _refund_all(*, tournament: Tournament, actor: Actor) -> None:
         entry.status = Entry.Status.REFUNDED
         entry.save(update_fields=["status", "refund_reference"])
         entry_event(entry=entry, event_type="tournament.unregistered")
+    watchers_tell(tournament=tournament, change="entries")
     if tournament.overlay:
         wallet.tournament_overlay_return(
             game_ref=tournament.game_ref,
