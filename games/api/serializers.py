@@ -360,6 +360,10 @@ class MatchSummaryOutput(serializers.Serializer):
     room_id = serializers.IntegerField()
     currency = serializers.CharField()
     is_practice = serializers.BooleanField()
+    is_tournament = serializers.BooleanField(
+        help_text="R14: a tournament's match: no stake, no statement (the tournament pays "
+        "its prizes)"
+    )
     stake = OptionallyDisplayedMoney(allow_null=True)
     stake_per_point = OptionallyDisplayedMoney(allow_null=True)
     fee_bps = serializers.IntegerField()

@@ -32,8 +32,9 @@ DOMAINS = (DJANGO_DOMAIN, JAVASCRIPT_DOMAIN)
 
 # The apps whose Python and templates hold the django domain's msgids.
 APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
-# The hosted page's modules: the djangojs domain.
-PAGE_SCRIPTS = Path("games/static/games/play")
+# The hosted page's modules (the table page's, and the tournament page's beside them): the
+# djangojs domain.
+PAGE_SCRIPTS = (Path("games/static/games/play"), Path("tournaments/static/tournaments/play"))
 
 PYTHON_KEYWORDS = {
     "_": None,
@@ -97,7 +98,8 @@ def template_sources(root: Path) -> Iterator[Path]:
 
 
 def script_sources(root: Path) -> Iterator[Path]:
-    yield from sorted((root / PAGE_SCRIPTS).glob("*.js"))
+    for folder in PAGE_SCRIPTS:
+        yield from sorted((root / folder).glob("*.js"))
 
 
 def _add(template: Catalog, found: Iterable[tuple], *, location: str) -> None:

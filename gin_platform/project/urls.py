@@ -39,7 +39,7 @@ urlpatterns = [
     # The hosted table page players open from their operator's launch URL (docs/play.md).
     path("play/", include("games.web.urls")),
     # Its tournament lobby and tournaments (docs/play.md "Tournaments"): tournaments' own.
-    path("play/tournaments", include("tournaments.web.urls")),
+    path("play/", include("tournaments.web.urls")),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
 ]
 
