@@ -118,7 +118,9 @@ def test_a_player_registers_plays_the_sit_and_go_through_the_page_and_sees_the_p
     page.locator("#take-seat").click()
     page.locator("#tournament-waiting").wait_for(timeout=TIMEOUT_MS)
     alice = PlayPage(page, "Alice")
-    match_id = int(page.evaluate("JSON.parse(sessionStorage.getItem('gin.play.session')).place.match"))
+    remembered = page.evaluate("JSON.parse(sessionStorage.getItem('gin.play.session')).place")
+    assert remembered["back"] == f"/play/tournaments/{tournament['id']}"
+    match_id = int(remembered["match"])
     bob.call("POST", f"tournaments/{tournament['id']}/seat")
     page.locator("#hand .card").first.wait_for(timeout=TIMEOUT_MS)
     assert "tournament" in page.locator("#table-title").inner_text()
