@@ -315,20 +315,12 @@ class LaunchToken(models.Model):
 
 
 class SocketTicket(models.Model):
-    """A single-use, 30-second ticket that opens one WebSocket (``gst_``, only its hash
-    stored; docs/realtime.md "Tickets"): a player's, minted with their session, or an
-    operator's, minted with an API key, which opens only a socket that watches (a
-    tournament's bracket) and lives no longer than that key."""
+    """A single-use, 30-second ticket for one WebSocket (``gst_``, only its hash stored): a
+    player's session's, or else an operator's API key's, for a socket that only watches."""
 
-    player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
-    session = models.ForeignKey(
-        PlayerSession, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
-    api_key = models.ForeignKey(
-        OperatorApiKey, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
+    player = models.ForeignKey(Player, models.CASCADE, null=True, related_name="+")
+    session = models.ForeignKey(PlayerSession, models.CASCADE, null=True, related_name="+")
+    api_key = models.ForeignKey(OperatorApiKey, models.CASCADE, null=True, related_name="+")
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     expires_at = models.DateTimeField()
@@ -336,19 +328,9 @@ class SocketTicket(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=("expires_at",))]
-        constraints = [
-            models.CheckConstraint(
-                condition=(
-                    Q(player__isnull=False, session__isnull=False, api_key__isnull=True)
-                    | Q(player__isnull=True, session__isnull=True, api_key__isnull=False)
-                ),
-                name="socket_ticket_player_or_operator",
-            )
-        ]
 
     def __str__(self) -> str:
-        holder = self.player if self.api_key_id is None else self.api_key
-        return f"socket ticket #{self.pk} of {holder}"
+        return f"socket ticket #{self.pk} of {self.player or self.api_key}"
 
 
 class IdempotencyRecord(models.Model):

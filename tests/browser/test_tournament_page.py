@@ -95,6 +95,7 @@ def test_a_player_registers_plays_the_sit_and_go_through_the_page_and_sees_the_p
     # Carol follows the bracket on her own page (a player of the operator, not entered).
     carol = contexts().new_page()
     carol.goto(site.launch_url(carol_player))
+    carol.locator("#lobby-title").wait_for()  # the launch exchanged: the session is here
     carol.locator("#tournaments-link").click()
     carol.locator(f'.tournament-card[data-tournament-id="{tournament["id"]}"] a').click()
     carol.locator("#bracket-empty").wait_for()

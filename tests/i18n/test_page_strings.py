@@ -54,9 +54,7 @@ def test_no_visible_string_of_a_module_is_outside_the_catalogue(module):
     assert found == [], "wrap these in gettext/ngettext/pgettext (i18n.js)"
 
 
-@pytest.mark.parametrize(
-    "template", TEMPLATES, ids=lambda path: path.relative_to(ROOT).as_posix()
-)
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_no_text_of_a_template_is_outside_the_translation_tags(template):
     assert untranslated_template_text(template.read_text()) == []
 

@@ -508,6 +508,8 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "tournament-cancel": {"post": None, "ids": {"tournament_id": "tournament_to_cancel"}},
     "tournament-entries": {"get": None, "post": {"player_id": "{other_player}"}},
     "tournament-entry": {"delete": None, "ids": {"player_id": "excluded_player"}},
+    # A ticket for the operator's own watching socket (docs/realtime.md "Tickets").
+    "socket-ticket-create": {"post": None},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},
