@@ -1,7 +1,7 @@
 """The hosted tournament page (docs/play.md "Tournaments") in a browser: a player opens the
-tournament lobby from the table page, registers for a sit and go for two that a second
-player fills over the API, sees the bracket appear and "your match is ready" without a
-reload, takes the seat and plays the match by clicks at the table page to its end, then sees
+tournament lobby from the table page, registers for a sit and go for two (withdrawing once,
+refunded in full) that a second player fills over the API, sees the bracket appear and "your
+match is ready" without a reload, takes the seat and plays the match by clicks at the table page to its end, then sees
 their place and prize on the tournament's page, while a third player follows the bracket
 live; and the page in Spanish, where a refused registration speaks Spanish too."""
 
@@ -91,6 +91,14 @@ def test_a_player_registers_plays_the_sit_and_go_through_the_page_and_sees_the_p
     page.locator("#entry-standing", has_text="You are registered (Entry 1)").wait_for()
     page.locator("#wallet-balance", has_text="€18.90").wait_for()
     page.locator('[data-fact="entries"] dd', has_text="1 of 2").wait_for()
+    # Withdrawing before the start gives the entry back in full; then in again.
+    page.locator("#unregister").click()
+    page.locator("#register").wait_for()
+    page.locator("#wallet-balance", has_text="€20.00").wait_for()
+    page.locator('[data-fact="entries"] dd', has_text="0 of 2").wait_for()
+    page.locator("#register").click()
+    page.locator("#entry-standing", has_text="You are registered (Entry 2)").wait_for()
+    page.locator("#wallet-balance", has_text="€18.90").wait_for()
 
     # Carol follows the bracket on her own page (a player of the operator, not entered).
     carol = contexts().new_page()
@@ -153,7 +161,11 @@ def test_a_player_registers_plays_the_sit_and_go_through_the_page_and_sees_the_p
     page.locator("#back-to-tournament").click()
     page.locator("#tournament-status", has_text="Finished").wait_for(timeout=TIMEOUT_MS)
     entries = site.get(f"tournaments/{tournament['id']}/entries")
-    mine = next(entry for entry in entries if entry["player_id"] == alice_player["id"])
+    (mine,) = [
+        entry
+        for entry in entries
+        if entry["player_id"] == alice_player["id"] and entry["status"] != "unregistered"
+    ]
     assert mine["place_from"] in (1, 2) and mine["status"] in ("won", "out")
     prize = page.locator("#entry-prize")
     if mine["status"] == "won":
