@@ -130,7 +130,8 @@ NO_TOURNAMENTS = (
 )
 TOURNAMENT_ENGINE = "The tournament engine imports only the standard library and games.engine"
 TOURNAMENT_LAYERS = (
-    "tournaments' layers: api, tasks and receivers, then services, selectors, the engine, models"
+    "tournaments' layers: api, tasks, receivers and admin, then services, selectors, the engine, "
+    "models"
 )
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
 PLATFORM_LAYERS = (
