@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
+from django.utils.translation import gettext
 
 from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator, Player
@@ -130,7 +131,7 @@ def player_entry(*, player: Player, tournament: Tournament) -> Entry:
         .first()
     )
     if entry is None:
-        raise NotFoundProblem(f"No entry of this player in tournament {tournament.pk}.")
+        raise NotFoundProblem(gettext("No entry of this player in this tournament."))
     return entry
 
 

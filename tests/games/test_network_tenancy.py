@@ -158,6 +158,8 @@ READ_IN_TOURNAMENTS = {
     "tournament-registration",
     "tournament-seat",
     "me-tournaments",
+    "tournament-entry-statement",
+    "me-tournament-statement",
 }
 
 

@@ -121,7 +121,7 @@ STATEMENT = {
     "lines": [
         {
             "transaction_id": 9001,
-            "kind": "table_buy_in",
+            "kind": "buy_in",
             "account": "player",
             "component": "stake",
             "amount": _eur("-11.00"),
@@ -130,7 +130,7 @@ STATEMENT = {
         },
         {
             "transaction_id": 9001,
-            "kind": "table_buy_in",
+            "kind": "buy_in",
             "account": "escrow",
             "component": "stake",
             "amount": _eur("11.00"),

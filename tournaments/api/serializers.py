@@ -173,7 +173,7 @@ class TournamentSeatOutput(serializers.Serializer):
 class TournamentStatementLineOutput(serializers.Serializer):
     transaction_id = serializers.IntegerField(help_text="The ledger transaction")
     kind = serializers.CharField(
-        help_text="What it was: table_buy_in (the entry), table_refund, ticket_entry, "
+        help_text="What it was: buy_in (the entry), refund, ticket_entry, "
         "ticket_refund, ticket_grant, tournament_prize..."
     )
     account = serializers.CharField(
