@@ -117,6 +117,8 @@ SPECTACULAR_SETTINGS = {
         "TournamentEndEnum": [("finished", "finished"), ("cancelled", "cancelled")],
         "TournamentRequestKindEnum": "tournaments.models.TournamentRequest.Kind",
         "TournamentRequestStatusEnum": "tournaments.models.TournamentRequest.Status",
+        # Ratings (docs/ratings.md).
+        "RatingFamilyEnum": "ratings.models.Family",
         # Player protection: the markers of harm (docs/player-protection.md).
         "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
         # A player's history (docs/player-protection.md "History"); the limits' periods and

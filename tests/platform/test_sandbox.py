@@ -509,6 +509,9 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "tournament-entries": {"get": None, "post": {"player_id": "{other_player}"}},
     "tournament-entry": {"delete": None, "ids": {"player_id": "excluded_player"}},
     "tournament-entry-statement": {"get": None, "ids": {"player_id": "excluded_player"}},
+    # Ratings (docs/ratings.md).
+    "player-ratings": {"get": None},
+    "player-rating-history": {"get": None},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},
@@ -552,6 +555,7 @@ PLAYER_CALLS: dict[str, dict[str, object]] = {
     "tournament-registration": {"post": {}, "delete": None},
     "tournament-seat": {"post": None},
     "me-tournament-statement": {"get": None},
+    "match-ratings": {"get": None},
 }
 
 
