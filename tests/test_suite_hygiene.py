@@ -193,7 +193,16 @@ def test_every_slow_test_is_listed_in_docs_testing_md():
 
 # --- The layout rules of the whole tree (docs/testing.md "Shared helpers") -------------------
 ROOT = TESTS.parent
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 MAX_LINES = 600
 # Underscore names that are not the project's to hide: documented API of Django and the
 # standard library that only looks private, and library hooks with no public equivalent.

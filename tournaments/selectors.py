@@ -2,15 +2,21 @@
 
 An operator sees its own tournaments and, while a member of the network, the network's; a
 player sees what their operator sees. Another operator's tournament is 404, as if it did
-not exist.
+not exist. Staff see the tournaments and the four-eyes requests of the operators in their
+scope (gin_platform/staff/scope.py: None is every operator).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
+from django.utils.translation import gettext
 
+from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import NetworkMembership, Operator, Player
 from gin_platform.tenancy.selectors import (
     as_id,
@@ -18,8 +24,12 @@ from gin_platform.tenancy.selectors import (
     network_membership_get,
     network_operator_id,
 )
-from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.models import BracketTable, Entry, Tournament, TournamentRequest
 from tournaments.problems import tournament_not_found
+from wallet.selectors.tournaments import StatementLine, tournament_statement
+
+# A staff user's operator scope: the operators' ids, or None for every operator.
+Scope = Collection[Any] | None
 
 
 def is_bracket_match(*, match_id: int) -> bool:
@@ -158,3 +168,96 @@ def entry_waiting_table(*, entry: Entry) -> BracketTable | None:
         .select_related("match")
         .first()
     )
+
+
+def player_entry(*, player: Player, tournament: Tournament) -> Entry:
+    """The player's entry of ``tournament`` (the newest, should they have withdrawn and come
+    back); 404 when they never entered it."""
+    entry = (
+        Entry.objects.filter(tournament=tournament, player=player)
+        .select_related("tournament", "player")
+        .order_by("-number")
+        .first()
+    )
+    if entry is None:
+        raise NotFoundProblem(gettext("No entry of this player in this tournament."))
+    return entry
+
+
+ESCROW_ACCOUNT = "escrow"  # the wallet's account kind of a tournament's escrow
+
+
+@dataclass(frozen=True)
+class EntryStatement:
+    """A player's statement of one tournament: their own ledger lines of it, oldest first
+    (the wallet's ``tournament_statement``: entries, refunds, prizes, tickets, a
+    conversion's legs), and what went into this tournament's escrow from them
+    (``paid_in``: entries, in money or tickets) and out of it to them (``paid_out``:
+    refunds and prizes, a satellite's tickets included), in its currency."""
+
+    entry: Entry
+    lines: list[StatementLine]
+    paid_in: int
+    paid_out: int
+
+    @property
+    def net(self) -> int:
+        return self.paid_out - self.paid_in
+
+
+def entry_statement(*, entry: Entry) -> EntryStatement:
+    """The statement of ``entry``'s player in its tournament (every entry of theirs there:
+    one withdrawn and made again shows both). Only their own lines are read."""
+    game_ref = entry.tournament.game_ref
+    lines = tournament_statement(player=entry.player, game_ref=game_ref)
+    # A satellite's prize moves its own escrow: only this tournament's escrow is counted.
+    escrow = [
+        line.amount
+        for line in lines
+        if line.account == ESCROW_ACCOUNT and line.game_ref == game_ref
+    ]
+    return EntryStatement(
+        entry=entry,
+        lines=lines,
+        paid_in=sum(amount for amount in escrow if amount > 0),
+        paid_out=-sum(amount for amount in escrow if amount < 0),
+    )
+
+
+# --- Staff -------------------------------------------------------------------------------------
+def staff_tournament_get(*, tournament_id: object, operator_ids: Scope) -> Tournament:
+    """Any operator's tournament in the staff user's scope (404 otherwise, as if missing)."""
+    pk = as_id(tournament_id)
+    tournaments = Tournament.objects.filter(pk=pk) if pk is not None else Tournament.objects.none()
+    if operator_ids is not None:
+        tournaments = tournaments.filter(operator_id__in=operator_ids)
+    tournament = tournaments.first()
+    if tournament is None:
+        raise tournament_not_found()
+    return tournament
+
+
+def tournament_request_list(
+    *, operator_ids: Scope, status: str | None = None, kind: str | None = None
+) -> QuerySet[TournamentRequest]:
+    """Staff's four-eyes requests on tournaments, newest first, of the operators in scope."""
+    rows = TournamentRequest.objects.select_related("operator", "proposed_by", "decided_by")
+    if operator_ids is not None:
+        rows = rows.filter(operator_id__in=operator_ids)
+    if status:
+        rows = rows.filter(status=status)
+    if kind:
+        rows = rows.filter(kind=kind)
+    return rows.order_by("-proposed_at", "-pk")
+
+
+def tournament_request_get(*, request_id: object, operator_ids: Scope) -> TournamentRequest:
+    pk = as_id(request_id)
+    row = (
+        tournament_request_list(operator_ids=operator_ids).filter(pk=pk).first()
+        if pk is not None
+        else None
+    )
+    if row is None:
+        raise NotFoundProblem(f"No tournament request {request_id}")
+    return row

@@ -13,7 +13,8 @@
                     events of network games for each operator
     waiting_list    the lobby's waiting list: joining, leaving, seating the waiting players
     tournament_matches  a tournament's matches (R14): opened with their players' seats
-                    reserved, each seat taken by its player, the absent forfeiting
+                    reserved, each seat taken by its player, the absent forfeiting, voided
+                    when the tournament is cancelled
     protection_clock  player protection at the table: reality checks at turn boundaries
                     with the clock paused, a session's end stopping a game after its hand
 
@@ -32,14 +33,14 @@ timers, seating; timers <- seating). Reads are in ``games.selectors``, API shape
 Transactions (docs/games.md "Locks and transactions"): the services a request or a task
 calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
 accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``player_action_apply``,
-``hand_apply_action``, ``match_resign``, each forfeit of ``turn_timers_expire`` and each
-match of ``tournament_no_shows_sweep``. The others are atomic and designed to run inside
-their caller's transaction: ``room_create``, ``room_update``, ``table_create`` (the
-Idempotency-Key transaction of the operator endpoints), ``tournament_room_open``,
-``tournament_match_open``, ``tournament_seat_claim`` (the tournament's own transaction),
-``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
-``match_mark_settled`` / ``match_settled_record`` (inside settlement's ``game_settle``;
-``matches_settled_record`` for its batches).
+``hand_apply_action``, ``match_resign``, ``match_void``, ``tournament_match_void``, each
+forfeit of ``turn_timers_expire`` and each match of ``tournament_no_shows_sweep``. The
+others are atomic and designed to run inside their caller's transaction: ``room_create``,
+``room_update``, ``table_create`` (the Idempotency-Key transaction of the operator
+endpoints), ``tournament_room_open``, ``tournament_match_open``, ``tournament_seat_claim``
+(the tournament's own transaction), ``match_forfeit`` (inside ``seat_leave``,
+``match_resign``, the timer sweep) and ``match_mark_settled`` / ``match_settled_record``
+(inside settlement's ``game_settle``; ``matches_settled_record`` for its batches).
 
 This package re-exports the public names, so ``from games import services`` and
 ``games.services.<name>`` keep working.
@@ -85,6 +86,7 @@ from games.services.rooms import (
     room_create,
     room_update,
     table_create,
+    tournament_room_check,
     tournament_room_open,
 )
 from games.services.seating import SeatResult, seat_leave, seat_take, table_seat_bot
@@ -101,6 +103,7 @@ from games.services.tournament_matches import (
     NO_SHOW_ACTOR,
     tournament_match_open,
     tournament_match_rules,
+    tournament_match_void,
     tournament_no_shows_sweep,
     tournament_seat_claim,
 )
@@ -158,7 +161,9 @@ __all__ = [
     "table_seat_bot",
     "tournament_match_open",
     "tournament_match_rules",
+    "tournament_match_void",
     "tournament_no_shows_sweep",
+    "tournament_room_check",
     "tournament_room_open",
     "tournament_seat_claim",
     "turn_grace",

@@ -31,7 +31,16 @@ JAVASCRIPT_DOMAIN = "djangojs"
 DOMAINS = (DJANGO_DOMAIN, JAVASCRIPT_DOMAIN)
 
 # The apps whose Python and templates hold the django domain's msgids.
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 # The hosted page's modules (the table page's, and the tournament page's beside them): the
 # djangojs domain.
 PAGE_SCRIPTS = (Path("games/static/games/play"), Path("tournaments/static/tournaments/play"))

@@ -115,6 +115,10 @@ SPECTACULAR_SETTINGS = {
         "TournamentOutReasonEnum": "tournaments.models.Entry.OutReason",
         "RoundVariantEnum": [("ftk", "ftk"), ("match", "match")],
         "TournamentEndEnum": [("finished", "finished"), ("cancelled", "cancelled")],
+        "TournamentRequestKindEnum": "tournaments.models.TournamentRequest.Kind",
+        "TournamentRequestStatusEnum": "tournaments.models.TournamentRequest.Status",
+        # Ratings (docs/ratings.md).
+        "RatingFamilyEnum": "ratings.models.Family",
         # Player protection: the markers of harm (docs/player-protection.md).
         "HarmRuleCodeEnum": "protection.models.HarmRuleCode",
         # A player's history (docs/player-protection.md "History"); the limits' periods and

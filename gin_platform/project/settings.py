@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "integrity.apps.IntegrityConfig",
     "protection.apps.ProtectionConfig",
     "tournaments.apps.TournamentsConfig",
+    "ratings.apps.RatingsConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
     # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).
@@ -326,6 +327,12 @@ CELERY_BEAT_SCHEDULE["tournaments-sweep"] = {
     "task": "tournaments.tasks.tournaments_sweep",
     "schedule": TOURNAMENTS_SWEEP_SECONDS,
     "options": {"expires": TOURNAMENTS_SWEEP_SECONDS},
+}
+# Ratings (R15): rate any finished match no task rated (a lost message, a killed worker).
+CELERY_BEAT_SCHEDULE["ratings-sweep"] = {
+    "task": "ratings.tasks.ratings_sweep",
+    "schedule": 15.0,
+    "options": {"expires": 15.0},
 }
 
 # --- Security ----------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The hosted tournament page (docs/play.md "Tournaments") in a browser: a player opens the
 tournament lobby from the table page, registers for a sit and go for two (withdrawing once,
 refunded in full) that a second player fills over the API, sees the bracket appear and "your
-match is ready" without a reload, takes the seat and plays the match by clicks at the table page to its end, then sees
-their place and prize on the tournament's page, while a third player follows the bracket
-live; and the page in Spanish, where a refused registration speaks Spanish too."""
+match is ready" without a reload, takes the seat and plays the match by clicks at the table
+page to its end, then sees their place and prize on the tournament's page, while a third
+player follows the bracket live; and the page in Spanish, where a refused registration
+speaks Spanish too."""
 
 from __future__ import annotations
 

@@ -8,7 +8,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "rules.md"
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 
 
 def rule_numbers() -> list[int]:

@@ -95,6 +95,12 @@ READ = {
     "player-history-matches",
     "player-history-transactions",
     "player-history-summary",
+    # Ratings (docs/ratings.md): each side's player's, and the ratings at the table.
+    "me-ratings",
+    "me-rating-history",
+    "match-ratings",
+    "player-ratings",
+    "player-rating-history",
 }
 NOT_A_GAME = {
     # credentials, origins, sessions, launch, sockets' tickets: no game in them
@@ -158,6 +164,8 @@ READ_IN_TOURNAMENTS = {
     "tournament-registration",
     "tournament-seat",
     "me-tournaments",
+    "tournament-entry-statement",
+    "me-tournament-statement",
 }
 
 
@@ -259,6 +267,10 @@ def _read_everything(side: Side, *, match_id: int, room_id: int) -> None:
     ):
         side.record(path, api.get(path))
     side.record("links", api.get(f"/api/v1/players/{player_id}/links"))
+    for part in ("ratings", "ratings/history"):
+        side.record(f"{part}", api.get(f"/api/v1/players/{player_id}/{part}"))
+        side.record(f"my {part}", me.get(f"/api/v1/me/{part}"))
+    side.record("ratings at the table", me.get(f"/api/v1/matches/{match_id}/ratings"))
     for part in ("matches", "transactions", "summary"):
         side.record(f"history {part}", api.get(f"/api/v1/players/{player_id}/history/{part}"))
         side.record(f"my history {part}", me.get(f"/api/v1/me/history/{part}"))

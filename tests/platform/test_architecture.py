@@ -25,6 +25,7 @@ PACKAGES = (
     "integrity",
     "protection",
     "tournaments",
+    "ratings",
 )
 
 
@@ -133,6 +134,15 @@ TOURNAMENT_LAYERS = (
     "tournaments' layers: entry points, then services, pushes, presenters, selectors, the "
     "engine, models"
 )
+NO_RATINGS = (
+    "games never imports ratings (ratings hear games.signals.match_finished and read games' "
+    "selectors)"
+)
+RATING_ENGINE = "The rating engine imports only the standard library"
+RATING_LAYERS = (
+    "ratings' layers: api, tasks, receivers and the command, then services, selectors, the "
+    "engine, models"
+)
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
 PLATFORM_LAYERS = (
     "gin_platform's layers: api, admin, tasks and commands, then services, selectors, models"
@@ -164,6 +174,15 @@ BREAKS = [
     ("tournaments/realtime/render.py", "from tournaments.web import views", TOURNAMENT_LAYERS),
     ("wallet/probe.py", "import tournaments.models", WALLET),
     ("tournaments/probe.py", "from integrity.models import PlayerLink", PAIRING),
+    ("games/probe.py", "from ratings import selectors", NO_RATINGS),
+    ("settlement/probe.py", "import ratings.models", NO_RATINGS),
+    ("ratings/engine/probe.py", "import django", RATING_ENGINE),
+    ("ratings/engine/probe.py", "from games import engine", RATING_ENGINE),
+    ("ratings/engine/probe.py", "from ratings import models", RATING_ENGINE),
+    ("ratings/services.py", "from ratings import tasks", RATING_LAYERS),
+    ("ratings/selectors.py", "from ratings import services", RATING_LAYERS),
+    ("wallet/probe.py", "import ratings.selectors", WALLET),
+    ("gin_platform/probe.py", "from ratings import selectors", WIRING),
     ("games/engine/probe.py", "import numpy", ENGINE),
     ("games/engine/probe.py", "from games import models", ENGINE),
     ("games/engine/probe.py", "from gin_platform import money", ENGINE),

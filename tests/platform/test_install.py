@@ -75,7 +75,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gin_platform.project.settings")
 import django
 
 django.setup()
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 for package in APPS:
     for module in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
         importlib.import_module(module.name)

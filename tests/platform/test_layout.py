@@ -68,7 +68,16 @@ def test_readme_starts_with_the_two_commands():
 
 # --- gin_platform by concern ------------------------------------------------------------------
 MAX_LINES = 600
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 
 
 def test_no_module_of_an_app_is_longer_than_600_lines():

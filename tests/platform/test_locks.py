@@ -13,7 +13,16 @@ from gin_platform.tenancy.services import api_key_create
 from tests.factories import SYSTEM, PlayerFactory
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 # Runs querysets the locks modules build (compiled once), and refuses a lock outside a
 # transaction as the ORM does; it builds no lock of its own.
 RUNS_LOCKS_BUILT_ELSEWHERE = {"gin_platform/request_path/precompiled.py"}

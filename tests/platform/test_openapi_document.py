@@ -23,7 +23,16 @@ from gin_platform.http.problems import PROBLEM_CONTENT_TYPE
 from gin_platform.http.throttling import RATE_LIMIT_HEADERS
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("gin_platform", "games", "wallet", "settlement", "integrity", "protection", "tournaments")
+APPS = (
+    "gin_platform",
+    "games",
+    "wallet",
+    "settlement",
+    "integrity",
+    "protection",
+    "tournaments",
+    "ratings",
+)
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 WRITES = ("post", "put", "patch", "delete")
 # A regex that only lists values, as "^(take_upcard|pass|...)$": a closed set not said as an enum.

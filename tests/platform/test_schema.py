@@ -18,6 +18,7 @@ PROJECT_APPS = (
     "integrity",
     "protection",
     "tournaments",
+    "ratings",
 )
 
 

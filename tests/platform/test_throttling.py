@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 import redis
 from django.conf import settings
-from django.core.cache import cache, caches
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from gin_platform.http import throttling

@@ -28,6 +28,7 @@ from tests.wallet.factories import fund
 from tournaments.models import Tournament
 from tournaments.realtime import publisher
 from tournaments.services.creation import TournamentOptions, tournament_create
+from tournaments.services.lifecycle import tournament_cancel
 from tournaments.services.registration import entry_register, entry_unregister
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -112,6 +113,29 @@ async def test_a_watcher_gets_the_snapshot_then_every_change_with_the_next_versi
     assert hello["version"] == last
     assert hello["bracket"] == snapshot and hello["tournament"] == detail
     await again.close()
+
+
+async def test_a_cancellation_pushes_the_tables_it_stopped():
+    operator = await sync(OperatorFactory)()
+    players = [await sync(funded_player)(operator) for _ in range(4)]
+    tournament = await sync(sit_and_go)(operator, entries=4)
+    for player in players:
+        await sync(entry_register)(player=player, tournament=tournament, actor=SYSTEM)
+    watcher = await sync(session_client)(players[0])
+    socket, hello = await watching(watcher, tournament.pk)
+    assert [table["status"] for table in hello["bracket"]] == ["playing", "playing", "pending"]
+
+    await sync(tournament_cancel)(tournament_id=tournament.pk, reason="operator", actor=SYSTEM)
+
+    push = await socket.receive_type("bracket")
+    assert push["version"] == hello["version"] + 1
+    assert push["changes"] == ["entries", "cancelled"]
+    assert push["tournament"]["status"] == "cancelled"
+    assert [(table["number"], table["status"]) for table in push["tables"]] == [
+        (1, "aborted"),
+        (2, "aborted"),
+    ]
+    await socket.close()
 
 
 async def test_a_lost_push_is_repaired_with_a_snapshot_at_the_next_push_or_heartbeat(settings):

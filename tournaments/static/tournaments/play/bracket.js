@@ -22,6 +22,7 @@ const TABLE_STATUSES = {
   playing: pgettext("a bracket table's status", "Playing"),
   finished: pgettext("a bracket table's status", "Finished"),
   bye: pgettext("a bracket table's status", "Bye"),
+  aborted: pgettext("a bracket table's status", "Stopped: the tournament was cancelled"),
 };
 
 function seatName(seat) {

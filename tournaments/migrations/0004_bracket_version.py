@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0002_satellites'),
+        ('tournaments', '0003_staff_requests'),
     ]
 
     operations = [

@@ -1,0 +1,152 @@
+"""Reads of ratings (R15, docs/ratings.md).
+
+A player reads their own ratings; an operator reads its own players' (the caller resolves
+the player within its operator first: another operator's player is 404 before anything
+here runs). The reads other parts of the platform build on (the quick seat's band,
+leaderboards, tournament seeding) are ``rating_of`` and ``ratings_of``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from django.db.models import Exists, OuterRef, QuerySet
+
+from games.models import Match, Seat
+from games.rating_selectors import counts_for_rating, rated_matches
+from games.selectors import match_seats, player_match
+from gin_platform.models import Player
+from ratings import engine
+from ratings.models import Family, RatedMatch, Rating, RatingChange, RatingCursor, family_of
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """A player's rating in one family as it stands (the start when they have no match
+    rated in it yet: ``matches`` 0, ``updated_at`` None)."""
+
+    player_id: UUID
+    family: str
+    rating: float
+    rd: float
+    volatility: float
+    matches: int
+    updated_at: datetime | None
+
+    @property
+    def provisional(self) -> bool:
+        """R15: while the RD is above 110."""
+        return engine.is_provisional(self.glicko)
+
+    @property
+    def glicko(self) -> engine.Rating:
+        return engine.Rating(self.rating, self.rd, self.volatility)
+
+
+def _start(player_id: UUID, family: str) -> PlayerRating:
+    start = engine.START
+    return PlayerRating(player_id, family, start.rating, start.rd, start.volatility, 0, None)
+
+
+def _from_row(row: Rating) -> PlayerRating:
+    return PlayerRating(
+        row.player_id, row.family, row.rating, row.rd, row.volatility, row.matches, row.updated_at
+    )
+
+
+def ratings_of(*, player_ids: Iterable[UUID], family: str) -> dict[UUID, PlayerRating]:
+    """Each player's rating in ``family``, in one query (the start for those unrated)."""
+    wanted = set(player_ids)
+    rows = Rating.objects.filter(family=family, player_id__in=wanted)
+    found = {row.player_id: _from_row(row) for row in rows}
+    return {player: found.get(player) or _start(player, family) for player in wanted}
+
+
+def rating_of(*, player_id: UUID, family: str) -> PlayerRating:
+    """The player's rating in ``family``."""
+    return ratings_of(player_ids=[player_id], family=family)[player_id]
+
+
+def player_ratings(*, player: Player) -> list[PlayerRating]:
+    """The player's rating in every family, in the families' order."""
+    rows = {row.family: _from_row(row) for row in Rating.objects.filter(player=player)}
+    return [rows.get(family) or _start(player.pk, family) for family in Family.values]
+
+
+def player_rating_history(*, player: Player, family: str | None = None) -> QuerySet[RatingChange]:
+    """Every change a rated match made to the player's ratings (one family's, if given);
+    unordered: the caller pages them newest first."""
+    changes = RatingChange.objects.filter(player=player)
+    return changes.filter(family=family) if family else changes
+
+
+@dataclass(frozen=True)
+class SeatRating:
+    seat: Seat
+    rating: PlayerRating | None  # None: the house bot's seat (practice), never rated
+
+
+@dataclass(frozen=True)
+class MatchRatings:
+    """The ratings of a match's players in the match's family, as they stand now."""
+
+    match: Match
+    family: str
+    rated: bool  # whether R15 rates this match (never practice)
+    seats: list[SeatRating]
+
+
+def match_ratings(*, player: Player, match_id: object) -> MatchRatings:
+    """The ratings of the players at a match ``player`` sits (or sat) at; any other match
+    is 404 (``games.selectors.player_match``)."""
+    match = player_match(player=player, match_id=match_id)
+    family = family_of(variant=match.variant, seat_count=match.seat_count)
+    seats = match_seats(match)
+    bots = set(match.house_bot_seats)
+    found = ratings_of(
+        player_ids=[seat.player_id for seat in seats if seat.position not in bots], family=family
+    )
+    return MatchRatings(
+        match=match,
+        family=family,
+        rated=counts_for_rating(match),
+        seats=[SeatRating(seat, found.get(seat.player_id)) for seat in seats],
+    )
+
+
+# --- What the rating service and its sweep read ----------------------------------------------
+def unrated_matches(
+    *, since: datetime | None = None, until: datetime | None = None
+) -> QuerySet[Match]:
+    """The matches R15 rates that ended in [``since``, ``until``] (either end open when
+    None) and are not rated yet, oldest first (the order they must be rated in)."""
+    matches = rated_matches()
+    if since is not None:
+        matches = matches.filter(finished_at__gte=since)
+    if until is not None:
+        matches = matches.filter(finished_at__lte=until)
+    return matches.filter(~Exists(RatedMatch.objects.filter(match=OuterRef("pk")))).order_by(
+        "finished_at", "pk"
+    )
+
+
+def unrated_match_end(*, match_id: int) -> datetime | None:
+    """When ``match_id`` ended, if R15 rates it and it is not rated yet; else None."""
+    return unrated_matches().filter(pk=match_id).values_list("finished_at", flat=True).first()
+
+
+def is_rated_match(*, match_id: int) -> bool:
+    """Whether R15 rates ``match_id`` (one indexed read)."""
+    return rated_matches().filter(pk=match_id).exists()
+
+
+def rated_through() -> datetime | None:
+    """The end of the newest match rated so far (the sweep looks back from there)."""
+    return (
+        RatingCursor.objects.filter(pk=RatingCursor.ONE)
+        .values_list("rated_through", flat=True)
+        .first()
+    )
