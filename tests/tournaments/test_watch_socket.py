@@ -185,6 +185,17 @@ async def test_a_change_rolled_back_is_never_pushed():
     await socket.close()
 
 
+async def test_a_change_outside_a_transaction_is_pushed_at_once_whole():
+    operator = await sync(OperatorFactory)()
+    player = await sync(funded_player)(operator)
+    tournament = await sync(sit_and_go)(operator, entries=4)
+    socket, hello = await watching(await sync(session_client)(player), tournament.pk)
+    await sync(publisher.bracket_changed)(tournament_id=tournament.pk, change="entries")
+    push = await socket.receive_type("bracket")
+    assert push["version"] == hello["version"] + 1 and push["changes"] == ["entries"]
+    await socket.close()
+
+
 async def test_a_change_names_its_kind():
     with pytest.raises(ValueError, match="unknown change"):
         publisher.bracket_changed(tournament_id=1, change="moved")

@@ -81,16 +81,18 @@ def bracket_changed(*, tournament_id: int, change: str, table_ids: Iterable[int]
         raise ValueError(f"unknown change of a tournament: {change!r}")
     hooks = connection.run_on_commit
     pending = _pending().get(tournament_id)
-    if pending is None or pending.hooks is not hooks or not connection.in_atomic_block:
+    joined = pending is not None and pending.hooks is hooks and connection.in_atomic_block
+    if pending is None or not joined:
         Tournament.objects.filter(pk=tournament_id).update(bracket_version=F("bracket_version") + 1)
         version = selectors.bracket_version(tournament_id=tournament_id)
         assert version is not None  # the row was just updated
         pending = _Pending(tournament_id=tournament_id, version=version, hooks=hooks)
         _pending()[tournament_id] = pending
-        transaction.on_commit(partial(_publish_pending, pending), robust=True)
     if change not in pending.changes:
         pending.changes.append(change)
     pending.table_ids.update(table_ids)
+    if not joined:  # registered last: outside a transaction it runs at once
+        transaction.on_commit(partial(_publish_pending, pending), robust=True)
 
 
 def _publish_pending(pending: _Pending) -> None:
