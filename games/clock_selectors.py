@@ -13,6 +13,7 @@ from django.utils import timezone
 from games import engine
 from games.models import Hand, HandEvent, TurnProtection
 from games.selectors import out_at_deal
+from gin_platform.models import Outage
 
 
 def day_start(now: datetime) -> datetime:
@@ -29,6 +30,12 @@ class Protections:
     @property
     def left_today(self) -> int:
         return max(0, self.per_day - self.used_today)
+
+
+def outage_ended_within(*, now: datetime, seconds: int) -> bool:
+    """R13: did one of the platform's own outages end less than ``seconds`` before ``now``?
+    A socket it dropped may still be reconnecting then, and that is not the player's doing."""
+    return Outage.objects.filter(ended_at__gt=now - timedelta(seconds=seconds)).exists()
 
 
 def protections_today(*, player_id: uuid.UUID | str, now: datetime | None = None) -> Protections:

@@ -315,11 +315,12 @@ class LaunchToken(models.Model):
 
 
 class SocketTicket(models.Model):
-    """A single-use, 30-second ticket a player mints to open one WebSocket (``gst_``, only
-    its hash stored; docs/realtime.md "Tickets")."""
+    """A single-use, 30-second ticket for one WebSocket (``gst_``, only its hash stored): a
+    player's session's, or else an operator's API key's, for a socket that only watches."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
-    session = models.ForeignKey(PlayerSession, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, models.CASCADE, null=True, related_name="+")
+    session = models.ForeignKey(PlayerSession, models.CASCADE, null=True, related_name="+")
+    api_key = models.ForeignKey(OperatorApiKey, models.CASCADE, null=True, related_name="+")
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     expires_at = models.DateTimeField()
@@ -329,7 +330,7 @@ class SocketTicket(models.Model):
         indexes = [models.Index(fields=("expires_at",))]
 
     def __str__(self) -> str:
-        return f"socket ticket #{self.pk} of {self.player}"
+        return f"socket ticket #{self.pk} of {self.player or self.api_key}"
 
 
 class IdempotencyRecord(models.Model):

@@ -1,15 +1,26 @@
 """Row locks of tournaments (one lock helper module per app).
 
-The tournament's row is the one lock: every change of a tournament, its entries and its
-bracket takes it first, then whatever games and the wallet lock inside their services (a
-match's table, the ledger's accounts in key order). Nothing in games or the wallet ever
-takes a tournament's lock, so the order cannot invert.
+The tournament's row is the one lock of a tournament's own steps: every change of a
+tournament, its entries and its bracket takes it first, then whatever games and the wallet
+lock inside their services (a match's table, the ledger's accounts in key order). Nothing
+in games or the wallet ever takes a tournament's lock, so the order cannot invert.
+
+A staff request (four eyes) is locked before its tournament: approving one locks the
+request, then the tournament it cancels (or creates nothing yet to lock):
+
+    TournamentRequest  ->  Tournament  ->  (games' Table, Match, ...)  ->  (wallet's accounts)
 """
 
 from __future__ import annotations
 
-from tournaments.models import Tournament
+from tournaments.models import Tournament, TournamentRequest
 
 
 def lock_tournament(tournament_id: int) -> Tournament:
     return Tournament.objects.select_for_update().get(pk=tournament_id)
+
+
+def lock_tournament_request(*, request_id: int) -> TournamentRequest:
+    """Lock a staff request before anything it touches: two approvers of one request queue
+    here, and it executes once."""
+    return TournamentRequest.objects.select_for_update(of=("self",)).get(pk=request_id)

@@ -8,6 +8,7 @@ sits in the tournament's escrow (``game_ref`` = ``Tournament.game_ref``) in the 
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -71,6 +72,10 @@ class Tournament(models.Model):
     first_result_at = models.DateTimeField(null=True, blank=True)  # R14: cancellation's line
     ended_at = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.CharField(max_length=40, blank=True, default="")
+    # One more for each committed change its watchers see (entries, the bracket, places, the
+    # end): the watch socket's version, so a client can tell it missed a push
+    # (docs/realtime.md "A tournament's bracket").
+    bracket_version = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -187,6 +192,9 @@ class BracketTable(models.Model):
         PLAYING = "playing"  # its games match is open
         FINISHED = "finished"  # its players went on or out
         BYE = "bye"  # too few players to play: every one goes on
+        # The tournament was cancelled while its match was open: the match is voided (games'
+        # tournament_match_void, on commit, or the sweep), its result never taken.
+        ABORTED = "aborted"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="tables")
     round = models.PositiveSmallIntegerField()
@@ -216,3 +224,72 @@ class BracketTable(models.Model):
 
     def __str__(self) -> str:
         return f"Table {self.round}-{self.number} of tournament {self.tournament_id}"
+
+
+class TournamentRequest(models.Model):
+    """A staff action on tournaments that needs a second person (four eyes,
+    docs/backoffice.md): proposed by one staff user, approved (and executed in the same
+    transaction) or rejected by another.
+
+    - ``create``: a network tournament (its owner the network's operator); ``payload`` holds
+      its options (money in minor units, moments in ISO 8601), checked when proposed and
+      again when created; ``tournament`` is the tournament the approval created.
+    - ``cancel``: ``tournament`` cancelled (R14 "Cancellation"), ``payload`` ``{}``; the
+      request's ``reason`` says why.
+
+    ``operator`` is the tournament's owner (the operator scope a staff user needs);
+    ``result_ref`` what the execution made (``tournament:<id>``), or the failure's slug."""
+
+    class Kind(models.TextChoices):
+        CREATE = "create"
+        CANCEL = "cancel"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        EXECUTED = "executed"
+        REJECTED = "rejected"
+        FAILED = "failed"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.PROTECT, null=True, blank=True, related_name="requests"
+    )
+    payload = models.JSONField(default=dict, blank=True)
+    reason = models.CharField(max_length=500)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_at = models.DateTimeField(default=timezone.now, editable=False)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=500, blank=True, default="")
+    result_ref = models.CharField(max_length=80, blank=True, default="")
+
+    class Meta:
+        ordering = ("-proposed_at", "-id")
+        constraints = [
+            # One cancellation waiting per tournament: a second would only fail once it ran.
+            models.UniqueConstraint(
+                fields=("tournament",),
+                condition=Q(kind="cancel", status="pending"),
+                name="tournament_request_one_pending_cancel",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="create") | Q(tournament__isnull=False),
+                name="tournament_request_cancel_names_tournament",
+            ),
+        ]
+        indexes = [models.Index(fields=("status", "proposed_at"), name="tournament_request_status")]
+        permissions = [
+            ("propose_create", "Can propose a network tournament"),
+            ("approve_create", "Can approve a network tournament proposed by someone else"),
+            ("propose_cancel", "Can propose cancelling a tournament"),
+            ("approve_cancel", "Can approve cancelling a tournament proposed by someone else"),
+        ]
+
+    def __str__(self) -> str:
+        return f"tournament {self.kind} #{self.pk} ({self.status})"

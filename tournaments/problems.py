@@ -76,3 +76,13 @@ class TournamentSeatProblem(Problem):
         "The player has no table of this tournament waiting for them: they are out, their "
         "match is being played or has not been seated yet."
     )
+
+
+class TournamentEndedProblem(Problem):
+    slug = "tournament-ended"
+    status = 409
+    title = _("The tournament has ended")
+    description = (
+        "The tournament has finished or been cancelled already (`tournament_status`): there "
+        "is nothing left to cancel."
+    )

@@ -3,9 +3,12 @@
 - ``match_result``: a tournament match ended (queued by the receiver of
   ``games.signals.match_finished``): its result to the bracket, seating what it feeds.
 - ``tournament_start``: a full sit and go, or a scheduled tournament at its time.
+- ``aborted_match_void``: a cancelled tournament's table whose match was still open (queued
+  by the cancellation after its commit): games voids the match.
 - ``tournaments_sweep``: beat job (``CELERY_BEAT_SCHEDULE["tournaments-sweep"]``): opens
   registration when due, starts what is due, takes any finished match whose result no task
-  recorded (a lost message, a worker killed mid-task): a tournament never waits for a human.
+  recorded (a lost message, a worker killed mid-task), voids any aborted table's match still
+  open: a tournament never waits for a human.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from gin_platform.tenancy.principals import Actor
+from tournaments.services.lifecycle import aborted_match_void as match_void
 from tournaments.services.lifecycle import match_result_take
 from tournaments.services.lifecycle import tournament_start as start
 from tournaments.services.sweep import tournaments_sweep as sweep_run
@@ -39,6 +43,11 @@ def match_result(match_id: int) -> bool:
 @shared_task(**RETRIED)
 def tournament_start(tournament_id: int) -> None:
     start(tournament_id=tournament_id, actor=Actor.system("tournaments"))
+
+
+@shared_task(**RETRIED)
+def aborted_match_void(match_id: int) -> bool:
+    return match_void(match_id=match_id, actor=Actor.system("tournaments"))
 
 
 # A sweep is not acks_late: one that dies mid-way is simply run again at the next beat tick.

@@ -1,7 +1,7 @@
 """API routes of tournaments, mounted under /api/v1/ by gin_platform.project.urls."""
 
 from gin_platform.api.urls import routes
-from tournaments.api import views
+from tournaments.api import staff_views, statement_views, views
 
 urlpatterns = routes(
     # An operator API key or a player session token: the lobby, a tournament, its bracket.
@@ -15,6 +15,11 @@ urlpatterns = routes(
         views.TournamentEntryDetailView,
         "tournament-entry",
     ),
+    (
+        "tournaments/<str:tournament_id>/entries/<str:player_id>/statement",
+        statement_views.TournamentEntryStatementView,
+        "tournament-entry-statement",
+    ),
     ("tournaments/<str:tournament_id>/cancel", views.TournamentCancelView, "tournament-cancel"),
     # Player session token: registering, withdrawing, taking the seat, their tournaments.
     (
@@ -24,4 +29,36 @@ urlpatterns = routes(
     ),
     ("tournaments/<str:tournament_id>/seat", views.MySeatView, "tournament-seat"),
     ("me/tournaments", views.MyTournamentsView, "me-tournaments"),
+    (
+        "me/tournaments/<str:tournament_id>/statement",
+        statement_views.MyTournamentStatementView,
+        "me-tournament-statement",
+    ),
+    # Back-office staff: network tournaments and cancellations, through four eyes.
+    ("staff/tournaments", staff_views.StaffTournamentCreateView, "staff-tournaments"),
+    (
+        "staff/tournaments/requests",
+        staff_views.StaffTournamentRequestListView,
+        "staff-tournament-requests",
+    ),
+    (
+        "staff/tournaments/requests/<str:request_id>",
+        staff_views.StaffTournamentRequestDetailView,
+        "staff-tournament-request",
+    ),
+    (
+        "staff/tournaments/requests/<str:request_id>/approve",
+        staff_views.StaffTournamentRequestApproveView,
+        "staff-tournament-request-approve",
+    ),
+    (
+        "staff/tournaments/requests/<str:request_id>/reject",
+        staff_views.StaffTournamentRequestRejectView,
+        "staff-tournament-request-reject",
+    ),
+    (
+        "staff/tournaments/<str:tournament_id>/cancel",
+        staff_views.StaffTournamentCancelView,
+        "staff-tournament-cancel",
+    ),
 )

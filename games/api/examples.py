@@ -380,6 +380,7 @@ _SUMMARY = {
     "room_id": 7,
     "currency": "EUR",
     "is_practice": False,
+    "is_tournament": False,
     "stake": eur("12.50", displayed=True),
     "stake_per_point": None,
     "fee_bps": 500,

@@ -191,6 +191,7 @@ def match_summary(
         "room_id": match.room_id,
         "currency": match.currency,
         "is_practice": match.is_practice,
+        "is_tournament": match.is_tournament,
         "stake": money(match.stake, match.currency, player=player),
         "stake_per_point": money(match.stake_per_point, match.currency, player=player),
         "fee_bps": match.fee_bps,

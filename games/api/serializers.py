@@ -329,8 +329,7 @@ class MatchResultOutput(serializers.Serializer):
         allow_null=True, help_text="Null: Money Play with equal final scores; no contest (R14)"
     )
     reached_target = serializers.IntegerField(
-        allow_null=True,
-        help_text="The seat that knocked first (FTK) or reached the target (R10)",
+        allow_null=True, help_text="The seat that knocked first (FTK) or reached the target (R10)"
     )
     hand_points = serializers.ListField(child=serializers.IntegerField())
     hands_won = serializers.ListField(child=serializers.IntegerField())
@@ -360,6 +359,7 @@ class MatchSummaryOutput(serializers.Serializer):
     room_id = serializers.IntegerField()
     currency = serializers.CharField()
     is_practice = serializers.BooleanField()
+    is_tournament = serializers.BooleanField(help_text="R14: a tournament's match (no statement)")
     stake = OptionallyDisplayedMoney(allow_null=True)
     stake_per_point = OptionallyDisplayedMoney(allow_null=True)
     fee_bps = serializers.IntegerField()

@@ -1,10 +1,11 @@
 """What every socket under ``/ws/v1/`` shares (docs/realtime.md): the close codes, the
-mixins that let a player's socket in (ticket, origin, the per-player cap), release its
+mixins that let a player's socket in (ticket, origin, the per-player cap) or a watching
+socket (a player's, or an operator's with its API key's ticket), release its
 holdings however it ends and dispatch its messages on the event loop, the session check of
 every heartbeat, and the parsing of what the client sends.
 
 ``consumers`` (a player's match, a watcher's table) and ``player_socket`` (the player's own
-socket) are built from these.
+socket) are built from these, and so is another app's socket (tournaments' bracket).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from games.realtime import presence
 from gin_platform.http.problems import OriginNotAllowedProblem
 from gin_platform.i18n.formatting import number_text
 from gin_platform.i18n.languages import request_language
-from gin_platform.models import PlayerSession
-from gin_platform.tenancy.principals import PlayerPrincipal
-from gin_platform.tenancy.selectors import origin_allowed
-from gin_platform.tenancy.services import socket_ticket_redeem
+from gin_platform.models import Operator, OperatorApiKey, PlayerSession
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
+from gin_platform.tenancy.selectors import api_key_in_force, origin_allowed
+from gin_platform.tenancy.services import socket_ticket_redeem, watch_socket_ticket_redeem
 
 CLOSE_BAD_REQUEST, CLOSE_TICKET, CLOSE_ORIGIN, CLOSE_NOT_FOUND = 4400, 4401, 4403, 4404
 CLOSE_IDLE, CLOSE_LIMIT, CLOSE_SLOW = 4408, 4429, 4500
@@ -102,24 +103,20 @@ class AdmittedPlayer:
         return request_language(accept_language=scope_header(self.scope, b"accept-language"))
 
     async def admit(self, ticket: str) -> PlayerPrincipal:
-        self.principal = await database_sync_to_async(socket_ticket_redeem)(ticket=ticket)
+        principal = await database_sync_to_async(socket_ticket_redeem)(ticket=ticket)
+        await self._player_admit(principal)
+        return principal
+
+    async def _player_admit(self, principal: PlayerPrincipal) -> None:
+        self.principal = principal
         self.language = request_language(
-            session=self.principal.session,
-            player=self.principal.player,
+            session=principal.session,
+            player=principal.player,
             accept_language=scope_header(self.scope, b"accept-language"),
         )
-        origin = scope_header(self.scope, b"origin")
-        host = scope_header(self.scope, b"host") or ""
-        allowed = await database_sync_to_async(origin_allowed)(
-            operator=self.principal.operator, origin=origin, host=host
-        )
-        if not allowed:
-            raise OriginNotAllowedProblem(
-                gettext("This page's address is not registered by your casino: %(origin)s.")
-                % {"origin": origin}
-            )
+        await self._origin_check(principal.operator)
         count = await presence.on_count_threads(presence.socket_opened)(
-            player_id=self.principal.player.pk
+            player_id=principal.player.pk
         )
         self.counted = True
         if count > settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
@@ -127,10 +124,56 @@ class AdmittedPlayer:
                 gettext("You have too many game windows open: at most %(count)s.")
                 % {"count": number_text(settings.REALTIME_MAX_SOCKETS_PER_PLAYER)}
             )
-        return self.principal
+
+    async def _origin_check(self, operator: Operator) -> None:
+        origin = scope_header(self.scope, b"origin")
+        host = scope_header(self.scope, b"host") or ""
+        allowed = await database_sync_to_async(origin_allowed)(
+            operator=operator, origin=origin, host=host
+        )
+        if not allowed:
+            raise OriginNotAllowedProblem(
+                gettext("This page's address is not registered by your casino: %(origin)s.")
+                % {"origin": origin}
+            )
+
+
+class AdmittedWatcher(AdmittedPlayer):
+    """Mixed into a socket that only watches (a tournament's bracket): ``admit_watcher``
+    lets in a player's ticket as ``AdmittedPlayer.admit`` does, or an operator's (minted
+    with its API key): an origin the operator registered, and no player's socket count. It
+    sets ``watcher``, the one or the other."""
+
+    watcher: PlayerPrincipal | OperatorPrincipal | None = None
+
+    async def admit_watcher(self, ticket: str) -> PlayerPrincipal | OperatorPrincipal:
+        principal = await database_sync_to_async(watch_socket_ticket_redeem)(ticket=ticket)
+        self.watcher = principal
+        if isinstance(principal, PlayerPrincipal):
+            await self._player_admit(principal)
+            return principal
+        self.language = request_language(
+            accept_language=scope_header(self.scope, b"accept-language")
+        )
+        await self._origin_check(principal.operator)
+        return principal
 
 
 # --- Synchronous parts (run in the database thread) ----------------------------------------
+def watcher_still_valid(principal: PlayerPrincipal | OperatorPrincipal) -> bool:
+    """A watching socket lives no longer than its player's session (``session_still_valid``)
+    or its operator's API key (revoked, or the operator suspended: closed at the next
+    beat)."""
+    if isinstance(principal, PlayerPrincipal):
+        return session_still_valid(principal)
+    api_key = (
+        OperatorApiKey.objects.select_related("operator__live_operator")
+        .filter(pk=principal.api_key.pk)
+        .first()
+    )
+    return api_key is not None and api_key_in_force(api_key)
+
+
 def session_still_valid(principal: PlayerPrincipal) -> bool:
     """The socket lives no longer than the session that minted its ticket (revoked,
     expired, or the player or operator deactivated: the socket closes at its next beat)."""

@@ -15,7 +15,8 @@
     pair_seating    two players seated at one table together, all or nothing (R15's quick
                     seat, which the matchmaking app runs)
     tournament_matches  a tournament's matches (R14): opened with their players' seats
-                    reserved, each seat taken by its player, the absent forfeiting
+                    reserved, each seat taken by its player, the absent forfeiting, voided
+                    when the tournament is cancelled
     protection_clock  player protection at the table: reality checks at turn boundaries
                     with the clock paused, a session's end stopping a game after its hand
 
@@ -35,14 +36,14 @@ Transactions (docs/games.md "Locks and transactions"): the services a request or
 calls at the top run in ``transaction.atomic(durable=True)``, so nobody can nest them by
 accident: ``seat_take``, ``seat_leave``, ``table_seat_bot``, ``pair_seat`` (its caller's
 rows locked and written inside it, through ``claim`` and ``record``), ``player_action_apply``,
-``hand_apply_action``, ``match_resign``, each forfeit of ``turn_timers_expire`` and each
-match of ``tournament_no_shows_sweep``. The others are atomic and designed to run inside
-their caller's transaction: ``room_create``, ``room_update``, ``table_create`` (the
-Idempotency-Key transaction of the operator endpoints), ``tournament_room_open``,
-``tournament_match_open``, ``tournament_seat_claim`` (the tournament's own transaction),
-``match_forfeit`` (inside ``seat_leave``, ``match_resign``, the timer sweep) and
-``match_mark_settled`` / ``match_settled_record`` (inside settlement's ``game_settle``;
-``matches_settled_record`` for its batches).
+``hand_apply_action``, ``match_resign``, ``match_void``, ``tournament_match_void``, each
+forfeit of ``turn_timers_expire`` and each match of ``tournament_no_shows_sweep``. The
+others are atomic and designed to run inside their caller's transaction: ``room_create``,
+``room_update``, ``table_create`` (the Idempotency-Key transaction of the operator
+endpoints), ``tournament_room_open``, ``tournament_match_open``, ``tournament_seat_claim``
+(the tournament's own transaction), ``match_forfeit`` (inside ``seat_leave``,
+``match_resign``, the timer sweep) and ``match_mark_settled`` / ``match_settled_record``
+(inside settlement's ``game_settle``; ``matches_settled_record`` for its batches).
 
 This package re-exports the public names, so ``from games import services`` and
 ``games.services.<name>`` keep working.
@@ -89,6 +90,7 @@ from games.services.rooms import (
     room_create,
     room_update,
     table_create,
+    tournament_room_check,
     tournament_room_open,
 )
 from games.services.seating import SeatResult, seat_leave, seat_take, table_seat_bot
@@ -105,6 +107,7 @@ from games.services.tournament_matches import (
     NO_SHOW_ACTOR,
     tournament_match_open,
     tournament_match_rules,
+    tournament_match_void,
     tournament_no_shows_sweep,
     tournament_seat_claim,
 )
@@ -165,7 +168,9 @@ __all__ = [
     "table_seat_bot",
     "tournament_match_open",
     "tournament_match_rules",
+    "tournament_match_void",
     "tournament_no_shows_sweep",
+    "tournament_room_check",
     "tournament_room_open",
     "tournament_seat_claim",
     "turn_grace",

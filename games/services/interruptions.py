@@ -193,6 +193,17 @@ def match_void(
     match = lock_match(match_id)
     if match.status not in (Match.Status.RUNNING, Match.Status.SUSPENDED):
         return False
+    locked_match_void(match=match, outage_id=outage_id, actor=actor, reason=reason)
+    return True
+
+
+def locked_match_void(
+    *, match: Match, actor: Actor, reason: str, outage_id: int | None = None
+) -> None:
+    """Void ``match``, locked by the caller and not over (``match_void``; a tournament's,
+    also while it waits for its players: ``tournament_matches.tournament_match_void``): the
+    hand being played abandoned, the stakes back, every seat still held released, the match
+    ``voided``; ``game.voided``, the push and, after the commit, ``match_voided``."""
     hand = lock_current_hand(match)
     now = timezone.now()
     if hand is not None:
@@ -204,14 +215,17 @@ def match_void(
         }
         hand_abandon(match=match, hand=hand, entry=entry, actor=actor)
     refund = _stakes_back(match=match, actor=actor)
-    seats = list(Seat.objects.filter(match=match, state__in=Seat.ACTIVE_STATES))
+    # A tournament's reserved seat (R14) is held too: nobody may take it any more.
+    held = (*Seat.ACTIVE_STATES, Seat.State.RESERVED)
+    seats = list(Seat.objects.filter(match=match, state__in=held))
     for seat in seats:
         seat.state = Seat.State.FINISHED
         seat.left_at = now
         seat.save(update_fields=["state", "left_at"])
     match.status = Match.Status.VOIDED
     match.finished_at = now
-    match.save(update_fields=["status", "finished_at", "seq"])
+    match.no_show_deadline = None
+    match.save(update_fields=["status", "finished_at", "no_show_deadline", "seq"])
     audit_record(
         actor=actor,
         action="match.voided",
@@ -238,4 +252,3 @@ def match_void(
         what=f"match_voided of match {match.pk}",
     )
     logger.warning("match %s voided (%s, outage %s)", match.pk, reason, outage_id)
-    return True

@@ -269,6 +269,47 @@ def _tournament_room_refusal(room: Room) -> None:
         raise TournamentTableProblem("This room belongs to a tournament: the tournament runs it.")
 
 
+def _tournament_room_options(
+    *,
+    variant: str,
+    rules: Mapping[str, Any] | None,
+    seats: int,
+    currency: str,
+    turn_seconds: int,
+    turn_clock: Mapping[str, int] | None,
+) -> tuple[engine.RuleSet, dict[str, int]]:
+    if variant not in (Variant.FTK, Variant.MATCH):
+        raise _room_problem("a tournament plays First To Knock or Match Play (R14)", "variant")
+    rule_set, _, _ = _room_seating(
+        variant=variant, rules=rules, seats=seats, prize_table=None, target=None
+    )
+    _turn_seconds_check(turn_seconds)
+    _room_currency(currency, is_practice=False)
+    return rule_set, _turn_clock(turn_clock or {})
+
+
+def tournament_room_check(
+    *,
+    variant: str,
+    rules: Mapping[str, Any] | None,
+    seats: int,
+    currency: str,
+    turn_seconds: int = 30,
+    turn_clock: Mapping[str, int] | None = None,
+) -> None:
+    """What ``tournament_room_open`` would refuse of these options (422
+    ``invalid-room-options``), checked without writing anything: a tournament proposed to
+    staff's four eyes is checked when it is proposed (R14)."""
+    _tournament_room_options(
+        variant=variant,
+        rules=rules,
+        seats=seats,
+        currency=currency,
+        turn_seconds=turn_seconds,
+        turn_clock=turn_clock,
+    )
+
+
 @transaction.atomic
 def tournament_room_open(
     *,
@@ -289,13 +330,14 @@ def tournament_room_open(
     entries pay its prizes. ``operator`` is the network's for a network tournament (its
     players come from the member operators, as at network tables). No table is opened
     until a match is; it never shows in the lobby. Audited."""
-    if variant not in (Variant.FTK, Variant.MATCH):
-        raise _room_problem("a tournament plays First To Knock or Match Play (R14)", "variant")
-    rule_set, _, _ = _room_seating(
-        variant=variant, rules=rules, seats=seats, prize_table=None, target=None
+    rule_set, clock = _tournament_room_options(
+        variant=variant,
+        rules=rules,
+        seats=seats,
+        currency=currency,
+        turn_seconds=turn_seconds,
+        turn_clock=turn_clock,
     )
-    _turn_seconds_check(turn_seconds)
-    clock = _turn_clock(turn_clock or {})
     room = Room.objects.create(
         operator=operator,
         name=name,

@@ -11,6 +11,9 @@ match's end with ``games.signals.match_finished`` (``match_voided`` for R13's vo
   match's ``no_show_deadline`` every seat not taken forfeits (R10; R14 "Absence"): two or
   more players who came play on their own, one who came wins by walkover, and with nobody
   the match ends without a winner (``no_contest``).
+- ``tournament_match_void``: the tournament was cancelled (R14) while the match was still
+  waiting for its players or being played: it is voided as R13 voids a match (nothing to
+  give back: no money moves at a tournament's match), its seats released, its players told.
 
 Who may take a seat: no money moves, so no buy-in check and no play session's limits; a
 break (a time-out, a self-exclusion) does not refuse it either (R14: a player who
@@ -20,7 +23,7 @@ as at any table, and a network table wants a screen name (docs/games.md).
 Locks: the match's Table row, then its Match row (``locks.lock_tournament_match``), then its
 seats. Transactions: ``tournament_match_open`` and ``tournament_seat_claim`` are atomic
 inside the caller's (the tournament writes its own rows with them); the sweep settles each
-match in a durable transaction of its own.
+match, and ``tournament_match_void`` voids one, in a durable transaction of its own.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from games.problems import (
 from games.realtime import publisher
 from games.services.hand_lifecycle import MatchEnd, forfeit_ranking, match_finish
 from games.services.house_bot import is_house_bot
-from games.services.interruptions import outages_apply
+from games.services.interruptions import locked_match_void, outages_apply
 from games.services.seat_checks import players_linked_check
 from games.services.seating import match_start
 from gin_platform.audit import audit_record
@@ -372,3 +375,22 @@ def _unplayed_end(*, match: Match, came: list[Seat], absent: list[Seat]) -> Matc
         reached_target=winner.position,
         forfeit=engine.Forfeit(seat=gone.position, reason=reason),
     )
+
+
+# --- The tournament cancelled (R14 "Cancellation") ------------------------------------------------
+VOIDABLE = (Match.Status.WAITING, Match.Status.RUNNING, Match.Status.SUSPENDED)
+
+
+@transaction.atomic(durable=True)
+def tournament_match_void(*, match_id: int, reason: str, actor: Actor) -> bool:
+    """End a tournament's match whose tournament was cancelled (R14): waiting for its
+    players or being played, it is voided (``interruptions.locked_match_void``): a hand
+    being played abandoned, nothing posted (a tournament's match has no escrow), every seat
+    released (a reserved one can no longer be taken), ``game.voided`` to the operators, the
+    push to its sockets, ``match_voided`` after the commit. False when the match had ended
+    already (a result, a void): so the task and the tournaments' sweep may both ask."""
+    match = lock_tournament_match(match_id)
+    if not match.is_tournament or match.status not in VOIDABLE:
+        return False
+    locked_match_void(match=match, actor=actor, reason=reason)
+    return True

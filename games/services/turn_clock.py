@@ -3,8 +3,10 @@
 A turn's deadline (``Hand.turn_deadline``) ends its current stage (``Hand.turn_stage``):
 
     turn (turn_seconds) -> grace (reconnect_grace_seconds, once per disconnection, only for a
-    disconnected seat with protections left today) -> bank (the seat's time bank, whatever is
-    left) -> auto-play (at most auto_play_turns per match) -> forfeit (R10, R12)
+    disconnected seat with protections left today; uncounted in the grace after the
+    platform's own outage ended, whose dropped sockets are not the player's doing) -> bank
+    (the seat's time bank, whatever is left) -> auto-play (at most auto_play_turns per
+    match) -> forfeit (R10, R12)
 
 A turn may also be ``pause`` while its player's reality check waits (player protection,
 ``protection_clock``): when the pause runs out the turn's stage runs on from where it stopped.
@@ -35,7 +37,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games.clock_selectors import protections_today
+from games.clock_selectors import outage_ended_within, protections_today
 from games.locks import lock_match
 from games.models import Hand, Match, Seat, TurnProtection
 from games.realtime import liveness, presence, publisher
@@ -187,6 +189,11 @@ def _grace_if_disconnected(
         match_id=match.pk, seat=seat, player_id=player_id
     ):
         return None
+    grace = timedelta(seconds=match.reconnect_grace_seconds)
+    if outage_ended_within(now=now, seconds=match.reconnect_grace_seconds):
+        # The platform's outage dropped the socket (R13: it never costs a player): the grace,
+        # not counted, and not marked absent, so a real disconnection later still has its own.
+        return _stage_start(match, hand, GRACE, now + grace, now)
     if protections_today(player_id=player_id, now=now).left_today <= 0:
         return None
     TurnProtection.objects.create(
@@ -205,5 +212,4 @@ def _grace_if_disconnected(
         operator=match.operator,
         data={"seat": seat, "hand": hand.number, "grace_seconds": match.reconnect_grace_seconds},
     )
-    deadline = now + timedelta(seconds=match.reconnect_grace_seconds)
-    return _stage_start(match, hand, GRACE, deadline, now)
+    return _stage_start(match, hand, GRACE, now + grace, now)

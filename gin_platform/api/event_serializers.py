@@ -131,7 +131,10 @@ class VoidedStakeData(serializers.Serializer):
 
 class GameVoidedEventData(serializers.Serializer):
     match_id = serializers.IntegerField()
-    reason = serializers.CharField(help_text="interrupted: a platform outage past the limit")
+    reason = serializers.CharField(
+        help_text="interrupted: a platform outage past the limit; a play session's end "
+        "(duration_limit...); tournament_cancelled: the match's tournament was cancelled (R14)"
+    )
     refunded = VoidedStakeData(many=True, help_text="What each seat put in, given back")
 
 

@@ -1,5 +1,5 @@
 """The game launch (a launch URL for a player, its exchange for a session by the hosted page) and
-the socket tickets of a player's session."""
+the socket tickets of a player's session or an operator's API key."""
 
 from django.conf import settings
 from django.utils import translation
@@ -20,14 +20,18 @@ from gin_platform.api.serializers import (
     SocketTicketOutput,
 )
 from gin_platform.http.idempotency import idempotent
-from gin_platform.http.permissions import IsOperator, IsPlayer
+from gin_platform.http.permissions import IsOperator, IsOperatorOrPlayer
 from gin_platform.http.problems import (
     LaunchTokenInvalidProblem,
 )
 from gin_platform.http.throttling import AuthFailureGuard, client_address
 from gin_platform.i18n.languages import request_language
 from gin_platform.tenancy import selectors, services
-from gin_platform.tenancy.principals import operator_principal, player_principal
+from gin_platform.tenancy.principals import (
+    OperatorPrincipal,
+    operator_or_player_principal,
+    operator_principal,
+)
 
 
 def _public_base_url(request: Request) -> str:
@@ -126,7 +130,7 @@ class LaunchSessionView(APIView):
 
 
 class SocketTicketCreateView(APIView):
-    permission_classes = (IsPlayer,)
+    permission_classes = (IsOperatorOrPlayer,)
 
     @extend_schema(
         request=None,
@@ -134,17 +138,24 @@ class SocketTicketCreateView(APIView):
         tags=["realtime"],
         operation_id="socket_tickets_create",
         summary="Get a ticket to open a WebSocket",
-        description="A ticket that opens one WebSocket (/ws/v1/..., ?ticket=) for this "
-        "player within ttl_seconds, while this session stays valid (docs/realtime.md). No "
-        "body.",
+        description="A ticket that opens one WebSocket (/ws/v1/..., ?ticket=) within "
+        "ttl_seconds (docs/realtime.md). A player's (session token) opens any of their "
+        "sockets while this session stays valid; an operator's (API key) opens only a "
+        "socket that watches, a tournament's bracket (/ws/v1/tournaments/{id}/watch), while "
+        "the key is in force. No body; single use, so no Idempotency-Key.",
         examples=examples.SOCKET_TICKET,
     )
     def post(self, request: Request) -> Response:
-        caller = player_principal(request)
+        caller = operator_or_player_principal(request)
         validated(NoBody, request.data)
-        issued = services.socket_ticket_create(
-            session=caller.session, actor=caller.actor, client_address=client_address(request)
-        )
+        if isinstance(caller, OperatorPrincipal):
+            issued = services.operator_socket_ticket_create(
+                api_key=caller.api_key, actor=caller.actor
+            )
+        else:
+            issued = services.socket_ticket_create(
+                session=caller.session, actor=caller.actor, client_address=client_address(request)
+            )
         body = {
             "ticket": issued.ticket,
             "expires_at": issued.socket_ticket.expires_at,

@@ -132,7 +132,8 @@ EVENT_TYPES: dict[str, EventType] = {
             "game.voided",
             "A game was voided",
             "R13: a platform outage past the limit interrupted the match; every stake or "
-            "cashier amount went back to its player in one transaction, with no fee.",
+            "cashier amount went back to its player in one transaction, with no fee. Also a "
+            "tournament's match whose tournament was cancelled (R14): nothing was staked.",
             _DATA + "GameVoidedEventData",
         ),
         _event(

@@ -274,10 +274,11 @@ class FourEyesRequiredProblem(Problem):
     status = 403
     title = _("Another person must decide")
     description = (
-        "Reversals, manual adjustments, cashier-cap raises, net settlements and changes of a "
-        "staff user's access are proposed by one staff member and approved or rejected by "
-        "another: the proposer can never decide their own request, nor a staff user a change "
-        "of their own access."
+        "Reversals, manual adjustments, cashier-cap raises, net settlements, confiscations, "
+        "staff's network tournaments and tournament cancellations, and changes of a staff "
+        "user's access are proposed by one staff member and approved or rejected by another: "
+        "the proposer can never decide their own request, nor a staff user a change of their "
+        "own access."
     )
 
 

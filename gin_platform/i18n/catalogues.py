@@ -42,8 +42,9 @@ APPS = (
     "ratings",
     "matchmaking",
 )
-# The hosted page's modules: the djangojs domain.
-PAGE_SCRIPTS = Path("games/static/games/play")
+# The hosted page's modules (the table page's, and the tournament page's beside them): the
+# djangojs domain.
+PAGE_SCRIPTS = (Path("games/static/games/play"), Path("tournaments/static/tournaments/play"))
 
 PYTHON_KEYWORDS = {
     "_": None,
@@ -107,7 +108,8 @@ def template_sources(root: Path) -> Iterator[Path]:
 
 
 def script_sources(root: Path) -> Iterator[Path]:
-    yield from sorted((root / PAGE_SCRIPTS).glob("*.js"))
+    for folder in PAGE_SCRIPTS:
+        yield from sorted((root / folder).glob("*.js"))
 
 
 def _add(template: Catalog, found: Iterable[tuple], *, location: str) -> None:

@@ -19,8 +19,11 @@ wsgi_application = get_wsgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games.realtime.routing import websocket_urlpatterns  # noqa: E402
+from games.realtime.routing import websocket_urlpatterns as game_sockets  # noqa: E402
 from gin_platform.project.http_bridge import SyncHTTPApplication  # noqa: E402
+from tournaments.realtime.routing import (  # noqa: E402
+    websocket_urlpatterns as tournament_sockets,
+)
 
 # Synchronous HTTP requests one process serves at once (deploy/gunicorn.conf.py explains 32).
 ASGI_THREADS = int(os.environ.get("ASGI_THREADS") or 32)
@@ -28,6 +31,8 @@ ASGI_THREADS = int(os.environ.get("ASGI_THREADS") or 32)
 application = ProtocolTypeRouter(
     {
         "http": SyncHTTPApplication(wsgi_application, threads=ASGI_THREADS),
-        "websocket": URLRouter(websocket_urlpatterns),
+        # games' sockets and tournaments' (games never imports tournaments: both are mounted
+        # here, in the wiring).
+        "websocket": URLRouter([*game_sockets, *tournament_sockets]),
     }
 )

@@ -115,6 +115,8 @@ SPECTACULAR_SETTINGS = {
         "TournamentOutReasonEnum": "tournaments.models.Entry.OutReason",
         "RoundVariantEnum": [("ftk", "ftk"), ("match", "match")],
         "TournamentEndEnum": [("finished", "finished"), ("cancelled", "cancelled")],
+        "TournamentRequestKindEnum": "tournaments.models.TournamentRequest.Kind",
+        "TournamentRequestStatusEnum": "tournaments.models.TournamentRequest.Status",
         # Ratings (docs/ratings.md).
         "RatingFamilyEnum": "ratings.models.Family",
         # The quick seat (docs/matchmaking.md).

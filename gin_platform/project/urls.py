@@ -41,6 +41,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The hosted table page players open from their operator's launch URL (docs/play.md).
     path("play/", include("games.web.urls")),
+    # Its tournament lobby and tournaments (docs/play.md "Tournaments"): tournaments' own.
+    path("play/", include("tournaments.web.urls")),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
 ]
 

@@ -27,6 +27,7 @@ ADMIN_APPS = (
     "settlement",
     "integrity",
     "protection",
+    "tournaments",
     "auth",
     "otp_totp",
 )
@@ -67,6 +68,12 @@ ROLES: dict[str, tuple[str, ...]] = {
         # A confiscation moves money: risk proposes it, a role with a second factor approves.
         "integrity.view_case",
         "integrity.approve_confiscation",
+        # Staff's tournaments put money at risk (a guarantee's overlay, refunds): four eyes.
+        "tournaments.view_tournamentrequest",
+        "tournaments.propose_create",
+        "tournaments.approve_create",
+        "tournaments.propose_cancel",
+        "tournaments.approve_cancel",
     ),
     RISK: (
         "platform.view_operator",
@@ -97,6 +104,9 @@ ROLES: dict[str, tuple[str, ...]] = {
         "protection.view_harmrule",
         "protection.change_harmrule",
         "protection.view_harmflag",
+        # A tournament to stop (collusion found, say): risk proposes, finance approves.
+        "tournaments.view_tournamentrequest",
+        "tournaments.propose_cancel",
     ),
     ADMIN: (),  # every permission of ADMIN_APPS, resolved when the roles are synced
 }

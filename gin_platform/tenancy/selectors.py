@@ -14,6 +14,7 @@ from contextlib import suppress
 from django.core.cache import cache
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
+from django.utils import timezone
 
 from gin_platform.http.cors import canonical_origin, is_platform_origin, registered_operator_ids
 from gin_platform.http.problems import LiveModeForbiddenProblem, NotFoundProblem
@@ -189,6 +190,15 @@ def api_key_list(*, operator: Operator, mode: str | None = None) -> QuerySet[Ope
     if operator.is_sandbox:
         raise LiveModeForbiddenProblem("A test-mode key cannot list live keys", field="mode")
     return OperatorApiKey.objects.filter(operator__live_operator=operator)
+
+
+def api_key_in_force(api_key: OperatorApiKey) -> bool:
+    """The key is not revoked (a rotation's grace period: not yet) and its operator is
+    active: what an operator's watching socket checks at its ticket and at every heartbeat
+    (docs/realtime.md "Tickets")."""
+    return (
+        api_key.revoked_at is None or api_key.revoked_at > timezone.now()
+    ) and api_key.operator.is_active
 
 
 def api_key_get(

@@ -3,7 +3,8 @@ opened in a fresh browser (nothing cached) loads under 200 KB of JavaScript and 
 counted as Lighthouse counts a page's weight: the bytes transferred (the server sends the
 gzip copies collected with the files, and the catalogue gzipped). A launch straight to a table
 loads the table's modules at once: the lobby's load and the table's together stay under the
-budget too. The bytes as decoded are printed beside them."""
+budget too, and so does a tournament's page (docs/play.md "Tournaments"). The bytes as
+decoded are printed beside them."""
 
 from __future__ import annotations
 
@@ -76,3 +77,39 @@ def path(response) -> str:
 def transferred(response) -> int:
     """The body's bytes on the wire (compressed when the server compressed it)."""
     return response.request.sizes()["responseBodySize"]
+
+
+def test_the_tournament_page_loads_under_200_kb_of_javascript_and_css(site, contexts):
+    """The tournament page (docs/play.md "Tournaments"), opened straight from a launch URL
+    pointed at it, in a fresh browser: its own modules and the table page's it imports,
+    with a running tournament's bracket and its watch socket, under the same budget."""
+    tournament = site.post(
+        "tournaments",
+        {
+            "name": "Weighed",
+            "kind": "sit_and_go",
+            "seats": 2,
+            "currency": "EUR",
+            "max_entries": 2,
+            "round_settings": [{"variant": "ftk"}],
+        },
+    )
+    player = site.player("Wes")
+    page = contexts().new_page()
+    responses: list = []
+    page.on("response", lambda response: responses.append(response))
+    launch = site.launch_url(player).replace("/play/?", f"/play/tournaments/{tournament['id']}?")
+    page.goto(launch)
+    page.locator("#register").wait_for()
+    page.locator('#connection[data-state="live"]').wait_for()
+    page.wait_for_load_state("networkidle")
+    loaded = [response for response in responses if is_script_or_style(response)]
+    sent = {path(response): transferred(response) for response in loaded}
+    total = sum(sent.values())
+    print(f"\ntournament page: {total} bytes of JavaScript and CSS in {len(sent)} files")
+    for url, size in sorted(sent.items(), key=lambda item: -item[1]):
+        print(f"  {size:>7}  /{url}")
+    assert "static/tournaments/play/tournaments.js" in sent
+    assert "static/games/play/table.js" not in sent  # the table's modules stay at the table
+    assert all(response.headers.get("content-encoding") == "gzip" for response in loaded)
+    assert total < BUDGET, f"{total} bytes over the {BUDGET} budget: {sent}"

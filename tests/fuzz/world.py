@@ -46,6 +46,7 @@ from tests.games.factories import RoomFactory, TableFactory
 from tests.protection.worlds import shown_reality_check
 from tournaments.services.creation import TournamentOptions, tournament_create
 from tournaments.services.registration import entry_register
+from tournaments.services.staff import tournament_cancel_propose
 from wallet import services as wallet_services
 
 STAFF_USERNAME = "fuzz-staff"
@@ -307,7 +308,8 @@ def _seed_protection(world: World) -> None:
 
 
 def _seed_tournaments(world: World) -> None:
-    """A sit and go registering, the player entered (docs/tournaments.md)."""
+    """A sit and go registering, the player entered, and staff's pending request to cancel
+    it (four eyes, for the approve and reject paths; docs/tournaments.md)."""
     tournament = tournament_create(
         operator=world.operator,
         options=TournamentOptions(
@@ -323,3 +325,7 @@ def _seed_tournaments(world: World) -> None:
     )
     entry_register(player=world.player, tournament=tournament, actor=SYSTEM)
     world.add("tournament_id", tournament.pk)
+    cancel = tournament_cancel_propose(
+        tournament=tournament, reason="seeded", user=staff_user("fuzz-finance", "finance")
+    )
+    world.add("request_id", cancel.pk)

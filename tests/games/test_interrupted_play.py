@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from games import engine, services
 from games.models import Hand, HandEvent, Match, Room, TurnProtection
+from gin_platform.models import Outage
 from gin_platform.request_path.seen import seen_key
 from tests.games.engine.test_auto_play import expected_discard
 from tests.games.factories import RoomFactory, TableFactory
@@ -150,6 +151,39 @@ def test_a_disconnected_seat_gets_the_grace_once_per_disconnection(alice, bob, o
     # The grace ran out and the player is still away: no bank, no auto-play: R10's forfeit.
     sweep = _run_out(match_id)
     assert sweep.forfeited == [match_id]
+
+
+def test_a_socket_the_platforms_outage_dropped_costs_no_protection(alice, bob, operator, seeds):
+    """R13: within the reconnect grace after the platform's own outage ended, a seat still
+    reconnecting gets the grace uncounted: it is the disconnection's one grace all the same."""
+    match_id, seats = _game(alice, bob, operator, time_bank_seconds=0, auto_play_turns=0)
+    absent = _hand(match_id).to_act
+    _drop(seats[absent])
+    runs_out = _hand(match_id).turn_deadline + timedelta(seconds=3)
+    Outage.objects.create(
+        started_at=runs_out - timedelta(seconds=40), ended_at=runs_out - timedelta(seconds=10)
+    )
+    assert services.turn_timers_expire(now=runs_out).extended == [match_id]
+    hand = _hand(match_id)
+    assert hand.turn_stage == "grace"
+    assert (hand.turn_deadline - hand.stage_started_at) == timedelta(seconds=30)
+    other = view(seats[1 - absent], match_id).json()
+    assert other["match"]["clocks"][absent]["protected_turns"] == 0
+    # Still away when that grace ends: R10's forfeit, and still no protection counted.
+    assert _run_out(match_id).forfeited == [match_id]
+    assert not TurnProtection.objects.exists()
+
+
+def test_a_disconnection_after_the_outage_s_grace_is_counted(alice, bob, operator, seeds):
+    match_id, seats = _game(alice, bob, operator, time_bank_seconds=0, auto_play_turns=0)
+    absent = _hand(match_id).to_act
+    _drop(seats[absent])
+    runs_out = _hand(match_id).turn_deadline + timedelta(seconds=3)
+    Outage.objects.create(
+        started_at=runs_out - timedelta(seconds=60), ended_at=runs_out - timedelta(seconds=30)
+    )
+    assert services.turn_timers_expire(now=runs_out).extended == [match_id]
+    assert TurnProtection.objects.filter(player=seats[absent].player).count() == 1
 
 
 def test_the_player_who_comes_back_within_the_grace_plays_on(alice, bob, operator, seeds):

@@ -167,6 +167,8 @@ READ_IN_TOURNAMENTS = {
     "tournament-registration",
     "tournament-seat",
     "me-tournaments",
+    "tournament-entry-statement",
+    "me-tournament-statement",
 }
 
 

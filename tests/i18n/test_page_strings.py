@@ -18,11 +18,34 @@ from tests.i18n.page_strings import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = sorted((ROOT / "games/static/games/play").glob("*.js"))
-TEMPLATES = sorted((ROOT / "games/templates/games").glob("*.html"))
+# The table page's and the tournament page's (docs/play.md "Tournaments").
+MODULES = sorted(
+    [
+        *(ROOT / "games/static/games/play").glob("*.js"),
+        *(ROOT / "tournaments/static/tournaments/play").glob("*.js"),
+    ]
+)
+TEMPLATES = sorted(
+    [
+        *(ROOT / "games/templates/games").glob("*.html"),
+        *(ROOT / "tournaments/templates/tournaments").glob("*.html"),
+    ]
+)
 
 
-@pytest.mark.parametrize("module", MODULES, ids=lambda path: path.name)
+def test_the_checks_cover_both_pages():
+    """The tournament page's modules and template are checked like the table page's."""
+    names = {path.relative_to(ROOT).as_posix() for path in [*MODULES, *TEMPLATES]}
+    assert {
+        "tournaments/static/tournaments/play/tournaments.js",
+        "tournaments/static/tournaments/play/bracket.js",
+        "tournaments/templates/tournaments/play.html",
+        "games/static/games/play/app.js",
+        "games/templates/games/play.html",
+    } <= names
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_no_visible_string_of_a_module_is_outside_the_catalogue(module):
     found = [
         f"{module.name}:{literal.line}: {literal.text!r}"
@@ -31,7 +54,7 @@ def test_no_visible_string_of_a_module_is_outside_the_catalogue(module):
     assert found == [], "wrap these in gettext/ngettext/pgettext (i18n.js)"
 
 
-@pytest.mark.parametrize("template", TEMPLATES, ids=lambda path: path.name)
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_no_text_of_a_template_is_outside_the_translation_tags(template):
     assert untranslated_template_text(template.read_text()) == []
 

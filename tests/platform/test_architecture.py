@@ -132,7 +132,8 @@ NO_TOURNAMENTS = (
 )
 TOURNAMENT_ENGINE = "The tournament engine imports only the standard library and games.engine"
 TOURNAMENT_LAYERS = (
-    "tournaments' layers: api, tasks and receivers, then services, selectors, the engine, models"
+    "tournaments' layers: entry points, then services, pushes, presenters, selectors, the "
+    "engine, models"
 )
 NO_RATINGS = (
     "games never imports ratings (ratings hear games.signals.match_finished and read games' "
@@ -168,6 +169,19 @@ BREAKS = [
     ("tournaments/engine/probe.py", "from tournaments import models", TOURNAMENT_ENGINE),
     ("tournaments/services/probe.py", "from tournaments import tasks", TOURNAMENT_LAYERS),
     ("tournaments/selectors.py", "from tournaments.services import prizes", TOURNAMENT_LAYERS),
+    # The watchers' pushes render with the presenters; the services call the publisher.
+    (
+        "tournaments/realtime/publisher.py",
+        "from tournaments.services import events",
+        TOURNAMENT_LAYERS,
+    ),
+    ("tournaments/api/presenters.py", "from tournaments.realtime import render", TOURNAMENT_LAYERS),
+    (
+        "tournaments/services/probe.py",
+        "from tournaments.realtime import consumers",
+        TOURNAMENT_LAYERS,
+    ),
+    ("tournaments/realtime/render.py", "from tournaments.web import views", TOURNAMENT_LAYERS),
     ("wallet/probe.py", "import tournaments.models", WALLET),
     ("tournaments/probe.py", "from integrity.models import PlayerLink", PAIRING),
     ("games/probe.py", "from ratings import selectors", NO_RATINGS),

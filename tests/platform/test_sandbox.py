@@ -508,9 +508,12 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     "tournament-cancel": {"post": None, "ids": {"tournament_id": "tournament_to_cancel"}},
     "tournament-entries": {"get": None, "post": {"player_id": "{other_player}"}},
     "tournament-entry": {"delete": None, "ids": {"player_id": "excluded_player"}},
+    "tournament-entry-statement": {"get": None, "ids": {"player_id": "excluded_player"}},
     # Ratings (docs/ratings.md).
     "player-ratings": {"get": None},
     "player-rating-history": {"get": None},
+    # A ticket for the operator's own watching socket (docs/realtime.md "Tickets").
+    "socket-ticket-create": {"post": None},
 }
 OPERATOR_CALLS |= {
     "operator-network": {"get": None, "put": {"member": True, "all_rooms": False}},
@@ -553,6 +556,7 @@ PLAYER_CALLS: dict[str, dict[str, object]] = {
     "tournament-bracket": {"get": None},
     "tournament-registration": {"post": {}, "delete": None},
     "tournament-seat": {"post": None},
+    "me-tournament-statement": {"get": None},
     "match-ratings": {"get": None},
 }
 

@@ -1,5 +1,7 @@
 """Socket tickets (docs/realtime.md "Tickets"): a player mints one over REST; the socket
-consumer redeems it once, within 30 seconds, while the session that minted it is valid."""
+consumer redeems it once, within 30 seconds, while the session that minted it is valid. An
+operator mints one with its API key that opens only a socket that watches (a tournament's
+bracket), while the key is in force."""
 
 import logging
 from datetime import UTC, datetime
@@ -9,16 +11,25 @@ from rest_framework.test import APIClient
 
 from gin_platform.http.problems import SocketTicketInvalidProblem
 from gin_platform.http.throttling import PrincipalRateThrottle
-from gin_platform.models import AuditEvent, Operator, Player, PlayerSession, SocketTicket
+from gin_platform.models import (
+    AuditEvent,
+    Operator,
+    OperatorApiKey,
+    Player,
+    PlayerSession,
+    SocketTicket,
+)
 from gin_platform.redaction import WithholdSecretsFilter
 from gin_platform.tasks import prune_expired_records
-from gin_platform.tenancy.principals import PlayerPrincipal
+from gin_platform.tenancy.principals import OperatorPrincipal, PlayerPrincipal
 from gin_platform.tenancy.services import (
     expired_records_prune,
+    operator_socket_ticket_create,
     player_session_create,
     player_session_revoke,
     socket_ticket_create,
     socket_ticket_redeem,
+    watch_socket_ticket_redeem,
 )
 from gin_platform.tenancy.tokens import hash_secret
 from tests.factories import SYSTEM, PlayerFactory
@@ -66,9 +77,44 @@ def test_a_player_mints_a_ticket(player, player_client, monkeypatch, settings):
     assert body["ticket"] not in str(event.data)
 
 
-def test_only_players_mint_tickets(operator_client):
+def test_an_operator_mints_a_ticket_that_only_watches(operator, operator_key, operator_client):
+    response = operator_client.post(TICKETS)
+
+    assert response.status_code == 201
+    ticket = response.json()["ticket"]
+    stored = SocketTicket.objects.get()
+    assert stored.api_key.operator == operator and stored.player is None
+    assert stored.session is None
+    event = AuditEvent.objects.get(action="socket_ticket.created")
+    assert event.actor_type == "operator" and event.operator == operator
+    refused(ticket)  # a player's socket (a match, /ws/v1/me) does not take it
+    operator_ticket = operator_socket_ticket_create(api_key=stored.api_key, actor=SYSTEM).ticket
+    principal = watch_socket_ticket_redeem(ticket=operator_ticket)
+    assert isinstance(principal, OperatorPrincipal)
+    assert principal.operator == operator and principal.api_key == stored.api_key
+    with pytest.raises(SocketTicketInvalidProblem):
+        watch_socket_ticket_redeem(ticket=operator_ticket)  # single use
+
+
+def test_nobody_else_mints_tickets():
     assert_problem(APIClient().post(TICKETS), 401, "not-authenticated")
-    assert_problem(operator_client.post(TICKETS), 403, "permission-denied")
+
+
+def test_an_operators_ticket_dies_with_its_key_or_its_operator(operator, operator_client):
+    first, second = (operator_client.post(TICKETS).json()["ticket"] for _ in range(2))
+    api_key = SocketTicket.objects.first().api_key
+    OperatorApiKey.objects.filter(pk=api_key.pk).update(revoked_at=T0)
+    with pytest.raises(SocketTicketInvalidProblem):
+        watch_socket_ticket_redeem(ticket=first)
+    OperatorApiKey.objects.filter(pk=api_key.pk).update(revoked_at=None)
+    Operator.objects.filter(pk=operator.pk).update(status=Operator.Status.SUSPENDED)
+    with pytest.raises(SocketTicketInvalidProblem):
+        watch_socket_ticket_redeem(ticket=second)
+
+
+def test_a_watching_socket_takes_a_players_ticket_too(player, session):
+    principal = watch_socket_ticket_redeem(ticket=ticket_for(session))
+    assert isinstance(principal, PlayerPrincipal) and principal.player == player
 
 
 def test_minting_is_throttled_like_other_player_calls(player_client, monkeypatch):

@@ -144,6 +144,13 @@ ENDPOINTS = [
         },
         RISK,
     ),
+    (
+        "tournament requests: list",
+        "get",
+        lambda w: "/api/v1/staff/tournaments/requests",
+        None,
+        FINANCE | RISK,
+    ),
 ]
 
 
@@ -217,6 +224,7 @@ ADMIN_PAGES = {
     "/admin/wallet/cashiercaps/": {"risk", "admin"},
     "/admin/wallet/selfexclusion/": {"risk", "admin"},
     "/admin/wallet/approvalrequest/": {"finance", "risk", "admin"},
+    "/admin/tournaments/tournamentrequest/": {"finance", "risk", "admin"},
     "/admin/auth/user/": {"admin"},
     "/admin/platform/auditevent/": {"admin"},
 }

@@ -1,7 +1,8 @@
 """A network tournament (R14 "Network tournaments"): players of three member operators, two
 of them in EUR and one with GBP wallets, registered over the API and played to the end on
 PostgreSQL. Each operator's position and fee share come out to the minor unit, the ledger
-reconciles, and no answer, event or push to one operator names another operator's player."""
+reconciles, and no answer, event or push to one operator names another operator's player
+(statements included: an operator reads its own players' only)."""
 
 from __future__ import annotations
 
@@ -131,10 +132,22 @@ def test_three_operators_two_currencies_positions_fees_and_no_names_across() -> 
                 f"/api/v1/tournaments/{tournament.pk}",
                 f"/api/v1/tournaments/{tournament.pk}/bracket",
                 "/api/v1/me/tournaments",
+                f"/api/v1/me/tournaments/{tournament.pk}/statement",
             ):
                 response = client.get(path)
                 assert response.status_code == 200, (path, response.content)
                 answers.append(response.json())
+            statement = f"/api/v1/tournaments/{tournament.pk}/entries/{client.player.pk}/statement"
+            response = reader.api.get(statement)
+            assert response.status_code == 200, response.content
+            assert response.json() == answers[-1]  # what the player reads themselves
+            answers.append(response.json())
+        # Another member's player's statement is not this operator's to read.
+        for other in sides:
+            if other is not reader:
+                stranger = other.players[0].player.pk
+                path = f"/api/v1/tournaments/{tournament.pk}/entries/{stranger}/statement"
+                assert reader.api.get(path).status_code == 404
         answers += list(OperatorEvent.objects.filter(operator=reader.operator).values("data"))
         text = json.dumps(answers, default=str)
         for other in sides:

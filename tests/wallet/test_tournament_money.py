@@ -493,3 +493,15 @@ def test_a_players_statement_of_one_tournament_holds_their_own_lines(operator, f
     ]
     mine = tournaments.tournament_statement(player=field[0], game_ref=T)
     assert sum(line.amount for line in mine if line.account == "player") == 3000 - ENTRY
+    # Each line names its posting's reference, and the account's tournament (None: a wallet).
+    assert {(line.kind, line.account, line.game_ref) for line in lines} == {
+        ("ticket_grant", "ticket", T),
+        ("ticket_entry", "ticket", T),
+        ("ticket_entry", "escrow", T),
+        ("tournament_prize", "escrow", T),
+        ("tournament_prize", "player", None),
+    }
+    references = {line.transaction_id: line.reference for line in lines}
+    assert references == {
+        txn.pk: txn.reference for txn in LedgerTransaction.objects.filter(pk__in=references)
+    }

@@ -111,3 +111,135 @@ UNREGISTER = [
         {**ENTRY, "status": "unregistered"},
     )
 ]
+
+STATEMENT = {
+    "tournament_id": 12,
+    "player_id": ENTRY["player_id"],
+    "entry_number": 37,
+    "status": "out",
+    "currency": "EUR",
+    "lines": [
+        {
+            "transaction_id": 9001,
+            "kind": "buy_in",
+            "account": "player",
+            "component": "stake",
+            "amount": _eur("-11.00"),
+            "reference": "tournament-entry:4411",
+            "created_at": "2026-12-06T18:40:00Z",
+        },
+        {
+            "transaction_id": 9001,
+            "kind": "buy_in",
+            "account": "escrow",
+            "component": "stake",
+            "amount": _eur("11.00"),
+            "reference": "tournament-entry:4411",
+            "created_at": "2026-12-06T18:40:00Z",
+        },
+        {
+            "transaction_id": 9377,
+            "kind": "tournament_prize",
+            "account": "escrow",
+            "component": "prize",
+            "amount": _eur("-25.60"),
+            "reference": "tournament-prize:12:round-9",
+            "created_at": "2026-12-13T23:05:12Z",
+        },
+        {
+            "transaction_id": 9377,
+            "kind": "tournament_prize",
+            "account": "player",
+            "component": "payout",
+            "amount": _eur("25.60"),
+            "reference": "tournament-prize:12:round-9",
+            "created_at": "2026-12-13T23:05:12Z",
+        },
+    ],
+    "totals": {"paid_in": _eur("11.00"), "paid_out": _eur("25.60"), "net": _eur("14.60")},
+}
+STATEMENT_RESPONSE = [_response("Entered, out in the semi-final, 3rd-4th paid", STATEMENT)]
+
+# --- Staff: four eyes --------------------------------------------------------------------------
+_OPTIONS = {
+    **CREATE_REQUEST,
+    "name": "Network Sunday Million",
+    "advance": 1,
+    "prize_table": [],
+    "no_show_seconds": 120,
+    "registration_opens_at": None,
+    "turn_seconds": 30,
+    "rules": {},
+    "satellite_for": None,
+}
+STAFF_REQUEST = {
+    "id": 31,
+    "kind": "create",
+    "status": "pending",
+    "operator_id": "5b7e2f0c-1d2a-4c3b-8e9f-0a1b2c3d4e5f",
+    "network": True,
+    "tournament_id": None,
+    "options": _OPTIONS,
+    "reason": "December promotion, budget approved by marketing",
+    "proposed_by": "ana",
+    "proposed_at": "2026-12-01T09:12:00Z",
+    "decided_by": None,
+    "decided_at": None,
+    "decision_note": "",
+    "result_ref": "",
+}
+STAFF_CREATE = [
+    _request(
+        "A network tournament with a guarantee",
+        {
+            **CREATE_REQUEST,
+            "name": "Network Sunday Million",
+            "reason": "December promotion, budget approved by marketing",
+        },
+    ),
+    _response("Proposed: another staff member approves it", STAFF_REQUEST, 201),
+]
+STAFF_CANCEL = [
+    _request("Why", {"reason": "collusion ring found at its tables (case 88)"}),
+    _response(
+        "Proposed: another staff member approves it",
+        {
+            **STAFF_REQUEST,
+            "id": 32,
+            "kind": "cancel",
+            "tournament_id": 12,
+            "options": None,
+            "network": False,
+            "reason": "collusion ring found at its tables (case 88)",
+        },
+        201,
+    ),
+]
+STAFF_APPROVED = [
+    _request("With a note", {"note": "budget checked"}),
+    _response(
+        "Executed: the tournament exists",
+        {
+            **STAFF_REQUEST,
+            "status": "executed",
+            "tournament_id": 77,
+            "decided_by": "ben",
+            "decided_at": "2026-12-01T10:02:00Z",
+            "decision_note": "budget checked",
+            "result_ref": "tournament:77",
+        },
+    ),
+]
+STAFF_REJECTED = [
+    _request("With a note", {"note": "the guarantee is over this month's budget"}),
+    _response(
+        "Rejected: never run",
+        {
+            **STAFF_REQUEST,
+            "status": "rejected",
+            "decided_by": "ben",
+            "decided_at": "2026-12-01T10:02:00Z",
+            "decision_note": "the guarantee is over this month's budget",
+        },
+    ),
+]

@@ -3,7 +3,8 @@
 Players are named as at the tables (games' ``seat_identity``): at an operator's own
 tournament by display name; at a network tournament by screen name only, unless the viewer
 is the player's own operator. An operator's own players also carry their ``player_id``.
-The seed is shown only once the tournament has ended.
+The seed is shown only once the tournament has ended. A statement holds the player's own
+lines only; staff's requests say who proposed and decided them.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from games.api.presenters import seat_identity
-from gin_platform.money import money_dict
+from gin_platform.money import money_dict, to_decimal_string
 from gin_platform.tenancy.selectors import is_network_operator
 from tournaments import engine
-from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.models import BracketTable, Entry, Tournament, TournamentRequest
+from tournaments.selectors import EntryStatement
 
 
 def tournament_dict(tournament: Tournament) -> dict[str, Any]:
@@ -139,4 +141,96 @@ def entry_dict(entry: Entry, *, match_id: int | None = None) -> dict[str, Any]:
         "prize": None if entry.prize is None else money_dict(entry.prize, currency),
         "prize_ticket": entry.prize_ticket,
         "match_id": match_id,
+    }
+
+
+# --- A player's statement of one tournament ---------------------------------------------------
+STATEMENT_COLUMNS = (
+    "transaction_id",
+    "created_at",
+    "kind",
+    "account",
+    "component",
+    "currency",
+    "amount",
+    "reference",
+)
+
+
+def statement_dict(statement: EntryStatement) -> dict[str, Any]:
+    entry = statement.entry
+    currency = entry.tournament.currency
+    return {
+        "tournament_id": entry.tournament_id,
+        "player_id": entry.player_id,
+        "entry_number": entry.number,
+        "status": entry.status,
+        "currency": currency,
+        "lines": [
+            {
+                "transaction_id": line.transaction_id,
+                "kind": line.kind,
+                "account": line.account,
+                "component": line.component,
+                "amount": money_dict(line.amount, line.currency),
+                "reference": line.reference,
+                "created_at": line.created_at,
+            }
+            for line in statement.lines
+        ],
+        "totals": {
+            "paid_in": money_dict(statement.paid_in, currency),
+            "paid_out": money_dict(statement.paid_out, currency),
+            "net": money_dict(statement.net, currency),
+        },
+    }
+
+
+def statement_csv_rows(statement: EntryStatement) -> list[dict[str, Any]]:
+    """One row per line, the amount a decimal string beside its currency."""
+    return [
+        {
+            "transaction_id": line.transaction_id,
+            "created_at": line.created_at.isoformat(),
+            "kind": line.kind,
+            "account": line.account,
+            "component": line.component,
+            "currency": line.currency,
+            "amount": to_decimal_string(line.amount, line.currency),
+            "reference": line.reference,
+        }
+        for line in statement.lines
+    ]
+
+
+# --- Staff: four eyes -----------------------------------------------------------------------------
+MONEY_OPTIONS = ("buy_in", "entry_fee", "guaranteed")
+
+
+def request_options(row: TournamentRequest) -> dict[str, Any] | None:
+    """A creation's options as ``POST /tournaments`` takes them: amounts as decimal strings."""
+    if row.kind != TournamentRequest.Kind.CREATE:
+        return None
+    options = dict(row.payload)
+    for name in MONEY_OPTIONS:
+        options[name] = to_decimal_string(options[name], options["currency"])
+    return options
+
+
+def tournament_request_dict(row: TournamentRequest) -> dict[str, Any]:
+    return {
+        "id": row.pk,
+        "kind": row.kind,
+        "status": row.status,
+        "operator_id": row.operator_id,
+        "network": is_network_operator(row.operator_id),
+        "tournament_id": row.tournament_id,
+        "options": request_options(row),
+        "reason": row.reason,
+        "proposed_by": row.proposed_by.get_username(),
+        "proposed_at": row.proposed_at,
+        "decided_by": row.decided_by.get_username() if row.decided_by else None,
+        "decided_at": row.decided_at,
+        "decision_note": row.decision_note,
+        "result_ref": row.result_ref,
     }

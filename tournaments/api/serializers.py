@@ -7,7 +7,7 @@ from rest_framework import serializers
 from gin_platform.api.fields import DecimalString
 from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import Money
-from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.models import BracketTable, Entry, Tournament, TournamentRequest
 
 
 class RoundSettingInput(StrictInput):
@@ -167,3 +167,84 @@ class TournamentSeatOutput(serializers.Serializer):
     match_id = serializers.IntegerField()
     round = serializers.IntegerField()
     table = serializers.IntegerField()
+
+
+# --- A player's statement of one tournament ---------------------------------------------------
+class TournamentStatementLineOutput(serializers.Serializer):
+    transaction_id = serializers.IntegerField(help_text="The ledger transaction")
+    kind = serializers.CharField(
+        help_text="What it was: buy_in (the entry), refund, ticket_entry, "
+        "ticket_refund, ticket_grant, tournament_prize..."
+    )
+    account = serializers.CharField(
+        help_text="The account the line moved: player (the wallet), ticket, escrow (the "
+        "tournament's pot; a satellite's, for a ticket won there), house_fx (a conversion)"
+    )
+    component = serializers.CharField(help_text="What the amount stands for: stake, prize...")
+    amount = Money(help_text="Signed: negative out of the account, positive into it")
+    reference = serializers.CharField(help_text="The ledger transaction's reference")
+    created_at = serializers.DateTimeField()
+
+
+class TournamentStatementTotalsOutput(serializers.Serializer):
+    paid_in = Money(help_text="Into the tournament: entries paid, in money or with a ticket")
+    paid_out = Money(help_text="Out of the tournament to the player: refunds, prizes, tickets")
+    net = Money(help_text="paid_out - paid_in")
+
+
+class EntryStatementOutput(serializers.Serializer):
+    tournament_id = serializers.IntegerField()
+    player_id = serializers.UUIDField()
+    entry_number = serializers.IntegerField(help_text="The player's (latest) entry")
+    status = serializers.ChoiceField(choices=Entry.Status.choices)
+    currency = serializers.CharField(help_text="The tournament's currency (the totals')")
+    lines = TournamentStatementLineOutput(many=True, help_text="Oldest first")
+    totals = TournamentStatementTotalsOutput()
+
+
+# --- Staff: four eyes -----------------------------------------------------------------------------
+class StaffTournamentCreateInput(TournamentCreateInput):
+    reason = serializers.CharField(
+        max_length=500, help_text="Why: kept with the request and in the audit log"
+    )
+
+
+class StaffCancelInput(StrictInput):
+    reason = serializers.CharField(
+        max_length=500, help_text="Why: kept with the request and in the audit log"
+    )
+
+
+class TournamentRequestDecisionInput(StrictInput):
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class TournamentRequestFilterInput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=TournamentRequest.Status.choices, required=False)
+    kind = serializers.ChoiceField(choices=TournamentRequest.Kind.choices, required=False)
+
+
+class TournamentRequestOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=TournamentRequest.Kind.choices)
+    status = serializers.ChoiceField(choices=TournamentRequest.Status.choices)
+    operator_id = serializers.UUIDField(help_text="The tournament's owner")
+    network = serializers.BooleanField(help_text="A network tournament's request")
+    tournament_id = serializers.IntegerField(
+        allow_null=True, help_text="cancel: the tournament; create: the one created, once executed"
+    )
+    options = serializers.DictField(
+        allow_null=True,
+        help_text="create: the tournament's options as POST /tournaments takes them (amounts "
+        "as decimal strings); null for cancel",
+    )
+    reason = serializers.CharField()
+    proposed_by = serializers.CharField()
+    proposed_at = serializers.DateTimeField()
+    decided_by = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_note = serializers.CharField()
+    result_ref = serializers.CharField(
+        help_text="What the execution made (tournament:<id>), the failure's problem slug, or "
+        "empty while pending"
+    )

@@ -22,7 +22,7 @@ from gin_platform.tenancy.principals import Actor
 from integrity.pairing import linked_pairs, pair_linked
 from tournaments import engine
 from tournaments.models import BracketTable, Entry, Tournament
-from tournaments.services.events import entry_event, player_push
+from tournaments.services.events import entry_event, player_push, watchers_tell
 from tournaments.services.prizes import final_places_pay, round_places_pay
 
 Status = BracketTable.Status
@@ -56,6 +56,7 @@ def table_seat(
         table.advancing = list(table.entries)
         table.finished_at = table.opened_at
         table.save(update_fields=["entries", "status", "advancing", "opened_at", "finished_at"])
+        watchers_tell(tournament=tournament, change="seated", tables=[table])
         table_done(tournament=tournament, table=table, actor=actor)
         return
     setting = tournament.round_setting(table.round)
@@ -71,6 +72,7 @@ def table_seat(
     table.match = match
     table.status = Status.PLAYING
     table.save(update_fields=["entries", "status", "match", "opened_at"])
+    watchers_tell(tournament=tournament, change="seated", tables=[table])
     for entry in players:
         ready = {"round": table.round, "table": table.number, "match_id": match.pk}
         entry_event(
@@ -164,6 +166,7 @@ def table_result_record(
         operator=tournament.operator,
         data={"match": match.pk, "advancing": table.advancing},
     )
+    watchers_tell(tournament=tournament, change="result", tables=[table])
     table_done(tournament=tournament, table=table, actor=actor)
     return True
 

@@ -13,13 +13,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import engine as game_engine
-from games.services.rooms import tournament_room_open
+from games.services.rooms import tournament_room_check, tournament_room_open
 from gin_platform.audit import audit_record
 from gin_platform.models import Operator
 from gin_platform.tenancy.principals import Actor
 from tournaments import engine
 from tournaments.models import Tournament
 from tournaments.problems import TournamentOptionsInvalidProblem
+from tournaments.services.events import watchers_tell
 
 MAX_ENTRIES = 4096  # the largest field a tournament takes (R14: a 12-round heads-up bracket)
 ROUND_VARIANTS = (game_engine.FIRST_TO_KNOCK, game_engine.MATCH_PLAY)
@@ -126,11 +127,25 @@ def _target(options: TournamentOptions, operator: Operator) -> Tournament | None
     return target
 
 
-def tournament_create(
-    *, operator: Operator, options: TournamentOptions, actor: Actor, now: datetime | None = None
-) -> Tournament:
-    """Create a tournament and its games room; its seed is drawn and its SHA-256 committed
-    now, published from the moment registration opens (R14, docs/fairness.md)."""
+@dataclass(frozen=True)
+class CheckedOptions:
+    """What the checks of R14 make of the options: each round's match, the entries' range,
+    the schedule and a satellite's target."""
+
+    round_settings: list[dict[str, Any]]
+    min_entries: int
+    max_entries: int
+    registration_opens_at: datetime
+    starts_at: datetime | None
+    satellite_for: Tournament | None
+
+
+def tournament_options_check(
+    *, operator: Operator, options: TournamentOptions, now: datetime | None = None
+) -> CheckedOptions:
+    """Check ``options`` against R14 for a tournament of ``operator`` (422
+    ``tournament-options-invalid`` naming the option); nothing is written. Creation runs it,
+    and so does a staff proposal, so a request the approval would refuse is never recorded."""
     now = now or timezone.now()
     if options.kind not in Tournament.Kind.values:
         raise _invalid("kind is sit_and_go or scheduled", "kind")
@@ -146,7 +161,32 @@ def tournament_create(
     low, high = _entries(options)
     opens, starts = _schedule(options, now)
     _money(options)
-    target = _target(options, operator)
+    tournament_room_check(  # what games will refuse of the room, before anything is written
+        variant=settings[0]["variant"],
+        rules=dict(options.rules),
+        seats=options.seats,
+        currency=options.currency,
+        turn_seconds=options.turn_seconds,
+    )
+    return CheckedOptions(
+        round_settings=settings,
+        min_entries=low,
+        max_entries=high,
+        registration_opens_at=opens,
+        starts_at=starts,
+        satellite_for=_target(options, operator),
+    )
+
+
+def tournament_create(
+    *, operator: Operator, options: TournamentOptions, actor: Actor, now: datetime | None = None
+) -> Tournament:
+    """Create a tournament and its games room; its seed is drawn and its SHA-256 committed
+    now, published from the moment registration opens (R14, docs/fairness.md)."""
+    now = now or timezone.now()
+    checked = tournament_options_check(operator=operator, options=options, now=now)
+    settings = checked.round_settings
+    opens = checked.registration_opens_at
     seed = engine.new_server_seed()
     with transaction.atomic():
         room = tournament_room_open(
@@ -173,12 +213,12 @@ def tournament_create(
             entry_fee=options.entry_fee,
             guaranteed=options.guaranteed,
             prize_table=list(options.prize_table),
-            min_entries=low,
-            max_entries=high,
+            min_entries=checked.min_entries,
+            max_entries=checked.max_entries,
             no_show_seconds=options.no_show_seconds,
-            satellite_for=target,
+            satellite_for=checked.satellite_for,
             registration_opens_at=opens,
-            starts_at=starts,
+            starts_at=checked.starts_at,
             seed=seed,
             seed_commitment=engine.seed_commitment(seed),
         )
@@ -213,5 +253,6 @@ def registration_open(*, tournament: Tournament, actor: Actor) -> Tournament:
                 obj=tournament,
                 operator=tournament.operator,
             )
+            watchers_tell(tournament=tournament, change="registration_opened")
     tournament.refresh_from_db()
     return tournament

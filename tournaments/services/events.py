@@ -1,12 +1,15 @@
-"""The ``tournament.*`` operator events (gin_platform/events/catalogue.py) and the pushes on
-the player's socket, written inside the transaction that makes them true.
+"""The ``tournament.*`` operator events (gin_platform/events/catalogue.py), the pushes on
+the player's socket and the pushes to the tournament's watchers, written inside the
+transaction that makes them true.
 
 An operator hears of its own players only; a tournament-wide event goes to every operator
-with an entry in it (a network tournament's members), naming nobody.
+with an entry in it (a network tournament's members), naming nobody. A watcher is sent the
+bracket as its operator may see it (tournaments/realtime/).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from games.realtime.publisher import player_message
@@ -14,7 +17,8 @@ from gin_platform.events.catalogue import player_ref
 from gin_platform.events.webhooks import webhook_enqueue
 from gin_platform.models import Operator
 from gin_platform.money import money_dict
-from tournaments.models import Entry, Tournament
+from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.realtime.publisher import bracket_changed
 
 
 def entry_event(*, entry: Entry, event_type: str, **data: Any) -> None:
@@ -61,4 +65,16 @@ def player_push(*, entry: Entry, kind: str, **data: Any) -> None:
     player_message(
         player_id=entry.player_id,
         message={"type": kind, "tournament_id": entry.tournament_id, **data},
+    )
+
+
+def watchers_tell(
+    *, tournament: Tournament, change: str, tables: Iterable[BracketTable] = ()
+) -> None:
+    """What the tournament's watchers see changed (``change``: entries, the start, a table
+    seated, a result, places paid, the end; the tables it touched): the one place a service
+    says so. Pushed after the commit, the tournament's ``bracket_version`` one more once per
+    transaction (docs/realtime.md "A tournament's bracket")."""
+    bracket_changed(
+        tournament_id=tournament.pk, change=change, table_ids=[table.pk for table in tables]
     )

@@ -1,10 +1,11 @@
 """The start and the end of a tournament (R14): the draw, the prize pool and the first round;
-a match's result taken to the bracket; a cancellation.
+a match's result taken to the bracket; a cancellation, and the matches it leaves open ended.
 
 Each is one durable transaction under the tournament's lock, idempotent by the tournament's
 status (or the table's), run by a task the moment it is due and found again by the beat's
 sweep if its message or worker is lost (tournaments/tasks.py): a tournament never waits for
-a human.
+a human. A cancellation is atomic instead, so that staff's approval (four eyes) runs it
+inside its own transaction, under the request's lock.
 """
 
 from __future__ import annotations
@@ -13,19 +14,25 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.models import Match
+from games.services.tournament_matches import tournament_match_void
 from gin_platform.audit import audit_record
+from gin_platform.enqueue import enqueue_on_commit
 from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
 from tournaments import engine
 from tournaments.locks import lock_tournament
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.bracket import shape_of, table_result_record, table_seat
-from tournaments.services.events import entry_event, tournament_event
+from tournaments.services.events import entry_event, tournament_event, watchers_tell
 from tournaments.services.prizes import ended_data, fees_take, prizes_paid
 from tournaments.services.registration import entries_on_a_break_withdraw, entry_refund
 from wallet import services as wallet
 
 Status = Tournament.Status
+# Queued by name after the cancellation's commit, one per open table (a service never
+# imports its tasks); the sweep finds any whose message or worker was lost.
+MATCH_VOID_TASK = "tournaments.tasks.aborted_match_void"
+CANCELLED_MATCH = "tournament_cancelled"  # games' reason for the void (game.voided)
 
 
 def tournament_start(*, tournament_id: int, actor: Actor) -> Tournament:
@@ -111,6 +118,11 @@ def _draw_and_seat(*, tournament: Tournament, entries: list[Entry], actor: Actor
             "started_at": now,
         },
     )
+    watchers_tell(
+        tournament=tournament,
+        change="started",
+        tables=BracketTable.objects.filter(tournament=tournament),
+    )
     first = BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")
     for table, players in zip(first, engine.first_round(shape, drawn), strict=True):
         table_seat(tournament=tournament, table=table, entries=players, actor=actor)
@@ -149,8 +161,9 @@ def match_result_take(*, match_id: int, actor: Actor) -> bool:
 def tournament_cancel(*, tournament_id: int, reason: str, actor: Actor) -> Tournament:
     """Cancel (R14): before any result every entry back in full and the overlay back to the
     owner; after one, the players still in share the pool not yet paid, places paid stand.
-    Staff cancel through four eyes (the approval runs this)."""
-    with transaction.atomic(durable=True):
+    The matches still open are ended after the commit (``aborted_match_void``). Atomic:
+    staff cancel through four eyes, and the approval runs this inside its transaction."""
+    with transaction.atomic():
         tournament = lock_tournament(tournament_id)
         if tournament.status not in Tournament.ENDED_STATUSES:
             _cancel(tournament=tournament, reason=reason, actor=actor)
@@ -167,16 +180,49 @@ def _cancel(*, tournament: Tournament, reason: str, actor: Actor) -> None:
     tournament.cancel_reason = reason
     tournament.ended_at = timezone.now()
     tournament.save(update_fields=["status", "cancel_reason", "ended_at"])
+    aborted = _open_tables_abort(tournament)
     audit_record(
         actor=actor,
         action="tournament.cancelled",
         obj=tournament,
         operator=tournament.operator,
-        data={"reason": reason, "seed": tournament.seed},
+        data={"reason": reason, "seed": tournament.seed, "aborted_matches": aborted},
     )
     tournament_event(
         tournament=tournament, event_type="tournament.cancelled", data=ended_data(tournament)
     )
+    watchers_tell(
+        tournament=tournament,
+        change="cancelled",
+        tables=BracketTable.objects.filter(tournament=tournament, match_id__in=aborted),
+    )
+
+
+def _open_tables_abort(tournament: Tournament) -> list[int]:
+    """Mark the tables still playing ``aborted`` (their results will never be taken) and
+    queue, after the commit, the void of each one's match: a match of a cancelled tournament
+    must not run on (or wait for its players) for nothing. Their matches' ids."""
+    playing = BracketTable.objects.filter(
+        tournament=tournament, status=BracketTable.Status.PLAYING
+    ).order_by("round", "number")
+    match_ids = [match_id for match_id in playing.values_list("match_id", flat=True) if match_id]
+    playing.update(status=BracketTable.Status.ABORTED, finished_at=timezone.now())
+    for match_id in match_ids:
+        enqueue_on_commit(MATCH_VOID_TASK, match_id)
+    return match_ids
+
+
+def aborted_match_void(*, match_id: int, actor: Actor) -> bool:
+    """End the match of a table its tournament's cancellation aborted (games voids it: its
+    seats released, its players told, nothing posted). Idempotent: a match that ended
+    already (a result, a void, this very call before) is left alone; True when this call
+    voided it. The task runs it after the cancellation's commit, the sweep if it was lost."""
+    aborted = BracketTable.objects.filter(
+        match_id=match_id, status=BracketTable.Status.ABORTED
+    ).exists()
+    if not aborted:
+        return False
+    return tournament_match_void(match_id=match_id, reason=CANCELLED_MATCH, actor=actor)
 
 
 def _refund_all(*, tournament: Tournament, actor: Actor) -> None:
@@ -187,6 +233,7 @@ def _refund_all(*, tournament: Tournament, actor: Actor) -> None:
         entry.status = Entry.Status.REFUNDED
         entry.save(update_fields=["status", "refund_reference"])
         entry_event(entry=entry, event_type="tournament.unregistered")
+    watchers_tell(tournament=tournament, change="entries")
     if tournament.overlay:
         wallet.tournament_overlay_return(
             game_ref=tournament.game_ref,

@@ -17,7 +17,12 @@ from gin_platform.money import money_dict
 from gin_platform.tenancy.principals import Actor
 from tournaments import engine
 from tournaments.models import BracketTable, Entry, Tournament
-from tournaments.services.events import entry_event, player_push, tournament_event
+from tournaments.services.events import (
+    entry_event,
+    player_push,
+    tournament_event,
+    watchers_tell,
+)
 from wallet import services as wallet
 
 
@@ -107,6 +112,7 @@ def _places_pay(
             places = {"place_from": entry.place_from, "place_to": entry.place_to}
             entry_event(entry=entry, event_type="tournament.prize_paid", prize=prize, **places)
             player_push(entry=entry, kind="tournament.prize_paid", prize=prize, **places)
+    watchers_tell(tournament=tournament, change="places")
     audit_record(
         actor=actor,
         action="tournament.places_paid",
@@ -183,6 +189,7 @@ def tournament_finish(*, tournament: Tournament, actor: Actor) -> None:
         event_type="tournament.finished",
         data=ended_data(tournament),
     )
+    watchers_tell(tournament=tournament, change="finished")
 
 
 def prizes_paid(tournament: Tournament) -> int:

@@ -38,7 +38,7 @@ from tournaments.problems import (
     TournamentFullProblem,
     tournament_not_found,
 )
-from tournaments.services.events import entry_event
+from tournaments.services.events import entry_event, watchers_tell
 from wallet import services as wallet
 from wallet.problems import WalletUnavailableProblem
 from wallet.selectors import limits as wallet_limits
@@ -173,6 +173,7 @@ def _entry_register(
         data={"tournament": tournament.pk, "number": entry.number, "payment": payment},
     )
     entry_event(entry=entry, event_type="tournament.registered")
+    watchers_tell(tournament=tournament, change="entries")
     full = len(registered) + 1 == tournament.max_entries
     if tournament.kind == Tournament.Kind.SIT_AND_GO and full:
         enqueue_on_commit(START_TASK, tournament.pk)  # R14: a sit and go starts when full
@@ -262,6 +263,7 @@ def _withdraw(*, entry: Entry, tournament: Tournament, actor: Actor, reason: str
         data={"tournament": tournament.pk, "number": entry.number, "reason": reason},
     )
     entry_event(entry=entry, event_type="tournament.unregistered")
+    watchers_tell(tournament=tournament, change="entries")
 
 
 def entry_refund(*, entry: Entry, tournament: Tournament, actor: Actor) -> None:

@@ -1,6 +1,7 @@
 """The tournaments' beat job: whatever is due and was not done by its own task (docs/
-tournaments.md "Exactly once"). Each step is idempotent under the tournament's lock, so the
-sweep and a slow task may meet: the second finds the work done."""
+tournaments.md "Exactly once"). Each step is idempotent under the tournament's lock (a
+match's void under the match's), so the sweep and a slow task may meet: the second finds
+the work done."""
 
 from __future__ import annotations
 
@@ -13,16 +14,23 @@ from games.models import Match
 from gin_platform.tenancy.principals import Actor
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.creation import registration_open
-from tournaments.services.lifecycle import breaks_withdraw, match_result_take, tournament_start
+from tournaments.services.lifecycle import (
+    aborted_match_void,
+    breaks_withdraw,
+    match_result_take,
+    tournament_start,
+)
 from wallet.selectors.limits import players_on_a_break
 
 # A result younger than this is its own task's to take (it is on its way).
 RESULT_GRACE = timedelta(seconds=5)
 ENDED_MATCH = (Match.Status.FINISHED, Match.Status.SETTLED, Match.Status.VOIDED)
+OPEN_MATCH = (Match.Status.WAITING, Match.Status.RUNNING, Match.Status.SUSPENDED)
 
 
 def tournaments_sweep(*, actor: Actor) -> int:
-    """Open registration, start what is due, take results no task took. Returns the steps."""
+    """Open registration, start what is due, take results no task took, void the matches a
+    cancellation left open that no task voided. Returns the steps."""
     now = timezone.now()
     steps = 0
     for tournament in Tournament.objects.filter(
@@ -56,6 +64,13 @@ def tournaments_sweep(*, actor: Actor) -> int:
     )
     for match_id in list(stranded):
         steps += bool(match_result_take(match_id=match_id, actor=actor))
+    left_open = BracketTable.objects.filter(
+        status=BracketTable.Status.ABORTED,
+        match__status__in=OPEN_MATCH,
+        finished_at__lte=now - RESULT_GRACE,  # younger: its own task is on its way
+    ).values_list("match_id", flat=True)
+    for match_id in list(left_open):
+        steps += bool(aborted_match_void(match_id=match_id, actor=actor))
     return steps
 
 

@@ -68,9 +68,11 @@ def overlay_lines(*, escrow: Account, operator: Operator) -> list[tuple[int, int
 
 @dataclass(frozen=True)
 class StatementLine:
-    """One of a player's own lines in a tournament: which posting (its id, kind and time),
-    the account it moved (their wallet, their ticket, the escrow, a house FX leg of their
-    conversion), its signed amount in the account's currency and what it stands for."""
+    """One of a player's own lines in a tournament: which posting (its id, kind, time and
+    reference), the account it moved (their wallet, their ticket, the escrow, a house FX
+    leg of their conversion) and that account's ``game_ref`` (which tournament's escrow or
+    ticket; None for a wallet), its signed amount in the account's currency and what it
+    stands for."""
 
     transaction_id: int
     kind: str
@@ -79,6 +81,8 @@ class StatementLine:
     currency: str
     amount: int
     component: str
+    reference: str
+    game_ref: str | None
 
 
 def tournament_statement(*, player: Player, game_ref: str) -> list[StatementLine]:
@@ -106,6 +110,8 @@ def tournament_statement(*, player: Player, game_ref: str) -> list[StatementLine
             "currency",
             "amount",
             "component",
+            "transaction__reference",
+            "account__game_ref",
         )
     )
     return [StatementLine(*row) for row in rows]

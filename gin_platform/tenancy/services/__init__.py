@@ -84,8 +84,10 @@ from gin_platform.tenancy.services.sandbox import (
 )
 from gin_platform.tenancy.services.socket_tickets import (
     IssuedSocketTicket,
+    operator_socket_ticket_create,
     socket_ticket_create,
     socket_ticket_redeem,
+    watch_socket_ticket_redeem,
 )
 
 __all__ = [
@@ -127,6 +129,7 @@ __all__ = [
     "operator_for_mode",
     "operator_origin_create",
     "operator_origin_delete",
+    "operator_socket_ticket_create",
     "operator_update",
     "player_create",
     "player_operator",
@@ -139,5 +142,6 @@ __all__ = [
     "signing_secret_revoke",
     "socket_ticket_create",
     "socket_ticket_redeem",
+    "watch_socket_ticket_redeem",
     "webhook_secret_rotate",
 ]

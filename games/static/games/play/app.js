@@ -7,7 +7,7 @@ import { watchConnection } from "./connection.js";
 import { $, h } from "./dom.js";
 import { money, plainMoney } from "./format.js";
 import { LobbyScreen } from "./lobby.js";
-import { clearNotices, dismissLatest, showProblem } from "./notices.js";
+import { clearNotices, dismissLatest, showNotice, showProblem } from "./notices.js";
 import { PlayerSocket } from "./player-socket.js";
 import { Protection } from "./protection.js";
 import {
@@ -66,7 +66,9 @@ function loadTable() {
   return tableModule;
 }
 
-/** Where to go: {screen: "lobby"} | {screen: "table", match} | {screen: "watch", match}. */
+/** Where to go: {screen: "lobby"} | {screen: "table", match} | {screen: "watch", match}; a
+ * table's `back` is the page that sent the player there (a tournament's, which remembers
+ * the place before it opens this page: docs/play.md "Tournaments"). */
 async function go(place) {
   const turn = ++going;
   stopScreen();
@@ -87,7 +89,7 @@ async function go(place) {
       return;
     }
     if (turn !== going) return; // the player went elsewhere meanwhile
-    screen = new TableScreen(main, { ...options, matchId: place.match, watch: place.screen === "watch" });
+    screen = new TableScreen(main, { ...options, matchId: place.match, watch: place.screen === "watch", back: place.back || null });
   } else {
     screen = new LobbyScreen(main, options);
   }
@@ -204,10 +206,24 @@ function startProtection() {
       // The player's money moved (a buy-in, a payout, a refund...): the header reads the
       // wallet again; a seamless balance is the operator's, so it is read, never pushed.
       if (message.type === "wallet_changed") refreshWallet();
+      else if (message.type === "tournament.match_ready") tournamentMatchReady(message);
       else protection.pushed(message);
     },
   });
   playerSocket.start();
+}
+
+/** R14: the player's next tournament match is seated; its seat is taken from the
+ * tournament's page (docs/play.md "Tournaments"), wherever the player is now. */
+function tournamentMatchReady(message) {
+  const address = new URL(`/play/tournaments/${encodeURIComponent(message.tournament_id)}`, window.location.origin);
+  const language = new URLSearchParams(window.location.search).get("lang");
+  if (language) address.searchParams.set("lang", language);
+  showNotice(
+    gettext("Your tournament match is ready"),
+    gettext("Take your seat from the tournament's page: a player who does not come in time forfeits."),
+    { name: "tournament-ready", link: { href: address.pathname + address.search, text: gettext("Go to the tournament") } },
+  );
 }
 
 function stopProtection() {

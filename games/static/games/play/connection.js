@@ -1,8 +1,10 @@
 // The page's connection, one state for the whole page (docs/play.md "Connection"), shown in
-// the header: fed by the match socket (live.js), the player's socket (player-socket.js),
+// the header: fed by the match socket (live.js), a tournament's watch socket (the tournament
+// page's bracket.js), the player's socket (player-socket.js),
 // every REST answer or network failure (api.js) and the browser's online/offline events.
 //
-//   live          the socket open (at a table: the match's; elsewhere: the player's own)
+//   live          the socket open (at a table: the match's; on a tournament's page: its
+//                 bracket's; elsewhere: the player's own)
 //   polling       no socket, the events feed long-polled, the server answering REST
 //   reconnecting  the socket lost, and REST not known to fail
 //   offline       no socket, and REST fails too (or the browser says it has no network)
@@ -41,9 +43,10 @@ class Connection {
     this.listeners = new Set(); // {back(), lost()} of each socket
   }
 
-  /** The socket that says whether the page is live: the match's at a table. */
+  /** The socket that says whether the page is live: the match's at a table, a tournament's
+   * watch socket on its page (docs/play.md "Tournaments"), else the player's own. */
   get primary() {
-    return this.sockets.get("match") || this.sockets.get("player") || null;
+    return this.sockets.get("match") || this.sockets.get("tournament") || this.sockets.get("player") || null;
   }
 
   compute() {
@@ -175,7 +178,7 @@ export function watchConnection() {
   connection.watch($("#connection"));
 }
 
-/** A socket's state (`name`: "match" or "player"); null when it is stopped. */
+/** A socket's state (`name`: "match", "tournament" or "player"); null when it is stopped. */
 export function reportSocket(name, state) {
   connection.socket(name, state);
 }

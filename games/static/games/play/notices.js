@@ -44,13 +44,14 @@ export function showProblem(problem, { level = "error" } = {}) {
 
 /** An information message. One with a `name` takes the place of the one shown under that
  * name (a banner that says more as things happen), as the newest message; one `about`
- * "connection" is dismissed when the page is back. */
-export function showNotice(title, detail = null, { level = "info", name = null, about = null } = {}) {
+ * "connection" is dismissed when the page is back; a `link` ({href, text}) says where to
+ * go about it. */
+export function showNotice(title, detail = null, { level = "info", name = null, about = null, link = null } = {}) {
   if (name) dismiss(box().querySelector(`[data-notice="${CSS.escape(name)}"]`));
-  return show(title, detail, { level, name, about });
+  return show(title, detail, { level, name, about, link });
 }
 
-function show(title, detail, { level, type = null, name = null, about = null }) {
+function show(title, detail, { level, type = null, name = null, about = null, link = null }) {
   counter += 1;
   const id = `message-${counter}`;
   const message = h(
@@ -68,7 +69,8 @@ function show(title, detail, { level, type = null, name = null, about = null }) 
     },
     h("div", { class: "message-text" },
       h("strong", { id: `${id}-title`, class: "message-title", text: title }),
-      detail ? h("p", { class: "message-detail", text: detail }) : null),
+      detail ? h("p", { class: "message-detail", text: detail }) : null,
+      link ? h("a", { class: "message-link", href: link.href, text: link.text }) : null),
     h("button", {
       type: "button",
       class: "message-close",

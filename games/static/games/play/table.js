@@ -22,6 +22,7 @@ import { Motion } from "./motion.js";
 import { movesThrough } from "./moves.js";
 import { showNotice, showProblem } from "./notices.js";
 import { openReport } from "./report.js";
+import { remember } from "./session.js";
 import { andList, formatNumber, gettext, ngettext, pgettext } from "./i18n.js";
 
 const ACTION_TIMEOUT_MS = 8000;
@@ -63,10 +64,12 @@ function meldLabel(meld) {
 }
 
 export class TableScreen {
-  constructor(main, { matchId, watch = false, go, refreshWallet, protection = null }) {
+  constructor(main, { matchId, watch = false, go, refreshWallet, protection = null, back = null }) {
     this.main = main;
     this.matchId = matchId;
     this.watch = watch;
+    // The page that sent the player here (a tournament's: docs/play.md "Tournaments").
+    this.back = back;
     this.go = go;
     this.refreshWallet = refreshWallet;
     this.protection = watch ? null : protection; // player protection (protection.js)
@@ -259,7 +262,8 @@ export class TableScreen {
     if (!this.watch) this.autoPlayed.update(view, this.seat);
     const wasOver = previous && OVER.includes(previous.match.status);
     if (OVER.includes(view.match.status) && !wasOver) this.refreshWallet();
-    if (!this.watch && ["finished", "settled"].includes(view.match.status) && !this.statement) {
+    // A tournament's match has no statement: the tournament pays its prizes (R14).
+    if (!this.watch && !view.match.is_tournament && ["finished", "settled"].includes(view.match.status) && !this.statement) {
       this.awaitStatement(view.match.status === "settled");
     }
     this.followProtection(previous, view);
@@ -555,6 +559,35 @@ export class TableScreen {
     }
   }
 
+  /** R14: every seat is reserved for its player; the game starts when all have taken them,
+   * and whoever does not come in time forfeits. Nobody leaves before (the tournament runs
+   * the table), and no house bot sits here. */
+  renderTournamentWaiting() {
+    return h("section", { class: "waiting", id: "tournament-waiting", "aria-labelledby": "waiting-title" },
+      h("h3", { id: "waiting-title", text: this.multi ? gettext("Waiting for the other players to take their seats…") : gettext("Waiting for your opponent to take their seat…") }),
+      h("p", { text: gettext("The game starts when every player has taken their seat. A player who does not come in time forfeits.") }));
+  }
+
+  /** Under a game's result: the statement is on its way, or, at a tournament, where to see
+   * what comes next. */
+  resultNote(match) {
+    if (this.watch) return null;
+    if (match.is_tournament) {
+      return h("p", { class: "hint", id: "tournament-next", text: gettext("The tournament goes on: its page shows who went on and what you won.") });
+    }
+    return h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : gettext("Settling the game…") });
+  }
+
+  /** Back to the tournament page that sent the player here (or the tournament lobby), in
+   * the page's language; the table page opens its lobby next time. */
+  backToTournament() {
+    const address = new URL(this.back || "/play/tournaments", window.location.origin);
+    const language = new URLSearchParams(window.location.search).get("lang");
+    if (language) address.searchParams.set("lang", language);
+    remember({ screen: "lobby" });
+    window.location.assign(address.pathname + address.search);
+  }
+
   async leaveTable() {
     try {
       await api(`tables/${this.view.match.table_id}/leave`, { method: "POST" });
@@ -644,7 +677,7 @@ export class TableScreen {
     match.status !== "waiting" ? this.renderBoard() : null,
     this.renderShowdown(),
     this.renderResult(),
-    this.watch ? null : h("section", { id: "statement", class: "statement", "aria-live": "polite" }),
+    this.watch || match.is_tournament ? null : h("section", { id: "statement", class: "statement", "aria-live": "polite" }),
     this.renderLog(),
     this.renderFooter());
     this.main.replaceChildren(screen);
@@ -675,7 +708,9 @@ export class TableScreen {
     const stake = match.variant === "money"
       ? gettext("%(stake)s a point", { stake: money(match.stake_per_point) })
       : match.stake ? gettext("Stake %(stake)s", { stake: money(match.stake) }) : null;
-    const subtitle = match.is_practice ? gettext("%(variant)s · practice", { variant }) : variant;
+    let subtitle = variant;
+    if (match.is_practice) subtitle = gettext("%(variant)s · practice", { variant });
+    else if (match.is_tournament) subtitle = gettext("%(variant)s · tournament", { variant });
     return h("header", { class: "table-head" },
       h("h2", { id: "table-title" },
         this.watch ? gettext("Watching table %(table)s", { table: match.table_id }) : gettext("Table %(table)s", { table: match.table_id }),
@@ -687,6 +722,7 @@ export class TableScreen {
 
   renderWaiting() {
     const { match } = this.view;
+    if (match.is_tournament) return this.renderTournamentWaiting();
     return h("section", { class: "waiting", "aria-labelledby": "waiting-title" },
       h("h3", { id: "waiting-title", text: this.multi ? gettext("Waiting for players…") : gettext("Waiting for an opponent…") }),
       h("p", {
@@ -1080,7 +1116,7 @@ export class TableScreen {
       h("h3", { id: "result-title", text: headline }),
       h("p", { text: gettext("Game over: %(reason)s.", { reason }) }),
       h("ol", { class: "plain-list ranking", id: "ranking" }, places),
-      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : gettext("Settling the game…") }));
+      this.resultNote(match));
   }
 
   /** The player's session ended (or reached its limit) under an end-of-hand profile: the
@@ -1138,7 +1174,7 @@ export class TableScreen {
       h("p", { text: gettext("Game over: %(reason)s.", { reason }) }),
       h("ul", { class: "plain-list" }, scores),
       moneyPlay ? h("p", { class: "money-play", text: gettext("Final scores (hand points and bonuses): %(points)s", { points: this.pointsList(moneyPlay.totals) }) }) : null,
-      this.watch ? null : h("p", { class: "hint", id: "statement-wait", text: match.status === "settled" ? "" : gettext("Settling the game…") }));
+      this.resultNote(match));
   }
 
   renderStatement() {
@@ -1188,7 +1224,9 @@ export class TableScreen {
     const { match } = this.view;
     const over = OVER.includes(match.status);
     const row = h("footer", { class: "table-footer button-row" });
-    if (over || this.watch) {
+    if (match.is_tournament && over && !this.watch) {
+      row.append(h("button", { type: "button", class: "button primary", id: "back-to-tournament", onclick: () => this.backToTournament() }, gettext("Back to the tournament")));
+    } else if (over || this.watch) {
       row.append(h("button", { type: "button", class: "button", onclick: () => this.go({ screen: "lobby" }) }, gettext("Back to the lobby")));
     }
     if (!this.watch && match.status === "running") {
