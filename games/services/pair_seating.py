@@ -67,11 +67,10 @@ def pair_seat(
     same transaction. Raises ``PairSeatRefused`` when a seat is refused."""
     if len(pair) != 2 or room.seats != 2:
         raise ValueError("a pair is two players at a heads-up room's table")
-    table = _table_without_game(room)
     debits: list = []
     try:
         for asking in pair:
-            debits.append(_seamless_debit(asking, table=table, actor=actor))
+            debits.append(_seamless_debit(asking, room=room, actor=actor))
         seats = _pair_seat(
             room=room, pair=pair, debits=debits, actor=actor, claim=claim, record=record
         )
@@ -83,11 +82,14 @@ def pair_seat(
     return seats
 
 
-def _seamless_debit(asking: PairSeat, *, table: Table, actor: Actor):
+def _seamless_debit(asking: PairSeat, *, room: Room, actor: Actor):
+    """The operator's wallet debit of a seamless player's buy-in (None in transfer mode)."""
+    if not wallet.seamless_mode(player=asking.player, currency=room.currency):
+        return None
     try:
         return seamless_buy_in(
             player=asking.player,
-            table=table,
+            table=_table_without_game(room),
             cashier_amount=asking.cashier_amount,
             stake_per_point=asking.stake_per_point,
             actor=actor,

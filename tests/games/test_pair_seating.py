@@ -1,7 +1,7 @@
 """Two players seated together, all or nothing (games/services/pair_seating.py, R15's quick
 seat): both seats with their buy-ins at one table whose match starts, inside the caller's
-claim and record; a refused seat refuses the pair with nothing charged; a table where
-somebody waits alone is never used."""
+claim and record; a refused seat refuses the pair with nothing charged (a seamless player's
+debit rolled back); a table where somebody waits alone is never used."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import pytest
 
 from games import services
 from games.models import Match, Seat
-from tests.factories import SYSTEM, PlayerFactory
+from gin_platform.demo.seamless_wallet import OperatorWalletServer
+from tests.factories import SYSTEM, OperatorFactory, PlayerFactory
 from tests.games.factories import RoomFactory, TableFactory
 from tests.wallet.factories import fund
+from tests.wallet.seamless import START, player_client, seamless_mode
 from wallet.problems import InsufficientFundsProblem
 from wallet.selectors import balances
 
@@ -121,3 +123,39 @@ def test_a_pair_is_two_players_at_a_heads_up_table(operator):
             claim=lambda: True,
             record=lambda seats: None,
         )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_seamless_players_are_debited_first_and_a_refusal_rolls_the_other_back():
+    """The operator's wallet is asked before the transaction, as for a sit: both debited and
+    seated; then a pair whose second player's wallet is short leaves the first one's money
+    where it was (the debit rolled back) and nobody seated."""
+    operator = OperatorFactory(webhook_url="")
+    with OperatorWalletServer(secret=operator.webhook_secret) as server:
+        seamless_mode(operator, server)
+        room = RoomFactory(operator=operator, ftk=True)  # 5.00 EUR
+        ann, bob, cat, dan = (
+            player_client(operator, server, name).player for name in ("Ann", "Bob", "Cat", "Dan")
+        )
+        seats = services.pair_seat(
+            room=room,
+            pair=[services.PairSeat(ann), services.PairSeat(bob)],
+            actor=SYSTEM,
+            claim=lambda: True,
+            record=lambda seats: None,
+        )
+        assert seats is not None
+        assert server.balance(ann.external_ref) == server.balance(bob.external_ref) == START - 5
+        server.set_balance(dan.external_ref, "1.00")
+        with pytest.raises(services.PairSeatRefused) as refused:
+            services.pair_seat(
+                room=room,
+                pair=[services.PairSeat(cat), services.PairSeat(dan)],
+                actor=SYSTEM,
+                claim=lambda: True,
+                record=lambda seats: None,
+            )
+        assert refused.value.player_id == dan.pk
+        assert server.balance(cat.external_ref) == START  # debited, then rolled back
+        assert not Seat.objects.filter(player__in=[cat, dan]).exists()
