@@ -37,22 +37,22 @@ urlpatterns = routes(
     # Back-office staff: network tournaments and cancellations, through four eyes.
     ("staff/tournaments", staff_views.StaffTournamentCreateView, "staff-tournaments"),
     (
-        "staff/tournaments/requests",
+        "staff/tournament-requests",
         staff_views.StaffTournamentRequestListView,
         "staff-tournament-requests",
     ),
     (
-        "staff/tournaments/requests/<str:request_id>",
+        "staff/tournament-requests/<str:request_id>",
         staff_views.StaffTournamentRequestDetailView,
         "staff-tournament-request",
     ),
     (
-        "staff/tournaments/requests/<str:request_id>/approve",
+        "staff/tournament-requests/<str:request_id>/approve",
         staff_views.StaffTournamentRequestApproveView,
         "staff-tournament-request-approve",
     ),
     (
-        "staff/tournaments/requests/<str:request_id>/reject",
+        "staff/tournament-requests/<str:request_id>/reject",
         staff_views.StaffTournamentRequestRejectView,
         "staff-tournament-request-reject",
     ),

@@ -147,7 +147,7 @@ ENDPOINTS = [
     (
         "tournament requests: list",
         "get",
-        lambda w: "/api/v1/staff/tournaments/requests",
+        lambda w: "/api/v1/staff/tournament-requests",
         None,
         FINANCE | RISK,
     ),

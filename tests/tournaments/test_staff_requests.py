@@ -73,7 +73,7 @@ def propose_cancel(user, tournament, reason: str = "collusion at its tables"):
 
 def decide(user, request_id, verb: str = "approve", note: str = ""):
     return api_as(user).post(
-        f"/api/v1/staff/tournaments/requests/{request_id}/{verb}", {"note": note}, format="json"
+        f"/api/v1/staff/tournament-requests/{request_id}/{verb}", {"note": note}, format="json"
     )
 
 
@@ -89,7 +89,7 @@ def test_a_network_tournament_with_a_guarantee_is_created_only_by_a_second_perso
     assert not Tournament.objects.exists()  # nothing until another person approves
 
     assert_problem(decide(ana, body["id"]), 403, "four-eyes-required")
-    pending = api_as(ben).get("/api/v1/staff/tournaments/requests?status=pending").json()
+    pending = api_as(ben).get("/api/v1/staff/tournament-requests?status=pending").json()
     assert [row["id"] for row in pending["results"]] == [body["id"]]
 
     approved = decide(ben, body["id"], note="budget checked")
@@ -115,7 +115,7 @@ def test_a_network_tournament_with_a_guarantee_is_created_only_by_a_second_perso
     assert again.status_code == 200 and again.json()["result_ref"] == done["result_ref"]
     assert Tournament.objects.count() == 1
     assert (
-        api_as(ben).get("/api/v1/staff/tournaments/requests?status=pending").json()["results"] == []
+        api_as(ben).get("/api/v1/staff/tournament-requests?status=pending").json()["results"] == []
     )
 
 
@@ -287,19 +287,19 @@ def test_a_scoped_user_sees_and_cancels_only_their_operators_tournaments(network
     other_request = propose_cancel(ana, other).json()
     own_request = propose_cancel(scoped, own)
     assert own_request.status_code == 201, own_request.content
-    listed = api_as(scoped).get("/api/v1/staff/tournaments/requests").json()["results"]
+    listed = api_as(scoped).get("/api/v1/staff/tournament-requests").json()["results"]
     assert [row["id"] for row in listed] == [own_request.json()["id"]]
     client = api_as(scoped)
     assert_problem(
-        client.get(f"/api/v1/staff/tournaments/requests/{other_request['id']}"), 404, "not-found"
+        client.get(f"/api/v1/staff/tournament-requests/{other_request['id']}"), 404, "not-found"
     )
     assert_problem(decide(scoped, other_request["id"]), 404, "not-found")
     # A network tournament's request is an unscoped user's.
     network_request = propose_cup(ana).json()
     assert_problem(
-        client.get(f"/api/v1/staff/tournaments/requests/{network_request['id']}"), 404, "not-found"
+        client.get(f"/api/v1/staff/tournament-requests/{network_request['id']}"), 404, "not-found"
     )
-    shown = api_as(ana).get(f"/api/v1/staff/tournaments/requests/{other_request['id']}")
+    shown = api_as(ana).get(f"/api/v1/staff/tournament-requests/{other_request['id']}")
     assert shown.status_code == 200 and shown.json()["reason"] == "collusion at its tables"
 
 
