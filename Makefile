@@ -23,7 +23,7 @@ PYTEST_PARALLEL ?= -n auto
 # `make test-fast`: the embedded default, whatever this shell points at.
 FAST_ENV := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u CHANNEL_LAYER_URL
 
-.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema messages screens lock bench clean chromium
+.PHONY: install install-base install-node test test-fast typecheck lint lint-openapi demo play serve worker beat schema messages screens lock bench clean chromium cluster cluster-stop cluster-tools
 
 install: $(DEV_STAMP)
 
@@ -68,9 +68,30 @@ chromium:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
 
+# Debian's haproxy and pgbouncer for the production topology (`make cluster`, its live test
+# tests/deploy/test_cluster_live.py and the chaos run, docs/deploy.md): installed with apt-get
+# only when missing, a quick no-op otherwise.
+cluster-tools:
+	@test -x /usr/sbin/haproxy -a -x /usr/sbin/pgbouncer || { \
+		SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+			haproxy pgbouncer; }
+
+# The production topology on this machine (docs/deploy.md "The topology on one machine"): its
+# own PostgreSQL primary and synchronous replica, PgBouncer, Redis, two web nodes behind
+# HAProxy on 127.0.0.1:$(CLUSTER_PORT_BASE), two Celery workers and beat, all under
+# var/cluster. Ctrl-C or `make cluster-stop` stops everything it started.
+CLUSTER_PORT_BASE ?= 15400
+cluster: install-base
+	$(PY) deploy/cluster/run start --port-base $(CLUSTER_PORT_BASE)
+
+cluster-stop:
+	$(PY) deploy/cluster/run stop
+
 # The whole suite. On PostgreSQL and Redis whenever DATABASE_URL and REDIS_URL are set
 # (.ci/run sets both); otherwise on SQLite, where PostgreSQL-only tests say they were skipped.
-test: lint typecheck chromium install-node
+test: lint typecheck chromium cluster-tools install-node
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
@@ -139,17 +160,20 @@ lock:
 	$(VENV)/bin/uv pip compile pyproject.toml --python-version 3.11 --generate-hashes -o requirements/base.lock
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes -o requirements/dev.lock
 
-# Each benchmark prints its own table; all but the engine's need PostgreSQL (and Redis for
-# settlement, the load test, pushes and sockets) on 127.0.0.1, or DATABASE_URL / REDIS_URL.
+# Each benchmark prints its own table; all but the engine's and the bots' need PostgreSQL
+# (and Redis for settlement, the load test, pushes and sockets) on 127.0.0.1, or
+# DATABASE_URL / REDIS_URL.
 # About 40 minutes in all. The last three exit 1 when they print a PROBLEM line (a failed
 # request, a lost push, an error in the server log): make reports it and carries on.
 # Figures and commands: README, docs/benchmarks.md.
 bench: install
 	$(PY) tests/benchmarks/bench_engine.py
+	$(PY) tests/benchmarks/bench_bots.py
 	$(PY) tests/benchmarks/bench_wallet.py
 	$(PY) tests/benchmarks/bench_actions.py
 	$(PY) tests/benchmarks/bench_inprocess.py
 	$(PY) tests/benchmarks/bench_settlement.py
+	$(PY) tests/benchmarks/bench_leaderboards.py
 	-$(PY) tests/benchmarks/bench_load.py --games 8,32,64 --duration 60 --compare
 	-$(PY) tests/benchmarks/bench_push.py --games 100 --interval 2 --duration 60 --act both
 	-$(PY) tests/benchmarks/bench_sockets.py --sockets 1000 --idle 60

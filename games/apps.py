@@ -29,3 +29,10 @@ class GamesConfig(AppConfig):
         from wallet.signals import player_money_moved  # noqa: PLC0415 (idem)
 
         player_money_moved.connect(players_wallet_changed, dispatch_uid="games.wallet_changed")
+
+        # A polled game view's entry is read in the authentication gate's round trip
+        # (games/realtime/view_cache.py; gin_platform does not import games).
+        from games.realtime.view_cache import gate_keys  # noqa: PLC0415 (idem)
+        from gin_platform.request_path.gate import prefetch_register  # noqa: PLC0415 (idem)
+
+        prefetch_register(gate_keys)

@@ -24,6 +24,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import engine
+from games.house_bots import BotLevel as BotLevel  # the house bot's rows, named here too
+from games.house_bots import HouseBot as HouseBot
 from games.turn_clock import TurnClockOptions, turn_clock_constraints
 from games.turn_clock import TurnProtection as TurnProtection  # R13's model, named here too
 from gin_platform.models import Operator, Player
@@ -79,6 +81,10 @@ class Room(TurnClockOptions):
     # Practice rooms only (R11): the house bot takes the second seat as soon as a player sits
     # down alone. Real-money rooms never seat the bot (database CHECK).
     bot_enabled = models.BooleanField(default=False)
+    # Practice rooms only: the level the house bot plays at here (when it sits down by
+    # itself, and when a player invites it naming none). Null (no level, which the CHECK
+    # below tests) at a real-money room.
+    bot_level = models.CharField(max_length=8, choices=BotLevel.choices, null=True, blank=True)  # noqa: DJ001
     turn_seconds = models.PositiveIntegerField(
         default=30,
         validators=[MinValueValidator(MIN_TURN_SECONDS), MaxValueValidator(MAX_TURN_SECONDS)],
@@ -113,6 +119,10 @@ class Room(TurnClockOptions):
             models.CheckConstraint(
                 condition=Q(bot_enabled=False) | Q(is_practice=True),
                 name="room_bot_only_in_practice",
+            ),
+            models.CheckConstraint(
+                condition=Q(bot_level__isnull=True) | Q(is_practice=True),
+                name="room_bot_level_only_in_practice",
             ),
             models.CheckConstraint(
                 condition=(
@@ -152,28 +162,6 @@ class NetworkRoomOptIn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operator_id} in room {self.room_id}"
-
-
-class HouseBot(models.Model):
-    """The operator's house bot (R11): an ordinary Player of the operator, marked here as the
-    bot. It sits through ``services.seat_take`` and plays through
-    ``services.hand_apply_action`` like anybody else, on the Celery worker, deciding from its
-    own ``engine.player_view`` only. It has no session token (it never calls the API) and it
-    never sits at a real-money table (``services.seat_take`` refuses)."""
-
-    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
-    player = models.OneToOneField(Player, on_delete=models.PROTECT, related_name="house_bot")
-    # R12: a 3-4 seat practice table may seat up to three bots; each is its own Player.
-    number = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=("operator", "number"), name="house_bot_number_once")
-        ]
-
-    def __str__(self) -> str:
-        return f"house bot {self.number} of {self.operator_id}"
 
 
 class Table(models.Model):
@@ -396,6 +384,8 @@ class Seat(models.Model):
     currency = models.CharField(max_length=3)
     buy_in_reference = models.CharField(max_length=64, blank=True, default="")
     refund_reference = models.CharField(max_length=64, blank=True, default="")
+    # A house bot's seat (practice only): the level it plays at; null for a person.
+    bot_level = models.CharField(max_length=8, choices=BotLevel.choices, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     left_at = models.DateTimeField(null=True, blank=True)
 

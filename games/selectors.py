@@ -31,7 +31,7 @@ from games.models import (
 from games.problems import HandInProgressProblem
 from gin_platform.http.problems import NotFoundProblem
 from gin_platform.models import Operator, Player
-from gin_platform.request_path.precompiled import PrecompiledQuery
+from gin_platform.request_path.precompiled import PrecompiledQuery, fetch_then
 from gin_platform.tenancy.selectors import (
     MAX_ID,
     as_id,
@@ -281,13 +281,30 @@ def player_match_seat(*, player: Player, match_id: object) -> Seat:
     """The player's seat in the match (the latest, if they sat more than once before it
     started), with the match and its seated players loaded in the same query. Only the
     match's players may see it; for anybody else it does not exist."""
-    operators = [player.operator_id]
-    network_id = network_operator_id()  # cached: no statement on the view path
-    if network_id is not None:
-        operators.append(network_id)
     match_pk = as_id(match_id)
-    seats = [] if match_pk is None else _SEATS_OF_MATCH.fetch(match_pk, operators)
+    seats = [] if match_pk is None else _SEATS_OF_MATCH.fetch(match_pk, _operators(player))
     return own_seat(seats, player=player, match_id=match_id)
+
+
+def player_match_view(*, player: Player, match_id: object) -> tuple[Seat, list[Hand]]:
+    """``player_match_seat`` and the two newest hands, newest first: one statement, one snapshot."""
+    match_pk = as_id(match_id)
+    if match_pk is None:
+        return player_match_seat(player=player, match_id=match_id), []  # 404
+    seating = (match_pk, _operators(player))  # the hands are shown only if the player is seated
+    seats, hands = fetch_then(_SEATS_OF_MATCH, seating, _NEWEST_HANDS, (match_pk,))
+    seat = own_seat(sorted(seats, key=lambda row: row.pk), player=player, match_id=match_id)
+    hands.sort(key=lambda hand: hand.number, reverse=True)
+    if hands and hands[0].read_at_match_seq != seat.match.seq:  # type: ignore[attr-defined]  # annotated by _NEWEST_HANDS' query: the stubs see a plain Hand
+        return seat, latest_hands(seat.match)  # two statements (not PostgreSQL): read again
+    for hand in hands:
+        hand.match = seat.match
+    return seat, cast("list[Hand]", hands)  # the stubs see the annotation as another model
+
+
+def _operators(player: Player) -> list[uuid.UUID]:  # the player's own, and the network
+    network_id = network_operator_id()  # cached: no statement on the view path
+    return [player.operator_id] if network_id is None else [player.operator_id, network_id]
 
 
 # The reads of every GET .../view and every push: compiled once per process thread
@@ -543,21 +560,8 @@ def first_dealer_for(seed: str, seats: int) -> int:
     return card.index % seats
 
 
-def next_dealer_for(
-    *,
-    dealer: int,
-    outcome: engine.HandOutcome | None,
-    seats: int,
-    out: Sequence[int] = (),
-) -> int:
-    """Who deals after a hand ``dealer`` dealt: R3 heads-up, the deal alternates; R12, it
-    rotates clockwise among the seats still in (not ``out``). A void hand is redealt by the
-    same dealer (R7)."""
-    return engine.next_dealer(dealer, outcome, seats=seats, out=out)
-
-
 def expected_dealer(hand: Hand) -> int:
-    """R3: the first dealer comes from the first hand's seed; afterwards ``next_dealer_for``
+    """R3: the first dealer comes from the first hand's seed; afterwards ``engine.next_dealer``
     (R12: the seats out as they were when the hand was dealt)."""
     rules = engine.RuleSet.from_dict(hand.state["rules"])
     if hand.number == 1:
@@ -565,9 +569,9 @@ def expected_dealer(hand: Hand) -> int:
     previous = Hand.objects.filter(match_id=hand.match_id, number=hand.number - 1).first()
     if previous is None:  # pragma: no cover - hands are numbered from 1 without gaps
         return hand.dealer
-    return next_dealer_for(
-        dealer=previous.dealer,
-        outcome=hand_outcome(previous.outcome),
+    return engine.next_dealer(
+        previous.dealer,
+        hand_outcome(previous.outcome),
         seats=rules.seats,
         out=out_at_deal(hand) if rules.is_multi else (),  # heads-up: nobody is ever out
     )

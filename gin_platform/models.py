@@ -168,10 +168,10 @@ class Player(models.Model):
     locale = models.CharField(max_length=16, default="en")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     kyc_status = models.CharField(max_length=16, choices=KycStatus.choices, default=KycStatus.NONE)
-    # The name other players see at network tables (docs/network.md): chosen by the player,
-    # unique across the whole network whatever the case; never the operator's external_ref.
-    # NULL until chosen (the unique index ignores NULLs).
+    # The player's name for others (network tables, leaderboards: R15), unique whatever the case,
+    # never the external_ref, NULL until chosen; leaderboard_opt_out: on no leaderboard (R15).
     screen_name = models.CharField(max_length=SCREEN_NAME_MAX_LENGTH, null=True, blank=True)  # noqa: DJ001
+    leaderboard_opt_out = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects = CredentialQuerySet.as_manager()

@@ -98,6 +98,8 @@ class RatingChange(models.Model):
         ]
         indexes = [
             models.Index(fields=("player", "-finished_at", "-id"), name="rating_change_history"),
+            # A family's changes of a period: the leaderboard by rating (docs/leaderboards.md).
+            models.Index(fields=("family", "finished_at"), name="rating_change_period"),
         ]
 
     def __str__(self) -> str:

@@ -203,6 +203,7 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 MAX_LINES = 600
 # Underscore names that are not the project's to hide: documented API of Django and the

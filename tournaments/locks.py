@@ -13,11 +13,36 @@ request, then the tournament it cancels (or creates nothing yet to lock):
 
 from __future__ import annotations
 
+from django.db import OperationalError, connection
+from psycopg.errors import LockNotAvailable
+
 from tournaments.models import Tournament, TournamentRequest
 
 
 def lock_tournament(tournament_id: int) -> Tournament:
     return Tournament.objects.select_for_update().get(pk=tournament_id)
+
+
+class TournamentLockBusy(Exception):
+    """The tournament's lock was held longer than the caller would wait."""
+
+
+def lock_tournament_waiting(tournament_id: int, *, seconds: float) -> Tournament:
+    """The tournament locked, waiting at most ``seconds`` for its holder (PostgreSQL's
+    ``lock_timeout``, for this statement only), else ``TournamentLockBusy``, which rolls back
+    the transaction it leaves. SQLite has no row locks to wait for."""
+    if connection.vendor != "postgresql":
+        return lock_tournament(tournament_id)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL lock_timeout = {max(1, round(seconds * 1000))}")
+        try:
+            tournament = lock_tournament(tournament_id)
+        except OperationalError as error:
+            if isinstance(error.__cause__, LockNotAvailable):
+                raise TournamentLockBusy(tournament_id) from error
+            raise
+        cursor.execute("SET LOCAL lock_timeout TO DEFAULT")
+    return tournament
 
 
 def lock_tournament_request(*, request_id: int) -> TournamentRequest:

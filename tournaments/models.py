@@ -29,6 +29,10 @@ class Tournament(models.Model):
         FINISHED = "finished"
         CANCELLED = "cancelled"
 
+    class Seeding(models.TextChoices):
+        DRAW = "draw"  # R14's provably fair draw from the committed seed
+        RATING = "rating"  # R15: by rating in the variant family, ties by the draw
+
     OPEN_STATUSES = (Status.ANNOUNCED, Status.REGISTERING)
     ENDED_STATUSES = (Status.FINISHED, Status.CANCELLED)
 
@@ -63,6 +67,11 @@ class Tournament(models.Model):
     # the tournament ends; never shown before.
     seed = models.CharField(max_length=64)
     seed_commitment = models.CharField(max_length=64)
+    # How round 1 is dealt (R14): the draw, or the seeds by rating (each entry's rating at the
+    # start kept in Entry.seed_rating, so the bracket replays from public data).
+    seeding = models.CharField(
+        max_length=6, choices=Seeding.choices, default=Seeding.DRAW, db_default=Seeding.DRAW
+    )
     overlay = models.BigIntegerField(default=0)  # the owner's top-up to the guarantee
     prize_pool = models.BigIntegerField(default=0)  # fixed at the start
     field = models.PositiveIntegerField(default=0)  # the entries drawn at the start
@@ -102,6 +111,13 @@ class Tournament(models.Model):
         indexes = [
             models.Index(fields=("status", "starts_at"), name="tournament_status_start"),
             models.Index(fields=("operator", "status"), name="tournament_operator_status"),
+            # The tournaments of a currency that ended in a period: the leaderboard by net
+            # winnings (docs/leaderboards.md).
+            models.Index(
+                fields=("currency", "ended_at"),
+                name="tournament_currency_ended",
+                condition=Q(ended_at__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -153,7 +169,10 @@ class Entry(models.Model):
     refund_reference = models.CharField(max_length=64, blank=True, default="")
     registered_at = models.DateTimeField(default=timezone.now)
     unregistered_at = models.DateTimeField(null=True, blank=True)
-    draw_position = models.PositiveIntegerField(null=True, blank=True)  # from 1
+    # From 1: the place in the draw, or the seed when seeded by rating (R14).
+    draw_position = models.PositiveIntegerField(null=True, blank=True)
+    # Seeded by rating: the rating it was seeded by (the start's, to 2 decimals, R15).
+    seed_rating = models.FloatField(null=True, blank=True)
     round_out = models.PositiveSmallIntegerField(null=True, blank=True)
     out_reason = models.CharField(max_length=8, choices=OutReason.choices, blank=True, default="")
     # The places the entry shares (R14: losers of one round share its places equally).

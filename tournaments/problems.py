@@ -65,7 +65,11 @@ class TicketRequiredProblem(Problem):
     slug = "tournament-ticket-missing"
     status = 409
     title = _("No ticket for this tournament")
-    description = "The player asked to enter with a ticket but holds none for this tournament."
+    description = (
+        "The player asked to enter with a ticket but holds none for this tournament, or one "
+        "worth less than its entry (buy-in and fee; the tournament's `my_ticket` says "
+        "`covers_entry`)."
+    )
 
 
 class TournamentSeatProblem(Problem):

@@ -8,12 +8,13 @@ scope (gin_platform/staff/scope.py: None is every operator).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet, Sum, Value, Window
+from django.db.models.functions import Coalesce, Lower, RowNumber
 from django.utils.translation import gettext
 
 from gin_platform.http.problems import NotFoundProblem
@@ -26,10 +27,68 @@ from gin_platform.tenancy.selectors import (
 )
 from tournaments.models import BracketTable, Entry, Tournament, TournamentRequest
 from tournaments.problems import tournament_not_found
-from wallet.selectors.tournaments import StatementLine, tournament_statement
+from wallet.selectors.tournaments import StatementLine, player_tickets, tournament_statement
 
 # A staff user's operator scope: the operators' ids, or None for every operator.
 Scope = Collection[Any] | None
+
+
+# --- The leaderboard by net tournament winnings (R15, docs/leaderboards.md) ---------------------
+# An entry that counts: paid for and not refunded (a withdrawal or a cancellation before
+# any result gave everything back: nothing was won or lost).
+REFUNDED_ENTRIES = (Entry.Status.UNREGISTERED, Entry.Status.REFUNDED)
+
+
+def winnings_board(
+    *,
+    currency: str,
+    since: datetime,
+    until: datetime,
+    players: QuerySet[Player],
+    network_operator_id: Any = None,
+) -> QuerySet[Entry, Any]:
+    """The board by net tournament winnings of one period [``since``, ``until``) in one
+    currency (amounts of different currencies are never added): each of ``players`` with an
+    entry in a tournament of ``currency`` that ended in the period (finished, or cancelled
+    after a result), at their prizes paid in money minus the money they paid to enter
+    (buy-in and fee); a ticket is not money, neither a satellite's won nor one entered with.
+    A tournament counts once it has ended, in the period of its end. With
+    ``network_operator_id``, the network's tournaments only.
+
+    One statement, whatever the page: the entries summed per player, and ``rank`` numbered
+    by the window over the whole board: net, then who reached it first (the end of their
+    last tournament of the period), then the screen name. Values: ``rank``, ``player_id``,
+    ``operator_id``, ``screen_name``, ``net``, ``won`` (prizes in money), ``entered``
+    (paid to enter), ``tournaments``, ``reached_at``, amounts in minor units of ``currency``.
+    Unordered: the caller pages it by ``rank``."""
+    entries = Entry.objects.filter(
+        tournament__currency=currency,
+        tournament__status__in=Tournament.ENDED_STATUSES,
+        tournament__ended_at__gte=since,
+        tournament__ended_at__lt=until,
+        player__in=players,
+    ).exclude(status__in=REFUNDED_ENTRIES)
+    if network_operator_id is not None:
+        entries = entries.filter(tournament__operator_id=network_operator_id)
+    won = Coalesce(Sum("prize", filter=Q(prize_ticket=False)), Value(0))
+    entered = Coalesce(Sum("paid", filter=Q(payment=Entry.Payment.CASH)), Value(0))
+    best_first = [F("net").desc(), F("reached_at").asc(), Lower("screen_name").asc()]
+    return (
+        entries.order_by()
+        .values(
+            "player_id",
+            operator_id=F("player__operator_id"),
+            screen_name=F("player__screen_name"),
+        )
+        .annotate(
+            won=won,
+            entered=entered,
+            net=won - entered,
+            tournaments=Count("pk"),
+            reached_at=Max("tournament__ended_at"),
+        )
+        .annotate(rank=Window(RowNumber(), order_by=best_first))
+    )
 
 
 def is_bracket_match(*, match_id: int) -> bool:
@@ -81,6 +140,18 @@ def tournament_get(*, operator: Operator, tournament_id: object) -> Tournament:
     if tournament is None:
         raise tournament_not_found()
     return tournament
+
+
+def tickets_held(*, player: Player, tournaments: Iterable[Tournament]) -> dict[int, int]:
+    """What the player's ticket to each of ``tournaments`` is worth now, in its currency
+    (those they hold none for left out): the wallet read once for the whole page."""
+    by_ref = {tournament.game_ref: tournament for tournament in tournaments}
+    held = player_tickets(player=player, game_refs=by_ref)
+    return {
+        tournament.pk: held[tournament.game_ref, tournament.currency]
+        for tournament in by_ref.values()
+        if (tournament.game_ref, tournament.currency) in held
+    }
 
 
 def tournament_for_push(*, tournament_id: int) -> Tournament | None:

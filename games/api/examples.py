@@ -84,6 +84,7 @@ ROOM = {
     "currency": "EUR",
     "is_practice": False,
     "bot_enabled": False,
+    "bot_level": None,
     "turn_seconds": 30,
     "turn_clock": TURN_CLOCK,
     "seats": 2,
@@ -130,10 +131,11 @@ ROOM_CREATE = [
             "variant": "match",
             "is_practice": True,
             "bot_enabled": True,
+            "bot_level": "strong",
             "stake": "100",
             "target": 100,
         },
-        "Play money (XGC chips); the house bot takes the second seat",
+        "Play money (XGC chips); the house bot, at its strong level, takes the second seat",
     ),
     request(
         "four players",
@@ -360,6 +362,8 @@ _BOT_SEAT = SEAT | {
     "amount": {"amount": "100", "currency": "XGC", "display": None},
 }
 BOT = [
+    request("the room's level", {}, "The house bot plays at the room's bot_level"),
+    request("strong", {"bot_level": "strong"}, "The house bot at its strong level"),
     response("the bot sits down", _BOT_SEAT, 201, "The match starts; the bot plays chips"),
     response("already there", _BOT_SEAT, 200),
 ]
@@ -398,8 +402,20 @@ _SUMMARY = {
         for seat in (0, 1)
     ],
     "players": [
-        {"position": 0, "display_name": "alice", "screen_name": "AceOfClubs", "operator": None},
-        {"position": 1, "display_name": "bob", "screen_name": None, "operator": None},
+        {
+            "position": 0,
+            "display_name": "alice",
+            "screen_name": "AceOfClubs",
+            "operator": None,
+            "bot_level": None,
+        },
+        {
+            "position": 1,
+            "display_name": "bob",
+            "screen_name": None,
+            "operator": None,
+            "bot_level": None,
+        },
     ],
     "seats": 2,
     "prize_table": "winner_takes_all",

@@ -15,7 +15,7 @@ from rest_framework import serializers
 from games import engine
 from games.api import clocks as clock_api
 from games.api.choices import MATCH_END_REASONS, MATCH_EVENT_KINDS
-from games.models import Match, Room, Seat, Table, Variant
+from games.models import BotLevel, Match, Room, Seat, Table, Variant
 from gin_platform.api.fields import DecimalString, JsonObject
 from gin_platform.api.inputs import StrictInput
 from gin_platform.api.serializers import OptionallyDisplayedMoney
@@ -52,6 +52,14 @@ class RoomCreateInput(StrictInput):
         required=False,
         default=False,
         help_text="Practice rooms only: the house bot takes the second seat at once",
+    )
+    bot_level = choice(
+        BotLevel.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Practice rooms only: the house bot's level (easy by default); refused "
+        "(invalid-room-options) at a real-money room",
     )
     currency = serializers.CharField(
         max_length=3,
@@ -144,6 +152,7 @@ class RoomOutput(serializers.ModelSerializer):
             "currency",
             "is_practice",
             "bot_enabled",
+            "bot_level",
             "turn_seconds",
             "turn_clock",
             "seats",
@@ -179,59 +188,6 @@ class TableOutput(serializers.ModelSerializer):
         fields = ("id", "room_id", "status", "created_at")
 
 
-# --- Lobby ----------------------------------------------------------------------------
-class LobbySeatOutput(serializers.Serializer):
-    position = serializers.IntegerField()
-    display_name = serializers.CharField(
-        allow_null=True, help_text="Null for a free seat, and at every network table"
-    )
-    screen_name = serializers.CharField(
-        allow_null=True, help_text="The seated player's screen name (docs/network.md)"
-    )
-    operator = serializers.CharField(
-        allow_null=True,
-        help_text="Network tables with operators revealed: the player's operator's name",
-    )
-
-
-class LobbyTableOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    state = choice(("empty", "waiting", "playing"))
-    match_id = serializers.IntegerField(allow_null=True)
-    free_seats = serializers.IntegerField()
-    stake_per_point = OptionallyDisplayedMoney(allow_null=True)
-    seats = LobbySeatOutput(many=True)
-
-
-class LobbyRoomOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    variant = choice(Variant.choices)
-    rules = serializers.JSONField()
-    target = serializers.IntegerField(allow_null=True)
-    currency = serializers.CharField()
-    is_practice = serializers.BooleanField()
-    bot_enabled = serializers.BooleanField()
-    fee_bps = serializers.IntegerField()
-    turn_seconds = serializers.IntegerField()
-    turn_clock = clock_api.TurnClockOptionsOutput()
-    seats = serializers.IntegerField(help_text="Seats at each table: 2, 3 or 4 (R12)")
-    prize_table = serializers.CharField(help_text="How a 3-4 player pot is shared (R12)")
-    stake = OptionallyDisplayedMoney(allow_null=True)
-    stake_per_point_choices = OptionallyDisplayedMoney(many=True)
-    cashier_min = OptionallyDisplayedMoney(allow_null=True)
-    cashier_max = OptionallyDisplayedMoney(allow_null=True)
-    free_seats = serializers.IntegerField()
-    tables_running = serializers.IntegerField(help_text="Tables where a game is being played")
-    tables_waiting = serializers.IntegerField(
-        help_text="Tables where somebody waits for an opponent"
-    )
-    players_waiting = serializers.IntegerField(
-        help_text="Players on the room's waiting list (docs/network.md)"
-    )
-    tables = LobbyTableOutput(many=True)
-
-
 # --- Seats ----------------------------------------------------------------------------
 class SitInput(StrictInput):
     cashier_amount = DecimalString(
@@ -255,6 +211,16 @@ class SitInput(StrictInput):
 
 # Renders ``presenters.player_seat(seat, player=...)``: every amount answered to a player is
 # also shown in their display currency (R11).
+class BotSeatInput(StrictInput):
+    bot_level = choice(
+        BotLevel.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="How well the bot plays (docs/engine.md); by default the room's level",
+    )
+
+
 class SeatOutput(serializers.ModelSerializer):
     room_id = serializers.IntegerField(read_only=True)
     table_id = serializers.IntegerField(read_only=True)
@@ -315,6 +281,9 @@ class MatchPlayerOutput(serializers.Serializer):
     operator = serializers.CharField(
         allow_null=True,
         help_text="Network games with operators revealed: the player's operator's name",
+    )
+    bot_level = choice(
+        BotLevel.choices, allow_null=True, help_text="The house bot's level; null for a person"
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -20,18 +21,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors, services
-from games.api import examples, presenters
+from games.api import examples, lobby_presenters, presenters
 from games.api.filters import EventsFilterInput, MatchFilterInput, RoomFilterInput
 from games.api.history_serializers import (
     FairnessOutput,
     HandHistoryListOutput,
     HandHistoryOutput,
 )
+from games.api.lobby_serializers import LobbyRoomOutput
 from games.api.serializers import (
     ActionInput,
+    BotSeatInput,
     EventsOutput,
     GameViewOutput,
-    LobbyRoomOutput,
     OperatorMatchOutput,
     ResignInput,
     RoomCreateInput,
@@ -43,6 +45,7 @@ from games.api.serializers import (
     WatchViewOutput,
 )
 from games.models import Match, Seat
+from games.realtime import view_cache
 from games.realtime.longpoll import wait_for_events
 from gin_platform.api.inputs import NoBody, validated
 from gin_platform.http.idempotency import REPLAY_HEADER, idempotent
@@ -224,7 +227,7 @@ class LobbyView(GenericAPIView):
         player = caller.player
         page = self.paginate_queryset(selectors.lobby_rooms(operator=caller.operator))
         assert page is not None  # None only for a view without a paginator
-        rooms = [presenters.lobby_room(room, player=player) for room in page]
+        rooms = [lobby_presenters.lobby_room(room, player=player) for room in page]
         return self.get_paginated_response(LobbyRoomOutput(rooms, many=True).data)
 
 
@@ -241,7 +244,8 @@ class LobbyRoomView(APIView):
     def get(self, request: Request, room_id: str) -> Response:
         caller = player_principal(request)
         room = selectors.lobby_room_get(operator=caller.operator, room_id=room_id)
-        return Response(LobbyRoomOutput(presenters.lobby_room(room, player=caller.player)).data)
+        shown = lobby_presenters.lobby_room(room, player=caller.player)
+        return Response(LobbyRoomOutput(shown).data)
 
 
 class SitView(APIView):
@@ -344,10 +348,18 @@ class GameView(APIView):
         "commitment, turn deadline; after a hand both arrangements, lay-offs, the hand score "
         "and the revealed seed. `seq` goes back as `expected_seq` with the next action.",
     )
-    def get(self, request: Request, match_id: str) -> Response:
-        caller = player_principal(request)
-        seat = selectors.player_match_seat(player=caller.player, match_id=match_id)
-        return Response(_game_view(request, seat))
+    def get(self, request: Request, match_id: str) -> HttpResponse:
+        player = player_principal(request).player
+        match_pk = selectors.as_id(match_id)  # the entry the move's push rendered, if current
+        cached = view_cache.cached_view(request=request, player=player, match_id=match_pk)
+        if cached is not None:
+            return cached
+        seat, hands = selectors.player_match_view(player=player, match_id=match_id)
+        return Response(
+            presenters.game_view(
+                match=seat.match, seat=seat.position, player=player, latest_hands=hands
+            )
+        )
 
 
 class ActionView(APIView):
@@ -376,13 +388,14 @@ class ActionView(APIView):
             raise NotFoundProblem(gettext("You have no such game."))
         data = validated(ActionInput, request.data)  # the hottest input: one shared instance
         player = caller.player
-        result = services.player_action_apply(
-            player=player,
-            match_id=match_pk,
-            action={"kind": data["kind"], "card": data["card"]},
-            expected_seq=data["expected_seq"],
-            actor=caller.actor,
-        )
+        with view_cache.forgotten_when_stale(match_id=match_pk):
+            result = services.player_action_apply(
+                player=player,
+                match_id=match_pk,
+                action={"kind": data["kind"], "card": data["card"]},
+                expected_seq=data["expected_seq"],
+                actor=caller.actor,
+            )
         response = Response(presenters.action_view(result, player=player))
         if not result.applied:
             response[REPLAY_HEADER] = "true"
@@ -496,7 +509,7 @@ class BotSeatView(APIView):
     permission_classes = (IsPlayer,)
 
     @extend_schema(
-        request=None,
+        request=BotSeatInput,
         responses={
             201: SeatOutput,
             200: OpenApiResponse(SeatOutput, description="The bot already sits there"),
@@ -508,15 +521,19 @@ class BotSeatView(APIView):
         description="Practice tables only: a player seated alone invites the house bot to the "
         "second seat, which starts the game (R12: at a 3-4 seat table each call seats one more "
         "house bot; the call that fills the table starts the game). The bot plays for chips on "
-        "the worker within a short delay. Real-money tables: 409 bot-not-allowed. No body.",
+        "the worker within a short delay, at `bot_level` (`easy`, `strong`: docs/engine.md; by "
+        "default the room's); its seat says so in the game view. Real-money tables: 409 "
+        "bot-not-allowed, whatever the body. The body may be empty.",
         examples=examples.BOT,
     )
     def post(self, request: Request, table_id: str) -> Response:
         caller = player_principal(request)
-        validated(NoBody, request.data)
+        data = validated(BotSeatInput, request.data)
         table = selectors.player_table_get(player=caller.player, table_id=table_id)
         player = caller.player
-        result = services.table_seat_bot(player=player, table=table, actor=caller.actor)
+        result = services.table_seat_bot(
+            player=player, table=table, actor=caller.actor, bot_level=data["bot_level"]
+        )
         return Response(
             SeatOutput(presenters.player_seat(result.seat, player=player)).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,

@@ -5,7 +5,16 @@ This module is the public facade; other code imports from ``games.engine`` only.
 """
 
 from games.engine.auto_play import auto_action, auto_turn
-from games.engine.bots import choose_action, choose_action_from_view, random_action
+from games.engine.bot_memory import SeatMemory, seat_memory
+from games.engine.bots import (
+    BOT_EASY,
+    BOT_LEVELS,
+    BOT_STRONG,
+    choose_action,
+    choose_action_from_view,
+    choose_bot_action,
+    random_action,
+)
 from games.engine.cards import (
     FULL_DECK,
     RANK_SYMBOLS,
@@ -104,6 +113,9 @@ from games.engine.views import event_view, player_view, watcher_view
 
 __all__ = [
     "ACTION_KINDS",
+    "BOT_EASY",
+    "BOT_LEVELS",
+    "BOT_STRONG",
     "EVENT_KINDS",
     "FIRST_TO_KNOCK",
     "FORFEIT",
@@ -148,6 +160,7 @@ __all__ = [
     "PenaltyScore",
     "Ranking",
     "RuleSet",
+    "SeatMemory",
     "SeatRules",
     "SeatStake",
     "ShowdownResult",
@@ -161,6 +174,7 @@ __all__ = [
     "check_variant",
     "choose_action",
     "choose_action_from_view",
+    "choose_bot_action",
     "deadwood",
     "deal",
     "event_view",
@@ -186,6 +200,7 @@ __all__ = [
     "replay",
     "score_knock",
     "score_penalties",
+    "seat_memory",
     "seat_rules",
     "seed_commitment",
     "settle_knock",

@@ -1,8 +1,13 @@
-"""Built-in players: a sensible bot for practice tables and demos, and a random player.
+"""Built-in players: the house bot at its two levels, and a random player.
 
-It plays heads-up and R12 (three and four seats) hands alike. The bot only uses what its
-seat may see (own cards, the discard pile, its legal actions), so the same decision runs on
-a :class:`~games.engine.state.HandState` or on a ``player_view`` dict:
+Both levels play heads-up and R12 (three and four seats) hands alike and use only what their
+seat may see. ``easy`` (:func:`choose_action`, :func:`choose_action_from_view`) decides from
+its own cards, the discard pile and its legal actions, so the same decision runs on a
+:class:`~games.engine.state.HandState` or on a ``player_view`` dict; ``strong``
+(:mod:`games.engine.strong_bot`) also remembers the hand's public events
+(:mod:`games.engine.bot_memory`). :func:`choose_bot_action` plays either from a view.
+
+``easy``, the greedy bot:
 
 * Big Gin when possible (R6), else knock with the lowest deadwood left (Gin first) whenever
   a knock is legal;
@@ -17,7 +22,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from games.engine.cards import Card, card_value, cards_to_mask, coerce_cards
+from games.engine.bot_memory import SeatMemory
+from games.engine.cards import FULL_DECK, Card, card_value, cards_to_mask, coerce_cards
 from games.engine.hand import legal_actions
 from games.engine.solver import min_deadwood_after_discard_mask, min_deadwood_mask
 from games.engine.state import (
@@ -31,8 +37,12 @@ from games.engine.state import (
     Action,
     HandState,
 )
+from games.engine.strong_bot import strong_choice_from_view
 
 Choice = tuple[str, Card | None]  # (action kind, card)
+
+BOT_EASY, BOT_STRONG = "easy", "strong"
+BOT_LEVELS = (BOT_EASY, BOT_STRONG)
 
 
 def _improves(hand: int, top: Card | None) -> bool:
@@ -95,6 +105,28 @@ def choose_action_from_view(view: Mapping[str, Any]) -> dict[str, str | None]:
     ]
     kind, card = decide(hand, top, legal)
     return {"kind": kind, "card": None if card is None else str(card)}
+
+
+def choose_bot_action(
+    view: Mapping[str, Any],
+    *,
+    level: str = BOT_EASY,
+    memory: SeatMemory | None = None,
+    first_to_knock: bool = False,
+) -> dict[str, str | None]:
+    """The house bot's move at ``level`` from its own ``player_view`` (and, for ``strong``,
+    its :class:`~games.engine.bot_memory.SeatMemory` of the hand; without one it remembers
+    nothing but what the view shows). ``first_to_knock``: the game is First To Knock (R10),
+    where the first knock wins whatever the score. Returns one of the view's legal actions
+    as a client sends it back. ``easy`` is exactly :func:`choose_action_from_view`."""
+    if level == BOT_EASY:
+        return choose_action_from_view(view)
+    if level != BOT_STRONG:
+        raise ValueError(f"unknown bot level {level!r}: one of {', '.join(BOT_LEVELS)}")
+    if memory is None:
+        memory = SeatMemory.start(seat=view["seat"], seats=len(view["card_counts"]), upcard=None)
+    kind, index = strong_choice_from_view(view, memory, first_to_knock=first_to_knock)
+    return {"kind": kind, "card": None if index is None else str(FULL_DECK[index])}
 
 
 def random_action(state: HandState, seat: int, rng: random.Random) -> Action:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from games.engine.cards import (
@@ -32,6 +33,8 @@ from games.engine.solver import (
 
 MeldKind = Literal["set", "run"]
 CARD_VALUES: tuple[int, ...] = tuple(card_value(card) for card in FULL_DECK)
+# Arrangements kept per process (arrangement_of_mask): a few MB at most.
+ARRANGEMENTS_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +229,15 @@ def sort_melds(melds: Iterable[Meld]) -> tuple[Meld, ...]:
     return tuple(sorted(melds, key=lambda meld: (meld.cards[0].rank, meld.cards[0].index)))
 
 
+@lru_cache(maxsize=ARRANGEMENTS_KEPT)
 def arrangement_of_mask(mask: int) -> Arrangement:
-    """Best arrangement (R2) of all the cards in ``mask``, with no discard."""
+    """Best arrangement (R2) of all the cards in ``mask``, with no discard.
+
+    Kept for the last ``ARRANGEMENTS_KEPT`` hands (an Arrangement is immutable): a player's
+    view shows the arrangement of their own cards, which a move of the opponent leaves as
+    it was, so the view each player reads after the other's move (and each push) works out
+    nothing again; a move's answer after a draw reuses the arrangement its best discard
+    already found."""
     total, groups = best_split(mask)
     melded = 0
     for group in groups:

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 KNOCK_LIMITS = tuple(range(11))  # R6: knock with deadwood <= limit (default 10); R9 room option
@@ -211,11 +211,10 @@ class RuleSet:
         return SEAT_RULES[self.seats]
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if not self.is_multi:
-            for name in _MULTI_ONLY:
-                del data[name]
-        return data
+        # The fields in declaration order, as ``asdict`` gives them, without its deep copy:
+        # every value is an int or a str (a move's stored state and each view call this).
+        names = _RULE_FIELDS if self.is_multi else _HEADS_UP_RULE_FIELDS
+        return {name: getattr(self, name) for name in names}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
@@ -224,3 +223,7 @@ class RuleSet:
         if unknown:
             raise ValueError(f"unknown rule options: {', '.join(unknown)}")
         return cls(**data)
+
+
+_RULE_FIELDS = tuple(field.name for field in fields(RuleSet))
+_HEADS_UP_RULE_FIELDS = tuple(name for name in _RULE_FIELDS if name not in _MULTI_ONLY)

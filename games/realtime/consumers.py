@@ -182,7 +182,9 @@ class MatchSocketConsumer(
             self.heartbeat_task.cancel()
             self.heartbeat_task = None
         audience, self.audience = self.audience, None
-        seated = self.joined
+        # Only the release that took the audience tells the table: a second one (the
+        # consumer's end after a close whose release failed, Redis restarting) has none.
+        seated = self.joined and audience is not None
         # The counts first: a player who starts the next game at once must not be refused a
         # socket by this one while the channel layer is slow to let go of its group.
         try:
@@ -191,7 +193,7 @@ class MatchSocketConsumer(
             if audience is not None:
                 await self.channel_layer.group_discard(audience.group, self.channel_name)
         if seated:
-            assert audience is not None  # joined only once seated with an audience
+            assert audience is not None  # for the type checker: ``seated`` says so
             await database_sync_to_async(publisher.presence_changed)(match_id=audience.match_id)
 
     def _forget(self, audience: Audience | None) -> None:
@@ -249,14 +251,23 @@ class MatchSocketConsumer(
         interval = presence.heartbeat_seconds()
         while True:
             await asyncio.sleep(interval)
+            # The audience as this beat finds it: the socket may be released while the beat
+            # reads on its thread (a cancel does not stop that thread), and a beat must not
+            # renew what the release has just given up, nor fail on it.
+            audience = self.audience
+            if audience is None:
+                return  # released: the socket is closing
             try:
-                still_valid, pushed = await database_sync_to_async(self._renew)()
+                renewed = await database_sync_to_async(self._renew)(audience)
+                if renewed is None:
+                    return  # released while it read
+                still_valid, pushed = renewed
                 await self.channel_layer.send(
                     self.channel_name,
                     {"type": "socket.heartbeat", "valid": still_valid, "pushed": pushed},
                 )
             except Exception:  # a full channel or a Redis hiccup: try again at the next beat
-                logger.warning("heartbeat of %s not queued", self.audience, exc_info=True)
+                logger.warning("heartbeat of %s not queued", audience, exc_info=True)
 
     async def socket_heartbeat(self, message: dict[str, Any]) -> None:
         if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
@@ -278,15 +289,17 @@ class MatchSocketConsumer(
             await self._repair()
         await self._send_json({"type": "ping", "seq": self.last_seq})
 
-    def _renew(self) -> tuple[bool, int | None]:
+    def _renew(self, audience: Audience) -> tuple[bool, int | None] | None:
         """Still here: the session's validity and the match's last pushed sequence number
-        (None when the cache has lost it: the database decides)."""
-        assert self.audience is not None  # set by connect before anything reads it
+        (None when the cache has lost it: the database decides); None when the socket was
+        released meanwhile (nothing renewed)."""
         assert self.principal is not None  # set by admit before anything reads it
-        presence.renew(audience=self.audience, player_id=self.principal.player.pk)
+        if self.audience is None:
+            return None
+        presence.renew(audience=audience, player_id=self.principal.player.pk)
         return (
             session_still_valid(self.principal),
-            presence.last_pushed_seq(match_id=self.audience.match_id),
+            presence.last_pushed_seq(match_id=audience.match_id),
         )
 
     # --- Messages from the client --------------------------------------------------------

@@ -8,7 +8,8 @@ embedded default, where one process serves everything).
 - A seat is *connected* while it holds at least one socket: a counter per seat. A server that
   dies without closing its sockets leaves its counts behind until they expire (three
   heartbeats without renewal); R13's presence leaves them out at once (``liveness``).
-- A player holds at most ``REALTIME_MAX_SOCKETS_PER_PLAYER`` sockets at once.
+- A player holds at most ``REALTIME_MAX_SOCKETS_PER_PLAYER`` sockets at once; those of a
+  server that died without closing them stop counting once it is silent (``liveness``).
 - ``rt:seq:<match>`` is the match's latest pushed sequence number, so a long poll waits on
   the cache instead of querying the database over and over.
 """
@@ -99,12 +100,20 @@ def _decrement(key: str) -> int:
 
 
 def socket_opened(*, player_id: object) -> int:
-    """Count a socket of the player; the count after it (the caller refuses over the cap)."""
-    return _increment(player_key(player_id))
+    """Count a socket of the player; the count after it, without the sockets of processes
+    killed while holding them (the caller refuses over the cap)."""
+    counted = _increment(player_key(player_id))
+    liveness.player_socket_counted(player_id=player_id, delta=1, ttl=listen_ttl())
+    if counted <= settings.REALTIME_MAX_SOCKETS_PER_PLAYER:
+        return counted
+    return liveness.dead_sockets_released(
+        player_id=player_id, counter=player_key(player_id), counted=counted
+    )
 
 
 def socket_closed(*, player_id: object) -> None:
     _decrement(player_key(player_id))
+    liveness.player_socket_counted(player_id=player_id, delta=-1, ttl=listen_ttl())
 
 
 def seat_joined(*, match_id: int, seat: int) -> None:
@@ -130,6 +139,7 @@ def renew(*, audience: Audience, player_id: object | None) -> None:
 def player_sockets_renew(*, player_id: object) -> None:
     """A heartbeat of one of the player's sockets: their socket count lives on."""
     cache.touch(player_key(player_id), listen_ttl())
+    liveness.player_renewed(player_id=player_id, ttl=listen_ttl())
 
 
 def seat_sockets(*, match_id: int, seat: int) -> int:
@@ -170,12 +180,18 @@ def seq_pushed(*, match_id: int, seq: int) -> None:
 
 
 def seq_pushed_and_listened(
-    *, match_id: int, seq: int | None, audiences: list[Audience], count_seat: int | None = None
+    *,
+    match_id: int,
+    seq: int | None,
+    audiences: list[Audience],
+    count_seat: int | None = None,
+    first: Callable[[Any], None] | None = None,
 ) -> tuple[list[Audience], int]:
     """``seq_pushed`` (unless ``seq`` is None), then ``listened``: what every push does
     first, in one round trip on Redis (a move played over REST, with nobody listening, costs
     the cache nothing more). With ``count_seat``, also that seat's count of open sockets
-    (0 otherwise)."""
+    (0 otherwise). ``first``: called with the pipeline before anything else is queued on it
+    (the polled view's cache, games/realtime/view_cache.py), not called without Redis."""
     client = redis_client()
     if client is None:
         if seq is not None:
@@ -186,6 +202,8 @@ def seq_pushed_and_listened(
     if count_seat is not None:
         keys.append(cache.make_and_validate_key(seat_key(match_id, count_seat)))
     with client.pipeline(transaction=False) as pipe:
+        if first is not None:
+            first(pipe)
         if seq is not None:  # stored as Django's Redis cache stores an int: as is
             pipe.set(cache.make_and_validate_key(seq_key(match_id)), seq, ex=SEQ_TTL)
         pipe.mget(keys)

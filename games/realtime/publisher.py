@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,7 +28,7 @@ from django.db import connection, transaction
 from rest_framework.utils.encoders import JSONEncoder
 
 from games import selectors
-from games.realtime import presence
+from games.realtime import presence, view_cache
 from games.realtime.audience import MAX_SEATS, Audience, match_audiences
 from games.realtime.layer_send import group_send_many
 from games.realtime.render import audience_events, audience_view, waiting_list_message
@@ -68,6 +68,9 @@ class _Pending:
     # then nothing is pushed); ``rows`` is None once that is not so.
     rows: list[HandEvent] | None = field(default_factory=list)
     final: tuple[Match, tuple[Hand, ...]] | None = None
+    # Whether a change may have made the polled views' entries stale (view_cache.py): not a
+    # finished match settled, whose entries went stale when it finished.
+    views_changed: bool = True
 
 
 _local = threading.local()
@@ -79,10 +82,14 @@ def _pending() -> dict[int, _Pending]:
     return _local.pending
 
 
-def match_changed(*, match_id: int, rows: Sequence[HandEvent] = ()) -> None:
+def match_changed(
+    *, match_id: int, rows: Sequence[HandEvent] = (), views_changed: bool = True
+) -> None:
     """Push the match's change to its listeners once the current transaction commits:
     ``rows`` are the feed events it appended (none for a seat taken or left, or the match
     settled: then only the views are pushed).
+    ``views_changed=False``: the change leaves no polled view's entry to make stale (a
+    finished match settled: view_cache.py caches running matches only).
 
     The push reads the events back from the database after the commit, from the first of
     ``rows`` on: what it sends is what committed, never a row of a rolled-back savepoint."""
@@ -99,8 +106,16 @@ def match_changed(*, match_id: int, rows: Sequence[HandEvent] = ()) -> None:
             pending.last = last if pending.last is None else max(pending.last, last)
         pending.rows = None if pending.rows is None or kept is None else pending.rows + kept
         pending.final = None  # changed again since: no longer the final state
+        pending.views_changed = pending.views_changed or views_changed
         return
-    pending = _Pending(match_id=match_id, after=after, last=last, hooks=hooks, rows=kept)
+    pending = _Pending(
+        match_id=match_id,
+        after=after,
+        last=last,
+        hooks=hooks,
+        rows=kept,
+        views_changed=views_changed,
+    )
     _pending()[match_id] = pending
     transaction.on_commit(partial(_publish_pending, pending), robust=True)
 
@@ -140,6 +155,7 @@ def _publish_pending(pending: _Pending) -> None:
             after=pending.after,
             last=pending.last,
             written=_written(pending),
+            views_changed=pending.views_changed,
         )
     except Exception:  # the move has committed; sockets repair gaps from the database
         logger.exception("push of match %s failed", pending.match_id)
@@ -175,20 +191,40 @@ def publish(
     after: int | None = None,
     last: int | None = None,
     written: _Written | None = None,
+    views_changed: bool = True,
 ) -> None:
     """Render and send one message per listened audience: the feed events after ``after``
     (None: none, only the views) and the views, as committed now. ``last``, the feed's
     sequence number the change ended at, wakes the long polls. With nobody listening this
     reads nothing from the database (a game played over REST pays two cache calls).
+    Every push also renews the polled views' cache (view_cache.py): with ``written`` and a
+    move not sent over a socket, the entry of the player to act; else it makes the match's
+    entries stale (with no feed rows, after a read of the match's seq); both in the same
+    round trip.
     ``written``: the change as its transaction wrote it (``match_written``), rendered
-    instead of being read back."""
+    instead of being read back. ``views_changed=False``: no polled view's entry to make
+    stale (``match_changed``)."""
     mover = _socket_mover(match_id)
-    audiences, mover_sockets = presence.seq_pushed_and_listened(
-        match_id=match_id,
-        seq=last,
-        audiences=match_audiences(match_id, seat_count=MAX_SEATS),
-        count_seat=None if mover is None else mover.seat,
-    )
+    # A move sent over a socket is a game played over sockets: its players have their views
+    # pushed and do not poll, so no entry is rendered for them (a poll reads the database).
+    store = None
+    if written is not None and last is not None and mover is None:
+        store = _views_store(written)
+    if store is None and views_changed:  # the polled views' entries go stale (view_cache.py)
+        mark = view_cache.stale_mark(match_id=match_id, seq=last)
+        store = None if mark is None else partial(_store_views, match_id, mark, [], [])
+    try:
+        audiences, mover_sockets = presence.seq_pushed_and_listened(
+            match_id=match_id,
+            seq=last,
+            audiences=match_audiences(match_id, seat_count=MAX_SEATS),
+            count_seat=None if mover is None else mover.seat,
+            first=store,
+        )
+    except Exception:
+        if store is not None:  # once more on its own: no entry may outlive this change
+            view_cache.forget(match_id=match_id, seq=last)
+        raise
     if not audiences:
         return
     if written is not None:
@@ -222,6 +258,24 @@ def publish(
             else:
                 messages.append((audience.group, message))
     group_send_many(messages)
+
+
+def _views_store(written: _Written) -> Callable[[Any], None] | None:
+    """What stores the polled views' entries of ``written`` on the push's pipeline; None if
+    they could not be rendered (then the entries are made stale instead)."""
+    try:
+        with display_rates_reused():
+            mark, keys, values = view_cache.render_entries(
+                match=written.match, latest_hands=written.latest_hands
+            )
+    except Exception:  # the move has committed: its push goes on, the cache is not used
+        logger.exception("view cache entry of match %s not rendered", written.match.pk)
+        return None
+    return partial(_store_views, written.match.pk, mark, keys, values)
+
+
+def _store_views(match_id: int, mark: int, keys: list[str], values: list[bytes], pipe: Any) -> None:
+    view_cache.store(match_id=match_id, mark=mark, keys=keys, values=values, client=pipe)
 
 
 @contextmanager
@@ -310,6 +364,23 @@ def player_message(*, player_id: object, message: dict[str, Any]) -> None:
     on_commit_logged(
         partial(player_message_send, player_id, message),
         what=f"push of a {message['type']} message to player {player_id}",
+    )
+
+
+def players_message(messages: Sequence[tuple[object, dict[str, Any]]]) -> None:
+    """``player_message`` for many ``(player_id, message)`` at once: sent together once the
+    transaction commits (one pipeline to the layer, not a callback and a round trip each)."""
+    if not messages:
+        return
+    if not all(isinstance(message.get("type"), str) for _, message in messages):
+        raise ValueError("a player's message names its type")
+    sends = [
+        (player_group(player_id), {"type": PLAYER_PUSH, "text": encode(message)})
+        for player_id, message in messages
+    ]
+    on_commit_logged(
+        partial(group_send_many, sends),
+        what=f"push of {len(sends)} {messages[0][1]['type']} message(s) to players",
     )
 
 

@@ -38,7 +38,7 @@ from games.locks import lock_current_hand, lock_seats
 from games.models import Hand, HandEvent, Match, Seat, Variant
 from games.problems import MatchNotInProgressProblem, StaleSequenceProblem
 from games.realtime import publisher
-from games.selectors import ended_hand_outcomes, next_dealer_for
+from games.selectors import ended_hand_outcomes
 from games.services.protection_clock import (
     match_stop,
     reality_boundary,
@@ -290,8 +290,8 @@ def match_after_hand(
     return hand_deal(
         match=match,
         number=hand.number + 1,
-        dealer=next_dealer_for(
-            dealer=hand.dealer, outcome=outcome, seats=match.seat_count, out=match.forfeited_seats
+        dealer=engine.next_dealer(  # R3, R12; a void hand (R7) is redealt by its dealer
+            hand.dealer, outcome, seats=match.seat_count, out=match.forfeited_seats
         ),
         seed=engine.new_server_seed(),
         actor=actor,

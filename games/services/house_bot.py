@@ -6,9 +6,12 @@
 - It sits down through ``seating`` like anybody (``seating.table_seat_bot`` when a player
   invites it, or at once in a ``bot_enabled`` room); a bot out of practice chips is topped
   up by ``bot_chips_top_up`` (wallet rules, its own transaction).
+- Its level (``easy`` or ``strong``, docs/engine.md "Bot levels") is its seat's
+  ``Seat.bot_level``: the room's ``bot_level``, or the one the player named when inviting it.
 - Its turn is queued after the commit that gives it the turn
   (``hand_lifecycle.bot_turn_on_commit`` -> ``games.tasks.bot_move``); ``bot_play`` then
-  decides from its own ``engine.player_view`` only and plays through
+  decides from its own ``engine.player_view`` only (``strong`` also from the hand's events
+  as its own seat saw them, ``engine.event_view``) and plays through
   ``play.hand_apply_action`` like any player. Stale or repeated tasks do nothing
   (``expected_seq``). The bot never times out.
 
@@ -24,12 +27,13 @@ import uuid
 from django.db import IntegrityError, transaction
 
 from games import engine
-from games.models import Hand, HouseBot, Match, Seat
+from games.models import Hand, HandEvent, HouseBot, Match, Seat, Variant
 from games.problems import (
     MatchNotInProgressProblem,
     NotYourTurnProblem,
     StaleSequenceProblem,
 )
+from games.selectors import engine_event
 from games.services.play import hand_apply_action
 from gin_platform.http.problems import Problem
 from gin_platform.models import Operator, Player
@@ -82,6 +86,33 @@ def house_bot_positions(match: Match, seats: list[Seat]) -> list[int]:
     return sorted(seat.position for seat in seats if seat.player_id in bots)
 
 
+def bot_level_at(*, match: Match, position: int) -> str:
+    """The level of the house bot at ``position`` (``easy`` for a seat from before levels)."""
+    level = (
+        Seat.objects.filter(match=match, position=position, state__in=Seat.ACTIVE_STATES)
+        .values_list("bot_level", flat=True)
+        .first()
+    )
+    return level or engine.BOT_EASY
+
+
+def _seat_memory(hand: Hand, seat: int, *, seats: int) -> engine.SeatMemory:
+    """What ``seat`` has seen of ``hand``: the upcard (public, R3) and each event as
+    ``engine.event_view`` shows it to that seat (never another seat's stock draw)."""
+    rows = list(HandEvent.objects.filter(hand=hand).order_by("seq"))
+    dealt = next((row for row in rows if row.kind == HandEvent.DEALT), None)
+    return engine.seat_memory(
+        seat=seat,
+        seats=seats,
+        upcard=None if dealt is None else dealt.payload.get("upcard"),
+        events=[
+            engine.event_view(engine_event(row), seat)
+            for row in rows
+            if row.kind not in HandEvent.TABLE_KINDS
+        ],
+    )
+
+
 def bot_chips_top_up(bot: Player) -> bool:
     """The house bot ran out of practice chips at a table: top them back up (at most once a
     period, wallet rules) so the player's next invitation finds it able to sit. In its own
@@ -100,8 +131,9 @@ def bot_play(*, match_id: int, expected_seq: int) -> bool:
     a stale or repeated task (the game moved on, it is not the bot's turn, the game is over)
     does nothing and returns False.
 
-    The bot does not cheat: it decides from ``engine.player_view`` of its own seat only, and
-    plays through ``hand_apply_action`` like any player."""
+    The bot does not cheat: it decides from ``engine.player_view`` of its own seat only (at
+    the ``strong`` level also from the hand's events as its seat saw them), and plays
+    through ``hand_apply_action`` like any player."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None or match.seq != expected_seq or match.status != Match.Status.RUNNING:
         return False
@@ -111,7 +143,14 @@ def bot_play(*, match_id: int, expected_seq: int) -> bool:
         return False
     seat = hand.to_act
     view = engine.player_view(hand.engine_state(), seat)
-    move = engine.choose_action_from_view(view)
+    level = bot_level_at(match=match, position=seat)
+    strong = level == engine.BOT_STRONG
+    move = engine.choose_bot_action(
+        view,
+        level=level,
+        memory=_seat_memory(hand, seat, seats=match.seat_count) if strong else None,
+        first_to_knock=match.variant == Variant.FTK,
+    )
     try:
         result = hand_apply_action(
             match=match_id,

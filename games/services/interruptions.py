@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from games.locks import lock_current_hand, lock_match
 from games.models import Hand, HandEvent, Match, Seat
-from games.realtime import publisher
+from games.realtime import publisher, view_cache
 from games.services.hand_lifecycle import hand_abandon
 from games.services.network import match_event_enqueue
 from games.signals import match_voided
@@ -120,7 +120,9 @@ def _outage_close(outage_id: int) -> bool:
         )
         # Each by its own match's grace (its room's option when it opened).
         ids = list(shifted.values_list("pk", flat=True))
-        for hand in Hand.objects.filter(pk__in=ids).select_related("match"):
+        moved = list(Hand.objects.filter(pk__in=ids).select_related("match"))
+        view_cache.forget_on_commit(sorted({hand.match_id for hand in moved}))
+        for hand in moved:
             assert hand.turn_deadline is not None  # filtered above
             moved_on = length + timedelta(seconds=hand.match.reconnect_grace_seconds)
             Hand.objects.filter(pk=hand.pk).update(

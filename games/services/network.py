@@ -80,12 +80,14 @@ def _network_operator() -> Operator:
 @transaction.atomic
 def network_room_create(*, actor: Actor, **options: Any) -> Room:
     """A network room (staff): ``room_create``'s options and checks, owned by the network's
-    operator. The house bot never plays in the network (``bot_enabled`` is refused)."""
-    if options.get("bot_enabled"):
-        raise ValidationProblem(
-            gettext("One or more fields are invalid"),
-            errors={"bot_enabled": ["the house bot does not play in network rooms"]},
-        )
+    operator. The house bot never plays in the network (``bot_enabled`` and ``bot_level``
+    are refused)."""
+    for option in ("bot_enabled", "bot_level"):
+        if options.get(option):
+            raise ValidationProblem(
+                gettext("One or more fields are invalid"),
+                errors={option: ["the house bot does not play in network rooms"]},
+            )
     return room_create(operator=_network_operator(), actor=actor, **options)
 
 

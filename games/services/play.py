@@ -381,7 +381,7 @@ def match_settled_record(*, match: Match, actor: Actor, rows: Sequence[Model] = 
         operator=match.operator,
         rows=rows,
     )
-    publisher.match_changed(match_id=match.pk)
+    publisher.match_changed(match_id=match.pk, views_changed=False)  # finished: none cached
 
 
 def matches_settled_record(
@@ -411,5 +411,5 @@ def matches_settled_record(
         by_model.setdefault(type(row), []).append(row)
     for same_model in by_model.values():
         insert_rows(same_model)
-    for match in matches:
-        publisher.match_changed(match_id=match.pk)
+    for match in matches:  # finished: no view of theirs is cached
+        publisher.match_changed(match_id=match.pk, views_changed=False)

@@ -168,6 +168,20 @@ def _room_seating(
     return rule_set, table, target
 
 
+def _room_bot_level(bot_level: object, *, is_practice: bool) -> str | None:
+    """The house bot's level in a new room: a practice room's (``easy`` unless named), none
+    at a real-money room, which refuses one being named at all (R11: no house bot there)."""
+    if bot_level is None:
+        return engine.BOT_EASY if is_practice else None
+    if not is_practice:
+        raise _room_problem(
+            "the house bot plays at practice tables only (R11): no bot_level", "bot_level"
+        )
+    if bot_level not in engine.BOT_LEVELS:
+        raise _room_problem(f"bot_level is one of {', '.join(engine.BOT_LEVELS)}", "bot_level")
+    return str(bot_level)
+
+
 def _turn_seconds_check(turn_seconds: object) -> None:
     if type(turn_seconds) is not int or not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
         raise _room_problem(
@@ -195,6 +209,7 @@ def room_create(
     currency: str | None = None,
     is_practice: bool = False,
     bot_enabled: bool = False,
+    bot_level: str | None = None,
     rules: Mapping[str, Any] | None = None,
     target: int | None = None,
     stake: int | None = None,
@@ -222,6 +237,7 @@ def room_create(
         raise _room_problem(f"open 1 to {MAX_TABLES_PER_REQUEST} tables", "tables")
     if bot_enabled and not is_practice:
         raise _room_problem("the house bot plays at practice tables only (R11)", "bot_enabled")
+    level = _room_bot_level(bot_level, is_practice=is_practice)
     room = Room.objects.create(
         operator=operator,
         name=name,
@@ -230,6 +246,7 @@ def room_create(
         currency=_room_currency(currency, is_practice=is_practice),
         is_practice=is_practice,
         bot_enabled=bool(bot_enabled),
+        bot_level=level,
         fee_bps=fee_bps,
         turn_seconds=turn_seconds,
         **clock,
@@ -255,6 +272,7 @@ def room_create(
             "currency": room.currency,
             "is_practice": is_practice,
             "bot_enabled": bool(bot_enabled),
+            "bot_level": level,
             "tables": tables,
             "seats": rule_set.seats,
             "prize_table": prize_table,

@@ -242,9 +242,11 @@ def seat_take_locked(
     stake_per_point: int | None,
     actor: Actor,
     seamless_debit=None,
+    bot_level: str | None = None,
 ) -> SeatResult:
     """One seat, every check of a seat and its buy-in, inside the caller's transaction (a
-    savepoint): the table locked first."""
+    savepoint): the table locked first. ``bot_level``: a house bot's seat, the level it
+    plays at (practice tables only: a real-money table refuses the bot)."""
     with transaction.atomic():
         table = lock_table(table.pk)
         room = table.room
@@ -290,6 +292,7 @@ def seat_take_locked(
             player=player,
             amount=amount,
             currency=match.currency,
+            bot_level=bot_level,
         )
         seat.buy_in_reference = f"seat:{seat.pk}:buy-in"
         seat.save(update_fields=["buy_in_reference"])
@@ -483,6 +486,7 @@ def _bot_join_one(*, table: Table, seat: Seat, number: int) -> SeatResult | None
                 cashier_amount=seat.amount if seat.match.variant == Variant.MONEY else None,
                 stake_per_point=seat.match.stake_per_point,
                 actor=BOT_ACTOR,
+                bot_level=table.room.bot_level or engine.BOT_EASY,
             )
     except Problem as problem:
         logger.warning("the house bot could not sit at table %s: %s", table.pk, problem)
@@ -491,19 +495,24 @@ def _bot_join_one(*, table: Table, seat: Seat, number: int) -> SeatResult | None
         return None
 
 
-def table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
+def table_seat_bot(
+    *, player: Player, table: Table, actor: Actor, bot_level: str | None = None
+) -> SeatResult:
     """``POST /tables/{id}/bot``: a player seated alone at a practice table invites the house
-    bot to the second seat (which starts the game). Real-money tables refuse. A bot out of
-    chips is topped up (wallet rules, its own transaction) and sits on the second try."""
+    bot to the second seat (which starts the game), at ``bot_level`` (``easy`` or
+    ``strong``; None: the room's level). Real-money tables refuse, whatever the level. A bot
+    out of chips is topped up (wallet rules, its own transaction) and sits on the second
+    try."""
+    invite = partial(_table_seat_bot, player=player, table=table, actor=actor, level=bot_level)
     try:
-        return _table_seat_bot(player=player, table=table, actor=actor)
+        return invite()
     except InsufficientFundsProblem:
         if not bot_chips_top_up(house_bot_player(operator=table.room.operator)):
             raise
-    return _table_seat_bot(player=player, table=table, actor=actor)
+    return invite()
 
 
-def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult:
+def _table_seat_bot(*, player: Player, table: Table, actor: Actor, level: str | None) -> SeatResult:
     with transaction.atomic(durable=True):
         table = lock_table(table.pk)
         cash_table_check(table.room)
@@ -533,18 +542,20 @@ def _table_seat_bot(*, player: Player, table: Table, actor: Actor) -> SeatResult
             raise TableFullProblem(gettext("A game is already being played at this table."))
         # R12: the next bot not seated yet (a 3-4 seat table may take several).
         bot = next((bot for bot in bots if bot.pk not in seated), bots[-1])
+        level = level or table.room.bot_level or engine.BOT_EASY
         result = seat_take_locked(
             player=bot,
             table=table,
             cashier_amount=mine.amount if match.variant == Variant.MONEY else None,
             stake_per_point=match.stake_per_point,
             actor=BOT_ACTOR,
+            bot_level=level,
         )
         audit_record(
             actor=actor,
             action="table.bot_invited",
             obj=table,
             operator=table.room.operator,
-            data={"match": match.pk, "seat": result.seat.position},
+            data={"match": match.pk, "seat": result.seat.position, "bot_level": level},
         )
     return result

@@ -220,6 +220,30 @@ def tournament_match_open(
     return match
 
 
+def tournament_matches_ready(
+    *, room: Room, match_ids: Sequence[int], no_show_seconds: int, actor: Actor
+) -> datetime:
+    """The matches just opened together (a tournament's first round, R14) are ready now:
+    each still ``waiting`` gets ``no_show_deadline`` = now + ``no_show_seconds``, in one
+    UPDATE, and one audit row names them. A start opening hundreds of tables takes seconds;
+    a deadline run from each table's own opening would cut the first tables' window by as
+    much, before their players could even hear of them (the start commits once). Returns
+    the deadline."""
+    deadline = timezone.now() + timedelta(seconds=no_show_seconds)
+    ready = Match.objects.filter(pk__in=match_ids, room=room, status=Match.Status.WAITING)
+    ready.update(no_show_deadline=deadline)
+    first = Match.objects.filter(pk__in=match_ids, room=room).order_by("pk").first()
+    if first is not None:
+        audit_record(
+            actor=actor,
+            action="matches.ready",
+            obj=first,
+            operator=room.operator,
+            data={"matches": sorted(match_ids), "no_show_deadline": deadline.isoformat()},
+        )
+    return deadline
+
+
 # --- A player takes their seat ----------------------------------------------------------------
 def _claim_check(*, player: Player, match: Match) -> None:
     """No break is checked (R14, this module's docstring): an integrity suspension or ban

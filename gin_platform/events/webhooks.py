@@ -34,6 +34,7 @@ import http.client
 import json
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -95,6 +96,42 @@ def webhook_enqueue(
     (gin_platform.events.catalogue): an unknown type raises ``UnknownEventType``.
     """
     return _event_record(operator=operator, event_type=event_type, data=data)
+
+
+def webhook_enqueue_many(events: Sequence[tuple[Operator, str, dict[str, Any]]]) -> None:
+    """``webhook_enqueue`` for many ``(operator, event type, data)`` at once: one INSERT of
+    the events and one of their deliveries, whatever their number (a tournament's round
+    tells hundreds of players they are out, under the tournament's lock)."""
+    if not events:
+        return
+    rows = [
+        webhook_event_build(operator=operator, event_type=event_type, data=data)
+        for operator, event_type, data in events
+    ]
+    OperatorEvent.objects.bulk_create(rows)
+    subscribed: dict[tuple[Any, str], bool] = {}
+    deliveries = []
+    for event in rows:
+        operator = event.operator
+        if not operator.webhook_url:
+            continue
+        key = (operator.pk, event.type)
+        if key not in subscribed:
+            subscribed[key] = event_subscribed(operator=operator, event_type=event.type)
+        if subscribed[key]:
+            deliveries.append(
+                WebhookDelivery(
+                    id=event.pk,
+                    operator=operator,
+                    event_type=event.type,
+                    payload=event.data,
+                    url=operator.webhook_url,
+                    created_at=event.created_at,
+                )
+            )
+    WebhookDelivery.objects.bulk_create(deliveries)
+    for delivery in deliveries:
+        enqueue_on_commit(DELIVER_TASK, str(delivery.pk))  # logged, never raised: swept
 
 
 def _event_record(

@@ -53,7 +53,7 @@ from gin_platform.http.throttling import (
 from gin_platform.i18n.languages import request_language
 from gin_platform.models import Operator, OperatorApiKey, PlayerSession
 from gin_platform.request_path.cache import CACHE_ERRORS, warn_cache_unreachable
-from gin_platform.request_path.gate import pass_gate
+from gin_platform.request_path.gate import authenticated_player, pass_gate, prefetch_keys
 from gin_platform.request_path.precompiled import PrecompiledQuery
 from gin_platform.request_path.remembered_credentials import (
     API_KEY,
@@ -210,7 +210,8 @@ class PlayerTokenAuthentication(BaseAuthentication):
             else None
         )
         seen = seen_key(known.row.player_id) if known else None
-        epoch = _pass_gate(guard, known, admission, seen_key=seen)
+        prefetch = prefetch_keys(request, known.row.player_id) if known else []
+        epoch = _pass_gate(guard, known, admission, seen_key=seen, prefetch=prefetch)
         marked = seen is not None and epoch is not None
         known, session = _current_row(
             SESSION, token_hash, known, epoch=epoch, read=_SESSION_BY_TOKEN_HASH.fetch
@@ -225,6 +226,7 @@ class PlayerTokenAuthentication(BaseAuthentication):
         if not marked:
             player_seen(session.player_id)  # R13 presence, when the gate did not mark it
         principal = PlayerPrincipal(player=session.player, session=session)
+        authenticated_player.set(session.player_id)
         _admit_now(request, admission, principal)
         translation.activate(
             request_language(
@@ -333,6 +335,7 @@ def _pass_gate(
     admission: PrincipalRateThrottle | None,
     *,
     seen_key: str | None = None,
+    prefetch: list[str] | None = None,
 ) -> str | None:
     """The guard, the epoch and (for a credential remembered and valid) the throttle: one
     Redis round trip (gin_platform/request_path/remembered_credentials.py)."""
@@ -343,6 +346,7 @@ def _pass_gate(
         fresh_epoch=new_epoch(),
         throttle=admission,
         seen_key=seen_key,
+        prefetch=prefetch or (),
     )
 
 

@@ -26,7 +26,10 @@ from gin_platform.http.problems import PROBLEM_CONTENT_TYPE, MalformedRequestPro
 
 def problem_http_response(problem: Problem, request: HttpRequest) -> HttpResponse:
     body = json.dumps(problem.body(request.path), separators=(",", ":"))
-    return HttpResponse(body, status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
+    response = HttpResponse(body, status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
+    for name, value in problem.headers().items():  # Retry-After, WWW-Authenticate
+        response[name] = value
+    return response
 
 
 def _declared_length(request: HttpRequest) -> int:

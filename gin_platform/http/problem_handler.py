@@ -14,6 +14,8 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext
@@ -26,6 +28,7 @@ from gin_platform.http.problems import (
     PROBLEM_CONTENT_TYPE,
     AuthenticationFailedProblem,
     BadRequestProblem,
+    DatabaseUnavailableProblem,
     HostNotAllowedProblem,
     MalformedRequestProblem,
     MethodNotAllowedProblem,
@@ -82,6 +85,9 @@ def _flatten_errors(detail: Any) -> Any:
 
 
 def problem_response(problem: Problem, *, instance: str | None = None) -> Response:
+    if problem.status < 500:  # a 5xx is logged where it arose
+        # Django logs "Unprocessable Entity: <path>"; the problem's type says which refusal.
+        logger.info("problem %s %s at %s", problem.status, problem.slug, instance)
     response = Response(problem.body(instance), status=problem.status)
     response.content_type = PROBLEM_CONTENT_TYPE
     for name, value in problem.headers().items():
@@ -89,12 +95,35 @@ def problem_response(problem: Problem, *, instance: str | None = None) -> Respon
     return response
 
 
+# SQLSTATEs of a connection lost or refused by the server (class 08; an administrator's or a
+# crash's shutdown, a server still starting): the database, not the request, failed.
+_CONNECTION_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database connection failing (no server, a connection cut, a
+    pool with none to give, PgBouncer restarting), not an error of the statement: a
+    deadlock or a serialization failure (40P01, 40001) is not, nor is any other error the
+    server answered with."""
+    if isinstance(exc, DatabaseInterfaceError):  # a connection already closed
+        return True
+    if not isinstance(exc, DatabaseOperationalError):
+        return False
+    state = getattr(exc.__cause__, "sqlstate", None)
+    return state is None or state.startswith(_CONNECTION_STATES)
+
+
 def problem_for_django_exception(exc: Exception) -> Problem | None:
     """The problem for an exception Django answers with a 4xx of its own (a page whose shape
-    depends on DEBUG), or None for any other exception. One mapping for DRF's views (below)
-    and for everything else under the API's paths (gin_platform/http/api_errors.py)."""
+    depends on DEBUG), or for the database connection failing (503 ``database-unavailable``:
+    the client tries again, where a 500 says the request itself broke the server), or None
+    for any other exception. One mapping for DRF's views (below) and for everything else
+    under the API's paths (gin_platform/http/api_errors.py)."""
     if isinstance(exc, Problem):
         return exc
+    if database_unreachable(exc):
+        logger.warning("database unreachable: %s: %s", type(exc).__name__, exc)
+        return DatabaseUnavailableProblem()
     if isinstance(exc, Http404):
         return NotFoundProblem()
     if isinstance(exc, DjangoPermissionDenied):

@@ -347,6 +347,22 @@ class SecretNotReplayableProblem(Problem):
     )
 
 
+class DatabaseUnavailableProblem(Problem):
+    slug = "database-unavailable"
+    status = 503
+    title = _("The database is unavailable")
+    description = (
+        "The server lost its database connection (a restart or a failover of the database or "
+        "of its connection pooler) and could not finish the request. Try again after "
+        "`Retry-After` seconds: an operator write with the same Idempotency-Key (it is done "
+        "exactly once, whether or not this attempt committed), a move with the same "
+        "`expected_seq` (refused as `stale-sequence` if it was taken)"
+    )
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": "2"} | super().headers()
+
+
 class ServerErrorProblem(Problem):
     slug = "server-error"
     status = 500

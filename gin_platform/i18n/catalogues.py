@@ -41,10 +41,15 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
-# The hosted page's modules (the table page's, and the tournament page's beside them): the
-# djangojs domain.
-PAGE_SCRIPTS = (Path("games/static/games/play"), Path("tournaments/static/tournaments/play"))
+# The hosted page's modules (the table page's, and the tournament and leaderboard pages'
+# beside them): the djangojs domain.
+PAGE_SCRIPTS = (
+    Path("games/static/games/play"),
+    Path("tournaments/static/tournaments/play"),
+    Path("leaderboards/static/leaderboards/play"),
+)
 
 PYTHON_KEYWORDS = {
     "_": None,

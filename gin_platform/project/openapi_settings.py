@@ -113,12 +113,16 @@ SPECTACULAR_SETTINGS = {
         "TournamentPaymentEnum": "tournaments.models.Entry.Payment",
         "BracketTableStatusEnum": "tournaments.models.BracketTable.Status",
         "TournamentOutReasonEnum": "tournaments.models.Entry.OutReason",
+        "TournamentSeedingEnum": "tournaments.models.Tournament.Seeding",
         "RoundVariantEnum": [("ftk", "ftk"), ("match", "match")],
         "TournamentEndEnum": [("finished", "finished"), ("cancelled", "cancelled")],
         "TournamentRequestKindEnum": "tournaments.models.TournamentRequest.Kind",
         "TournamentRequestStatusEnum": "tournaments.models.TournamentRequest.Status",
         # Ratings (docs/ratings.md).
         "RatingFamilyEnum": "ratings.models.Family",
+        # Leaderboards (docs/leaderboards.md); their periods are the limits' (PeriodEnum).
+        "LeaderboardScopeEnum": "leaderboards.selectors.SCOPES",
+        "LeaderboardBoardEnum": "leaderboards.selectors.BOARDS",
         # The quick seat (docs/matchmaking.md).
         "QuickSeatStatusEnum": "matchmaking.models.Ticket.Status",
         # Player protection: the markers of harm (docs/player-protection.md).

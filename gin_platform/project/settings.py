@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "tournaments.apps.TournamentsConfig",
     "ratings.apps.RatingsConfig",
     "matchmaking.apps.MatchmakingConfig",
+    "leaderboards.apps.LeaderboardsConfig",
     # Staff login lockout (README: Configuration, AXES_*): the admin and the staff API.
     "axes",
     # Staff second factor (TOTP) for the roles that move money (docs/backoffice.md).
@@ -254,34 +255,37 @@ SETTLEMENT_STRAGGLER_AGE_SECONDS = int(ENV.get("SETTLEMENT_STRAGGLER_AGE", "30")
 PROTECTION_PAUSE_SECONDS = int(ENV.get("PROTECTION_PAUSE_SECONDS", "120"))
 PROTECTION_SESSION_IDLE_MINUTES = int(ENV.get("PROTECTION_SESSION_IDLE_MINUTES", "30"))
 PROTECTION_SWEEP_SECONDS = float(ENV.get("PROTECTION_SWEEP_SECONDS", "30"))
+# A recovery sweep's message expires after RECOVERY_SWEEP_EXPIRY_RUNS of its intervals, not
+# one: a worker SIGKILLed with a backlog leaves the queue long, and sweeps that expired within
+# their interval behind it never ran, just when they were the only way to finish what the
+# dead worker held (a chaos run with 1,024 tournament entries). Each sweep is idempotent and
+# cheap with nothing to do, so a few run back to back once the backlog clears; a message
+# older than that is still dropped, as the next one is due.
+RECOVERY_SWEEP_EXPIRY_RUNS = 12
+
+
+def recovery_sweep(task: str, every: float) -> dict:
+    return {
+        "task": task,
+        "schedule": float(every),
+        "options": {"expires": RECOVERY_SWEEP_EXPIRY_RUNS * float(every)},
+    }
+
+
 CELERY_BEAT_SCHEDULE: dict = {
-    "redeliver-due-webhooks": {
-        "task": "gin_platform.tasks.redeliver_due_webhooks",
-        "schedule": 60.0,
-        "options": {"expires": 60.0},  # a sweep left in a dead queue is not worth running
-    },
-    "settle-stragglers": {
-        "task": "settlement.tasks.settle_stragglers",
-        "schedule": float(SETTLEMENT_SWEEP_INTERVAL_SECONDS),
-        "options": {"expires": float(SETTLEMENT_SWEEP_INTERVAL_SECONDS)},
-    },
+    "redeliver-due-webhooks": recovery_sweep("gin_platform.tasks.redeliver_due_webhooks", 60),
+    "settle-stragglers": recovery_sweep(
+        "settlement.tasks.settle_stragglers", SETTLEMENT_SWEEP_INTERVAL_SECONDS
+    ),
     "reconcile-ledger": {"task": "settlement.tasks.reconcile_ledger", "schedule": 3600.0},
     # Seamless wallet (docs/wallet.md): retry due credits and rollbacks, roll back debits
     # left pending by a dead request.
-    "seamless-wallet-calls": {
-        "task": "wallet.tasks.seamless_calls_sweep",
-        "schedule": 15.0,
-        "options": {"expires": 15.0},
-    },
+    "seamless-wallet-calls": recovery_sweep("wallet.tasks.seamless_calls_sweep", 15),
     # Turn timers (R10 "Leaving, timing out"): forfeit turns past their deadline; re-queue
     # bot turns.
     "expire-turns": {"task": "games.tasks.expire_turns", "schedule": 5.0},
     # R14 "Absence": a tournament's match goes on without the players who did not sit down.
-    "tournament-no-shows": {
-        "task": "games.tasks.tournament_no_shows",
-        "schedule": 5.0,
-        "options": {"expires": 5.0},
-    },
+    "tournament-no-shows": recovery_sweep("games.tasks.tournament_no_shows", 5),
     # R13: the beat's own heartbeat (gin_platform/heartbeat.py).
     "platform-heartbeat": {
         "task": "gin_platform.tasks.platform_heartbeat",
@@ -314,27 +318,20 @@ INTEGRITY_DETECTION_INTERVAL_SECONDS = int(ENV.get("INTEGRITY_DETECTION_INTERVAL
 CELERY_BEAT_SCHEDULE.update(detection_beat_schedule(INTEGRITY_DETECTION_INTERVAL_SECONDS))
 # Player protection: reached duration and loss limits, reality checks of players not at a
 # table, idle sessions, matches stopped after their hand and not voided yet.
-CELERY_BEAT_SCHEDULE["play-sessions-sweep"] = {
-    "task": "protection.tasks.play_sessions_sweep",
-    "schedule": PROTECTION_SWEEP_SECONDS,
-    "options": {"expires": PROTECTION_SWEEP_SECONDS},
-}
+CELERY_BEAT_SCHEDULE["play-sessions-sweep"] = recovery_sweep(
+    "protection.tasks.play_sessions_sweep", PROTECTION_SWEEP_SECONDS
+)
 # Player protection's markers of harm: daily at 00:15 UTC (docs/player-protection.md).
 CELERY_BEAT_SCHEDULE.update(harm_beat_schedule())
 # Tournaments (R14): open registration and start when due, take any match result no task
 # took (a lost message, a killed worker), so a tournament never waits for a human.
-TOURNAMENTS_SWEEP_SECONDS = float(ENV.get("TOURNAMENTS_SWEEP_SECONDS", "5"))
-CELERY_BEAT_SCHEDULE["tournaments-sweep"] = {
-    "task": "tournaments.tasks.tournaments_sweep",
-    "schedule": TOURNAMENTS_SWEEP_SECONDS,
-    "options": {"expires": TOURNAMENTS_SWEEP_SECONDS},
-}
+# Every 2 s: a result whose taker was killed waits for it, and a round's next tables with it.
+TOURNAMENTS_SWEEP_SECONDS = float(ENV.get("TOURNAMENTS_SWEEP_SECONDS", "2"))
+CELERY_BEAT_SCHEDULE["tournaments-sweep"] = recovery_sweep(
+    "tournaments.tasks.tournaments_sweep", TOURNAMENTS_SWEEP_SECONDS
+)
 # Ratings (R15): rate any finished match no task rated (a lost message, a killed worker).
-CELERY_BEAT_SCHEDULE["ratings-sweep"] = {
-    "task": "ratings.tasks.ratings_sweep",
-    "schedule": 15.0,
-    "options": {"expires": 15.0},
-}
+CELERY_BEAT_SCHEDULE["ratings-sweep"] = recovery_sweep("ratings.tasks.ratings_sweep", 15)
 # R15's quick seat (docs/matchmaking.md): bands widen with time, so the waiting tickets are
 # matched again every 2 s (and the expired ones end).
 CELERY_BEAT_SCHEDULE["quick-seat-tick"] = {

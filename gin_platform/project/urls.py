@@ -23,6 +23,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("protection.urls")),
     path("", include("tournaments.urls")),
     path("", include("ratings.urls")),
+    path("", include("leaderboards.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path(
@@ -43,6 +44,8 @@ urlpatterns = [
     path("play/", include("games.web.urls")),
     # Its tournament lobby and tournaments (docs/play.md "Tournaments"): tournaments' own.
     path("play/", include("tournaments.web.urls")),
+    # Its leaderboards (docs/play.md "Leaderboards"): leaderboards' own.
+    path("play/", include("leaderboards.web.urls")),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
 ]
 

@@ -11,6 +11,10 @@ and no database read (docs/benchmarks.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from typing import Any
+
 from django.core.cache import cache as default_cache
 
 from gin_platform.http.throttling import ADMIT_FUNCTION, AuthFailureGuard, PrincipalRateThrottle
@@ -24,6 +28,8 @@ from gin_platform.request_path.seen import seen_seconds
 # fresh epoch to set if there is none (Redis restarted or flushed: nothing remembered holds),
 # the request limit (-1: not asked), its last window's weight, its counter's TTL; the TTL
 # of the player's presence mark (KEYS[8], gin_platform/request_path/seen.py; '' for none).
+# KEYS[9..]: keys read for the request's view (``prefetch``), returned after the rest ('' for
+# a key with no value), unless the guard refuses.
 # Returns the four failure counts, the epoch, the verdict (0 refused by the guard, 1 passed
 # the guard with the throttle not asked, 2 throttled, 3 admitted and counted) and the
 # request counter's last-window hits and this window's hits before this request.
@@ -52,13 +58,43 @@ if ARGV[10] ~= '' then
   redis.call('SET', KEYS[8], '1', 'EX', ARGV[10])
 end
 local limit = tonumber(ARGV[7])
+local answer
 if limit < 0 or epoch ~= ARGV[5] then
-  return {ap, ac, cp, cc, epoch, 1, 0, 0}
+  answer = {ap, ac, cp, cc, epoch, 1, 0, 0}
+else
+  local previous, current, admitted = admit(KEYS[6], KEYS[7], limit, tonumber(ARGV[8]), ARGV[9])
+  answer = {ap, ac, cp, cc, epoch, 2 + admitted, previous, current}
 end
-local previous, current, admitted = admit(KEYS[6], KEYS[7], limit, tonumber(ARGV[8]), ARGV[9])
-return {ap, ac, cp, cc, epoch, 2 + admitted, previous, current}
+for i = 9, #KEYS do
+  answer[i] = redis.call('GET', KEYS[i]) or ''
+end
+return answer
 """
 )
+
+# The epoch the current request's gate read (None: none read), before the request read any
+# row: what is rendered from rows it reads may be trusted while the epoch holds (the polled
+# game view's cache, games/realtime/view_cache.py). And the player the request authenticated.
+passed_epoch: ContextVar[str | None] = ContextVar("passed_epoch", default=None)
+authenticated_player: ContextVar[object] = ContextVar("authenticated_player", default=None)
+# What the gate read for the request's view (``prefetch``): cache key -> value (None: none).
+prefetched: ContextVar[dict[str, bytes | None]] = ContextVar("prefetched", default={})  # noqa: B039 (never changed in place)
+
+# Who names the keys a player's request may want read in the gate's round trip: games
+# registers the polled game view's (gin_platform does not import games).
+_prefetchers: list[Callable[[Any, object], list[str]]] = []
+
+
+def prefetch_register(prefetcher: Callable[[Any, object], list[str]]) -> None:
+    """``prefetcher(request, player_id)``: the cache keys (as made) the request's view will
+    read, to be read in the gate's round trip instead; [] for none."""
+    if prefetcher not in _prefetchers:
+        _prefetchers.append(prefetcher)
+
+
+def prefetch_keys(request: Any, player_id: object) -> list[str]:
+    return [key for prefetcher in _prefetchers for key in prefetcher(request, player_id)]
+
 
 # The verdicts of GATE_SCRIPT.
 _GATE_REFUSED, _GATE_PASSED, _GATE_THROTTLED, _GATE_ADMITTED = range(4)
@@ -72,19 +108,23 @@ def pass_gate(
     fresh_epoch: int,
     throttle: PrincipalRateThrottle | None,
     seen_key: str | None = None,
+    prefetch: Sequence[str] = (),
 ) -> str | None:
     """Check ``guard`` and read the epoch at ``epoch_key`` (setting ``fresh_epoch`` if there
     is none) in one Redis round trip; when ``remembered_epoch`` is still the epoch and a
     ``throttle`` (``for_principal``) is given, also admit and count the request
     (``throttle.admitted``); with ``seen_key``, mark the player's presence there for
-    ``PRESENCE_TIMEOUT_SECONDS`` unless the guard refuses. Returns the epoch, read before the
-    caller looks anything up.
+    ``PRESENCE_TIMEOUT_SECONDS`` unless the guard refuses; with ``prefetch`` (cache keys, as
+    made), also read those for the request's view (``prefetched``). Returns the epoch, read
+    before the caller looks anything up.
     Raises ThrottledProblem when the guard refuses.
 
     Without Redis (the demo) the guard is checked alone and None returned: nothing is
     remembered. If Redis cannot be reached: None, nothing remembered, and like the guard and
     the throttle the request goes on (fail open, with the logged warning).
     """
+    passed_epoch.set(None)
+    prefetched.set({})
     script = redis_script(default_cache, GATE_SCRIPT, "_gin_gate_script")
     if script is None:
         guard.check()
@@ -114,6 +154,7 @@ def pass_gate(
                 make_key(epoch_key),
                 *throttle_keys,
                 make_key(seen_key) if seen_key else unused,
+                *prefetch,
             ],
             args=[
                 *failure_args,
@@ -128,7 +169,7 @@ def pass_gate(
         warn_cache_unreachable(epoch_key)
         return None
     address_previous, address_current, credential_previous, credential_current = answer[:4]
-    epoch, verdict, previous, current = answer[4:]
+    epoch, verdict, previous, current = answer[4:8]
     for counter, counts in (
         (guard.by_address, (address_previous, address_current)),
         (guard.by_credential, (credential_previous, credential_current)),
@@ -140,4 +181,10 @@ def pass_gate(
     if throttle is not None and verdict in (_GATE_THROTTLED, _GATE_ADMITTED):
         throttle.previous, throttle.current = int(previous), int(current)
         throttle.admitted, throttle.counted = verdict == _GATE_ADMITTED, True
-    return epoch.decode() if isinstance(epoch, bytes) else epoch
+    epoch = epoch.decode() if isinstance(epoch, bytes) else epoch
+    passed_epoch.set(epoch)
+    if prefetch:
+        prefetched.set(
+            {key: value or None for key, value in zip(prefetch, answer[8:], strict=False)}
+        )
+    return epoch

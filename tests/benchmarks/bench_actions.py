@@ -117,6 +117,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the
 import collector_meter
 from harness import (
     APPLICATION,
+    SERVER_PARTS,
     CpuMeter,
     KeepAliveClient,
     exit_on_sigterm,
@@ -400,17 +401,26 @@ class Clients:
             cpu["bench_parent"] = cpu.pop("client")
         cpu["clients"] = round(sum(r["cpu_seconds"] for r in results) / seconds, 2)
         others = cpu.get("machine", 0) - sum(
-            cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis", "bench_parent", "clients")
+            cpu.get(k, 0) for k in (*SERVER_PARTS, "bench_parent", "clients")
         )
         cpu["other_processes"] = round(max(0.0, others), 2)
         requests = sum(len(values) for values in latencies.values())
-        server_cpu = sum(cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
+        server_cpu = sum(cpu.get(k, 0) for k in SERVER_PARTS)
         return {
             "requests": requests,
-            # Server CPU (gunicorn + PostgreSQL + Redis) seconds per successful request: the
-            # figure least moved by other processes on the machine.
+            # Server CPU (gunicorn, PostgreSQL, Redis; PgBouncer and HAProxy when running)
+            # seconds per successful request: the figure least moved by other processes.
             "server_cpu_ms_per_request": (
                 round(server_cpu * seconds * 1000 / requests, 2) if requests and cpu else None
+            ),
+            # PostgreSQL's share by server: the primary, a replica, the streaming itself.
+            "postgres_ms_per_request": (
+                {
+                    server: round(cpus * seconds * 1000 / requests, 3)
+                    for server, cpus in meter.postgres_servers.items()
+                }
+                if meter and requests
+                else {}
             ),
             "window_s": seconds,
             "endpoints": {
@@ -471,7 +481,7 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
     trivial_ms = trivial["server_cpu_ms_per_request"]
     floor_ms = floor["server_cpu_ms_per_request"]
     game_cpu = games["cpu"]
-    server_seconds = sum(game_cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
+    server_seconds = sum(game_cpu.get(k, 0) for k in SERVER_PARTS)
     action_ms = (
         round(server_seconds * 1000 / action["per_second"], 2) if action["per_second"] else None
     )
@@ -480,7 +490,7 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         "socket_action", endpoint_summary([], args.seconds)
     )
     socket_cpu = socket_games["cpu"]
-    socket_seconds = sum(socket_cpu.get(k, 0) for k in ("gunicorn", "postgres", "redis"))
+    socket_seconds = sum(socket_cpu.get(k, 0) for k in SERVER_PARTS)
     socket_action_ms = (
         round(socket_seconds * 1000 / socket_action["per_second"], 2)
         if socket_action["per_second"]
@@ -521,6 +531,13 @@ def closed_loop(clients: Clients, data: dict, args) -> dict:
         "gc": {"floor": floor["gc"], "trivial": trivial["gc"], "games": games["gc"]},
         # Server CPU per action, its share of views and sits included.
         "server_cpu_ms_per_action": action_ms,
+        # PostgreSQL's part of it by server (make cluster: the primary, its replica, the
+        # streaming between them).
+        "postgres_ms_per_action": {
+            server: round(ms * games["requests"] / (action["per_second"] * args.seconds), 3)
+            for server, ms in games["postgres_ms_per_request"].items()
+            if action["per_second"]
+        },
         "matches_finished": games["totals"].get("finished", 0),
         # The same games as the table page plays them: moves over the mover's socket, views
         # from the pushes (socket_games.py); server CPU per move, its pushes, socket opens,

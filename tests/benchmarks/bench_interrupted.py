@@ -78,10 +78,10 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the project
-from harness import CpuMeter, Stack, StackConfig, exit_on_sigterm, free_port, machine_summary
+from harness import CpuMeter, StackConfig, exit_on_sigterm, machine_summary
 from interrupted import (
     Drop,
-    Platform,
+    PlatformStack,
     Table,
     play_game,
     seed_groups,
@@ -106,62 +106,12 @@ HANDS_RUNNING = (
     "FROM games_hand h JOIN games_match m ON m.id = h.match_id "
     "WHERE h.status = 'in_progress' AND m.status = 'running'"
 )
-SECOND_OPERATOR = """
-import json, secrets
-from gin_platform.tenancy import services
-from gin_platform.tenancy.principals import Actor
-actor = Actor.system("bench")
-operator = services.operator_create(
-    name="Seamless", slug="seamless-" + secrets.token_hex(3), base_currency="EUR", actor=actor
-)
-key = services.api_key_create(operator=operator, name="bench", actor=actor).key
-print("SEED " + json.dumps({"key": key, "secret": operator.webhook_secret}))
-"""
 # What gunicorn says of a worker the run killed on purpose is not a problem of the platform.
 EXPECTED_IN_LOGS = {"kill-web": "was sent SIGKILL!"}
 
 
 def say(line: str = "") -> None:
     print(line, flush=True)
-
-
-class R13Stack(Stack):
-    """harness.Stack (scratch database, Redis db, operator) with interrupted.Platform for
-    its processes: gunicorn, a Celery worker and beat, each of which a run can stop."""
-
-    def __init__(self, config: StackConfig) -> None:
-        super().__init__(config, say=say)
-        self.platform: Platform | None = None
-
-    def _start(self) -> None:
-        self._claim_redis()
-        self._create_database()
-        started = time.monotonic()
-        self.manage("migrate", "--noinput", "--verbosity", "0")
-        seed = self.manage("shell", "-c", _seed_code())
-        data = json.loads(next(x for x in seed.splitlines() if x.startswith("SEED "))[5:])
-        self.operator_key, self.staff = data["operator_key"], tuple(data["staff"])
-        took = time.monotonic() - started
-        say(f"scratch database {self.database} migrated and seeded in {took:.0f} s")
-        self.platform = Platform(env=self.env, logs=self.logs, port=free_port())
-        self.platform.start()
-        self.base_url = self.platform.base_url
-
-    def close(self) -> None:
-        if self.platform is not None:
-            self.platform.stop()
-        super().close()
-
-    def second_operator(self) -> tuple[str, str]:
-        out = self.manage("shell", "-c", SECOND_OPERATOR)
-        data = json.loads(next(x for x in out.splitlines() if x.startswith("SEED "))[5:])
-        return data["key"], data["secret"]
-
-
-def _seed_code() -> str:
-    from harness import SEED_CODE
-
-    return SEED_CODE
 
 
 # --- Running games ------------------------------------------------------------------------
@@ -191,7 +141,7 @@ def clock_options(args) -> dict[str, int]:
     }
 
 
-def seed(stack: R13Stack, args, kinds: list[str], wallet_server=None) -> list:
+def seed(stack: PlatformStack, args, kinds: list[str], wallet_server=None) -> list:
     """The groups, every fifth one seamless with ``--seamless`` and a ``wallet_server``."""
     mixed = args.seamless and wallet_server is not None
     transfer = [k for i, k in enumerate(kinds) if not (mixed and i % 5 == 4)]
@@ -223,7 +173,7 @@ def seed(stack: R13Stack, args, kinds: list[str], wallet_server=None) -> list:
     return groups
 
 
-def scenario_drops(stack: R13Stack, args, report: Report, wallet_server) -> None:
+def scenario_drops(stack: PlatformStack, args, report: Report, wallet_server) -> None:
     kinds = [DROPS_MIX[i % len(DROPS_MIX)] for i in range(args.concurrency)]
     groups = seed(stack, args, kinds, wallet_server)
     table = Table(stack.base_url, args.turn_seconds, stack.platform)
@@ -237,7 +187,7 @@ def scenario_drops(stack: R13Stack, args, report: Report, wallet_server) -> None
     report.expect_stage("grace")
 
 
-def scenario_kill_web(stack: R13Stack, args, report: Report, wallet_server) -> None:
+def scenario_kill_web(stack: PlatformStack, args, report: Report, wallet_server) -> None:
     kinds = [DROPS_MIX[i % len(DROPS_MIX)] for i in range(args.concurrency)]
     groups = seed(stack, args, kinds, wallet_server)
     table = Table(stack.base_url, args.turn_seconds, stack.platform)
@@ -264,7 +214,7 @@ def scenario_kill_web(stack: R13Stack, args, report: Report, wallet_server) -> N
     )
 
 
-def scenario_past_grace(stack: R13Stack, args, report: Report, wallet_server) -> None:
+def scenario_past_grace(stack: PlatformStack, args, report: Report, wallet_server) -> None:
     kinds = ["ftk2" if i % 2 == 0 else "match2" for i in range(args.games)] + ["ftk2"]
     groups = seed(stack, args, kinds, None)
     *single, cap = groups
@@ -290,7 +240,7 @@ def scenario_past_grace(stack: R13Stack, args, report: Report, wallet_server) ->
     auto_play_checked(stack, report, args, groups)
 
 
-def scenario_stop(stack: R13Stack, args, report: Report, wallet_server, *, void: bool) -> None:
+def scenario_stop(stack: PlatformStack, args, report: Report, wallet_server, *, void: bool) -> None:
     kinds = [STOP_MIX[i % len(STOP_MIX)] for i in range(args.games)]
     groups = seed(stack, args, kinds, None)
     balances_before = report.balances(stack, groups)
@@ -334,7 +284,7 @@ def scenario_stop(stack: R13Stack, args, report: Report, wallet_server, *, void:
         outage_checked(stack, report, args)
 
 
-def _timed(stack: R13Stack, report: Report, work) -> list:
+def _timed(stack: PlatformStack, report: Report, work) -> list:
     meter = CpuMeter(groups=stack.platform.groups()).start()
     started = time.monotonic()
     records = asyncio.run(work)
@@ -399,7 +349,7 @@ def main(argv=None) -> int:
     config.extra_env = server_env(args)
     say(f"bench_interrupted {args.scenario}: {args.games} games; {machine_summary()}")
     report = Report(args.scenario, args)
-    with R13Stack(config) as stack, OperatorWalletServer(secret="") as wallet_server:
+    with PlatformStack(config, say=say) as stack, OperatorWalletServer(secret="") as wallet_server:
         say(f"platform up at {stack.base_url}: gunicorn 2 workers, Celery worker, beat")
         if args.scenario == "drops":
             scenario_drops(stack, args, report, wallet_server)

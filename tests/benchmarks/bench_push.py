@@ -1,7 +1,7 @@
 """Push latency (docs/benchmarks.md): a move committed, until the opponent's socket has it.
 
     .venv/bin/python tests/benchmarks/bench_push.py [--games 100] [--interval 2] \\
-        [--duration 60] [--act rest|socket|both]
+        [--duration 60] [--act rest|socket|both] [--cluster DIR]
 
 The stack is the load test's (tests/benchmarks/harness.py: a scratch PostgreSQL database,
 its own Redis db, a real Celery worker settling, the web server as deployed: gunicorn with
@@ -35,9 +35,23 @@ per player, ``live.py``), so every time below is ``time.monotonic()`` on one clo
 Printed per phase: offered and achieved actions/s, late sends, action latency, push latency
 p50/p99 (goal p99 < 50 ms), Little's law (actions and pushes in flight = rate x mean
 latency), the CPUs each party kept busy and the server's CPU per action (gunicorn,
-PostgreSQL, Redis), PostgreSQL connections opened per action, and the client's event-loop
-lag (a busy client delays the arrivals it records). Exits 1 on failed requests, missing
-pushes, unsettled games or errors in the server log.
+PostgreSQL, Redis), PostgreSQL connections opened per action, the client's event-loop lag
+(a busy client delays the arrivals it records), and per table the server's CPU and resident
+memory (and with the client). Many tables open two sockets each before they play: give
+``--warmup`` time for all of them (500 tables: 1,000 sockets, about 52 s on a quiet machine),
+or the window measures the opening. Exits 1 on failed requests, missing pushes, unsettled
+games or errors in the server log.
+
+``--cluster DIR`` plays the same games against the production topology that
+``deploy/cluster/run start --dir DIR`` runs (docs/deploy.md; ports and process groups from
+its ``pids.json``; cluster_stack.py): its own operator seeded into the topology's database
+through PgBouncer as the app writes, every request and socket through HAProxy (so over both
+web nodes), the topology's workers and beat settling. The CPUs and memory are those of its
+process groups (web a and b are the gunicorn column, workers 1 and 2 with beat the Celery
+one, HAProxy, PgBouncer, its Redis) and of its PostgreSQL primary and replica alone, each
+printed beside the sums. The seeded rows stay in the topology's database (no DELETE removes
+a ledger, an append-only trigger's table, or what points at it); its next ``run start``
+builds that database from nothing.
 """
 
 from __future__ import annotations
@@ -59,14 +73,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness; it adds the project
 from bench_load import ROOM_SPECS, SIT_BODY, Pair, seed, wait_settled
+from cluster_stack import PIECES, SERVER_PARTS, ClusterStack
 from harness import (
     Stack,
     StackConfig,
     exit_on_sigterm,
     finish,
+    group_memory,
     machine_summary,
     ms,
     percentile,
+    process_rss,
     run_script,
     say,
 )
@@ -76,6 +93,9 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from games.engine import choose_action_from_view
 
 ACTION_TIMEOUT = 30.0
+# The parts of the server the one-process stack's figures add up (the cluster's: SERVER_PARTS).
+ONE_PROCESS_PARTS = ("gunicorn", "postgres", "redis", "celery")
+MB = 1024 * 1024
 LATE_TOLERANCE = 0.001
 
 
@@ -191,19 +211,38 @@ class PairRunner:
     # A game -------------------------------------------------------------------------------
     async def run(self, deadline: float, drain_until: float) -> None:
         self.next_due = time.monotonic() + random.uniform(0, self.args.interval)
+        failures = 0
         while not self.phase.stopping and time.monotonic() < deadline:
             try:
                 await self.play(drain_until)
+                failures = 0
+                continue
             except Failed:
-                await asyncio.sleep(0.1)
+                pass
             except Exception as exc:  # a bug in the client: counted, and carry on
                 self.phase.errors[("client", f"{type(exc).__name__}: {exc}"[:120])] += 1
-                await asyncio.sleep(0.1)
+            # Backing off as a real client does: 500 pairs retrying every 0.1 s are 5,000
+            # requests a second, which keep a busy server busy.
+            failures += 1
+            await asyncio.sleep(min(5.0, 0.1 * 2**failures) * random.uniform(0.5, 1.0))
 
     async def play(self, drain_until: float) -> None:
         first, second = self.players
         lobby = await self.call("lobby", first, "GET", f"/api/v1/lobby/{self.pair.room_id}")
-        table = next(t["id"] for t in lobby["tables"] if t["free_seats"] == 2)
+        table = next((t["id"] for t in lobby["tables"] if t["free_seats"] == 2), None)
+        if table is None:  # a seat left held by a pair's failed start (its leave refused)
+            for held in lobby["tables"]:
+                if held["free_seats"] == 1:
+                    for player in self.players:
+                        with contextlib.suppress(Failed):
+                            await self.call(
+                                "leave",
+                                player,
+                                "POST",
+                                f"/api/v1/tables/{held['id']}/leave",
+                                benign=("not-seated",),
+                            )
+            raise Failed("no free table")
         body = SIT_BODY.get(self.pair.variant, {})
         path = f"/api/v1/tables/{table}/sit"
         seat_a = await self.call("sit", first, "POST", path, body)
@@ -465,7 +504,7 @@ async def run_phase_async(runners: list[PairRunner], phase: Phase, args, on_wind
             await player.http.close()
 
 
-def run_phase(stack: Stack, pairs: list[Pair], args, act: str) -> dict:
+def run_phase(stack: Stack | ClusterStack, pairs: list[Pair], args, act: str) -> dict:
     phase = Phase(act)
     runners = [PairRunner(pair, stack, phase, args) for pair in pairs]
     meter = stack.cpu_meter()
@@ -477,9 +516,12 @@ def run_phase(stack: Stack, pairs: list[Pair], args, act: str) -> dict:
             meter.start()
             window["pg"] = await asyncio.to_thread(stack.pg_stats)
         else:
-            window["cpu"] = meter.stop()
+            used = meter.stop() | {f"postgres_{k}": v for k, v in meter.postgres_servers.items()}
+            window["cpu"] = combined(used, args.pieces)
             after = await asyncio.to_thread(stack.pg_stats)
             window["pg"] = {k: v - window["pg"][k] for k, v in after.items()}
+            memory = await asyncio.to_thread(memory_in_use, stack)
+            window["memory"] = combined(memory, args.pieces)
 
     asyncio.run(run_phase_async(runners, phase, args, on_window))
     finished = [m for m, _, _ in phase.games]
@@ -493,7 +535,32 @@ class _Finished:
     match_id: int
 
 
+def memory_in_use(stack: Stack | ClusterStack) -> dict[str, int]:
+    """Bytes resident at the end of the measured window, while every table still plays:
+    the stack's process groups (VmRSS: gunicorn and Celery; on the cluster each web node,
+    worker and beat, HAProxy and PgBouncer), PostgreSQL's private memory (RssAnon: the
+    shared buffers are the server's, whatever it serves; this database's backends, or each
+    of the cluster's servers whole), Redis (``used_memory``: the whole server, other
+    databases included) and this client."""
+    found = {name: sum(group_memory(pgid).values()) for name, pgid in stack.pids().items()}
+    found |= stack.postgres_memory()
+    found["redis"] = int(stack.redis_info("memory").get("used_memory", 0))
+    found["client"] = process_rss(os.getpid())
+    return found
+
+
+def combined(figures: dict, pieces: dict[str, tuple[str, ...]]) -> dict:
+    """``figures`` with each of ``pieces`` (a part of the server -> the names it is made
+    of: the cluster's two web nodes are its gunicorn) added up under its own name."""
+    whole = {
+        part: round(sum(figures.get(name, 0) for name in names), 2)
+        for part, names in pieces.items()
+    }
+    return figures | whole
+
+
 def report(phase: Phase, args, window: dict, settled: int, unsettled: list, games: int) -> dict:
+    parts = args.server_parts
     lo, hi = window["start"], window["stop"]
     seconds = hi - lo
     commits = [c for c in phase.commits if lo <= c.answered < hi]
@@ -513,6 +580,9 @@ def report(phase: Phase, args, window: dict, settled: int, unsettled: list, game
     rate = len(commits) / seconds
     requests = [r for r in phase.requests if lo <= r[1] < hi and r[0] != "socket_open"]
     cpu = window["cpu"]
+    memory = window["memory"]
+    server_cpus = sum(cpu.get(k, 0) for k in parts)
+    server_bytes = sum(memory.get(k, 0) for k in parts)
 
     def per_action(name: str) -> float | None:
         return round(cpu.get(name, 0) * seconds / len(commits) * 1000, 2) if commits else None
@@ -554,10 +624,15 @@ def report(phase: Phase, args, window: dict, settled: int, unsettled: list, game
         "requests_per_second": round(len(requests) / seconds, 1),
         "requests_by_endpoint": dict(Counter(r[0] for r in requests)),
         "cpu": cpu,
-        "server_cpu_ms_per_action": {
-            name: per_action(name) for name in ("gunicorn", "postgres", "redis", "celery")
-        },
+        "server_cpu_ms_per_action": {name: per_action(name) for name in parts},
         "client_cpu_ms_per_action": per_action("client"),
+        "per_table": {
+            "server_millicpus": round(server_cpus / games * 1000, 2),
+            "with_client_millicpus": round((server_cpus + cpu.get("client", 0)) / games * 1000, 2),
+            "server_kb": round(server_bytes / games / 1024, 1),
+            "with_client_kb": round((server_bytes + memory.get("client", 0)) / games / 1024, 1),
+        },
+        "memory_mb": {name: round(value / MB, 1) for name, value in memory.items()},
         "pg_connections_per_action": round(window["pg"]["sessions"] / len(commits), 2)
         if commits
         else None,
@@ -580,8 +655,11 @@ def summary(row: dict, args) -> list[str]:
     s = row["server_cpu_ms_per_action"]
     c = row["cpu"]
     law = row["littles_law"]
-    ours = sum(c.get(k, 0) for k in ("gunicorn", "celery", "postgres", "redis", "client"))
-    return [
+    t = row["per_table"]
+    parts = args.server_parts
+    ours = sum(c.get(k, 0) for k in (*parts, "client"))
+    busy = ", ".join(f"{args.part_labels.get(k, k)} {c.get(k, 0)}" for k in parts)
+    lines = [
         f"- act over {row['act']}: {row['games']} games, one action per game every "
         f"{row['interval_s']:g} s ({row['arrivals']}): offered {row['offered_actions_per_second']} "
         f"actions/s, achieved {row['achieved_actions_per_second']} ({row['actions']} actions "
@@ -599,21 +677,32 @@ def summary(row: dict, args) -> list[str]:
         f"{law['pushes_in_flight_from_send']} moves between send and the opponent's push "
         f"({law['mean_push_from_send_ms']} ms mean); {row['requests_per_second']} HTTP "
         f"requests/s in all",
-        f"  CPUs busy: gunicorn {c.get('gunicorn', 0)}, postgres (whole server) "
-        f"{c.get('postgres', 0)}, redis {c.get('redis', 0)}, celery {c.get('celery', 0)}, "
-        f"client {c.get('client', 0)}; other processes "
+        f"  CPUs busy: {busy}, client {c.get('client', 0)}; other processes "
         f"{max(0.0, c.get('machine', 0) - ours):.2f}; machine {c.get('machine', 0)} of "
         f"{len(os.sched_getaffinity(0))}",
-        f"  server CPU per action: gunicorn {s['gunicorn']} ms, postgres {s['postgres']} ms, "
-        f"redis {s['redis']} ms, celery {s['celery']} ms (client "
+        "  server CPU per action: " + ", ".join(f"{k} {s[k]} ms" for k in parts) + " (client "
         f"{row['client_cpu_ms_per_action']} ms); this database alone: "
         f"{row['pg_active_ms_per_action']} ms of statements and "
         f"{row['pg_connections_per_action']} connections opened per action; client loop lag p99 "
         f"{row['client_loop_lag_p99_ms']} ms",
+        f"  per table: {t['server_millicpus']} thousandths of a CPU of the server "
+        f"({t['with_client_millicpus']} with the client) and {t['server_kb']} KB resident "
+        f"({t['with_client_kb']} with the client); resident MB at the window's end "
+        f"{json.dumps(row['memory_mb'], sort_keys=True)}",
         f"  {json.dumps(row['counts'], sort_keys=True)}; errors {row['errors']}; games "
         f"{row['games_finished']} ({row['forfeits']} forfeited at the end), settled "
         f"{row['settled']}",
     ]
+    if args.pieces:  # what each part of the cluster is made of
+        lines.insert(
+            5,
+            "  of which CPUs: "
+            + "; ".join(
+                f"{part} = " + " + ".join(f"{name} {c.get(name, 0)}" for name in names)
+                for part, names in args.pieces.items()
+            ),
+        )
+    return lines
 
 
 def markdown(rows: list[dict]) -> str:
@@ -657,6 +746,14 @@ def parse_args(argv=None):
     parser.add_argument(
         "--redis-db", type=int, default=None, help="default: REDIS_URL's number, else 14"
     )
+    parser.add_argument(
+        "--cluster",
+        type=Path,
+        metavar="DIR",
+        help="play against the running topology of `deploy/cluster/run start --dir DIR` "
+        "through its HAProxy, metering its processes (--workers, --asgi-threads, "
+        "--celery-concurrency and --redis-db are then the topology's own)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument("--keep-logs", action="store_true")
     args = parser.parse_args(argv)
@@ -671,6 +768,12 @@ def parse_args(argv=None):
             parser.error(f"--mix: unknown variant {name!r}")
         args.mix_list += [name] * int(weight or 1)
     args.acts = ["rest", "socket"] if args.act == "both" else [args.act]
+    if args.cluster:
+        args.server_parts, args.pieces = SERVER_PARTS, PIECES
+        args.part_labels = {"postgres": "postgres (primary + replica)"}
+    else:
+        args.server_parts, args.pieces = ONE_PROCESS_PARTS, {}
+        args.part_labels = {"postgres": "postgres (whole server)"}
     return args
 
 
@@ -679,21 +782,26 @@ def main(argv=None) -> int:
     exit_on_sigterm()
     random.seed(1)
     say(f"machine: {machine_summary()}")
-    stack = Stack(
-        StackConfig(
-            workers=args.workers,
-            asgi_threads=args.asgi_threads,
-            celery_concurrency=args.celery_concurrency,
-            redis_db=args.redis_db,
-            keep_logs=args.keep_logs,
-        ),
-        say=say,
-    )
-    say(
-        f"stack: {stack.describe()}, celery worker --concurrency {args.celery_concurrency}, "
-        f"Redis db {stack.redis_db}; {args.games} games, mix {args.mix}; one asyncio client "
-        "process"
-    )
+    stack: Stack | ClusterStack
+    if args.cluster:
+        stack = ClusterStack.running(args.cluster)
+        say(f"cluster: {stack.describe()}; {args.games} games, mix {args.mix}; one asyncio client")
+    else:
+        stack = Stack(
+            StackConfig(
+                workers=args.workers,
+                asgi_threads=args.asgi_threads,
+                celery_concurrency=args.celery_concurrency,
+                redis_db=args.redis_db,
+                keep_logs=args.keep_logs,
+            ),
+            say=say,
+        )
+        say(
+            f"stack: {stack.describe()}, celery worker --concurrency {args.celery_concurrency}, "
+            f"Redis db {stack.redis_db}; {args.games} games, mix {args.mix}; one asyncio client "
+            "process"
+        )
     rows, problems = [], []
     with stack:
         pairs = seed(stack, args.games, args.mix_list)
@@ -716,7 +824,7 @@ def main(argv=None) -> int:
         log_problems = stack.log_problems()
         if log_problems:
             problems.append("errors in the server/worker logs: " + " | ".join(log_problems))
-        if args.keep_logs:
+        if args.keep_logs and isinstance(stack, Stack):
             say(f"logs kept in {stack.logs}")
     say("")
     say(f"## Push latency: {stack.describe()}")
@@ -726,4 +834,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    run_script(main, stopped="stopped the server and worker, dropped the scratch database")
+    run_script(
+        main,
+        stopped="stopped what it started (the one-process stack: the server and worker; its "
+        "scratch database dropped)",
+    )

@@ -184,14 +184,20 @@ class KeepAliveClient:
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _proc_stat(pid: str) -> tuple[int, int, int] | None:
-    """(process group, own utime + stime, reaped children's cutime + cstime) in ticks."""
+def _proc_stat(pid: str) -> tuple[int, int, int, int] | None:
+    """(process group, own utime + stime, reaped children's cutime + cstime, parent) in
+    ticks."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = raw[raw.rindex(")") + 2 :].split()
-    return int(fields[2]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+    return (
+        int(fields[2]),
+        int(fields[11]) + int(fields[12]),
+        int(fields[13]) + int(fields[14]),
+        int(fields[1]),
+    )
 
 
 def _machine_busy() -> float:
@@ -199,6 +205,18 @@ def _machine_busy() -> float:
     cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq = (int(v) for v in cpu[:7])
     return (user + nice + system + irq + softirq) / TICK
+
+
+# The servers sampled by command line (not ours to group): PostgreSQL, Redis, and the
+# production topology's pooler and balancer (docs/deploy.md; 0 when they are not running).
+SAMPLED_SERVERS = ("postgres", "redis", "pgbouncer", "haproxy")
+# A request's server side: the web and everything it waits on.
+SERVER_PARTS = ("gunicorn", *SAMPLED_SERVERS)
+
+
+# PostgreSQL's streaming replication processes, on the primary and on a replica.
+REPLICATION = "replication"
+_REPLICATION_ROLES = (b"walsender", b"walreceiver", b"startup")
 
 
 class CpuMeter:
@@ -212,12 +230,27 @@ class CpuMeter:
     so the postmaster's
     reaped-children time (cutime/cstime) catches every backend that exits, and the live
     postgres processes are sampled twice a second. On a shared machine other sessions'
-    databases count too (an upper bound; the Redis figure likewise). ``client`` is this
-    process; ``machine`` the whole machine.
+    databases count too (an upper bound; the Redis figure likewise). ``pgbouncer`` and
+    ``haproxy``, when the topology of ``make cluster`` runs, are sampled the same way. A
+    group named like one of these (``redis``: a topology's own Redis) is that server: its
+    command-line namesakes (the machine's Redis, another topology's) are not counted.
+    ``client`` is this process; ``machine`` the whole machine.
+
+    After ``stop()``, ``postgres_servers`` has the CPUs of each PostgreSQL server alone (its
+    postmaster, whose reaped children count, and its live children: every backend is a
+    child of its postmaster), a part of ``postgres``: named by ``postmasters`` (name ->
+    postmaster pid, e.g. a topology's primary and replica), else by its data directory; the
+    streaming replication's processes (walsender, walreceiver, startup) apart, as
+    ``replication``: what a replica costs beside the primary's own work.
     """
 
     def __init__(
-        self, *, groups: dict[str, int], database: str = "", interval: float = 0.5
+        self,
+        *,
+        groups: dict[str, int],
+        database: str = "",
+        interval: float = 0.5,
+        postmasters: dict[str, int] | None = None,
     ) -> None:
         self.groups = groups
         self.database = database  # kept for the callers; the PostgreSQL figure is server-wide
@@ -225,7 +258,11 @@ class CpuMeter:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last: dict[tuple[str, int], int] = {}
-        self._sampled = {"postgres": 0, "redis": 0}
+        self._sampled = {name: 0 for name in SAMPLED_SERVERS if name not in groups}
+        self._servers = {pid: name for name, pid in (postmasters or {}).items()}
+        self._server_of: dict[int, str] = {}  # a sampled postgres pid -> its server's name
+        self._by_server = dict.fromkeys([*self._servers.values(), REPLICATION], 0)
+        self.postgres_servers: dict[str, float] = {}
 
     def _scan(self) -> tuple[dict[str, int], dict[tuple[str, int], int]]:
         by_pgid = {pgid: name for name, pgid in self.groups.items()}
@@ -237,7 +274,7 @@ class CpuMeter:
             stat = _proc_stat(entry)
             if stat is None:
                 continue
-            pgid, own, children = stat
+            pgid, own, children, parent = stat
             if pgid in by_pgid:
                 grouped[by_pgid[pgid]] += own + children
                 continue
@@ -247,16 +284,39 @@ class CpuMeter:
                 continue
             if cmdline.startswith(b"postgres: "):  # a backend or helper process
                 sampled[("postgres", int(entry))] = own
+                if any(role in cmdline for role in _REPLICATION_ROLES):
+                    self._server_of[int(entry)] = REPLICATION
+                else:
+                    self._server_of[int(entry)] = self._server_name(parent)
             elif b"postgres\0" in cmdline and b"-D\0" in cmdline:  # the postmaster
                 sampled[("postgres", int(entry))] = own + children
+                self._server_of[int(entry)] = self._server_name(int(entry), cmdline)
             elif cmdline.startswith(b"redis-server"):
                 sampled[("redis", int(entry))] = own
+            elif b"pgbouncer" in cmdline.split(b"\0", 1)[0]:
+                sampled[("pgbouncer", int(entry))] = own
+            elif b"haproxy" in cmdline.split(b"\0", 1)[0]:
+                sampled[("haproxy", int(entry))] = own
         return grouped, sampled
+
+    def _server_name(self, postmaster: int, cmdline: bytes | None = None) -> str:
+        """The name ``postmasters`` gave, else the server's data directory (``-D``)."""
+        if postmaster not in self._servers:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                args = (cmdline or Path(f"/proc/{postmaster}/cmdline").read_bytes()).split(b"\0")
+                self._servers[postmaster] = args[args.index(b"-D") + 1].decode(errors="replace")
+        return self._servers.get(postmaster, "")
 
     def _sample(self) -> dict[str, int]:
         grouped, sampled = self._scan()
         for key, ticks in sampled.items():
-            self._sampled[key[0]] += max(0, ticks - self._last.get(key, 0))
+            if key[0] not in self._sampled:  # a group of that name is metered instead
+                continue
+            delta = max(0, ticks - self._last.get(key, 0))
+            self._sampled[key[0]] += delta
+            server = self._server_of.get(key[1]) if key[0] == "postgres" else None
+            if server:
+                self._by_server[server] = self._by_server.get(server, 0) + delta
         self._last = sampled
         return grouped
 
@@ -283,6 +343,9 @@ class CpuMeter:
         used |= {name: ticks / TICK for name, ticks in self._sampled.items()}
         used["client"] = sum(os.times()[:2]) - self._client
         used["machine"] = _machine_busy() - self._machine
+        self.postgres_servers = {
+            name: round(ticks / TICK / seconds, 3) for name, ticks in self._by_server.items()
+        }
         return {name: round(value / seconds, 2) for name, value in used.items()}
 
 
@@ -301,6 +364,27 @@ def group_memory(pgid: int) -> dict[int, int]:
             line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
             found[int(entry)] = int(line.split()[1]) * 1024
     return found
+
+
+def process_rss(pid: int, field: str = "VmRSS") -> int:
+    """Resident bytes of one process (0 when it is gone): ``VmRSS``, or ``RssAnon`` for its
+    private memory alone (a PostgreSQL backend's RSS counts the shared buffers it touched)."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        status = Path(f"/proc/{pid}/status").read_text()
+        line = next(x for x in status.splitlines() if x.startswith(f"{field}:"))
+        return int(line.split()[1]) * 1024
+    return 0
+
+
+def process_tree_rss(pid: int, field: str = "VmRSS") -> int:
+    """``process_rss`` of one process and its children together (a PostgreSQL server: the
+    postmaster and every backend and helper it forked)."""
+    children = [
+        int(entry)
+        for entry in os.listdir("/proc")
+        if entry.isdigit() and (stat := _proc_stat(entry)) is not None and stat[3] == pid
+    ]
+    return sum(process_rss(p, field) for p in [pid, *children])
 
 
 def worker_pids(pgid: int) -> list[int]:
@@ -615,11 +699,16 @@ class Stack:
         request and per database call of a socket's consumer), and ``active_ms``, the time
         its backends spent running statements: the PostgreSQL work of this database alone, which the
         server-wide CPU figure cannot separate from other databases'."""
-        rows = self.sql(
-            "SELECT sessions, active_time FROM pg_stat_database WHERE datname = current_database()"
+        return database_stats(self.sql)
+
+    def postgres_memory(self) -> dict[str, int]:
+        """The private memory (RssAnon) of this database's backends: the shared buffers are
+        the server's, whatever it serves."""
+        backends = self.sql(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
         )
-        sessions, active = rows[0] if rows else (0, 0)
-        return {"sessions": float(sessions or 0), "active_ms": float(active or 0)}
+        return {"postgres": sum(process_rss(pid, "RssAnon") for (pid,) in backends)}
 
     def pids(self) -> dict[str, int]:
         groups = {}
@@ -634,16 +723,13 @@ class Stack:
 
     def log_problems(self, limit: int = 12) -> list[str]:
         """ERROR/CRITICAL lines and exception heads from the server and worker logs."""
-        found = []
-        pattern = re.compile(r"\b(ERROR|CRITICAL)\b|^\w*(Error|Exception):|Traceback")
-        for name in ("gunicorn.log", "celery.log"):
-            path = self.logs / name
-            if not path.exists():
-                continue
-            for line in path.read_text(errors="replace").splitlines():
-                if pattern.search(line):
-                    found.append(f"{name}: {line.strip()[:300]}")
-        return found if len(found) <= limit else [*found[:limit], f"... {len(found)} in all"]
+        paths = [self.logs / name for name in ("gunicorn.log", "celery.log")]
+        logs = {path.name: path.read_text(errors="replace") for path in paths if path.exists()}
+        return problem_lines(logs, limit)
+
+    def redis_info(self, section: str) -> dict:
+        """Redis's ``INFO`` section (the whole server's, e.g. ``memory``)."""
+        return self._redis().info(section)
 
     def _redis(self):
         import redis
@@ -668,6 +754,30 @@ class Stack:
 
         with psycopg.connect(self.server_url, autocommit=True, connect_timeout=10) as conn:
             conn.execute(statement)
+
+
+LOG_PROBLEM = re.compile(r"\b(ERROR|CRITICAL)\b|^\w*(Error|Exception):|Traceback")
+
+
+def problem_lines(logs: dict[str, str], limit: int = 12) -> list[str]:
+    """The ERROR/CRITICAL lines and exception heads of each log (its name -> its text)."""
+    found = [
+        f"{name}: {line.strip()[:300]}"
+        for name, text in logs.items()
+        for line in text.splitlines()
+        if LOG_PROBLEM.search(line)
+    ]
+    return found if len(found) <= limit else [*found[:limit], f"... {len(found)} in all"]
+
+
+def database_stats(sql) -> dict[str, float]:
+    """``sessions`` and ``active_ms`` of the database ``sql`` (a query function) runs in,
+    from pg_stat_database (``Stack.pg_stats``)."""
+    rows = sql(
+        "SELECT sessions, active_time FROM pg_stat_database WHERE datname = current_database()"
+    )
+    sessions, active = rows[0] if rows else (0, 0)
+    return {"sessions": float(sessions or 0), "active_ms": float(active or 0)}
 
 
 def machine_summary() -> str:

@@ -42,7 +42,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # live, harness
-from harness import gunicorn_command, start_group, stop_group, wait_healthy, worker_pids
+from harness import (
+    SEED_CODE,
+    Stack,
+    StackConfig,
+    free_port,
+    gunicorn_command,
+    start_group,
+    stop_group,
+    wait_healthy,
+    worker_pids,
+)
 from live import AsyncHttp, HttpError, open_socket, problem_slug, socket_url
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -173,6 +183,69 @@ def server_socket_inode(*, server_port: int, client_port: int) -> str | None:
     return None
 
 
+class PlatformStack(Stack):
+    """harness.Stack (a scratch database migrated and seeded, a Redis db, an operator) with
+    ``Platform`` for its processes: gunicorn, a Celery worker and beat, each of which a run
+    can stop or kill (bench_interrupted.py, bench_tournament.py)."""
+
+    def __init__(self, config: StackConfig, *, say=print) -> None:
+        super().__init__(config, say=say)
+        self.platform: Platform | None = None
+
+    def _start(self) -> None:
+        self._claim_redis()
+        self._create_database()
+        started = time.monotonic()
+        self.manage("migrate", "--noinput", "--verbosity", "0")
+        seed = self.manage("shell", "-c", SEED_CODE)
+        data = json.loads(next(x for x in seed.splitlines() if x.startswith("SEED "))[5:])
+        self.operator_key, self.staff = data["operator_key"], tuple(data["staff"])
+        took = time.monotonic() - started
+        self.say(f"scratch database {self.database} migrated and seeded in {took:.0f} s")
+        self.platform = Platform(env=self.env, logs=self.logs, port=free_port())
+        self.platform.start()
+        self.base_url = self.platform.base_url
+
+    def close(self) -> None:
+        if self.platform is not None:
+            self.platform.stop()
+        super().close()
+
+    def pids(self) -> dict[str, int]:
+        return {} if self.platform is None else self.platform.groups()
+
+    def log_problems(self, limit: int = 12) -> list[str]:
+        """Stack's, over the platform's logs (beat's too)."""
+        found = super().log_problems(limit=1_000_000)
+        beat = self.logs / "beat.log"
+        if beat.exists():
+            found += [
+                f"beat.log: {line.strip()[:300]}"
+                for line in beat.read_text(errors="replace").splitlines()
+                if "ERROR" in line or "Traceback" in line
+            ]
+        return found if len(found) <= limit else [*found[:limit], f"... {len(found)} in all"]
+
+    def second_operator(self) -> tuple[str, str]:
+        """A second operator (its API key and webhook secret), for seamless players."""
+        out = self.manage("shell", "-c", SECOND_OPERATOR)
+        data = json.loads(next(x for x in out.splitlines() if x.startswith("SEED "))[5:])
+        return data["key"], data["secret"]
+
+
+SECOND_OPERATOR = """
+import json, secrets
+from gin_platform.tenancy import services
+from gin_platform.tenancy.principals import Actor
+actor = Actor.system("bench")
+operator = services.operator_create(
+    name="Seamless", slug="seamless-" + secrets.token_hex(3), base_currency="EUR", actor=actor
+)
+key = services.api_key_create(operator=operator, name="bench", actor=actor).key
+print("SEED " + json.dumps({"key": key, "secret": operator.webhook_secret}))
+"""
+
+
 # --- Seeding over the operator API ---------------------------------------------------------
 KINDS: dict[str, dict] = {
     "ftk2": {"variant": "ftk", "seats": 2, "stake": "1.00"},
@@ -215,6 +288,34 @@ class Group:
         return KINDS[self.kind]["seats"]
 
 
+def player_seed(operator: ApiClient, ref: str, *, seamless_wallet=None) -> Player:
+    """A verified EUR player of ``operator`` with ``DEPOSIT`` to play with (a deposit, or a
+    balance in ``seamless_wallet``) and a six-hour session."""
+    body = operator.write(
+        "POST",
+        "/api/v1/players",
+        {
+            "external_ref": ref,
+            "display_name": ref,
+            "wallet_currency": "EUR",
+            "display_currency": "EUR",
+            "kyc_status": "verified",
+        },
+    )
+    if seamless_wallet is not None:
+        seamless_wallet.set_balance(ref, DEPOSIT)
+    else:
+        operator.write(
+            "POST",
+            f"/api/v1/players/{body['id']}/deposits",
+            {"amount": DEPOSIT, "currency": "EUR"},
+        )
+    session = operator.write(
+        "POST", f"/api/v1/players/{body['id']}/sessions", {"ttl_seconds": 6 * 3600}
+    )
+    return Player(body["id"], ref, session["token"])
+
+
 def seed_groups(
     base_url: str,
     operator_key: str,
@@ -232,29 +333,7 @@ def seed_groups(
     operator = ApiClient(base_url, token=operator_key)
 
     def player(ref: str) -> Player:
-        body = operator.write(
-            "POST",
-            "/api/v1/players",
-            {
-                "external_ref": ref,
-                "display_name": ref,
-                "wallet_currency": "EUR",
-                "display_currency": "EUR",
-                "kyc_status": "verified",
-            },
-        )
-        if seamless_wallet is not None:
-            seamless_wallet.set_balance(ref, DEPOSIT)
-        else:
-            operator.write(
-                "POST",
-                f"/api/v1/players/{body['id']}/deposits",
-                {"amount": DEPOSIT, "currency": "EUR"},
-            )
-        session = operator.write(
-            "POST", f"/api/v1/players/{body['id']}/sessions", {"ttl_seconds": 6 * 3600}
-        )
-        return Player(body["id"], ref, session["token"])
+        return player_seed(operator, ref, seamless_wallet=seamless_wallet)
 
     def group(index: int) -> Group:
         kind = kinds[index]
@@ -481,6 +560,8 @@ class Table:
     give_up_after: float = 900.0  # a game still running by then is abandoned (an error)
     no_knock: bool = False  # the seats still here never go out (past-grace: the forfeit comes)
     gate: asyncio.Event | None = None  # while cleared, no socket opens (stop-all)
+    # The players' HTTP client (bench_chaos.py's records every answer it gets).
+    http: type[AsyncHttp] = AsyncHttp
 
 
 def bot_move(hand: dict, *, no_knock: bool) -> dict:
@@ -491,7 +572,7 @@ def bot_move(hand: dict, *, no_knock: bool) -> dict:
     return choose_action_from_view(hand)
 
 
-async def call(http: AsyncHttp, method: str, path: str, body=None, *, until: float) -> dict:
+async def call(http: AsyncHttp, method: str, path: str, body=None, *, until: float):
     """A request that must succeed, tried again while the server is away (no answer, 502,
     503) until ``until``."""
     while True:
@@ -499,7 +580,7 @@ async def call(http: AsyncHttp, method: str, path: str, body=None, *, until: flo
             status, answer = await http.request(method, path, body)
         except HttpError:
             status, answer = 0, None
-        if 200 <= status < 300 and isinstance(answer, dict):
+        if 200 <= status < 300 and isinstance(answer, dict | list):
             return answer
         if status not in (0, 502, 503) or time.monotonic() > until:
             raise Gone(f"{method} {path}: HTTP {status} {problem_slug(answer)}")
@@ -511,7 +592,7 @@ async def play_game(table: Table, group: Group, drop: Drop | None) -> GameRecord
     record = GameRecord(group.index, group.kind, group.wallet, drop=drop)
     record.started = time.monotonic()
     until = record.started + table.give_up_after
-    https = {p.id: AsyncHttp(table.base_url, p.token) for p in group.players}
+    https = {p.id: table.http(table.base_url, p.token) for p in group.players}
     conns: dict[int, Conn] = {}
     try:
         first = https[group.players[0].id]
@@ -534,7 +615,7 @@ async def play_game(table: Table, group: Group, drop: Drop | None) -> GameRecord
         for seat, player in seats.items():
             conns[seat] = Conn(https[player.id], ws_base, record.match_id, record, table.gate)
             await conns[seat].connect(until=until)
-        await _play(table, record, conns, until)
+        await play_seated(table, record, conns, until)
     except Gone as exc:
         record.error = str(exc)
     except Exception as exc:  # a bug in the client: recorded, the run carries on
@@ -548,7 +629,11 @@ async def play_game(table: Table, group: Group, drop: Drop | None) -> GameRecord
     return record
 
 
-async def _play(table: Table, record: GameRecord, conns: dict[int, Conn], until: float) -> None:
+async def play_seated(
+    table: Table, record: GameRecord, conns: dict[int, Conn], until: float
+) -> None:
+    """Play the match of ``conns`` (a connected socket per seat) to its end: each move the
+    bot's, on the mover's socket; ``record.drop`` makes its seat go away on its turn."""
     drop, away = record.drop, None
     moves: Counter = Counter()
     while True:

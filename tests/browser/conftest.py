@@ -195,6 +195,13 @@ def _keep_failure(name: str, contexts: list, console: list[str], server: LiveSer
     for number, page in enumerate(pages):
         with contextlib.suppress(Exception):  # a crashed page must not hide the failure
             page.screenshot(path=str(ARTIFACTS / f"failed-{safe}-{number}.png"), full_page=True)
+    for number, page in enumerate(pages):
+        # What the player saw (an alert's problem, the screen it stopped on) tells a refused
+        # request from a push that never came.
+        with contextlib.suppress(Exception):
+            text = page.locator("main").inner_text(timeout=2000)
+            alerts = page.get_by_role("alert").all_inner_texts()
+            print(f"\n--- page {number} at {page.url} ---\nalerts: {alerts}\n{text[:1500]}")
     print(f"\n--- console of the pages of {name} ---")
     print("\n".join(console[-80:]) or "(nothing)")
     if server.log is not None and server.log.exists():

@@ -1,12 +1,19 @@
-"""docs/fairness.md "The tournament draw": its stand-alone verifier, run exactly as written
-there with nothing imported for it, draws what the engine draws (R14)."""
+"""docs/fairness.md "The tournament draw": its stand-alone verifiers, run exactly as written
+there with nothing imported for them, draw what the engine draws (R14) and seed what it
+seeds (R14 seeded by rating)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from tournaments.engine import draw_order, new_server_seed, seed_commitment
+from tournaments.engine import (
+    bracket_opening,
+    bracket_shape,
+    draw_order,
+    new_server_seed,
+    seed_commitment,
+)
 
 FAIRNESS_DOC = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 
@@ -46,3 +53,42 @@ def test_the_pages_commitment_check():
     assert seed_matches(seed, seed_commitment(seed))
     assert seed_matches(seed, seed_commitment(seed).upper())
     assert not seed_matches(new_server_seed(), seed_commitment(seed))
+
+
+def seeded_verifier() -> dict:
+    """The page's seeded block, run after the draw's block in one namespace of their own (it
+    calls ``tournament_draw``): the standard library only, as written there."""
+    namespace = draw_verifier()
+    blocks = re.findall(r"^```python\n(.*?)^```$", FAIRNESS_DOC.read_text(), re.S | re.M)
+    (block,) = [block for block in blocks if "def seeded_first_round(" in block]
+    exec(compile(block, str(FAIRNESS_DOC), "exec"), namespace)
+    return namespace
+
+
+def test_the_pages_seeded_verifier_seeds_what_the_engine_seeds():
+    page = seeded_verifier()
+    for seats, advance in ((2, 1), (3, 1), (4, 1), (4, 2)):
+        for size in (2, 3, 4, 5, 6, 7, 11, 16, 17, 33, 64, 100, 300):
+            entries = [f"player-{number}" for number in range(size)]
+            ratings = {entry: 1400.0 + (index * 37) % 300 for index, entry in enumerate(entries)}
+            seed = new_server_seed()
+            seeds, tables = bracket_opening(
+                bracket_shape(entries=size, seats=seats, advance=advance),
+                seed=seed,
+                entries=entries,
+                ratings=ratings,
+            )
+            assert page["seeds"](seed, entries, ratings) == list(seeds)
+            found = page["seeded_first_round"](list(seeds), seats, advance)
+            assert [tuple(table) for table in found] == list(tables), (seats, advance, size)
+
+
+def test_the_pages_seeded_known_answer():
+    page = seeded_verifier()
+    entries = range(1, 12)
+    ratings = {entry: 1600.0 if entry == 7 else 1500.0 for entry in entries}
+    seeds = page["seeds"]("0" * 64, entries, ratings)
+    tables = page["seeded_first_round"](seeds, 2, 1)
+    text = " ".join(FAIRNESS_DOC.read_text().split())
+    assert f"`{' '.join(map(str, seeds))}`" in text
+    assert f"`{' | '.join(' '.join(map(str, table)) for table in tables)}`" in text

@@ -18,6 +18,7 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 
 

@@ -17,9 +17,7 @@ full scale: docs/benchmarks.md).
 from __future__ import annotations
 
 import asyncio
-import os
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -27,11 +25,10 @@ from django.db import connection
 
 from games.models import HandEvent, Match, TurnProtection
 from gin_platform.models import Outage
-from gin_platform.request_path.cache import redis_client
 from gin_platform.tenancy.services import api_key_create
 from tests.benchmarks.interrupted import Drop, Platform, Table, play_game, seed_groups
 from tests.factories import SYSTEM
-from tests.servers import database_url, free_port
+from tests.live_platform import live_platform
 from wallet.selectors import reconciliation
 
 pytestmark = [
@@ -52,35 +49,19 @@ STOP_SECONDS = 12
 
 @pytest.fixture(scope="module")
 def platform(django_db_setup, tmp_path_factory) -> Iterator[Platform]:
-    prefix = f"r13live-{uuid.uuid4().hex[:8]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(connection.settings_dict),
-        "GIN_ENV": "development",
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_ACCESSLOG": "",
-        "CACHE_KEY_PREFIX": prefix,
-        "CHANNEL_LAYER_PREFIX": f"{prefix}:ws",
-        "THROTTLE_PLAYER": "100000/min",
-        "THROTTLE_OPERATOR": "100000/min",
-        # A dropped seat is disconnected 3 s after its last request; graces are not capped.
-        "PRESENCE_TIMEOUT_SECONDS": "3",
-        "GAMES_PROTECTIONS_PER_DAY": "1000",
-        # A short stop is an outage: a web beat every second, a gap of 6 s is one.
-        "PLATFORM_HEARTBEAT_SECONDS": "1",
-        "PLATFORM_OUTAGE_AFTER_SECONDS": "6",
-    }
-    env.pop("CELERY_BROKER_URL", None)  # the broker is this worker's Redis database
-    running = Platform(env=env, logs=tmp_path_factory.mktemp("r13-live"), port=free_port())
-    try:
-        running.start()
+    # A dropped seat is disconnected 3 s after its last request; graces are not capped. A
+    # short stop is an outage: a web beat every second, a gap of 6 s is one.
+    with live_platform(
+        "r13live",
+        tmp_path_factory.mktemp("r13-live"),
+        THROTTLE_PLAYER="100000/min",
+        THROTTLE_OPERATOR="100000/min",
+        PRESENCE_TIMEOUT_SECONDS="3",
+        GAMES_PROTECTIONS_PER_DAY="1000",
+        PLATFORM_HEARTBEAT_SECONDS="1",
+        PLATFORM_OUTAGE_AFTER_SECONDS="6",
+    ) as running:
         yield running
-    finally:
-        running.stop()
-        client = redis_client()
-        if client is not None:  # the servers' cache keys, what beat queued and nobody took
-            client.delete("celery", "unacked", "unacked_index", *client.keys(f"{prefix}:*"))
 
 
 def _groups(platform: Platform, operator, kinds: list[str]):

@@ -35,6 +35,7 @@ def test_a_waiting_match_shows_no_hand(alice, practice_table):
             "display_name": "Alice",
             "screen_name": None,
             "operator": None,
+            "bot_level": None,
         }
     ]
 

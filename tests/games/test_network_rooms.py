@@ -51,6 +51,9 @@ def test_a_network_room_never_has_the_house_bot(db):
     network_make()
     with pytest.raises(ValidationProblem):
         network_room_make(is_practice=True, currency=None, stake=100, bot_enabled=True)
+    with pytest.raises(ValidationProblem) as refused:
+        network_room_make(is_practice=True, currency=None, stake=100, bot_level="strong")
+    assert list(refused.value.extensions["errors"]) == ["bot_level"]
 
 
 def test_an_operator_joins_offers_rooms_one_by_one_and_leaves():

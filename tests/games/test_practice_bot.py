@@ -217,23 +217,23 @@ def test_the_bot_decides_from_its_own_player_view_only(
     alice, practice_table, seeds, django_capture_on_commit_callbacks, monkeypatch
 ):
     seen: list[dict] = []
-    real = engine.choose_action_from_view
+    real = engine.choose_bot_action
 
-    def spy(view_):
+    def spy(view_, **kwargs):
         seen.append(view_)
-        return real(view_)
+        return real(view_, **kwargs)
 
     def no_peeking(*args, **kwargs):  # the full-state bot would see the opponent's cards
         raise AssertionError("the house bot used the full hand state")
 
-    monkeypatch.setattr(engine, "choose_action_from_view", spy)
+    monkeypatch.setattr(engine, "choose_bot_action", spy)
     monkeypatch.setattr(engine, "choose_action", no_peeking)
     match, bot = _bot_game(alice, practice_table, django_capture_on_commit_callbacks, execute=True)
     for _ in range(6):
         look = view(alice, match.pk).json()
         if look["match"]["status"] != "running":
             break
-        move = real(look["hand"])
+        move = engine.choose_action_from_view(look["hand"])
         with django_capture_on_commit_callbacks(execute=True):
             act(alice, match.pk, **move, expected_seq=look["seq"])
     assert seen

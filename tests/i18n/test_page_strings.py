@@ -18,28 +18,34 @@ from tests.i18n.page_strings import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-# The table page's and the tournament page's (docs/play.md "Tournaments").
+# The table page's, the tournament page's and the leaderboard page's (docs/play.md
+# "Tournaments", "Leaderboards").
 MODULES = sorted(
     [
         *(ROOT / "games/static/games/play").glob("*.js"),
         *(ROOT / "tournaments/static/tournaments/play").glob("*.js"),
+        *(ROOT / "leaderboards/static/leaderboards/play").glob("*.js"),
     ]
 )
 TEMPLATES = sorted(
     [
         *(ROOT / "games/templates/games").glob("*.html"),
         *(ROOT / "tournaments/templates/tournaments").glob("*.html"),
+        *(ROOT / "leaderboards/templates/leaderboards").glob("*.html"),
     ]
 )
 
 
-def test_the_checks_cover_both_pages():
-    """The tournament page's modules and template are checked like the table page's."""
+def test_the_checks_cover_every_page():
+    """The tournament and leaderboard pages' modules and templates are checked like the
+    table page's."""
     names = {path.relative_to(ROOT).as_posix() for path in [*MODULES, *TEMPLATES]}
     assert {
         "tournaments/static/tournaments/play/tournaments.js",
         "tournaments/static/tournaments/play/bracket.js",
         "tournaments/templates/tournaments/play.html",
+        "leaderboards/static/leaderboards/play/leaderboards.js",
+        "leaderboards/templates/leaderboards/play.html",
         "games/static/games/play/app.js",
         "games/templates/games/play.html",
     } <= names

@@ -12,23 +12,19 @@ the player's own socket. The band's own arithmetic is tested on a frozen clock
 from __future__ import annotations
 
 import json
-import os
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
 import requests
-from django.db import connection
 from websockets.sync.client import connect
 
 from games.models import Match
-from gin_platform.request_path.cache import redis_client
 from gin_platform.tenancy.services import player_session_create, socket_ticket_create
 from tests.benchmarks.interrupted import Platform
 from tests.factories import SYSTEM, OperatorFactory
+from tests.live_platform import live_platform
 from tests.matchmaking.world import FTK, ftk_room, rated_client
-from tests.servers import database_url, free_port
 
 pytestmark = [
     pytest.mark.postgres,
@@ -39,27 +35,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def platform(django_db_setup, tmp_path_factory) -> Iterator[Platform]:
-    prefix = f"quickseat-{uuid.uuid4().hex[:8]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(connection.settings_dict),
-        "GIN_ENV": "development",
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_ACCESSLOG": "",
-        "CACHE_KEY_PREFIX": prefix,
-        "CHANNEL_LAYER_PREFIX": f"{prefix}:ws",
-    }
-    env.pop("CELERY_BROKER_URL", None)  # the broker is this worker's Redis database
-    running = Platform(env=env, logs=tmp_path_factory.mktemp("quick-seat"), port=free_port())
-    try:
-        running.start()
+    with live_platform("quickseat", tmp_path_factory.mktemp("quick-seat")) as running:
         yield running
-    finally:
-        running.stop()
-        client = redis_client()
-        if client is not None:  # the servers' cache keys, what beat queued and nobody took
-            client.delete("celery", "unacked", "unacked_index", *client.keys(f"{prefix}:*"))
 
 
 def _http(player) -> requests.Session:

@@ -27,6 +27,7 @@ PACKAGES = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 
 
@@ -153,6 +154,16 @@ MATCHMAKING_LAYERS = (
     "matchmaking's layers: api and tasks, then services, presenters, selectors, problems, the "
     "pairing, models"
 )
+RATINGS_NO_TOURNAMENTS = (
+    "ratings never imports tournaments (tournaments read ratings.selectors to seed a bracket)"
+)
+NO_LEADERBOARDS = "Nothing imports leaderboards (they read ratings' and tournaments' selectors)"
+LEADERBOARD_PERIODS = (
+    "The leaderboards' periods (leaderboards.periods) import only the standard library"
+)
+LEADERBOARD_LAYERS = (
+    "leaderboards' layers: api and the page, then services, selectors, problems, periods"
+)
 GAMES_LAYERS = "games' layers: entry points, then services, pushes, presenters, selectors, models"
 PLATFORM_LAYERS = (
     "gin_platform's layers: api, admin, tasks and commands, then services, selectors, models"
@@ -196,6 +207,17 @@ BREAKS = [
     ("games/probe.py", "from matchmaking import services", NO_MATCHMAKING),
     ("ratings/probe.py", "import matchmaking.models", NO_MATCHMAKING),
     ("tournaments/probe.py", "from matchmaking import selectors", NO_MATCHMAKING),
+    ("ratings/probe.py", "from tournaments import selectors", RATINGS_NO_TOURNAMENTS),
+    ("tournaments/probe.py", "from leaderboards import selectors", NO_LEADERBOARDS),
+    ("ratings/probe.py", "import leaderboards.periods", NO_LEADERBOARDS),
+    ("games/probe.py", "from leaderboards import services", NO_LEADERBOARDS),
+    ("wallet/probe.py", "import leaderboards.selectors", WALLET),
+    ("gin_platform/probe.py", "from leaderboards import selectors", WIRING),
+    ("leaderboards/periods.py", "import django", LEADERBOARD_PERIODS),
+    ("leaderboards/periods.py", "from ratings import models", LEADERBOARD_PERIODS),
+    ("leaderboards/selectors.py", "from leaderboards import services", LEADERBOARD_LAYERS),
+    ("leaderboards/services.py", "from leaderboards.api import views", LEADERBOARD_LAYERS),
+    ("leaderboards/problems.py", "from leaderboards import selectors", LEADERBOARD_LAYERS),
     ("matchmaking/bands.py", "import django", MATCHMAKING_BANDS),
     ("matchmaking/bands.py", "from games import engine", MATCHMAKING_BANDS),
     ("matchmaking/bands.py", "from matchmaking import models", MATCHMAKING_BANDS),

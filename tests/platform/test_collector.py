@@ -13,7 +13,10 @@ import pytest
 from celery import signals
 
 from gin_platform.project.celery import keep_the_application_out_of_collections
-from gin_platform.request_path.collector import loaded_application_frozen
+from gin_platform.request_path.collector import (
+    YOUNG_COLLECTION_THRESHOLD,
+    loaded_application_frozen,
+)
 
 
 class Node:
@@ -27,9 +30,12 @@ def _is_tracked_by_the_collector(obj: object) -> bool:
 
 @pytest.fixture
 def thawed():
-    """Each test freezes this process's heap; give it back to the collector afterwards."""
+    """Each test freezes this process's heap; give it back to the collector afterwards, with
+    its thresholds as they were."""
+    thresholds = gc.get_threshold()
     yield
     gc.unfreeze()
+    gc.set_threshold(*thresholds)
 
 
 @contextmanager
@@ -50,6 +56,7 @@ def test_what_is_loaded_is_frozen_and_later_garbage_is_still_collected(thawed):
     with other_threads_held():
         assert loaded_application_frozen() == gc.get_freeze_count() > 0
     assert not _is_tracked_by_the_collector(loaded)  # no collection traverses it again
+    assert gc.get_threshold()[0] == YOUNG_COLLECTION_THRESHOLD
     # a cycle made afterwards, then dropped, is found and freed as before
     first, second = Node(), Node()
     first.other, second.other = second, first

@@ -114,6 +114,27 @@ def test_what_a_plain_view_raises_under_the_api_is_a_problem(client, debug, path
     assert_no_debug_page(response)
 
 
+@pytest.mark.parametrize("path", ["database-gone", "database-gone-api", "connection-closed"])
+@override_settings(ROOT_URLCONF="tests.platform.error_urls")
+def test_a_lost_database_connection_is_a_503_to_try_again_not_a_500(client, caplog, path):
+    """PostgreSQL or PgBouncer restarting, a failover: the request did not break the server,
+    the client tries again (the chaos run, docs/deploy.md, met these as 500s)."""
+    with caplog.at_level(logging.INFO):
+        response = client.get(f"/api/v1/test-errors/{path}")
+    assert_problem(response, 503, "database-unavailable")
+    assert response["Retry-After"] == "2"
+    assert [r.levelno for r in caplog.records if r.name.startswith("gin_platform")] == [
+        logging.WARNING
+    ]
+    assert all(record.exc_info is None for record in caplog.records)
+
+
+@override_settings(ROOT_URLCONF="tests.platform.error_urls")
+def test_a_statement_the_database_refused_stays_a_500(client):
+    """A deadlock (or any error the server answered a statement with) is the request's."""
+    assert_problem(client.get("/api/v1/test-errors/deadlock"), 500, "server-error")
+
+
 @DEBUG_ON_AND_OFF
 @override_settings(ROOT_URLCONF="tests.platform.error_urls")
 def test_a_plain_views_405_is_a_problem_with_allow(client, debug):

@@ -85,6 +85,7 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 for package in APPS:
     for module in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):

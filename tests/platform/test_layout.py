@@ -78,6 +78,7 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 
 

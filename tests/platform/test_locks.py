@@ -23,6 +23,7 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 # Runs querysets the locks modules build (compiled once), and refuses a lock outside a
 # transaction as the ORM does; it builds no lock of its own.

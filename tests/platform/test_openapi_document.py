@@ -33,6 +33,7 @@ APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 WRITES = ("post", "put", "patch", "delete")
@@ -207,7 +208,14 @@ def test_throttled_operations_document_the_rate_limit_headers(document):
 # to each operator concerned: integrity.services.events.event_send): the calls
 # of the relay are read instead of the relay's own.
 # event_send: integrity's, to each operator; entry_event and tournament_event: tournaments'.
-RELAYS = ("match_event_enqueue", "event_send", "entry_event", "tournament_event")
+RELAYS = (
+    "match_event_enqueue",
+    "event_send",
+    "entry_event",
+    "entries_tell",
+    "tournament_event",
+    "webhook_enqueue_many",
+)
 # webhook_enqueue's own halves: a caller that writes the event row itself (settlement) builds
 # it with webhook_event_build, whose calls are read too; the module's own call is a relay.
 SENDERS = ("webhook_enqueue", "webhook_enqueue_after_rollback", "webhook_event_build", *RELAYS)

@@ -512,6 +512,8 @@ OPERATOR_CALLS: dict[str, dict[str, object]] = {
     # Ratings (docs/ratings.md).
     "player-ratings": {"get": None},
     "player-rating-history": {"get": None},
+    # Leaderboards (docs/leaderboards.md): the operator's own board (its players only).
+    "leaderboards": {"get": None},
     # A ticket for the operator's own watching socket (docs/realtime.md "Tickets").
     "socket-ticket-create": {"post": None},
 }

@@ -20,6 +20,7 @@ PROJECT_APPS = (
     "tournaments",
     "ratings",
     "matchmaking",
+    "leaderboards",
 )
 
 

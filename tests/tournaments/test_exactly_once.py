@@ -4,9 +4,12 @@ a late message or a second sweep, changes nothing and pays nothing twice."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection, transaction
 
 from games.models import Match, Seat
 from games.services.timers import match_resign
@@ -14,7 +17,9 @@ from games.services.tournament_matches import tournament_no_shows_sweep, tournam
 from tests.factories import SYSTEM, OperatorFactory
 from tests.tournaments.test_lifecycle import funded_player, play_out, sit_and_go
 from tournaments import receivers
+from tournaments.locks import lock_tournament
 from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.services import lifecycle
 from tournaments.services.lifecycle import match_result_take
 from tournaments.services.registration import entry_register
 from tournaments.services.sweep import tournaments_sweep
@@ -30,8 +35,8 @@ def test_a_lost_result_is_taken_by_the_sweep_and_only_once(monkeypatch) -> None:
     for player in players:
         entry_register(player=player, tournament=tournament, actor=SYSTEM)
     lost: list[int] = []
-    monkeypatch.setattr(
-        receivers, "enqueue_on_commit", lambda task, match_id: lost.append(match_id)
+    monkeypatch.setattr(  # the process that ended the match is killed before it takes it
+        receivers, "on_commit_logged", lambda callback, what: lost.append(callback.args[0])
     )
     table = BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")[0]
     for seat in Seat.objects.filter(match=table.match):
@@ -88,3 +93,85 @@ def test_absent_players_are_out_and_a_table_nobody_came_to_sends_nobody_on() -> 
     out = Entry.objects.filter(tournament=tournament, out_reason=Entry.OutReason.ABSENT)
     assert out.count() == 3
     assert set(out.values_list("place_from", "place_to")) == {(2, 4)}
+
+
+def two_results_held_back(monkeypatch) -> tuple[Tournament, list, list[int], list]:
+    """Two round-1 matches of an 8-entry sit and go ended, their after-commit takes held back
+    (returned, in table order), the tasks they would queue recorded."""
+    operator = OperatorFactory()
+    players = [funded_player(operator) for _ in range(8)]
+    tournament = sit_and_go(operator, entries=8)
+    for player in players:
+        entry_register(player=player, tournament=tournament, actor=SYSTEM)
+    queued: list[int] = []
+    monkeypatch.setattr(receivers, "enqueue", lambda task, match_id: queued.append(match_id))
+    held: list = []
+    monkeypatch.setattr(receivers, "on_commit_logged", lambda callback, what: held.append(callback))
+    tables = list(
+        BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")[:2]
+    )
+    for table in tables:
+        for seat in Seat.objects.filter(match=table.match):
+            tournament_seat_claim(player=seat.player, match=table.match, actor=SYSTEM)
+        match_resign(seat=Seat.objects.filter(match=table.match).first(), actor=SYSTEM)
+    assert len(held) == 2
+    return tournament, tables, queued, held
+
+
+def lock_held_for(tournament: Tournament, seconds: float) -> threading.Thread:
+    """Another transaction holding the tournament's lock for ``seconds``, from its return."""
+    locked = threading.Event()
+
+    def another_holds_the_lock() -> None:
+        try:
+            with transaction.atomic():
+                lock_tournament(tournament.pk)
+                locked.set()
+                time.sleep(seconds)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=another_holds_the_lock)
+    holder.start()
+    assert locked.wait(10)
+    return holder
+
+
+@pytest.mark.postgres
+def test_where_a_match_ends_it_waits_for_the_lock_and_takes_every_result_come_in(
+    monkeypatch,
+) -> None:
+    """A round's matches end together: a taker finding the tournament's lock held waits for
+    it, then takes every result come in (its own and the other's), in bracket order; the
+    other's taker then finds nothing left to take. Nothing goes to a worker's queue."""
+    tournament, (first, second), queued, held = two_results_held_back(monkeypatch)
+    holder = lock_held_for(tournament, 0.5)
+    waited = time.monotonic()
+    held[1]()  # waits for the holder's commit, then takes both
+    assert time.monotonic() - waited >= 0.3
+    holder.join()
+    statuses = BracketTable.objects.filter(pk__in=[first.pk, second.pk]).values_list(
+        "status", flat=True
+    )
+    assert set(statuses) == {BracketTable.Status.FINISHED}
+    fed = BracketTable.objects.get(tournament=tournament, round=2, number=1)
+    assert fed.status == BracketTable.Status.PLAYING  # both feeders done: seated at once
+    held[0]()  # its result was taken: nothing to do, nothing queued
+    assert queued == []
+    assert not match_result_take(match_id=first.match_id, actor=SYSTEM)  # a late task: nothing
+
+
+@pytest.mark.postgres
+def test_a_lock_held_past_the_wait_leaves_the_result_to_the_task(monkeypatch) -> None:
+    """A start or a round's prizes can hold the lock for seconds: the move that ended the
+    match does not wait past ``RESULT_LOCK_WAIT``; its result goes to the task, whole."""
+    monkeypatch.setattr(lifecycle, "RESULT_LOCK_WAIT", 0.2)
+    tournament, (first, _), queued, held = two_results_held_back(monkeypatch)
+    holder = lock_held_for(tournament, 2.0)
+    waited = time.monotonic()
+    held[0]()
+    assert time.monotonic() - waited < 1.5
+    assert queued == [first.match_id]
+    holder.join()
+    assert BracketTable.objects.get(pk=first.pk).status == BracketTable.Status.PLAYING
+    assert match_result_take(match_id=first.match_id, actor=SYSTEM)  # the task takes it

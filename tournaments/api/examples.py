@@ -61,10 +61,14 @@ TOURNAMENT = {
     "rounds": 0,
     "seed_commitment": "5d41402abc4b2a76b9719d911017c592e4b0d6b1f6a0b0c7e5c2f9e4a1d3b7c9",
     "seed": None,
+    "seeding": "draw",
     "cancel_reason": "",
     "satellite_for": None,
+    "my_ticket": None,
     "prizes": [{"place": 1, "prize": _eur("1000.00"), "ticket": False}],
 }
+# A player's view: they hold a ticket worth the whole entry (buy-in 10.00 + fee 1.00).
+MY_TICKET = {"value": _eur("11.00"), "covers_entry": True}
 ENTRY = {
     "tournament_id": 12,
     "number": 37,
@@ -74,6 +78,7 @@ ENTRY = {
     "paid": _eur("11.00"),
     "registered_at": "2026-12-06T18:40:00Z",
     "draw_position": None,
+    "seed_rating": None,
     "round_out": None,
     "out_reason": "",
     "place_from": None,
@@ -83,8 +88,20 @@ ENTRY = {
     "match_id": None,
 }
 
+SEEDED_REQUEST = {
+    "name": "Friday Masters",
+    "kind": "sit_and_go",
+    "seats": 2,
+    "currency": "EUR",
+    "buy_in": "20.00",
+    "entry_fee": "2.00",
+    "max_entries": 16,
+    "seeding": "rating",
+    "round_settings": [{"variant": "match", "target": 100}],
+}
 CREATE = [
     _request("A scheduled knockout with a guarantee", CREATE_REQUEST),
+    _request("A sit and go seeded by rating (R15): 1 plays 16, 8 plays 9, ...", SEEDED_REQUEST),
     _response("Created; registration open", TOURNAMENT, 201),
 ]
 CANCEL = [
@@ -92,6 +109,17 @@ CANCEL = [
         "Cancelled before any result: every entry refunded",
         {**TOURNAMENT, "status": "cancelled", "cancel_reason": "operator", "seed": "9f2c" * 16},
     )
+]
+_LISTED = {key: value for key, value in TOURNAMENT.items() if key != "prizes"}
+LIST = [
+    _response(
+        "A player's lobby: a tournament they hold a ticket to", {**_LISTED, "my_ticket": MY_TICKET}
+    ),
+    _response("An operator's lobby (`my_ticket` is a player's only)", _LISTED),
+]
+DETAIL = [
+    _response("A player holding a ticket worth the entry", {**TOURNAMENT, "my_ticket": MY_TICKET}),
+    _response("A player holding none, or an operator", TOURNAMENT),
 ]
 ENTRY_CREATE = [
     _request("Your player, paid from their wallet", {"player_id": ENTRY["player_id"]}),
@@ -171,6 +199,7 @@ _OPTIONS = {
     "turn_seconds": 30,
     "rules": {},
     "satellite_for": None,
+    "seeding": "draw",
 }
 STAFF_REQUEST = {
     "id": 31,

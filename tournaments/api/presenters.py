@@ -3,7 +3,8 @@
 Players are named as at the tables (games' ``seat_identity``): at an operator's own
 tournament by display name; at a network tournament by screen name only, unless the viewer
 is the player's own operator. An operator's own players also carry their ``player_id``.
-The seed is shown only once the tournament has ended. A statement holds the player's own
+The seed is shown only once the tournament has ended. A player's own ticket to a tournament
+(``my_ticket``) is shown to that player only. A statement holds the player's own
 lines only; staff's requests say who proposed and decided them.
 """
 
@@ -19,7 +20,9 @@ from tournaments.models import BracketTable, Entry, Tournament, TournamentReques
 from tournaments.selectors import EntryStatement
 
 
-def tournament_dict(tournament: Tournament) -> dict[str, Any]:
+def tournament_dict(tournament: Tournament, *, ticket: int | None = None) -> dict[str, Any]:
+    """The tournament; ``ticket``: what the calling player's ticket to it is worth (None: an
+    operator, a player holding none, or a watch socket's frame, which is per operator)."""
     currency = tournament.currency
     started = tournament.started_at is not None
     ended = tournament.status in Tournament.ENDED_STATUSES
@@ -50,8 +53,20 @@ def tournament_dict(tournament: Tournament) -> dict[str, Any]:
         "rounds": tournament.rounds,
         "seed_commitment": tournament.seed_commitment,
         "seed": tournament.seed if ended else None,
+        "seeding": tournament.seeding,
         "cancel_reason": tournament.cancel_reason,
         "satellite_for": tournament.satellite_for_id,
+        "my_ticket": None if ticket is None else my_ticket_dict(tournament, ticket),
+    }
+
+
+def my_ticket_dict(tournament: Tournament, worth: int) -> dict[str, Any]:
+    """A player's ticket to ``tournament``: its worth, and whether it pays the entry (a
+    ticket worth less enters nothing; a freeroll takes none)."""
+    price = tournament.entry_price
+    return {
+        "value": money_dict(worth, tournament.currency),
+        "covers_entry": bool(price) and worth >= price,
     }
 
 
@@ -61,8 +76,8 @@ def _pool_so_far(tournament: Tournament) -> int:
     return max(tournament.guaranteed, registered * tournament.buy_in)
 
 
-def tournament_detail_dict(tournament: Tournament) -> dict[str, Any]:
-    data = tournament_dict(tournament)
+def tournament_detail_dict(tournament: Tournament, *, ticket: int | None = None) -> dict[str, Any]:
+    data = tournament_dict(tournament, ticket=ticket)
     entries = max(tournament.field or getattr(tournament, "registered", 0), 1)
     pool = tournament.prize_pool if tournament.started_at else _pool_so_far(tournament)
     target = tournament.satellite_for
@@ -100,6 +115,7 @@ def named_entry(entry: Entry, *, tournament: Tournament, viewer: object) -> dict
             if key in ("display_name", "screen_name")
         },
         "player_id": entry.player_id if own else None,
+        "seed_rating": entry.seed_rating,
     }
 
 
@@ -134,6 +150,7 @@ def entry_dict(entry: Entry, *, match_id: int | None = None) -> dict[str, Any]:
         "paid": money_dict(entry.paid, currency),
         "registered_at": entry.registered_at,
         "draw_position": entry.draw_position,
+        "seed_rating": entry.seed_rating,
         "round_out": entry.round_out,
         "out_reason": entry.out_reason,
         "place_from": entry.place_from,

@@ -58,6 +58,14 @@ class TournamentCreateInput(StrictInput):
         many=True,
         help_text="Each round's match from the first; the last one plays every later round",
     )
+    seeding = serializers.ChoiceField(
+        choices=Tournament.Seeding.choices,
+        required=False,
+        default=Tournament.Seeding.DRAW,
+        help_text="How round 1 is dealt (R14): `draw`, the provably fair draw from the "
+        "committed seed; `rating`, the seeds by rating in the first round's variant family "
+        "(R15; ties by the draw), the best meeting last, byes to the best seeds",
+    )
 
 
 class EntryCreateInput(StrictInput):
@@ -80,6 +88,14 @@ class PlacePrizeOutput(serializers.Serializer):
     place = serializers.IntegerField()
     prize = Money()
     ticket = serializers.BooleanField(help_text="A satellite's ticket to its target, worth `prize`")
+
+
+class MyTicketOutput(serializers.Serializer):
+    value = Money(help_text="What my ticket to this tournament is worth now, in its currency")
+    covers_entry = serializers.BooleanField(
+        help_text="Worth the whole entry (buy-in and fee): registering with `ticket: true` "
+        "takes it; a ticket worth less enters nothing"
+    )
 
 
 class TournamentOutput(serializers.Serializer):
@@ -109,9 +125,19 @@ class TournamentOutput(serializers.Serializer):
     seed = serializers.CharField(
         allow_null=True, help_text="The draw's seed, revealed once the tournament has ended"
     )
+    seeding = serializers.ChoiceField(
+        choices=Tournament.Seeding.choices,
+        help_text="Round 1 by the draw, or by rating (each player's `seed_rating` in the bracket)",
+    )
     cancel_reason = serializers.CharField()
     satellite_for = serializers.IntegerField(
         allow_null=True, help_text="A satellite's target: its prizes are tickets to it"
+    )
+    my_ticket = MyTicketOutput(
+        allow_null=True,
+        help_text="A player's session only: the ticket I hold to this tournament (granted by "
+        "my operator, or won in a satellite), null when I hold none. Always null for an "
+        "operator's API key and in the watch socket's frames",
     )
 
 
@@ -127,6 +153,10 @@ class NamedPlayerOutput(serializers.Serializer):
     screen_name = serializers.CharField(allow_null=True)
     player_id = serializers.UUIDField(
         allow_null=True, help_text="Only for the caller's own players (operators)"
+    )
+    seed_rating = serializers.FloatField(
+        allow_null=True,
+        help_text="Seeded by rating: the rating it was seeded by, at the start (null: the draw)",
     )
 
 
@@ -149,7 +179,12 @@ class EntryOutput(serializers.Serializer):
     payment = serializers.ChoiceField(choices=Entry.Payment.choices)
     paid = Money()
     registered_at = serializers.DateTimeField()
-    draw_position = serializers.IntegerField(allow_null=True)
+    draw_position = serializers.IntegerField(
+        allow_null=True, help_text="The place in the draw, or the seed when seeded by rating"
+    )
+    seed_rating = serializers.FloatField(
+        allow_null=True, help_text="Seeded by rating: the rating it was seeded by"
+    )
     round_out = serializers.IntegerField(allow_null=True)
     out_reason = serializers.CharField(help_text="lost, absent or linked; empty while in")
     place_from = serializers.IntegerField(allow_null=True)

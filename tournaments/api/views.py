@@ -39,6 +39,7 @@ from tournaments.api.serializers import (
     TournamentOutput,
     TournamentSeatOutput,
 )
+from tournaments.models import Tournament
 from tournaments.problems import TournamentSeatProblem, tournament_not_found
 from tournaments.services.creation import TournamentOptions, tournament_create
 from tournaments.services.lifecycle import tournament_cancel
@@ -55,6 +56,15 @@ def _caller_operator(request: Request) -> tuple[Operator, object]:
         return user.player.operator, user.player.operator_id
     caller: OperatorPrincipal = operator_principal(request)
     return caller.operator, caller.operator.pk
+
+
+def _tickets_held(request: Request, tournaments: list[Tournament]) -> dict[int, int]:
+    """A player's own tickets to ``tournaments`` (one read for them all); an operator holds
+    none."""
+    user = request.user
+    if not isinstance(user, PlayerPrincipal):
+        return {}
+    return selectors.tickets_held(player=user.player, tournaments=tournaments)
 
 
 class TournamentPagination(CheckedCursorPagination):
@@ -82,17 +92,23 @@ class TournamentListView(GenericAPIView):
         summary="List tournaments",
         description="The tournament lobby: the caller's operator's tournaments and, for a "
         "member of the network, the network's; newest registration first. Filters: `kind` "
-        "(sit_and_go, scheduled), `status`.",
+        "(sit_and_go, scheduled), `status`. With a player's session each carries "
+        "`my_ticket`: the ticket the player holds to it, if any.",
         parameters=[
             OpenApiParameter("kind", OpenApiTypes.STR, enum=["sit_and_go", "scheduled"]),
             OpenApiParameter("status", OpenApiTypes.STR),
         ],
+        examples=examples.LIST,
     )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None  # None only for a view without a paginator
+        held = _tickets_held(request, page)
         return self.get_paginated_response(
-            [presenters.tournament_dict(tournament) for tournament in page]
+            [
+                presenters.tournament_dict(tournament, ticket=held.get(tournament.pk))
+                for tournament in page
+            ]
         )
 
     @extend_schema(
@@ -133,12 +149,18 @@ class TournamentDetailView(APIView):
         operation_id="tournaments_retrieve",
         summary="Show a tournament",
         description="Its options, status, prize pool and what each paid place is worth, the "
-        "draw's seed commitment, and the seed once it has ended.",
+        "draw's seed commitment, and the seed once it has ended. With a player's session, "
+        "`my_ticket`: the ticket the player holds to it (register with `ticket: true` when it "
+        "`covers_entry`), or null.",
+        examples=examples.DETAIL,
     )
     def get(self, request: Request, tournament_id: str) -> Response:
         operator, _ = _caller_operator(request)
         tournament = selectors.tournament_get(operator=operator, tournament_id=tournament_id)
-        return Response(presenters.tournament_detail_dict(tournament))
+        held = _tickets_held(request, [tournament])
+        return Response(
+            presenters.tournament_detail_dict(tournament, ticket=held.get(tournament.pk))
+        )
 
 
 class TournamentBracketView(APIView):

@@ -1,14 +1,15 @@
 """The tournament engine (R14 in docs/rules.md): the pure part of a knockout tournament.
 
-The provably fair draw, the bracket's shape, its tables and byes, the places, the prize
-table and the prizes, and the whole bracket replayed from the revealed seed. Standard library and
-``games.engine`` only: no Django, no database, nothing that does I/O. This module is the
-public facade; other code imports from ``tournaments.engine`` only.
+The provably fair draw (or the seeding by rating), the bracket's shape, its tables and byes,
+the places, the prize table and the prizes, and the whole bracket replayed from the revealed
+seed. Standard library and ``games.engine`` only: no Django, no database, nothing that does
+I/O. This module is the public facade; other code imports from ``tournaments.engine`` only.
 """
 
 from tournaments.engine.bracket import (
     BracketShape,
     ReplayedTable,
+    bracket_opening,
     bracket_replay,
     bracket_shape,
     check_format,
@@ -29,6 +30,7 @@ from tournaments.engine.prizes import (
     prize_amounts,
     satellite_prizes,
 )
+from tournaments.engine.seeding import seed_slots, seeded_first_round, seeding_order
 
 __all__ = [
     "BPS",
@@ -37,6 +39,7 @@ __all__ = [
     "BracketShape",
     "PlaceGroup",
     "ReplayedTable",
+    "bracket_opening",
     "bracket_replay",
     "bracket_shape",
     "check_format",
@@ -54,5 +57,8 @@ __all__ = [
     "ranking_by_draw",
     "satellite_prizes",
     "seed_commitment",
+    "seed_slots",
+    "seeded_first_round",
+    "seeding_order",
     "table_from_feeders",
 ]

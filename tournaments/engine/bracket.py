@@ -8,16 +8,19 @@ is doing. The first round has as many tables as a full bracket of that many roun
 the entries are dealt to them in the draw's order, the smaller tables first, so the
 first places of the draw take the byes (a table with no more players than it sends on is not
 played: they all go on), and nobody has a second bye: every later table is full unless
-players were absent (R14 "Absence").
+players were absent (R14 "Absence"). A tournament seeded by rating deals round 1 from its
+seeds instead (``bracket_opening``, tournaments/engine/seeding.py): the same tables and
+sizes, the byes to the best seeds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from tournaments.engine.draw import draw_order
+from tournaments.engine.seeding import seeded_first_round, seeding_order
 
 T = TypeVar("T")
 
@@ -103,6 +106,26 @@ def first_round(shape: BracketShape, players: Sequence[T]) -> tuple[tuple[T, ...
     return tuple(tables)
 
 
+H = TypeVar("H", bound=Hashable)
+
+
+def bracket_opening(
+    shape: BracketShape,
+    *,
+    seed: str,
+    entries: Sequence[H],
+    ratings: Mapping[H, float] | None = None,
+) -> tuple[tuple[H, ...], tuple[tuple[H, ...], ...]]:
+    """The order that breaks a tournament's ties (R14: the draw; seeded, the seeds) and
+    round 1's tables: without ``ratings``, the draw dealt in its order; with them, the seeding
+    by rating (tournaments/engine/seeding.py). ``entries`` in order of registration."""
+    if ratings is None:
+        drawn = draw_order(seed=seed, entries=entries)
+        return drawn, first_round(shape, drawn)
+    seeds = seeding_order(seed=seed, entries=entries, ratings=ratings)
+    return seeds, seeded_first_round(shape, seeds)
+
+
 def table_from_feeders(advancing: Sequence[Sequence[T]]) -> tuple[T, ...]:
     """A later round's table: the players its feeders send, feeder by feeder, best first."""
     return tuple(player for sent in advancing for player in sent)
@@ -135,18 +158,21 @@ class ReplayedTable(Generic[T]):
 def bracket_replay(
     *,
     seed: str,
-    entries: Sequence[T],
+    entries: Sequence[H],
     seats: int,
     advance: int,
-    ranking: Callable[[int, int, tuple[T, ...]], Sequence[T]],
-) -> tuple[ReplayedTable[T], ...]:
+    ranking: Callable[[int, int, tuple[H, ...]], Sequence[H]],
+    ratings: Mapping[H, float] | None = None,
+) -> tuple[ReplayedTable[H], ...]:
     """The whole bracket again from the revealed seed (docs/fairness.md "The tournament
     draw"): ``entries`` in order of registration; ``ranking(round, number, players)`` gives a
     played table's published result, the players who played best first (absent ones left
-    out). Every table, round by round; an auditor compares it with the published bracket."""
+    out); ``ratings``, a tournament seeded by rating's published seed ratings. Every table,
+    round by round; an auditor compares it with the published bracket."""
     shape = bracket_shape(entries=len(entries), seats=seats, advance=advance)
-    seated: tuple[tuple[T, ...], ...] = first_round(shape, draw_order(seed=seed, entries=entries))
-    replayed: list[ReplayedTable[T]] = []
+    seated: tuple[tuple[H, ...], ...]
+    _, seated = bracket_opening(shape, seed=seed, entries=entries, ratings=ratings)
+    replayed: list[ReplayedTable[H]] = []
     for round_number in range(1, shape.rounds + 1):
         sent = []
         for number, players in enumerate(seated, 1):

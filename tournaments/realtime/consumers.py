@@ -151,21 +151,28 @@ class TournamentWatchConsumer(
         interval = presence.heartbeat_seconds()
         while True:
             await asyncio.sleep(interval)
+            group = self.group  # as this beat finds it: the socket may be released meanwhile
+            if group is None:
+                return  # released: the socket is closing
             try:
-                valid, version = await database_sync_to_async(self._renew)()
+                renewed = await database_sync_to_async(self._renew)(group)
+                if renewed is None:
+                    return  # released while it read
+                valid, version = renewed
                 await self.channel_layer.send(
                     self.channel_name,
                     {"type": "socket.heartbeat", "valid": valid, "version": version},
                 )
             except Exception:  # a full channel or a Redis hiccup: try again at the next beat
-                logger.warning("heartbeat of %s not queued", self.group, exc_info=True)
+                logger.warning("heartbeat of %s not queued", group, exc_info=True)
 
-    def _renew(self) -> tuple[bool, int | None]:
+    def _renew(self, group: str) -> tuple[bool, int | None] | None:
         """Still here: the watcher's session or key still valid, and the tournament's
-        version as committed now."""
-        assert self.group is not None and self.watcher is not None  # set by _open
-        assert self.tournament_id is not None
-        listen(self.group)
+        version as committed now; None when the socket was released meanwhile."""
+        assert self.watcher is not None and self.tournament_id is not None  # set by _open
+        if self.group is None:
+            return None
+        listen(group)
         if self.principal is not None:
             presence.player_sockets_renew(player_id=self.principal.player.pk)
         return (

@@ -11,18 +11,19 @@ may run twice, or late, from the sweep that finds a result no task recorded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.utils import timezone
 
 from games.models import Match
-from games.services.tournament_matches import tournament_match_open
+from games.services.tournament_matches import tournament_match_open, tournament_matches_ready
 from games.tournament_selectors import tournament_match_outcome
 from gin_platform.audit import audit_record
 from gin_platform.tenancy.principals import Actor
 from integrity.pairing import linked_pairs, pair_linked
 from tournaments import engine
 from tournaments.models import BracketTable, Entry, Tournament
-from tournaments.services.events import entry_event, player_push, watchers_tell
+from tournaments.services.events import entries_tell, watchers_tell
 from tournaments.services.prizes import final_places_pay, round_places_pay
 
 Status = BracketTable.Status
@@ -44,9 +45,12 @@ def table_seat(
     table: BracketTable,
     entries: Sequence[Entry],
     actor: Actor,
-) -> None:
+    tell: bool = True,
+) -> list[Entry]:
     """Seat a table whose players are now known: open its match, or, with too few players
-    to play, send them all on (a bye; a final of one is won)."""
+    to play, send them all on (a bye; a final of one is won). Returns the players seated
+    at a match, told their match is ready unless ``tell`` is False (the start tells the
+    whole first round at once, ``first_round_seat``)."""
     shape = shape_of(tournament)
     players = _without_linked(tournament=tournament, table=table, entries=entries, actor=actor)
     table.entries = [entry.pk for entry in players]
@@ -58,7 +62,7 @@ def table_seat(
         table.save(update_fields=["entries", "status", "advancing", "opened_at", "finished_at"])
         watchers_tell(tournament=tournament, change="seated", tables=[table])
         table_done(tournament=tournament, table=table, actor=actor)
-        return
+        return []
     setting = tournament.round_setting(table.round)
     match = tournament_match_open(
         room=tournament.room,
@@ -73,20 +77,52 @@ def table_seat(
     table.status = Status.PLAYING
     table.save(update_fields=["entries", "status", "match", "opened_at"])
     watchers_tell(tournament=tournament, change="seated", tables=[table])
-    for entry in players:
-        ready = {"round": table.round, "table": table.number, "match_id": match.pk}
-        entry_event(
-            entry=entry,
-            event_type="tournament.match_ready",
-            seat_by=match.no_show_deadline,
-            **ready,
+    if tell:
+        players_told_ready(
+            tables={table.pk: table}, players=players, seat_by=match.no_show_deadline
         )
-        player_push(
-            entry=entry,
-            kind="tournament.match_ready",
-            seat_by=match.no_show_deadline.isoformat() if match.no_show_deadline else None,
-            **ready,
+    return players
+
+
+def first_round_seat(
+    *, tournament: Tournament, tables: Sequence[tuple[BracketTable, Sequence[Entry]]], actor: Actor
+) -> None:
+    """The start seats round 1: every table, then every match's no-show deadline from the
+    same moment, the start's end, and every player told in one go (R14 "Absence")."""
+    seated: list[Entry] = []
+    for table, entries in tables:
+        seated += table_seat(
+            tournament=tournament, table=table, entries=entries, actor=actor, tell=False
         )
+    playing = {table.pk: table for table, _ in tables if table.match_id is not None}
+    match_ids = [table.match_id for table in playing.values() if table.match_id is not None]
+    if not match_ids:
+        return
+    deadline = tournament_matches_ready(
+        room=tournament.room,
+        match_ids=match_ids,
+        no_show_seconds=tournament.no_show_seconds,
+        actor=actor,
+    )
+    players_told_ready(tables=playing, players=seated, seat_by=deadline)
+
+
+def players_told_ready(
+    *, tables: dict[int, BracketTable], players: Sequence[Entry], seat_by: datetime | None
+) -> None:
+    """Each player's match is ready at their table, to be taken by ``seat_by``."""
+    table_of = {entry_id: table for table in tables.values() for entry_id in table.entries}
+
+    def ready(entry: Entry) -> dict[str, object]:
+        table = table_of[entry.pk]
+        return {
+            "round": table.round,
+            "table": table.number,
+            "match_id": table.match_id,
+            "seat_by": seat_by.isoformat() if seat_by else None,
+        }
+
+    entries_tell(entries=players, event_type="tournament.match_ready", data_of=ready)
 
 
 def _without_linked(
@@ -115,13 +151,27 @@ def _without_linked(
     return sorted(kept, key=lambda e: order[e.pk])
 
 
+def entries_of(entry_ids: Sequence[int]) -> dict[int, Entry]:
+    """The entries by id, with what telling them needs (their player's operator)."""
+    found = Entry.objects.filter(pk__in=entry_ids).select_related("player__operator")
+    return {entry.pk: entry for entry in found}
+
+
 def entry_out(*, entry: Entry, round_number: int, reason: str) -> None:
-    entry.status = Entry.Status.OUT
-    entry.round_out = round_number
-    entry.out_reason = reason
-    entry.save(update_fields=["status", "round_out", "out_reason"])
-    entry_event(entry=entry, event_type="tournament.eliminated", round=round_number, reason=reason)
-    player_push(entry=entry, kind="tournament.eliminated", round=round_number, reason=reason)
+    entries_out(entries=[entry], round_number=round_number, reason=reason)
+
+
+def entries_out(*, entries: Sequence[Entry], round_number: int, reason: str) -> None:
+    """These players are out at ``round_number``: one UPDATE, one INSERT of their events."""
+    if not entries:
+        return
+    Entry.objects.filter(pk__in=[entry.pk for entry in entries]).update(
+        status=Entry.Status.OUT, round_out=round_number, out_reason=reason
+    )
+    for entry in entries:
+        entry.status, entry.round_out, entry.out_reason = Entry.Status.OUT, round_number, reason
+    told = {"round": round_number, "reason": reason}
+    entries_tell(entries=entries, event_type="tournament.eliminated", data_of=lambda _: told)
 
 
 def table_result_record(
@@ -134,7 +184,7 @@ def table_result_record(
     outcome = tournament_match_outcome(match=match)
     if not outcome.finished:
         return False
-    by_player = {entry.player_id: entry for entry in Entry.objects.filter(pk__in=table.entries)}
+    by_player = {entry.player_id: entry for entry in entries_of(table.entries).values()}
     # A tie the match leaves (R12: a shared place) is broken by the draw (R14).
     ranking = engine.ranking_by_draw(
         groups=[[by_player[player_id] for player_id in place] for place in outcome.places],
@@ -142,12 +192,12 @@ def table_result_record(
     )
     shape = shape_of(tournament)
     on = engine.going_on(shape, round_number=table.round, ranking=ranking)
-    for entry in ranking[len(on) :]:
-        entry_out(entry=entry, round_number=table.round, reason=Entry.OutReason.LOST)
-    for player_id in outcome.absent:
-        entry_out(
-            entry=by_player[player_id], round_number=table.round, reason=Entry.OutReason.ABSENT
-        )
+    entries_out(entries=ranking[len(on) :], round_number=table.round, reason=Entry.OutReason.LOST)
+    entries_out(
+        entries=[by_player[player_id] for player_id in outcome.absent],
+        round_number=table.round,
+        reason=Entry.OutReason.ABSENT,
+    )
     table.status = Status.FINISHED
     table.advancing = (
         [entry.pk for entry in ranking]
@@ -195,7 +245,7 @@ def table_done(*, tournament: Tournament, table: BracketTable, actor: Actor) -> 
     if not all(feeder.status in (Status.FINISHED, Status.BYE) for feeder in feeders):
         return
     sent = [entry_id for feeder in feeders for entry_id in feeder.advancing]
-    entries = {entry.pk: entry for entry in Entry.objects.filter(pk__in=sent)}
+    entries = entries_of(sent)
     fed = BracketTable.objects.get(tournament=tournament, round=table.round + 1, number=fed_number)
     if fed.status == Status.PENDING:
         table_seat(

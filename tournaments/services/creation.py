@@ -48,6 +48,7 @@ class TournamentOptions:
     turn_seconds: int = 30
     rules: Mapping[str, Any] = field(default_factory=dict)
     satellite_for: int | None = None  # the tournament whose tickets are this one's prizes
+    seeding: str = Tournament.Seeding.DRAW  # R14: the draw, or by rating (R15)
 
 
 def _invalid(message: str, field_name: str) -> TournamentOptionsInvalidProblem:
@@ -149,6 +150,8 @@ def tournament_options_check(
     now = now or timezone.now()
     if options.kind not in Tournament.Kind.values:
         raise _invalid("kind is sit_and_go or scheduled", "kind")
+    if options.seeding not in Tournament.Seeding.values:
+        raise _invalid("seeding is draw or rating", "seeding")
     try:
         engine.check_format(seats=options.seats, advance=options.advance)
     except ValueError as error:
@@ -221,6 +224,7 @@ def tournament_create(
             starts_at=checked.starts_at,
             seed=seed,
             seed_commitment=engine.seed_commitment(seed),
+            seeding=options.seeding,
         )
         audit_record(
             actor=actor,
@@ -235,6 +239,7 @@ def tournament_create(
                 "guaranteed": tournament.guaranteed,
                 "currency": tournament.currency,
                 "seed_commitment": tournament.seed_commitment,
+                "seeding": tournament.seeding,
             },
         )
     return tournament

@@ -9,12 +9,12 @@ bracket as its operator may see it (tournaments/realtime/).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from games.realtime.publisher import player_message
+from games.realtime.publisher import players_message
 from gin_platform.events.catalogue import player_ref
-from gin_platform.events.webhooks import webhook_enqueue
+from gin_platform.events.webhooks import webhook_enqueue, webhook_enqueue_many
 from gin_platform.models import Operator
 from gin_platform.money import money_dict
 from tournaments.models import BracketTable, Entry, Tournament
@@ -23,25 +23,48 @@ from tournaments.realtime.publisher import bracket_changed
 
 def entry_event(*, entry: Entry, event_type: str, **data: Any) -> None:
     """An event about one entry, to its player's operator."""
-    tournament = entry.tournament
     webhook_enqueue(
         operator=entry.player.operator,
         event_type=event_type,
-        data={
-            **player_ref(entry.player),
-            "tournament_id": tournament.pk,
-            **(
-                {
-                    "entry_number": entry.number,
-                    "payment": entry.payment,
-                    "paid": money_dict(entry.paid, tournament.currency),
-                }
-                if event_type in ("tournament.registered", "tournament.unregistered")
-                else {}
-            ),
-            **data,
-        },
+        data=_entry_event_data(entry=entry, event_type=event_type, data=data),
     )
+
+
+def entries_tell(
+    *, entries: Sequence[Entry], event_type: str, data_of: Callable[[Entry], dict[str, Any]]
+) -> None:
+    """``entry_event`` and a message on the player's own socket, of ``event_type``, for many
+    entries at once (a round's players out or placed, a table's players seated): one INSERT
+    of the events and one push after the commit, however many. Load the entries with their
+    player's operator."""
+    told = [(entry, data_of(entry)) for entry in entries]
+    webhook_enqueue_many(
+        [
+            (
+                entry.player.operator,
+                event_type,
+                _entry_event_data(entry=entry, event_type=event_type, data=data),
+            )
+            for entry, data in told
+        ]
+    )
+    players_message(
+        [
+            (entry.player_id, {"type": event_type, "tournament_id": entry.tournament_id, **data})
+            for entry, data in told
+        ]
+    )
+
+
+def _entry_event_data(*, entry: Entry, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
+    paid = {}
+    if event_type in ("tournament.registered", "tournament.unregistered"):
+        paid = {
+            "entry_number": entry.number,
+            "payment": entry.payment,
+            "paid": money_dict(entry.paid, entry.tournament.currency),
+        }
+    return {**player_ref(entry.player), "tournament_id": entry.tournament_id, **paid, **data}
 
 
 def tournament_event(*, tournament: Tournament, event_type: str, data: dict[str, Any]) -> None:
@@ -57,15 +80,6 @@ def tournament_event(*, tournament: Tournament, event_type: str, data: dict[str,
             event_type=event_type,
             data={"tournament_id": tournament.pk, **data},
         )
-
-
-def player_push(*, entry: Entry, kind: str, **data: Any) -> None:
-    """A message on the player's own socket (/ws/v1/me), after the commit: what the
-    tournament says of them, nothing of anybody else."""
-    player_message(
-        player_id=entry.player_id,
-        message={"type": kind, "tournament_id": entry.tournament_id, **data},
-    )
 
 
 def watchers_tell(

@@ -22,8 +22,9 @@ from tournaments.services.lifecycle import (
 )
 from wallet.selectors.limits import players_on_a_break
 
-# A result younger than this is its own task's to take (it is on its way).
-RESULT_GRACE = timedelta(seconds=5)
+# A result younger than this is its own taker's (waiting up to 1.5 s for the lock where the
+# match ended, then its task): past it, the process that ended the match is taken to be gone.
+RESULT_GRACE = timedelta(seconds=3)
 ENDED_MATCH = (Match.Status.FINISHED, Match.Status.SETTLED, Match.Status.VOIDED)
 OPEN_MATCH = (Match.Status.WAITING, Match.Status.RUNNING, Match.Status.SUSPENDED)
 

@@ -66,3 +66,67 @@ def test_without_redis_the_seats_count_answers(settings, seats):
     assert liveness.live_sockets(match_id=MATCH_ID, seat=0, counted=1) == 1
     assert not seat_disconnected(match_id=MATCH_ID, seat=0, player_id=uuid.uuid4())
     presence.seat_left(match_id=MATCH_ID, seat=0)
+
+
+@pytest.fixture
+def a_player(settings):
+    settings.REALTIME_MAX_SOCKETS_PER_PLAYER = 2
+    player = uuid.uuid4()
+    yield player
+    cache.delete(presence.player_key(player))
+    client = redis_client()
+    if client is not None:
+        client.delete(liveness.player_processes_key(player))
+
+
+def _a_killed_process_held_sockets_of(player, count: int) -> None:
+    """What a web worker killed with ``count`` of the player's sockets open leaves: their
+    count, under a process name whose word that it is alive has run out."""
+    cache.add(presence.player_key(player), 0, presence.listen_ttl())
+    cache.incr(presence.player_key(player), count)
+    redis_client().hincrby(liveness.player_processes_key(player), "gone:4243:dead", count)
+
+
+@pytest.mark.redis
+def test_the_sockets_of_a_killed_process_do_not_hold_the_players_cap(a_player):
+    """A chaos run with web workers SIGKILLed: the players whose sockets died with them
+    were refused every new socket (too-many-sockets) while another of their sockets kept
+    the count alive, and were auto-played to a forfeit. The dead sockets now stop counting
+    as soon as a new one would be over the cap."""
+    _a_killed_process_held_sockets_of(a_player, 2)
+    assert presence.socket_opened(player_id=a_player) == 1  # under the cap of 2: let in
+    assert cache.get(presence.player_key(a_player)) == 1  # released for good
+    assert presence.socket_opened(player_id=a_player) == 2
+    assert presence.socket_opened(player_id=a_player) == 3  # a live third is over the cap
+    for _ in range(3):
+        presence.socket_closed(player_id=a_player)
+    assert not cache.get(presence.player_key(a_player))
+
+
+@pytest.mark.redis
+def test_a_dead_process_is_taken_off_the_count_once(a_player):
+    """Two sockets opening at once both see the dead process: only one subtracts it."""
+    _a_killed_process_held_sockets_of(a_player, 2)
+    cache.incr(presence.player_key(a_player))  # this socket, counted under no process yet
+    counter = presence.player_key(a_player)
+    first = liveness.dead_sockets_released(player_id=a_player, counter=counter, counted=3)
+    second = liveness.dead_sockets_released(player_id=a_player, counter=counter, counted=1)
+    assert (first, second) == (1, 1)
+    assert cache.get(counter) == 1
+
+
+@pytest.mark.redis
+def test_the_sockets_of_live_processes_keep_counting(a_player):
+    for _ in range(2):
+        presence.socket_opened(player_id=a_player)
+    assert presence.socket_opened(player_id=a_player) == 3  # refused by the caller
+    presence.socket_closed(player_id=a_player)
+    assert cache.get(presence.player_key(a_player)) == 2
+
+
+def test_without_redis_the_players_count_answers(settings, a_player):
+    settings.CACHES = LOCAL_MEMORY
+    for expected in (1, 2, 3):
+        assert presence.socket_opened(player_id=a_player) == expected
+    for _ in range(3):
+        presence.socket_closed(player_id=a_player)

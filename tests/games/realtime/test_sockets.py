@@ -516,6 +516,40 @@ async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
     await _next_socket_let_in(seats[0], match_id)
 
 
+async def test_a_socket_whose_release_meets_redis_restarting_ends_with_that_error(
+    alice, bob, table, seeds, monkeypatch
+):
+    """Redis restarting while a socket closes (the chaos run, docs/deploy.md): its counts
+    cannot be released at its close, and the consumer's end releases again once Redis is
+    back. That second release has no audience left (the first took it) and must not fail
+    an assertion about it: the consumer ends with Redis's error, as it met it."""
+    match_id, seats = await _seat_both(alice, bob, table)
+    first = await player_socket(seats[0], match_id)
+    await first.receive_type("hello")
+    await first.receive_type("presence")
+    real_counts = consumers.presence.on_count_threads
+    calls = []
+
+    class RedisLoading(ConnectionError):
+        pass
+
+    def counts_once_failing(func):
+        calls.append(func)
+        if len(calls) == 1:
+
+            async def failing():
+                raise RedisLoading("Redis is loading the dataset in memory")
+
+            return failing
+        return real_counts(func)
+
+    monkeypatch.setattr(consumers.presence, "on_count_threads", counts_once_failing)
+    await first.communicator.send_input({"type": "websocket.disconnect", "code": 1000})
+    with pytest.raises(RedisLoading):
+        await first.communicator.wait(timeout=5)
+    assert len(calls) == 2  # the close's release, then the consumer's end's
+
+
 async def test_a_socket_answers_while_asgirefs_shared_thread_is_busy(alice, bob, table, seeds):
     """Channels' own dispatch hopped onto asgiref's one shared thread before every message
     (to close database connections a consumer never opens there): one long call on that
@@ -570,6 +604,41 @@ async def test_heartbeats_ping_and_a_silent_client_is_closed(alice, bob, table, 
     # Silent for three heartbeats: closed with 4408 and the socket-idle problem.
     assert await socket.closed_with(timeout=6) == 4408
     assert socket.received[-1]["problem"]["type"].endswith("/socket-idle")
+
+
+@override_settings(REALTIME_HEARTBEAT_SECONDS=1)
+async def test_a_beat_reading_while_its_socket_is_released_renews_nothing(
+    alice, bob, table, seeds, monkeypatch, caplog
+):
+    """A beat reads on a thread that the socket's release cannot stop. A 1,024-entry
+    tournament run found such beats failing (an assertion on the released audience) and
+    logging a traceback per socket closed mid-beat; now the beat sees the release and
+    renews nothing: the seat the player left stays left."""
+    match_id, seats = await _seat_both(alice, bob, table)
+    reading, go_on = threading.Event(), threading.Event()
+    real_renew = consumers.MatchSocketConsumer._renew
+
+    def slow_renew(self, audience):
+        reading.set()
+        go_on.wait(5)
+        return real_renew(self, audience)
+
+    monkeypatch.setattr(consumers.MatchSocketConsumer, "_renew", slow_renew)
+    socket = await player_socket(seats[0], match_id)
+    await socket.receive_type("hello")
+    for _ in range(150):  # the first beat, a second in
+        if reading.is_set():
+            break
+        await asyncio.sleep(0.02)
+    assert reading.is_set()
+    closing = asyncio.ensure_future(socket.close())
+    await asyncio.sleep(0.3)  # the release has given up the audience; the beat still reads
+    go_on.set()
+    await closing
+    await asyncio.sleep(0.3)
+    assert "heartbeat of" not in caplog.text
+    seated = await sync(presence.connected_seats)(match_id=match_id)
+    assert seated[0]["connected"] is False
 
 
 @override_settings(REALTIME_HEARTBEAT_SECONDS=1)

@@ -113,7 +113,11 @@ def test_the_catalogue_script_carries_its_language_only(client, language):
     assert not any(text in script for text in others)
     # The project's strings only: nothing of the admin's own JavaScript catalogue.
     assert "Show all" not in script and "Choose a Date" not in script
-    assert len(response.content) < 40_000
+    # One catalogue serves every hosted page (table, history, tournaments, leaderboards):
+    # 40-42 KB uncompressed in 2026-12, far under every language's together (~6x); what the
+    # page transfers, gzipped, is bounded by tests/browser/test_page_weight.py. Split it per
+    # page before raising this again.
+    assert len(response.content) < 48_000
 
 
 def test_an_old_catalogue_url_is_cached_briefly_and_an_unknown_language_is_404(client):

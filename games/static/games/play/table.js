@@ -34,6 +34,12 @@ const SETTLEMENT_RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 const OVER = ["finished", "settled", "aborted", "voided"];
 const STOPPING_RECHECK_MS = 3000;
 const SHORTCUTS = { t: "take_upcard", p: "pass", s: "draw_stock", d: "draw_discard", b: "big_gin" };
+const BOT_LEVELS = ["easy", "strong"]; // the house bot's levels (docs/engine.md)
+
+/* How a house bot's level reads on the page. */
+function botLevelName(level) {
+  return level === "strong" ? pgettext("house bot level", "strong") : pgettext("house bot level", "easy");
+}
 
 /** A card face: a button in the player's hand, an image elsewhere. */
 export function cardElement(text, { button = false, classes = [], attrs = {} } = {}) {
@@ -74,6 +80,7 @@ export class TableScreen {
     this.refreshWallet = refreshWallet;
     this.protection = watch ? null : protection; // player protection (protection.js)
     this.voidReason = null; // the match_voided event's reason
+    this.botLevel = ""; // the house bot's level chosen while waiting ("": the room's)
     this.view = null;
     this.live = null;
     this.presence = {};
@@ -598,8 +605,10 @@ export class TableScreen {
   }
 
   async inviteBot() {
+    // The house bot's level (docs/engine.md "Bot levels"): the one chosen beside the button.
+    const body = this.botLevel ? { bot_level: this.botLevel } : undefined;
     try {
-      await api(`tables/${this.view.match.table_id}/bot`, { method: "POST" });
+      await api(`tables/${this.view.match.table_id}/bot`, { method: "POST", body });
       await this.refresh();
     } catch (error) {
       if (error instanceof ApiError && error.status !== 401) showProblem(error.problem);
@@ -731,6 +740,15 @@ export class TableScreen {
           : gettext("The game starts as soon as a second player sits down."),
       }),
       this.watch ? null : h("div", { class: "button-row" },
+        match.is_practice ? h("label", { for: "bot-level", text: gettext("House bot's level") }) : null,
+        match.is_practice ? h("select", {
+          id: "bot-level",
+          name: "bot_level",
+          // The choice outlives a re-render (a push, the socket's hello), which rebuilds it.
+          onchange: (event) => { this.botLevel = event.target.value; },
+        },
+        h("option", { value: "", text: pgettext("house bot level", "the room's") }),
+        ...BOT_LEVELS.map((value) => h("option", { value, text: botLevelName(value), selected: value === this.botLevel }))) : null,
         match.is_practice ? h("button", { type: "button", class: "button primary", onclick: () => this.inviteBot() }, this.multi ? gettext("Add a house bot") : gettext("Play the house bot")) : null,
         h("button", { type: "button", class: "button", onclick: () => this.leaveTable() }, gettext("Leave the table"))));
   }
@@ -743,6 +761,8 @@ export class TableScreen {
     const name = this.name(position);
     const out = this.multi && this.isOut(position);
     const { match } = this.view;
+    const player = match.players.find((p) => p.position === position);
+    const level = player && player.bot_level ? botLevelName(player.bot_level) : null;
     return h("div", {
       class: ["player-box", turn ? "to-act" : null],
       id: `seat-${position}`,
@@ -750,6 +770,7 @@ export class TableScreen {
     },
     h("div", { class: "player-name" },
       h("strong", { text: name }),
+      level ? h("span", { class: "bot-level", text: gettext("level: %(level)s", { level }) }) : null,
       badge ? h("span", {
         class: ["presence", badge.state],
         id: `presence-${position}`,

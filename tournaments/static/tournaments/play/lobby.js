@@ -1,7 +1,7 @@
 // The tournament lobby (R14; docs/play.md "Tournaments"): the tournaments the player may
 // enter or follow, newest first, filtered as the API filters them (`kind`, `status`), each
 // with its kind, entry price, prize pool and guarantee, start, entries and status, and the
-// player's own entry marked.
+// player's own entry marked (or, before they enter, the ticket they hold to it).
 
 import { ApiError, apiList } from "../../games/play/api.js";
 import { h } from "../../games/play/dom.js";
@@ -87,10 +87,13 @@ export class TournamentLobby {
       [pgettext("a tournament's status", "Status"), STATUSES[tournament.status] || tournament.status, "status"],
     ];
     const own = entry && ENTRY_STATUSES[entry.status];
+    const ticket = !own && tournament.my_ticket && tournament.my_ticket.covers_entry
+      && ["announced", "registering"].includes(tournament.status);
     return h("li", { class: "tournament-card", dataset: { tournamentId: String(tournament.id), status: tournament.status }, "aria-labelledby": titleId },
       h("div", { class: "section-head" },
         h("h3", { id: titleId, text: tournament.name }),
-        own ? h("span", { class: "entry-badge", dataset: { entryStatus: entry.status }, text: own }) : null),
+        own ? h("span", { class: "entry-badge", dataset: { entryStatus: entry.status }, text: own }) : null,
+        ticket ? h("span", { class: "entry-badge ticket-badge", text: gettext("You hold a ticket") }) : null),
       h("dl", { class: "tournament-facts" },
         facts.map(([label, value, key]) => h("div", { dataset: { fact: key } }, h("dt", { text: label }), h("dd", { text: value })))),
       h("a", {

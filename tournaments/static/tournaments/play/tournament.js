@@ -1,6 +1,6 @@
 // One tournament as its player sees it (R14; docs/play.md "Tournaments"): its facts and
-// prizes, registering and withdrawing (a refusal shows its problem, in the player's
-// language), the bracket live over its watch socket with the player's own path marked,
+// prizes, registering (with the ticket the player holds to it, `my_ticket`, or for the
+// price) and withdrawing (a refusal shows its problem, in the player's language), the bracket live over its watch socket with the player's own path marked,
 // "your match is ready" (the player's socket's `tournament.match_ready`, or the entry's
 // match read over REST) taking the player to their table with the seat taken, and their
 // result and prize at the end.
@@ -9,6 +9,7 @@ import { api, ApiError, apiList } from "../../games/play/api.js";
 import { h } from "../../games/play/dom.js";
 import { showNotice, showProblem } from "../../games/play/notices.js";
 import { remember } from "../../games/play/session.js";
+import { plainMoney } from "../../games/play/format.js";
 import { formatDate, formatNumber, gettext, pgettext } from "../../games/play/i18n.js";
 import { BracketSocket, renderBracket, tablesUpdated } from "./bracket.js";
 import {
@@ -17,6 +18,7 @@ import {
 } from "./labels.js";
 
 const ENDED = ["finished", "cancelled"];
+const OPEN = ["announced", "registering"]; // a ticket can still be entered with
 
 export class TournamentScreen {
   constructor(main, tournamentId) {
@@ -25,6 +27,9 @@ export class TournamentScreen {
     this.tournament = null;
     this.tables = [];
     this.entry = null; // the player's own entry (GET me/tournaments), or null
+    // The player's ticket to it (`my_ticket` of GET tournaments/{id}), or null: read over
+    // REST only, since the watch socket's frames are the same for every player.
+    this.ticket = null;
     this.ready = null; // the match waiting for the player: {match_id, round, table, seat_by}
     this.busy = false;
     this.socket = null;
@@ -39,6 +44,7 @@ export class TournamentScreen {
         api(`tournaments/${this.tournamentId}/bracket`),
         this.loadEntry(),
       ]);
+      this.ticket = this.tournament.my_ticket || null;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.status === 401) return; // the session is over: the page says so
@@ -82,9 +88,24 @@ export class TournamentScreen {
     }
   }
 
+  /** The player's ticket to this tournament as it is now (entered with, given back). */
+  async loadTicket() {
+    const tournament = await api(`tournaments/${this.tournamentId}`);
+    this.ticket = tournament.my_ticket || null;
+  }
+
+  async refreshTicket() {
+    try {
+      await this.loadTicket();
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+
   async refreshEntry() {
     try {
-      await this.loadEntry();
+      const open = this.tournament && OPEN.includes(this.tournament.status);
+      await Promise.all([this.loadEntry(), open ? this.loadTicket() : null]);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return;
@@ -131,18 +152,29 @@ export class TournamentScreen {
     }
   }
 
-  register() {
+  /** Register for the price, or with the player's ticket (`ticket`). */
+  register({ ticket = false } = {}) {
     return this.act(async () => {
-      this.entry = await api(`tournaments/${this.tournamentId}/registration`, { method: "POST", body: {} });
-      showNotice(gettext("You are registered"), null, { name: "tournament-entry" });
+      try {
+        this.entry = await api(`tournaments/${this.tournamentId}/registration`, { method: "POST", body: ticket ? { ticket: true } : {} });
+      } finally {
+        // Entered with, or refused (used up or expired meanwhile): show it as it is now.
+        if (ticket) await this.refreshTicket();
+      }
+      showNotice(ticket ? gettext("You are registered with your ticket") : gettext("You are registered"), null, { name: "tournament-entry" });
     });
   }
 
   unregister() {
     return this.act(async () => {
-      await api(`tournaments/${this.tournamentId}/registration`, { method: "DELETE" });
+      const entry = await api(`tournaments/${this.tournamentId}/registration`, { method: "DELETE" });
       this.entry = null;
-      showNotice(gettext("You withdrew: your entry was refunded"), null, { name: "tournament-entry" });
+      if (entry.payment === "ticket") {
+        await this.refreshTicket();
+        showNotice(gettext("You withdrew: your ticket is back"), null, { name: "tournament-entry" });
+      } else {
+        showNotice(gettext("You withdrew: your entry was refunded"), null, { name: "tournament-entry" });
+      }
     });
   }
 
@@ -189,6 +221,9 @@ export class TournamentScreen {
       [gettext("Starts"), startText(tournament), "start"],
       [gettext("Format"), formatText(tournament), "format"],
     ];
+    if (tournament.seeding === "rating") {
+      facts.push([gettext("Seeding"), gettext("By rating: the best players meet last"), "seeding"]);
+    }
     return h("section", { class: "tournament-part tournament-head", "aria-labelledby": "tournament-title" },
       h("div", { class: "section-head" },
         h("h2", { id: "tournament-title", text: tournament.name }),
@@ -221,12 +256,7 @@ export class TournamentScreen {
     const parts = [];
     if (!entry || entry.status === "unregistered") {
       if (tournament.status === "registering") {
-        parts.push(
-          h("p", { text: gettext("Entry: %(price)s. Withdrawing before the start refunds it in full.", { price: entryPrice(tournament) }) }),
-          h("button", { type: "button", class: "button primary", id: "register", disabled: this.busy, onclick: () => this.register() },
-            isFree(tournament)
-              ? gettext("Register (free)")
-              : gettext("Register for %(price)s", { price: entryTotal(tournament) })));
+        parts.push(...this.registration(tournament));
       } else if (tournament.status === "announced") {
         parts.push(h("p", { text: gettext("Registration opens %(when)s.", { when: formatDate(tournament.registration_opens_at) }) }));
       } else {
@@ -240,10 +270,35 @@ export class TournamentScreen {
       parts);
   }
 
+  /** Registering: with the player's ticket first when it pays the entry, or for the price. */
+  registration(tournament) {
+    const ticket = this.ticket && !isFree(tournament) ? this.ticket : null;
+    const paid = h("button", {
+      type: "button", class: ["button", ticket && ticket.covers_entry ? null : "primary"], id: "register", disabled: this.busy, onclick: () => this.register(),
+    }, isFree(tournament) ? gettext("Register (free)") : gettext("Register for %(price)s", { price: entryTotal(tournament) }));
+    if (ticket && ticket.covers_entry) {
+      return [
+        h("p", { id: "my-ticket", text: gettext("You hold a ticket to this tournament worth %(value)s: it pays your entry. Withdrawing before the start gives the ticket back.", { value: plainMoney(ticket.value) }) }),
+        h("div", { class: "button-row" },
+          h("button", { type: "button", class: "button primary", id: "register-ticket", disabled: this.busy, onclick: () => this.register({ ticket: true }) }, gettext("Register with my ticket")),
+          paid),
+      ];
+    }
+    return [
+      h("p", { text: gettext("Entry: %(price)s. Withdrawing before the start refunds it in full.", { price: entryPrice(tournament) }) }),
+      ticket
+        ? h("p", { id: "my-ticket", class: "hint", text: gettext("Your ticket to this tournament is worth %(value)s, less than the entry: it cannot pay it.", { value: plainMoney(ticket.value) }) })
+        : null,
+      paid,
+    ];
+  }
+
   entryStanding(entry, tournament) {
     const number = gettext("Entry %(number)s", { number: formatNumber(entry.number) });
     const prize = entry.prize && Number(entry.prize.amount) > 0 ? prizeText(entry.prize, entry.prize_ticket) : null;
     const places = entry.place_from ? placeText(entry.place_from, entry.place_to) : null;
+    const byTicket = entry.payment === "ticket";
+    const paidByTicket = byTicket ? h("p", { id: "entry-payment", class: "hint", text: gettext("Paid with your ticket.") }) : null;
     switch (entry.status) {
       case "registered":
         return [
@@ -253,22 +308,33 @@ export class TournamentScreen {
               ? gettext("You are registered (%(entry)s). The tournament starts when it is full.", { entry: number })
               : gettext("You are registered (%(entry)s). The tournament starts %(when)s.", { entry: number, when: formatDate(tournament.starts_at) }),
           }),
+          byTicket ? h("p", { id: "entry-payment", text: gettext("Paid with your ticket. Withdrawing before the start gives the ticket back.") }) : null,
           h("button", { type: "button", class: "button", id: "unregister", disabled: this.busy, onclick: () => this.unregister() }, gettext("Withdraw")),
         ];
       case "in":
-        return [h("p", { id: "entry-standing", text: this.ready ? gettext("You are in (%(entry)s).", { entry: number }) : gettext("You are in (%(entry)s): your next table is seated when its players are known.", { entry: number }) })];
+        return [
+          h("p", { id: "entry-standing", text: this.ready ? gettext("You are in (%(entry)s).", { entry: number }) : gettext("You are in (%(entry)s): your next table is seated when its players are known.", { entry: number }) }),
+          paidByTicket,
+        ];
       case "won":
         return [
           h("p", { id: "entry-standing", class: "entry-result won", text: gettext("You won the tournament!") }),
           this.resultLine(places, prize),
+          paidByTicket,
         ];
       case "out":
         return [
           h("p", { id: "entry-standing", class: "entry-result", text: gettext("You are out (round %(round)s).", { round: formatNumber(entry.round_out) }) }),
           places ? this.resultLine(places, prize) : null,
+          paidByTicket,
         ];
       case "refunded":
-        return [h("p", { id: "entry-standing", text: gettext("The tournament was cancelled: your entry was refunded.") })];
+        return [h("p", {
+          id: "entry-standing",
+          text: byTicket
+            ? gettext("The tournament was cancelled: your ticket was given back.")
+            : gettext("The tournament was cancelled: your entry was refunded."),
+        })];
       default:
         return [h("p", { id: "entry-standing", text: number })];
     }
