@@ -70,10 +70,10 @@ def tournaments_sweep(*, actor: Actor) -> int:
     # A table due is seated after its result's commit, where the result was taken: one left
     # due was lost with that process (killed between the two commits). Its seater, if still
     # at work, holds the table's lock, and this finds it seated.
-    due = BracketTable.objects.filter(
+    left_due = BracketTable.objects.filter(
         status=BracketTable.Status.PENDING, tournament__status=Tournament.Status.RUNNING
     ).exclude(entries=[])
-    for table_id in list(due.values_list("pk", flat=True)):
+    for table_id in list(left_due.values_list("pk", flat=True)):
         steps += bool(due_table_seat(table_id=table_id, actor=actor))
     left_open = BracketTable.objects.filter(
         status=BracketTable.Status.ABORTED,
