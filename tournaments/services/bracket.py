@@ -104,7 +104,6 @@ def table_match_open(
     """Open the games match of a table whose players are set (R14: a reserved seat each, to
     be taken within ``no_show_seconds``), its players told unless ``tell`` is False."""
     setting = tournament.round_setting(table.round)
-    table.opened_at = timezone.now()
     match = tournament_match_open(
         room=tournament.room,
         players=[entry.player for entry in players],
@@ -114,10 +113,14 @@ def table_match_open(
         no_show_seconds=tournament.no_show_seconds,
         actor=actor,
     )
+    # The watchers' version first: after a result, the one moment a seating may wait for a
+    # results' take in progress; ``opened_at`` is then the moment the match is open, or all
+    # but (the commit follows).
+    watchers_tell(tournament=tournament, change="seated", tables=[table])
     table.match = match
     table.status = Status.PLAYING
+    table.opened_at = timezone.now()
     table.save(update_fields=["status", "match", "opened_at"])
-    watchers_tell(tournament=tournament, change="seated", tables=[table])
     if tell:
         players_told_ready(
             tables={table.pk: table}, players=players, seat_by=match.no_show_deadline

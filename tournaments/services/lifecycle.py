@@ -23,7 +23,12 @@ from gin_platform.tenancy.principals import Actor
 from ratings.models import family_of
 from ratings.selectors import ratings_of
 from tournaments import engine
-from tournaments.locks import TournamentLockBusy, lock_tournament, lock_tournament_waiting
+from tournaments.locks import (
+    TournamentLockBusy,
+    lock_tournament,
+    lock_tournament_for_results,
+    lock_tournament_waiting,
+)
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.bracket import first_round_seat, shape_of, table_result_record
 from tournaments.services.events import entry_event, tournament_event, watchers_tell
@@ -164,16 +169,24 @@ def match_result_take(*, match_id: int, actor: Actor) -> bool:
     """A games match has ended: if it is a tournament's table, take its result to the
     bracket (seating what it feeds, paying a round that ended). Idempotent; True when this
     call recorded it. A match voided by R13 (interrupted past the limit) cancels the
-    tournament (R14 "Cancellation")."""
+    tournament (R14 "Cancellation"), under the exclusive lock (a cancellation waits for the
+    seatings at work); any other result under the results' lock, beside the seatings. An
+    ended match's status is final, so it is read before the lock."""
     table = BracketTable.objects.filter(match_id=match_id).only("tournament_id").first()
     if table is None:
         return False
+    voided = Match.objects.filter(pk=match_id, status=Match.Status.VOIDED).exists()
     with transaction.atomic(durable=True):
-        tournament = lock_tournament(table.tournament_id)
+        if voided:
+            tournament = lock_tournament(table.tournament_id)
+        else:
+            tournament = lock_tournament_for_results(table.tournament_id)
         table = BracketTable.objects.select_related("match").get(pk=table.pk)
         if tournament.status != Status.RUNNING or table.match is None:
             return False
         if table.match.status == Match.Status.VOIDED:
+            if not voided:  # voided since it was read: the sweep cancels, with the right lock
+                return False
             _cancel(tournament=tournament, reason="interrupted", actor=actor)
             return True
         return table_result_record(
