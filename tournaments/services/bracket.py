@@ -100,9 +100,11 @@ def table_match_open(
     players: Sequence[Entry],
     actor: Actor,
     tell: bool = True,
+    watchers: bool = True,
 ) -> list[Entry]:
     """Open the games match of a table whose players are set (R14: a reserved seat each, to
-    be taken within ``no_show_seconds``), its players told unless ``tell`` is False."""
+    be taken within ``no_show_seconds``), its players told unless ``tell`` is False, its
+    watchers unless ``watchers`` is False (the caller tells them)."""
     setting = tournament.round_setting(table.round)
     match = tournament_match_open(
         room=tournament.room,
@@ -113,14 +115,12 @@ def table_match_open(
         no_show_seconds=tournament.no_show_seconds,
         actor=actor,
     )
-    # The watchers' version first: after a result, the one moment a seating may wait for a
-    # results' take in progress; ``opened_at`` is then the moment the match is open, or all
-    # but (the commit follows).
-    watchers_tell(tournament=tournament, change="seated", tables=[table])
     table.match = match
     table.status = Status.PLAYING
     table.opened_at = timezone.now()
     table.save(update_fields=["status", "match", "opened_at"])
+    if watchers:
+        watchers_tell(tournament=tournament, change="seated", tables=[table])
     if tell:
         players_told_ready(
             tables={table.pk: table}, players=players, seat_by=match.no_show_deadline
@@ -145,7 +145,15 @@ def due_table_seat(*, table_id: int, actor: Actor) -> bool:
             return False
         entries = entries_of(table.entries)
         players = [entries[entry_id] for entry_id in table.entries]
-        table_match_open(tournament=tournament, table=table, players=players, actor=actor)
+        table_match_open(
+            tournament=tournament, table=table, players=players, actor=actor, watchers=False
+        )
+    # The watchers' version moves on the tournament's row, which a results' take holds while
+    # it runs: after the commit, so the match is open and its players told without waiting
+    # for the takes queued there (a round's results end together). Lost with this process
+    # (killed between the two), the watchers see the table seated with its next change (its
+    # result) or at their next snapshot.
+    watchers_tell(tournament=tournament, change="seated", tables=[table])
     return True
 
 
