@@ -21,7 +21,7 @@ from tests.tournaments.test_lifecycle import funded_player, sit_and_go
 from tournaments import receivers
 from tournaments.locks import lock_tournament, lock_tournament_waiting, share_tournament
 from tournaments.models import BracketTable, Tournament
-from tournaments.services import bracket
+from tournaments.services import bracket, lifecycle
 from tournaments.services.bracket import due_table_seat
 from tournaments.services.lifecycle import match_result_take, tournament_cancel
 from tournaments.services.registration import entry_register
@@ -53,6 +53,7 @@ def test_a_table_left_due_by_a_process_killed_between_the_commits_is_the_sweeps(
     monkeypatch.setattr(  # the process is killed once the result's take has committed
         bracket, "on_commit_logged", lambda callback, what: lost.append(callback)
     )
+    monkeypatch.setattr(lifecycle, "fed_table_seat", lambda **kwargs: False)
     first_round_ends(tables)
     final = BracketTable.objects.get(tournament=tournament, round=2)
     winners = [
@@ -128,6 +129,7 @@ def test_a_cancellation_ends_the_match_a_seating_opened_while_it_waited(monkeypa
     tournament, tables = four_entries()
     lost: list = []
     monkeypatch.setattr(bracket, "on_commit_logged", lambda callback, what: lost.append(callback))
+    monkeypatch.setattr(lifecycle, "fed_table_seat", lambda **kwargs: False)
     first_round_ends(tables)
     monkeypatch.undo()
     final = BracketTable.objects.get(tournament=tournament, round=2)
@@ -174,3 +176,33 @@ def test_a_voided_match_is_cancelled_with_by_its_task_under_the_exclusive_lock(
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.RUNNING
     assert match_result_take(match_id=first.match_id, actor=SYSTEM)  # the task
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.CANCELLED
+
+
+def test_a_table_made_due_in_anothers_take_is_seated_by_its_own_matchs_taker(
+    monkeypatch,
+) -> None:
+    """One holder of the results' lock takes every result come in; each table they make due
+    is seated by the taker of the match that completed it, after its own turn at the lock,
+    so a round's tables open side by side rather than one after another in the holder's."""
+    operator = OperatorFactory()
+    tournament = sit_and_go(operator, entries=8)
+    for _ in range(8):
+        entry_register(player=funded_player(operator), tournament=tournament, actor=SYSTEM)
+    held: list = []
+    monkeypatch.setattr(receivers, "on_commit_logged", lambda callback, what: held.append(callback))
+    first_round_ends(
+        list(BracketTable.objects.filter(tournament=tournament, round=1).order_by("number")[:3])
+    )
+    assert len(held) == 3
+    held[2]()  # table 1-3's taker holds the lock first and takes all three results
+    statuses = dict(
+        BracketTable.objects.filter(tournament=tournament, round=2).values_list("number", "status")
+    )
+    fed = BracketTable.objects.get(tournament=tournament, round=2, number=1)
+    assert statuses == {1: BracketTable.Status.PENDING, 2: BracketTable.Status.PENDING}
+    assert len(fed.entries) == 2  # due: 1-1 and 1-2 both taken
+    held[0]()  # 1-1's taker: nothing left to take, its next table to seat
+    fed.refresh_from_db()
+    assert fed.status == BracketTable.Status.PLAYING
+    held[1]()  # 1-2's: seated already, nothing opens twice
+    assert Match.objects.filter(bracket_table__tournament=tournament).count() == 5

@@ -73,7 +73,12 @@ def table_seat(
 
 
 def table_players_set(
-    *, tournament: Tournament, table: BracketTable, entries: Sequence[Entry], actor: Actor
+    *,
+    tournament: Tournament,
+    table: BracketTable,
+    entries: Sequence[Entry],
+    actor: Actor,
+    seat_fed: bool = True,
 ) -> list[Entry]:
     """A table's players are known: the linked removed (R10), then, with too few left to
     play, a bye (all go on, a final of one is won) and ``[]``; else its players recorded,
@@ -87,7 +92,7 @@ def table_players_set(
         table.opened_at = table.finished_at = timezone.now()
         table.save(update_fields=["entries", "status", "advancing", "opened_at", "finished_at"])
         watchers_tell(tournament=tournament, change="seated", tables=[table])
-        table_done(tournament=tournament, table=table, actor=actor)
+        table_done(tournament=tournament, table=table, actor=actor, seat_fed=seat_fed)
         return []
     table.save(update_fields=["entries"])
     return players
@@ -160,6 +165,26 @@ def due_table_seat(*, table_id: int, actor: Actor) -> bool:
 def is_due(table: BracketTable) -> bool:
     """Its players are set and its match is not open yet."""
     return table.status == Status.PENDING and bool(table.entries)
+
+
+def fed_table_seat(*, match_id: int, actor: Actor) -> bool:
+    """Seat the table that ``match_id``'s finished table feeds (through any byes) if it is
+    due: where a match ended, once its result is taken, whoever took it. A round's results
+    end together and one holder of the results' lock takes them all: each table they make
+    due is then seated by the process whose match completed it, side by side, not one after
+    another after the holder's commit. True when this call seated it."""
+    table = BracketTable.objects.filter(match_id=match_id).select_related("tournament").first()
+    if table is None:
+        return False
+    tournament = table.tournament
+    shape = shape_of(tournament)
+    while table.status in (Status.FINISHED, Status.BYE) and not shape.is_final(table.round):
+        fed_number = shape.fed(round_number=table.round, number=table.number)
+        assert fed_number is not None  # only the final feeds nothing
+        table = BracketTable.objects.get(
+            tournament=tournament, round=table.round + 1, number=fed_number
+        )
+    return is_due(table) and due_table_seat(table_id=table.pk, actor=actor)
 
 
 def _seat_after_commit(table: BracketTable, actor: Actor) -> None:
@@ -267,10 +292,16 @@ def entries_out(*, entries: Sequence[Entry], round_number: int, reason: str) -> 
 
 
 def table_result_record(
-    *, tournament: Tournament, table: BracketTable, match: Match, actor: Actor
+    *,
+    tournament: Tournament,
+    table: BracketTable,
+    match: Match,
+    actor: Actor,
+    seat_fed: bool = True,
 ) -> bool:
     """A played table's match has ended: the best go on, the others are out (R14). Returns
-    False when there is nothing to record yet (the match is still on) or any more (done)."""
+    False when there is nothing to record yet (the match is still on) or any more (done).
+    ``seat_fed``: seat the table it makes due after the commit (``table_done``)."""
     if table.status != Status.PLAYING:
         return False
     outcome = tournament_match_outcome(match=match)
@@ -309,13 +340,17 @@ def table_result_record(
         data={"match": match.pk, "advancing": table.advancing},
     )
     watchers_tell(tournament=tournament, change="result", tables=[table])
-    table_done(tournament=tournament, table=table, actor=actor)
+    table_done(tournament=tournament, table=table, actor=actor, seat_fed=seat_fed)
     return True
 
 
-def table_done(*, tournament: Tournament, table: BracketTable, actor: Actor) -> None:
-    """What a table's end makes known: the table it feeds, once all its feeders are done;
-    the round's places, once the round has ended; the final's, and the end."""
+def table_done(
+    *, tournament: Tournament, table: BracketTable, actor: Actor, seat_fed: bool = True
+) -> None:
+    """What a table's end makes known: the table it feeds, once all its feeders are done
+    (seated after the commit unless ``seat_fed`` is False: ``fed_table_seat`` then, by the
+    process whose match it was); the round's places, once the round has ended; the final's,
+    and the end."""
     shape = shape_of(tournament)
     if shape.is_final(table.round):
         final_places_pay(tournament=tournament, final=table, actor=actor)
@@ -341,5 +376,8 @@ def table_done(*, tournament: Tournament, table: BracketTable, actor: Actor) -> 
     fed = BracketTable.objects.get(tournament=tournament, round=table.round + 1, number=fed_number)
     if fed.status == Status.PENDING and not fed.entries:
         players = [entries[entry_id] for entry_id in sent]
-        if table_players_set(tournament=tournament, table=fed, entries=players, actor=actor):
+        due = table_players_set(
+            tournament=tournament, table=fed, entries=players, actor=actor, seat_fed=seat_fed
+        )
+        if due and seat_fed:
             _seat_after_commit(fed, actor)

@@ -30,7 +30,12 @@ from tournaments.locks import (
     lock_tournament_waiting,
 )
 from tournaments.models import BracketTable, Entry, Tournament
-from tournaments.services.bracket import first_round_seat, shape_of, table_result_record
+from tournaments.services.bracket import (
+    fed_table_seat,
+    first_round_seat,
+    shape_of,
+    table_result_record,
+)
 from tournaments.services.events import entry_event, tournament_event, watchers_tell
 from tournaments.services.prizes import ended_data, fees_take, prizes_paid
 from tournaments.services.registration import entries_on_a_break_withdraw, entry_refund
@@ -189,9 +194,12 @@ def match_result_take(*, match_id: int, actor: Actor) -> bool:
                 return False
             _cancel(tournament=tournament, reason="interrupted", actor=actor)
             return True
-        return table_result_record(
+        took = table_result_record(
             tournament=tournament, table=table, match=table.match, actor=actor
         )
+    if not took:  # taken by another, whose process may have left its next table to this one
+        fed_table_seat(match_id=match_id, actor=actor)
+    return took
 
 
 def results_take(*, match_id: int, actor: Actor) -> bool:
@@ -213,9 +221,12 @@ def results_take(*, match_id: int, actor: Actor) -> bool:
             tournament = lock_tournament_waiting(table.tournament_id, seconds=RESULT_LOCK_WAIT)
             if tournament.status != Status.RUNNING:
                 return True
-            return _results_in_take(tournament=tournament, actor=actor)
+            if not _results_in_take(tournament=tournament, match_id=match_id, actor=actor):
+                return False
     except TournamentLockBusy:
         return False
+    fed_table_seat(match_id=match_id, actor=actor)
+    return True
 
 
 # How long a match's end waits for its tournament's lock before leaving its result to the
@@ -233,7 +244,7 @@ def _ended_tables(*, tournament_id: int) -> QuerySet[BracketTable]:
     )
 
 
-def _results_in_take(*, tournament: Tournament, actor: Actor) -> bool:
+def _results_in_take(*, tournament: Tournament, match_id: int, actor: Actor) -> bool:
     """Every table of the tournament (locked for results) still playing whose match has
     ended, taken in bracket order, and again for those that ended while these were taken
     (their own takers found the lock held). A voided match cancels the tournament (R14),
@@ -252,7 +263,15 @@ def _results_in_take(*, tournament: Tournament, actor: Actor) -> bool:
             assert table.match is not None  # filtered on its status
             if table.match.status == Match.Status.VOIDED:
                 return False
-            table_result_record(tournament=tournament, table=table, match=table.match, actor=actor)
+            # The tables these results make due are seated by their own matches' takers
+            # (``fed_table_seat``), side by side; this one's by this process.
+            table_result_record(
+                tournament=tournament,
+                table=table,
+                match=table.match,
+                actor=actor,
+                seat_fed=table.match_id == match_id,
+            )
     return True
 
 
