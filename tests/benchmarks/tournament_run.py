@@ -444,31 +444,46 @@ SLOW_SEATING_SECONDS = 2.0
 
 
 def seating_latency(*, sql, tournament_id: int, field_: int) -> dict:
+    """Each table's wait from its last feeding match's end to its match open, and its two
+    parts: the result's take (the feeder's match end to the feeder's table finished, under
+    the results' lock) and the seating after it (to the table's match open)."""
     shape = tournament_engine.bracket_shape(entries=field_, seats=2, advance=1)
     rows = sql(
-        "SELECT t.round, t.number, t.opened_at, m.finished_at FROM tournaments_brackettable t "
-        f"LEFT JOIN games_match m ON m.id = t.match_id WHERE t.tournament_id = {tournament_id}"
+        "SELECT t.round, t.number, t.opened_at, m.finished_at, t.finished_at "
+        "FROM tournaments_brackettable t LEFT JOIN games_match m ON m.id = t.match_id "
+        f"WHERE t.tournament_id = {tournament_id}"
     )
-    opened = {(r, n): o for r, n, o, _ in rows}
-    ended = {(r, n): f for r, n, _, f in rows}
+    opened = {(r, n): o for r, n, o, _, _ in rows}
+    ended = {(r, n): f for r, n, _, f, _ in rows}
+    taken = {(r, n): t for r, n, _, _, t in rows}
     waits: list[float] = []
+    takes: list[float] = []
+    seats: list[float] = []
     slow: list[dict] = []
     by_round: dict[int, float] = {}
     for (round_number, number), at in opened.items():
         if round_number == 1 or at is None:
             continue
-        feeders = shape.feeders(round_number=round_number, number=number)
-        ends = [ended[(round_number - 1, f)] for f in feeders if ended.get((round_number - 1, f))]
-        if ends:
-            waits.append((at - max(ends)).total_seconds())
-            if waits[-1] > SLOW_SEATING_SECONDS:
-                slow.append(
-                    {
-                        "table": f"{round_number}-{number}",
-                        "wait, s": round(waits[-1], 2),
-                        "feeders ended at": max(ends).timestamp(),
-                    }
-                )
+        feeders = [
+            (round_number - 1, f) for f in shape.feeders(round_number=round_number, number=number)
+        ]
+        last = max((f for f in feeders if ended.get(f)), key=lambda f: ended[f], default=None)
+        if last is None:
+            continue
+        waits.append((at - ended[last]).total_seconds())
+        last_taken = max(taken[f] for f in feeders if taken.get(f))
+        takes.append((taken[last] - ended[last]).total_seconds())
+        seats.append((at - last_taken).total_seconds())
+        if waits[-1] > SLOW_SEATING_SECONDS:
+            slow.append(
+                {
+                    "table": f"{round_number}-{number}",
+                    "wait, s": round(waits[-1], 2),
+                    "result taken after, s": round(takes[-1], 2),
+                    "seated after the result, s": round(seats[-1], 2),
+                    "feeders ended at": ended[last].timestamp(),
+                }
+            )
     for round_number in range(1, shape.rounds):
         last_end = max(
             (f for (r, _), f in ended.items() if r == round_number and f is not None), default=None
@@ -484,6 +499,8 @@ def seating_latency(*, sql, tournament_id: int, field_: int) -> dict:
         "seating p50, s": percentile(waits, 50),
         "seating p99, s": percentile(waits, 99),
         "seating max, s": max(waits, default=None),
+        "result's take p50 / p99, s": (percentile(takes, 50), percentile(takes, 99)),
+        "seating after the result p50 / p99, s": (percentile(seats, 50), percentile(seats, 99)),
         "slow seatings": sorted(slow, key=lambda table: -table["wait, s"]),
         "round's last end to the next round's last seat, s": by_round,
     }

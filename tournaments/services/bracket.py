@@ -3,30 +3,43 @@ finished match sends its best players on and the rest out, and a round that has 
 its places paid (tournaments/services/prizes.py).
 
 Every step runs under the tournament's lock, in the transaction of the step that caused it:
-the start seats round 1, a match's result seats the table it feeds. ``table_result_record``
-is idempotent (a table already finished is left alone), so the task that records a result
-may run twice, or late, from the sweep that finds a result no task recorded.
+the start seats round 1, a match's result records who goes on and, once a table's feeders
+have all ended, who plays at it (a bye at once). That table's match is opened after the
+result's commit, in a transaction of its own (``due_table_seat``) that shares the
+tournament's lock: a round's tables open side by side while its results go on being taken,
+instead of one after another inside the results' hold. ``table_result_record`` and
+``due_table_seat`` are idempotent (a table already finished, or seated, is left alone), so
+either may run twice, or late, from the sweep that finds what no process did.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 
+from django.db import transaction
 from django.utils import timezone
 
 from games.models import Match
 from games.services.tournament_matches import tournament_match_open, tournament_matches_ready
 from games.tournament_selectors import tournament_match_outcome
 from gin_platform.audit import audit_record
+from gin_platform.enqueue import enqueue, on_commit_logged
 from gin_platform.tenancy.principals import Actor
 from integrity.pairing import linked_pairs, pair_linked
 from tournaments import engine
+from tournaments.locks import lock_bracket_table, share_tournament
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.events import entries_tell, watchers_tell
 from tournaments.services.prizes import final_places_pay, round_places_pay
 
+logger = logging.getLogger(__name__)
 Status = BracketTable.Status
+# Queued by name when a seating after a result's commit fails (a service never imports its
+# tasks); the sweep finds any table whose seating was lost altogether.
+SEAT_TASK = "tournaments.tasks.table_seat"
 
 
 def shape_of(tournament: Tournament) -> engine.BracketShape:
@@ -47,22 +60,51 @@ def table_seat(
     actor: Actor,
     tell: bool = True,
 ) -> list[Entry]:
-    """Seat a table whose players are now known: open its match, or, with too few players
-    to play, send them all on (a bye; a final of one is won). Returns the players seated
-    at a match, told their match is ready unless ``tell`` is False (the start tells the
-    whole first round at once, ``first_round_seat``)."""
+    """Seat a table whose players are now known, in the caller's transaction (the start's
+    round 1): its players set (``table_players_set``), then its match opened, or a bye.
+    Returns the players seated at a match, told their match is ready unless ``tell`` is
+    False (the start tells the whole first round at once, ``first_round_seat``)."""
+    players = table_players_set(tournament=tournament, table=table, entries=entries, actor=actor)
+    if not players:
+        return []
+    return table_match_open(
+        tournament=tournament, table=table, players=players, actor=actor, tell=tell
+    )
+
+
+def table_players_set(
+    *, tournament: Tournament, table: BracketTable, entries: Sequence[Entry], actor: Actor
+) -> list[Entry]:
+    """A table's players are known: the linked removed (R10), then, with too few left to
+    play, a bye (all go on, a final of one is won) and ``[]``; else its players recorded,
+    still pending, and returned: its match is for ``table_match_open`` to open."""
     shape = shape_of(tournament)
     players = _without_linked(tournament=tournament, table=table, entries=entries, actor=actor)
     table.entries = [entry.pk for entry in players]
-    table.opened_at = timezone.now()
     if not engine.is_played(shape, round_number=table.round, players=len(players)):
         table.status = Status.BYE
         table.advancing = list(table.entries)
-        table.finished_at = table.opened_at
+        table.opened_at = table.finished_at = timezone.now()
         table.save(update_fields=["entries", "status", "advancing", "opened_at", "finished_at"])
         watchers_tell(tournament=tournament, change="seated", tables=[table])
         table_done(tournament=tournament, table=table, actor=actor)
         return []
+    table.save(update_fields=["entries"])
+    return players
+
+
+def table_match_open(
+    *,
+    tournament: Tournament,
+    table: BracketTable,
+    players: Sequence[Entry],
+    actor: Actor,
+    tell: bool = True,
+    watchers: bool = True,
+) -> list[Entry]:
+    """Open the games match of a table whose players are set (R14: a reserved seat each, to
+    be taken within ``no_show_seconds``), its players told unless ``tell`` is False, its
+    watchers unless ``watchers`` is False (the caller tells them)."""
     setting = tournament.round_setting(table.round)
     match = tournament_match_open(
         room=tournament.room,
@@ -75,13 +117,63 @@ def table_seat(
     )
     table.match = match
     table.status = Status.PLAYING
-    table.save(update_fields=["entries", "status", "match", "opened_at"])
-    watchers_tell(tournament=tournament, change="seated", tables=[table])
+    table.opened_at = timezone.now()
+    table.save(update_fields=["status", "match", "opened_at"])
+    if watchers:
+        watchers_tell(tournament=tournament, change="seated", tables=[table])
     if tell:
         players_told_ready(
             tables={table.pk: table}, players=players, seat_by=match.no_show_deadline
         )
-    return players
+    return list(players)
+
+
+def due_table_seat(*, table_id: int, actor: Actor) -> bool:
+    """Open the match of a table a result made due (its players set, still pending), after
+    that result's commit: the tournament shared (results go on being taken; a cancellation
+    waits for this match, then ends it), the table locked (two seaters open one match).
+    True when this call opened it; idempotent, so the sweep may try again."""
+    tournament_id = (
+        BracketTable.objects.filter(pk=table_id).values_list("tournament_id", flat=True).first()
+    )
+    if tournament_id is None:
+        return False
+    with transaction.atomic(durable=True):
+        tournament = share_tournament(tournament_id)
+        table = lock_bracket_table(table_id)
+        if tournament.status != Tournament.Status.RUNNING or not is_due(table):
+            return False
+        entries = entries_of(table.entries)
+        players = [entries[entry_id] for entry_id in table.entries]
+        table_match_open(
+            tournament=tournament, table=table, players=players, actor=actor, watchers=False
+        )
+    # The watchers' version moves on the tournament's row, which a results' take holds while
+    # it runs: after the commit, so the match is open and its players told without waiting
+    # for the takes queued there (a round's results end together). Lost with this process
+    # (killed between the two), the watchers see the table seated with its next change (its
+    # result) or at their next snapshot.
+    watchers_tell(tournament=tournament, change="seated", tables=[table])
+    return True
+
+
+def is_due(table: BracketTable) -> bool:
+    """Its players are set and its match is not open yet."""
+    return table.status == Status.PENDING and bool(table.entries)
+
+
+def _seat_after_commit(table: BracketTable, actor: Actor) -> None:
+    on_commit_logged(
+        partial(_seat_here_or_queue, table.pk, actor), what=f"seating of bracket table {table.pk}"
+    )
+
+
+def _seat_here_or_queue(table_id: int, actor: Actor) -> None:
+    try:
+        due_table_seat(table_id=table_id, actor=actor)
+    except Exception:  # the task seats it, or the sweep
+        logger.exception("bracket table %s was not seated where its result was taken", table_id)
+        enqueue(SEAT_TASK, table_id)
 
 
 def first_round_seat(
@@ -247,10 +339,7 @@ def table_done(*, tournament: Tournament, table: BracketTable, actor: Actor) -> 
     sent = [entry_id for feeder in feeders for entry_id in feeder.advancing]
     entries = entries_of(sent)
     fed = BracketTable.objects.get(tournament=tournament, round=table.round + 1, number=fed_number)
-    if fed.status == Status.PENDING:
-        table_seat(
-            tournament=tournament,
-            table=fed,
-            entries=[entries[entry_id] for entry_id in sent],
-            actor=actor,
-        )
+    if fed.status == Status.PENDING and not fed.entries:
+        players = [entries[entry_id] for entry_id in sent]
+        if table_players_set(tournament=tournament, table=fed, entries=players, actor=actor):
+            _seat_after_commit(fed, actor)

@@ -23,7 +23,12 @@ from gin_platform.tenancy.principals import Actor
 from ratings.models import family_of
 from ratings.selectors import ratings_of
 from tournaments import engine
-from tournaments.locks import TournamentLockBusy, lock_tournament, lock_tournament_waiting
+from tournaments.locks import (
+    TournamentLockBusy,
+    lock_tournament,
+    lock_tournament_for_results,
+    lock_tournament_waiting,
+)
 from tournaments.models import BracketTable, Entry, Tournament
 from tournaments.services.bracket import first_round_seat, shape_of, table_result_record
 from tournaments.services.events import entry_event, tournament_event, watchers_tell
@@ -164,16 +169,24 @@ def match_result_take(*, match_id: int, actor: Actor) -> bool:
     """A games match has ended: if it is a tournament's table, take its result to the
     bracket (seating what it feeds, paying a round that ended). Idempotent; True when this
     call recorded it. A match voided by R13 (interrupted past the limit) cancels the
-    tournament (R14 "Cancellation")."""
+    tournament (R14 "Cancellation"), under the exclusive lock (a cancellation waits for the
+    seatings at work); any other result under the results' lock, beside the seatings. An
+    ended match's status is final, so it is read before the lock."""
     table = BracketTable.objects.filter(match_id=match_id).only("tournament_id").first()
     if table is None:
         return False
+    voided = Match.objects.filter(pk=match_id, status=Match.Status.VOIDED).exists()
     with transaction.atomic(durable=True):
-        tournament = lock_tournament(table.tournament_id)
+        if voided:
+            tournament = lock_tournament(table.tournament_id)
+        else:
+            tournament = lock_tournament_for_results(table.tournament_id)
         table = BracketTable.objects.select_related("match").get(pk=table.pk)
         if tournament.status != Status.RUNNING or table.match is None:
             return False
         if table.match.status == Match.Status.VOIDED:
+            if not voided:  # voided since it was read: the sweep cancels, with the right lock
+                return False
             _cancel(tournament=tournament, reason="interrupted", actor=actor)
             return True
         return table_result_record(
@@ -187,7 +200,8 @@ def results_take(*, match_id: int, actor: Actor) -> bool:
     every result of the tournament that has come in, its own among them, in bracket order.
     Takers whose matches ended together wait in line behind one holder and mostly find their
     result taken by it; False when the wait ran out (a start, a round's prizes under the
-    lock), and the caller queues the task. Results are never left in a worker's queue behind
+    lock) or a voided match came in (only the task's exclusive lock cancels), and the caller
+    queues the task. Results are never left in a worker's queue behind
     settlements while their lock is free: a 1,024-entry run waited 18 s at the median for its
     next table when every result went through the queue, and 11-14 s at p99 when a taker
     finding the lock held queued its task rather than waiting."""
@@ -197,11 +211,11 @@ def results_take(*, match_id: int, actor: Actor) -> bool:
     try:
         with transaction.atomic(durable=True):
             tournament = lock_tournament_waiting(table.tournament_id, seconds=RESULT_LOCK_WAIT)
-            if tournament.status == Status.RUNNING:
-                _results_in_take(tournament=tournament, actor=actor)
+            if tournament.status != Status.RUNNING:
+                return True
+            return _results_in_take(tournament=tournament, actor=actor)
     except TournamentLockBusy:
         return False
-    return True
 
 
 # How long a match's end waits for its tournament's lock before leaving its result to the
@@ -219,11 +233,13 @@ def _ended_tables(*, tournament_id: int) -> QuerySet[BracketTable]:
     )
 
 
-def _results_in_take(*, tournament: Tournament, actor: Actor) -> None:
-    """Every table of the (locked) tournament still playing whose match has ended, taken in
-    bracket order, and again for those that ended while these were taken (their own takers
-    found the lock held); a voided one cancels the tournament (R14), and nothing after it
-    runs."""
+def _results_in_take(*, tournament: Tournament, actor: Actor) -> bool:
+    """Every table of the tournament (locked for results) still playing whose match has
+    ended, taken in bracket order, and again for those that ended while these were taken
+    (their own takers found the lock held). A voided match cancels the tournament (R14),
+    which needs the exclusive lock (seatings running beside a results' take must be waited
+    for): the take stops there, False, and the voided match's own task (or the sweep)
+    cancels under ``match_result_take``'s lock."""
     for _ in range(RESULT_PASSES):
         ended = list(
             _ended_tables(tournament_id=tournament.pk)
@@ -231,13 +247,13 @@ def _results_in_take(*, tournament: Tournament, actor: Actor) -> None:
             .order_by("round", "number")
         )
         if not ended:
-            return
+            return True
         for table in ended:
             assert table.match is not None  # filtered on its status
             if table.match.status == Match.Status.VOIDED:
-                _cancel(tournament=tournament, reason="interrupted", actor=actor)
-                return
+                return False
             table_result_record(tournament=tournament, table=table, match=table.match, actor=actor)
+    return True
 
 
 RESULT_PASSES = 4

@@ -13,6 +13,7 @@ from django.utils import timezone
 from games.models import Match
 from gin_platform.tenancy.principals import Actor
 from tournaments.models import BracketTable, Entry, Tournament
+from tournaments.services.bracket import due_table_seat
 from tournaments.services.creation import registration_open
 from tournaments.services.lifecycle import (
     aborted_match_void,
@@ -30,8 +31,9 @@ OPEN_MATCH = (Match.Status.WAITING, Match.Status.RUNNING, Match.Status.SUSPENDED
 
 
 def tournaments_sweep(*, actor: Actor) -> int:
-    """Open registration, start what is due, take results no task took, void the matches a
-    cancellation left open that no task voided. Returns the steps."""
+    """Open registration, start what is due, take results no task took, seat the tables no
+    process seated, void the matches a cancellation left open that no task voided. Returns
+    the steps."""
     now = timezone.now()
     steps = 0
     for tournament in Tournament.objects.filter(
@@ -65,6 +67,14 @@ def tournaments_sweep(*, actor: Actor) -> int:
     )
     for match_id in list(stranded):
         steps += bool(match_result_take(match_id=match_id, actor=actor))
+    # A table due is seated after its result's commit, where the result was taken: one left
+    # due was lost with that process (killed between the two commits). Its seater, if still
+    # at work, holds the table's lock, and this finds it seated.
+    left_due = BracketTable.objects.filter(
+        status=BracketTable.Status.PENDING, tournament__status=Tournament.Status.RUNNING
+    ).exclude(entries=[])
+    for table_id in list(left_due.values_list("pk", flat=True)):
+        steps += bool(due_table_seat(table_id=table_id, actor=actor))
     left_open = BracketTable.objects.filter(
         status=BracketTable.Status.ABORTED,
         match__status__in=OPEN_MATCH,
