@@ -10,10 +10,17 @@ cards it cannot see (the stock and the opponents' cards not known from the pile)
   chance of holding a hand it may knock with (R6) after drawing that card, and otherwise a
   credit that shrinks with every point of deadwood above the knock limit
   (``_Search.worth``: one draw ahead, every unseen card tried; the deadwood of each is
-  ``draw_deadwoods``, the exact R2 figure). Discards look one draw further (``_Search.deep``:
+  ``draw_deadwoods``, the exact R2 figure). Discards look one draw further (``_Search.drawn``:
   each unseen card drawn, the discard that leaves the least deadwood, then ``worth``) for the
   most promising candidates. The opponent may go out first meanwhile: a draw further ahead
   counts for less the more turns the opponent has played (``HAZARD``).
+* **The pile as a second source.** Heads-up, each draw also offers the opponent's next
+  discard, and a player throws its highest unmatched card: the pile brings high cards far
+  more often than the stock does, and never a card under 4. Both look-aheads take the card on
+  top of the pile when it is worth more than a stock draw on average, each unseen card being
+  that discard with the chance ``next_discard_chances`` gives it (by its value, the value of
+  the opponent's last discard and the melds still open to it): a hand waiting for high
+  cards is worth more than a uniform draw says.
 * **Draw** (R4, R5): the better of "take the top card, then the best discard" and the average
   over the unseen cards of "draw it, then the best discard". The last seat offered the upcard
   (the dealer) gets no card by passing, so it compares with its hand as it is; the first seat
@@ -40,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.engine.bot_memory import SeatMemory
+from games.engine.bot_memory import UNKNOWN, SeatMemory
 from games.engine.cards import FULL_DECK
 from games.engine.solver import (
     RANK_VALUES,
@@ -102,6 +109,44 @@ def _meld_pairs(index: int) -> tuple[tuple[int, int], ...]:
 
 
 MELD_PAIRS = tuple(_meld_pairs(index) for index in range(52))
+# The cards as bits in the easy bot's order of preference for a discard among those leaving
+# the same deadwood: the highest value first, then the latest in deck order.
+PUT_DOWN_ORDER = tuple(1 << index for index in sorted(range(52), key=lambda i: (-VALUE[i], -i)))
+
+# The chance that an unseen card is the opponent's next discard, by its value (rows, 1..10)
+# and the value of the opponent's last discard (columns, 1..10, then none yet): what the easy
+# bot threw in 8,000 turns against this bot (tune seeds, not the benchmark's), the columns
+# below 4 filled from the lowest seen. It throws its highest unmatched card: never a card
+# under 4, mostly one as high as its last discard, or a higher card it has just drawn.
+NEXT_DISCARD: tuple[tuple[float, ...], ...] = (
+    (0.0,) * 11,
+    (0.0,) * 11,
+    (0.0,) * 11,
+    (0.018, 0.018, 0.018, 0.018, 0.018, 0.002, 0.003, 0.003, 0.000, 0.000, 0.000),
+    (0.117, 0.117, 0.117, 0.117, 0.117, 0.057, 0.015, 0.013, 0.007, 0.002, 0.000),
+    (0.034, 0.034, 0.034, 0.034, 0.034, 0.118, 0.085, 0.037, 0.018, 0.008, 0.001),
+    (0.055, 0.055, 0.055, 0.055, 0.055, 0.049, 0.087, 0.093, 0.036, 0.016, 0.000),
+    (0.039, 0.039, 0.039, 0.039, 0.039, 0.032, 0.040, 0.093, 0.092, 0.030, 0.002),
+    (0.162, 0.162, 0.162, 0.162, 0.048, 0.045, 0.028, 0.026, 0.094, 0.055, 0.010),
+    (0.100, 0.100, 0.100, 0.100, 0.043, 0.040, 0.037, 0.029, 0.027, 0.066, 0.082),
+)
+# ...times this by how many meld pairs for the card are still live (0, 1, 2, 3 or more).
+PAIRS_FACTOR = (1.2, 1.12, 1.1, 0.86)
+
+
+def next_discard_chances(*, unseen: Sequence[int], live: int, last: int) -> list[float]:
+    """For each unseen card (bits, in that order): the chance that it is the opponent's next
+    discard, from its value, the value of the opponent's last discard (``last``: a card
+    index, or :data:`~games.engine.bot_memory.UNKNOWN` before the first) and how many pairs of
+    ``live`` cards (unseen, or known in the opponent's hand) could meld with it."""
+    column = VALUE[last] - 1 if last >= 0 else 10
+    chances = []
+    for bit in unseen:
+        index = bit.bit_length() - 1
+        pairs = sum(1 for first, second in MELD_PAIRS[index] if first & live and second & live)
+        chances.append(NEXT_DISCARD[VALUE[index] - 1][column] * PAIRS_FACTOR[min(pairs, 3)])
+    return chances
+
 
 SetOption = tuple[tuple[int, int, int, int], bool]  # cards removed per suit, four melded
 
@@ -128,6 +173,24 @@ def _set_options(patterns: Sequence[int], ranks: int) -> list[SetOption]:
     return options
 
 
+def _undominated(options: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The set choices (rest, others, pattern) of one suit that may give the least deadwood:
+    with the same pattern left, a choice with no more ``rest`` and no more ``rest - others``
+    is never worse, whatever card is added."""
+    kept: list[tuple[int, int, int]] = []
+    ordered = sorted(options, key=lambda option: (option[2], option[0], option[0] - option[1]))
+    pattern, lowest = -1, 0
+    for option in ordered:
+        rest, others, left = option
+        if left != pattern:
+            pattern, lowest = left, rest - others
+            kept.append(option)
+        elif rest - others < lowest:
+            lowest = rest - others
+            kept.append(option)
+    return kept
+
+
 def draw_deadwoods(hand: int, unseen_by_suit: Sequence[Sequence[int]]) -> list[int]:
     """``min_deadwood_after_discard_mask(hand | card)`` for every unseen card (given per
     suit, as bits of a 13-bit suit pattern, in that order): the same figures, faster. Adding
@@ -145,13 +208,17 @@ def draw_deadwoods(hand: int, unseen_by_suit: Sequence[Sequence[int]]) -> list[i
     for removed, four in _set_options(patterns, set_ranks):
         left = [patterns[suit] ^ removed[suit] for suit in range(4)]
         deadwood = [RUN_DEADWOOD[pattern] for pattern in left]
-        gains = [RUN_DROP_GAIN[pattern] for pattern in left]
+        g0, g1, g2, g3 = (RUN_DROP_GAIN[pattern] for pattern in left)
+        by_suit = [max(g1, g2, g3), max(g0, g2, g3), max(g0, g1, g3), max(g0, g1, g2)]
         total = sum(deadwood)
         for suit in range(4):
-            others = max(gains[other] for other in range(4) if other != suit)
-            if four:
-                others = max(others, 0)
-            prepared[suit].append((total - deadwood[suit], others, left[suit]))
+            best_other = by_suit[suit]
+            if four and best_other < 0:
+                best_other = 0
+            prepared[suit].append((total - deadwood[suit], best_other, left[suit]))
+    for suit in range(4):
+        if len(prepared[suit]) > 1:
+            prepared[suit] = _undominated(prepared[suit])
     out = []
     for suit, ranks in enumerate(unseen_by_suit):
         options = prepared[suit]
@@ -194,12 +261,15 @@ class _Search:
         )
         self.opponents = opponents
         self.cache: dict[int, float] = {}
+        self.deadwoods: dict[int, list[int]] = {}  # per hand: draw_deadwoods
         self.miss = [
             1.0 if d <= limit else MISS_CREDIT * MISS_DECAY ** (d - limit - 1) for d in range(400)
         ]
         self.survive = 1.0  # the chance that no opponent goes out before the next draw
         self.danger_weight = DANGER_WEIGHT
         self.last_discard_value = 10  # the highest value an opponent's unmatched card has
+        # (position among the unseen cards, chance): the opponent's next discard
+        self.pile_chance: list[tuple[int, float]] = []
 
     def worth(self, hand: int) -> float:
         """Worth of a hand before the draw: over the unseen cards, 1 when the hand may knock
@@ -209,37 +279,59 @@ class _Search:
             return cached
         miss = self.miss
         if self.unseen:
-            deadwoods = draw_deadwoods(hand, self.unseen_by_suit)
-            value = sum(miss[deadwood] for deadwood in deadwoods) / len(deadwoods)
+            deadwoods = self.draw_deadwoods(hand)
+            values = [miss[deadwood] for deadwood in deadwoods]
+            value = sum(values) / len(values)
+            if self.pile_chance:
+                value = self.with_pile(values, value)
         else:
             value = miss[min_deadwood_mask(hand)]
         self.cache[hand] = value
         return value
 
-    def best_discard(self, held: int, keep: int = 0) -> int:
-        """The hand left by the discard that leaves the lowest deadwood (ties: the highest
-        card put down); ``keep``: a card that may not be put down (R5)."""
-        best, best_key = held, (1000, 0, 0)
-        for bit in _bits(held & ~keep):
-            key = (min_deadwood_mask(held ^ bit), -VALUE[bit.bit_length() - 1], -bit)
-            if key < best_key:
-                best, best_key = held ^ bit, key
-        return best
+    def draw_deadwoods(self, hand: int) -> list[int]:
+        """:func:`draw_deadwoods` of ``hand`` over the unseen cards, in their order (cached)."""
+        deadwoods = self.deadwoods.get(hand)
+        if deadwoods is None:
+            deadwoods = self.deadwoods[hand] = draw_deadwoods(hand, self.unseen_by_suit)
+        return deadwoods
 
-    def drawn(self, hand: int) -> float:
+    @staticmethod
+    def best_discard(held: int, deadwood: int) -> int:
+        """The hand left by the discard that leaves the lowest deadwood, ``deadwood`` (ties:
+        the highest card put down, then the latest in deck order)."""
+        for bit in PUT_DOWN_ORDER:
+            if held & bit and min_deadwood_mask(held ^ bit) == deadwood:
+                return held ^ bit
+        raise ValueError("no discard leaves that deadwood")  # pragma: no cover
+
+    def drawn(self, hand: int, *, pile: bool = True) -> float:
         """Over the unseen cards: 1 when drawing it lets the hand knock, else the worth of
         the hand after the discard that leaves the least deadwood, if nobody went out."""
         if not self.unseen:
             return self.worth(hand)
         limit = self.limit
-        total = 0.0
-        for bit in self.unseen:
-            held = hand | bit
-            if min_deadwood_after_discard_mask(held) <= limit:
-                total += 1.0
-            else:
-                total += self.survive * self.worth(self.best_discard(held))
-        return total / len(self.unseen)
+        outcomes = [
+            1.0
+            if deadwood <= limit
+            else self.survive * self.worth(self.best_discard(hand | bit, deadwood))
+            for bit, deadwood in zip(self.unseen, self.draw_deadwoods(hand), strict=True)
+        ]
+        value = sum(outcomes) / len(outcomes)
+        if self.pile_chance and pile:
+            value = self.with_pile(outcomes, value)
+        return value
+
+    def with_pile(self, outcomes: Sequence[float], stock: float) -> float:
+        """The worth of the next draw when the opponent's discard on top of the pile is
+        taken whenever it is worth more than ``stock`` (the mean of ``outcomes``, one per
+        unseen card drawn from the stock)."""
+        gain = 0.0
+        for position, chance in self.pile_chance:
+            outcome = outcomes[position]
+            if outcome > stock:
+                gain += chance * (outcome - stock)
+        return stock + gain
 
     def danger(self, index: int) -> float:
         """The chance that the card ``index``, discarded, completes a meld for an opponent
@@ -376,6 +468,18 @@ def _read_the_opponents(search: _Search, memory: SeatMemory, others: Sequence[in
     lasts = [memory.last[other] for other in others if other < len(memory.last)]
     if lasts and min(lasts) >= 0:
         search.last_discard_value = max(VALUE[index] for index in lasts)
+    if len(others) == 1:  # heads-up: the card on top of the pile at the next draw is its
+        search.pile_chance = [
+            (position, chance)
+            for position, chance in enumerate(
+                next_discard_chances(
+                    unseen=search.unseen,
+                    live=search.unseen_mask | search.opponents[0].known,
+                    last=lasts[0] if lasts else UNKNOWN,
+                )
+            )
+            if chance > 0
+        ]
 
 
 def _take_is_better(search: _Search, hand: int, top: int, *, free: bool) -> bool:
@@ -388,7 +492,7 @@ def _take_is_better(search: _Search, hand: int, top: int, *, free: bool) -> bool
     take = max(search.worth(held ^ bit) for bit in _bits(hand))
     if free or not search.unseen:
         return take > search.worth(hand)
-    return search.survive * take > search.drawn(hand)
+    return search.survive * take > search.drawn(hand, pile=False)
 
 
 def _put_down(
