@@ -27,7 +27,7 @@ it in the database and queues it again (docs/settlement.md "Recovery times"):
 | ``games.tasks.bot_move`` | ``expire-turns`` | bot turns past their deadline |
 | ``wallet.tasks.seamless_call_retry`` | ``seamless-wallet-calls`` | wallet calls due (unacked) |
 | ``ratings.tasks.match_rate`` | ``ratings-sweep`` | finished rated matches not rated |
-| ``tournaments.tasks.*`` (4) | ``tournaments-sweep`` | results, seatings, starts, cancelled matches |
+| ``tournaments.tasks.*`` (4) | ``tournaments-sweep`` | results, seatings, starts, voids |
 | ``matchmaking.tasks.queue_match`` | ``quick-seat-tick`` | queues with waiting tickets |
 
 Tasks take ids only, so the log line names exactly what the sweeper will pick up.
