@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -118,14 +119,17 @@ def two_results_held_back(monkeypatch) -> tuple[Tournament, list, list[int], lis
     return tournament, tables, queued, held
 
 
-def lock_held_for(tournament: Tournament, seconds: float) -> threading.Thread:
-    """Another transaction holding the tournament's lock for ``seconds``, from its return."""
+def lock_held_for(
+    tournament: Tournament, seconds: float, *, lock: Callable[[int], object] = lock_tournament
+) -> threading.Thread:
+    """Another transaction holding the tournament's lock (``lock``: the exclusive one, or
+    another strength of tournaments.locks) for ``seconds``, from its return."""
     locked = threading.Event()
 
     def another_holds_the_lock() -> None:
         try:
             with transaction.atomic():
-                lock_tournament(tournament.pk)
+                lock(tournament.pk)
                 locked.set()
                 time.sleep(seconds)
         finally:

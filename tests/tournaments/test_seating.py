@@ -17,6 +17,7 @@ from games.services.interruptions import match_void
 from games.services.timers import match_resign
 from games.services.tournament_matches import tournament_seat_claim
 from tests.factories import SYSTEM, OperatorFactory
+from tests.tournaments.test_exactly_once import lock_held_for
 from tests.tournaments.test_lifecycle import funded_player, sit_and_go
 from tournaments import receivers
 from tournaments.locks import lock_tournament, lock_tournament_waiting, share_tournament
@@ -91,29 +92,10 @@ def test_a_seating_that_fails_where_the_result_was_taken_goes_to_its_task(monkey
     assert BracketTable.objects.get(pk=final.pk).status == BracketTable.Status.PLAYING
 
 
-def a_seating_at_work(tournament: Tournament, seconds: float) -> threading.Thread:
-    """Another transaction holding a seating's share of the tournament for ``seconds``."""
-    shared = threading.Event()
-
-    def seats() -> None:
-        try:
-            with transaction.atomic():
-                share_tournament(tournament.pk)
-                shared.set()
-                time.sleep(seconds)
-        finally:
-            connection.close()
-
-    seater = threading.Thread(target=seats)
-    seater.start()
-    assert shared.wait(10)
-    return seater
-
-
 @pytest.mark.postgres
 def test_a_seating_at_work_keeps_no_result_waiting_and_a_cancellation_waits_for_it() -> None:
     tournament, _ = four_entries()
-    seater = a_seating_at_work(tournament, 1.0)
+    seater = lock_held_for(tournament, 1.0, lock=share_tournament)  # a seating at work
     began = time.monotonic()
     with transaction.atomic():  # a results' take: not kept waiting
         lock_tournament_waiting(tournament.pk, seconds=0.2)
