@@ -126,6 +126,9 @@ if ENV.get("DATABASE_URL"):
             ENV["DATABASE_URL"], conn_max_age=60, conn_health_checks=True
         )
     }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Django's backend, with timestamps parsed in C (gin_platform/request_path/postgresql).
+        DATABASES["default"]["ENGINE"] = "gin_platform.request_path.postgresql"
     if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool(
         ENV, "DATABASE_SERVER_SIDE_BINDING", default=True
     ):

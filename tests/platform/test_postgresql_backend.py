@@ -1,0 +1,110 @@
+"""The PostgreSQL backend reads every timestamp as Django's own would
+(gin_platform/request_path/postgresql)."""
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from django.db import connection, transaction
+from django.db.backends.postgresql.psycopg_any import BaseTzLoader
+from psycopg.pq import Format
+
+from gin_platform.models import Operator
+from gin_platform.request_path.postgresql.base import TIMESTAMPTZ_OID
+from tests.factories import OperatorFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+# As PostgreSQL writes them, and some it writes only in other settings: every offset form,
+# 0 to 6 fractional digits, years before 1000, before Christ, the infinities.
+LITERALS = [
+    "2026-12-07 09:59:52.679791+00",
+    "2026-12-07 09:59:52+00",
+    "2026-12-07 09:59:52.1+00",
+    "2026-12-07 09:59:52.123+02",
+    "2026-12-07 09:59:52.5-09:30",
+    "1900-01-01 00:00:00+05:53:28",
+    "0900-02-28 23:59:59.999999+00",
+    "2000-02-29 12:00:00-12",
+    "0044-03-15 12:00:00+00 BC",
+    "infinity",
+    "-infinity",
+]
+
+
+def loaded(sql: str, *, through_django: bool) -> list:
+    """Each literal loaded by this connection's loader, or by Django's own (the loader
+    Django's backend registers), as a value or as the exception it raised."""
+    with connection.cursor() as cursor:
+        if through_django:
+            zone = connection.timezone
+
+            class DjangoTzLoader(BaseTzLoader):
+                timezone = zone
+
+            cursor.cursor.adapters.register_loader("timestamptz", DjangoTzLoader)
+        results = []
+        for literal in LITERALS:
+            try:
+                with transaction.atomic():
+                    cursor.execute(sql, [literal])
+                    results.append(cursor.fetchone()[0])
+            except Exception as exc:  # the two must fail alike, whatever it is
+                results.append(type(exc))
+        return results
+
+
+def in_session_zone(zone: str, read):
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('TimeZone', %s, false)", [zone])
+    try:
+        return read()
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('TimeZone', %s, false)", [connection.timezone_name])
+
+
+def test_every_timestamp_loads_as_djangos_own_loader_loads_it():
+    """In the time zone Django keeps its connections in: the same instant, with the same
+    tzinfo object, or the same failure."""
+    sql = "SELECT %s::timestamptz"
+    ours = in_session_zone("UTC", lambda: loaded(sql, through_django=False))
+    djangos = in_session_zone("UTC", lambda: loaded(sql, through_django=True))
+    assert ours == djangos
+    for mine, theirs in zip(ours, djangos, strict=True):
+        if isinstance(mine, datetime):
+            assert mine.tzinfo is theirs.tzinfo is UTC
+    assert sum(isinstance(value, datetime) for value in ours) == 8  # BC, the infinities: errors
+
+
+@pytest.mark.parametrize("session_zone", ["Asia/Kolkata", "America/St_Johns"])
+def test_a_session_in_another_time_zone_still_reads_the_right_instant(session_zone):
+    """Should a session's time zone ever differ from Django's, PostgreSQL writes other
+    offsets: each value is still the same instant (Django's loader would label the
+    session's wall time as UTC)."""
+    sql = "SELECT %s::timestamptz"
+    elsewhere = in_session_zone(session_zone, lambda: loaded(sql, through_django=False))
+    assert elsewhere == in_session_zone("UTC", lambda: loaded(sql, through_django=False))
+    assert all(value.tzinfo is UTC for value in elsewhere if isinstance(value, datetime))
+
+
+def test_the_connections_use_it_and_django_keeps_it_on_each_cursor():
+    """Django checks each new cursor's loader against the connection's time zone and
+    registers its own when they differ: ours must pass that check, or every cursor would
+    pay for a copy of the adapters and parse in Python again."""
+    assert connection.settings_dict["ENGINE"] == "gin_platform.request_path.postgresql"
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        loader = cursor.cursor.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
+    assert loader.__name__ == "IsoTimestamptzLoader"
+    assert issubclass(loader, BaseTzLoader)
+    assert loader.timezone is connection.timezone
+
+
+def test_a_model_reads_back_the_instant_it_saved():
+    created = datetime(2026, 12, 7, 9, 59, 52, 679791, tzinfo=timezone(timedelta(hours=-3)))
+    operator = OperatorFactory()
+    Operator.objects.filter(pk=operator.pk).update(created_at=created)
+    read = Operator.objects.get(pk=operator.pk).created_at
+    assert read == created
+    assert read.tzinfo is UTC
