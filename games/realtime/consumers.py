@@ -33,7 +33,7 @@ from games.problems import (
     SessionEndedProblem,
     TooManyMessagesProblem,
 )
-from games.realtime import presence, publisher
+from games.realtime import beats, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.render import audience_events, audience_view
 from games.realtime.socket_base import (
@@ -47,9 +47,9 @@ from games.realtime.socket_base import (
     AdmittedPlayer,
     DispatchedOnTheLoop,
     ReleasedOnExit,
+    WithInbox,
     database_sync_to_async,
     message_parse,
-    session_still_valid,
 )
 from gin_platform.api.inputs import refuse_unknown_fields, validated
 from gin_platform.http.problems import (
@@ -68,7 +68,7 @@ ENVELOPE = frozenset({"type", "id"})
 
 
 class MatchSocketConsumer(
-    AdmittedPlayer, ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer
+    AdmittedPlayer, ReleasedOnExit, WithInbox, DispatchedOnTheLoop, AsyncWebsocketConsumer
 ):
     """A player's socket on their match (``watching = False``) or a watcher's (``True``)."""
 
@@ -76,7 +76,7 @@ class MatchSocketConsumer(
     # What a socket holds, until connect sets it (a consumer may end before); ``principal``
     # and ``counted`` (in the player's socket count) are ``AdmittedPlayer``'s.
     audience: Audience | None = None
-    heartbeat_task: asyncio.Task | None = None
+    beating = False  # in its process's heartbeats (games/realtime/beats.py)
     joined = False  # this socket is in its seat's presence count
 
     # --- Connecting --------------------------------------------------------------------
@@ -96,7 +96,8 @@ class MatchSocketConsumer(
         await self._send_text(publisher.encode(hello))
         if catch_up is not None:
             await self._send_text(publisher.encode(catch_up))
-        self.heartbeat_task = asyncio.create_task(self._heartbeats())
+        beats.join(self)
+        self.beating = True
         assert self.audience is not None  # _open set it
         if self.audience.seat is not None:
             await database_sync_to_async(publisher.presence_changed)(
@@ -178,9 +179,9 @@ class MatchSocketConsumer(
     async def _release(self) -> None:
         """Stop the heartbeat, release the counts, leave the group and tell the table; once
         (the client's close and the consumer's end both come here)."""
-        if self.heartbeat_task is not None:
-            self.heartbeat_task.cancel()
-            self.heartbeat_task = None
+        if self.beating:
+            beats.leave(self)
+            self.beating = False
         audience, self.audience = self.audience, None
         # Only the release that took the audience tells the table: a second one (the
         # consumer's end after a close whose release failed, Redis restarting) has none.
@@ -242,33 +243,7 @@ class MatchSocketConsumer(
             return None
         return self._feed_after(match, self.last_seq, view)
 
-    # --- Heartbeats ----------------------------------------------------------------------
-    async def _heartbeats(self) -> None:
-        """Every beat, check the session and the last pushed sequence number here, beside the
-        consumer's message loop, then ask that loop (through the socket's own channel) to
-        act on the answer, so every send stays in one sequence. A beat thus never holds up
-        a push behind its database and cache reads."""
-        interval = presence.heartbeat_seconds()
-        while True:
-            await asyncio.sleep(interval)
-            # The audience as this beat finds it: the socket may be released while the beat
-            # reads on its thread (a cancel does not stop that thread), and a beat must not
-            # renew what the release has just given up, nor fail on it.
-            audience = self.audience
-            if audience is None:
-                return  # released: the socket is closing
-            try:
-                renewed = await database_sync_to_async(self._renew)(audience)
-                if renewed is None:
-                    return  # released while it read
-                still_valid, pushed = renewed
-                await self.channel_layer.send(
-                    self.channel_name,
-                    {"type": "socket.heartbeat", "valid": still_valid, "pushed": pushed},
-                )
-            except Exception:  # a full channel or a Redis hiccup: try again at the next beat
-                logger.warning("heartbeat of %s not queued", audience, exc_info=True)
-
+    # --- Heartbeats (read with the process's others: games/realtime/beats.py) -----------
     async def socket_heartbeat(self, message: dict[str, Any]) -> None:
         if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
             await self._send_problem(
@@ -288,19 +263,6 @@ class MatchSocketConsumer(
         if pushed is None or pushed > self.last_seq:  # a push may have been lost: repair
             await self._repair()
         await self._send_json({"type": "ping", "seq": self.last_seq})
-
-    def _renew(self, audience: Audience) -> tuple[bool, int | None] | None:
-        """Still here: the session's validity and the match's last pushed sequence number
-        (None when the cache has lost it: the database decides); None when the socket was
-        released meanwhile (nothing renewed)."""
-        assert self.principal is not None  # set by admit before anything reads it
-        if self.audience is None:
-            return None
-        presence.renew(audience=audience, player_id=self.principal.player.pk)
-        return (
-            session_still_valid(self.principal),
-            presence.last_pushed_seq(match_id=audience.match_id),
-        )
 
     # --- Messages from the client --------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):

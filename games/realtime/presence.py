@@ -16,7 +16,7 @@ embedded default, where one process serves everything).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -134,6 +134,33 @@ def renew(*, audience: Audience, player_id: object | None) -> None:
         liveness.seat_renewed(match_id=audience.match_id, seat=audience.seat, ttl=listen_ttl())
     if player_id is not None:
         player_sockets_renew(player_id=player_id)
+
+
+def beats_renewed(beats: Sequence[tuple[Audience, object]]) -> list[int | None]:
+    """``renew`` for each ``(audience, player_id)`` of a batch of heartbeats, and each
+    match's ``last_pushed_seq`` (None when the cache has lost it): on Redis one round trip
+    for the whole batch (games/realtime/beats.py), else one call at a time."""
+    client = redis_client()
+    if client is None:
+        pushed = []
+        for audience, player_id in beats:
+            renew(audience=audience, player_id=player_id)
+            pushed.append(last_pushed_seq(match_id=audience.match_id))
+        return pushed
+    key, ttl = cache.make_and_validate_key, listen_ttl()
+    with client.pipeline(transaction=False) as pipe:
+        for audience, player_id in beats:  # what renew does, command for command
+            pipe.set(key(listen_key(audience)), 1, ex=ttl)
+            if audience.seat is not None:
+                pipe.expire(key(seat_key(audience.match_id, audience.seat)), ttl)
+                pipe.expire(liveness.seat_processes_key(audience.match_id, audience.seat), ttl)
+            if player_id is not None:
+                pipe.expire(key(player_key(player_id)), ttl)
+                pipe.expire(liveness.player_processes_key(player_id), ttl)
+        pipe.mget([key(seq_key(audience.match_id)) for audience, _ in beats])
+        *_, found = pipe.execute()
+    # As Django's Redis cache reads an int it stored (stored as is, not pickled).
+    return [None if value is None else int(value) for value in found]
 
 
 def player_sockets_renew(*, player_id: object) -> None:

@@ -10,11 +10,18 @@ socket) are built from these, and so is another app's socket (tournaments' brack
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
+from channels.exceptions import StopConsumer
+from channels.layers import get_channel_layer
+from channels.utils import await_many_dispatch
 from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -80,6 +87,33 @@ class DispatchedOnTheLoop:
         # database thread, which inherits the context) speaks the socket's language.
         with translation.override(self.speaks()):  # type: ignore[attr-defined]  # AdmittedPlayer's, mixed in beside
             await handler(message)
+
+
+class WithInbox:
+    """Mixed into a socket consumer: messages from its own process (its heartbeat's answer,
+    games/realtime/beats.py) arrive in ``inbox`` and are dispatched in turn with the
+    client's and the channel layer's, one at a time as Channels dispatches those two, so
+    every send of the socket stays in one sequence. Sent to itself through the channel
+    layer instead, each was a publish to Redis and its delivery back."""
+
+    inbox: asyncio.Queue[dict[str, Any]]
+
+    async def __call__(self, scope, receive, send) -> None:
+        # Channels' AsyncConsumer.__call__ (an asynchronous consumer's), the inbox added.
+        consumer: Any = self
+        self.inbox = asyncio.Queue()
+        consumer.scope = scope
+        consumer.channel_layer = get_channel_layer(consumer.channel_layer_alias)
+        sources = [receive, self.inbox.get]
+        if consumer.channel_layer is not None:
+            consumer.channel_name = await consumer.channel_layer.new_channel()
+            consumer.channel_receive = partial(
+                consumer.channel_layer.receive, consumer.channel_name
+            )
+            sources.append(consumer.channel_receive)
+        consumer.base_send = send
+        with contextlib.suppress(StopConsumer):  # the consumer's own way to end
+            await await_many_dispatch(sources, consumer.dispatch)
 
 
 class AdmittedPlayer:
@@ -177,17 +211,23 @@ def watcher_still_valid(principal: PlayerPrincipal | OperatorPrincipal) -> bool:
 def session_still_valid(principal: PlayerPrincipal) -> bool:
     """The socket lives no longer than the session that minted its ticket (revoked,
     expired, or the player or operator deactivated: the socket closes at its next beat)."""
-    session = (
-        PlayerSession.objects.select_related("player__operator")
-        .filter(pk=principal.session.pk)
-        .first()
+    return principal.session.pk in sessions_still_valid([principal])
+
+
+def sessions_still_valid(principals: Sequence[PlayerPrincipal]) -> set[Any]:
+    """``session_still_valid`` for a batch of sockets' principals in one statement: the
+    primary keys of the sessions still valid."""
+    sessions = PlayerSession.objects.select_related("player__operator").filter(
+        pk__in={principal.session.pk for principal in principals}
     )
-    return (
-        session is not None
-        and session.is_valid_at(timezone.now())
+    now = timezone.now()
+    return {
+        session.pk
+        for session in sessions
+        if session.is_valid_at(now)
         and session.player.is_active
         and session.player.operator.is_active
-    )
+    }
 
 
 # --- Reading what the client sent ----------------------------------------------------------

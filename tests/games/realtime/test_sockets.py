@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from games import engine
 from games.models import Match
-from games.realtime import consumers, presence, publisher
+from games.realtime import beats, consumers, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.consumers import MatchSocketConsumer
 from gin_platform.models import PlayerSession, SocketTicket
@@ -493,8 +493,8 @@ async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
     real_release = consumers.MatchSocketConsumer._release
 
     async def release(self):
-        released.append(self.heartbeat_task)
         await real_release(self)
+        released.append(self)
 
     class ClientGone(OSError):
         pass
@@ -507,8 +507,8 @@ async def test_a_consumer_ended_by_a_send_to_a_client_gone_releases_its_socket(
     await sync(publisher.publish)(match_id=match_id)
     with pytest.raises(ClientGone):
         await first.communicator.wait(timeout=5)
-    (heartbeat,) = released
-    assert heartbeat is not None and heartbeat.cancelled()
+    (consumer,) = released
+    assert not beats.beats_for(consumer)  # its heartbeats stopped
     assert await _count_released(player_id, attempts=1)
     seated = await sync(presence.connected_seats)(match_id=match_id)
     assert seated[0]["connected"] is False
@@ -616,14 +616,14 @@ async def test_a_beat_reading_while_its_socket_is_released_renews_nothing(
     renews nothing: the seat the player left stays left."""
     match_id, seats = await _seat_both(alice, bob, table)
     reading, go_on = threading.Event(), threading.Event()
-    real_renew = consumers.MatchSocketConsumer._renew
+    real_read = beats.beats_read
 
-    def slow_renew(self, audience):
+    def slow_read(sockets):
         reading.set()
         go_on.wait(5)
-        return real_renew(self, audience)
+        return real_read(sockets)
 
-    monkeypatch.setattr(consumers.MatchSocketConsumer, "_renew", slow_renew)
+    monkeypatch.setattr(beats, "beats_read", slow_read)
     socket = await player_socket(seats[0], match_id)
     await socket.receive_type("hello")
     for _ in range(150):  # the first beat, a second in

@@ -1,0 +1,154 @@
+"""A process's match sockets beat together (games/realtime/beats.py): one statement and, on
+Redis, one round trip for a whole batch, each socket's answer what its own beat read, and a
+socket released meanwhile renews nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from games.realtime import beats, presence
+from games.realtime.audience import Audience
+from gin_platform.models import PlayerSession
+from gin_platform.request_path.cache import redis_client
+from gin_platform.tenancy.principals import PlayerPrincipal
+from gin_platform.tenancy.services import player_session_create
+from tests.factories import SYSTEM, PlayerFactory
+
+pytestmark = pytest.mark.django_db
+LOCAL_MEMORY = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+MATCH_ID = 876_543_210
+
+
+@dataclass(eq=False)
+class Socket:
+    audience: Audience | None
+    principal: PlayerPrincipal | None
+    inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+
+
+def sockets_of_three_players() -> list[Socket]:
+    sockets = []
+    for seat in (0, 1, None):  # two seats and a watcher
+        player = PlayerFactory()
+        session = player_session_create(player=player, actor=SYSTEM).session
+        principal = PlayerPrincipal(player=player, session=session)
+        sockets.append(Socket(audience=Audience(MATCH_ID, seat), principal=principal))
+    return sockets
+
+
+def forget(sockets: list[Socket]) -> None:
+    keys = [presence.seq_key(MATCH_ID)]
+    for socket in sockets:
+        assert socket.audience is not None and socket.principal is not None
+        keys.append(presence.listen_key(socket.audience))
+        keys.append(presence.player_key(socket.principal.player.pk))
+        if socket.audience.seat is not None:
+            keys.append(presence.seat_key(MATCH_ID, socket.audience.seat))
+    cache.delete_many(keys)
+
+
+def beats_as_each_socket_would_read_them():
+    sockets = sockets_of_three_players()
+    forget(sockets)
+    for socket in sockets:  # each counted as when it opened
+        presence.socket_opened(player_id=socket.principal.player.pk)
+        if socket.audience.seat is not None:
+            presence.seat_joined(match_id=MATCH_ID, seat=socket.audience.seat)
+    presence.seq_pushed(match_id=MATCH_ID, seq=41)
+    PlayerSession.objects.filter(pk=sockets[1].principal.session.pk).update(
+        revoked_at=timezone.now()
+    )
+    released = sockets_of_three_players()[0]
+    held_audience = Audience(MATCH_ID + 1, 0)
+    cache.delete(presence.listen_key(held_audience))
+    released.audience = None  # released while its batch was being read
+    with CaptureQueriesContext(connection) as statements:
+        answers = beats.beats_read([*sockets, released])
+    assert len(statements) == 1  # every session of the batch in one statement
+    assert answers == [
+        {"type": "socket.heartbeat", "valid": True, "pushed": 41},
+        {"type": "socket.heartbeat", "valid": False, "pushed": 41},  # its session revoked
+        {"type": "socket.heartbeat", "valid": True, "pushed": 41},
+        None,
+    ]
+    # Renewed as each socket's own beat renews: its audience listened, its counts kept.
+    for socket in sockets:
+        assert cache.get(presence.listen_key(socket.audience)) == 1
+        assert cache.get(presence.player_key(socket.principal.player.pk)) == 1
+    seats = presence.connected_seats(match_id=MATCH_ID)
+    assert [seat["connected"] for seat in seats] == [True, True]
+    assert cache.get(presence.listen_key(held_audience)) is None  # the released: nothing
+    # The cache lost the match's seq: None, and the socket repairs from the database.
+    cache.delete(presence.seq_key(MATCH_ID))
+    assert [answer["pushed"] for answer in beats.beats_read(sockets)] == [None, None, None]
+    forget(sockets)
+    return sockets
+
+
+@pytest.mark.redis
+def test_on_redis_a_batch_is_one_round_trip(monkeypatch):
+    client = redis_client()
+    assert client is not None
+    round_trips = []
+    real_pipeline = client.pipeline
+
+    def counted(*args, **kwargs):
+        round_trips.append(1)
+        return real_pipeline(*args, **kwargs)
+
+    sockets = sockets_of_three_players()
+    monkeypatch.setattr(client, "pipeline", counted)
+    with CaptureQueriesContext(connection):
+        beats.beats_read(sockets)
+    assert len(round_trips) == 1
+    forget(sockets)
+    monkeypatch.undo()
+    beats_as_each_socket_would_read_them()
+    # Each key renewed with the heartbeats' time to live, as ``presence.renew`` does.
+    sockets = sockets_of_three_players()
+    beats.beats_read(sockets)
+    ttl = client.ttl(cache.make_and_validate_key(presence.listen_key(sockets[0].audience)))
+    assert presence.listen_ttl() - 2 <= ttl <= presence.listen_ttl()
+    forget(sockets)
+
+
+@override_settings(CACHES=LOCAL_MEMORY)
+def test_without_redis_the_same_answers():
+    beats_as_each_socket_would_read_them()
+
+
+@pytest.mark.asyncio
+@override_settings(REALTIME_HEARTBEAT_SECONDS=1)
+async def test_the_loops_sockets_beat_in_one_batch_into_their_inboxes(monkeypatch):
+    """Sockets that joined within the same second beat together, a second later (never
+    early, at most a tick late); one that left gets nothing more."""
+    read: list[int] = []
+
+    def answered(sockets):
+        read.append(len(sockets))
+        return [{"type": "socket.heartbeat", "valid": True, "pushed": 1} for _ in sockets]
+
+    monkeypatch.setattr(beats, "beats_read", answered)
+    sockets = [Socket(audience=Audience(MATCH_ID, seat), principal=None) for seat in (0, 1, None)]
+    joined = asyncio.get_running_loop().time()
+    for socket in sockets:
+        beats.join(socket)
+    beats.leave(sockets[2])
+    first = await asyncio.wait_for(sockets[0].inbox.get(), timeout=3)
+    waited = asyncio.get_running_loop().time() - joined
+    assert 1.0 <= waited <= 1.0 + beats.TICK_SECONDS / 2 + 0.4
+    assert first == {"type": "socket.heartbeat", "valid": True, "pushed": 1}
+    assert await asyncio.wait_for(sockets[1].inbox.get(), timeout=1) == first
+    assert read[0] == 2
+    assert sockets[2].inbox.empty() and not beats.beats_for(sockets[2])
+    for socket in sockets[:2]:
+        beats.leave(socket)
