@@ -129,16 +129,20 @@ def render_entries(
 def store(
     *, match_id: int, mark: int, keys: list[str], values: list[bytes], client: Any = None
 ) -> None:
-    """Run the store script (on ``client``: a pipeline, the push's round trip)."""
+    """Run the store script (on ``client``: a pipeline, the push's round trip).
+
+    On a pipeline it goes as EVAL, with its source: redis-py asks Redis whether it knows
+    each script queued on a pipeline (SCRIPT EXISTS) before it sends the pipeline, a round
+    trip more on every push; the source is a few lines, and Redis keeps it compiled."""
+    all_keys = [cache.make_and_validate_key(mark_key(match_id)), *keys]
+    if client is not None:
+        client.eval(STORE_SCRIPT, len(all_keys), *all_keys, mark, ENTRY_SECONDS, *values)
+        return
     scripted = redis_script(cache, STORE_SCRIPT, "_gin_view_store_script")
     if scripted is None:
         return
     redis, script = scripted
-    script(
-        keys=[cache.make_and_validate_key(mark_key(match_id)), *keys],
-        args=[mark, ENTRY_SECONDS, *values],
-        client=client or redis,
-    )
+    script(keys=all_keys, args=[mark, ENTRY_SECONDS, *values], client=redis)
 
 
 def stale_mark(*, match_id: int, seq: int | None = None) -> int | None:

@@ -189,6 +189,31 @@ def test_a_late_push_never_replaces_a_newer_entry(operator):
     assert client.get(key) == b"5|e|0|new" and int(client.get(mark)) == 11
 
 
+def test_on_the_pushs_pipeline_the_store_is_no_round_trip_of_its_own(operator):
+    """redis-py asks Redis whether it knows each script queued on a pipeline (SCRIPT
+    EXISTS) before sending it: a round trip more per push, until the store went as EVAL.
+    It stores alike, also once Redis has forgotten every script (a restart)."""
+    key = cache.make_and_validate_key(view_cache.entry_key(2, "p"))
+    client = cache._cache.get_client(write=True)
+    client.delete(key, cache.make_and_validate_key(view_cache.mark_key(2)))
+    client.script_flush()
+    asked_first = []
+    for mark, value in ((10, b"5|e|0|new"), (8, b"4|e|0|old")):
+        with client.pipeline(transaction=False) as pipe:
+            real_immediate = pipe.immediate_execute_command
+
+            def immediate(*args, real=real_immediate, **kwargs):
+                asked_first.append(args[0])
+                return real(*args, **kwargs)
+
+            pipe.immediate_execute_command = immediate
+            view_cache.store(match_id=2, mark=mark, keys=[key], values=[value], client=pipe)
+            pipe.get(key)
+            *_, stored = pipe.execute()
+        assert stored == b"5|e|0|new"  # the late one (mark 8) stored nothing
+    assert asked_first == []
+
+
 def test_the_player_to_act_is_answered_from_the_cache_and_the_mover_is_not(
     operator, answered, monkeypatch
 ):
