@@ -21,3 +21,15 @@ def test_the_backend_reuses_its_client_and_still_reads_and_writes():
     assert cache.get_many(["cache-test:key", "cache-test:none"]) == {"cache-test:key": {"n": 1}}
     cache.delete_many(["cache-test:key", "cache-test:counter"])
     assert cache.get("cache-test:key") is None
+
+
+def test_any_key_goes_to_redis_without_memcacheds_checks(recwarn):
+    """Redis takes any key: no check per key (memcached's length and characters), no
+    warning, and such a key stores and reads as any other."""
+    cache = caches["default"]
+    key = "cache-test:a key with spaces\n" + "x" * 300
+    cache.set(key, 7, 30)
+    assert cache.get(key) == 7
+    cache.delete(key)
+    assert cache.get(key) is None
+    assert not recwarn.list
