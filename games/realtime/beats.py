@@ -1,10 +1,11 @@
-"""The match sockets' heartbeats, read a process's batch at a time (docs/realtime.md
+"""The players' sockets' heartbeats, read a process's batch at a time (docs/realtime.md
 "Heartbeats").
 
 Every ``heartbeat_seconds`` a match socket renews its presence and its player's socket
 count, checks the session behind its ticket and reads its match's last pushed ``seq``; its
 message loop then acts on the answer (``socket_heartbeat``: closes an idle socket or one
-whose session ended, repairs a missed push, sends the ``ping``). Each socket doing its own
+whose session ended, repairs a missed push, sends the ``ping``). The player's own socket
+(``/ws/v1/me``) beats alike, with no match: its count and its session. Each socket doing its own
 reads cost a thread hop, six round trips to Redis, one statement and a message through the
 channel layer back to itself per beat: 3.0 ms of the web's CPU and 1.0 ms of PostgreSQL's
 per beat, 0.15 CPUs of web per 1,000 idle sockets (docs/benchmarks.md).
@@ -40,11 +41,14 @@ HEARTBEAT = "socket.heartbeat"  # the consumer's handler: ``socket_heartbeat``
 
 
 class Beating(Protocol):
-    """A socket whose heartbeats this module reads: ``audience`` None once released."""
+    """A socket whose heartbeats this module reads."""
 
-    audience: Audience | None
-    principal: PlayerPrincipal | None
     inbox: asyncio.Queue[dict[str, Any]]
+
+    def beat_subject(self) -> tuple[Audience | None, PlayerPrincipal] | None:
+        """What its beat renews and checks: its audience (None for the player's own
+        socket) and its player; None once released (then its beat renews nothing)."""
+        ...
 
 
 class _Beats:
@@ -111,13 +115,14 @@ def beats_for(socket: Beating) -> bool:
 
 def beats_read(sockets: Sequence[Beating]) -> list[dict[str, Any] | None]:
     """Each socket's heartbeat message (its session's validity and its match's last pushed
-    ``seq``, None when the cache has lost it: the database decides), its presence renewed;
-    None for a socket released meanwhile, which renews nothing. On a database thread."""
-    held = [
-        (index, socket.audience, socket.principal)
-        for index, socket in enumerate(sockets)
-        if socket.audience is not None and socket.principal is not None
-    ]
+    ``seq``, None when the cache has lost it: the database decides; None for a socket with
+    no match), its presence renewed; None for a socket released meanwhile, which renews
+    nothing. On a database thread."""
+    held = []
+    for index, socket in enumerate(sockets):
+        subject = socket.beat_subject()
+        if subject is not None:
+            held.append((index, *subject))
     answers: list[dict[str, Any] | None] = [None] * len(sockets)
     if not held:
         return answers

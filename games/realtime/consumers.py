@@ -244,6 +244,11 @@ class MatchSocketConsumer(
         return self._feed_after(match, self.last_seq, view)
 
     # --- Heartbeats (read with the process's others: games/realtime/beats.py) -----------
+    def beat_subject(self) -> tuple[Audience | None, PlayerPrincipal] | None:
+        if self.audience is None or self.principal is None:
+            return None  # released: its beat renews nothing
+        return self.audience, self.principal
+
     async def socket_heartbeat(self, message: dict[str, Any]) -> None:
         if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
             await self._send_problem(

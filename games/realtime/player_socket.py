@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 
 from games.api import presenters
 from games.problems import IdleSocketProblem, SessionEndedProblem
-from games.realtime import presence, publisher
+from games.realtime import beats, presence, publisher
 from games.realtime.socket_base import (
     CLOSE_IDLE,
     CLOSE_LIMIT,
@@ -33,9 +33,9 @@ from games.realtime.socket_base import (
     AdmittedPlayer,
     DispatchedOnTheLoop,
     ReleasedOnExit,
+    WithInbox,
     database_sync_to_async,
     message_parse,
-    session_still_valid,
 )
 from games.selectors import player_waiting_list
 from gin_platform.http.problems import Problem
@@ -43,12 +43,12 @@ from gin_platform.tenancy.principals import PlayerPrincipal
 
 
 class PlayerSocketConsumer(
-    AdmittedPlayer, ReleasedOnExit, DispatchedOnTheLoop, AsyncWebsocketConsumer
+    AdmittedPlayer, ReleasedOnExit, WithInbox, DispatchedOnTheLoop, AsyncWebsocketConsumer
 ):
     # What a socket holds, until connect sets it (a consumer may end before); ``principal``
     # and ``counted`` are ``AdmittedPlayer``'s.
     group: str | None = None
-    heartbeat_task: asyncio.Task | None = None
+    beating = False  # in its process's heartbeats (games/realtime/beats.py)
 
     async def connect(self) -> None:
         await self.accept()
@@ -56,7 +56,6 @@ class PlayerSocketConsumer(
         self.group: str | None = None
         self.counted = False
         self.last_heard = time.monotonic()
-        self.heartbeat_task: asyncio.Task | None = None
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
             hello = await self._open((query.get("ticket") or [""])[0])
@@ -69,7 +68,8 @@ class PlayerSocketConsumer(
             await self.close(code=code)
             return
         await self._send_json(hello)
-        self.heartbeat_task = asyncio.create_task(self._heartbeats())
+        beats.join(self)
+        self.beating = True
 
     async def _open(self, ticket: str) -> dict[str, Any]:
         principal = await self.admit(ticket)
@@ -95,9 +95,9 @@ class PlayerSocketConsumer(
 
     async def _release(self) -> None:
         """Stop the heartbeat, release the count, leave the group; once (ReleasedOnExit)."""
-        if self.heartbeat_task is not None:
-            self.heartbeat_task.cancel()
-            self.heartbeat_task = None
+        if self.beating:
+            beats.leave(self)
+            self.beating = False
         group, self.group = self.group, None
         try:  # the count first, as a match socket does: the layer may be slow to let go
             await presence.on_count_threads(self._forget)()
@@ -119,29 +119,25 @@ class PlayerSocketConsumer(
         if content.get("type") == "ping":
             await self._send_json({"type": "pong"})
 
-    async def _heartbeats(self) -> None:
-        interval = presence.heartbeat_seconds()
-        while True:
-            await asyncio.sleep(interval)
-            if time.monotonic() - self.last_heard > 3 * interval:
-                await self._send_json(
-                    {"type": "error", "id": None, "problem": IdleSocketProblem().body()}
-                )
-                await self.close(code=CLOSE_IDLE)
-                return
-            if not await database_sync_to_async(self._renew)():
-                problem = SessionEndedProblem(
-                    gettext("Your session has ended: open the lobby again.")
-                )
-                await self._send_json({"type": "error", "id": None, "problem": problem.body()})
-                await self.close(code=CLOSE_TICKET)
-                return
-            await self._send_json({"type": "ping"})
+    # --- Heartbeats (read with the process's others: games/realtime/beats.py) -----------
+    def beat_subject(self) -> tuple[None, PlayerPrincipal] | None:
+        if self.group is None or self.principal is None:
+            return None  # released: its beat renews nothing
+        return None, self.principal
 
-    def _renew(self) -> bool:
-        assert self.principal is not None  # set by admit before the heartbeats start
-        presence.player_sockets_renew(player_id=self.principal.player.pk)
-        return session_still_valid(self.principal)
+    async def socket_heartbeat(self, message: dict[str, Any]) -> None:
+        if time.monotonic() - self.last_heard > 3 * presence.heartbeat_seconds():
+            await self._send_json(
+                {"type": "error", "id": None, "problem": IdleSocketProblem().body()}
+            )
+            await self.close(code=CLOSE_IDLE)
+            return
+        if not message["valid"]:
+            problem = SessionEndedProblem(gettext("Your session has ended: open the lobby again."))
+            await self._send_json({"type": "error", "id": None, "problem": problem.body()})
+            await self.close(code=CLOSE_TICKET)
+            return
+        await self._send_json({"type": "ping"})
 
     async def _send_json(self, message: dict[str, Any]) -> None:
         await self._send_text(publisher.encode(message))

@@ -136,31 +136,44 @@ def renew(*, audience: Audience, player_id: object | None) -> None:
         player_sockets_renew(player_id=player_id)
 
 
-def beats_renewed(beats: Sequence[tuple[Audience, object]]) -> list[int | None]:
-    """``renew`` for each ``(audience, player_id)`` of a batch of heartbeats, and each
-    match's ``last_pushed_seq`` (None when the cache has lost it): on Redis one round trip
-    for the whole batch (games/realtime/beats.py), else one call at a time."""
+def beats_renewed(beats: Sequence[tuple[Audience | None, object]]) -> list[int | None]:
+    """For each ``(audience, player_id)`` of a batch of heartbeats: ``renew`` and the
+    match's ``last_pushed_seq`` (None when the cache has lost it), or for the player's own
+    socket (no audience) ``player_sockets_renew`` and None. On Redis one round trip for the
+    whole batch (games/realtime/beats.py), else one call at a time."""
     client = redis_client()
     if client is None:
-        pushed = []
+        pushed: list[int | None] = []
         for audience, player_id in beats:
+            if audience is None:
+                player_sockets_renew(player_id=player_id)
+                pushed.append(None)
+                continue
             renew(audience=audience, player_id=player_id)
             pushed.append(last_pushed_seq(match_id=audience.match_id))
         return pushed
     key, ttl = cache.make_and_validate_key, listen_ttl()
+    matches = [audience.match_id for audience, _ in beats if audience is not None]
     with client.pipeline(transaction=False) as pipe:
         for audience, player_id in beats:  # what renew does, command for command
-            pipe.set(key(listen_key(audience)), 1, ex=ttl)
-            if audience.seat is not None:
-                pipe.expire(key(seat_key(audience.match_id, audience.seat)), ttl)
-                pipe.expire(liveness.seat_processes_key(audience.match_id, audience.seat), ttl)
+            if audience is not None:
+                pipe.set(key(listen_key(audience)), 1, ex=ttl)
+                if audience.seat is not None:
+                    pipe.expire(key(seat_key(audience.match_id, audience.seat)), ttl)
+                    pipe.expire(liveness.seat_processes_key(audience.match_id, audience.seat), ttl)
             if player_id is not None:
                 pipe.expire(key(player_key(player_id)), ttl)
                 pipe.expire(liveness.player_processes_key(player_id), ttl)
-        pipe.mget([key(seq_key(audience.match_id)) for audience, _ in beats])
-        *_, found = pipe.execute()
+        if matches:
+            pipe.mget([key(seq_key(match_id)) for match_id in matches])
+        replies = pipe.execute()
     # As Django's Redis cache reads an int it stored (stored as is, not pickled).
-    return [None if value is None else int(value) for value in found]
+    found = iter(replies[-1] if matches else ())
+    pushed = []
+    for audience, _ in beats:
+        value = None if audience is None else next(found)
+        pushed.append(None if value is None else int(value))
+    return pushed
 
 
 def player_sockets_renew(*, player_id: object) -> None:

@@ -30,9 +30,15 @@ MATCH_ID = 876_543_210
 
 @dataclass(eq=False)
 class Socket:
+    """A match socket (an audience), or the player's own socket (none)."""
+
     audience: Audience | None
     principal: PlayerPrincipal | None
     inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    released: bool = False
+
+    def beat_subject(self):
+        return None if self.released else (self.audience, self.principal)
 
 
 def sockets_of_three_players() -> list[Socket]:
@@ -43,6 +49,11 @@ def sockets_of_three_players() -> list[Socket]:
         principal = PlayerPrincipal(player=player, session=session)
         sockets.append(Socket(audience=Audience(MATCH_ID, seat), principal=principal))
     return sockets
+
+
+def own_socket_of(socket: Socket) -> Socket:
+    """The same player's own socket (``/ws/v1/me``): no match."""
+    return Socket(audience=None, principal=socket.principal)
 
 
 def forget(sockets: list[Socket]) -> None:
@@ -69,13 +80,16 @@ def beats_as_each_socket_would_read_them():
     )
     released = sockets_of_three_players()[0]
     held_audience = Audience(MATCH_ID + 1, 0)
+    released.audience = held_audience
     cache.delete(presence.listen_key(held_audience))
-    released.audience = None  # released while its batch was being read
+    released.released = True  # released while its batch was being read
+    own = own_socket_of(sockets[1])
     with CaptureQueriesContext(connection) as statements:
-        answers = beats.beats_read([*sockets, released])
+        answers = beats.beats_read([sockets[0], own, *sockets[1:], released])
     assert len(statements) == 1  # every session of the batch in one statement
     assert answers == [
         {"type": "socket.heartbeat", "valid": True, "pushed": 41},
+        {"type": "socket.heartbeat", "valid": False, "pushed": None},  # no match; revoked
         {"type": "socket.heartbeat", "valid": False, "pushed": 41},  # its session revoked
         {"type": "socket.heartbeat", "valid": True, "pushed": 41},
         None,
@@ -90,6 +104,9 @@ def beats_as_each_socket_would_read_them():
     # The cache lost the match's seq: None, and the socket repairs from the database.
     cache.delete(presence.seq_key(MATCH_ID))
     assert [answer["pushed"] for answer in beats.beats_read(sockets)] == [None, None, None]
+    # The player's own socket alone: no match read.
+    answered = beats.beats_read([own])
+    assert answered == [{"type": "socket.heartbeat", "valid": False, "pushed": None}]
     forget(sockets)
     return sockets
 
@@ -113,11 +130,24 @@ def test_on_redis_a_batch_is_one_round_trip(monkeypatch):
     forget(sockets)
     monkeypatch.undo()
     beats_as_each_socket_would_read_them()
-    # Each key renewed with the heartbeats' time to live, as ``presence.renew`` does.
+    # Each key renewed with the heartbeats' time to live, as ``presence.renew`` does, and
+    # by the player's own socket its count.
     sockets = sockets_of_three_players()
-    beats.beats_read(sockets)
-    ttl = client.ttl(cache.make_and_validate_key(presence.listen_key(sockets[0].audience)))
-    assert presence.listen_ttl() - 2 <= ttl <= presence.listen_ttl()
+    for socket in sockets:
+        presence.socket_opened(player_id=socket.principal.player.pk)
+        cache.touch(presence.player_key(socket.principal.player.pk), 2)
+    beats.beats_read([sockets[0], own_socket_of(sockets[1])])
+    for key in (
+        presence.listen_key(sockets[0].audience),
+        presence.player_key(sockets[0].principal.player.pk),
+        presence.player_key(sockets[1].principal.player.pk),
+    ):
+        ttl = client.ttl(cache.make_and_validate_key(key))
+        assert presence.listen_ttl() - 2 <= ttl <= presence.listen_ttl(), key
+    assert (
+        client.ttl(cache.make_and_validate_key(presence.player_key(sockets[2].principal.player.pk)))
+        <= 2
+    )
     forget(sockets)
 
 
@@ -138,7 +168,8 @@ async def test_the_loops_sockets_beat_in_one_batch_into_their_inboxes(monkeypatc
         return [{"type": "socket.heartbeat", "valid": True, "pushed": 1} for _ in sockets]
 
     monkeypatch.setattr(beats, "beats_read", answered)
-    sockets = [Socket(audience=Audience(MATCH_ID, seat), principal=None) for seat in (0, 1, None)]
+    sockets = [Socket(audience=Audience(MATCH_ID, seat), principal=None) for seat in (0, 1)]
+    sockets.append(own_socket_of(sockets[0]))
     joined = asyncio.get_running_loop().time()
     for socket in sockets:
         beats.join(socket)

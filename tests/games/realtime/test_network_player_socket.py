@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async
+from django.test import override_settings
+from django.utils import timezone
 
+from gin_platform.models import PlayerSession
 from tests.games.network_world import member_make, network_make, network_room_make, player_client
 from tests.games.realtime.helpers import mint_ticket, open_socket
 from tests.wallet.factories import fund
@@ -54,3 +57,27 @@ async def test_a_socket_without_a_valid_ticket_is_closed():
     socket = await open_socket("/ws/v1/me", ticket="gst_nope")
     assert await socket.closed_with() == 4401
     assert socket.received[0]["problem"]["type"] == "/problems/socket-ticket-invalid"
+
+
+@override_settings(REALTIME_HEARTBEAT_SECONDS=1)
+async def test_it_beats_with_the_match_sockets_and_closes_once_the_session_ends():
+    """Its beats are read with the process's other sockets' (games/realtime/beats.py):
+    a ``ping`` while the session holds, then ``session-ended`` and 4401 at the beat after
+    the session is revoked; a player silent for three beats is closed with 4408."""
+    _, ann, bob = await sync(_world)()
+    socket = await open_socket("/ws/v1/me", ticket=await mint_ticket(ann))
+    await socket.receive_type("hello")
+    await socket.receive_type("ping", timeout=3)
+    await socket.send({"type": "ping"})
+    assert (await socket.receive_type("pong"))["type"] == "pong"
+
+    def revoke():
+        PlayerSession.objects.filter(player=ann.player).update(revoked_at=timezone.now())
+
+    await sync(revoke)()
+    assert await socket.closed_with(timeout=4) == 4401
+    assert socket.received[-1]["problem"]["type"].endswith("/session-ended")
+    silent = await open_socket("/ws/v1/me", ticket=await mint_ticket(bob))
+    await silent.receive_type("hello")
+    assert await silent.closed_with(timeout=7) == 4408
+    assert silent.received[-1]["problem"]["type"].endswith("/socket-idle")
