@@ -135,3 +135,24 @@ async def watcher_socket(client, match_id: int, *, after: int | None = None, **k
     return await open_socket(
         f"/ws/v1/matches/{match_id}/watch", ticket=ticket, after=after, **kwargs
     )
+
+
+def pipelines_sent(client, monkeypatch) -> list[int]:
+    """The pipelines ``client`` (redis-py) sends to Redis from now on, one round trip each:
+    how many commands each held."""
+    sent: list[int] = []
+    real_pipeline = client.pipeline
+
+    def counted(*args, **kwargs):
+        pipe = real_pipeline(*args, **kwargs)
+        real_execute = pipe.execute
+
+        def execute(*execute_args, **execute_kwargs):
+            sent.append(len(pipe.command_stack))
+            return real_execute(*execute_args, **execute_kwargs)
+
+        pipe.execute = execute
+        return pipe
+
+    monkeypatch.setattr(client, "pipeline", counted)
+    return sent

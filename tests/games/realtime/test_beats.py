@@ -22,6 +22,7 @@ from gin_platform.request_path.cache import redis_client
 from gin_platform.tenancy.principals import PlayerPrincipal
 from gin_platform.tenancy.services import player_session_create
 from tests.factories import SYSTEM, PlayerFactory
+from tests.games.realtime.helpers import pipelines_sent
 
 pytestmark = pytest.mark.django_db
 LOCAL_MEMORY = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -115,18 +116,10 @@ def beats_as_each_socket_would_read_them():
 def test_on_redis_a_batch_is_one_round_trip(monkeypatch):
     client = redis_client()
     assert client is not None
-    round_trips = []
-    real_pipeline = client.pipeline
-
-    def counted(*args, **kwargs):
-        round_trips.append(1)
-        return real_pipeline(*args, **kwargs)
-
     sockets = sockets_of_three_players()
-    monkeypatch.setattr(client, "pipeline", counted)
-    with CaptureQueriesContext(connection):
-        beats.beats_read(sockets)
-    assert len(round_trips) == 1
+    round_trips = pipelines_sent(client, monkeypatch)
+    beats.beats_read(sockets)
+    assert len(round_trips) == 1  # a SET, the EXPIREs and one MGET for the three
     forget(sockets)
     monkeypatch.undo()
     beats_as_each_socket_would_read_them()

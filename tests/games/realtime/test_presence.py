@@ -10,6 +10,7 @@ from django.core.cache import cache
 from games.realtime import presence
 from games.realtime.audience import match_audiences
 from gin_platform.request_path.cache import redis_client
+from tests.games.realtime.helpers import pipelines_sent
 
 MATCH_ID = 987_654_321
 LOCAL_MEMORY = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -53,18 +54,7 @@ def _pushed_then_listened():
 def test_on_redis_one_round_trip_records_the_seq_and_reads_the_listeners(monkeypatch):
     client = redis_client()
     assert client is not None
-    round_trips = []
-    real_pipeline = client.pipeline
-
-    def counted(*args, **kwargs):
-        pipe = real_pipeline(*args, **kwargs)
-        real_execute = pipe.execute
-        pipe.execute = lambda *a, **k: (
-            round_trips.append(len(pipe.command_stack)) or (real_execute(*a, **k))
-        )
-        return pipe
-
-    monkeypatch.setattr(client, "pipeline", counted)
+    round_trips = pipelines_sent(client, monkeypatch)
     _pushed_then_listened()
     assert round_trips == [2, 1, 1, 1]  # SET + MGET, then MGET alone (no seq)
 
