@@ -41,7 +41,7 @@ class Play:
     """``demo --play`` in its own process group, as in a terminal: lines of its output as
     they come, Enter on its input, Ctrl-C to the whole group."""
 
-    def __init__(self, env: dict[str, str], port: int) -> None:
+    def __init__(self, env: dict[str, str], port: int, *, sigint_ignored: bool = False) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "manage.py", "demo", "--play", "--port", str(port)],
             cwd=ROOT,
@@ -51,6 +51,11 @@ class Play:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            # As a background job of a non-interactive shell (a CI runner) starts it: SIGINT
+            # ignored, which the child inherits and Python then leaves ignored.
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            if sigint_ignored
+            else None,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
@@ -153,7 +158,9 @@ def test_play_prints_launch_urls_that_open_a_session_and_stops_on_ctrl_c(env):
     assert any("Opened the practice room" in line for line in play.seen)
     assert port_is_free(port)  # no server left behind
 
-    again = Play(env, port)  # the next run finds the same operator, room and player
+    # The next run finds the same operator, room and player; it stops on Ctrl-C even when
+    # started with SIGINT ignored (it ran on, in CI's full runs, until it set its own).
+    again = Play(env, port, sigint_ignored=True)
     try:
         session = open_launch_url(again.next_launch_url())
         assert again.ctrl_c() == 0

@@ -37,7 +37,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         if options["play"]:
-            # A supervisor's SIGTERM stops the server like Ctrl-C does, never orphaning it.
+            # Ctrl-C stops the server even when this process was started with SIGINT
+            # ignored, which a parent's ignoring passes on (a background job of a
+            # non-interactive shell, a CI runner): Python then leaves it ignored, and the
+            # server ran on. A supervisor's SIGTERM stops it alike, never orphaning it.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.signal(signal.SIGTERM, signal.default_int_handler)
             try:
                 play(port=options["port"], say=self.say, lines=sys.stdin)
