@@ -15,7 +15,7 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games.realtime import beats, presence
+from games.realtime import beats, liveness, presence
 from games.realtime.audience import Audience
 from gin_platform.models import PlayerSession
 from gin_platform.request_path.cache import redis_client
@@ -142,6 +142,56 @@ def test_on_redis_a_batch_is_one_round_trip(monkeypatch):
         <= 2
     )
     forget(sockets)
+
+
+@pytest.mark.redis
+def test_on_redis_a_batch_renews_every_key_a_beat_of_its_own_renews():
+    """The batch's commands are written out for Redis beside ``presence.renew`` (which the
+    embedded default runs): both renew the same keys, the process-held counts included
+    (games/realtime/liveness.py), so the two cannot drift apart unseen."""
+    client = redis_client()
+    assert client is not None
+
+    def renewed(renew) -> set[str]:
+        """Which of a seated socket's keys a beat gave the heartbeats' time to live again."""
+        socket = sockets_of_three_players()[0]
+        audience, player_id = socket.audience, socket.principal.player.pk
+        presence.socket_opened(player_id=player_id)  # its counts, and its process's
+        presence.seat_joined(match_id=MATCH_ID, seat=audience.seat)
+        presence.listen(audience)
+        keys = {
+            "listened": cache.make_and_validate_key(presence.listen_key(audience)),
+            "seat count": cache.make_and_validate_key(presence.seat_key(MATCH_ID, audience.seat)),
+            "player count": cache.make_and_validate_key(presence.player_key(player_id)),
+            "seat's processes": liveness.seat_processes_key(MATCH_ID, audience.seat),
+            "player's processes": liveness.player_processes_key(player_id),
+        }
+        for key in keys.values():
+            assert client.expire(key, 2), key  # each exists, about to expire
+        renew(audience, player_id)
+        found = {name for name, key in keys.items() if client.ttl(key) > 2}
+        presence.seat_left(match_id=MATCH_ID, seat=audience.seat)
+        presence.socket_closed(player_id=player_id)
+        client.delete(*keys.values())
+        return found
+
+    on_its_own = renewed(
+        lambda audience, player_id: presence.renew(audience=audience, player_id=player_id)
+    )
+    in_a_batch = renewed(
+        lambda audience, player_id: presence.beats_renewed([(audience, player_id)])
+    )
+    assert (
+        on_its_own
+        == in_a_batch
+        == {
+            "listened",
+            "seat count",
+            "player count",
+            "seat's processes",
+            "player's processes",
+        }
+    )
 
 
 @override_settings(CACHES=LOCAL_MEMORY)
