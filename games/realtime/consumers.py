@@ -14,9 +14,9 @@ instead of holding anybody else up.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
+from collections import deque
 from functools import cached_property, partial
 from typing import Any
 from urllib.parse import parse_qs
@@ -50,6 +50,7 @@ from games.realtime.socket_base import (
     WithInbox,
     database_sync_to_async,
     message_parse,
+    sent_in_time,
 )
 from gin_platform.api.inputs import refuse_unknown_fields, validated
 from gin_platform.http.problems import (
@@ -86,7 +87,7 @@ class MatchSocketConsumer(
         await self.accept()
         self.last_seq = 0
         self.last_heard = time.monotonic()
-        self.recent: list[float] = []
+        self.recent: deque[float] = deque()  # when its last messages came, oldest first
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
             hello, catch_up = await self._open(query)
@@ -314,8 +315,11 @@ class MatchSocketConsumer(
 
     def _within_rate(self) -> bool:
         now = time.monotonic()
-        self.recent = [t for t in self.recent if now - t < 10] + [now]
-        return len(self.recent) <= settings.REALTIME_MAX_MESSAGES_PER_10S
+        recent = self.recent
+        while recent and now - recent[0] >= 10:
+            recent.popleft()
+        recent.append(now)
+        return len(recent) <= settings.REALTIME_MAX_MESSAGES_PER_10S
 
     async def _play(self, kind: str, content: dict, message_id: str | None) -> None:
         assert self.audience is not None  # set by connect before anything reads it
@@ -376,12 +380,8 @@ class MatchSocketConsumer(
         await self._send_json({"type": "error", "id": message_id, "problem": problem.body()})
 
     async def _send_text(self, text: str) -> None:
-        try:
-            # A deadline on this task, not wait_for's task per send (one more task and loop
-            # turn for every push).
-            async with asyncio.timeout(settings.REALTIME_SEND_TIMEOUT_SECONDS):
-                await self.send(text_data=text)
-        except TimeoutError:
+        sending = self.send(text_data=text)
+        if not await sent_in_time(sending, seconds=settings.REALTIME_SEND_TIMEOUT_SECONDS):
             logger.info("socket of %s too slow: closing", self.audience)
             await self.close(code=CLOSE_SLOW)
 

@@ -12,7 +12,6 @@ client fell silent for three beats).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -36,6 +35,7 @@ from games.realtime.socket_base import (
     WithInbox,
     database_sync_to_async,
     message_parse,
+    sent_in_time,
 )
 from games.selectors import player_waiting_list
 from gin_platform.http.problems import Problem
@@ -143,10 +143,6 @@ class PlayerSocketConsumer(
         await self._send_text(publisher.encode(message))
 
     async def _send_text(self, text: str) -> None:
-        try:
-            # A deadline on this task, not wait_for's task per send (one more task and loop
-            # turn for every push).
-            async with asyncio.timeout(settings.REALTIME_SEND_TIMEOUT_SECONDS):
-                await self.send(text_data=text)
-        except TimeoutError:
+        sending = self.send(text_data=text)
+        if not await sent_in_time(sending, seconds=settings.REALTIME_SEND_TIMEOUT_SECONDS):
             await self.close(code=CLOSE_SLOW)

@@ -39,6 +39,7 @@ from games.realtime.socket_base import (
     ReleasedOnExit,
     database_sync_to_async,
     message_parse,
+    sent_in_time,
     watcher_still_valid,
 )
 from gin_platform.http.problems import Problem, ValidationProblem
@@ -223,10 +224,8 @@ class TournamentWatchConsumer(
         await self._send_text(encode(message))
 
     async def _send_text(self, text: str) -> None:
-        try:
-            async with asyncio.timeout(settings.REALTIME_SEND_TIMEOUT_SECONDS):
-                await self.send(text_data=text)
-        except TimeoutError:
+        sending = self.send(text_data=text)
+        if not await sent_in_time(sending, seconds=settings.REALTIME_SEND_TIMEOUT_SECONDS):
             logger.info("socket of %s too slow: closing", self.group)
             await self.close(code=CLOSE_SLOW)
 
