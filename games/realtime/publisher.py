@@ -15,7 +15,6 @@ next message or heartbeat, and the move itself has committed.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -25,7 +24,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection, transaction
-from rest_framework.utils.encoders import JSONEncoder
 
 from games import selectors
 from games.realtime import presence, view_cache
@@ -34,6 +32,7 @@ from games.realtime.layer_send import group_send_many
 from games.realtime.render import audience_events, audience_view, waiting_list_message
 from games.selectors import EVENTS_PAGE_MAX
 from gin_platform.enqueue import on_commit_logged
+from gin_platform.http.json_text import json_str
 from wallet.selectors.rates import display_rates_reused
 
 if TYPE_CHECKING:
@@ -46,8 +45,8 @@ PRESENCE = "match.presence"
 
 
 def encode(message: dict[str, Any]) -> str:
-    """The socket's JSON, encoded as the REST answers are (DRF's encoder: ISO times)."""
-    return json.dumps(message, cls=JSONEncoder, separators=(",", ":"))
+    """The socket's JSON, encoded as the REST answers are (ISO times: json_text.py)."""
+    return json_str(message)
 
 
 @dataclass

@@ -465,7 +465,8 @@ REST_FRAMEWORK = {
         "gin_platform.http.authentication.StaffBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # DRF's JSON, written by orjson (gin_platform/http/json_text.py).
+    "DEFAULT_RENDERER_CLASSES": ["gin_platform.http.json_text.CompactJSONRenderer"],
     # Bounded size and depth, no NUL characters (gin_platform/http/parsers.py).
     "DEFAULT_PARSER_CLASSES": ["gin_platform.http.parsers.StrictJSONParser"],
     # An unknown ?format= is 406 (DRF says 404), like an Accept header nothing can satisfy.
