@@ -15,6 +15,7 @@ its hand is over.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -246,14 +247,52 @@ def showdown_view(*, hand: Hand) -> dict[str, Any]:
     for both players and for watchers: built from the public view (``engine.watcher_view``),
     so no player's own arrangement is worked out for it. Worked out once per hand instance
     and stored state, since it is the same for every viewer (a push renders it for each
-    audience); the answer is shared, so nobody may change it."""
+    audience), and once per process for a hand that has ended (``recent_showdowns``); the
+    answer is shared, so nobody may change it."""
     kept = hand.__dict__.get("_showdown_view")
     if kept is not None and kept[0] is hand.state:
         return kept[1]
-    view = _only(engine.watcher_view(hand.engine_state()), SHOWDOWN_KEYS)
-    view.update({"number": hand.number, "seed_commitment": hand.seed_commitment})
+    ended = hand.pk is not None and hand.status == Hand.Status.ENDED
+    # An ended hand never changes again; its seed's commitment (a SHA-256) tells it apart
+    # from any other hand that could have had its id in a database made anew (tests, demo).
+    key = (hand.pk, hand.seq, hand.seed_commitment)
+    view = recent_showdowns.get(key) if ended else None
+    if view is None:
+        view = _only(engine.watcher_view(hand.engine_state()), SHOWDOWN_KEYS)
+        view.update({"number": hand.number, "seed_commitment": hand.seed_commitment})
+        if ended:
+            recent_showdowns.put(key, view)
     hand.__dict__["_showdown_view"] = (hand.state, view)
     return view
+
+
+class RecentShowdowns:
+    """The showdowns of the hands that ended last, by hand: every move of the next hand
+    shows the one before it (``previous_hand``), and each move reads that hand again, so
+    without these it was parsed and worked out anew for every move's answer and push, a
+    twentieth of a socket move's CPU (docs/benchmarks.md). Bounded: the oldest goes first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._views: dict[tuple[object, ...], dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> dict[str, Any] | None:
+        return self._views.get(key)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._views.clear()
+
+    def put(self, key: tuple[object, ...], view: dict[str, Any]) -> None:
+        with self._lock:
+            self._views[key] = view
+            while len(self._views) > self._size:
+                del self._views[next(iter(self._views))]
+
+
+# A running match needs one (its previous hand); a web process plays a few hundred at most.
+recent_showdowns = RecentShowdowns(size=2048)
 
 
 def _is_over(match: Match) -> bool:

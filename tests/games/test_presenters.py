@@ -96,7 +96,7 @@ def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
     alice, bob, operator, seeds, monkeypatch
 ):
     """The showdown is the same for every viewer: a push renders it once for all its
-    audiences (the hands it was given), and again only for a hand with another state."""
+    audiences (the hands it was given), and an ended hand's once per process."""
     table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
     match_id, seats = seat_both(alice, bob, table.pk)
     for _ in range(500):  # the bot plays until the second hand is dealt
@@ -108,6 +108,7 @@ def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
         act(seats[look["hand"]["to_act"]], match_id, **move, expected_seq=mine["seq"])
     match = Match.objects.get(pk=match_id)
     latest = selectors.latest_hands(match)
+    presenters.recent_showdowns.clear()  # the moves above showed the first hand's
     worked_out = []
     watcher_view = engine.watcher_view
     monkeypatch.setattr(
@@ -117,6 +118,42 @@ def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
     views = [presenters.game_view(match=match, seat=seat, latest_hands=latest) for seat in (0, 1)]
     assert views[0]["previous_hand"] == views[1]["previous_hand"] is not None
     assert views[0]["previous_hand"]["number"] == 1 and len(worked_out) == 1
-    reloaded = Hand.objects.get(pk=latest[1].pk)  # a state read again: worked out again
+    # The next move reads the ended hand again: this process has its showdown already.
+    reloaded = Hand.objects.get(pk=latest[1].pk)
     assert presenters.showdown_view(hand=reloaded) == views[0]["previous_hand"]
-    assert len(worked_out) == 2
+    assert len(worked_out) == 1
+    # A hand in another state (the current one, once it ends) is worked out on its own.
+    current = Hand.objects.get(pk=latest[0].pk)
+    assert current.status == Hand.Status.IN_PROGRESS
+    presenters.showdown_view(hand=current)
+    presenters.showdown_view(hand=Hand.objects.get(pk=latest[0].pk))
+    assert len(worked_out) == 3  # not ended: nothing kept past its instance
+
+
+def test_an_ended_hands_showdown_kept_by_the_process_is_that_hands_own(
+    alice, bob, operator, seeds
+):
+    """The process keeps an ended hand's showdown under its id, its state's seq and its
+    seed's commitment: a hand with the same id but another deal (a database made anew)
+    is worked out for itself, and the oldest showdowns go first."""
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+    match_id, seats = seat_both(alice, bob, table.pk)
+    for _ in range(500):
+        look = view(seats[0], match_id).json()
+        if look["hand"]["number"] > 1:
+            break
+        mine = view(seats[look["hand"]["to_act"]], match_id).json()
+        move = engine.choose_action_from_view(mine["hand"])
+        act(seats[look["hand"]["to_act"]], match_id, **move, expected_seq=mine["seq"])
+    ended = Hand.objects.get(match_id=match_id, number=1)
+    shown = presenters.showdown_view(hand=ended)
+    assert presenters.showdown_view(hand=Hand.objects.get(pk=ended.pk)) is shown
+
+    other = Hand.objects.get(pk=ended.pk)
+    other.seed_commitment = "0" * 64  # as if another deal had this id
+    assert presenters.showdown_view(hand=other)["seed_commitment"] == "0" * 64
+
+    kept = presenters.RecentShowdowns(size=2)
+    for number in range(3):
+        kept.put((number,), {"number": number})
+    assert kept.get((0,)) is None and kept.get((2,)) == {"number": 2}
