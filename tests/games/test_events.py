@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from games import engine
+from games.api import presenters
+from games.api.serializers import EventOutput
 from games.models import Hand, HandEvent
+from gin_platform.api.output import represent
 from tests.games.helpers import act, events, play_to_end, seat_both, view
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +85,27 @@ def test_hand_ends_reveal_the_showdown_and_the_match_end_is_an_event(
     assert feed[-1]["kind"] == "match_finished"
     assert feed[-1]["reason"] == "target_reached"
     assert feed[-1]["winner_seat"] in (0, 1)
+
+
+def test_every_event_a_socket_pushes_is_formatted_as_drf_formats_it(
+    alice, bob, practice_table, seeds
+):
+    """``represent`` reads an event dict without DRF's per-field lookup
+    (gin_platform/api/output.py): a hand played out and a resignation, as each seat and a
+    watcher see them, give what DRF's own EventOutput gives, key order included."""
+    match_id, seats = seat_both(alice, bob, practice_table.pk)
+    for _ in range(300):
+        if HandEvent.objects.filter(match_id=match_id, kind="hand_ended").exists():
+            break
+        _step(seats, match_id)
+    assert seats[0].post(f"/api/v1/matches/{match_id}/resign").status_code == 200
+    rows = HandEvent.objects.filter(match_id=match_id).select_related("hand").order_by("match_seq")
+    kinds = set()
+    for row in rows:
+        kinds.add(row.kind)
+        for viewer in (0, 1, None):
+            event = presenters.event_for_viewer(row, hand_number=row.hand.number, viewer=viewer)
+            drf = EventOutput().to_representation(event)
+            assert list(represent(EventOutput, event).items()) == list(drf.items())
+    assert {"hand_dealt", "draw_stock", "discard", "hand_ended", "forfeit"} <= kinds
+    assert "match_finished" in kinds
