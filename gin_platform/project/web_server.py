@@ -1,7 +1,8 @@
 """The web server's own code: uvicorn's WebSocket protocol with the refusals the platform
-owns, and the gunicorn worker that runs it (deploy/gunicorn.conf.py). Whoever starts
-uvicorn another way (the browser tests' server) passes ``--ws WEBSOCKET_PROTOCOL``
-(``uvicorn_command``), so every server speaks the same WebSocket.
+owns and its frames coalesced, and the gunicorn worker that runs it
+(deploy/gunicorn.conf.py). Whoever starts uvicorn another way (the browser tests' server)
+passes ``--ws WEBSOCKET_PROTOCOL`` (``uvicorn_command``), so every server speaks the same
+WebSocket.
 
 A text message must be UTF-8 (RFC 6455, 8.1). uvicorn's protocol decodes it and, when that
 fails, logs the ``UnicodeDecodeError`` with its traceback and closes with 1007 and no
@@ -14,8 +15,11 @@ releases what the socket held, as for any close.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from asyncio import BaseTransport, Transport
+from typing import Any, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn_worker import UvicornWorker
@@ -31,7 +35,12 @@ INVALID_TEXT_REASON = "text message is not UTF-8"
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's default WebSocket protocol (websockets' Sans-I/O layer), but a text
-    message that is not UTF-8 is refused with the platform's error message and 1007."""
+    message that is not UTF-8 is refused with the platform's error message and 1007, and
+    the frames sent in one turn of the event loop leave in one write (``FramesCoalesced``)."""
+
+    def connection_made(self, transport: BaseTransport) -> None:
+        super().connection_made(transport)
+        self.transport = cast(Transport, FramesCoalesced(self.transport, self.loop))
 
     def send_receive_event_to_app(self) -> None:
         if self.curr_msg_data_type == "text" and not self.close_sent:
@@ -72,6 +81,43 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         # it quietly, as a send to a client already gone does; uvicorn would otherwise log
         # a traceback for a send after the close.
         self.disconnected = True
+
+
+class FramesCoalesced:
+    """A WebSocket's transport whose writes of one turn of the event loop leave together:
+    a move answered over a socket sends its seat's push and its ``action_result`` back to
+    back, and each ``write`` was a system call that, on a host's loopback or a NIC's
+    queue alike, costs more than framing the message did (docs/benchmarks.md). The frames
+    keep their order; the first write of a turn schedules the flush for that same turn's
+    end, so nothing waits for anything but the other frames of the turn. Closing or
+    aborting the connection flushes (or drops) what is pending first; everything else is
+    the transport's own."""
+
+    def __init__(self, transport: Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._pending:
+            self._loop.call_soon(self.flush)
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending and not self._transport.is_closing():
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending = []
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 class Worker(UvicornWorker):

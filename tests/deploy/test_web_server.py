@@ -32,6 +32,7 @@ from gin_platform.demo.server import free_port, server_command, server_environme
 from gin_platform.project.web_server import (
     INVALID_TEXT_REASON,
     WEBSOCKET_PROTOCOL,
+    FramesCoalesced,
     WebSocketProtocol,
     Worker,
     uvicorn_command,
@@ -149,12 +150,17 @@ class _Transport:
 
     def __init__(self) -> None:
         self.written, self.closed = b"", False
+        self.writes: list[bytes] = []
 
     def get_extra_info(self, name: str, default=None):
         return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(name)
 
     def write(self, data: bytes) -> None:
         self.written += data
+        self.writes.append(data)
+
+    def abort(self) -> None:
+        self.closed = True
 
     def close(self) -> None:
         self.closed = True
@@ -254,3 +260,52 @@ def test_an_unknown_path_and_a_refused_host_are_problems_with_debug_on(server):
     status, content_type, body = _get(f"{server.url}/api/v1/health/live", Host="evil.example")
     assert (status, content_type) == (400, "application/problem+json")
     assert body["type"] == "/problems/host-not-allowed"
+
+
+def test_the_frames_of_one_turn_leave_in_one_write_in_order():
+    """A move answered over a socket sends its seat's push and its action_result in the same
+    turn of the event loop: one system call, the frames in the order they were sent."""
+
+    async def main() -> list[list[bytes]]:
+        transport = _Transport()
+        coalesced = FramesCoalesced(transport, asyncio.get_running_loop())
+        seen = []
+        coalesced.write(b"push")
+        coalesced.write(b"result")
+        seen.append(list(transport.writes))  # nothing yet: the turn is not over
+        await asyncio.sleep(0)
+        coalesced.write(b"next turn")
+        await asyncio.sleep(0)
+        seen.append(list(transport.writes))
+        assert coalesced.get_extra_info("peername") == ("127.0.0.1", 50000)  # the transport's
+        return seen
+
+    seen = asyncio.run(main())
+    assert seen == [[], [b"pushresult", b"next turn"]]
+
+
+def test_closing_sends_what_is_pending_first_and_aborting_drops_it():
+    async def main() -> tuple[_Transport, _Transport]:
+        loop = asyncio.get_running_loop()
+        closed, aborted = _Transport(), _Transport()
+        for transport, end in ((closed, "close"), (aborted, "abort")):
+            coalesced = FramesCoalesced(transport, loop)
+            coalesced.write(b"close frame")
+            getattr(coalesced, end)()
+        await asyncio.sleep(0)  # the scheduled flush finds the transport closing: no write
+        return closed, aborted
+
+    closed, aborted = asyncio.run(main())
+    assert closed.writes == [b"close frame"] and closed.closed
+    assert aborted.writes == [] and aborted.closed
+
+
+def test_the_protocol_writes_through_the_coalescing_transport():
+    async def main() -> WebSocketProtocol:
+        config = Config(app=lambda *a: None, ws=WEBSOCKET_PROTOCOL, lifespan="off", log_config=None)
+        config.load()
+        protocol = WebSocketProtocol(config, ServerState(), app_state={})
+        protocol.connection_made(_Transport())
+        return protocol
+
+    assert isinstance(asyncio.run(main()).transport, FramesCoalesced)
