@@ -182,7 +182,7 @@ else:
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "games.realtime.layer.PubSubChannelLayer",  # channels_redis's, see there
             "CONFIG": {
                 "hosts": [ENV.get("CHANNEL_LAYER_URL", REDIS_URL)],
                 "prefix": ENV.get("CHANNEL_LAYER_PREFIX", "gin:ws"),

@@ -12,8 +12,10 @@ import pytest
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.test import override_settings
+from redis.asyncio import connection as redis_connection
 
 from games.realtime import layer_send
+from games.realtime.layer import PubSubChannelLayer, ShardReceivingWithoutTimer
 
 
 async def _received_after_sync_send(messages):
@@ -72,3 +74,40 @@ def test_a_pubsub_layer_is_published_to_even_under_the_id_of_a_freed_layer(monke
     clients, prefix = layer_send.pubsub_target(layer)
 
     assert prefix == "test" and len(clients) == 1
+
+
+@pytest.mark.redis
+@pytest.mark.asyncio
+async def test_the_layer_receives_without_a_timer_per_message(monkeypatch):
+    """games/realtime/layer.py: the configured layer is channels_redis's pub/sub layer whose
+    receiving loop blocks on the read; it still receives what is published, joins and
+    leaves groups while it waits, and arms no read timer for a message."""
+    layer = get_channel_layer()
+    assert isinstance(layer, PubSubChannelLayer)
+    channel = await layer.new_channel()
+    await layer.group_add("match.2.seat1", channel)
+    loop_layer = layer._get_layer()
+    assert all(isinstance(shard, ShardReceivingWithoutTimer) for shard in loop_layer._shards)
+
+    armed = []
+    real_timeout = redis_connection.async_timeout
+    monkeypatch.setattr(
+        redis_connection,
+        "async_timeout",
+        lambda seconds: armed.append(seconds) or real_timeout(seconds),
+    )
+    await asyncio.sleep(0.3)  # the loop is blocked on its read, not waking every 0.1 s
+    for seq in (1, 2):
+        await asyncio.to_thread(
+            layer_send.group_send_many, [("match.2.seat1", {"type": "match.push", "seq": seq})]
+        )
+        assert (await asyncio.wait_for(layer.receive(channel), 5))["seq"] == seq
+    # Joined while the loop waits: the subscription's confirmation is read by that loop.
+    await layer.group_add("match.2.watch", channel)
+    await asyncio.to_thread(
+        layer_send.group_send_many, [("match.2.watch", {"type": "match.presence", "seq": 3})]
+    )
+    assert (await asyncio.wait_for(layer.receive(channel), 5))["seq"] == 3
+    assert armed == []
+    await layer.group_discard("match.2.seat1", channel)
+    await layer.group_discard("match.2.watch", channel)

@@ -1,0 +1,70 @@
+"""The channel layer of production (settings ``CHANNEL_LAYERS``): channels_redis's Redis
+pub/sub layer, whose receiving loop waits for the next message without a timer.
+
+channels_redis reads each shard's subscriptions with ``get_message(timeout=0.1)``: a timer
+armed and cancelled for every message received (``asyncio.timeout`` in redis-py's read),
+and a wake-up every tenth of a second with none. Receiving a push that way was an eighth of
+a socket move's CPU on the event loop, a quarter of it for that timer (docs/benchmarks.md).
+This loop blocks on the read instead, as redis-py's own ``listen`` does. Nothing else
+changes: subscribing and unsubscribing from other tasks still write on the same connection
+(their confirmations arrive through this loop), a lost connection is reconnected and
+resubscribed by redis-py, and cancelling the task (the layer's flush or close) ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from channels_redis.pubsub import (
+    RedisPubSubChannelLayer,
+    RedisPubSubLoopLayer,
+    RedisSingleShardConnection,
+)
+from channels_redis.utils import _wrap_close
+
+logger = logging.getLogger(__name__)
+
+
+class ShardReceivingWithoutTimer(RedisSingleShardConnection):
+    """One Redis shard's connection, receiving as channels_redis does, without the timer."""
+
+    async def _do_receiving(self) -> None:
+        while True:
+            try:
+                if self._pubsub and self._pubsub.subscribed:
+                    message = await self._pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=None
+                    )
+                    self._receive_message(message)
+                else:  # nothing subscribed yet (or any more): nothing to read
+                    await asyncio.sleep(0.1)
+            except (asyncio.CancelledError, TimeoutError, GeneratorExit):
+                raise
+            except BaseException:
+                logger.exception("Unexpected exception in receive task")
+                await asyncio.sleep(1)
+
+
+class LoopLayer(RedisPubSubLoopLayer):
+    """channels_redis's layer of one event loop, its shards receiving without the timer."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._shards = [ShardReceivingWithoutTimer(shard.host, self) for shard in self._shards]
+
+
+class PubSubChannelLayer(RedisPubSubChannelLayer):
+    """``RedisPubSubChannelLayer`` (same configuration, same Redis channels and messages)
+    whose loops receive without the timer."""
+
+    def _get_layer(self) -> RedisPubSubLoopLayer:
+        # channels_redis's own, building LoopLayer instead of RedisPubSubLoopLayer.
+        loop = asyncio.get_running_loop()
+        try:
+            layer = self._layers[loop]
+        except KeyError:
+            layer = LoopLayer(*self._args, **self._kwargs, channel_layer=self)
+            self._layers[loop] = layer
+            _wrap_close(self, loop)
+        return layer
