@@ -1,15 +1,17 @@
 """The PostgreSQL backend reads every timestamp as Django's own would
 (gin_platform/request_path/postgresql)."""
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from django.db import connection, transaction
+from django.db.backends.postgresql import operations as django_postgresql_ops
 from django.db.backends.postgresql.psycopg_any import BaseTzLoader
 from psycopg.pq import Format
 
 from gin_platform.models import Operator
-from gin_platform.request_path.postgresql.base import TIMESTAMPTZ_OID
+from gin_platform.request_path.postgresql.base import TIMESTAMPTZ_OID, jsonb_text
 from tests.factories import OperatorFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -108,3 +110,34 @@ def test_a_model_reads_back_the_instant_it_saved():
     read = Operator.objects.get(pk=operator.pk).created_at
     assert read == created
     assert read.tzinfo is UTC
+
+
+JSON_VALUES = [
+    {"hands": [["2S", "3H"], ["KD"]], "seq": 41, "to_act": None, "auto": True},
+    {"nested": {"deep": [1, 2.5, -0.0, 1e16, "é\u2028", {"": []}]}, "big": 2**70},
+    ["a", 1, None, False],
+    "text",
+    123,
+    {1: 'an int key, written as "1" by both'},
+]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES)
+def test_a_json_value_is_stored_as_django_stores_it(value):
+    """A JSONField without an encoder is written by orjson: PostgreSQL stores the same jsonb
+    as from Django's ``json.dumps`` (compared by PostgreSQL itself), and reads back the same."""
+    ours = connection.ops.adapt_json_value(value, None)
+    django_json = django_postgresql_ops.get_json_dumps(None)(value)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::jsonb = %s::jsonb, %s::jsonb::text", [ours, django_json, ours])
+        same, text = cursor.fetchone()
+    assert same
+    assert json.loads(text) == json.loads(django_json)
+
+
+def test_a_json_field_with_an_encoder_keeps_djangos_way():
+    class Encoder(json.JSONEncoder):
+        pass
+
+    adapted = connection.ops.adapt_json_value({"a": 1}, Encoder)
+    assert adapted.dumps is not jsonb_text
