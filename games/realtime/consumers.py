@@ -14,6 +14,7 @@ instead of holding anybody else up.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import deque
@@ -33,7 +34,7 @@ from games.problems import (
     SessionEndedProblem,
     TooManyMessagesProblem,
 )
-from games.realtime import beats, presence, publisher
+from games.realtime import beats, local_sockets, presence, publisher
 from games.realtime.audience import Audience
 from games.realtime.render import audience_events, audience_view
 from games.realtime.socket_base import (
@@ -85,6 +86,7 @@ class MatchSocketConsumer(
         # Accept first: a browser sees no reason for a refused handshake, so every refusal
         # is a problem message followed by a close code.
         await self.accept()
+        self.loop = asyncio.get_running_loop()  # its pushes may be handed to it here
         self.last_seq = 0
         self.last_heard = time.monotonic()
         self.recent: deque[float] = deque()  # when its last messages came, oldest first
@@ -123,6 +125,7 @@ class MatchSocketConsumer(
         if self.audience.seat is not None:
             presence.seat_joined(match_id=self.audience.match_id, seat=self.audience.seat)
             self.joined = True
+            local_sockets.seat_counted(self.audience, loop=self.loop)
         match = selectors.match_for_push(match_id=self.audience.match_id)
         assert match is not None  # the viewer's seat was just read: its match exists
         view = audience_view(match=match, audience=self.audience)
@@ -204,6 +207,7 @@ class MatchSocketConsumer(
             self.counted = False
         if self.joined and audience is not None:
             assert audience.seat is not None  # joined only for a seat
+            local_sockets.seat_uncounted(audience, loop=self.loop)  # before presence: see there
             presence.seat_left(match_id=audience.match_id, seat=audience.seat)
             self.joined = False
 

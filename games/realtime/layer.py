@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from channels_redis.pubsub import (
     RedisPubSubChannelLayer,
@@ -51,7 +52,8 @@ class LoopLayer(RedisPubSubLoopLayer):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._shards = [ShardReceivingWithoutTimer(shard.host, self) for shard in self._shards]
+        shards = self._shards  # type: ignore[has-type]  # channels_redis is untyped
+        self._shards = [ShardReceivingWithoutTimer(shard.host, self) for shard in shards]
 
 
 class PubSubChannelLayer(RedisPubSubChannelLayer):
@@ -68,3 +70,14 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
             self._layers[loop] = layer
             _wrap_close(self, loop)
         return layer
+
+    def delivered_here(self, messages: Sequence[tuple[str, bytes]]) -> None:
+        """On the event loop: each ``(group, serialized message)`` into the channel of
+        every socket of this loop in that group, as the receiving loop does with a message
+        that came back from Redis (games/realtime/local_sockets.py)."""
+        layer = self._get_layer()
+        for group, message in messages:
+            for channel in layer.groups.get(layer._get_group_channel_name(group), ()):
+                queue = layer.channels.get(channel)
+                if queue is not None:
+                    queue.put_nowait(message)

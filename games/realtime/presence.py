@@ -224,23 +224,23 @@ def seq_pushed_and_listened(
     match_id: int,
     seq: int | None,
     audiences: list[Audience],
-    count_seat: int | None = None,
+    count_seats: Sequence[int] = (),
     first: Callable[[Any], None] | None = None,
-) -> tuple[list[Audience], int]:
+) -> tuple[list[Audience], dict[int, int]]:
     """``seq_pushed`` (unless ``seq`` is None), then ``listened``: what every push does
     first, in one round trip on Redis (a move played over REST, with nobody listening, costs
-    the cache nothing more). With ``count_seat``, also that seat's count of open sockets
-    (0 otherwise). ``first``: called with the pipeline before anything else is queued on it
-    (the polled view's cache, games/realtime/view_cache.py), not called without Redis."""
+    the cache nothing more). With ``count_seats``, also those seats' counts of open sockets
+    (0 for a seat with none). ``first``: called with the pipeline before anything else is
+    queued on it (the polled view's cache, games/realtime/view_cache.py), not called
+    without Redis."""
     client = redis_client()
     if client is None:
         if seq is not None:
             seq_pushed(match_id=match_id, seq=seq)
-        seat_sockets = 0 if count_seat is None else cache.get(seat_key(match_id, count_seat))
-        return listened(audiences), seat_sockets or 0
+        counted = {seat: cache.get(seat_key(match_id, seat)) or 0 for seat in count_seats}
+        return listened(audiences), counted
     keys = [cache.make_and_validate_key(listen_key(audience)) for audience in audiences]
-    if count_seat is not None:
-        keys.append(cache.make_and_validate_key(seat_key(match_id, count_seat)))
+    keys += [cache.make_and_validate_key(seat_key(match_id, seat)) for seat in count_seats]
     with client.pipeline(transaction=False) as pipe:
         if first is not None:
             first(pipe)
@@ -248,14 +248,16 @@ def seq_pushed_and_listened(
             pipe.set(cache.make_and_validate_key(seq_key(match_id)), seq, ex=SEQ_TTL)
         pipe.mget(keys)
         *_, found = pipe.execute()
-    seat_sockets = 0
-    if count_seat is not None:  # a counter, stored as an int is (as is)
-        counted = found.pop()
-        seat_sockets = 0 if counted is None else int(counted)
+    counts = found[len(audiences) :]  # counters, stored as an int is (as is)
     heard = [
-        audience for audience, value in zip(audiences, found, strict=True) if value is not None
+        audience
+        for audience, value in zip(audiences, found[: len(audiences)], strict=True)
+        if value is not None
     ]
-    return heard, seat_sockets
+    return heard, {
+        seat: 0 if value is None else int(value)
+        for seat, value in zip(count_seats, counts, strict=True)
+    }
 
 
 def last_pushed_seq(*, match_id: int) -> int | None:

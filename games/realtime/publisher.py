@@ -15,6 +15,7 @@ next message or heartbeat, and the move itself has committed.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection, transaction
 
 from games import selectors
-from games.realtime import presence, view_cache
+from games.realtime import local_sockets, presence, view_cache
 from games.realtime.audience import MAX_SEATS, Audience, match_audiences
 from games.realtime.layer_send import group_send_many
 from games.realtime.render import audience_events, audience_view, waiting_list_message
@@ -212,12 +213,19 @@ def publish(
     if store is None and views_changed:  # the polled views' entries go stale (view_cache.py)
         mark = view_cache.stale_mark(match_id=match_id, seq=last)
         store = None if mark is None else partial(_store_views, match_id, mark, [], [])
+    here = local_sockets.layer_delivers_here()
+    # Each seat's count of sockets: the mover's, to send its message itself; every seat's
+    # when this process may hold all of a seat's sockets (local_sockets.py).
+    mover_seat = None if mover is None else mover.seat
+    count_seats: Sequence[int] = (
+        range(MAX_SEATS) if here is not None else () if mover_seat is None else (mover_seat,)
+    )
     try:
-        audiences, mover_sockets = presence.seq_pushed_and_listened(
+        audiences, counted = presence.seq_pushed_and_listened(
             match_id=match_id,
             seq=last,
             audiences=match_audiences(match_id, seat_count=MAX_SEATS),
-            count_seat=None if mover is None else mover.seat,
+            count_seats=count_seats,
             first=store,
         )
     except Exception:
@@ -243,8 +251,10 @@ def publish(
         )
     # The mover's socket, when it is its seat's only one, sends its seat's message itself:
     # through the layer it would only come back to that one socket.
-    kept = mover if mover in audiences and mover_sockets == 1 else None
+    kept = mover if mover_seat is not None and counted[mover_seat] == 1 else None
+    kept = kept if kept in audiences else None
     messages = []
+    handed: dict[asyncio.AbstractEventLoop, list[tuple[str, dict[str, Any]]]] = {}
     with display_rates_reused():
         for audience in audiences:
             message = audience_message(
@@ -254,9 +264,18 @@ def publish(
                 continue
             if audience == kept:
                 _local.kept.append(message)
-            else:
+                continue
+            loop = None
+            if here is not None and audience.seat is not None:
+                loop = local_sockets.all_here(audience, counted=counted[audience.seat])
+            if loop is None:
                 messages.append((audience.group, message))
+            else:
+                handed.setdefault(loop, []).append((audience.group, message))
     group_send_many(messages)
+    for loop, sends in handed.items():
+        assert here is not None  # handed only through the layer that delivers here
+        local_sockets.deliver(here, loop, sends)
 
 
 def _views_store(written: _Written) -> Callable[[Any], None] | None:

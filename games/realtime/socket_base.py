@@ -14,9 +14,9 @@ import asyncio
 import contextlib
 import json
 import types
-from collections.abc import Coroutine, Generator, Sequence
+from collections.abc import Awaitable, Coroutine, Generator, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
@@ -271,7 +271,7 @@ async def sent_in_time(sending: Coroutine[Any, Any, None], *, seconds: float) ->
         return True
     try:
         async with asyncio.timeout(seconds):
-            await _resumed(sending, waiting_on)
+            await cast(Awaitable[None], _resumed(sending, waiting_on))
     except TimeoutError:
         return False
     return True

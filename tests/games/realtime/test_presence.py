@@ -30,23 +30,23 @@ def _pushed_then_listened():
     presence.listen(audiences[1])
     presence.listen(audiences[-1])  # the watchers
     heard = presence.seq_pushed_and_listened(match_id=MATCH_ID, seq=42, audiences=audiences)
-    assert heard == ([audiences[1], audiences[-1]], 0)
+    assert heard == ([audiences[1], audiences[-1]], {})
     assert presence.last_pushed_seq(match_id=MATCH_ID) == 42
     # no sequence number (a seat taken or left): nothing recorded, the audiences still read;
     # a seat's count of sockets read with them when asked
     presence.seat_joined(match_id=MATCH_ID, seat=1)
     presence.seat_joined(match_id=MATCH_ID, seat=1)
     assert presence.seq_pushed_and_listened(
-        match_id=MATCH_ID, seq=None, audiences=audiences, count_seat=1
-    ) == ([audiences[1], audiences[-1]], 2)
+        match_id=MATCH_ID, seq=None, audiences=audiences, count_seats=[1]
+    ) == ([audiences[1], audiences[-1]], {1: 2})
     assert presence.last_pushed_seq(match_id=MATCH_ID) == 42
     assert presence.seq_pushed_and_listened(
-        match_id=MATCH_ID, seq=None, audiences=audiences, count_seat=0
-    ) == ([audiences[1], audiences[-1]], 0)
+        match_id=MATCH_ID, seq=None, audiences=audiences, count_seats=[0, 1]
+    ) == ([audiences[1], audiences[-1]], {0: 0, 1: 2})
     _forget()
     assert presence.seq_pushed_and_listened(match_id=MATCH_ID, seq=None, audiences=audiences) == (
         [],
-        0,
+        {},
     )
 
 
