@@ -97,15 +97,7 @@ def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
 ):
     """The showdown is the same for every viewer: a push renders it once for all its
     audiences (the hands it was given), and an ended hand's once per process."""
-    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
-    match_id, seats = seat_both(alice, bob, table.pk)
-    for _ in range(500):  # the bot plays until the second hand is dealt
-        look = view(seats[0], match_id).json()
-        if look["hand"]["number"] > 1:
-            break
-        mine = view(seats[look["hand"]["to_act"]], match_id).json()
-        move = engine.choose_action_from_view(mine["hand"])
-        act(seats[look["hand"]["to_act"]], match_id, **move, expected_seq=mine["seq"])
+    match_id = _played_into_the_second_hand(alice, bob, operator)
     match = Match.objects.get(pk=match_id)
     latest = selectors.latest_hands(match)
     presenters.recent_showdowns.clear()  # the moves above showed the first hand's
@@ -130,21 +122,11 @@ def test_an_ended_hands_showdown_is_worked_out_once_for_every_viewer(
     assert len(worked_out) == 3  # not ended: nothing kept past its instance
 
 
-def test_an_ended_hands_showdown_kept_by_the_process_is_that_hands_own(
-    alice, bob, operator, seeds
-):
+def test_an_ended_hands_showdown_kept_by_the_process_is_that_hands_own(alice, bob, operator, seeds):
     """The process keeps an ended hand's showdown under its id, its state's seq and its
     seed's commitment: a hand with the same id but another deal (a database made anew)
     is worked out for itself, and the oldest showdowns go first."""
-    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
-    match_id, seats = seat_both(alice, bob, table.pk)
-    for _ in range(500):
-        look = view(seats[0], match_id).json()
-        if look["hand"]["number"] > 1:
-            break
-        mine = view(seats[look["hand"]["to_act"]], match_id).json()
-        move = engine.choose_action_from_view(mine["hand"])
-        act(seats[look["hand"]["to_act"]], match_id, **move, expected_seq=mine["seq"])
+    match_id = _played_into_the_second_hand(alice, bob, operator)
     ended = Hand.objects.get(match_id=match_id, number=1)
     shown = presenters.showdown_view(hand=ended)
     assert presenters.showdown_view(hand=Hand.objects.get(pk=ended.pk)) is shown
@@ -157,3 +139,17 @@ def test_an_ended_hands_showdown_kept_by_the_process_is_that_hands_own(
     for number in range(3):
         kept.put((number,), {"number": number})
     assert kept.get((0,)) is None and kept.get((2,)) == {"number": 2}
+
+
+def _played_into_the_second_hand(alice, bob, operator) -> int:
+    """A practice match played over REST until its second hand is dealt; its id."""
+    table = TableFactory(room=RoomFactory(operator=operator, practice=True, stake=100))
+    match_id, seats = seat_both(alice, bob, table.pk)
+    for _ in range(500):
+        look = view(seats[0], match_id).json()
+        if look["hand"]["number"] > 1:
+            return match_id
+        mine = view(seats[look["hand"]["to_act"]], match_id).json()
+        move = engine.choose_action_from_view(mine["hand"])
+        act(seats[look["hand"]["to_act"]], match_id, **move, expected_seq=mine["seq"])
+    raise AssertionError("no second hand after 500 moves")

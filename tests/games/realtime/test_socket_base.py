@@ -101,3 +101,61 @@ async def test_a_send_that_waits_more_than_once_gets_each_value():
     loop.call_later(0.02, second.set_result, "two")
     assert await sent_in_time(sends(), seconds=2) is True
     assert got == ["one", "two"]
+
+
+# --- dispatched_in_turn: every source through one queue --------------------------------------
+class _Ended(Exception):
+    pass
+
+
+async def test_messages_of_every_source_are_dispatched_one_at_a_time_as_they_came():
+    inbox: asyncio.Queue = asyncio.Queue()
+    client: asyncio.Queue = asyncio.Queue()
+    layer: asyncio.Queue = asyncio.Queue()
+    dispatched: list[str] = []
+    busy = []
+
+    async def dispatch(message):
+        assert not busy  # one at a time
+        busy.append(message)
+        await asyncio.sleep(0.001)
+        busy.clear()
+        dispatched.append(message)
+        if message == "end":
+            raise _Ended
+
+    for message in ("c1", "c2"):
+        client.put_nowait(message)
+    running = asyncio.ensure_future(
+        socket_base.dispatched_in_turn(inbox, [client.get, layer.get], dispatch)
+    )
+    await asyncio.sleep(0.02)
+    layer.put_nowait("l1")
+    await asyncio.sleep(0.02)
+    inbox.put_nowait("beat")  # the process's own, straight into the inbox
+    await asyncio.sleep(0.02)
+    client.put_nowait("end")
+    with pytest.raises(_Ended):
+        await running
+    assert dispatched == ["c1", "c2", "l1", "beat", "end"]
+
+
+async def test_a_failing_source_ends_the_dispatching_and_every_source_is_cleaned_up():
+    cleaned: list[str] = []
+
+    async def fails():
+        await asyncio.sleep(0.01)
+        raise _Ended("the layer went away")
+
+    async def waits():
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cleaned.append("unsubscribed")
+
+    async def dispatch(message):
+        raise AssertionError(f"nothing to dispatch, got {message!r}")
+
+    with pytest.raises(_Ended, match="went away"):
+        await socket_base.dispatched_in_turn(asyncio.Queue(), [fails, waits], dispatch)
+    assert cleaned == ["unsubscribed"]
