@@ -272,10 +272,13 @@ def publish(
                 messages.append((audience.group, message))
             else:
                 handed.setdefault(loop, []).append((audience.group, message))
-    group_send_many(messages)
-    for loop, sends in handed.items():
+    for loop, sends in handed.items():  # first: they do not wait for Redis, nor fail with it
         assert here is not None  # handed only through the layer that delivers here
-        local_sockets.deliver(here, loop, sends)
+        try:
+            local_sockets.deliver(here, loop, sends)
+        except RuntimeError:  # the loop has closed (the process is stopping): nobody to tell
+            logger.warning("push of match %s not handed over: its event loop is closed", match_id)
+    group_send_many(messages)
 
 
 def _views_store(written: _Written) -> Callable[[Any], None] | None:

@@ -139,3 +139,35 @@ async def test_a_socket_counts_here_after_presence_and_stops_before_it(
     await socket.close()
     assert seen == [("joined", 0, None), ("left", 0, None)]
     assert local_sockets.all_here(Audience(match_id, 0), counted=1) is None
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_push_handed_over_here_does_not_wait_for_redis_nor_fail_with_it(
+    alice, bob, table, seeds, monkeypatch
+):
+    match_id, seats = await sync(seat_both)(alice, bob, table.pk)
+    sockets = {seat: await player_socket(seats[seat], match_id) for seat in (0, 1)}
+    looks = {seat: (await socket.receive_type("hello"))["view"] for seat, socket in sockets.items()}
+    to_act = looks[0]["hand"]["to_act"]
+
+    send = publisher.group_send_many
+
+    refused: list[str] = []
+
+    def redis_gone(messages):  # the move's push cannot be published; the rest goes on
+        pushes = [group for group, message in messages if message["type"] == publisher.PUSH]
+        if pushes:
+            refused.extend(pushes)
+            raise ConnectionError("Redis is restarting")
+        send(messages)
+
+    monkeypatch.setattr(publisher, "group_send_many", redis_gone)
+    # Watchers listen elsewhere: their message has to be published, and that fails.
+    await sync(presence.listen)(Audience(match_id, None))
+    look = await _move(sockets[to_act], looks[to_act])
+    assert (await _next_push(sockets[1 - to_act]))["seq"] == look["seq"]
+    assert refused == [f"match.{match_id}.watch"]
+    for socket in sockets.values():
+        await socket.close()
