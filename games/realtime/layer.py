@@ -22,7 +22,6 @@ from channels_redis.pubsub import (
     RedisPubSubLoopLayer,
     RedisSingleShardConnection,
 )
-from channels_redis.utils import _wrap_close
 
 logger = logging.getLogger(__name__)
 
@@ -47,28 +46,17 @@ class ShardReceivingWithoutTimer(RedisSingleShardConnection):
                 await asyncio.sleep(1)
 
 
-class LoopLayer(RedisPubSubLoopLayer):
-    """channels_redis's layer of one event loop, its shards receiving without the timer."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        shards = self._shards  # type: ignore[has-type]  # channels_redis is untyped
-        self._shards = [ShardReceivingWithoutTimer(shard.host, self) for shard in shards]
-
-
 class PubSubChannelLayer(RedisPubSubChannelLayer):
     """``RedisPubSubChannelLayer`` (same configuration, same Redis channels and messages)
     whose loops receive without the timer."""
 
     def _get_layer(self) -> RedisPubSubLoopLayer:
-        # channels_redis's own, building LoopLayer instead of RedisPubSubLoopLayer.
         loop = asyncio.get_running_loop()
-        try:
-            layer = self._layers[loop]
-        except KeyError:
-            layer = LoopLayer(*self._args, **self._kwargs, channel_layer=self)
-            self._layers[loop] = layer
-            _wrap_close(self, loop)
+        layer = self._layers.get(loop)
+        if layer is None:  # channels_redis's, which also flushes it when the loop closes
+            layer = super()._get_layer()
+            shards = layer._shards  # not connected yet: each connects on its first use
+            layer._shards = [ShardReceivingWithoutTimer(shard.host, layer) for shard in shards]
         return layer
 
     def delivered_here(self, messages: Sequence[tuple[str, bytes]]) -> None:
