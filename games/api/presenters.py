@@ -269,8 +269,8 @@ def showdown_view(*, hand: Hand) -> dict[str, Any]:
 class RecentShowdowns:
     """The showdowns of the hands that ended last, by hand: every move of the next hand
     shows the one before it (``previous_hand``), and each move reads that hand again, so
-    without these it was parsed and worked out anew for every move's answer and push, a
-    twentieth of a socket move's CPU (docs/benchmarks.md). Bounded: the oldest goes first."""
+    without these it was parsed and worked out anew for every move's answer and push, 3 %
+    of a socket move's web CPU (docs/benchmarks.md). Bounded: the oldest goes first."""
 
     def __init__(self, size: int) -> None:
         self._size = size

@@ -8,7 +8,10 @@ answers and pushes carry several (docs/benchmarks.md). Whatever orjson does not 
 (Decimal, lazy translations, querysets) goes through DRF's own ``default``; whatever it
 refuses (an integer past 64 bits) is written by the standard library as before. What a
 client reads is the same document; only insignificant spelling may differ (non-ASCII as UTF-8
-instead of ``\\u`` escapes on sockets, ``1e16`` for ``1e+16``).
+instead of ``\\u`` escapes on sockets, ``1e16`` for ``1e+16``). One value is not the same:
+a float NaN or infinity, which DRF's strict renderer refuses, orjson writes as ``null``.
+The platform writes none (amounts are integer minor units, the game's state integers and
+card names), and tests/platform/test_json_text.py compares everything else with DRF.
 """
 
 from __future__ import annotations

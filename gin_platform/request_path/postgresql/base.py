@@ -16,9 +16,10 @@ every value loads as it did, or fails as it did.
 A ``JSONField`` without an encoder of its own (a hand's state, an event's payload: every move
 writes both) is written by orjson instead of the standard library's ``json.dumps``, three
 times faster; PostgreSQL stores the same ``jsonb`` whatever the spelling. What orjson will
-not write (an integer past 64 bits) is written by ``json.dumps`` as before. A field with an
-encoder keeps Django's way. Everything else is Django's backend: ``settings.py`` names this
-one for a ``postgres://`` DATABASE_URL.
+not write (an integer past 64 bits) is written by ``json.dumps`` as before; a float NaN
+or infinity, which PostgreSQL's jsonb refuses, is stored as null (no such field holds one).
+A field with an encoder keeps Django's way. Everything else is Django's backend:
+``settings.py`` names this one for a ``postgres://`` DATABASE_URL.
 """
 
 from __future__ import annotations
