@@ -5,6 +5,8 @@ import pytest
 from django.conf import settings
 from django.core.cache import caches
 
+from gin_platform.request_path.cache import redis_script
+
 pytestmark = pytest.mark.redis
 
 
@@ -33,3 +35,16 @@ def test_any_key_goes_to_redis_without_memcacheds_checks(recwarn):
     cache.delete(key)
     assert cache.get(key) is None
     assert not recwarn.list
+
+
+def test_a_lua_script_runs_by_its_digest_and_is_loaded_again_once_redis_forgot_it():
+    cache = caches["default"]
+    source = "return {KEYS[1], ARGV[1] + 1}"
+    client, script = redis_script(cache, source, "_gin_test_script")
+    assert redis_script(cache, source, "_gin_test_script") == (client, script)  # made once
+    assert script.sha == client.script_load(source)  # the digest Redis gives it
+    assert script(keys=["cache-test:k"], args=[41]) == [b"cache-test:k", 42]
+    client.script_flush()  # as after a restart of Redis
+    assert client.script_exists(script.sha) == [False]
+    assert script(keys=["cache-test:k"], args=[1]) == [b"cache-test:k", 2]
+    assert client.script_exists(script.sha) == [True]
