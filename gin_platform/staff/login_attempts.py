@@ -16,7 +16,8 @@ password, the admin login form's password and code, an ``X-OTP`` code) runs insi
    rows, in the database). Locked out already: it gives its slot back and is refused (429
    ``/problems/login-locked-out``). Failures plus the other attempts in flight still under
    the limit: its secret is checked. Otherwise it gives its slot back and tries again every
-   ~50 ms, for at most ``WAIT_SECONDS`` (then 429 ``/problems/throttled``, Retry-After 1).
+   ~50 ms, for at most ``STAFF_LOGIN_WAIT_SECONDS`` (then 429 ``/problems/throttled``,
+   Retry-After 1).
 3. After the check, axes has recorded its failure (if it failed) before the slot is given
    back.
 
@@ -63,9 +64,8 @@ MOST_IN_FLIGHT = 5
 # A slot ends by itself after this long: far longer than any check (a password hash takes
 # well under a second), so only a process that died during a check loses it this way.
 SLOT_SECONDS = 30
-# An attempt that finds no room waits this long at most, trying again every POLL_SECONDS
-# (jittered, so waiters do not all retry at the same instant).
-WAIT_SECONDS = 10
+# An attempt that finds no room tries again every POLL_SECONDS (jittered, so waiters do not
+# all retry at the same instant), for at most settings.STAFF_LOGIN_WAIT_SECONDS.
 POLL_SECONDS = 0.05
 
 
@@ -103,7 +103,7 @@ class _Slots:
 
     def take_turn(self) -> str | None:
         """The slot key this attempt holds (None: the cache did not answer; go unguarded)."""
-        deadline = time.monotonic() + WAIT_SECONDS
+        deadline = time.monotonic() + settings.STAFF_LOGIN_WAIT_SECONDS
         while True:
             try:
                 slot = self._reserve()
