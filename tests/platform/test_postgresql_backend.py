@@ -1,14 +1,17 @@
-"""The PostgreSQL backend reads every timestamp as Django's own would
+"""The PostgreSQL backend reads every timestamp as Django's own would, writes JSON as Django's
+would, and sends a transaction's BEGIN with its first statement
 (gin_platform/request_path/postgresql)."""
 
 import json
+import threading
 from datetime import UTC, datetime, timedelta, timezone
 
+import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.backends.postgresql import operations as django_postgresql_ops
 from django.db.backends.postgresql.psycopg_any import BaseTzLoader
-from psycopg.pq import Format
+from psycopg.pq import Format, TransactionStatus
 
 from gin_platform.models import Operator
 from gin_platform.request_path.postgresql.base import TIMESTAMPTZ_OID, jsonb_text
@@ -141,3 +144,124 @@ def test_a_json_field_with_an_encoder_keeps_djangos_way():
 
     adapted = connection.ops.adapt_json_value({"a": 1}, Encoder)
     assert adapted.dumps is not jsonb_text
+
+
+# --- BEGIN with the transaction's first statement -------------------------------------------
+# Real transactions: these tests are not wrapped in one (transaction=True).
+in_real_transactions = pytest.mark.django_db(transaction=True)
+
+
+def pipelines_entered(monkeypatch) -> list:
+    """The pipelines psycopg's connections open from now on."""
+    entered: list = []
+    pipeline = psycopg.Connection.pipeline
+
+    def counted(self):
+        entered.append(self)
+        return pipeline(self)
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", counted)
+    return entered
+
+
+@in_real_transactions
+def test_a_transactions_begin_leaves_with_its_first_statement(monkeypatch):
+    connection.ensure_connection()
+    entered = pipelines_entered(monkeypatch)
+    with transaction.atomic():
+        assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+        Operator.objects.filter(pk=None).exists()  # the first statement: BEGIN rides along
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+        Operator.objects.exists()  # the transaction is open: no pipeline again
+    assert len(entered) == 1
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert connection.connection.autocommit  # psycopg never sends BEGIN by itself here
+    assert connection.get_autocommit() and not connection.begin_pending
+    with transaction.atomic():  # a transaction that runs nothing sends nothing
+        pass
+    assert len(entered) == 1
+
+
+@in_real_transactions
+def test_what_a_transaction_wrote_goes_with_its_rollback_and_stays_with_its_commit():
+    committed = []
+    with pytest.raises(RuntimeError), transaction.atomic():
+        OperatorFactory(name="rolled back")
+        raise RuntimeError("the view failed")
+    with transaction.atomic():
+        OperatorFactory(name="committed")
+        transaction.on_commit(lambda: committed.append(Operator.objects.count()))
+        assert committed == []  # after the commit, not before
+    assert list(Operator.objects.values_list("name", flat=True)) == ["committed"]
+    assert committed == [1]
+
+
+@in_real_transactions
+def test_an_error_of_the_first_statement_is_djangos_and_rolls_the_transaction_back():
+    operator = OperatorFactory()
+    with pytest.raises(IntegrityError), transaction.atomic():  # Django's class, not psycopg's
+        Operator.objects.create(pk=operator.pk, name="the same primary key")
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    with transaction.atomic():
+        with pytest.raises(IntegrityError), transaction.atomic():  # a savepoint goes first
+            Operator.objects.create(pk=operator.pk, name="again")
+        OperatorFactory(name="after the savepoint")
+    assert Operator.objects.count() == 2
+
+
+@in_real_transactions
+def test_a_row_locked_by_the_first_statement_stays_locked_until_the_commit():
+    operator = OperatorFactory()
+    locked, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def holder():
+        try:
+            with transaction.atomic():
+                list(Operator.objects.select_for_update().filter(pk=operator.pk))
+                locked.set()
+                release.wait(10)
+        finally:
+            connection.close()
+            done.set()
+
+    def row_is_free() -> bool:
+        try:
+            with transaction.atomic():
+                list(Operator.objects.select_for_update(nowait=True).filter(pk=operator.pk))
+            return True
+        except DatabaseError:
+            return False
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        assert locked.wait(10)
+        assert not row_is_free()  # inside the holder's transaction, not an autocommit SELECT
+    finally:
+        release.set()
+        thread.join(10)
+    assert done.is_set() and row_is_free()
+
+
+@in_real_transactions
+def test_a_named_cursor_reads_inside_the_transaction():
+    with transaction.atomic():
+        # Its DECLARE first: the BEGIN goes before it, and it sees the transaction's rows.
+        assert list(Operator.objects.iterator(chunk_size=1)) == []
+        OperatorFactory(name="unseen outside")
+        assert [o.name for o in Operator.objects.iterator(chunk_size=1)] == ["unseen outside"]
+    assert [o.name for o in Operator.objects.iterator(chunk_size=1)] == ["unseen outside"]
+
+
+@in_real_transactions
+def test_many_rows_at_once_as_the_first_statement():
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE begin_probe (n int) ON COMMIT DROP")
+        with connection.cursor() as cursor:
+            cursor.executemany("INSERT INTO begin_probe VALUES (%s)", [(1,), (2,)])
+            cursor.execute("SELECT count(*) FROM begin_probe")
+            assert cursor.fetchone() == (2,)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.executemany("SELECT %s", [(1,)])  # executemany first: BEGIN on its own first
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS

@@ -18,21 +18,36 @@ writes both) is written by orjson instead of the standard library's ``json.dumps
 times faster; PostgreSQL stores the same ``jsonb`` whatever the spelling. What orjson will
 not write (an integer past 64 bits) is written by ``json.dumps`` as before; a float NaN
 or infinity, which PostgreSQL's jsonb refuses, is stored as null (no such field holds one).
-A field with an encoder keeps Django's way. Everything else is Django's backend:
-``settings.py`` names this one for a ``postgres://`` DATABASE_URL.
+A field with an encoder keeps Django's way.
+
+A transaction's ``BEGIN`` travels with its first statement, in one round trip. psycopg,
+asked for a transaction (Django's ``atomic``), sends ``BEGIN`` on its own and waits for the
+answer before it sends the first statement: a round trip of its own, and on a web process
+each round trip a thread waits on costs it the GIL's hand-over and back (a move over REST
+makes six or seven; docs/benchmarks.md). Here psycopg's connection stays in autocommit mode
+and this backend sends ``BEGIN`` itself, in a psycopg pipeline with the transaction's first
+statement: the two leave together and their answers come back together, an error of either
+raised as Django raises it. Django keeps its own view of the transaction (``atomic``,
+``on_commit``, savepoints) unchanged; ``COMMIT`` and ``ROLLBACK`` are psycopg's, as before. A
+named (server-side) cursor, whose ``DECLARE`` must run inside the transaction, sends the
+``BEGIN`` first, on its own.
+
+Everything else is Django's backend: ``settings.py`` names this one for a ``postgres://``
+DATABASE_URL.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import orjson
 from django.db.backends.postgresql import base as django_postgresql
 from django.db.backends.postgresql import operations as django_operations
-from django.db.backends.postgresql.psycopg_any import Jsonb
+from django.db.backends.postgresql.psycopg_any import Jsonb, register_tzloader
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from psycopg.abc import Loader
 from psycopg.adapt import AdaptersMap
 from psycopg.pq import Format
@@ -55,13 +70,112 @@ class DatabaseOperations(django_operations.DatabaseOperations):
         return super().adapt_json_value(value, encoder)
 
 
+class BeginSentWithFirstStatement:
+    """Django's cursor wrapper, sending the pending ``BEGIN`` of its connection
+    (``DatabaseWrapper.begin_pending``) with the statement it runs."""
+
+    db: DatabaseWrapper
+    cursor: Any
+
+    def _execute(self, sql, params, *ignored_wrapper_args):
+        db = self.db
+        if not db.begin_pending:
+            return super()._execute(sql, params, *ignored_wrapper_args)
+        if not (params and db.binds_on_server):
+            # Without parameters psycopg sends the text as a simple query, which may hold
+            # several statements (a pipeline would refuse them), as may a client-bound one:
+            # the BEGIN goes first, on its own, as psycopg would send it.
+            db.pending_begin_sent()
+            return super()._execute(sql, params, *ignored_wrapper_args)
+        db.begin_pending = False
+        # In a pipeline the two statements leave in one write, their answers are read at
+        # its end; an error of either is raised there, wrapped as Django wraps it.
+        with db.wrap_database_errors, db.connection.pipeline():
+            self.cursor.execute(db.begin_statement(), prepare=False)
+            return super()._execute(sql, params, *ignored_wrapper_args)
+
+    def _executemany(self, sql, param_list, *ignored_wrapper_args):
+        self.db.pending_begin_sent()
+        return super()._executemany(sql, param_list, *ignored_wrapper_args)
+
+    def callproc(self, procname, params=None, kparams=None):
+        self.db.pending_begin_sent()
+        return super().callproc(procname, params, kparams)
+
+
+class DeferredBeginCursorWrapper(BeginSentWithFirstStatement, CursorWrapper):
+    pass
+
+
+class DeferredBeginCursorDebugWrapper(
+    BeginSentWithFirstStatement, django_postgresql.CursorDebugWrapper
+):
+    pass
+
+
 class DatabaseWrapper(django_postgresql.DatabaseWrapper):
     ops_class = DatabaseOperations
+    # Django has asked for a transaction (autocommit off) and nothing has run in it yet:
+    # its BEGIN goes with the first statement (the module's docstring).
+    begin_pending = False
 
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
         params["context"] = iso_timestamps_adapters(params["context"])
         return params
+
+    def _set_autocommit(self, autocommit: bool) -> None:
+        # psycopg's connection stays in autocommit: it must not send BEGIN by itself. Turned
+        # on again, nothing is pending (the transaction ended with COMMIT or ROLLBACK).
+        self.begin_pending = not autocommit
+        if not self.connection.autocommit:
+            with self.wrap_database_errors:
+                self.connection.autocommit = True
+
+    @cached_property
+    def binds_on_server(self) -> bool:
+        """Whether statements with parameters go as one prepared or extended-protocol
+        statement each (settings.py's DATABASE_SERVER_SIDE_BINDING)."""
+        return self.settings_dict["OPTIONS"].get("server_side_binding") is True
+
+    def begin_statement(self) -> bytes:
+        """BEGIN, with the isolation level the connection was configured with, if any."""
+        level = self.connection.isolation_level
+        if level is None:
+            return b"BEGIN"
+        return b"BEGIN ISOLATION LEVEL " + level.name.replace("_", " ").encode()
+
+    def pending_begin_sent(self) -> None:
+        """Send the pending BEGIN now, on its own (before what cannot share its round trip)."""
+        if self.begin_pending:
+            self.begin_pending = False
+            with self.wrap_database_errors:
+                self.connection.execute(self.begin_statement(), prepare=False)
+
+    def make_cursor(self, cursor: Any) -> CursorWrapper:
+        return DeferredBeginCursorWrapper(cursor, self)
+
+    def make_debug_cursor(self, cursor: Any) -> CursorDebugWrapper:
+        return DeferredBeginCursorDebugWrapper(cursor, self)
+
+    def create_cursor(self, name: str | None = None) -> Any:
+        if name is None:
+            return super().create_cursor(name)
+        # A named cursor's DECLARE belongs to the transaction, and Django makes it holdable
+        # only outside one (by psycopg's autocommit, always on here: by Django's own).
+        self.pending_begin_sent()
+        withhold = self.get_autocommit()
+        if not self.binds_on_server:
+            # As Django does: psycopg binds a named cursor's parameters on the server.
+            cursor = django_postgresql.ServerSideCursor(  # type: ignore[call-arg]  # django-stubs omit psycopg's arguments
+                self.connection, name=name, scrollable=False, withhold=withhold
+            )
+        else:
+            cursor = self.connection.cursor(name, scrollable=False, withhold=withhold)
+        tzloader = self.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
+        if tzloader is None or self.timezone != getattr(tzloader, "timezone", None):
+            register_tzloader(self.timezone, cursor)
+        return cursor
 
 
 @lru_cache
