@@ -265,3 +265,18 @@ def test_many_rows_at_once_as_the_first_statement():
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.executemany("SELECT %s", [(1,)])  # executemany first: BEGIN on its own first
         assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+
+
+@in_real_transactions
+def test_with_autocommit_off_by_hand_each_commit_begins_the_next_transaction():
+    transaction.set_autocommit(False)
+    try:
+        OperatorFactory(name="kept")
+        transaction.commit()
+        OperatorFactory(name="rolled back")  # in a new transaction, not autocommitted
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+        transaction.rollback()
+    finally:
+        transaction.set_autocommit(True)
+    assert list(Operator.objects.values_list("name", flat=True)) == ["kept"]
+    assert not connection.begin_pending

@@ -138,6 +138,16 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
         statement each (settings.py's DATABASE_SERVER_SIDE_BINDING)."""
         return self.settings_dict["OPTIONS"].get("server_side_binding") is True
 
+    def commit(self) -> None:
+        super().commit()
+        # Still without autocommit (transaction.set_autocommit(False), commit() by hand):
+        # the next statement begins the next transaction, as psycopg would begin it.
+        self.begin_pending = not self.autocommit
+
+    def rollback(self) -> None:
+        super().rollback()
+        self.begin_pending = not self.autocommit
+
     def begin_statement(self) -> bytes:
         """BEGIN, with the isolation level the connection was configured with, if any."""
         level = self.connection.isolation_level
