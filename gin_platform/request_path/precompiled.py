@@ -52,6 +52,8 @@ from django.db.models.query import get_related_populators
 from django.db.models.signals import post_save, pre_save
 from django.db.transaction import TransactionManagementError
 
+from gin_platform.request_path.postgresql.base import DatabaseWrapper as PostgresqlWrapper
+
 
 class _Unseen(enum.Enum):
     """What a cache of statements answers for a key it has never seen (None there: seen,
@@ -316,7 +318,7 @@ def save_fields_and_insert(
 
 
 def saves_and_inserts(
-    *, updates: Sequence[tuple[Model, Sequence[str]]], rows: Sequence[Model]
+    *, updates: Sequence[tuple[Model, Sequence[str]]], rows: Sequence[Model], last: bool = False
 ) -> None:
     """``save_fields(instance, fields=...)`` for each of ``updates`` (rows of any models, each
     locked by the caller, no row twice: one statement cannot change a row twice) and
@@ -325,7 +327,14 @@ def saves_and_inserts(
     of it cost one round trip. The statements one by one elsewhere, or whenever one of them
     is not built ahead. The same answers: each row's key and defaults set on it, and the
     error when a row was not updated (the transaction is then only good for rolling back, as
-    after any failed statement)."""
+    after any failed statement).
+
+    ``last``: the caller's promise that this is its transaction's last statement, so its
+    COMMIT may go with it in the same round trip (the backend's
+    ``commit_with_next_statement``: the outermost ``atomic`` block only). Then a row not
+    updated fails the statement itself (a division by its count of zero), so nothing of it
+    is committed; the block's end sends no COMMIT of its own and runs the ``on_commit``
+    hooks as always."""
     changes = [(instance, tuple(fields)) for instance, fields in updates]
     prepared = [_update_prepared(instance, names) for instance, names in changes]
     inserts = [_insert_prepared([row]) for row in rows]
@@ -344,14 +353,22 @@ def saves_and_inserts(
             insert_rows([row])
         return
     alias = next(iter(aliases))
+    database = connections[alias]
+    # Asked for here: nothing runs between this and the statement.
+    commits = (
+        last and isinstance(database, PostgresqlWrapper) and database.commit_with_next_statement()
+    )
     # Every statement is built from the models' metadata (precompiled above); every value
-    # is a parameter. The final SELECT gives each update's row count and each row's answers.
+    # is a parameter. The final SELECT gives each update's row count and each row's answers;
+    # with the COMMIT after it, a count of zero must fail the statement (never a constant
+    # expression: PostgreSQL may fold one while planning, taken or not).
+    count = "1 / count(*)" if commits else "count(*)"
     ctes: list[str] = []
     answers: list[str] = []
     params: list[Any] = []
     for number, (_, update_sql, update_params) in enumerate(built_updates):
         ctes.append(f"changed_{number} AS ({update_sql} RETURNING 1)")
-        answers.append(f"(SELECT count(*) FROM changed_{number})")  # noqa: S608 - numbered
+        answers.append(f"(SELECT {count} FROM changed_{number})")  # noqa: S608 - numbered
         params += update_params
     quote = connections[alias].ops.quote_name
     for number, (_, built, insert_params) in enumerate(built_inserts):
@@ -362,7 +379,7 @@ def saves_and_inserts(
         ]
         params += insert_params
     sql = f"WITH {', '.join(ctes)} SELECT {', '.join(answers)}"
-    with connections[alias].cursor() as cursor:
+    with database.cursor() as cursor:
         cursor.execute(sql, params)
         values = list(cursor.fetchone())
     updated, values = values[: len(prepared)], values[len(prepared) :]

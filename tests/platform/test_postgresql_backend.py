@@ -1,6 +1,6 @@
 """The PostgreSQL backend reads every timestamp as Django's own would, writes JSON as Django's
-would, and sends a transaction's BEGIN with its first statement
-(gin_platform/request_path/postgresql)."""
+would, sends a transaction's BEGIN with its first statement, and its COMMIT with its last
+when asked (gin_platform/request_path/postgresql)."""
 
 import json
 import threading
@@ -11,6 +11,7 @@ import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.backends.postgresql import operations as django_postgresql_ops
 from django.db.backends.postgresql.psycopg_any import BaseTzLoader
+from django.db.transaction import TransactionManagementError
 from psycopg.pq import Format, TransactionStatus
 
 from gin_platform.models import Operator
@@ -280,3 +281,93 @@ def test_with_autocommit_off_by_hand_each_commit_begins_the_next_transaction():
         transaction.set_autocommit(True)
     assert list(Operator.objects.values_list("name", flat=True)) == ["kept"]
     assert not connection.begin_pending
+
+
+def statements_sent(monkeypatch) -> list[str]:
+    """The first word of every statement psycopg's connections execute from now on,
+    BEGIN and COMMIT included however they are sent."""
+    sent: list[str] = []
+    execute, commit = psycopg.Cursor.execute, psycopg.Connection.commit
+
+    def counted_execute(self, query, *args, **kwargs):
+        text = query if isinstance(query, str | bytes) else str(query)
+        sent.append(str(text if isinstance(text, str) else text.decode()).split()[0].upper())
+        return execute(self, query, *args, **kwargs)
+
+    def counted_commit(self):
+        if self.info.transaction_status != TransactionStatus.IDLE:
+            sent.append("COMMIT")
+        return commit(self)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted_execute)
+    monkeypatch.setattr(psycopg.Connection, "commit", counted_commit)
+    return sent
+
+
+@in_real_transactions
+def test_a_transactions_commit_leaves_with_the_statement_its_caller_calls_last(monkeypatch):
+    connection.ensure_connection()
+    entered = pipelines_entered(monkeypatch)
+    sent = statements_sent(monkeypatch)
+    committed = []
+    with transaction.atomic():
+        operator = OperatorFactory(name="first")  # BEGIN rides along: one pipeline
+        operator.name = "renamed"
+        transaction.on_commit(lambda: committed.append(Operator.objects.get().name))
+        assert connection.commit_with_next_statement()
+        Operator.objects.filter(pk=operator.pk).update(name="renamed")  # COMMIT rides along
+        assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+        assert committed == []  # the hooks still wait for the block's end
+    assert len(entered) == 2
+    # No COMMIT of the block's own; the SELECT is the hook's, after the commit.
+    assert sent == ["BEGIN", "INSERT", "UPDATE", "COMMIT", "SELECT"]
+    assert committed == ["renamed"]
+    assert not (connection.commit_pending or connection.committed_early)
+
+
+@in_real_transactions
+def test_nothing_may_run_after_the_statement_that_carried_the_commit():
+    with pytest.raises(TransactionManagementError), transaction.atomic():
+        operator = OperatorFactory(name="kept")
+        assert connection.commit_with_next_statement()
+        Operator.objects.filter(pk=operator.pk).update(name="kept, committed")
+        OperatorFactory(name="would escape the transaction")
+    # The statement that carried the COMMIT is committed, whole; what came after never ran.
+    assert list(Operator.objects.values_list("name", flat=True)) == ["kept, committed"]
+    with transaction.atomic():  # the connection is as good as new
+        OperatorFactory(name="next")
+    assert Operator.objects.count() == 2
+
+
+@in_real_transactions
+def test_a_failing_last_statement_commits_nothing():
+    operator = OperatorFactory(name="there")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        OperatorFactory(name="written first")
+        assert connection.commit_with_next_statement()
+        Operator.objects.create(pk=operator.pk, name="the same primary key")
+    assert list(Operator.objects.values_list("name", flat=True)) == ["there"]
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+
+
+@in_real_transactions
+def test_the_commit_rides_along_only_at_the_outermost_block():
+    with transaction.atomic():
+        with transaction.atomic():  # a savepoint: its end is not the transaction's
+            assert not connection.commit_with_next_statement()
+        OperatorFactory(name="in a savepoint's transaction")
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+    assert not connection.commit_with_next_statement()  # no transaction: autocommit
+    assert Operator.objects.count() == 1
+
+
+@in_real_transactions
+def test_a_statement_without_parameters_leaves_the_commit_to_the_block():
+    with transaction.atomic():
+        assert connection.commit_with_next_statement()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")  # a simple query: no pipeline, no COMMIT with it
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+        assert not connection.commit_pending
+        OperatorFactory(name="still in the transaction")
+    assert Operator.objects.count() == 1

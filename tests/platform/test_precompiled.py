@@ -434,3 +434,25 @@ def test_save_fields_and_insert_leave_a_signal_receiver_to_save():
         pre_save.disconnect(receiver, sender=LaunchToken)
     assert heard == [{"used_at"}]
     assert AuditEvent.objects.filter(action="test.insert").count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_saves_and_inserts_as_the_last_statement_commit_with_it_or_keep_nothing():
+    kept, gone = _launch_token(), _launch_token()
+    LaunchToken.objects.filter(pk=gone.pk).delete()
+    kept.used_at = timezone.now()
+    (audit,) = _audit_rows(None, 1)
+    # A row not updated fails the statement itself: its COMMIT never runs.
+    with pytest.raises(DatabaseError), transaction.atomic():
+        saves_and_inserts(
+            updates=[(kept, ("used_at",)), (gone, ("used_at",))], rows=[audit], last=True
+        )
+    assert LaunchToken.objects.get(pk=kept.pk).used_at is None
+    assert not AuditEvent.objects.filter(action="test.insert").exists()
+    (audit,) = _audit_rows(None, 1)
+    with transaction.atomic():
+        saves_and_inserts(updates=[(kept, ("used_at",))], rows=[audit], last=True)
+        assert connection.committed_early  # COMMIT went with the statement
+    assert LaunchToken.objects.get(pk=kept.pk).used_at == kept.used_at
+    assert AuditEvent.objects.filter(pk=audit.pk).exists()

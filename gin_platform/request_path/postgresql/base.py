@@ -32,6 +32,15 @@ raised as Django raises it. Django keeps its own view of the transaction (``atom
 named (server-side) cursor, whose ``DECLARE`` must run inside the transaction, sends the
 ``BEGIN`` first, on its own.
 
+A transaction's ``COMMIT`` can travel with its last statement in the same way, when the
+code that runs it knows it is the last (``DatabaseWrapper.commit_with_next_statement``, asked
+for by the move's write): the statement and ``COMMIT`` leave in one pipeline, and Django's
+own commit at the end of ``atomic`` then finds psycopg's connection idle and sends nothing.
+The ``on_commit`` hooks run there as always. Only the outermost ``atomic`` block can end
+so, outside any savepoint; anywhere else the request is ignored and the statement runs
+alone. A statement run after such a ``COMMIT`` in the same ``atomic`` block would run
+outside any transaction: it is refused (``TransactionManagementError``) instead.
+
 Everything else is Django's backend: ``settings.py`` names this one for a ``postgres://``
 DATABASE_URL.
 """
@@ -48,6 +57,7 @@ from django.db.backends.postgresql import base as django_postgresql
 from django.db.backends.postgresql import operations as django_operations
 from django.db.backends.postgresql.psycopg_any import Jsonb, register_tzloader
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+from django.db.transaction import TransactionManagementError
 from psycopg.abc import Loader
 from psycopg.adapt import AdaptersMap
 from psycopg.pq import Format
@@ -70,45 +80,61 @@ class DatabaseOperations(django_operations.DatabaseOperations):
         return super().adapt_json_value(value, encoder)
 
 
-class BeginSentWithFirstStatement:
+class BeginAndCommitWithStatements:
     """Django's cursor wrapper, sending the pending ``BEGIN`` of its connection
-    (``DatabaseWrapper.begin_pending``) with the statement it runs."""
+    (``DatabaseWrapper.begin_pending``) with the statement it runs, and ``COMMIT`` after it
+    when that was asked for (``DatabaseWrapper.commit_with_next_statement``)."""
 
     db: DatabaseWrapper
     cursor: Any
 
     def _execute(self, sql, params, *ignored_wrapper_args):
         db = self.db
-        if not db.begin_pending:
+        db.refuse_after_early_commit()
+        commit = db.commit_pending
+        db.commit_pending = False
+        if not (db.begin_pending or commit):
             return super()._execute(sql, params, *ignored_wrapper_args)
         if not (params and db.binds_on_server):
             # Without parameters psycopg sends the text as a simple query, which may hold
             # several statements (a pipeline would refuse them), as may a client-bound one:
-            # the BEGIN goes first, on its own, as psycopg would send it.
+            # the BEGIN goes first, on its own, as psycopg would send it, and the COMMIT is
+            # left to the end of the transaction.
             db.pending_begin_sent()
             return super()._execute(sql, params, *ignored_wrapper_args)
+        begin = db.begin_pending
         db.begin_pending = False
-        # In a pipeline the two statements leave in one write, their answers are read at
-        # its end; an error of either is raised there, wrapped as Django wraps it.
+        # In a pipeline the statements leave in one write, their answers are read at its
+        # end; an error of any is raised there, wrapped as Django wraps it. After an error
+        # the pipeline skips what follows: a failed statement is never committed.
         with db.wrap_database_errors, db.connection.pipeline():
-            self.cursor.execute(db.begin_statement(), prepare=False)
-            return super()._execute(sql, params, *ignored_wrapper_args)
+            if begin:
+                self.cursor.execute(db.begin_statement(), prepare=False)
+            result = super()._execute(sql, params, *ignored_wrapper_args)
+            if commit:
+                db.connection.execute(b"COMMIT", prepare=False)
+        db.committed_early = commit
+        return result
 
     def _executemany(self, sql, param_list, *ignored_wrapper_args):
+        self.db.refuse_after_early_commit()
+        self.db.commit_pending = False
         self.db.pending_begin_sent()
         return super()._executemany(sql, param_list, *ignored_wrapper_args)
 
     def callproc(self, procname, params=None, kparams=None):
+        self.db.refuse_after_early_commit()
+        self.db.commit_pending = False
         self.db.pending_begin_sent()
         return super().callproc(procname, params, kparams)
 
 
-class DeferredBeginCursorWrapper(BeginSentWithFirstStatement, CursorWrapper):
+class DeferredBeginCursorWrapper(BeginAndCommitWithStatements, CursorWrapper):
     pass
 
 
 class DeferredBeginCursorDebugWrapper(
-    BeginSentWithFirstStatement, django_postgresql.CursorDebugWrapper
+    BeginAndCommitWithStatements, django_postgresql.CursorDebugWrapper
 ):
     pass
 
@@ -118,6 +144,10 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
     # Django has asked for a transaction (autocommit off) and nothing has run in it yet:
     # its BEGIN goes with the first statement (the module's docstring).
     begin_pending = False
+    # The next statement is the transaction's last: COMMIT goes with it (the docstring).
+    commit_pending = False
+    # COMMIT went with the last statement; Django's atomic block has not ended yet.
+    committed_early = False
 
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
@@ -128,6 +158,7 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
         # psycopg's connection stays in autocommit: it must not send BEGIN by itself. Turned
         # on again, nothing is pending (the transaction ended with COMMIT or ROLLBACK).
         self.begin_pending = not autocommit
+        self.commit_pending = self.committed_early = False
         if not self.connection.autocommit:
             with self.wrap_database_errors:
                 self.connection.autocommit = True
@@ -139,14 +170,47 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
         return self.settings_dict["OPTIONS"].get("server_side_binding") is True
 
     def commit(self) -> None:
+        # After a COMMIT sent with the last statement psycopg's connection is idle, and its
+        # commit sends nothing.
         super().commit()
         # Still without autocommit (transaction.set_autocommit(False), commit() by hand):
         # the next statement begins the next transaction, as psycopg would begin it.
         self.begin_pending = not self.autocommit
+        self.commit_pending = self.committed_early = False
 
     def rollback(self) -> None:
+        # After a COMMIT sent with the last statement there is nothing left to roll back:
+        # what the transaction wrote stays, complete (refuse_after_early_commit keeps it so).
         super().rollback()
         self.begin_pending = not self.autocommit
+        self.commit_pending = self.committed_early = False
+
+    def commit_with_next_statement(self) -> bool:
+        """Ask for the transaction's COMMIT to go with the next statement, in its round trip:
+        the caller's promise that nothing else runs in the transaction after it. Granted
+        (True) only inside the outermost ``atomic`` block, outside any savepoint, with
+        nothing to roll back, when statements bind on the server (a pipeline needs it);
+        otherwise (False) the transaction commits when its block ends, as always."""
+        granted = (
+            self.binds_on_server
+            and self.in_atomic_block
+            and len(self.atomic_blocks) == 1
+            and not self.savepoint_ids
+            and self.commit_on_exit
+            and not self.needs_rollback
+            and not self.committed_early
+        )
+        self.commit_pending = granted
+        return granted
+
+    def refuse_after_early_commit(self) -> None:
+        """A statement after a COMMIT sent with the last one would run outside any
+        transaction, and escape the block's rollback: refused."""
+        if self.committed_early:
+            raise TransactionManagementError(
+                "This transaction was committed with what its caller said was its last "
+                "statement: nothing else may run in it"
+            )
 
     def begin_statement(self) -> bytes:
         """BEGIN, with the isolation level the connection was configured with, if any."""
@@ -173,6 +237,8 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
             return super().create_cursor(name)
         # A named cursor's DECLARE belongs to the transaction, and Django makes it holdable
         # only outside one (by psycopg's autocommit, always on here: by Django's own).
+        self.refuse_after_early_commit()
+        self.commit_pending = False
         self.pending_begin_sent()
         withhold = self.get_autocommit()
         if not self.binds_on_server:
