@@ -263,15 +263,14 @@ def _steps_write(
         latest = _hand_over(match=locked, latest=latest, rows=rows, state=new_state, actor=actor)
         if clocks_changed:
             save_fields(locked, fields=("clocks",))
-        publisher.match_written(match=locked, latest_hands=latest)  # the push renders these
-        bot_turn_on_commit(locked, latest[0])
     else:
+        publisher.match_changed(match_id=locked.pk, rows=rows)
+    publisher.match_written(match=locked, latest_hands=latest)  # the push renders these
+    bot_turn_on_commit(locked, latest[0])
+    if not new_state.is_over:
         # Most moves: the events, the hand and the match's seq in one statement, the
         # transaction's last (every caller is its own durable transaction and writes nothing
-        # after), so its COMMIT goes with it; what runs after the commit is asked for first.
-        publisher.match_changed(match_id=locked.pk, rows=rows)
-        publisher.match_written(match=locked, latest_hands=latest)
-        bot_turn_on_commit(locked, latest[0])
+        # after), so its COMMIT goes with it: what runs after the commit is asked for above.
         match_fields = ("seq", "clocks") if clocks_changed else ("seq",)
         saves_and_inserts(
             updates=[(hand, HAND_STATE_FIELDS), (locked, match_fields)], rows=rows, last=True

@@ -400,13 +400,13 @@ AXES_FAILURE_LIMIT = int(ENV.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(ENV.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
-# An attempt that finds no room among the address's attempts in flight waits this long at
-# most for one, then gets 429 /problems/throttled (gin_platform/staff/login_attempts.py).
-STAFF_LOGIN_WAIT_SECONDS = float(ENV.get("STAFF_LOGIN_WAIT_SECONDS", "10"))
 # Attempts refused during a lockout do not extend it, so Retry-After tells the truth.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "gin_platform.http.throttling.client_address"
 AXES_LOCKOUT_CALLABLE = "gin_platform.http.authentication.lockout_response"
+# An attempt that finds no room among the address's attempts in flight waits this long at
+# most for one, then gets 429 /problems/throttled (gin_platform/staff/login_attempts.py).
+STAFF_LOGIN_WAIT_SECONDS = float(ENV.get("STAFF_LOGIN_WAIT_SECONDS", "10"))
 
 # Staff sessions (the admin's, and the staff API's over its cookie) end after this long
 # without a request, and this long after login whatever happens (docs/backoffice.md).

@@ -370,7 +370,7 @@ def saves_and_inserts(
         ctes.append(f"changed_{number} AS ({update_sql} RETURNING 1)")
         answers.append(f"(SELECT {count} FROM changed_{number})")  # noqa: S608 - numbered
         params += update_params
-    quote = connections[alias].ops.quote_name
+    quote = database.ops.quote_name
     for number, (_, built, insert_params) in enumerate(built_inserts):
         ctes.append(f"inserted_{number} AS ({built.sql})")
         answers += [

@@ -152,16 +152,21 @@ def test_a_json_field_with_an_encoder_keeps_djangos_way():
 in_real_transactions = pytest.mark.django_db(transaction=True)
 
 
+def spied(monkeypatch, owner: type, name: str, note) -> None:
+    """``owner.name`` calls ``note`` with its arguments first, then does what it did."""
+    original = getattr(owner, name)
+
+    def spy(self, *args, **kwargs):
+        note(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spy)
+
+
 def pipelines_entered(monkeypatch) -> list:
     """The pipelines psycopg's connections open from now on."""
     entered: list = []
-    pipeline = psycopg.Connection.pipeline
-
-    def counted(self):
-        entered.append(self)
-        return pipeline(self)
-
-    monkeypatch.setattr(psycopg.Connection, "pipeline", counted)
+    spied(monkeypatch, psycopg.Connection, "pipeline", entered.append)
     return entered
 
 
@@ -287,20 +292,17 @@ def statements_sent(monkeypatch) -> list[str]:
     """The first word of every statement psycopg's connections execute from now on,
     BEGIN and COMMIT included however they are sent."""
     sent: list[str] = []
-    execute, commit = psycopg.Cursor.execute, psycopg.Connection.commit
 
-    def counted_execute(self, query, *args, **kwargs):
-        text = query if isinstance(query, str | bytes) else str(query)
-        sent.append(str(text if isinstance(text, str) else text.decode()).split()[0].upper())
-        return execute(self, query, *args, **kwargs)
+    def executed(cursor, query, *ignored, **ignored_options):
+        text = query.decode() if isinstance(query, bytes) else str(query)
+        sent.append(text.split()[0].upper())
 
-    def counted_commit(self):
-        if self.info.transaction_status != TransactionStatus.IDLE:
+    def committed(connection):  # psycopg sends nothing on an idle connection
+        if connection.info.transaction_status != TransactionStatus.IDLE:
             sent.append("COMMIT")
-        return commit(self)
 
-    monkeypatch.setattr(psycopg.Cursor, "execute", counted_execute)
-    monkeypatch.setattr(psycopg.Connection, "commit", counted_commit)
+    spied(monkeypatch, psycopg.Cursor, "execute", executed)
+    spied(monkeypatch, psycopg.Connection, "commit", committed)
     return sent
 
 

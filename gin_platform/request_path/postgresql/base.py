@@ -117,15 +117,11 @@ class BeginAndCommitWithStatements:
         return result
 
     def _executemany(self, sql, param_list, *ignored_wrapper_args):
-        self.db.refuse_after_early_commit()
-        self.db.commit_pending = False
-        self.db.pending_begin_sent()
+        self.db.before_statement_alone()
         return super()._executemany(sql, param_list, *ignored_wrapper_args)
 
     def callproc(self, procname, params=None, kparams=None):
-        self.db.refuse_after_early_commit()
-        self.db.commit_pending = False
-        self.db.pending_begin_sent()
+        self.db.before_statement_alone()
         return super().callproc(procname, params, kparams)
 
 
@@ -219,6 +215,14 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
             return b"BEGIN"
         return b"BEGIN ISOLATION LEVEL " + level.name.replace("_", " ").encode()
 
+    def before_statement_alone(self) -> None:
+        """Before what cannot share its round trip (``executemany``, a procedure, a named
+        cursor's ``DECLARE``): refused after an early COMMIT, a COMMIT asked for is left to
+        the block's end, and a pending BEGIN goes first, on its own."""
+        self.refuse_after_early_commit()
+        self.commit_pending = False
+        self.pending_begin_sent()
+
     def pending_begin_sent(self) -> None:
         """Send the pending BEGIN now, on its own (before what cannot share its round trip)."""
         if self.begin_pending:
@@ -237,9 +241,7 @@ class DatabaseWrapper(django_postgresql.DatabaseWrapper):
             return super().create_cursor(name)
         # A named cursor's DECLARE belongs to the transaction, and Django makes it holdable
         # only outside one (by psycopg's autocommit, always on here: by Django's own).
-        self.refuse_after_early_commit()
-        self.commit_pending = False
-        self.pending_begin_sent()
+        self.before_statement_alone()
         withhold = self.get_autocommit()
         if not self.binds_on_server:
             # As Django does: psycopg binds a named cursor's parameters on the server.
